@@ -1,0 +1,32 @@
+// PATCH /api/admin/rooms/[roomId] — rename a room or change its settings; DELETE — delete it
+import { notFound } from "@/lib/errors";
+import { adminAccess } from "@/lib/http/room-access";
+import { readJsonBody, respond } from "@/lib/http/request";
+import { deleteRoom } from "@/lib/rooms/delete-room";
+import { findRoom } from "@/lib/rooms/list-rooms";
+import { updateRoom, updateRoomInputSchema } from "@/lib/rooms/update-room";
+
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ roomId: string }> };
+
+export async function PATCH(request: Request, { params }: Context) {
+  return respond(async () => {
+    const { roomId } = await params;
+    const runtime = await adminAccess(request);
+    if (!(await findRoom(runtime.database.db, roomId))) throw notFound("Room");
+    const input = await readJsonBody(request, updateRoomInputSchema);
+    const event = await updateRoom(runtime.database.db, roomId, input);
+    return Response.json({ event });
+  });
+}
+
+export async function DELETE(request: Request, { params }: Context) {
+  return respond(async () => {
+    const { roomId } = await params;
+    const runtime = await adminAccess(request);
+    await deleteRoom(runtime.database.db, roomId);
+    await runtime.bus.publishEphemeral({ type: "room.deleted", room_id: roomId, payload: {} });
+    return new Response(null, { status: 204 });
+  });
+}

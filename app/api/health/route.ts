@@ -1,0 +1,14 @@
+// GET /api/health — liveness and which database this instance uses
+import { sql } from "drizzle-orm";
+import { respond } from "@/lib/http/request";
+import { getRuntime } from "@/lib/runtime";
+
+export const dynamic = "force-dynamic";
+
+export async function GET() {
+  return respond(async () => {
+    const runtime = await getRuntime();
+    await runtime.database.db.execute(sql`select 1`);
+    return Response.json({ ok: true, driver: runtime.database.driver, instance: runtime.instanceId });
+  });
+}

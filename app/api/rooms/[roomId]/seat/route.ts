@@ -1,0 +1,35 @@
+// POST /api/rooms/[roomId]/seat — take a seat with a display name; GET — who am I in this room
+import { seatCookieName, takeSeat, takeSeatInputSchema } from "@/lib/auth/seats";
+import { roomAccess } from "@/lib/http/room-access";
+import { readJsonBody, respond } from "@/lib/http/request";
+
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ roomId: string }> };
+
+export async function GET(request: Request, { params }: Context) {
+  return respond(async () => {
+    const { roomId } = await params;
+    const { seat } = await roomAccess(request, roomId);
+    return Response.json({ seat: seat ? { id: seat.id, displayName: seat.displayName } : null });
+  });
+}
+
+export async function POST(request: Request, { params }: Context) {
+  return respond(async () => {
+    const { roomId } = await params;
+    const { runtime } = await roomAccess(request, roomId);
+    const input = await readJsonBody(request, takeSeatInputSchema);
+    const { seat, token } = await takeSeat(runtime.database.db, roomId, input);
+    const secure = new URL(request.url).protocol === "https:" ? "; Secure" : "";
+    return Response.json(
+      { seat },
+      {
+        status: 201,
+        headers: {
+          "Set-Cookie": `${seatCookieName(roomId)}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
+        },
+      },
+    );
+  });
+}

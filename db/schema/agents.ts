@@ -1,0 +1,30 @@
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { rooms } from "./rooms";
+
+export const agents = pgTable(
+  "agents",
+  {
+    id: text("id").primaryKey(),
+    roomId: text("room_id")
+      .notNull()
+      .references(() => rooms.id, { onDelete: "cascade" }),
+    /** Stable persona key within the room, e.g. `coder` for the Songwriter. */
+    persona: text("persona").notNull(),
+    name: text("name").notNull(),
+    role: text("role").notNull(),
+    description: text("description").notNull(),
+    color: text("color").notNull(),
+    /** `provider:model`, e.g. `script:songwriter` or `openai:gpt-5`. */
+    model: text("model").notNull(),
+    systemPrompt: text("system_prompt").notNull().default(""),
+    position: integer("position").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("agents_room_idx").on(table.roomId),
+    uniqueIndex("agents_room_persona_idx").on(table.roomId, table.persona),
+  ],
+);
+
+export type Agent = typeof agents.$inferSelect;
+export type NewAgent = typeof agents.$inferInsert;

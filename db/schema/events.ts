@@ -1,0 +1,35 @@
+import { bigint, index, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { rooms } from "./rooms";
+
+/**
+ * The append-only audit trail. Every row is one protocol message; `seq` is the room's
+ * gapless sequence number assigned in commit order and doubles as the SSE event id.
+ */
+export const events = pgTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    roomId: text("room_id")
+      .notNull()
+      .references(() => rooms.id, { onDelete: "cascade" }),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    correlationId: text("correlation_id").notNull(),
+    agent: text("agent").notNull(),
+    agentName: text("agent_name").notNull(),
+    targetAgent: text("target_agent"),
+    type: text("type").notNull(),
+    status: text("status").$type<"success" | "error" | "pending">().notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    nextSteps: jsonb("next_steps").$type<string[]>().notNull().default([]),
+    errorDetails: jsonb("error_details").$type<Record<string, unknown> | null>(),
+    idempotencyKey: text("idempotency_key"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("events_room_seq_idx").on(table.roomId, table.seq),
+    uniqueIndex("events_room_idempotency_idx").on(table.roomId, table.idempotencyKey),
+    index("events_correlation_idx").on(table.correlationId),
+  ],
+);
+
+export type EventRow = typeof events.$inferSelect;

@@ -1,0 +1,5 @@
+export * from "./rooms";
+export * from "./agents";
+export * from "./canvas";
+export * from "./events";
+export * from "./participants";

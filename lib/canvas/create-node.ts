@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/db";
+import { canvasNodes } from "@/db/schema";
+import { type WriteOptions, writeRoomEvents } from "@/lib/events/write-room-events";
+import type { CanvasNodeDto } from "@/lib/protocol";
+import { nodeToDto } from "@/lib/rooms/dto";
+import type { CanvasAuthor } from "./author";
+import type { CreateNodeInput } from "./inputs";
+
+export interface CanvasWriteOptions extends WriteOptions {
+  correlationId?: string;
+}
+
+/** Adds a node (a person's sticky note or an agent's work) and its `node.created` event. */
+export async function createNode(
+  db: Db,
+  roomId: string,
+  author: CanvasAuthor,
+  input: CreateNodeInput,
+  options: CanvasWriteOptions = {},
+): Promise<CanvasNodeDto> {
+  const { events } = await writeRoomEvents(
+    db,
+    roomId,
+    async (tx, emit, now) => {
+      const [row] = await tx
+        .insert(canvasNodes)
+        .values({
+          id: randomUUID(),
+          roomId,
+          kind: input.kind ?? "note",
+          text: input.text,
+          x: input.x,
+          y: input.y,
+          width: input.width ?? null,
+          height: input.height ?? null,
+          color: input.color ?? null,
+          authorKind: author.kind,
+          authorId: author.id,
+          authorName: author.name,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      emit({ type: "node.created", actor: author, correlationId: options.correlationId, payload: { node: nodeToDto(row!) } });
+    },
+    options,
+  );
+  return (events[0]!.payload as { node: CanvasNodeDto }).node;
+}

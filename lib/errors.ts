@@ -1,0 +1,28 @@
+/** An expected failure with an HTTP status and a reason people can act on. Bugs throw plain errors. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  toJSON() {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+
+  toResponse(): Response {
+    return Response.json(this.toJSON(), { status: this.status });
+  }
+}
+
+export const badRequest = (message: string, details?: unknown) => new AppError(400, "bad_request", message, details);
+export const unauthorized = (message = "Sign in as an admin first.") => new AppError(401, "unauthorized", message);
+export const forbidden = (message: string) => new AppError(403, "forbidden", message);
+export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found.`);
+export const conflict = (message: string) => new AppError(409, "conflict", message);
+export const payloadTooLarge = (limit: number) =>
+  new AppError(413, "payload_too_large", `Request body is larger than ${limit} bytes.`);

@@ -1,0 +1,131 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canvasNodes, events } from "@/db/schema";
+import { createNode } from "@/lib/canvas/create-node";
+import { storedEventSchema } from "@/lib/protocol";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { alice, createTestRoom } from "@/test/fixtures";
+import { readEventsAfter } from "./read-events";
+import { appendEvents, writeRoomEvents } from "./write-room-events";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.destroy();
+});
+
+describe("writeRoomEvents", () => {
+  it("stores valid protocol messages and replays exactly those after a sequence number", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    for (let index = 0; index < 5; index++) {
+      await createNode(database.db, roomId, alice, { text: `note ${index}`, x: index * 10, y: 0 });
+    }
+    const all = await readEventsAfter(database.db, roomId, 0);
+    expect(all.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(all[0]!.type).toBe("room.created");
+    for (const event of all) expect(storedEventSchema.safeParse(event).success).toBe(true);
+
+    const after3 = await readEventsAfter(database.db, roomId, 3);
+    expect(after3.map((event) => event.seq)).toEqual([4, 5, 6]);
+    expect(after3.map((event) => (event.payload as { node: { text: string } }).node.text)).toEqual([
+      "note 2",
+      "note 3",
+      "note 4",
+    ]);
+  });
+
+  it("keeps the sequence gapless and in commit order under 50 concurrent writers", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const writes = Array.from({ length: 50 }, (_, index) =>
+      createNode(database.db, roomId, alice, { text: `concurrent ${index}`, x: index, y: index }),
+    );
+    const nodes = await Promise.all(writes);
+    expect(new Set(nodes.map((node) => node.id)).size).toBe(50);
+
+    const stored = await database.db
+      .select({ seq: events.seq, createdAt: events.createdAt, type: events.type })
+      .from(events)
+      .where(eq(events.roomId, roomId))
+      .orderBy(events.seq);
+    expect(stored.map((row) => row.seq)).toEqual(Array.from({ length: 51 }, (_, index) => index + 1));
+    for (let index = 1; index < stored.length; index++) {
+      expect(stored[index]!.createdAt.getTime()).toBeGreaterThanOrEqual(stored[index - 1]!.createdAt.getTime());
+    }
+    const replayed = await readEventsAfter(database.db, roomId, 0);
+    expect(replayed.filter((event) => event.type === "node.created")).toHaveLength(50);
+  });
+
+  it("turns a retried write with the same idempotency key into a no-op returning the original event", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const input = { text: "only once", x: 1, y: 2 };
+    const [first, second] = await Promise.all([
+      createNode(database.db, roomId, alice, input, { idempotencyKey: "retry-1" }),
+      createNode(database.db, roomId, alice, input, { idempotencyKey: "retry-1" }),
+    ]);
+    const third = await createNode(database.db, roomId, alice, input, { idempotencyKey: "retry-1" });
+    expect(second.id).toBe(first.id);
+    expect(third.id).toBe(first.id);
+
+    const rows = await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    expect(rows).toHaveLength(1);
+    const created = (await readEventsAfter(database.db, roomId, 0)).filter((event) => event.type === "node.created");
+    expect(created).toHaveLength(1);
+
+    const other = await createNode(database.db, roomId, alice, input, { idempotencyKey: "retry-2" });
+    expect(other.id).not.toBe(first.id);
+  });
+
+  it("uses the same idempotency key independently in different rooms", async () => {
+    const a = await createTestRoom(database.db);
+    const b = await createTestRoom(database.db);
+    const inA = await createNode(database.db, a.roomId, alice, { text: "a", x: 0, y: 0 }, { idempotencyKey: "k" });
+    const inB = await createNode(database.db, b.roomId, alice, { text: "b", x: 0, y: 0 }, { idempotencyKey: "k" });
+    expect(inA.id).not.toBe(inB.id);
+  });
+
+  it("writes nothing when the work fails: no domain row, no event, no sequence number used", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    await expect(
+      writeRoomEvents(database.db, roomId, async (tx, emit) => {
+        await tx.insert(canvasNodes).values({
+          id: "doomed",
+          roomId,
+          text: "half written",
+          x: 0,
+          y: 0,
+          authorKind: "human",
+          authorId: alice.id,
+          authorName: alice.name,
+        });
+        emit({ type: "node.deleted", actor: alice, payload: { nodeId: "doomed", edgeIds: [] } });
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, "doomed"))).toHaveLength(0);
+    const [next] = await appendEvents(database.db, roomId, [
+      { type: "seat.taken", actor: alice, payload: { seatId: "s", displayName: "Alice" } },
+    ]);
+    expect(next!.seq).toBe(2);
+  });
+
+  it("refuses an event whose payload does not match the catalogue", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    await expect(
+      appendEvents(database.db, roomId, [
+        { type: "edge.deleted", actor: alice, payload: { edgeId: 42 } as unknown as { edgeId: string } },
+      ]),
+    ).rejects.toThrow();
+    expect(await readEventsAfter(database.db, roomId, 1)).toHaveLength(0);
+  });
+
+  it("rejects writes to a room that does not exist", async () => {
+    await expect(
+      appendEvents(database.db, "no-such-room", [
+        { type: "seat.taken", actor: alice, payload: { seatId: "s", displayName: "A" } },
+      ]),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+});

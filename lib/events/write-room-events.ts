@@ -1,0 +1,157 @@
+import { randomUUID } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { Db, Tx } from "@/db";
+import { events, rooms } from "@/db/schema";
+import { notFound } from "@/lib/errors";
+import { createCorrelationId } from "@/lib/protocol/correlation-id";
+import type { ErrorDetails, MessageStatus, PayloadOf, StoredEvent, StoredEventType } from "@/lib/protocol";
+import { storedEventSchemas } from "@/lib/protocol";
+import { EVENTS_CHANNEL, encodeStoredNotification } from "@/lib/realtime/notification";
+import { eventFromRow } from "./event-row";
+
+/** Who is writing: becomes the envelope's `agent` and `agent_name`. */
+export interface Actor {
+  id: string;
+  name: string;
+}
+
+export const SYSTEM_ACTOR: Actor = { id: "system", name: "Parley" };
+export const ADMIN_ACTOR: Actor = { id: "admin", name: "Admin" };
+
+export interface EventDraft<T extends StoredEventType = StoredEventType> {
+  type: T;
+  payload: PayloadOf<T>;
+  actor: Actor;
+  correlationId?: string;
+  targetAgent?: string | null;
+  status?: MessageStatus;
+  nextSteps?: string[];
+  errorDetails?: ErrorDetails | null;
+}
+
+export type Emit = <T extends StoredEventType>(draft: EventDraft<T>) => void;
+
+/**
+ * The body of a write: change domain rows through `tx`, describe each change with `emit`.
+ * `at` is the write's timestamp, taken once the room is locked so that timestamps follow
+ * sequence order; use it for the rows' own times.
+ */
+export type WriteWork<R> = (tx: Tx, emit: Emit, at: Date) => Promise<R>;
+
+export interface WriteOptions {
+  /** A retried write with the same key (per room) does nothing and returns the original event. */
+  idempotencyKey?: string;
+  now?: () => Date;
+}
+
+export interface WriteResult<R> {
+  events: StoredEvent[];
+  /** What `work` returned; undefined when the write was a duplicate. */
+  result: R | undefined;
+  duplicate: boolean;
+}
+
+/**
+ * Runs one write in a room as a single transaction: locks the room, runs `work` (which
+ * changes domain rows and emits the events describing them), then gives the events the
+ * room's next sequence numbers, stores them and notifies every app instance on commit.
+ *
+ * The room row lock serialises writers per room, so sequence numbers are gapless and in
+ * commit order — a client resuming after seq N can never miss an event.
+ */
+export async function writeRoomEvents<R>(
+  db: Db,
+  roomId: string,
+  work: WriteWork<R>,
+  options: WriteOptions = {},
+): Promise<WriteResult<R>> {
+  return db.transaction((tx) => writeRoomEventsInTransaction(tx, roomId, work, options));
+}
+
+/** The same as `writeRoomEvents`, inside a transaction the caller already holds. */
+export async function writeRoomEventsInTransaction<R>(
+  tx: Tx,
+  roomId: string,
+  work: WriteWork<R>,
+  options: WriteOptions = {},
+): Promise<WriteResult<R>> {
+  const now = options.now ?? (() => new Date());
+  {
+    const [room] = await tx
+      .select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt })
+      .from(rooms)
+      .where(eq(rooms.id, roomId))
+      .for("update");
+    if (!room) throw notFound("Room");
+
+    if (options.idempotencyKey) {
+      const [existing] = await tx
+        .select()
+        .from(events)
+        .where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, options.idempotencyKey)));
+      if (existing) return { events: [eventFromRow(existing)], result: undefined, duplicate: true };
+    }
+
+    const clock = now();
+    const timestamp = clock < room.lastActivityAt ? room.lastActivityAt : clock;
+    const drafts: EventDraft[] = [];
+    const result = await work(
+      tx,
+      (draft) => {
+        drafts.push(draft as EventDraft);
+      },
+      timestamp,
+    );
+    if (drafts.length === 0) return { events: [], result, duplicate: false };
+
+    const firstSeq = room.lastSeq + 1;
+    const rows = drafts.map((draft, index) => {
+      const schema = storedEventSchemas[draft.type];
+      const payload = schema.shape.payload.parse(draft.payload) as Record<string, unknown>;
+      return {
+        id: randomUUID(),
+        roomId,
+        seq: firstSeq + index,
+        correlationId:
+          draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: timestamp }),
+        agent: draft.actor.id,
+        agentName: draft.actor.name,
+        targetAgent: draft.targetAgent ?? null,
+        type: draft.type,
+        status: draft.status ?? "success",
+        payload,
+        nextSteps: draft.nextSteps ?? [],
+        errorDetails: draft.errorDetails ?? null,
+        idempotencyKey: index === 0 ? (options.idempotencyKey ?? null) : null,
+        createdAt: timestamp,
+      };
+    });
+
+    await tx
+      .update(rooms)
+      .set({ lastSeq: firstSeq + rows.length - 1, lastActivityAt: timestamp })
+      .where(eq(rooms.id, roomId));
+    await tx.insert(events).values(rows);
+    const stored = rows.map(eventFromRow);
+    await tx.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`);
+    return { events: stored, result, duplicate: false };
+  }
+}
+
+/** Appends events that need no domain change of their own. */
+export async function appendEvents(
+  db: Db,
+  roomId: string,
+  drafts: EventDraft[],
+  options: WriteOptions = {},
+): Promise<StoredEvent[]> {
+  const { events: stored } = await writeRoomEvents(
+    db,
+    roomId,
+    async (_tx, emit) => {
+      for (const draft of drafts) emit(draft);
+    },
+    options,
+  );
+  return stored;
+}

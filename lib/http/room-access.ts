@@ -1,0 +1,37 @@
+import type { Seat } from "@/db/schema";
+import { ADMIN_COOKIE, adminStatus, assertAdmin } from "@/lib/auth/admin";
+import { findSeatByToken, seatCookieName } from "@/lib/auth/seats";
+import { forbidden, notFound } from "@/lib/errors";
+import { findRoom } from "@/lib/rooms/list-rooms";
+import { type Runtime, getRuntime } from "@/lib/runtime";
+import { bearerToken, parseCookies } from "./request";
+
+export interface RoomAccess {
+  runtime: Runtime;
+  roomId: string;
+  seat: Seat | null;
+}
+
+/** Resolves the room (404 when unknown) and the caller's seat in it, if any. */
+export async function roomAccess(request: Request, roomId: string): Promise<RoomAccess> {
+  const runtime = await getRuntime();
+  const room = await findRoom(runtime.database.db, roomId);
+  if (!room) throw notFound("Room");
+  const cookies = parseCookies(request.headers.get("cookie"));
+  const seat = await findSeatByToken(runtime.database.db, roomId, cookies[seatCookieName(roomId)]);
+  return { runtime, roomId, seat };
+}
+
+/** Like `roomAccess`, but refuses spectators: only people with a seat may change the room. */
+export async function participantAccess(request: Request, roomId: string): Promise<RoomAccess & { seat: Seat }> {
+  const access = await roomAccess(request, roomId);
+  if (!access.seat) throw forbidden("Spectators can watch but not change the room. Take a seat to participate.");
+  return access as RoomAccess & { seat: Seat };
+}
+
+/** Refuses anyone who is not an admin: 401 without credentials, 403 with wrong ones. */
+export async function adminAccess(request: Request): Promise<Runtime> {
+  const cookies = parseCookies(request.headers.get("cookie"));
+  assertAdmin(adminStatus({ cookie: cookies[ADMIN_COOKIE], bearer: bearerToken(request) }));
+  return getRuntime();
+}

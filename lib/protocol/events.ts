@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
+import { envelopeSchema, storedFieldsSchema } from "./envelope";
+
+const base = envelopeSchema.extend(storedFieldsSchema.shape);
+
+function storedEvent<TType extends string, TPayload extends z.ZodType<Record<string, unknown>>>(
+  type: TType,
+  payload: TPayload,
+) {
+  return base.extend({ type: z.literal(type), payload });
+}
+
+const nodeChangesSchema = canvasNodeSchema
+  .pick({ text: true, x: true, y: true, width: true, height: true, color: true, kind: true })
+  .partial();
+
+/** The catalogue of stored event types: one entry per thing that can happen in a room. */
+export const storedEventSchemas = {
+  "room.created": storedEvent(
+    "room.created",
+    z.object({ title: z.string(), template: z.string(), agents: z.array(agentSchema) }),
+  ),
+  "room.updated": storedEvent(
+    "room.updated",
+    z.object({ title: z.string().optional(), settings: z.record(z.string(), z.unknown()).optional() }),
+  ),
+  "seat.taken": storedEvent("seat.taken", z.object({ seatId: z.string(), displayName: z.string() })),
+  "node.created": storedEvent("node.created", z.object({ node: canvasNodeSchema })),
+  "node.updated": storedEvent(
+    "node.updated",
+    z.object({ nodeId: z.string(), changes: nodeChangesSchema, version: z.number().int(), updatedAt: z.string() }),
+  ),
+  "node.deleted": storedEvent("node.deleted", z.object({ nodeId: z.string(), edgeIds: z.array(z.string()) })),
+  "edge.created": storedEvent("edge.created", z.object({ edge: canvasEdgeSchema })),
+  "edge.updated": storedEvent("edge.updated", z.object({ edgeId: z.string(), label: z.string() })),
+  "edge.deleted": storedEvent("edge.deleted", z.object({ edgeId: z.string() })),
+} as const;
+
+export type StoredEventType = keyof typeof storedEventSchemas;
+export const storedEventTypes = Object.keys(storedEventSchemas) as StoredEventType[];
+
+const storedEventList = Object.values(storedEventSchemas) as unknown as [
+  (typeof storedEventSchemas)[StoredEventType],
+  ...(typeof storedEventSchemas)[StoredEventType][],
+];
+export const storedEventSchema = z.discriminatedUnion("type", storedEventList);
+export type StoredEvent = z.infer<typeof storedEventSchema>;
+export type StoredEventOf<T extends StoredEventType> = z.infer<(typeof storedEventSchemas)[T]>;
+export type PayloadOf<T extends StoredEventType> = StoredEventOf<T>["payload"];
+
+/**
+ * Signals that are delivered live but never stored and carry no sequence number:
+ * a reconnecting client does not need them replayed.
+ */
+export const ephemeralEventSchemas = {
+  presence: z.object({
+    type: z.literal("presence"),
+    room_id: z.string(),
+    payload: z.object({ watching: z.number().int().nonnegative(), participants: z.number().int().nonnegative() }),
+  }),
+  "room.deleted": z.object({ type: z.literal("room.deleted"), room_id: z.string(), payload: z.object({}) }),
+} as const;
+
+export type EphemeralEventType = keyof typeof ephemeralEventSchemas;
+const ephemeralEventList = Object.values(ephemeralEventSchemas) as unknown as [
+  (typeof ephemeralEventSchemas)[EphemeralEventType],
+  ...(typeof ephemeralEventSchemas)[EphemeralEventType][],
+];
+export const ephemeralEventSchema = z.discriminatedUnion("type", ephemeralEventList);
+export type EphemeralEvent = z.infer<typeof ephemeralEventSchema>;
+export type EphemeralEventOf<T extends EphemeralEventType> = z.infer<(typeof ephemeralEventSchemas)[T]>;
+
+export type RoomEvent = StoredEvent | EphemeralEvent;
+
+export function isStoredEvent(event: RoomEvent): event is StoredEvent {
+  return "seq" in event;
+}

@@ -1,0 +1,12 @@
+/** Size limits on what people and agents may write. Shared so the browser can enforce them too. */
+export const LIMITS = {
+  roomTitle: 120,
+  displayName: 40,
+  noteText: 2000,
+  edgeLabel: 80,
+  nodeKind: 32,
+  coordinate: 1_000_000,
+  nodeSize: 4000,
+  requestBodyBytes: 64 * 1024,
+  idempotencyKey: 128,
+} as const;

@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto";
+import { and, countDistinct, count, eq, gt, lt } from "drizzle-orm";
+import type { Database } from "@/db";
+import { presence } from "@/db/schema";
+import type { RoomBus } from "./bus";
+
+export interface PresenceOptions {
+  instanceId: string;
+  heartbeatMs?: number;
+  /** A connection not refreshed for this long is no longer counted (its instance died). */
+  staleAfterMs?: number;
+  /** Count changes within this window are announced once. */
+  announceDebounceMs?: number;
+  now?: () => Date;
+}
+
+export interface PresenceCount {
+  watching: number;
+  participants: number;
+}
+
+/**
+ * Counts who is watching each room across all app instances: one row per open live
+ * connection, refreshed by its instance's heartbeat, so a crashed instance's viewers
+ * drop out after `staleAfterMs`. Changes are announced as ephemeral `presence` events.
+ */
+export class PresenceTracker {
+  private readonly local = new Map<string, string>();
+  private readonly pendingAnnouncements = new Map<string, NodeJS.Timeout>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly heartbeatMs: number;
+  private readonly staleAfterMs: number;
+  private readonly debounceMs: number;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly database: Database,
+    private readonly bus: RoomBus,
+    private readonly options: PresenceOptions,
+  ) {
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.staleAfterMs = options.staleAfterMs ?? 45_000;
+    this.debounceMs = options.announceDebounceMs ?? 250;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  start(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => void this.refresh().catch(() => {}), this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  stop(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    for (const timer of this.pendingAnnouncements.values()) clearTimeout(timer);
+    this.pendingAnnouncements.clear();
+  }
+
+  async connect(roomId: string, seatId: string | null): Promise<string> {
+    const connectionId = randomUUID();
+    this.local.set(connectionId, roomId);
+    await this.database.db.insert(presence).values({
+      connectionId,
+      roomId,
+      instanceId: this.options.instanceId,
+      seatId,
+      lastSeenAt: this.now(),
+    });
+    this.announceSoon(roomId);
+    return connectionId;
+  }
+
+  async disconnect(connectionId: string): Promise<void> {
+    const roomId = this.local.get(connectionId);
+    this.local.delete(connectionId);
+    await this.database.db.delete(presence).where(eq(presence.connectionId, connectionId));
+    if (roomId) this.announceSoon(roomId);
+  }
+
+  async count(roomId: string): Promise<PresenceCount> {
+    const threshold = new Date(this.now().getTime() - this.staleAfterMs);
+    const [row] = await this.database.db
+      .select({ watching: count(), participants: countDistinct(presence.seatId) })
+      .from(presence)
+      .where(and(eq(presence.roomId, roomId), gt(presence.lastSeenAt, threshold)));
+    return { watching: Number(row?.watching ?? 0), participants: Number(row?.participants ?? 0) };
+  }
+
+  /** Refreshes this instance's connections and forgets those of instances that stopped refreshing. */
+  async refresh(): Promise<void> {
+    const now = this.now();
+    await this.database.db
+      .update(presence)
+      .set({ lastSeenAt: now })
+      .where(eq(presence.instanceId, this.options.instanceId));
+    await this.database.db.delete(presence).where(lt(presence.lastSeenAt, new Date(now.getTime() - this.staleAfterMs)));
+  }
+
+  private announceSoon(roomId: string): void {
+    if (this.pendingAnnouncements.has(roomId)) return;
+    const timer = setTimeout(() => {
+      this.pendingAnnouncements.delete(roomId);
+      void this.count(roomId)
+        .then((counts) => this.bus.publishEphemeral({ type: "presence", room_id: roomId, payload: counts }))
+        .catch(() => {});
+    }, this.debounceMs);
+    timer.unref();
+    this.pendingAnnouncements.set(roomId, timer);
+  }
+}
+
+/** Live viewer counts for many rooms at once (the room list). */
+export async function countPresence(
+  database: Database,
+  roomIds: string[],
+  staleAfterMs = 45_000,
+  now: Date = new Date(),
+): Promise<Map<string, number>> {
+  const result = new Map<string, number>();
+  if (roomIds.length === 0) return result;
+  const threshold = new Date(now.getTime() - staleAfterMs);
+  const rows = await database.db
+    .select({ roomId: presence.roomId, watching: count() })
+    .from(presence)
+    .where(gt(presence.lastSeenAt, threshold))
+    .groupBy(presence.roomId);
+  for (const row of rows) if (roomIds.includes(row.roomId)) result.set(row.roomId, Number(row.watching));
+  return result;
+}

@@ -1,0 +1,55 @@
+import { z } from "zod";
+
+/**
+ * Every limit the seeds name, as a per-room setting with the seed's value as default.
+ * Keys follow the seeds' own names where they have one (`broadcast_timeout`, …).
+ */
+export const roomSettingsSchema = z.strictObject({
+  /** Runs allowed at once in a room; more wait in the queue (seed 002: 3 per canvas). */
+  max_concurrent_runs: z.number().int().min(1).max(20).default(3),
+  /** Model steps per run (seed 002: 10 rounds). */
+  max_steps: z.number().int().min(1).max(50).default(10),
+  /** How deep request_agent chains may go (seed 002: refuse beyond 3). */
+  max_chain_depth: z.number().int().min(0).max(10).default(3),
+  /** request_agent calls allowed per run (seed 002: 1). */
+  max_requests_per_run: z.number().int().min(0).max(10).default(1),
+  /** Shared context board entries expire after this (seed 002: 1 hour). */
+  board_expiry_minutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+  /** Board entries from other runs injected into a prompt (seed 002 and 001: 15). */
+  board_entries_in_prompt: z.number().int().min(0).max(100).default(15),
+  /** Token budget for the injected collaboration context (seed 002: ~2000). */
+  context_token_budget: z.number().int().min(100).max(50_000).default(2000),
+  /** The scheduler starts an agent in this room every interval (seed 002: 45 s), when enabled. */
+  scheduler_enabled: z.boolean().default(false),
+  scheduler_interval_seconds: z.number().int().min(5).max(3600).default(45),
+  /** Random seed for scripted models, so a room's demo is reproducible. */
+  script_seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+  /** ask_others broadcasts (seed 000). */
+  broadcast: z.enum(["off", "agents", "human"]).default("off"),
+  broadcast_timeout: z.number().int().min(1).max(3600).default(300),
+  max_broadcasts_per_agent: z.number().int().min(1).max(100).default(10),
+  broadcast_sensitivity: z.enum(["low", "medium", "high"]).default("medium"),
+  response_depth: z.enum(["low", "medium", "high"]).default("medium"),
+  /** What the room is about; shown to agents as the task. */
+  task: z.string().max(4000).default(""),
+});
+
+export type RoomSettings = z.infer<typeof roomSettingsSchema>;
+
+/** A partial change to settings, as an admin submits it. */
+export const roomSettingsPatchSchema = roomSettingsSchema.partial();
+export type RoomSettingsPatch = z.infer<typeof roomSettingsPatchSchema>;
+
+export const DEFAULT_ROOM_SETTINGS: RoomSettings = roomSettingsSchema.parse({});
+
+/** Reads stored settings leniently: unknown keys are dropped, bad values fall back to defaults. */
+export function parseRoomSettings(stored: unknown): RoomSettings {
+  const source = (stored && typeof stored === "object" ? stored : {}) as Record<string, unknown>;
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(roomSettingsSchema.shape) as (keyof RoomSettings)[]) {
+    const field = roomSettingsSchema.shape[key];
+    const parsed = field.safeParse(source[key]);
+    result[key] = parsed.success ? parsed.data : DEFAULT_ROOM_SETTINGS[key];
+  }
+  return result as RoomSettings;
+}

@@ -1,0 +1,35 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { rooms } from "@/db/schema";
+import { badRequest } from "@/lib/errors";
+import { ADMIN_ACTOR, type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
+import { LIMITS } from "@/lib/protocol";
+import { parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
+
+export const updateRoomInputSchema = z
+  .strictObject({
+    title: z.string().trim().min(1, "The title cannot be empty").max(LIMITS.roomTitle).optional(),
+    settings: roomSettingsPatchSchema.optional(),
+  })
+  .refine((input) => input.title !== undefined || input.settings !== undefined, "Nothing to change");
+export type UpdateRoomInput = z.infer<typeof updateRoomInputSchema>;
+
+/** Renames a room and/or changes its settings (admins). */
+export async function updateRoom(db: Db, roomId: string, input: UpdateRoomInput, actor: Actor = ADMIN_ACTOR) {
+  const { events } = await writeRoomEvents(db, roomId, async (tx, emit) => {
+    const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
+    if (!room) throw badRequest("Room vanished.");
+    const settings = input.settings ? parseRoomSettings({ ...room.settings, ...input.settings }) : undefined;
+    await tx
+      .update(rooms)
+      .set({ ...(input.title ? { title: input.title } : {}), ...(settings ? { settings } : {}) })
+      .where(eq(rooms.id, roomId));
+    emit({
+      type: "room.updated",
+      actor,
+      payload: { ...(input.title ? { title: input.title } : {}), ...(settings ? { settings } : {}) },
+    });
+  });
+  return events[0]!;
+}

@@ -1,0 +1,41 @@
+import { randomUUID } from "node:crypto";
+import { type Database, getDatabase } from "@/db";
+import { getEnv } from "@/lib/env";
+import { RoomBus } from "@/lib/realtime/bus";
+import { PresenceTracker } from "@/lib/realtime/presence";
+
+/** The long-lived parts of one app instance, shared by every route in the process. */
+export interface Runtime {
+  instanceId: string;
+  database: Database;
+  bus: RoomBus;
+  presence: PresenceTracker;
+}
+
+const globalForRuntime = globalThis as unknown as { __parleyRuntime?: Promise<Runtime> };
+
+async function startRuntime(): Promise<Runtime> {
+  const database = await getDatabase();
+  const instanceId = getEnv().PARLEY_INSTANCE_ID ?? randomUUID();
+  const bus = new RoomBus(database);
+  await bus.start();
+  const presence = new PresenceTracker(database, bus, { instanceId });
+  presence.start();
+  return { instanceId, database, bus, presence };
+}
+
+/** Starts this instance's runtime once (database, bus, presence) and returns it. */
+export function getRuntime(): Promise<Runtime> {
+  if (!globalForRuntime.__parleyRuntime) {
+    globalForRuntime.__parleyRuntime = startRuntime().catch((error) => {
+      globalForRuntime.__parleyRuntime = undefined;
+      throw error;
+    });
+  }
+  return globalForRuntime.__parleyRuntime;
+}
+
+/** Installs a runtime built elsewhere (tests). */
+export function setRuntime(runtime: Runtime | undefined): void {
+  globalForRuntime.__parleyRuntime = runtime ? Promise.resolve(runtime) : undefined;
+}

@@ -1,0 +1,42 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const root = path.dirname(new URL(import.meta.url).pathname);
+const alias = { "@": root };
+const ignored = ["node_modules/**", ".next/**", "e2e/**", ".data/**", ".test-data/**"];
+
+const integration = (driver: "pglite" | "postgres", include: string[]) => ({
+  resolve: { alias },
+  test: {
+    name: `integration-${driver}`,
+    include,
+    exclude: ignored,
+    env: { PARLEY_TEST_DRIVER: driver },
+    globalSetup: ["test/global-setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
+
+/**
+ * Unit tests, and the integration tests once on PGlite and, when DATABASE_URL points at a
+ * PostgreSQL server, once more on PostgreSQL (the same files, a fresh database each).
+ * Files ending in `.pg.test.ts` need several real connections and run on PostgreSQL only.
+ */
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: "unit",
+          include: ["**/*.test.ts"],
+          exclude: [...ignored, "**/*.int.test.ts", "**/*.pg.test.ts"],
+        },
+      },
+      integration("pglite", ["**/*.int.test.ts"]),
+      ...(process.env.DATABASE_URL ? [integration("postgres", ["**/*.int.test.ts", "**/*.pg.test.ts"])] : []),
+    ],
+  },
+});
