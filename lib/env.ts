@@ -43,5 +43,5 @@ export function getEnv(source: NodeJS.ProcessEnv = process.env): Env {
 }
 
 export function dataDir(env: Env = getEnv()): string {
-  return path.resolve(process.cwd(), env.PARLEY_DATA_DIR);
+  return path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.PARLEY_DATA_DIR);
 }

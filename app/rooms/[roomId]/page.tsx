@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import { cookies } from "next/headers";
+import { notFound } from "next/navigation";
+import { RoomView } from "@/components/room/room-view";
+import { findSeatByToken, seatCookieName } from "@/lib/auth/seats";
+import { AppError } from "@/lib/errors";
+import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
+import { findRoom } from "@/lib/rooms/list-rooms";
+import { getRuntime } from "@/lib/runtime";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ roomId: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { roomId } = await params;
+  const { database } = await getRuntime();
+  const room = await findRoom(database.db, roomId);
+  return { title: room ? `${room.title} · Parley` : "Room not found · Parley" };
+}
+
+export default async function RoomPage({ params }: Props) {
+  const { roomId } = await params;
+  const { database } = await getRuntime();
+  const snapshot = await getRoomSnapshot(database.db, roomId).catch((error) => {
+    if (error instanceof AppError && error.status === 404) notFound();
+    throw error;
+  });
+  const cookieStore = await cookies();
+  const seat = await findSeatByToken(database.db, roomId, cookieStore.get(seatCookieName(roomId))?.value);
+  return <RoomView snapshot={snapshot} seat={seat ? { id: seat.id, displayName: seat.displayName } : null} />;
+}

@@ -1,0 +1,47 @@
+import type { RoomSettings } from "@/lib/rooms/room-settings";
+
+export type SettingField =
+  | { key: keyof RoomSettings; label: string; kind: "number"; min: number; max: number; unit?: string }
+  | { key: keyof RoomSettings; label: string; kind: "boolean" }
+  | { key: keyof RoomSettings; label: string; kind: "choice"; options: readonly string[] }
+  | { key: keyof RoomSettings; label: string; kind: "text" };
+
+/** How each room setting is edited in the dashboard, grouped by what it governs. */
+export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
+  {
+    title: "Agent runs",
+    fields: [
+      { key: "max_concurrent_runs", label: "Runs at once", kind: "number", min: 1, max: 20 },
+      { key: "max_steps", label: "Steps per run", kind: "number", min: 1, max: 50 },
+      { key: "max_chain_depth", label: "Request chain depth", kind: "number", min: 0, max: 10 },
+      { key: "max_requests_per_run", label: "Requests per run", kind: "number", min: 0, max: 10 },
+      { key: "script_seed", label: "Scripted model seed", kind: "number", min: 0, max: 2 ** 31 - 1 },
+      { key: "task", label: "Task", kind: "text" },
+    ],
+  },
+  {
+    title: "Shared board",
+    fields: [
+      { key: "board_expiry_minutes", label: "Entries expire after", kind: "number", min: 1, max: 10080, unit: "min" },
+      { key: "board_entries_in_prompt", label: "Entries in a prompt", kind: "number", min: 0, max: 100 },
+      { key: "context_token_budget", label: "Context token budget", kind: "number", min: 100, max: 50000 },
+    ],
+  },
+  {
+    title: "Scheduler",
+    fields: [
+      { key: "scheduler_enabled", label: "Start agents on a timer", kind: "boolean" },
+      { key: "scheduler_interval_seconds", label: "Every", kind: "number", min: 5, max: 3600, unit: "s" },
+    ],
+  },
+  {
+    title: "Broadcasts (ask_others)",
+    fields: [
+      { key: "broadcast", label: "Mode", kind: "choice", options: ["off", "agents", "human"] },
+      { key: "broadcast_timeout", label: "Timeout", kind: "number", min: 1, max: 3600, unit: "s" },
+      { key: "max_broadcasts_per_agent", label: "Active per agent", kind: "number", min: 1, max: 100 },
+      { key: "broadcast_sensitivity", label: "Sensitivity", kind: "choice", options: ["low", "medium", "high"] },
+      { key: "response_depth", label: "Response depth", kind: "choice", options: ["low", "medium", "high"] },
+    ],
+  },
+];

@@ -1,0 +1,16 @@
+import type { Edge, Node } from "@xyflow/react";
+import type { CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
+
+export interface NoteData extends Record<string, unknown> {
+  node: CanvasNodeDto;
+  /** The author's colour: an agent's own colour, or the note's colour for people. */
+  accent: string;
+  editable: boolean;
+  highlighted: boolean;
+  onSaveText: (nodeId: string, text: string) => void;
+}
+
+export type NoteFlowNode = Node<NoteData, "note">;
+export type LabelledFlowEdge = Edge<{ edge: CanvasEdgeDto; accent: string }>;
+
+export const HUMAN_NOTE_COLOR = "#fff3bf";

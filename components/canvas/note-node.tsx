@@ -1,0 +1,87 @@
+"use client";
+
+import { Handle, type NodeProps, Position } from "@xyflow/react";
+import { memo, useEffect, useRef, useState } from "react";
+import { LIMITS } from "@/lib/protocol";
+import type { NoteFlowNode } from "./flow-types";
+
+const KIND_LABELS: Record<string, string> = {
+  lyric: "Lyric",
+  scene: "Scene",
+  idea: "Idea",
+  story: "Story",
+  theme: "Theme",
+  group: "Group",
+};
+
+/** A sticky note or an agent's piece of work on the canvas. Double-click to edit when allowed. */
+function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
+  const { node, accent, editable, highlighted, onSaveText } = data;
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(node.text);
+  const textarea = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    if (!editing) setDraft(node.text);
+  }, [node.text, editing]);
+  useEffect(() => {
+    if (editing) textarea.current?.focus();
+  }, [editing]);
+
+  const save = () => {
+    setEditing(false);
+    if (draft !== node.text) onSaveText(id, draft);
+  };
+
+  const isAgent = node.authorKind === "agent";
+  const background = node.color ?? (isAgent ? "#ffffff" : "#fff3bf");
+  return (
+    <div
+      className={`note${selected ? " note--selected" : ""}${highlighted ? " note--highlighted" : ""}${isAgent ? " note--agent" : ""}`}
+      style={{ background, borderColor: accent, width: node.width ?? undefined }}
+      data-testid={`note-${id}`}
+      data-kind={node.kind}
+      onDoubleClick={(event) => {
+        if (!editable) return;
+        event.stopPropagation();
+        setEditing(true);
+      }}
+    >
+      <Handle type="target" position={Position.Top} className="note__handle" />
+      <Handle type="source" position={Position.Bottom} className="note__handle" />
+      {node.kind !== "note" && (
+        <div className="note__kind" style={{ color: accent }}>
+          {KIND_LABELS[node.kind] ?? node.kind}
+        </div>
+      )}
+      {editing ? (
+        <textarea
+          ref={textarea}
+          className="note__editor nodrag nowheel"
+          data-testid="note-editor"
+          value={draft}
+          maxLength={LIMITS.noteText}
+          onChange={(event) => setDraft(event.target.value)}
+          onBlur={save}
+          onKeyDown={(event) => {
+            if (event.key === "Escape") {
+              setDraft(node.text);
+              setEditing(false);
+            }
+            if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) save();
+          }}
+        />
+      ) : (
+        <div className="note__text" data-testid="note-text">
+          {node.text || <span className="note__placeholder">{editable ? "Double-click to write" : "Empty note"}</span>}
+        </div>
+      )}
+      <div className="note__author">
+        <span className="note__dot" style={{ background: accent }} />
+        {node.authorName}
+      </div>
+    </div>
+  );
+}
+
+export const NoteNode = memo(NoteNodeComponent);

@@ -1,0 +1,282 @@
+"use client";
+
+import {
+  Background,
+  BackgroundVariant,
+  type Connection,
+  ConnectionMode,
+  Controls,
+  type EdgeChange,
+  MiniMap,
+  type NodeChange,
+  Panel,
+  ReactFlow,
+  applyEdgeChanges,
+  applyNodeChanges,
+  useReactFlow,
+} from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { useShallow } from "zustand/react/shallow";
+import { LIMITS } from "@/lib/protocol";
+import { apiWrite } from "@/components/room/api";
+import { useRoom } from "@/components/room/room-store";
+import type { RoomState } from "@/components/room/room-state";
+import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
+import { NoteNode } from "./note-node";
+
+const nodeTypes = { note: NoteNode };
+
+const selectCanvas = (state: RoomState) => ({
+  nodes: state.nodes,
+  edges: state.edges,
+  agents: state.agents,
+  highlighted: state.highlighted,
+  canEdit: state.seat !== null && !state.deleted,
+  roomId: state.room.id,
+});
+
+interface CanvasProps {
+  onError: (message: string) => void;
+}
+
+/**
+ * The shared canvas. Participants add, edit, move, connect and delete notes; every
+ * change goes to the server and comes back through the live stream, so all tabs agree.
+ * Positions being dragged stay local until the drag ends.
+ */
+export function RoomCanvas({ onError }: CanvasProps) {
+  const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
+  const { screenToFlowPosition } = useReactFlow();
+  const [edgeLabel, setEdgeLabel] = useState("relates to");
+  const [flowNodes, setFlowNodes] = useState<NoteFlowNode[]>([]);
+  const [flowEdges, setFlowEdges] = useState<LabelledFlowEdge[]>([]);
+
+  const agentColors = useMemo(() => new Map(agents.map((agent) => [agent.id, agent.color])), [agents]);
+
+  const write = useCallback(
+    (path: string, method: string, body?: unknown) =>
+      apiWrite(`/api/rooms/${roomId}${path}`, method, body).catch((error: Error) => onError(error.message)),
+    [roomId, onError],
+  );
+
+  const saveText = useCallback(
+    (nodeId: string, text: string) => void write(`/nodes/${nodeId}`, "PATCH", { text }),
+    [write],
+  );
+
+  useEffect(() => {
+    setFlowNodes((previous) => {
+      const byId = new Map(previous.map((node) => [node.id, node]));
+      const highlightSet = new Set(highlighted);
+      return Object.values(nodes).map((node) => {
+        const existing = byId.get(node.id);
+        const accent =
+          node.authorKind === "agent"
+            ? (agentColors.get(node.authorId) ?? "#495057")
+            : "#c9a227";
+        return {
+          id: node.id,
+          type: "note" as const,
+          position: existing?.dragging ? existing.position : { x: node.x, y: node.y },
+          selected: existing?.selected,
+          dragging: existing?.dragging,
+          measured: existing?.measured,
+          data: { node, accent, editable: canEdit, highlighted: highlightSet.has(node.id), onSaveText: saveText },
+        };
+      });
+    });
+  }, [nodes, agentColors, canEdit, highlighted, saveText]);
+
+  useEffect(() => {
+    setFlowEdges((previous) => {
+      const byId = new Map(previous.map((edge) => [edge.id, edge]));
+      return Object.values(edges).map((edge) => {
+        const accent =
+          edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
+        return {
+          id: edge.id,
+          source: edge.sourceId,
+          target: edge.targetId,
+          label: edge.label || undefined,
+          selected: byId.get(edge.id)?.selected,
+          style: { stroke: accent, strokeWidth: 2 },
+          labelStyle: { fontSize: 12, fontWeight: 600, fill: "#343a40" },
+          labelBgStyle: { fill: "#ffffff" },
+          labelBgPadding: [6, 3] as [number, number],
+          labelBgBorderRadius: 4,
+          data: { edge, accent },
+        };
+      });
+    });
+  }, [edges, agentColors]);
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<NoteFlowNode>[]) =>
+      setFlowNodes((current) => applyNodeChanges(changes.filter((change) => change.type !== "remove"), current)),
+    [],
+  );
+  const onEdgesChange = useCallback(
+    (changes: EdgeChange<LabelledFlowEdge>[]) =>
+      setFlowEdges((current) => applyEdgeChanges(changes.filter((change) => change.type !== "remove"), current)),
+    [],
+  );
+
+  const addNoteAt = useCallback(
+    (position: { x: number; y: number }) =>
+      void write("/nodes", "POST", { text: "", x: Math.round(position.x), y: Math.round(position.y), color: HUMAN_NOTE_COLOR }),
+    [write],
+  );
+
+  const addNoteInView = () => {
+    const pane = document.querySelector('[data-testid="canvas"]')?.getBoundingClientRect();
+    const center = pane
+      ? screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 2 })
+      : { x: 0, y: 0 };
+    addNoteAt(freeSpotNear({ x: center.x - 90, y: center.y - 40 }, Object.values(nodes)));
+  };
+
+  const selectedNodes = flowNodes.filter((node) => node.selected);
+  const selectedEdge = flowEdges.find((edge) => edge.selected);
+
+  return (
+    <div className="canvas" data-testid="canvas">
+      <ReactFlow<NoteFlowNode, LabelledFlowEdge>
+        nodes={flowNodes}
+        edges={flowEdges}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onEdgesChange={onEdgesChange}
+        connectionMode={ConnectionMode.Loose}
+        nodesDraggable={canEdit}
+        nodesConnectable={canEdit}
+        deleteKeyCode={canEdit ? ["Backspace", "Delete"] : null}
+        onNodeDragStop={(_event, _node, dragged) => {
+          for (const node of dragged) {
+            void write(`/nodes/${node.id}`, "PATCH", { x: node.position.x, y: node.position.y });
+          }
+        }}
+        onNodesDelete={(deleted) => {
+          for (const node of deleted) void write(`/nodes/${node.id}`, "DELETE");
+        }}
+        onEdgesDelete={(deleted) => {
+          for (const edge of deleted) void write(`/edges/${edge.id}`, "DELETE");
+        }}
+        onConnect={(connection: Connection) => {
+          if (!connection.source || !connection.target || connection.source === connection.target) return;
+          void write("/edges", "POST", { sourceId: connection.source, targetId: connection.target, label: edgeLabel });
+        }}
+        onDoubleClick={(event) => {
+          if (!canEdit) return;
+          const target = event.target as HTMLElement;
+          if (!target.classList.contains("react-flow__pane")) return;
+          addNoteAt(screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+        }}
+        zoomOnDoubleClick={false}
+        fitView
+        fitViewOptions={{ padding: 0.3, maxZoom: 1.1 }}
+        minZoom={0.1}
+        proOptions={{ hideAttribution: true }}
+      >
+        <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
+        <Controls showInteractive={false} />
+        <MiniMap
+          pannable
+          zoomable
+          nodeColor={(node) => (node as NoteFlowNode).data.accent}
+          nodeStrokeWidth={2}
+          maskColor="rgba(248, 249, 250, 0.7)"
+        />
+        <Panel position="top-left">
+          {canEdit ? (
+            <div className="toolbar" data-testid="canvas-toolbar">
+              <button type="button" className="button button--primary" data-testid="add-note" onClick={addNoteInView}>
+                + Note
+              </button>
+              <label className="toolbar__field">
+                <span>New links read</span>
+                <input
+                  data-testid="edge-label-input"
+                  value={edgeLabel}
+                  maxLength={LIMITS.edgeLabel}
+                  onChange={(event) => setEdgeLabel(event.target.value)}
+                />
+              </label>
+              {selectedEdge && (
+                <EdgeEditor
+                  key={selectedEdge.id}
+                  label={selectedEdge.data?.edge.label ?? ""}
+                  onSave={(label) => void write(`/edges/${selectedEdge.id}`, "PATCH", { label })}
+                  onDelete={() => void write(`/edges/${selectedEdge.id}`, "DELETE")}
+                />
+              )}
+              {selectedNodes.length > 0 && (
+                <button
+                  type="button"
+                  className="button button--danger"
+                  data-testid="delete-selected"
+                  onClick={() => {
+                    for (const node of selectedNodes) void write(`/nodes/${node.id}`, "DELETE");
+                  }}
+                >
+                  Delete {selectedNodes.length === 1 ? "note" : `${selectedNodes.length} notes`}
+                </button>
+              )}
+            </div>
+          ) : (
+            <div className="toolbar toolbar--readonly" data-testid="spectator-badge">
+              Watching as a spectator — take a seat to add notes
+            </div>
+          )}
+        </Panel>
+        {Object.keys(nodes).length === 0 && (
+          <Panel position="top-center" className="canvas__empty">
+            The canvas is empty. {canEdit ? "Add a note, or start an agent." : "Agents and participants will fill it."}
+          </Panel>
+        )}
+      </ReactFlow>
+    </div>
+  );
+}
+
+const NOTE_FOOTPRINT = { width: 220, height: 130 };
+
+/** The nearest place to `origin`, spiralling outwards on a grid, where a new note overlaps nothing. */
+export function freeSpotNear(origin: { x: number; y: number }, occupied: { x: number; y: number }[]) {
+  const overlaps = (x: number, y: number) =>
+    occupied.some(
+      (node) => Math.abs(node.x - x) < NOTE_FOOTPRINT.width && Math.abs(node.y - y) < NOTE_FOOTPRINT.height,
+    );
+  for (let ring = 0; ring < 12; ring++) {
+    for (let dx = -ring; dx <= ring; dx++) {
+      for (let dy = -ring; dy <= ring; dy++) {
+        if (Math.max(Math.abs(dx), Math.abs(dy)) !== ring) continue;
+        const x = Math.round(origin.x + dx * NOTE_FOOTPRINT.width);
+        const y = Math.round(origin.y + dy * NOTE_FOOTPRINT.height);
+        if (!overlaps(x, y)) return { x, y };
+      }
+    }
+  }
+  return { x: Math.round(origin.x), y: Math.round(origin.y) };
+}
+
+function EdgeEditor({ label, onSave, onDelete }: { label: string; onSave: (label: string) => void; onDelete: () => void }) {
+  const [draft, setDraft] = useState(label);
+  return (
+    <form
+      className="toolbar__field"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSave(draft.trim());
+      }}
+    >
+      <span>Link label</span>
+      <input data-testid="selected-edge-label" value={draft} maxLength={LIMITS.edgeLabel} onChange={(e) => setDraft(e.target.value)} />
+      <button type="submit" className="button" data-testid="save-edge-label">
+        Save
+      </button>
+      <button type="button" className="button button--danger" data-testid="delete-edge" onClick={onDelete}>
+        Delete link
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,46 @@
+"use client";
+
+import Link from "next/link";
+import { useShallow } from "zustand/react/shallow";
+import { useRoom } from "./room-store";
+import type { RoomState } from "./room-state";
+import { SeatForm } from "./seat-form";
+
+const CONNECTION_LABELS = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  closed: "Disconnected",
+} as const;
+
+const selectHeader = (state: RoomState) => ({
+  title: state.room.title,
+  template: state.room.template,
+  watching: state.watching,
+  participants: state.participants,
+  connection: state.connection,
+});
+
+export function RoomHeader() {
+  const { title, template, watching, participants, connection } = useRoom(useShallow(selectHeader));
+  return (
+    <header className="room-header">
+      <Link href="/" className="brand" aria-label="All rooms">
+        Parley
+      </Link>
+      <div className="room-header__title">
+        <h1 data-testid="room-title">{title}</h1>
+        <span className="badge">{template.replace(/-/g, " ")}</span>
+      </div>
+      <div className="room-header__status">
+        <span className={`connection connection--${connection}`} data-testid="connection-status" data-state={connection}>
+          {CONNECTION_LABELS[connection]}
+        </span>
+        <span className="watching" data-testid="watching-count" title={`${participants} seated`}>
+          {watching} watching
+        </span>
+        <SeatForm />
+      </div>
+    </header>
+  );
+}

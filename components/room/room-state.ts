@@ -1,0 +1,148 @@
+import type { AgentDto, CanvasEdgeDto, CanvasNodeDto, RoomEvent, RoomSummaryDto, StoredEvent } from "@/lib/protocol";
+import { isStoredEvent } from "@/lib/protocol";
+import type { RoomSettings } from "@/lib/rooms/room-settings";
+
+export const FEED_LIMIT = 300;
+
+export type ConnectionState = "connecting" | "live" | "reconnecting" | "closed";
+
+export interface SeatInfo {
+  id: string;
+  displayName: string;
+}
+
+/** Everything the room page shows, kept current by the live event stream. */
+export interface RoomState {
+  room: RoomSummaryDto;
+  settings: RoomSettings;
+  agents: AgentDto[];
+  nodes: Record<string, CanvasNodeDto>;
+  edges: Record<string, CanvasEdgeDto>;
+  feed: StoredEvent[];
+  lastSeq: number;
+  watching: number;
+  participants: number;
+  connection: ConnectionState;
+  deleted: boolean;
+  seat: SeatInfo | null;
+  /** Nodes to emphasise, e.g. those a clicked feed entry refers to. */
+  highlighted: string[];
+}
+
+export interface RoomSnapshotLike {
+  room: RoomSummaryDto;
+  settings: RoomSettings;
+  agents: AgentDto[];
+  nodes: CanvasNodeDto[];
+  edges: CanvasEdgeDto[];
+  recentEvents: StoredEvent[];
+  lastSeq: number;
+}
+
+export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomState {
+  return {
+    room: snapshot.room,
+    settings: snapshot.settings,
+    agents: snapshot.agents,
+    nodes: Object.fromEntries(snapshot.nodes.map((node) => [node.id, node])),
+    edges: Object.fromEntries(snapshot.edges.map((edge) => [edge.id, edge])),
+    feed: snapshot.recentEvents.slice(-FEED_LIMIT),
+    lastSeq: snapshot.lastSeq,
+    watching: 0,
+    participants: 0,
+    connection: "connecting",
+    deleted: false,
+    seat,
+    highlighted: [],
+  };
+}
+
+export type ApplyOutcome =
+  | { kind: "applied"; state: RoomState }
+  /** Already seen (seq at or below lastSeq): ignore. */
+  | { kind: "duplicate" }
+  /** A sequence number was skipped: the client must resume from `lastSeq`. */
+  | { kind: "gap" };
+
+/**
+ * Folds one live event into the room state. Stored events apply exactly once, in
+ * sequence order; ephemeral ones (presence) simply overwrite what they describe.
+ */
+export function applyRoomEvent(state: RoomState, event: RoomEvent): ApplyOutcome {
+  if (!isStoredEvent(event)) {
+    switch (event.type) {
+      case "presence":
+        return {
+          kind: "applied",
+          state: { ...state, watching: event.payload.watching, participants: event.payload.participants },
+        };
+      case "room.deleted":
+        return { kind: "applied", state: { ...state, deleted: true } };
+      default:
+        return { kind: "duplicate" };
+    }
+  }
+  if (event.seq <= state.lastSeq) return { kind: "duplicate" };
+  if (event.seq > state.lastSeq + 1) return { kind: "gap" };
+
+  const next: RoomState = { ...state, lastSeq: event.seq, feed: appendFeed(state.feed, event) };
+  switch (event.type) {
+    case "room.created":
+      next.agents = event.payload.agents;
+      break;
+    case "room.updated":
+      next.room = { ...state.room, ...(event.payload.title ? { title: event.payload.title } : {}) };
+      if (event.payload.settings) next.settings = event.payload.settings as RoomSettings;
+      break;
+    case "node.created":
+      next.nodes = { ...state.nodes, [event.payload.node.id]: event.payload.node };
+      break;
+    case "node.updated": {
+      const current = state.nodes[event.payload.nodeId];
+      if (current) {
+        next.nodes = {
+          ...state.nodes,
+          [current.id]: {
+            ...current,
+            ...event.payload.changes,
+            version: event.payload.version,
+            updatedAt: event.payload.updatedAt,
+          },
+        };
+      }
+      break;
+    }
+    case "node.deleted": {
+      const nodes = { ...state.nodes };
+      delete nodes[event.payload.nodeId];
+      const edges = { ...state.edges };
+      for (const edgeId of event.payload.edgeIds) delete edges[edgeId];
+      next.nodes = nodes;
+      next.edges = edges;
+      break;
+    }
+    case "edge.created":
+      next.edges = { ...state.edges, [event.payload.edge.id]: event.payload.edge };
+      break;
+    case "edge.updated": {
+      const current = state.edges[event.payload.edgeId];
+      if (current) next.edges = { ...state.edges, [current.id]: { ...current, label: event.payload.label } };
+      break;
+    }
+    case "edge.deleted": {
+      const edges = { ...state.edges };
+      delete edges[event.payload.edgeId];
+      next.edges = edges;
+      break;
+    }
+    default:
+      break;
+  }
+  return { kind: "applied", state: next };
+}
+
+function appendFeed(feed: StoredEvent[], event: StoredEvent): StoredEvent[] {
+  const next = feed.length >= FEED_LIMIT ? feed.slice(feed.length - FEED_LIMIT + 1) : feed.slice();
+  next.push(event);
+  return next;
+}

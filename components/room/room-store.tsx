@@ -1,0 +1,66 @@
+"use client";
+
+import { createContext, useContext, useState, type ReactNode } from "react";
+import { useStore } from "zustand";
+import { type StoreApi, createStore } from "zustand/vanilla";
+import type { RoomEvent } from "@/lib/protocol";
+import {
+  type ApplyOutcome,
+  type ConnectionState,
+  type RoomSnapshotLike,
+  type RoomState,
+  type SeatInfo,
+  applyRoomEvent,
+  initialRoomState,
+} from "./room-state";
+
+export interface RoomActions {
+  apply(event: RoomEvent): ApplyOutcome["kind"];
+  setConnection(connection: ConnectionState): void;
+  setSeat(seat: SeatInfo): void;
+  highlight(nodeIds: string[]): void;
+}
+
+export type RoomStore = StoreApi<RoomState & RoomActions>;
+
+export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomStore {
+  return createStore<RoomState & RoomActions>()((set, get) => ({
+    ...initialRoomState(snapshot, seat),
+    apply(event) {
+      const outcome = applyRoomEvent(get(), event);
+      if (outcome.kind === "applied") set(outcome.state);
+      return outcome.kind;
+    },
+    setConnection: (connection) => set({ connection }),
+    setSeat: (nextSeat) => set({ seat: nextSeat }),
+    highlight: (nodeIds) => set({ highlighted: nodeIds }),
+  }));
+}
+
+const RoomStoreContext = createContext<RoomStore | null>(null);
+
+/** Provides one store per room page; created once from the server's snapshot. */
+export function RoomStoreProvider({
+  snapshot,
+  seat,
+  children,
+}: {
+  snapshot: RoomSnapshotLike;
+  seat: SeatInfo | null;
+  children: ReactNode;
+}) {
+  const [store] = useState(() => createRoomStore(snapshot, seat));
+  return <RoomStoreContext.Provider value={store}>{children}</RoomStoreContext.Provider>;
+}
+
+/** The room store itself, for effects that read or apply outside rendering. */
+export function useRoomStoreApi(): RoomStore {
+  const store = useContext(RoomStoreContext);
+  if (!store) throw new Error("useRoomStoreApi must be used inside <RoomStoreProvider>.");
+  return store;
+}
+
+/** Selects from the room state; re-renders only when the selected value changes. */
+export function useRoom<T>(selector: (state: RoomState & RoomActions) => T): T {
+  return useStore(useRoomStoreApi(), selector);
+}

@@ -1,0 +1,57 @@
+"use client";
+
+import { ReactFlowProvider } from "@xyflow/react";
+import { useCallback, useState } from "react";
+import { AgentRoster } from "@/components/agents/agent-roster";
+import { RoomCanvas } from "@/components/canvas/room-canvas";
+import { ActivityFeed } from "@/components/feed/activity-feed";
+import { RoomHeader } from "./room-header";
+import { RoomStoreProvider, useRoom, useRoomStoreApi } from "./room-store";
+import type { RoomSnapshotLike, SeatInfo } from "./room-state";
+import { useRoomEvents } from "./use-room-events";
+
+function LiveRoom() {
+  const store = useRoomStoreApi();
+  const roomId = useRoom((state) => state.room.id);
+  const deleted = useRoom((state) => state.deleted);
+  const [error, setError] = useState<string | null>(null);
+  useRoomEvents(roomId, store);
+  const showError = useCallback((message: string) => {
+    setError(message);
+    setTimeout(() => setError(null), 5000);
+  }, []);
+
+  return (
+    <div className="room">
+      <RoomHeader />
+      {deleted && (
+        <div className="banner banner--danger" data-testid="room-deleted">
+          This room was deleted by an admin.
+        </div>
+      )}
+      {error && (
+        <div className="banner banner--danger" role="alert" data-testid="write-error">
+          {error}
+        </div>
+      )}
+      <main className="room__body">
+        <ReactFlowProvider>
+          <RoomCanvas onError={showError} />
+        </ReactFlowProvider>
+        <aside className="room__side">
+          <AgentRoster />
+          <ActivityFeed />
+        </aside>
+      </main>
+    </div>
+  );
+}
+
+/** The live room page: canvas, roster and feed, all fed by one event stream. */
+export function RoomView({ snapshot, seat }: { snapshot: RoomSnapshotLike; seat: SeatInfo | null }) {
+  return (
+    <RoomStoreProvider snapshot={snapshot} seat={seat}>
+      <LiveRoom />
+    </RoomStoreProvider>
+  );
+}

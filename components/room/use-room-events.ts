@@ -1,0 +1,71 @@
+"use client";
+
+import { useEffect } from "react";
+import type { RoomEvent } from "@/lib/protocol";
+import type { RoomStore } from "./room-store";
+
+const RECONNECT_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
+
+/**
+ * Keeps a room store live with one EventSource per tab. The browser resumes by itself
+ * with `Last-Event-ID`; when the stream is closed for good or a gap shows up, this
+ * opens a new one from the last sequence number the store has applied.
+ * Use it once, in the component that owns the room page.
+ */
+export function useRoomEvents(roomId: string, store: RoomStore): void {
+  useEffect(() => {
+    let source: EventSource | null = null;
+    let attempt = 0;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let stopped = false;
+
+    const connect = () => {
+      if (stopped) return;
+      store.getState().setConnection(attempt === 0 ? "connecting" : "reconnecting");
+      source = new EventSource(`/api/rooms/${roomId}/events?after=${store.getState().lastSeq}`);
+      source.onopen = () => {
+        attempt = 0;
+        store.getState().setConnection("live");
+      };
+      source.onmessage = (message) => {
+        let event: RoomEvent;
+        try {
+          event = JSON.parse(message.data) as RoomEvent;
+        } catch {
+          return;
+        }
+        const outcome = store.getState().apply(event);
+        if (outcome === "gap") reopen(0);
+        if (event.type === "room.deleted") {
+          stopped = true;
+          source?.close();
+          store.getState().setConnection("closed");
+        }
+      };
+      source.onerror = () => {
+        if (stopped) return;
+        if (source?.readyState === EventSource.CLOSED) {
+          reopen(RECONNECT_DELAYS_MS[Math.min(attempt, RECONNECT_DELAYS_MS.length - 1)]!);
+          attempt += 1;
+        } else {
+          store.getState().setConnection("reconnecting");
+        }
+      };
+    };
+
+    const reopen = (delay: number) => {
+      source?.close();
+      source = null;
+      store.getState().setConnection("reconnecting");
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(connect, delay);
+    };
+
+    connect();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      source?.close();
+    };
+  }, [roomId, store]);
+}

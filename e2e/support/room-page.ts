@@ -1,0 +1,99 @@
+import { type Locator, type Page, expect } from "@playwright/test";
+
+/** The room page as a participant or spectator uses it. */
+export class RoomPage {
+  constructor(readonly page: Page) {}
+
+  async goto(roomId: string, baseUrl?: string) {
+    await this.page.goto(`${baseUrl ?? ""}/rooms/${roomId}`);
+    await expect(this.page.getByTestId("connection-status")).toHaveAttribute("data-state", "live");
+  }
+
+  async takeSeat(name: string) {
+    await this.page.getByTestId("display-name-input").fill(name);
+    await this.page.getByTestId("take-seat").click();
+    await expect(this.page.getByTestId("seat-name")).toContainText(name);
+  }
+
+  nodes(): Locator {
+    return this.page.locator(".react-flow__node");
+  }
+
+  node(id: string): Locator {
+    return this.page.locator(`.react-flow__node[data-id="${id}"]`);
+  }
+
+  noteWithText(text: string): Locator {
+    return this.page.locator(".react-flow__node", { hasText: text });
+  }
+
+  async nodeIds(): Promise<string[]> {
+    return this.nodes().evaluateAll((elements) => elements.map((element) => element.getAttribute("data-id") ?? ""));
+  }
+
+  /** Adds a note with the toolbar and returns its id once the server has confirmed it. */
+  async addNote(): Promise<string> {
+    const before = new Set(await this.nodeIds());
+    await this.page.getByTestId("add-note").click();
+    let created = "";
+    await expect
+      .poll(async () => {
+        created = (await this.nodeIds()).find((id) => !before.has(id)) ?? "";
+        return created;
+      })
+      .not.toBe("");
+    return created;
+  }
+
+  async writeInNote(id: string, text: string) {
+    await this.node(id).getByTestId("note-text").dblclick();
+    const editor = this.node(id).getByTestId("note-editor");
+    await editor.fill(text);
+    await editor.press("Control+Enter");
+    await expect(this.node(id).getByTestId("note-text")).toHaveText(text);
+  }
+
+  async position(id: string): Promise<{ x: number; y: number }> {
+    const transform = await this.node(id).evaluate((element) => (element as HTMLElement).style.transform);
+    const match = transform.match(/translate\((-?[\d.]+)px,\s*(-?[\d.]+)px\)/);
+    if (!match) throw new Error(`No position in "${transform}"`);
+    return { x: Number(match[1]), y: Number(match[2]) };
+  }
+
+  async drag(id: string, dx: number, dy: number) {
+    const box = (await this.node(id).getByTestId("note-text").boundingBox())!;
+    const startX = box.x + box.width / 2;
+    const startY = box.y + box.height / 2;
+    await this.page.mouse.move(startX, startY);
+    await this.page.mouse.down();
+    await this.page.mouse.move(startX + dx, startY + dy, { steps: 12 });
+    await this.page.mouse.up();
+  }
+
+  async connect(sourceId: string, targetId: string) {
+    const source = (await this.node(sourceId).locator(".react-flow__handle-bottom").boundingBox())!;
+    const target = (await this.node(targetId).locator(".react-flow__handle-top").boundingBox())!;
+    await this.page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
+    await this.page.mouse.down();
+    await this.page.mouse.move(target.x + target.width / 2, target.y + target.height / 2, { steps: 15 });
+    await this.page.mouse.up();
+  }
+
+  edgeLabel(text: string): Locator {
+    return this.page.locator(".react-flow__edge-textwrapper", { hasText: text });
+  }
+
+  async fitView() {
+    await this.page.locator(".react-flow__controls-fitview").click();
+  }
+}
+
+export async function createRoomViaApi(baseURL: string, title: string): Promise<string> {
+  const response = await fetch(`${baseURL}/api/rooms`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ title, template: "creative-canvas" }),
+  });
+  if (response.status !== 201) throw new Error(`Could not create a room: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { room: { id: string } }).room.id;
+}

@@ -1,0 +1,14 @@
+// Serves the production build on a fresh embedded database for the end-to-end tests.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
+const dataDir = path.join(root, ".test-data", "e2e");
+fs.rmSync(dataDir, { recursive: true, force: true });
+const port = process.env.E2E_PORT ?? "3210";
+const env = { ...process.env, PARLEY_DATA_DIR: dataDir, ADMIN_TOKEN: "e2e-admin-token-0123456789", PARLEY_DEMO_ROOM: "0", PORT: port };
+delete env.DATABASE_URL;
+const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port], { cwd: root, stdio: "inherit", env });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => process.exit(code ?? 0));
