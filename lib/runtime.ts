@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { type Database, getDatabase } from "@/db";
 import { getEnv } from "@/lib/env";
+import { AgentWorker } from "@/lib/agents/worker";
+import { Scheduler } from "@/lib/agents/scheduler";
+import { resolveModel } from "@/lib/models/registry";
 import { RoomBus } from "@/lib/realtime/bus";
 import { PresenceTracker } from "@/lib/realtime/presence";
 
@@ -10,6 +13,9 @@ export interface Runtime {
   database: Database;
   bus: RoomBus;
   presence: PresenceTracker;
+  /** Executes queued agent runs; absent when this instance only serves pages (`PARLEY_WORKER=0`). */
+  worker: AgentWorker | null;
+  scheduler: Scheduler | null;
 }
 
 const globalForRuntime = globalThis as unknown as { __parleyRuntime?: Promise<Runtime> };
@@ -21,7 +27,16 @@ async function startRuntime(): Promise<Runtime> {
   await bus.start();
   const presence = new PresenceTracker(database, bus, { instanceId });
   presence.start();
-  return { instanceId, database, bus, presence };
+  let worker: AgentWorker | null = null;
+  let scheduler: Scheduler | null = null;
+  if (getEnv().PARLEY_WORKER) {
+    const logError = (error: unknown) => console.error("[parley] agent worker:", error);
+    worker = new AgentWorker(database, bus, { owner: `${instanceId}:worker`, resolveModel: (spec) => resolveModel(spec), onError: logError });
+    await worker.start();
+    scheduler = new Scheduler(database, { owner: instanceId, onError: logError });
+    scheduler.start();
+  }
+  return { instanceId, database, bus, presence, worker, scheduler };
 }
 
 /** Starts this instance's runtime once (database, bus, presence) and returns it. */

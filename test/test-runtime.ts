@@ -8,7 +8,7 @@ export async function installTestRuntime(database: Database): Promise<Runtime & 
   const bus = new RoomBus(database);
   await bus.start();
   const presence = new PresenceTracker(database, bus, { instanceId: "test-instance", announceDebounceMs: 10 });
-  const runtime: Runtime = { instanceId: "test-instance", database, bus, presence };
+  const runtime: Runtime = { instanceId: "test-instance", database, bus, presence, worker: null, scheduler: null };
   setRuntime(runtime);
   return {
     ...runtime,

@@ -17,6 +17,7 @@ import {
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { freeSpot } from "@/lib/canvas/free-spot";
 import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
@@ -132,7 +133,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
     const center = pane
       ? screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 2 })
       : { x: 0, y: 0 };
-    addNoteAt(freeSpotNear({ x: center.x - 90, y: center.y - 40 }, Object.values(nodes)));
+    addNoteAt(freeSpot({ x: center.x - 90, y: center.y - 40 }, Object.values(nodes)));
   };
 
   const selectedNodes = flowNodes.filter((node) => node.selected);
@@ -236,27 +237,6 @@ export function RoomCanvas({ onError }: CanvasProps) {
       </ReactFlow>
     </div>
   );
-}
-
-const NOTE_FOOTPRINT = { width: 220, height: 130 };
-
-/** The nearest place to `origin`, spiralling outwards on a grid, where a new note overlaps nothing. */
-export function freeSpotNear(origin: { x: number; y: number }, occupied: { x: number; y: number }[]) {
-  const overlaps = (x: number, y: number) =>
-    occupied.some(
-      (node) => Math.abs(node.x - x) < NOTE_FOOTPRINT.width && Math.abs(node.y - y) < NOTE_FOOTPRINT.height,
-    );
-  for (let ring = 0; ring < 12; ring++) {
-    for (let dx = -ring; dx <= ring; dx++) {
-      for (let dy = -ring; dy <= ring; dy++) {
-        if (Math.max(Math.abs(dx), Math.abs(dy)) !== ring) continue;
-        const x = Math.round(origin.x + dx * NOTE_FOOTPRINT.width);
-        const y = Math.round(origin.y + dy * NOTE_FOOTPRINT.height);
-        if (!overlaps(x, y)) return { x, y };
-      }
-    }
-  }
-  return { x: Math.round(origin.x), y: Math.round(origin.y) };
 }
 
 function EdgeEditor({ label, onSave, onDelete }: { label: string; onSave: (label: string) => void; onDelete: () => void }) {

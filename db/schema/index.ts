@@ -3,3 +3,5 @@ export * from "./agents";
 export * from "./canvas";
 export * from "./events";
 export * from "./participants";
+export * from "./runs";
+export * from "./board";

@@ -12,6 +12,8 @@ export const rooms = pgTable(
     lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastActivityAt: timestamp("last_activity_at", { withTimezone: true }).notNull().defaultNow(),
+    /** When the scheduler last started an agent here. */
+    lastScheduledAt: timestamp("last_scheduled_at", { withTimezone: true }),
   },
   (table) => [index("rooms_last_activity_idx").on(table.lastActivityAt)],
 );

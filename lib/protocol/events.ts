@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { boardEntrySchema, requestStatusSchema } from "./board";
 import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
+import { runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
 import { envelopeSchema, storedFieldsSchema } from "./envelope";
 
 const base = envelopeSchema.extend(storedFieldsSchema.shape);
@@ -35,6 +37,18 @@ export const storedEventSchemas = {
   "edge.created": storedEvent("edge.created", z.object({ edge: canvasEdgeSchema })),
   "edge.updated": storedEvent("edge.updated", z.object({ edgeId: z.string(), label: z.string() })),
   "edge.deleted": storedEvent("edge.deleted", z.object({ edgeId: z.string() })),
+  "run.queued": storedEvent("run.queued", z.object({ run: runSchema })),
+  "run.started": storedEvent(
+    "run.started",
+    z.object({ runId: z.string(), agentId: z.string(), attempt: z.number().int(), startedAt: z.string() }),
+  ),
+  "run.step": storedEvent("run.step", runStepPayloadSchema),
+  "run.finished": storedEvent("run.finished", runFinishedPayloadSchema),
+  "board.posted": storedEvent("board.posted", z.object({ entry: boardEntrySchema })),
+  "board.request_updated": storedEvent(
+    "board.request_updated",
+    z.object({ entryId: z.string(), status: requestStatusSchema, runId: z.string().nullable() }),
+  ),
 } as const;
 
 export type StoredEventType = keyof typeof storedEventSchemas;
@@ -60,6 +74,12 @@ export const ephemeralEventSchemas = {
     payload: z.object({ watching: z.number().int().nonnegative(), participants: z.number().int().nonnegative() }),
   }),
   "room.deleted": z.object({ type: z.literal("room.deleted"), room_id: z.string(), payload: z.object({}) }),
+  /** Text an agent is streaming right now; a batch of deltas, in order per run. */
+  "agent.typing": z.object({
+    type: z.literal("agent.typing"),
+    room_id: z.string(),
+    payload: z.object({ runId: z.string(), agentId: z.string(), step: z.number().int(), delta: z.string() }),
+  }),
 } as const;
 
 export type EphemeralEventType = keyof typeof ephemeralEventSchemas;

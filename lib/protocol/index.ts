@@ -2,3 +2,5 @@ export * from "./entities";
 export * from "./envelope";
 export * from "./events";
 export * from "./limits";
+export * from "./board";
+export * from "./runs";

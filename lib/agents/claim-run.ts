@@ -1,0 +1,145 @@
+import { and, asc, eq, lt, or, sql } from "drizzle-orm";
+import type { Db } from "@/db";
+import { rowsOf } from "@/db/rows";
+import { type Run, agents, runs } from "@/db/schema";
+import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
+
+export interface ClaimOptions {
+  /** Identifies the worker holding the lease. */
+  owner: string;
+  leaseMs: number;
+  /** A run whose lease expired this many times is given up as failed. */
+  maxAttempts?: number;
+}
+
+const claimable = () =>
+  or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, sql`now()`)));
+
+/**
+ * Claims the oldest runnable run of any room whose running runs (with live leases) are
+ * below its `max_concurrent_runs`. A transaction-scoped advisory lock per room makes the
+ * count-then-claim atomic across instances; `FOR UPDATE SKIP LOCKED` keeps workers off each
+ * other's rows. Runs whose worker died (lease expired) are claimed again.
+ */
+export async function claimNextRun(db: Db, options: ClaimOptions): Promise<Run | null> {
+  const maxAttempts = options.maxAttempts ?? 3;
+  return db.transaction(async (tx) => {
+    const rooms = rowsOf<{ room_id: string }>(
+      await tx.execute(sql`
+        select room_id from ${runs}
+        where ${claimable()}
+        group by room_id
+        order by min(created_at)
+        limit 25`),
+    );
+    for (const { room_id: roomId } of rooms) {
+      const [lock] = rowsOf<{ locked: boolean }>(
+        await tx.execute(sql`select pg_try_advisory_xact_lock(hashtextextended(${`parley-claim:${roomId}`}, 0)) as locked`),
+      );
+      if (!lock?.locked) continue;
+      const [capacity] = rowsOf<{ running: number | string; max: number | string }>(
+        await tx.execute(sql`
+          select
+            (select count(*) from ${runs} where room_id = ${roomId} and status = 'running' and lease_expires_at >= now()) as running,
+            (select coalesce((settings->>'max_concurrent_runs')::int, 3) from rooms where id = ${roomId}) as max`),
+      );
+      if (!capacity || Number(capacity.running) >= Number(capacity.max)) continue;
+
+      const [candidate] = await tx
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, roomId), claimable()))
+        .orderBy(asc(runs.createdAt))
+        .limit(1)
+        .for("update", { skipLocked: true });
+      if (!candidate) continue;
+
+      if (candidate.status === "running" && candidate.attempts >= maxAttempts) {
+        await giveUp(tx, candidate);
+        continue;
+      }
+
+      const [claimed] = await tx
+        .update(runs)
+        .set({
+          status: "running",
+          leaseOwner: options.owner,
+          leaseExpiresAt: sql`now() + ${options.leaseMs} * interval '1 millisecond'`,
+          attempts: sql`${runs.attempts} + 1`,
+          startedAt: sql`coalesce(${runs.startedAt}, now())`,
+          cancelRequested: false,
+        })
+        .where(eq(runs.id, candidate.id))
+        .returning();
+      const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, claimed!.agentId));
+      await writeRoomEventsInTransaction(tx, roomId, async (_tx, emit, at) =>
+        emit({
+          type: "run.started",
+          actor: { id: claimed!.agentId, name: agent?.name ?? "Agent" },
+          correlationId: claimed!.correlationId,
+          status: "pending",
+          payload: { runId: claimed!.id, agentId: claimed!.agentId, attempt: claimed!.attempts, startedAt: at.toISOString() },
+        }),
+      );
+      return claimed!;
+    }
+    return null;
+  });
+}
+
+async function giveUp(tx: Parameters<Parameters<Db["transaction"]>[0]>[0], run: Run) {
+  const error = {
+    errorType: "worker_lost",
+    errorMessage: `The run's worker stopped responding ${run.attempts} times; giving up.`,
+    retryPossible: false,
+  };
+  await tx
+    .update(runs)
+    .set({ status: "failed", finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, error })
+    .where(eq(runs.id, run.id));
+  const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
+  await writeRoomEventsInTransaction(tx, run.roomId, async (_tx, emit) =>
+    emit({
+      type: "run.finished",
+      actor: { id: run.agentId, name: agent?.name ?? "Agent" },
+      correlationId: run.correlationId,
+      status: "error",
+      errorDetails: error,
+      payload: {
+        runId: run.id,
+        agentId: run.agentId,
+        status: "failed",
+        steps: run.steps,
+        error,
+        durationMs: 0,
+        inputTokens: run.inputTokens,
+        outputTokens: run.outputTokens,
+        costUsd: run.costUsd,
+      },
+    }),
+  );
+}
+
+export interface HeartbeatResult {
+  /** False when another worker took the run over or it was finished elsewhere. */
+  held: boolean;
+  cancelRequested: boolean;
+}
+
+/** Extends a run's lease; tells the worker whether it still owns the run and whether to stop. */
+export async function heartbeatRun(db: Db, runId: string, owner: string, leaseMs: number): Promise<HeartbeatResult> {
+  const [row] = await db
+    .update(runs)
+    .set({ leaseExpiresAt: sql`now() + ${leaseMs} * interval '1 millisecond'` })
+    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, "running")))
+    .returning({ cancelRequested: runs.cancelRequested });
+  return row ? { held: true, cancelRequested: row.cancelRequested } : { held: false, cancelRequested: false };
+}
+
+/** Gives a run back to the queue (its worker is shutting down) so another worker starts it at once. */
+export async function releaseRun(db: Db, runId: string, owner: string): Promise<void> {
+  await db
+    .update(runs)
+    .set({ status: "queued", leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, "running")));
+}

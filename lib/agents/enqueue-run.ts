@@ -1,0 +1,61 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Tx } from "@/db";
+import { type Run, type RunTrigger, runs } from "@/db/schema";
+import type { Actor, Emit } from "@/lib/events/write-room-events";
+import { createCorrelationId } from "@/lib/protocol/correlation-id";
+import { runToDto } from "./run-dto";
+
+/** Workers LISTEN here so a queued run starts at once instead of at the next poll. */
+export const RUNS_CHANNEL = "parley_runs";
+
+export interface EnqueueRunInput {
+  roomId: string;
+  agentId: string;
+  trigger: RunTrigger;
+  requestedBy: Actor;
+  prompt: string;
+  parentRunId?: string | null;
+  chainDepth?: number;
+  /** Runs of one workflow share it; a new workflow gets a fresh one. */
+  correlationId?: string;
+  selectedNodeIds?: string[];
+  requestEntryId?: string | null;
+  at: Date;
+}
+
+/** Queues a run inside a room write and announces it (`run.queued`); workers are woken on commit. */
+export async function enqueueRun(tx: Tx, emit: Emit, input: EnqueueRunInput): Promise<Run> {
+  const id = randomUUID();
+  const correlationId =
+    input.correlationId ?? createCorrelationId({ scope: `run-${input.roomId.slice(0, 8)}`, subject: input.prompt, now: input.at });
+  const [run] = await tx
+    .insert(runs)
+    .values({
+      id,
+      roomId: input.roomId,
+      agentId: input.agentId,
+      status: "queued",
+      trigger: input.trigger,
+      requestedBy: input.requestedBy.id,
+      prompt: input.prompt,
+      parentRunId: input.parentRunId ?? null,
+      chainDepth: input.chainDepth ?? 0,
+      correlationId,
+      selectedNodeIds: input.selectedNodeIds ?? [],
+      requestEntryId: input.requestEntryId ?? null,
+      createdAt: input.at,
+    })
+    .returning();
+  emit({
+    type: "run.queued",
+    actor: input.requestedBy,
+    targetAgent: input.agentId,
+    correlationId,
+    status: "pending",
+    nextSteps: ["run.started"],
+    payload: { run: runToDto(run!) },
+  });
+  await tx.execute(sql`select pg_notify(${RUNS_CHANNEL}, ${input.roomId})`);
+  return run!;
+}

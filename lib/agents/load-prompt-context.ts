@@ -1,0 +1,60 @@
+import { asc, eq, inArray } from "drizzle-orm";
+import type { Db } from "@/db";
+import { type Agent, type Run, canvasEdges, canvasNodes, seats } from "@/db/schema";
+import { boardEntryToDto } from "@/lib/board/board-dto";
+import { openRequestsFor, readBoard } from "@/lib/board/read-board";
+import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
+import type { RoomSettings } from "@/lib/rooms/room-settings";
+import type { PromptContext } from "./build-prompt";
+
+/** Who a run's `requestedBy` id names, for the "why you were started" line. */
+async function requesterName(db: Db, run: Run, team: Agent[]): Promise<string> {
+  if (run.requestedBy === "scheduler") return "the scheduler";
+  const agent = team.find((member) => member.id === run.requestedBy);
+  if (agent) return agent.name;
+  if (run.requestedBy.startsWith("human:")) {
+    const [seat] = await db.select().from(seats).where(eq(seats.id, run.requestedBy.slice("human:".length)));
+    if (seat) return seat.displayName;
+  }
+  return run.requestedBy === "admin" ? "an admin" : "someone in the room";
+}
+
+/** Reads everything a run's prompt is built from: canvas, board, requests and referenced nodes. */
+export async function loadPromptContext(
+  db: Db,
+  input: { run: Run; agent: Agent; team: Agent[]; settings: RoomSettings; now: Date; toolNames: string[] },
+): Promise<PromptContext> {
+  const { run, agent, team, settings, now } = input;
+  const [nodeRows, edgeRows, board, requests] = await Promise.all([
+    db.select().from(canvasNodes).where(eq(canvasNodes.roomId, run.roomId)).orderBy(asc(canvasNodes.createdAt)),
+    db.select().from(canvasEdges).where(eq(canvasEdges.roomId, run.roomId)).orderBy(asc(canvasEdges.createdAt)),
+    readBoard(db, run.roomId, { excludeRunId: run.id, limit: Math.max(settings.board_entries_in_prompt, 1), now }),
+    openRequestsFor(db, run.roomId, agent.persona, {
+      includeEntryIds: run.requestEntryId ? [run.requestEntryId] : [],
+      now,
+    }),
+  ]);
+  const referenced = run.selectedNodeIds.length
+    ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds))
+    : [];
+  const ownRequestFirst = requests.sort((a, b) =>
+    a.id === run.requestEntryId ? -1 : b.id === run.requestEntryId ? 1 : a.createdAt.getTime() - b.createdAt.getTime(),
+  );
+  return {
+    agent: { name: agent.name, persona: agent.persona, role: agent.role, systemPrompt: agent.systemPrompt },
+    team: team.map((member) => ({ name: member.name, persona: member.persona, role: member.role, description: member.description })),
+    settings,
+    run: {
+      prompt: run.prompt,
+      trigger: run.trigger,
+      requestedByName: await requesterName(db, run, team),
+      chainDepth: run.chainDepth,
+    },
+    canvas: { nodes: nodeRows.map(nodeToDto), edges: edgeRows.map(edgeToDto) },
+    referencedNodes: referenced.map(nodeToDto),
+    board: board.filter((entry) => entry.kind !== "request" || entry.targetPersona !== agent.persona).map(boardEntryToDto),
+    requests: ownRequestFirst.map(boardEntryToDto),
+    notes: [],
+    toolNames: input.toolNames,
+  };
+}

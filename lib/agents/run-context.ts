@@ -1,0 +1,24 @@
+import type { Database } from "@/db";
+import type { Agent, Run } from "@/db/schema";
+import type { CanvasAuthor } from "@/lib/canvas/author";
+import type { RoomBus } from "@/lib/realtime/bus";
+import type { RoomSettings } from "@/lib/rooms/room-settings";
+
+/** What a running agent's tools can reach. */
+export interface ActiveRun {
+  database: Database;
+  bus: RoomBus;
+  run: Run;
+  agent: Agent;
+  /** Every agent in the room (for request targets). */
+  team: Agent[];
+  settings: RoomSettings;
+  author: CanvasAuthor;
+  now: () => Date;
+  /** Mutable per-run bookkeeping the limits rely on. */
+  state: { requestsMade: number; createdNodeIds: string[] };
+}
+
+export function agentAuthor(agent: Pick<Agent, "id" | "name">): CanvasAuthor {
+  return { kind: "agent", id: agent.id, name: agent.name };
+}

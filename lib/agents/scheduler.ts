@@ -1,0 +1,161 @@
+import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import type { Database, Db } from "@/db";
+import { rowsOf } from "@/db/rows";
+import { agents, leases, rooms, runs } from "@/db/schema";
+import { setRequestStatus } from "@/lib/board/post-entry";
+import { oldestOpenRequest } from "@/lib/board/read-board";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { findTemplate } from "@/lib/rooms/templates";
+import { enqueueRun } from "./enqueue-run";
+import { defaultPrompt } from "./start-agent-run";
+
+export const SCHEDULER_ACTOR = { id: "scheduler", name: "Scheduler" };
+const LEASE_NAME = "scheduler";
+
+/**
+ * Takes or keeps the scheduler lease: the row is claimed when free or expired, and renewed
+ * by its holder. Only the holder schedules, so one instance schedules at a time.
+ */
+export async function electScheduler(db: Db, owner: string, ttlMs: number): Promise<boolean> {
+  const rows = rowsOf<{ owner: string }>(
+    await db.execute(sql`
+      insert into ${leases} (name, owner, expires_at)
+      values (${LEASE_NAME}, ${owner}, now() + ${ttlMs} * interval '1 millisecond')
+      on conflict (name) do update
+        set owner = excluded.owner, expires_at = excluded.expires_at
+        where ${leases.expiresAt} < now() or ${leases.owner} = excluded.owner
+      returning owner`),
+  );
+  return rows[0]?.owner === owner;
+}
+
+export type ScheduleOutcome =
+  | { kind: "request"; runId: string; entryId: string }
+  | { kind: "random"; runId: string; persona: string }
+  | { kind: "skipped"; reason: "not_due" | "busy" | "no_agents" };
+
+/**
+ * One scheduling decision for a room, if it is due: serve the oldest open request first,
+ * otherwise start a random persona with a prompt from the room's template.
+ */
+export async function scheduleRoom(db: Db, roomId: string, random: () => number = Math.random): Promise<ScheduleOutcome> {
+  const { result } = await writeRoomEvents(db, roomId, async (tx, emit, at): Promise<ScheduleOutcome> => {
+    const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
+    const settings = parseRoomSettings(room!.settings);
+    const dueBefore = new Date(at.getTime() - settings.scheduler_interval_seconds * 1000);
+    const claimed = await tx
+      .update(rooms)
+      .set({ lastScheduledAt: at })
+      .where(and(eq(rooms.id, roomId), or(isNull(rooms.lastScheduledAt), lte(rooms.lastScheduledAt, dueBefore))))
+      .returning({ id: rooms.id });
+    if (claimed.length === 0) return { kind: "skipped", reason: "not_due" };
+
+    const active = await tx
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
+    if (active.length >= settings.max_concurrent_runs) return { kind: "skipped", reason: "busy" };
+
+    const team = await tx.select().from(agents).where(eq(agents.roomId, roomId));
+    if (team.length === 0) return { kind: "skipped", reason: "no_agents" };
+
+    const request = await oldestOpenRequest(tx, roomId, at);
+    if (request) {
+      const target = team.find((agent) => agent.persona === request.targetPersona);
+      if (target) {
+        const content = request.content as { ask?: string; refNodeIds?: string[] };
+        await setRequestStatus(tx, emit, { roomId, entryId: request.id, status: "queued", runId: null, actor: SCHEDULER_ACTOR });
+        const run = await enqueueRun(tx, emit, {
+          roomId,
+          agentId: target.id,
+          trigger: "scheduler",
+          requestedBy: SCHEDULER_ACTOR,
+          prompt: `${request.agentName} asks you: ${content.ask ?? "respond to this request"}`,
+          selectedNodeIds: content.refNodeIds ?? [],
+          requestEntryId: request.id,
+          at,
+        });
+        return { kind: "request", runId: run.id, entryId: request.id };
+      }
+      await setRequestStatus(tx, emit, { roomId, entryId: request.id, status: "cancelled", runId: null, actor: SCHEDULER_ACTOR });
+    }
+
+    const template = findTemplate(room!.template);
+    const options = template?.prompts.filter((prompt) => team.some((agent) => agent.persona === prompt.persona)) ?? [];
+    const choice = options.length ? options[Math.floor(random() * options.length)]! : null;
+    const agent = choice
+      ? team.find((member) => member.persona === choice.persona)!
+      : team[Math.floor(random() * team.length)]!;
+    const prompt = settings.task ? defaultPrompt(room!.template, agent.persona, settings.task) : (choice?.prompt ?? defaultPrompt(room!.template, agent.persona, ""));
+    const run = await enqueueRun(tx, emit, {
+      roomId,
+      agentId: agent.id,
+      trigger: "scheduler",
+      requestedBy: SCHEDULER_ACTOR,
+      prompt: `${prompt} Check the shared context and respond to any pending requests or themes.`,
+      at,
+    });
+    return { kind: "random", runId: run.id, persona: agent.persona };
+  });
+  return result!;
+}
+
+export interface SchedulerOptions {
+  owner: string;
+  tickMs?: number;
+  leaseTtlMs?: number;
+  random?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+/** Every tick, the elected instance starts agents in rooms whose scheduler is on and due. */
+export class Scheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly options: SchedulerOptions,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One pass; returns what was scheduled (empty when another instance holds the lease). */
+  async tick(): Promise<ScheduleOutcome[]> {
+    if (this.ticking) return [];
+    this.ticking = true;
+    try {
+      const db = this.database.db;
+      const leader = await electScheduler(db, this.options.owner, this.options.leaseTtlMs ?? 5000);
+      if (!leader) return [];
+      const enabled = await db
+        .select({ id: rooms.id })
+        .from(rooms)
+        .where(sql`(${rooms.settings}->>'scheduler_enabled')::boolean is true`);
+      const outcomes: ScheduleOutcome[] = [];
+      for (const room of enabled) {
+        try {
+          outcomes.push(await scheduleRoom(db, room.id, this.options.random));
+        } catch (error) {
+          this.options.onError?.(error);
+        }
+      }
+      return outcomes;
+    } catch (error) {
+      this.options.onError?.(error);
+      return [];
+    } finally {
+      this.ticking = false;
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { agents, rooms } from "@/db/schema";
+import { badRequest, notFound } from "@/lib/errors";
+import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
+import { LIMITS } from "@/lib/protocol";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { findTemplate } from "@/lib/rooms/templates";
+import { enqueueRun } from "./enqueue-run";
+import { runToDto } from "./run-dto";
+
+export const startRunInputSchema = z.strictObject({
+  agentId: z.string().min(1).max(64),
+  prompt: z.string().trim().max(LIMITS.noteText, `Prompts are limited to ${LIMITS.noteText} characters`).optional(),
+});
+export type StartRunInput = z.infer<typeof startRunInputSchema>;
+
+/** What an agent does when started without instructions: its template prompt, or the room brief. */
+export function defaultPrompt(template: string, persona: string, task: string): string {
+  const fromTemplate = findTemplate(template)?.prompts.find((prompt) => prompt.persona === persona)?.prompt;
+  if (task) return `${task}${fromTemplate ? ` (${fromTemplate})` : ""}`;
+  return fromTemplate ?? "Add something to the canvas that fits what is already there.";
+}
+
+/** A person starts an agent: the run is queued and waits for a free slot in the room. */
+export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
+  const { events, result } = await writeRoomEvents(
+    db,
+    roomId,
+    async (tx, emit, at) => {
+      const [agent] = await tx.select().from(agents).where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
+      if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
+      const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
+      if (!room) throw notFound("Room");
+      const settings = parseRoomSettings(room.settings);
+      const prompt = input.prompt || defaultPrompt(room.template, agent.persona, settings.task);
+      const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
+      return runToDto(run);
+    },
+    options,
+  );
+  return result ?? (events[0]!.payload as { run: ReturnType<typeof runToDto> }).run;
+}

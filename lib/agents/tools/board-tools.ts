@@ -1,0 +1,68 @@
+import { tool } from "ai";
+import { z } from "zod";
+import { boardEntryToDto } from "@/lib/board/board-dto";
+import { postBoardEntry } from "@/lib/board/post-entry";
+import { readBoard } from "@/lib/board/read-board";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { boardEntryKindSchema } from "@/lib/protocol";
+import type { ActiveRun } from "../run-context";
+import { toolResult } from "./tool-result";
+
+const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
+
+/** share_creative_context and read_shared_context: the shared context board of seed 002. */
+export function createBoardTools(active: ActiveRun) {
+  const { database, run, agent, settings } = active;
+  return {
+    share_creative_context: tool({
+      description:
+        "Share a theme, intention, contribution summary, request or reaction with the other agents on this canvas. " +
+        "They see it in their context and can react to it.",
+      inputSchema: z.object({
+        entryType: sharedKinds.describe("Type of shared context entry"),
+        content: z
+          .record(z.string(), z.unknown())
+          .describe(
+            "Structured content. theme: {mood, palette, keywords}. intention: {plan, targetArea?}. " +
+              "contribution: {summary, nodeIds, mood?}. request: {targetPersona, ask, refNodeIds}. " +
+              "reaction: {toEntryId, response}.",
+          ),
+      }),
+      execute: ({ entryType, content }) =>
+        toolResult(async () => {
+          const { result } = await writeRoomEvents(database.db, run.roomId, (tx, emit, at) =>
+            postBoardEntry(tx, emit, {
+              roomId: run.roomId,
+              kind: entryType,
+              content,
+              author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
+              expiryMinutes: settings.board_expiry_minutes,
+              correlationId: run.correlationId,
+              at,
+            }),
+          );
+          return { entryId: result!.id, kind: entryType, expiresAt: result!.expiresAt.toISOString() };
+        }),
+    }),
+    read_shared_context: tool({
+      description: "Read the current shared creative context from other agents: themes, intentions, contributions, requests.",
+      inputSchema: z.object({
+        entryType: boardEntryKindSchema.optional().describe("Filter by entry type. Omit to get all."),
+        limit: z.number().int().min(1).max(100).default(20).describe("Max entries to return (default: 20)"),
+      }),
+      execute: ({ entryType, limit }) =>
+        toolResult(async () => {
+          const entries = await readBoard(database.db, run.roomId, { kind: entryType, limit, now: active.now() });
+          return {
+            entries: entries.map(boardEntryToDto).map((entry) => ({
+              id: entry.id,
+              agent: entry.agentName,
+              kind: entry.kind,
+              content: entry.content,
+              createdAt: entry.createdAt,
+            })),
+          };
+        }),
+    }),
+  };
+}

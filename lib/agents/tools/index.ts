@@ -1,0 +1,15 @@
+import type { ActiveRun } from "../run-context";
+import { createBoardTools } from "./board-tools";
+import { createCanvasTools } from "./canvas-tools";
+import { createRequestAgentTool } from "./request-agent";
+
+/** Every tool an agent gets in a room, built for one run. */
+export function createAgentTools(active: ActiveRun) {
+  return {
+    ...createCanvasTools(active),
+    ...createBoardTools(active),
+    request_agent: createRequestAgentTool(active),
+  };
+}
+
+export type AgentTools = ReturnType<typeof createAgentTools>;

@@ -1,0 +1,107 @@
+import { tool } from "ai";
+import { and, count, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { canvasNodes, runs } from "@/db/schema";
+import { postBoardEntry } from "@/lib/board/post-entry";
+import { badRequest } from "@/lib/errors";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { LIMITS } from "@/lib/protocol";
+import { enqueueRun } from "../enqueue-run";
+import type { ActiveRun } from "../run-context";
+import { toolResult } from "./tool-result";
+
+/**
+ * request_agent (seed 002): writes a request on the board and queues a run of the target
+ * persona with the referenced nodes selected. Chains are limited in depth, each run may
+ * request once, and the new run waits its turn under the room's concurrency limit.
+ */
+export function createRequestAgentTool(active: ActiveRun) {
+  const { database, run, agent, team, settings } = active;
+  const personas = team.filter((member) => member.id !== agent.id).map((member) => member.persona);
+  return tool({
+    description:
+      "Ask another agent persona to respond to your work, e.g. ask the Scene Painter to illustrate your lyrics. " +
+      `The requested agent is started automatically. At most ${settings.max_requests_per_run} per run.`,
+    inputSchema: z.object({
+      targetPersona: z
+        .string()
+        .min(1)
+        .describe(`The persona to invoke: ${team.map((member) => `${member.persona} (${member.name})`).join(", ")}`),
+      prompt: z.string().min(1).max(LIMITS.noteText).describe("What you want the other agent to do, with creative context"),
+      refNodeIds: z.array(z.string()).max(20).default([]).describe("Node ids the target agent should build upon"),
+    }),
+    execute: ({ targetPersona, prompt, refNodeIds }) =>
+      toolResult(async () => {
+        if (active.state.requestsMade >= settings.max_requests_per_run) {
+          throw badRequest(
+            `Only ${settings.max_requests_per_run} request_agent call${settings.max_requests_per_run === 1 ? " is" : "s are"} allowed per run; this run already made one.`,
+          );
+        }
+        const target = team.find((member) => member.persona === targetPersona);
+        if (!target || target.id === agent.id) {
+          throw badRequest(`Unknown persona "${targetPersona}". Ask one of: ${personas.join(", ")}.`);
+        }
+        const depth = run.chainDepth + 1;
+        if (depth > settings.max_chain_depth) {
+          throw badRequest(
+            `This request would be link ${depth} of a chain limited to ${settings.max_chain_depth}; finish the work yourself instead.`,
+          );
+        }
+        // Counted before writing so that two calls in one step cannot both pass the limit.
+        active.state.requestsMade += 1;
+        const written = writeRoomEvents(database.db, run.roomId, async (tx, emit, at) => {
+          const unique = [...new Set(refNodeIds)];
+          if (unique.length) {
+            const found = await tx
+              .select({ id: canvasNodes.id })
+              .from(canvasNodes)
+              .where(and(eq(canvasNodes.roomId, run.roomId), inArray(canvasNodes.id, unique)));
+            const missing = unique.filter((id) => !found.some((node) => node.id === id));
+            if (missing.length) throw badRequest(`Unknown node id(s): ${missing.join(", ")}.`);
+          }
+          const entry = await postBoardEntry(tx, emit, {
+            roomId: run.roomId,
+            kind: "request",
+            content: { targetPersona, ask: prompt, refNodeIds: unique },
+            author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
+            expiryMinutes: settings.board_expiry_minutes,
+            correlationId: run.correlationId,
+            requestStatus: "queued",
+            at,
+          });
+          const [ahead] = await tx
+            .select({ value: count() })
+            .from(runs)
+            .where(and(eq(runs.roomId, run.roomId), eq(runs.status, "queued")));
+          const queued = await enqueueRun(tx, emit, {
+            roomId: run.roomId,
+            agentId: target.id,
+            trigger: "request",
+            requestedBy: { id: agent.id, name: agent.name },
+            prompt: `${agent.name} asks you: ${prompt}`,
+            parentRunId: run.id,
+            chainDepth: depth,
+            correlationId: run.correlationId,
+            selectedNodeIds: unique,
+            requestEntryId: entry.id,
+            at,
+          });
+          return { entryId: entry.id, runId: queued.id, waitingAhead: Number(ahead?.value ?? 0) };
+        });
+        const { result } = await written.catch((error) => {
+          active.state.requestsMade -= 1;
+          throw error;
+        });
+        if (!result) throw badRequest("The request could not be written.");
+        return {
+          requestId: result.entryId,
+          runId: result.runId,
+          status: "queued" as const,
+          note:
+            result.waitingAhead > 0
+              ? `${target.name} will start after ${result.waitingAhead} queued run(s).`
+              : `${target.name} will start as soon as a slot is free.`,
+        };
+      }),
+  });
+}

@@ -1,0 +1,138 @@
+import type { Database } from "@/db";
+import type { Run } from "@/db/schema";
+import type { ResolvedModel } from "@/lib/models/registry";
+import type { RoomBus } from "@/lib/realtime/bus";
+import { claimNextRun, heartbeatRun, releaseRun } from "./claim-run";
+import { RUNS_CHANNEL } from "./enqueue-run";
+import { type ExecuteDeps, type StopReason, executeRun } from "./execute-run";
+
+export interface WorkerOptions {
+  /** Unique per worker; holds the leases of the runs it executes. */
+  owner: string;
+  resolveModel: (spec: string) => ResolvedModel;
+  /** Runs this worker executes at once (across rooms; each room has its own limit). */
+  maxParallel?: number;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  /** Fallback poll when no notification arrives (a lease may have expired meanwhile). */
+  pollMs?: number;
+  execute?: Partial<Omit<ExecuteDeps, "database" | "bus" | "resolveModel">>;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Executes queued agent runs: claims them under a lease, keeps the lease alive with a
+ * heartbeat while the run streams, and stops a run when it is cancelled or its lease is
+ * lost. Several workers (in one process or many) share the queue safely.
+ */
+export class AgentWorker {
+  private readonly active = new Map<string, { stop: (reason: StopReason) => void; done: Promise<void> }>();
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+
+  constructor(
+    private readonly database: Database,
+    private readonly bus: RoomBus,
+    private readonly options: WorkerOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unlisten = await this.database.listen(RUNS_CHANNEL, () => this.poke());
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming and hands runs in progress back to the queue for another worker. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.poke();
+    for (const { stop } of this.active.values()) stop("shutdown");
+    await Promise.allSettled([...this.active.values()].map((entry) => entry.done));
+    await this.loopDone;
+    await this.unlisten?.();
+    this.unlisten = null;
+  }
+
+  /** Resolves when no run is in progress on this worker. */
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((entry) => entry.done));
+  }
+
+  activeRunIds(): string[] {
+    return [...this.active.keys()];
+  }
+
+  poke(): void {
+    this.wake?.();
+  }
+
+  private async loop(): Promise<void> {
+    const maxParallel = this.options.maxParallel ?? 6;
+    while (this.running) {
+      let claimed: Run | null = null;
+      if (this.active.size < maxParallel) {
+        try {
+          claimed = await claimNextRun(this.database.db, { owner: this.options.owner, leaseMs: this.leaseMs });
+        } catch (error) {
+          this.options.onError?.(error);
+        }
+      }
+      if (claimed) {
+        this.launch(claimed);
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollMs ?? 1000);
+        timer.unref?.();
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  private launch(run: Run): void {
+    const controller = new AbortController();
+    let stopReason: StopReason | null = null;
+    const stop = (reason: StopReason) => {
+      if (stopReason) return;
+      stopReason = reason;
+      controller.abort(new Error(reason));
+    };
+    const heartbeat = setInterval(() => {
+      heartbeatRun(this.database.db, run.id, this.options.owner, this.leaseMs)
+        .then((beat) => {
+          if (!beat.held) stop("lease_lost");
+          else if (beat.cancelRequested) stop("cancelled");
+        })
+        .catch((error) => this.options.onError?.(error));
+    }, this.heartbeatMs);
+    heartbeat.unref?.();
+
+    const done = executeRun(
+      { database: this.database, bus: this.bus, resolveModel: this.options.resolveModel, ...this.options.execute },
+      run,
+      { owner: this.options.owner, signal: controller.signal, stopReason: () => stopReason },
+    )
+      .then(async () => {
+        if (stopReason === "shutdown") await releaseRun(this.database.db, run.id, this.options.owner);
+      })
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.active.delete(run.id);
+        this.poke();
+      });
+    this.active.set(run.id, { stop, done });
+  }
+}

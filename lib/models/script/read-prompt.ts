@@ -1,0 +1,171 @@
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
+
+export interface PromptNode {
+  id: string;
+  kind: string;
+  author: string;
+  x: number;
+  y: number;
+  text: string;
+}
+
+export interface PromptEntry {
+  id: string;
+  author: string;
+  kind: string;
+  content: Record<string, unknown>;
+}
+
+/** One tool call the model made earlier in this run, with what came back. */
+export interface PastCall {
+  id: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  output: unknown;
+  failed: boolean;
+}
+
+/** What a scripted persona understands of the prompt it was given. */
+export interface ScriptReading {
+  system: string;
+  name: string;
+  persona: string;
+  task: string;
+  why: string;
+  roomBrief: string;
+  canvas: PromptNode[];
+  referenced: PromptNode[];
+  board: PromptEntry[];
+  requests: PromptEntry[];
+  notes: string[];
+  sections: Map<string, string>;
+  /** Everything the model wrote or called so far, one entry per earlier step. */
+  steps: { text: string; calls: PastCall[] }[];
+  userText: string;
+}
+
+function sectionsOf(text: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  const parts = text.split(/^## /m);
+  for (const part of parts.slice(1)) {
+    const newline = part.indexOf("\n");
+    const title = (newline < 0 ? part : part.slice(0, newline)).trim();
+    sections.set(title.replace(/\s*\(.*\)$/, ""), newline < 0 ? "" : part.slice(newline + 1).trim());
+  }
+  return sections;
+}
+
+const NODE_LINE = /^- node (\S+) \[([^\]]+)\] by (.+?) at \((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\): "(.*)"$/;
+const ENTRY_LINE = /^- entry (\S+) \[(.+?) · (\w+)\] (\{.*\})$/;
+const REQUEST_LINE = /^- entry (\S+) \[(.+?) asks\] (\{.*\})$/;
+
+function parseNodes(body: string | undefined): PromptNode[] {
+  if (!body) return [];
+  return body
+    .split("\n")
+    .map((line) => line.match(NODE_LINE))
+    .filter((match): match is RegExpMatchArray => match !== null)
+    .map((match) => ({
+      id: match[1]!,
+      kind: match[2]!,
+      author: match[3]!,
+      x: Number(match[4]),
+      y: Number(match[5]),
+      text: match[6]!,
+    }));
+}
+
+function parseJson(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+function parseEntries(body: string | undefined, pattern: RegExp, kindIndex: number | null): PromptEntry[] {
+  if (!body) return [];
+  return body
+    .split("\n")
+    .map((line) => line.match(pattern))
+    .filter((match): match is RegExpMatchArray => match !== null)
+    .map((match) => ({
+      id: match[1]!,
+      author: match[2]!,
+      kind: kindIndex ? match[kindIndex]! : "request",
+      content: parseJson(match[kindIndex ? 4 : 3]!),
+    }));
+}
+
+function textOf(parts: { type: string; text?: string }[]): string {
+  return parts
+    .filter((part) => part.type === "text")
+    .map((part) => part.text ?? "")
+    .join("\n");
+}
+
+/** Reads the sections written by the prompt builder, and the run's own history so far. */
+export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
+  const system = prompt
+    .filter((message) => message.role === "system")
+    .map((message) => message.content)
+    .join("\n\n");
+  const firstUser = prompt.find((message) => message.role === "user");
+  const userText = firstUser && firstUser.role === "user" ? textOf(firstUser.content) : "";
+  const sections = sectionsOf(userText);
+
+  const outputs = new Map<string, { output: unknown; failed: boolean }>();
+  for (const message of prompt) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type !== "tool-result") continue;
+      const output = part.output;
+      const failed = output.type === "error-text" || output.type === "error-json";
+      const value = "value" in output ? output.value : undefined;
+      const parsedValue = typeof value === "string" && output.type !== "error-text" ? parseJson(value) : value;
+      const okFalse = !!parsedValue && typeof parsedValue === "object" && (parsedValue as { ok?: unknown }).ok === false;
+      outputs.set(part.toolCallId, { output: parsedValue, failed: failed || okFalse });
+    }
+  }
+  const steps: ScriptReading["steps"] = [];
+  for (const message of prompt) {
+    if (message.role !== "assistant") continue;
+    const calls: PastCall[] = [];
+    let text = "";
+    for (const part of message.content) {
+      if (part.type === "text") text += part.text;
+      if (part.type === "tool-call") {
+        const result = outputs.get(part.toolCallId);
+        calls.push({
+          id: part.toolCallId,
+          toolName: part.toolName,
+          input: (typeof part.input === "string" ? parseJson(part.input) : part.input) as Record<string, unknown>,
+          output: result?.output,
+          failed: result?.failed ?? true,
+        });
+      }
+    }
+    steps.push({ text, calls });
+  }
+
+  const identity = system.match(/^You are (.+?), the (.+?) of .*\(persona: ([a-z0-9-]+)\)/m);
+  return {
+    system,
+    name: identity?.[1] ?? "Agent",
+    persona: identity?.[3] ?? "",
+    task: sections.get("Task") ?? userText,
+    why: sections.get("Why you were started") ?? "",
+    roomBrief: sections.get("Room brief") ?? "",
+    canvas: parseNodes(sections.get("Canvas")),
+    referenced: parseNodes(sections.get("Nodes referenced for you")),
+    board: parseEntries(sections.get("Creative context from other agents"), ENTRY_LINE, 3),
+    requests: parseEntries(sections.get("Requests directed at you"), REQUEST_LINE, null),
+    notes: (sections.get("While you were working") ?? "")
+      .split("\n")
+      .map((line) => line.replace(/^- /, "").trim())
+      .filter(Boolean),
+    sections,
+    steps,
+    userText,
+  };
+}

@@ -1,0 +1,194 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
+} from "@ai-sdk/provider";
+import { type PlanContext, type PlannedStep, PLANS, SCRIPT_NAMES, chooseMood, chooseSubject } from "./plans";
+import { SeededRandom, hashString } from "./random";
+import { type ScriptReading, readPrompt } from "./read-prompt";
+
+export interface ScriptModelOptions {
+  /** `script:<name>`; the persona named in the system prompt wins, the name is a fallback. */
+  name: string;
+  /** Pause between streamed words, so spectators watch the agent type. */
+  paceMs?: number;
+  /** Pause before answering at all (a fixed think time, for benchmarks and tests). */
+  latencyMs?: number;
+}
+
+export interface ScriptDecision extends PlannedStep {
+  finishReason: "stop" | "tool-calls";
+}
+
+function callId(step: number, index: number, tag: string): string {
+  return `call-${step}-${index}:${tag}`;
+}
+
+function tools(options: LanguageModelV4CallOptions): Set<string> {
+  return new Set((options.tools ?? []).filter((tool) => tool.type === "function").map((tool) => tool.name));
+}
+
+/**
+ * Decides a scripted persona's next step from the prompt alone: who it is, what it was
+ * asked, what the board and canvas hold, and what it has already done in this run.
+ * Deterministic for a given seed and prompt.
+ */
+export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: number, fallbackPersona: string): ScriptDecision {
+  const persona = reading.persona || fallbackPersona;
+  const builders = PLANS[persona] ?? PLANS.coder!;
+  const base = hashString(`${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}`);
+  const { mood, palette } = chooseMood(reading, new SeededRandom(base));
+  const subject = chooseSubject(reading, mood);
+  const request = reading.why.startsWith("Requested by") || reading.requests.length > 0 ? (reading.requests[0] ?? null) : null;
+  const pastCalls = reading.steps.flatMap((step) => step.calls);
+  const context: Omit<PlanContext, "rng"> = {
+    reading: { ...reading, persona },
+    tools: toolNames,
+    mood,
+    palette,
+    subject,
+    request,
+    past: (tag) => pastCalls.find((call) => call.id.endsWith(`:${tag}`)),
+    createdNodes: () =>
+      pastCalls
+        .filter((call) => call.toolName === "create_node" && !call.failed)
+        .map((call) => (call.output as { node: { id: string; x: number; y: number; text: string } }).node)
+        .filter(Boolean),
+  };
+
+  let produced = 0;
+  for (let index = 0; index < builders.length; index++) {
+    const step = builders[index]!({ ...context, rng: new SeededRandom(base + index * 7919) });
+    if (!step) continue;
+    if (produced === reading.steps.length) {
+      const stepNumber = reading.steps.length;
+      return {
+        text: step.text,
+        calls: step.calls.map((call, callIndex) => ({ ...call, tag: callId(stepNumber, callIndex, call.tag) })),
+        finishReason: step.calls.length ? "tool-calls" : "stop",
+      };
+    }
+    produced += 1;
+  }
+  return { text: "", calls: [], finishReason: "stop" };
+}
+
+function usageFor(options: LanguageModelV4CallOptions, decision: ScriptDecision): LanguageModelV4Usage {
+  const promptChars = JSON.stringify(options.prompt).length;
+  const outputChars = decision.text.length + JSON.stringify(decision.calls.map((call) => call.input)).length;
+  const input = Math.ceil(promptChars / 4);
+  const output = Math.ceil(outputChars / 4);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason ?? new Error("aborted"));
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Splits text into word-sized chunks that keep their spacing. */
+function chunks(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/**
+ * The offline model: an AI SDK language model that plays Parley's personas without a
+ * network. It reads the prompt Parley builds, follows its persona's plan one step per
+ * call, streams text at a readable pace and reports token usage.
+ */
+export class ScriptLanguageModel implements LanguageModelV4 {
+  readonly specificationVersion = "v4" as const;
+  readonly provider = "script";
+  readonly modelId: string;
+  readonly supportedUrls = {};
+
+  constructor(private readonly options: ScriptModelOptions) {
+    this.modelId = options.name;
+  }
+
+  decide(options: LanguageModelV4CallOptions): ScriptDecision {
+    const reading = readPrompt(options.prompt);
+    return decideNextStep(reading, tools(options), options.seed ?? 1, SCRIPT_NAMES[this.options.name] ?? this.options.name);
+  }
+
+  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
+    await sleep(this.options.latencyMs ?? 0, options.abortSignal);
+    const decision = this.decide(options);
+    const content: LanguageModelV4Content[] = [];
+    if (decision.text) content.push({ type: "text", text: decision.text });
+    for (const call of decision.calls) {
+      content.push({ type: "tool-call", toolCallId: call.tag, toolName: call.toolName, input: JSON.stringify(call.input) });
+    }
+    return {
+      content,
+      finishReason: { unified: decision.finishReason, raw: decision.finishReason },
+      usage: usageFor(options, decision),
+      warnings: [],
+      response: { id: `script-${Date.now()}`, modelId: this.modelId, timestamp: new Date() },
+    };
+  }
+
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+    const decision = this.decide(options);
+    const pace = this.options.paceMs ?? 0;
+    const latency = this.options.latencyMs ?? 0;
+    const signal = options.abortSignal;
+    const usage = usageFor(options, decision);
+    const modelId = this.modelId;
+    const stream = new ReadableStream<LanguageModelV4StreamPart>({
+      async start(controller) {
+        try {
+          controller.enqueue({ type: "stream-start", warnings: [] });
+          controller.enqueue({ type: "response-metadata", id: `script-${Date.now()}`, modelId, timestamp: new Date() });
+          await sleep(latency, signal);
+          if (decision.text) {
+            controller.enqueue({ type: "text-start", id: "text-0" });
+            for (const chunk of chunks(decision.text)) {
+              await sleep(pace, signal);
+              controller.enqueue({ type: "text-delta", id: "text-0", delta: chunk });
+            }
+            controller.enqueue({ type: "text-end", id: "text-0" });
+          }
+          for (const call of decision.calls) {
+            const input = JSON.stringify(call.input);
+            controller.enqueue({ type: "tool-input-start", id: call.tag, toolName: call.toolName });
+            controller.enqueue({ type: "tool-input-delta", id: call.tag, delta: input });
+            controller.enqueue({ type: "tool-input-end", id: call.tag });
+            controller.enqueue({ type: "tool-call", toolCallId: call.tag, toolName: call.toolName, input });
+          }
+          controller.enqueue({
+            type: "finish",
+            usage,
+            finishReason: { unified: decision.finishReason, raw: decision.finishReason },
+          });
+          controller.close();
+        } catch (error) {
+          controller.enqueue({ type: "error", error });
+          controller.close();
+        }
+      },
+    });
+    return { stream };
+  }
+}
+
+export function createScriptModel(options: ScriptModelOptions): ScriptLanguageModel {
+  return new ScriptLanguageModel(options);
+}
