@@ -1,44 +1,183 @@
 "use client";
 
+import { useEffect, useState } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type { AgentDto } from "@/lib/protocol";
+import { LIMITS } from "@/lib/protocol";
+import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
+import type { RoomState } from "@/components/room/room-state";
+import { agentStatus, formatUsage } from "./agent-status";
 
 export function modelLabel(model: string): { provider: string; name: string; scripted: boolean } {
   const [provider = "", ...rest] = model.split(":");
   return { provider, name: rest.join(":"), scripted: provider === "script" };
 }
 
-/** The room's agents: who they are, what model drives them and what they are doing now. */
-export function AgentRoster() {
-  const agents = useRoom((state) => state.agents);
+const selectRoster = (state: RoomState) => ({
+  agents: state.agents,
+  runs: state.runs,
+  typing: state.typing,
+  canAct: state.seat !== null && !state.deleted,
+  roomId: state.room.id,
+});
+
+/** Re-renders every `ms` while `active`, so time-based statuses (typing) settle. */
+function useNow(active: boolean, ms = 500): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+  return active ? now : Date.now();
+}
+
+/** The room's agents: who they are, what drives them and what each is doing right now. */
+export function AgentRoster({ onError }: { onError: (message: string) => void }) {
+  const { agents, runs, typing, canAct, roomId } = useRoom(useShallow(selectRoster));
+  const busy = Object.values(runs).some((run) => run.status === "running" || run.status === "queued");
+  const now = useNow(busy);
   return (
     <section className="panel roster" aria-label="Agents">
       <h2 className="panel__title">Agents</h2>
       <ul className="roster__list" data-testid="agent-roster">
-        {agents.map((agent) => {
-          const model = modelLabel(agent.model);
-          return (
-            <li key={agent.id} className="roster__agent" data-testid={`agent-${agent.persona}`}>
-              <span className="roster__avatar" style={{ background: agent.color }}>
-                {agent.name.slice(0, 1)}
-              </span>
-              <div className="roster__who">
-                <div className="roster__name">
-                  {agent.name} <span className="roster__role">{agent.role}</span>
-                </div>
-                <div className="roster__description">{agent.description}</div>
-              </div>
-              <div className="roster__side">
-                <span className="status status--idle" data-testid="agent-status">
-                  idle
-                </span>
-                <span className={`badge${model.scripted ? " badge--scripted" : ""}`} title={agent.model}>
-                  {model.scripted ? "scripted" : model.provider}
-                </span>
-              </div>
-            </li>
-          );
-        })}
+        {agents.map((agent) => (
+          <AgentRow
+            key={agent.id}
+            agent={agent}
+            status={agentStatus(agent, runs, typing, now)}
+            typingText={typing[agent.id]?.text}
+            canAct={canAct}
+            roomId={roomId}
+            onError={onError}
+          />
+        ))}
       </ul>
     </section>
+  );
+}
+
+function AgentRow({
+  agent,
+  status,
+  typingText,
+  canAct,
+  roomId,
+  onError,
+}: {
+  agent: AgentDto;
+  status: ReturnType<typeof agentStatus>;
+  typingText: string | undefined;
+  canAct: boolean;
+  roomId: string;
+  onError: (message: string) => void;
+}) {
+  const [prompting, setPrompting] = useState(false);
+  const [prompt, setPrompt] = useState("");
+  const model = modelLabel(agent.model);
+  const start = async (text?: string) => {
+    setPrompting(false);
+    setPrompt("");
+    try {
+      await apiWrite(`/api/rooms/${roomId}/runs`, "POST", { agentId: agent.id, ...(text ? { prompt: text } : {}) });
+    } catch (error) {
+      onError((error as Error).message);
+    }
+  };
+  const cancel = async () => {
+    if (!status.run) return;
+    try {
+      await apiWrite(`/api/rooms/${roomId}/runs/${status.run.id}/cancel`, "POST");
+    } catch (error) {
+      onError((error as Error).message);
+    }
+  };
+  const active = status.kind === "running" || status.kind === "typing";
+
+  return (
+    <li className={`roster__agent roster__agent--${status.kind}`} data-testid={`agent-${agent.persona}`} data-status={status.kind}>
+      <span className={`roster__avatar${active ? " roster__avatar--active" : ""}`} style={{ background: agent.color }}>
+        {agent.name.slice(0, 1)}
+      </span>
+      <div className="roster__who">
+        <div className="roster__name">
+          {agent.name} <span className="roster__role">{agent.role}</span>
+        </div>
+        {status.kind === "unavailable" ? (
+          <div className="roster__problem" data-testid="agent-unavailable">
+            Cannot run: {agent.unavailableReason}
+          </div>
+        ) : active && typingText ? (
+          <div className="roster__typing" data-testid="agent-typing">
+            {typingText.slice(-120)}
+            <span className="caret" />
+          </div>
+        ) : active && status.run ? (
+          <div className="roster__description">
+            Working on: {status.run.prompt.slice(0, 80)} · {formatUsage(status.run)}
+          </div>
+        ) : (
+          <div className="roster__description">{agent.description}</div>
+        )}
+        {prompting && (
+          <form
+            className="roster__prompt"
+            onSubmit={(event) => {
+              event.preventDefault();
+              void start(prompt.trim() || undefined);
+            }}
+          >
+            <input
+              autoFocus
+              data-testid="agent-prompt-input"
+              placeholder={`What should ${agent.name} do? (optional)`}
+              value={prompt}
+              maxLength={LIMITS.noteText}
+              onChange={(event) => setPrompt(event.target.value)}
+            />
+            <button type="submit" className="button button--primary" data-testid="agent-prompt-start">
+              Start
+            </button>
+          </form>
+        )}
+      </div>
+      <div className="roster__side">
+        <span className={`status status--${status.kind}`} data-testid="agent-status">
+          {status.label}
+        </span>
+        <span className={`badge${model.scripted ? " badge--scripted" : ""}`} title={agent.model}>
+          {model.scripted ? "scripted" : model.provider}
+        </span>
+        {canAct &&
+          (status.run ? (
+            <button type="button" className="link-button" data-testid="agent-cancel" onClick={cancel}>
+              Stop
+            </button>
+          ) : (
+            <span className="roster__actions">
+              <button
+                type="button"
+                className="button button--small"
+                data-testid="agent-start"
+                disabled={status.kind === "unavailable"}
+                onClick={() => void start()}
+              >
+                Start
+              </button>
+              <button
+                type="button"
+                className="link-button"
+                data-testid="agent-prompt"
+                disabled={status.kind === "unavailable"}
+                onClick={() => setPrompting(!prompting)}
+                aria-label={`Give ${agent.name} a prompt`}
+              >
+                …
+              </button>
+            </span>
+          ))}
+      </div>
+    </li>
   );
 }

@@ -14,6 +14,14 @@ const KIND_LABELS: Record<string, string> = {
   group: "Group",
 };
 
+/** One handle per side; any can start or end a link (the canvas connects in loose mode). */
+const HANDLES = [
+  { id: "top", position: Position.Top },
+  { id: "right", position: Position.Right },
+  { id: "bottom", position: Position.Bottom },
+  { id: "left", position: Position.Left },
+] as const;
+
 /** A sticky note or an agent's piece of work on the canvas. Double-click to edit when allowed. */
 function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
   const { node, accent, editable, highlighted, onSaveText } = data;
@@ -47,8 +55,9 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
         setEditing(true);
       }}
     >
-      <Handle type="target" position={Position.Top} className="note__handle" />
-      <Handle type="source" position={Position.Bottom} className="note__handle" />
+      {HANDLES.map((side) => (
+        <Handle key={side.id} id={side.id} type="source" position={side.position} className="note__handle" />
+      ))}
       {node.kind !== "note" && (
         <div className="note__kind" style={{ color: accent }}>
           {KIND_LABELS[node.kind] ?? node.kind}

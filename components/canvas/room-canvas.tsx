@@ -6,6 +6,7 @@ import {
   type Connection,
   ConnectionMode,
   Controls,
+  MarkerType,
   type EdgeChange,
   MiniMap,
   type NodeChange,
@@ -47,7 +48,15 @@ interface CanvasProps {
  */
 export function RoomCanvas({ onError }: CanvasProps) {
   const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
-  const { screenToFlowPosition } = useReactFlow();
+  const { screenToFlowPosition, fitView } = useReactFlow();
+  const clearHighlight = useRoom((state) => state.highlight);
+
+  useEffect(() => {
+    if (highlighted.length === 0) return;
+    void fitView({ nodes: highlighted.map((id) => ({ id })), duration: 400, padding: 0.6, maxZoom: 1.2 });
+    const timer = setTimeout(() => clearHighlight([]), 4000);
+    return () => clearTimeout(timer);
+  }, [highlighted, fitView, clearHighlight]);
   const [edgeLabel, setEdgeLabel] = useState("relates to");
   const [flowNodes, setFlowNodes] = useState<NoteFlowNode[]>([]);
   const [flowEdges, setFlowEdges] = useState<LabelledFlowEdge[]>([]);
@@ -94,13 +103,17 @@ export function RoomCanvas({ onError }: CanvasProps) {
       return Object.values(edges).map((edge) => {
         const accent =
           edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
+        const sides = facingSides(nodes[edge.sourceId], nodes[edge.targetId]);
         return {
           id: edge.id,
           source: edge.sourceId,
           target: edge.targetId,
+          sourceHandle: sides.source,
+          targetHandle: sides.target,
           label: edge.label || undefined,
           selected: byId.get(edge.id)?.selected,
           style: { stroke: accent, strokeWidth: 2 },
+          markerEnd: { type: MarkerType.ArrowClosed, color: accent, width: 16, height: 16 },
           labelStyle: { fontSize: 12, fontWeight: 600, fill: "#343a40" },
           labelBgStyle: { fill: "#ffffff" },
           labelBgPadding: [6, 3] as [number, number],
@@ -109,7 +122,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
         };
       });
     });
-  }, [edges, agentColors]);
+  }, [edges, nodes, agentColors]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<NoteFlowNode>[]) =>
@@ -237,6 +250,18 @@ export function RoomCanvas({ onError }: CanvasProps) {
       </ReactFlow>
     </div>
   );
+}
+
+/** The sides two nodes face each other on, so a link takes the short way between them. */
+export function facingSides(
+  source: { x: number; y: number } | undefined,
+  target: { x: number; y: number } | undefined,
+): { source: string; target: string } {
+  if (!source || !target) return { source: "bottom", target: "top" };
+  const dx = target.x - source.x;
+  const dy = target.y - source.y;
+  if (Math.abs(dx) > Math.abs(dy) * 1.2) return dx > 0 ? { source: "right", target: "left" } : { source: "left", target: "right" };
+  return dy > 0 ? { source: "bottom", target: "top" } : { source: "top", target: "bottom" };
 }
 
 function EdgeEditor({ label, onSave, onDelete }: { label: string; onSave: (label: string) => void; onDelete: () => void }) {

@@ -2,12 +2,18 @@
 
 import { memo, useCallback, useEffect, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { AgentDto, StoredEvent } from "@/lib/protocol";
+import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
 import { useRoom } from "@/components/room/room-store";
-import type { RoomState } from "@/components/room/room-state";
+import type { RoomState, TypingState } from "@/components/room/room-state";
 import { describeEvent } from "./describe-event";
 
-const selectFeed = (state: RoomState) => ({ feed: state.feed, agents: state.agents, nodes: state.nodes });
+const selectFeed = (state: RoomState) => ({
+  feed: state.feed,
+  agents: state.agents,
+  nodes: state.nodes,
+  board: state.board,
+  typing: state.typing,
+});
 
 function timeOf(iso: string): string {
   return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -15,7 +21,7 @@ function timeOf(iso: string): string {
 
 /** The room's history as it happens: who did what, newest at the bottom. Click an entry to find it on the canvas. */
 export function ActivityFeed() {
-  const { feed, agents, nodes } = useRoom(useShallow(selectFeed));
+  const { feed, agents, nodes, board, typing } = useRoom(useShallow(selectFeed));
   const highlight = useRoom((state) => state.highlight);
   const list = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
@@ -23,9 +29,10 @@ export function ActivityFeed() {
   useEffect(() => {
     const element = list.current;
     if (element && stickToBottom.current) element.scrollTop = element.scrollHeight;
-  }, [feed]);
+  }, [feed, typing]);
 
   const nodeText = useCallback((nodeId: string) => nodes[nodeId]?.text, [nodes]);
+  const boardEntry = useCallback((entryId: string) => board[entryId], [board]);
 
   return (
     <section className="panel feed" aria-label="Activity">
@@ -40,10 +47,38 @@ export function ActivityFeed() {
         }}
       >
         {feed.map((event) => (
-          <FeedEntry key={event.seq} event={event} agents={agents} nodeText={nodeText} onSelect={highlight} />
+          <FeedEntry
+            key={event.seq}
+            event={event}
+            agents={agents}
+            nodeText={nodeText}
+            boardEntry={boardEntry}
+            onSelect={highlight}
+          />
+        ))}
+        {Object.entries(typing).map(([agentId, state]) => (
+          <TypingEntry key={agentId} agent={agents.find((agent) => agent.id === agentId)} state={state} />
         ))}
       </ol>
     </section>
+  );
+}
+
+function TypingEntry({ agent, state }: { agent: AgentDto | undefined; state: TypingState }) {
+  if (!agent) return null;
+  return (
+    <li className="feed__entry feed__entry--typing" data-testid="feed-typing">
+      <span className="feed__dot" style={{ background: agent.color }} />
+      <div className="feed__body">
+        <div className="feed__line">
+          <strong style={{ color: agent.color }}>{agent.name}</strong> is typing…
+        </div>
+        <div className="feed__message">
+          {state.text.slice(-300)}
+          <span className="caret" />
+        </div>
+      </div>
+    </li>
   );
 }
 
@@ -51,14 +86,16 @@ const FeedEntry = memo(function FeedEntry({
   event,
   agents,
   nodeText,
+  boardEntry,
   onSelect,
 }: {
   event: StoredEvent;
   agents: AgentDto[];
   nodeText: (nodeId: string) => string | undefined;
+  boardEntry: (entryId: string) => BoardEntryDto | undefined;
   onSelect: (nodeIds: string[]) => void;
 }) {
-  const line = describeEvent(event, { agents, nodeText });
+  const line = describeEvent(event, { agents, nodeText, boardEntry });
   const agent = agents.find((candidate) => candidate.id === event.agent);
   const color = agent?.color ?? (event.agent.startsWith("human:") ? "#c9a227" : "#868e96");
   return (
@@ -67,14 +104,34 @@ const FeedEntry = memo(function FeedEntry({
       data-testid="feed-entry"
       data-type={event.type}
       data-seq={event.seq}
+      title={line.nodeIds.length ? "Show on the canvas" : undefined}
       onClick={() => line.nodeIds.length && onSelect(line.nodeIds)}
     >
       <span className="feed__dot" style={{ background: color }} />
       <div className="feed__body">
         <div className="feed__line">
           <strong style={{ color: agent ? color : undefined }}>{event.agent_name}</strong> {line.text}
+          {line.palette && (
+            <span className="feed__palette">
+              {line.palette.map((swatch) => (
+                <span key={swatch} className="feed__swatch" style={{ background: swatch }} title={swatch} />
+              ))}
+            </span>
+          )}
         </div>
+        {line.inReplyTo && <div className="feed__reply">↳ in reply to {line.inReplyTo}</div>}
+        {line.message && <div className="feed__message">{line.message}</div>}
         {line.detail && <div className="feed__detail">{line.detail}</div>}
+        {(line.chips?.length || line.meta) && (
+          <div className="feed__meta">
+            {line.chips?.map((chip) => (
+              <span key={chip} className="feed__chip">
+                {chip}
+              </span>
+            ))}
+            {line.meta && <span className="feed__figures">{line.meta}</span>}
+          </div>
+        )}
       </div>
       <time className="feed__time" dateTime={event.timestamp}>
         {timeOf(event.timestamp)}

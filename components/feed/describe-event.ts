@@ -1,4 +1,5 @@
-import type { AgentDto, StoredEvent } from "@/lib/protocol";
+import { formatUsage } from "@/components/agents/agent-status";
+import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
 
 export interface FeedLine {
   /** A short verb phrase after the actor's name: "added a note". */
@@ -10,11 +11,93 @@ export interface FeedLine {
   tone: "canvas" | "people" | "room" | "agent" | "collaboration" | "error";
   /** Moves and other noise are shown compactly. */
   quiet?: boolean;
+  /** What an agent said, shown as its message. */
+  message?: string;
+  /** Duration, tokens and cost of the step or run. */
+  meta?: string;
+  /** Short labels for the tool calls of a step. */
+  chips?: string[];
+  /** Colours to show as swatches (themes). */
+  palette?: string[];
+  /** The entry this one answers, for reactions. */
+  inReplyTo?: string;
 }
 
 export interface DescribeContext {
   agents: AgentDto[];
   nodeText: (nodeId: string) => string | undefined;
+  boardEntry?: (entryId: string) => BoardEntryDto | undefined;
+}
+
+const TOOL_LABELS: Record<string, string> = {
+  create_node: "added a node",
+  update_node: "edited a node",
+  delete_node: "deleted a node",
+  create_edge: "linked nodes",
+  delete_edge: "removed a link",
+  share_creative_context: "shared context",
+  read_shared_context: "read the board",
+  request_agent: "asked for help",
+};
+
+function lowerFirst(text: string): string {
+  return text ? text[0]!.toLowerCase() + text.slice(1) : text;
+}
+
+function personaName(context: DescribeContext, persona: string | null | undefined): string {
+  return context.agents.find((agent) => agent.persona === persona)?.name ?? persona ?? "another agent";
+}
+
+function entryNodeIds(entry: BoardEntryDto | undefined): string[] {
+  if (!entry) return [];
+  const content = entry.content as { nodeIds?: unknown; refNodeIds?: unknown };
+  const ids = Array.isArray(content.nodeIds) ? content.nodeIds : Array.isArray(content.refNodeIds) ? content.refNodeIds : [];
+  return ids.filter((id): id is string => typeof id === "string");
+}
+
+function describeBoardEntry(entry: BoardEntryDto, context: DescribeContext): FeedLine {
+  const content = entry.content as Record<string, unknown>;
+  switch (entry.kind) {
+    case "intention":
+      return { text: "shared an intention", detail: String(content.plan ?? ""), nodeIds: [], tone: "collaboration" };
+    case "contribution":
+      return {
+        text: "shared a contribution",
+        detail: String(content.summary ?? ""),
+        nodeIds: entryNodeIds(entry),
+        tone: "collaboration",
+      };
+    case "request": {
+      const target = personaName(context, entry.targetPersona);
+      return {
+        text: `asked ${target} to ${lowerFirst(String(content.ask ?? "help"))}`,
+        nodeIds: entryNodeIds(entry),
+        tone: "collaboration",
+      };
+    }
+    case "reaction": {
+      const answered = context.boardEntry?.(String(content.toEntryId ?? ""));
+      return {
+        text: answered ? `reacted to ${answered.agentName}'s ${answered.kind}` : "reacted",
+        detail: String(content.response ?? ""),
+        nodeIds: entryNodeIds(answered),
+        tone: "collaboration",
+        inReplyTo: answered
+          ? `${answered.agentName}: ${excerpt(String((answered.content as { summary?: string; ask?: string }).summary ?? (answered.content as { ask?: string }).ask ?? ""), 60) ?? answered.kind}`
+          : undefined,
+      };
+    }
+    case "theme":
+      return {
+        text: `set the theme: ${String(content.mood ?? "")}`,
+        detail: Array.isArray(content.keywords) ? content.keywords.join(" · ") : undefined,
+        palette: Array.isArray(content.palette) ? (content.palette as string[]) : undefined,
+        nodeIds: [],
+        tone: "collaboration",
+      };
+    default:
+      return { text: `posted a ${entry.kind}`, detail: JSON.stringify(content), nodeIds: [], tone: "collaboration" };
+  }
 }
 
 function excerpt(text: string | undefined, length = 80): string | undefined {
@@ -68,6 +151,62 @@ export function describeEvent(event: StoredEvent, context: DescribeContext): Fee
       return { text: `relabelled a link “${event.payload.label}”`, nodeIds: [], tone: "canvas", quiet: true };
     case "edge.deleted":
       return { text: "removed a link", nodeIds: [], tone: "canvas", quiet: true };
+    case "run.queued": {
+      const run = event.payload.run;
+      const agent = context.agents.find((candidate) => candidate.id === run.agentId);
+      if (run.trigger === "request") {
+        return { text: `queued ${agent?.name ?? "an agent"}`, nodeIds: run.selectedNodeIds, tone: "agent", quiet: true };
+      }
+      return {
+        text: `started ${agent?.name ?? "an agent"}`,
+        detail: excerpt(run.prompt, 120),
+        nodeIds: run.selectedNodeIds,
+        tone: "agent",
+      };
+    }
+    case "run.started":
+      return {
+        text: event.payload.attempt > 1 ? `resumed work (attempt ${event.payload.attempt})` : "started working",
+        nodeIds: [],
+        tone: "agent",
+        quiet: true,
+      };
+    case "run.step": {
+      const { toolCalls, toolResults, text } = event.payload;
+      const created = toolResults
+        .filter((result) => result.name === "create_node")
+        .map((result) => (result.output as { node?: { id?: string } } | undefined)?.node?.id)
+        .filter((id): id is string => typeof id === "string");
+      const failed = toolResults.filter(
+        (result) => result.error || (result.output as { ok?: boolean } | undefined)?.ok === false,
+      ).length;
+      const counts = new Map<string, number>();
+      for (const call of toolCalls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
+      const chips = [...counts].map(([name, count]) => `${TOOL_LABELS[name] ?? name}${count > 1 ? ` ×${count}` : ""}`);
+      if (failed) chips.push(`${failed} tool error${failed > 1 ? "s" : ""}`);
+      return {
+        text: text ? "" : "worked",
+        message: text || undefined,
+        chips,
+        meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload)}`,
+        nodeIds: created,
+        tone: failed ? "error" : "agent",
+        quiet: !text && chips.length === 0,
+      };
+    }
+    case "run.finished": {
+      const { status, error, steps } = event.payload;
+      const meta = `${steps} step${steps === 1 ? "" : "s"} · ${formatUsage(event.payload)}`;
+      if (status === "failed") {
+        return { text: "failed", detail: error?.errorMessage, meta, nodeIds: [], tone: "error" };
+      }
+      if (status === "cancelled") return { text: "was stopped", detail: error?.errorMessage, meta, nodeIds: [], tone: "agent" };
+      return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };
+    }
+    case "board.posted":
+      return describeBoardEntry(event.payload.entry, context);
+    case "board.request_updated":
+      return { text: `marked a request ${event.payload.status.replace("_", " ")}`, nodeIds: [], tone: "collaboration", quiet: true };
     default:
       return { text: (event as StoredEvent).type, nodeIds: [], tone: "room", quiet: true };
   }

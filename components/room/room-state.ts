@@ -1,10 +1,28 @@
-import type { AgentDto, CanvasEdgeDto, CanvasNodeDto, RoomEvent, RoomSummaryDto, StoredEvent } from "@/lib/protocol";
+import type {
+  AgentDto,
+  BoardEntryDto,
+  CanvasEdgeDto,
+  CanvasNodeDto,
+  RoomEvent,
+  RoomSummaryDto,
+  RunDto,
+  StoredEvent,
+} from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
 export const FEED_LIMIT = 300;
 
 export type ConnectionState = "connecting" | "live" | "reconnecting" | "closed";
+
+/** What an agent is writing right now, as it streams in. */
+export interface TypingState {
+  runId: string;
+  step: number;
+  text: string;
+  /** Client time of the last delta, to tell typing from thinking. */
+  at: number;
+}
 
 export interface SeatInfo {
   id: string;
@@ -19,6 +37,9 @@ export interface RoomState {
   nodes: Record<string, CanvasNodeDto>;
   edges: Record<string, CanvasEdgeDto>;
   feed: StoredEvent[];
+  runs: Record<string, RunDto>;
+  board: Record<string, BoardEntryDto>;
+  typing: Record<string, TypingState>;
   lastSeq: number;
   watching: number;
   participants: number;
@@ -35,6 +56,8 @@ export interface RoomSnapshotLike {
   agents: AgentDto[];
   nodes: CanvasNodeDto[];
   edges: CanvasEdgeDto[];
+  runs: RunDto[];
+  board: BoardEntryDto[];
   recentEvents: StoredEvent[];
   lastSeq: number;
 }
@@ -47,6 +70,9 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
     nodes: Object.fromEntries(snapshot.nodes.map((node) => [node.id, node])),
     edges: Object.fromEntries(snapshot.edges.map((edge) => [edge.id, edge])),
     feed: snapshot.recentEvents.slice(-FEED_LIMIT),
+    runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
+    board: Object.fromEntries(snapshot.board.map((entry) => [entry.id, entry])),
+    typing: {},
     lastSeq: snapshot.lastSeq,
     watching: 0,
     participants: 0,
@@ -68,7 +94,7 @@ export type ApplyOutcome =
  * Folds one live event into the room state. Stored events apply exactly once, in
  * sequence order; ephemeral ones (presence) simply overwrite what they describe.
  */
-export function applyRoomEvent(state: RoomState, event: RoomEvent): ApplyOutcome {
+export function applyRoomEvent(state: RoomState, event: RoomEvent, clock: () => number = Date.now): ApplyOutcome {
   if (!isStoredEvent(event)) {
     switch (event.type) {
       case "presence":
@@ -78,6 +104,15 @@ export function applyRoomEvent(state: RoomState, event: RoomEvent): ApplyOutcome
         };
       case "room.deleted":
         return { kind: "applied", state: { ...state, deleted: true } };
+      case "agent.typing": {
+        const { agentId, runId, step, delta } = event.payload;
+        const current = state.typing[agentId];
+        const text = current && current.runId === runId && current.step === step ? current.text + delta : delta;
+        return {
+          kind: "applied",
+          state: { ...state, typing: { ...state.typing, [agentId]: { runId, step, text: text.slice(-600), at: clock() } } },
+        };
+      }
       default:
         return { kind: "duplicate" };
     }
@@ -135,10 +170,68 @@ export function applyRoomEvent(state: RoomState, event: RoomEvent): ApplyOutcome
       next.edges = edges;
       break;
     }
+    case "run.queued":
+      next.runs = { ...state.runs, [event.payload.run.id]: event.payload.run };
+      break;
+    case "run.started": {
+      const run = state.runs[event.payload.runId];
+      if (run) {
+        next.runs = {
+          ...state.runs,
+          [run.id]: { ...run, status: "running", attempts: event.payload.attempt, startedAt: event.payload.startedAt },
+        };
+      }
+      break;
+    }
+    case "run.step": {
+      const { runId, agentId, inputTokens, outputTokens, costUsd } = event.payload;
+      const run = state.runs[runId];
+      if (run) {
+        next.runs = {
+          ...state.runs,
+          [runId]: {
+            ...run,
+            steps: run.steps + 1,
+            inputTokens: run.inputTokens + inputTokens,
+            outputTokens: run.outputTokens + outputTokens,
+            costUsd: run.costUsd + costUsd,
+          },
+        };
+      }
+      next.typing = withoutTyping(state.typing, agentId);
+      break;
+    }
+    case "run.finished": {
+      const { runId, agentId, status, error, steps, inputTokens, outputTokens, costUsd } = event.payload;
+      const run = state.runs[runId];
+      if (run) {
+        next.runs = {
+          ...state.runs,
+          [runId]: { ...run, status, error, steps, inputTokens, outputTokens, costUsd, finishedAt: event.timestamp },
+        };
+      }
+      next.typing = withoutTyping(state.typing, agentId);
+      break;
+    }
+    case "board.posted":
+      next.board = { ...state.board, [event.payload.entry.id]: event.payload.entry };
+      break;
+    case "board.request_updated": {
+      const entry = state.board[event.payload.entryId];
+      if (entry) next.board = { ...state.board, [entry.id]: { ...entry, requestStatus: event.payload.status } };
+      break;
+    }
     default:
       break;
   }
   return { kind: "applied", state: next };
+}
+
+function withoutTyping(typing: Record<string, TypingState>, agentId: string): Record<string, TypingState> {
+  if (!typing[agentId]) return typing;
+  const next = { ...typing };
+  delete next[agentId];
+  return next;
 }
 
 function appendFeed(feed: StoredEvent[], event: StoredEvent): StoredEvent[] {

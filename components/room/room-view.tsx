@@ -39,7 +39,7 @@ function LiveRoom() {
           <RoomCanvas onError={showError} />
         </ReactFlowProvider>
         <aside className="room__side">
-          <AgentRoster />
+          <AgentRoster onError={showError} />
           <ActivityFeed />
         </aside>
       </main>

@@ -4,15 +4,15 @@ export interface Point {
 }
 
 /** The room one node takes on the canvas, with a margin. */
-export const CELL = { width: 300, height: 190 };
+export const CELL = { width: 380, height: 250 };
 
 /** Where each persona starts placing work on an empty part of the canvas. */
 export const HOME_AREAS: Record<string, Point> = {
-  brainstormer: { x: -620, y: -40 },
-  coder: { x: -200, y: -40 },
-  architect: { x: 220, y: -40 },
-  analyst: { x: -200, y: 420 },
-  "canvas-agent": { x: -620, y: 420 },
+  brainstormer: { x: -760, y: 0 },
+  coder: { x: -380, y: 0 },
+  architect: { x: 0, y: 0 },
+  analyst: { x: -380, y: 520 },
+  "canvas-agent": { x: -760, y: 520 },
 };
 
 /** The nearest free cell to `anchor`, searching rightwards and downwards first. */

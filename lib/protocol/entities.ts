@@ -45,6 +45,8 @@ export const agentSchema = z.object({
   color: z.string(),
   model: z.string(),
   position: z.number().int(),
+  /** Why the agent's model cannot run on this server (a missing key), when it cannot. */
+  unavailableReason: z.string().nullable().optional(),
 });
 export type AgentDto = z.infer<typeof agentSchema>;
 

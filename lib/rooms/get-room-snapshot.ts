@@ -1,9 +1,20 @@
-import { asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, gt, or } from "drizzle-orm";
 import type { Db } from "@/db";
-import { canvasEdges, canvasNodes, events } from "@/db/schema";
+import { boardEntries, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { runToDto } from "@/lib/agents/run-dto";
+import { boardEntryToDto } from "@/lib/board/board-dto";
+import { modelUnavailableReason } from "@/lib/models/registry";
 import { notFound } from "@/lib/errors";
 import { eventFromRow } from "@/lib/events/event-row";
-import type { AgentDto, CanvasEdgeDto, CanvasNodeDto, RoomSummaryDto, StoredEvent } from "@/lib/protocol";
+import type {
+  AgentDto,
+  BoardEntryDto,
+  CanvasEdgeDto,
+  CanvasNodeDto,
+  RoomSummaryDto,
+  RunDto,
+  StoredEvent,
+} from "@/lib/protocol";
 import { edgeToDto, nodeToDto, roomToDto } from "./dto";
 import { findRoom, listAgents } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
@@ -14,6 +25,10 @@ export interface RoomSnapshot {
   agents: AgentDto[];
   nodes: CanvasNodeDto[];
   edges: CanvasEdgeDto[];
+  /** Runs that are queued or running, and the most recent finished ones. */
+  runs: RunDto[];
+  /** Live (unexpired) board entries, newest last. */
+  board: BoardEntryDto[];
   /** The most recent events, oldest first, for the activity feed. */
   recentEvents: StoredEvent[];
   /** Every event up to and including this one is reflected above; stream from here. */
@@ -21,6 +36,8 @@ export interface RoomSnapshot {
 }
 
 export const SNAPSHOT_FEED_SIZE = 200;
+const RECENT_RUNS = 30;
+const BOARD_ENTRIES = 200;
 
 /**
  * Everything a page needs for its first paint, read in one transaction so that the
@@ -31,7 +48,8 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
     async (tx) => {
       const room = await findRoom(tx, roomId);
       if (!room) throw notFound("Room");
-      const [agentList, nodeRows, edgeRows, eventRows] = await Promise.all([
+      const now = new Date();
+      const [agentList, nodeRows, edgeRows, eventRows, runRows, boardRows] = await Promise.all([
         listAgents(tx, roomId),
         tx.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId)).orderBy(asc(canvasNodes.createdAt)),
         tx.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId)).orderBy(asc(canvasEdges.createdAt)),
@@ -41,13 +59,32 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
           .where(eq(events.roomId, roomId))
           .orderBy(desc(events.seq))
           .limit(SNAPSHOT_FEED_SIZE),
+        tx
+          .select()
+          .from(runs)
+          .where(eq(runs.roomId, roomId))
+          .orderBy(desc(runs.createdAt))
+          .limit(RECENT_RUNS),
+        tx
+          .select()
+          .from(boardEntries)
+          .where(and(eq(boardEntries.roomId, roomId), gt(boardEntries.expiresAt, now)))
+          .orderBy(desc(boardEntries.createdAt))
+          .limit(BOARD_ENTRIES),
       ]);
+      const active = await tx
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, roomId), or(eq(runs.status, "queued"), eq(runs.status, "running"))));
+      const runMap = new Map([...runRows, ...active].map((run) => [run.id, run]));
       return {
         room: roomToDto(room),
         settings: parseRoomSettings(room.settings),
-        agents: agentList,
+        agents: agentList.map((agent) => ({ ...agent, unavailableReason: modelUnavailableReason(agent.model) })),
         nodes: nodeRows.map(nodeToDto),
         edges: edgeRows.map(edgeToDto),
+        runs: [...runMap.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(runToDto),
+        board: boardRows.reverse().map(boardEntryToDto),
         recentEvents: eventRows.reverse().map(eventFromRow),
         lastSeq: room.lastSeq,
       };

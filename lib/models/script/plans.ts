@@ -76,7 +76,7 @@ function home(context: PlanContext): Point {
 
 function anchorNearReferences(context: PlanContext): Point {
   const first = context.reading.referenced[0];
-  return first ? { x: first.x + 320, y: first.y } : home(context);
+  return first ? { x: first.x + 380, y: first.y } : home(context);
 }
 
 function intention(context: PlanContext, text: string, plan: string): PlannedStep | null {
@@ -177,7 +177,7 @@ const songwriter: StepBuilder[] = [
     const versePoint = place(context, anchor);
     const chorusPoint = place({ ...context, createdNodes: () => [...context.createdNodes(), { id: "", text: "", ...versePoint }] }, {
       x: versePoint.x,
-      y: versePoint.y + 190,
+      y: versePoint.y + 250,
     });
     return {
       text: context.request ? "Here are the lines." : "Verse first, then the chorus.",
@@ -280,7 +280,7 @@ const scenePainter: StepBuilder[] = [
     const mainPoint = place(context, anchor);
     const detailPoint = place(
       { ...context, createdNodes: () => [...context.createdNodes(), { id: "", text: "", ...mainPoint }] },
-      { x: mainPoint.x, y: mainPoint.y + 190 },
+      { x: mainPoint.x, y: mainPoint.y + 250 },
     );
     const tint = context.palette[context.palette.length - 1];
     return {
@@ -352,7 +352,7 @@ const ideaWeaver: StepBuilder[] = [
     const calls = sparks.map((spark, index) => {
       const point = place(
         { ...context, createdNodes: () => [...context.createdNodes(), ...points.map((p) => ({ id: "", text: "", ...p }))] },
-        { x: anchor.x, y: anchor.y + index * 190 },
+        { x: anchor.x, y: anchor.y + index * 250 },
       );
       points.push(point);
       return node(context, `spark-${index}`, "idea", `Spark: ${spark}`, point, "#fff9db");
@@ -428,7 +428,7 @@ const storyteller: StepBuilder[] = [
         beats.map((beat, index) => {
           const point = place(
             { ...context, createdNodes: () => [...context.createdNodes(), ...points.map((p) => ({ id: "", text: "", ...p }))] },
-            { x: anchor.x + index * 300, y: anchor.y },
+            { x: anchor.x + index * 380, y: anchor.y },
           );
           points.push(point);
           return node(context, `beat-${index}`, "story", beat, point);

@@ -1,0 +1,22 @@
+// POST /api/rooms/[roomId]/runs/[runId]/cancel — stop a queued or running agent (participants and admins)
+import { ADMIN_ACTOR } from "@/lib/events/write-room-events";
+import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
+import { seatActor } from "@/lib/auth/seats";
+import { cancelRun } from "@/lib/agents/cancel-run";
+import { forbidden } from "@/lib/errors";
+import { roomAccess } from "@/lib/http/room-access";
+import { bearerToken, parseCookies, respond } from "@/lib/http/request";
+
+export const dynamic = "force-dynamic";
+
+export async function POST(request: Request, { params }: { params: Promise<{ roomId: string; runId: string }> }) {
+  return respond(async () => {
+    const { roomId, runId } = await params;
+    const { runtime, seat } = await roomAccess(request, roomId);
+    const cookies = parseCookies(request.headers.get("cookie"));
+    const isAdmin = adminStatus({ cookie: cookies[ADMIN_COOKIE], bearer: bearerToken(request) }) === "admin";
+    if (!seat && !isAdmin) throw forbidden("Only participants and admins can stop an agent.");
+    const outcome = await cancelRun(runtime.database.db, roomId, runId, seat ? seatActor(seat) : ADMIN_ACTOR);
+    return Response.json({ runId, outcome });
+  });
+}

@@ -1,0 +1,53 @@
+import type { AgentDto, RunDto } from "@/lib/protocol";
+import type { TypingState } from "@/components/room/room-state";
+
+export type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "unavailable";
+
+export interface AgentStatus {
+  kind: AgentStatusKind;
+  label: string;
+  /** The run the status is about (running or queued). */
+  run: RunDto | null;
+  /** For queued runs: 1 is next in the room's queue. */
+  queuePosition: number | null;
+}
+
+/** Typing stops counting this long after the last streamed text. */
+export const TYPING_WINDOW_MS = 1500;
+
+/** What an agent is doing now, from the room's runs and the text it is streaming. */
+export function agentStatus(
+  agent: AgentDto,
+  runs: Record<string, RunDto>,
+  typing: Record<string, TypingState>,
+  now: number,
+): AgentStatus {
+  const all = Object.values(runs);
+  const running = all.find((run) => run.agentId === agent.id && run.status === "running");
+  if (running) {
+    const typed = typing[agent.id];
+    const isTyping = typed && typed.runId === running.id && now - typed.at < TYPING_WINDOW_MS;
+    return {
+      kind: isTyping ? "typing" : "running",
+      label: isTyping ? "typing" : `running · step ${running.steps + 1}`,
+      run: running,
+      queuePosition: null,
+    };
+  }
+  const queue = all.filter((run) => run.status === "queued").sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const queued = queue.find((run) => run.agentId === agent.id);
+  if (queued) {
+    const position = queue.indexOf(queued) + 1;
+    return { kind: "queued", label: `queued · #${position}`, run: queued, queuePosition: position };
+  }
+  if (agent.unavailableReason) return { kind: "unavailable", label: "cannot run", run: null, queuePosition: null };
+  return { kind: "idle", label: "idle", run: null, queuePosition: null };
+}
+
+export function formatUsage(figures: { durationMs?: number; inputTokens: number; outputTokens: number; costUsd: number }) {
+  const parts: string[] = [];
+  if (figures.durationMs !== undefined) parts.push(`${(figures.durationMs / 1000).toFixed(1)}s`);
+  parts.push(`${(figures.inputTokens + figures.outputTokens).toLocaleString("en-US")} tok`);
+  parts.push(`$${figures.costUsd.toFixed(4)}`);
+  return parts.join(" · ");
+}

@@ -1,0 +1,45 @@
+import { expect, test } from "@playwright/test";
+import { RoomPage, createRoomViaApi } from "./support/room-page";
+
+test("the Songwriter writes, asks the Scene Painter, and both tabs watch the chain unfold", async ({ browser, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Rain on the window");
+  const participant = new RoomPage(await (await browser.newContext()).newPage());
+  await participant.goto(roomId);
+  await participant.takeSeat("Ada");
+  const watcher = new RoomPage(await (await browser.newContext()).newPage());
+  await watcher.goto(roomId);
+
+  const songwriter = participant.page.getByTestId("agent-coder");
+  await songwriter.getByTestId("agent-prompt").click();
+  await participant.page.getByTestId("agent-prompt-input").fill("Write a short verse about rain on a city window at night.");
+  await participant.page.getByTestId("agent-prompt-start").click();
+
+  for (const room of [participant, watcher]) {
+    await expect(room.page.getByTestId("agent-coder").getByTestId("agent-status")).toHaveText(/running|typing|queued/, {
+      timeout: 10_000,
+    });
+  }
+  await expect(watcher.page.getByTestId("feed-typing").first()).toBeVisible({ timeout: 10_000 });
+
+  for (const room of [participant, watcher]) {
+    await expect(room.page.locator('.react-flow__node[data-kind], .react-flow__node').filter({ has: room.page.locator('[data-kind="lyric"]') })).toHaveCount(2, { timeout: 20_000 });
+    await expect(
+      room.page.getByTestId("feed-entry").filter({ hasText: "asked Scene Painter to paint a visual scene" }),
+    ).toBeVisible({ timeout: 20_000 });
+    await expect(room.page.locator('[data-kind="scene"]')).toHaveCount(2, { timeout: 30_000 });
+    await expect(room.edgeLabel("illustrates")).toBeVisible({ timeout: 20_000 });
+    await expect(
+      room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" }),
+    ).toBeVisible({ timeout: 20_000 });
+    await expect(room.page.getByTestId("agent-architect").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
+  }
+
+  const reaction = watcher.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" });
+  await reaction.click();
+  await expect(watcher.page.locator(".note--highlighted")).toHaveCount(2);
+  await expect(watcher.page.getByTestId("feed-entry").filter({ hasText: /step \d+ · [\d.]+s · [\d,]+ tok · \$0\.0000/ }).first()).toBeVisible();
+
+  await watcher.fitView();
+  await watcher.page.waitForTimeout(500);
+  await watcher.page.screenshot({ path: "test-results/screenshots/agents-collaborate.png" });
+});
