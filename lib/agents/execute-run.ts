@@ -54,11 +54,17 @@ function errorDetails(error: unknown): ErrorDetails {
   return { errorType: "run_error", errorMessage: message.slice(0, 500), retryPossible: false };
 }
 
+/** PostgreSQL text and jsonb cannot hold NUL characters; models can still produce them. */
+function withoutNul(text: string): string {
+  return text.replaceAll("\u0000", "");
+}
+
+/** A plain-JSON copy of what a model or tool produced, safe to store in an event. */
 function jsonSafe(value: unknown): unknown {
   try {
-    return JSON.parse(JSON.stringify(value ?? null));
+    return JSON.parse(JSON.stringify(value ?? null).replaceAll("\\u0000", ""));
   } catch {
-    return String(value);
+    return withoutNul(String(value));
   }
 }
 
@@ -163,6 +169,8 @@ export async function executeRun(
       abortSignal: options.signal,
       maxRetries: deps.maxRetries ?? 2,
       seed: settings.script_seed,
+      // Errors surface in the stream and end this run below; nothing to log twice.
+      onError: () => {},
     });
 
     for await (const part of result.fullStream) {
@@ -177,7 +185,7 @@ export async function executeRun(
           typingBuffer += part.text;
           if (Date.now() - lastSaved > (deps.streamingSaveMs ?? 1000)) {
             lastSaved = Date.now();
-            void db.update(runs).set({ streamingText: runText.slice(-4000) }).where(eq(runs.id, run.id)).catch(() => {});
+            void db.update(runs).set({ streamingText: withoutNul(runText.slice(-4000)) }).where(eq(runs.id, run.id)).catch(() => {});
           }
           break;
         case "tool-call":
@@ -190,7 +198,7 @@ export async function executeRun(
           current.toolResults.push({
             id: part.toolCallId,
             name: part.toolName,
-            error: part.error instanceof Error ? part.error.message : String(part.error),
+            error: withoutNul(part.error instanceof Error ? part.error.message : String(part.error)).slice(0, 500),
           });
           break;
         case "finish-step": {
@@ -203,7 +211,7 @@ export async function executeRun(
           totals.inputTokens += inputTokens;
           totals.outputTokens += outputTokens;
           totals.costUsd += costUsd;
-          transcript.push({ role: "assistant", step: current.step, text: current.text, toolCalls: current.toolCalls });
+          transcript.push({ role: "assistant", step: current.step, text: withoutNul(current.text), toolCalls: current.toolCalls });
           if (current.toolResults.length) transcript.push({ role: "tool", step: current.step, results: current.toolResults });
           await appendEvents(db, run.roomId, [
             {
@@ -215,7 +223,7 @@ export async function executeRun(
                 runId: run.id,
                 agentId: agent.id,
                 step: current.step,
-                text: current.text,
+                text: withoutNul(current.text),
                 toolCalls: current.toolCalls,
                 toolResults: current.toolResults,
                 durationMs,
