@@ -179,6 +179,9 @@ const songwriter: StepBuilder[] = [
       x: versePoint.x,
       y: versePoint.y + 250,
     });
+    if (!context.tools.has("create_node")) {
+      return { text: `Here is what I would put on the canvas:\n\nVerse\n${verse}\n\nChorus\n${chorus}`, calls: [] };
+    }
     return {
       text: context.request ? "Here are the lines." : "Verse first, then the chorus.",
       calls: present([

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
+import { type PromptContext, buildPrompt, estimateTokens } from "./build-prompt";
+
+const node = (index: number): CanvasNodeDto => ({
+  id: `node-${index}`,
+  kind: "note",
+  text: `Note number ${index} ${"word ".repeat(20)}`,
+  x: index * 10,
+  y: 0,
+  width: null,
+  height: null,
+  color: null,
+  authorKind: "human",
+  authorId: "human:a",
+  authorName: "Ada",
+  version: 1,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+});
+
+const entry = (index: number, kind: BoardEntryDto["kind"] = "intention"): BoardEntryDto => ({
+  id: `entry-${index}`,
+  runId: null,
+  agentId: null,
+  agentName: "Idea Weaver",
+  kind,
+  content: kind === "request" ? { targetPersona: "coder", ask: `Request ${index}`, refNodeIds: [] } : { plan: `Plan ${index} ${"detail ".repeat(15)}` },
+  targetPersona: kind === "request" ? "coder" : null,
+  requestStatus: kind === "request" ? "open" : null,
+  answersEntryId: null,
+  expiresAt: "2026-01-01T01:00:00.000Z",
+  createdAt: "2026-01-01T00:00:00.000Z",
+});
+
+function context(overrides: Partial<PromptContext> = {}): PromptContext {
+  return {
+    agent: { name: "Songwriter", persona: "coder", role: "Lyricist", systemPrompt: "You write lyrics." },
+    team: [
+      { name: "Songwriter", persona: "coder", role: "Lyricist", description: "Writes" },
+      { name: "Scene Painter", persona: "architect", role: "Visual artist", description: "Paints" },
+    ],
+    settings: DEFAULT_ROOM_SETTINGS,
+    run: { prompt: "Write a verse.", trigger: "human", requestedByName: "Ada", chainDepth: 0 },
+    canvas: { nodes: [], edges: [] },
+    referencedNodes: [],
+    board: [],
+    requests: [],
+    notes: [],
+    toolNames: [],
+    ...overrides,
+  };
+}
+
+describe("buildPrompt", () => {
+  it("puts persona, collaboration guidance and team in the system prompt", () => {
+    const { system } = buildPrompt(context());
+    expect(system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: coder\)/);
+    expect(system).toMatch(/You write lyrics\./);
+    expect(system).toMatch(/share your creative intention using share_creative_context/);
+    expect(system).toMatch(/Scene Painter \(persona: architect\)/);
+    expect(system).not.toMatch(/Songwriter \(persona: coder\)/);
+  });
+
+  it("shows the task, the canvas, other agents' entries and the requests addressed to the agent", () => {
+    const { prompt } = buildPrompt(
+      context({
+        canvas: { nodes: [node(1)], edges: [] },
+        board: [entry(1)],
+        requests: [entry(2, "request")],
+        run: { prompt: "Write a verse.", trigger: "request", requestedByName: "Idea Weaver", chainDepth: 2 },
+      }),
+    );
+    expect(prompt).toMatch(/## Task\nWrite a verse\./);
+    expect(prompt).toMatch(/Requested by Idea Weaver \(chain depth 2 of 3\)/);
+    expect(prompt).toMatch(/- node node-1 \[note\] by Ada at \(10, 0\): "Note number 1/);
+    expect(prompt).toMatch(/- entry entry-1 \[Idea Weaver · intention\]/);
+    expect(prompt).toMatch(/## Requests directed at you\n- entry entry-2 \[Idea Weaver asks\]/);
+  });
+
+  it("injects at most the room's number of recent board entries (15 by default)", () => {
+    const board = Array.from({ length: 30 }, (_, index) => entry(index));
+    const { prompt } = buildPrompt(context({ board, settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 50_000 } }));
+    expect(prompt.match(/- entry /g)).toHaveLength(15);
+    expect(prompt).toMatch(/entry-0 /);
+    expect(prompt).not.toMatch(/entry-15 /);
+  });
+
+  it("holds the context to the token budget by dropping the oldest board entries, then the oldest nodes", () => {
+    const board = Array.from({ length: 15 }, (_, index) => entry(index));
+    const nodes = Array.from({ length: 60 }, (_, index) => node(index));
+    const requests = [entry(99, "request")];
+    const built = buildPrompt(context({ board, canvas: { nodes, edges: [] }, requests }));
+    expect(built.contextTokens).toBeLessThanOrEqual(DEFAULT_ROOM_SETTINGS.context_token_budget);
+    expect(built.dropped.boardEntries).toBe(15);
+    expect(built.dropped.canvasNodes).toBeGreaterThan(0);
+    expect(built.prompt).toMatch(/entry-99/);
+    expect(built.prompt).toMatch(/node-59/);
+    expect(built.prompt).not.toMatch(/node-0 /);
+
+    const roomy = buildPrompt(context({ board, canvas: { nodes: nodes.slice(0, 3), edges: [] } }));
+    expect(roomy.dropped.canvasNodes).toBe(0);
+    expect(roomy.dropped.boardEntries).toBeLessThan(15);
+    expect(estimateTokens(roomy.prompt)).toBeGreaterThan(0);
+  });
+});

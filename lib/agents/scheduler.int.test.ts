@@ -1,0 +1,86 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { boardEntries, rooms, runs } from "@/db/schema";
+import { postBoardEntry } from "@/lib/board/post-entry";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { updateRoom } from "@/lib/rooms/update-room";
+import { agentByPersona } from "@/test/agents";
+import { createTestRoom } from "@/test/fixtures";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { Scheduler, electScheduler, scheduleRoom } from "./scheduler";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.destroy();
+});
+
+describe("the scheduler", () => {
+  it("lets one instance hold the scheduler lease until it lapses", async () => {
+    expect(await electScheduler(database.db, "instance-a", 400)).toBe(true);
+    expect(await electScheduler(database.db, "instance-b", 400)).toBe(false);
+    expect(await electScheduler(database.db, "instance-a", 400)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await electScheduler(database.db, "instance-b", 400)).toBe(true);
+    expect(await electScheduler(database.db, "instance-a", 400)).toBe(false);
+  });
+
+  it("serves the oldest open request first, then picks a persona from the template", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, scheduler_interval_seconds: 45 });
+    const { result: request } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
+      postBoardEntry(tx, emit, {
+        roomId,
+        kind: "request",
+        content: { targetPersona: "analyst", ask: "Tell the story of the lighthouse", refNodeIds: [] },
+        author: { id: "agent-x", name: "Scene Painter", agentId: null, runId: null },
+        expiryMinutes: 60,
+        at,
+      }),
+    );
+    const first = await scheduleRoom(database.db, roomId);
+    expect(first.kind).toBe("request");
+    const storyteller = await agentByPersona(database, roomId, "analyst");
+    const [served] = await database.db.select().from(runs).where(eq(runs.roomId, roomId));
+    expect(served!.agentId).toBe(storyteller.id);
+    expect(served!.requestEntryId).toBe(request!.id);
+    expect(served!.trigger).toBe("scheduler");
+    expect(served!.prompt).toMatch(/Scene Painter asks you: Tell the story of the lighthouse/);
+    const [entry] = await database.db.select().from(boardEntries).where(eq(boardEntries.id, request!.id));
+    expect(entry!.requestStatus).toBe("queued");
+
+    expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "not_due" });
+
+    await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
+    const second = await scheduleRoom(database.db, roomId, () => 0);
+    expect(second).toMatchObject({ kind: "random", persona: "coder" });
+  });
+
+  it("does not pile runs onto a busy room", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, max_concurrent_runs: 1 });
+    expect((await scheduleRoom(database.db, roomId)).kind).toBe("random");
+    await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
+    expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "busy" });
+  });
+
+  it("schedules only rooms that enabled it, and only from the elected instance", async () => {
+    const { roomId: on } = await createTestRoom(database.db);
+    await updateRoom(database.db, on, { settings: { scheduler_enabled: true } });
+    const { roomId: off } = await createTestRoom(database.db);
+    await database.db.delete(runs);
+    await database.db.update(rooms).set({ lastScheduledAt: new Date() });
+    await database.db.update(rooms).set({ lastScheduledAt: null }).where(eq(rooms.id, on));
+
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const leader = new Scheduler(database, { owner: "leader", leaseTtlMs: 5000 });
+    const follower = new Scheduler(database, { owner: "follower", leaseTtlMs: 5000 });
+    const outcomes = await leader.tick();
+    expect(await follower.tick()).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome.kind !== "skipped")).toHaveLength(1);
+    const scheduled = await database.db.select().from(runs);
+    expect(scheduled.map((run) => run.roomId)).toEqual([on]);
+    expect(scheduled.some((run) => run.roomId === off)).toBe(false);
+  });
+});

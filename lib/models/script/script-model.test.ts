@@ -1,0 +1,224 @@
+import { isStepCount, streamText, tool } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type PromptContext, buildPrompt } from "@/lib/agents/build-prompt";
+import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
+import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
+import { createScriptModel } from "./script-model";
+
+const team = CREATIVE_CANVAS.agents.map((agent) => ({
+  name: agent.name,
+  persona: agent.persona,
+  role: agent.role,
+  description: agent.description,
+}));
+
+function persona(key: string) {
+  const agent = CREATIVE_CANVAS.agents.find((candidate) => candidate.persona === key)!;
+  return { name: agent.name, persona: agent.persona, role: agent.role, systemPrompt: agent.systemPrompt };
+}
+
+function node(id: string, kind: string, text: string, x = 0, y = 0): CanvasNodeDto {
+  return {
+    id,
+    kind,
+    text,
+    x,
+    y,
+    width: null,
+    height: null,
+    color: null,
+    authorKind: "agent",
+    authorId: "agent-songwriter",
+    authorName: "Songwriter",
+    version: 1,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  };
+}
+
+function entry(id: string, kind: BoardEntryDto["kind"], content: Record<string, unknown>, agentName = "Idea Weaver"): BoardEntryDto {
+  return {
+    id,
+    runId: null,
+    agentId: null,
+    agentName,
+    kind,
+    content,
+    targetPersona: kind === "request" ? String(content.targetPersona) : null,
+    requestStatus: kind === "request" ? "queued" : null,
+    answersEntryId: null,
+    expiresAt: "2026-01-01T01:00:00.000Z",
+    createdAt: "2026-01-01T00:00:00.000Z",
+  };
+}
+
+function context(overrides: Partial<PromptContext> & Pick<PromptContext, "agent">): PromptContext {
+  return {
+    team,
+    settings: DEFAULT_ROOM_SETTINGS,
+    run: { prompt: "Write a short verse about rain on a city window at night.", trigger: "human", requestedByName: "Ada", chainDepth: 0 },
+    canvas: { nodes: [], edges: [] },
+    referencedNodes: [],
+    board: [],
+    requests: [],
+    notes: [],
+    toolNames: [],
+    ...overrides,
+  };
+}
+
+interface Recorded {
+  text: string;
+  calls: { name: string; input: Record<string, unknown> }[];
+}
+
+/** Runs the script model through the AI SDK with tools that answer like Parley's, recording every step. */
+async function play(promptContext: PromptContext, seed = 1, options: { tools?: boolean } = {}) {
+  const { system, prompt } = buildPrompt(promptContext);
+  let nextId = 0;
+  const steps: Recorded[] = [];
+  const echo = (result: (input: Record<string, unknown>) => object) =>
+    tool({ inputSchema: z.record(z.string(), z.unknown()), execute: async (input) => ({ ok: true, ...result(input) }) });
+  const tools = {
+    create_node: echo((input) => ({ node: { id: `node-${++nextId}`, x: input.x ?? 0, y: input.y ?? 0, text: input.text } })),
+    create_edge: echo(() => ({ edge: { id: `edge-${++nextId}` } })),
+    update_node: echo(() => ({})),
+    delete_node: echo(() => ({})),
+    delete_edge: echo(() => ({})),
+    share_creative_context: echo(() => ({ entryId: `entry-${++nextId}` })),
+    read_shared_context: echo(() => ({ entries: [] })),
+    request_agent: echo(() => ({ requestId: `entry-${++nextId}`, runId: "run-2", status: "queued" })),
+  };
+  const result = streamText({
+    model: createScriptModel({ name: promptContext.agent.persona }),
+    system,
+    prompt,
+    tools: options.tools === false ? undefined : tools,
+    stopWhen: isStepCount(10),
+    seed,
+  });
+  const deltas: string[] = [];
+  for await (const part of result.fullStream) {
+    if (part.type === "text-delta") deltas.push(part.text);
+  }
+  for (const step of await result.steps) {
+    steps.push({
+      text: step.text,
+      calls: step.toolCalls.map((call) => ({ name: call.toolName, input: call.input as Record<string, unknown> })),
+    });
+  }
+  return { steps, deltas, usage: await result.totalUsage };
+}
+
+describe("the script model", () => {
+  it("is deterministic for a seed, and a different seed writes differently", async () => {
+    const songwriter = context({ agent: persona("coder") });
+    const first = await play(songwriter, 7);
+    const again = await play(songwriter, 7);
+    expect(again.steps).toEqual(first.steps);
+
+    const verses = new Set<string>();
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const { steps } = await play(songwriter, seed);
+      verses.add(String(steps[1]!.calls[0]!.input.text));
+    }
+    expect(verses.size).toBeGreaterThan(1);
+  });
+
+  it("plays the Songwriter's collaboration flow: intention, lyrics, contribution, request, summary", async () => {
+    const { steps, deltas, usage } = await play(context({ agent: persona("coder") }));
+    expect(steps.map((step) => step.calls.map((call) => call.name))).toEqual([
+      ["share_creative_context"],
+      ["create_node", "create_node"],
+      ["create_edge", "share_creative_context"],
+      ["request_agent"],
+      [],
+    ]);
+    expect(steps[0]!.calls[0]!.input).toMatchObject({ entryType: "intention" });
+    expect(String(steps[0]!.calls[0]!.input.content && (steps[0]!.calls[0]!.input.content as { plan: string }).plan)).toMatch(
+      /melancholic verse about rain on a city window at night/,
+    );
+    expect(steps[1]!.calls.map((call) => call.input.kind)).toEqual(["lyric", "lyric"]);
+    expect(steps[2]!.calls[1]!.input).toMatchObject({ entryType: "contribution", content: { nodeIds: ["node-2", "node-3"] } });
+    expect(steps[3]!.calls[0]!.input).toMatchObject({ targetPersona: "architect", refNodeIds: ["node-2", "node-3"] });
+    expect(steps[4]!.text).toMatch(/Scene Painter/);
+    expect(deltas.length).toBeGreaterThan(10);
+    expect(usage.inputTokens).toBeGreaterThan(0);
+    expect(usage.outputTokens).toBeGreaterThan(0);
+  });
+
+  it("answers a request from another agent instead of starting its own chain", async () => {
+    const sparks = [node("spark-1", "idea", "Spark: A lighthouse that keeps a diary", -600, 0)];
+    const request = entry("req-1", "request", { targetPersona: "coder", ask: "Write a chorus from these sparks", refNodeIds: ["spark-1"] });
+    const { steps } = await play(
+      context({
+        agent: persona("coder"),
+        run: { prompt: "Idea Weaver asks you: Write a chorus from these sparks", trigger: "request", requestedByName: "Idea Weaver", chainDepth: 1 },
+        referencedNodes: sparks,
+        canvas: { nodes: sparks, edges: [] },
+        requests: [request],
+      }),
+    );
+    const names = steps.flatMap((step) => step.calls.map((call) => call.name));
+    expect(names).not.toContain("request_agent");
+    const reaction = steps.flatMap((step) => step.calls).find((call) => call.input.entryType === "reaction")!;
+    expect(reaction.input.content).toMatchObject({ toEntryId: "req-1" });
+    expect(steps.flatMap((step) => step.calls).some((call) => call.name === "create_edge" && call.input.targetId === "spark-1")).toBe(true);
+    expect(steps[0]!.text).toMatch(/Idea Weaver asked me/);
+  });
+
+  it("paints in the mood and palette of the room's theme", async () => {
+    const lyric = node("lyric-1", "lyric", "Verse\nThe tide keeps time the way a heartbeat would", -400, 0);
+    const painter = (board: BoardEntryDto[]) =>
+      play(
+        context({
+          agent: persona("architect"),
+          run: { prompt: "Paint a scene.", trigger: "human", requestedByName: "Ada", chainDepth: 0 },
+          canvas: { nodes: [lyric], edges: [] },
+          board,
+        }),
+      );
+    const themed = await painter([entry("theme-1", "theme", { mood: "electric", palette: ["#5f3dc4", "#d6336c", "#845ef7", "#f3d9fa"], keywords: ["neon"] })]);
+    const scenes = themed.steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
+    expect(scenes[0]!.input.color).toBe("#f3d9fa");
+    expect(String(scenes[1]!.input.text)).toMatch(/ultraviolet/);
+
+    const calm = await painter([entry("theme-2", "theme", { mood: "serene", palette: ["#0b7285", "#3bc9db", "#c5f6fa", "#e3fafc"], keywords: [] })]);
+    const calmScenes = calm.steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
+    expect(calmScenes[0]!.input.color).toBe("#e3fafc");
+    expect(String(calmScenes[1]!.input.text)).toMatch(/teal/);
+  });
+
+  it("illustrates the nodes it was asked about and reacts to the contribution they came from", async () => {
+    const verse = node("verse-1", "lyric", "Verse\nRain taps the glass like it knows my name\nStreetlights blur into a slower flame", -380, 0);
+    const contribution = entry("contrib-1", "contribution", { summary: "Wrote a verse", nodeIds: ["verse-1"] }, "Songwriter");
+    const request = entry("req-1", "request", { targetPersona: "architect", ask: "Paint the verse", refNodeIds: ["verse-1"] }, "Songwriter");
+    const { steps } = await play(
+      context({
+        agent: persona("architect"),
+        run: { prompt: "Songwriter asks you: Paint the verse", trigger: "request", requestedByName: "Songwriter", chainDepth: 1 },
+        referencedNodes: [verse],
+        canvas: { nodes: [verse], edges: [] },
+        board: [contribution],
+        requests: [request],
+      }),
+    );
+    const calls = steps.flatMap((step) => step.calls);
+    const illustrates = calls.find((call) => call.name === "create_edge" && call.input.label === "illustrates")!;
+    expect(illustrates.input.targetId).toBe("verse-1");
+    const reaction = calls.find((call) => call.input.entryType === "reaction")!;
+    expect(reaction.input.content).toMatchObject({ toEntryId: "contrib-1" });
+    const scene = calls.find((call) => call.name === "create_node")!;
+    expect(String(scene.input.text)).toMatch(/rain|streetlights/);
+    expect(Number(scene.input.x)).toBeGreaterThan(verse.x);
+  });
+
+  it("only calls the tools it is offered", async () => {
+    const { steps } = await play(context({ agent: persona("coder") }), 1, { tools: false });
+    expect(steps.flatMap((step) => step.calls)).toEqual([]);
+    expect(steps).toHaveLength(1);
+    expect(steps[0]!.text).toMatch(/Verse\n.+\n.+\n.+\n.+\n\nChorus\n/);
+  });
+});
