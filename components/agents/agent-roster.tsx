@@ -18,6 +18,7 @@ const selectRoster = (state: RoomState) => ({
   agents: state.agents,
   runs: state.runs,
   typing: state.typing,
+  broadcasts: state.broadcasts,
   canAct: state.seat !== null && !state.deleted,
   roomId: state.room.id,
 });
@@ -35,7 +36,7 @@ function useNow(active: boolean, ms = 500): number {
 
 /** The room's agents: who they are, what drives them and what each is doing right now. */
 export function AgentRoster({ onError }: { onError: (message: string) => void }) {
-  const { agents, runs, typing, canAct, roomId } = useRoom(useShallow(selectRoster));
+  const { agents, runs, typing, broadcasts, canAct, roomId } = useRoom(useShallow(selectRoster));
   const busy = Object.values(runs).some((run) => run.status === "running" || run.status === "queued");
   const now = useNow(busy);
   return (
@@ -46,7 +47,7 @@ export function AgentRoster({ onError }: { onError: (message: string) => void })
           <AgentRow
             key={agent.id}
             agent={agent}
-            status={agentStatus(agent, runs, typing, now)}
+            status={agentStatus(agent, runs, typing, now, broadcasts)}
             typingText={typing[agent.id]?.text}
             canAct={canAct}
             roomId={roomId}
@@ -93,7 +94,7 @@ function AgentRow({
       onError((error as Error).message);
     }
   };
-  const active = status.kind === "running" || status.kind === "typing";
+  const active = status.kind === "running" || status.kind === "typing" || status.kind === "asking";
 
   return (
     <li className={`roster__agent roster__agent--${status.kind}`} data-testid={`agent-${agent.persona}`} data-status={status.kind}>

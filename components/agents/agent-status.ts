@@ -1,7 +1,7 @@
-import type { AgentDto, RunDto } from "@/lib/protocol";
+import type { AgentDto, BroadcastDto, RunDto } from "@/lib/protocol";
 import type { TypingState } from "@/components/room/room-state";
 
-export type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "unavailable";
+export type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "asking" | "unavailable";
 
 export interface AgentStatus {
   kind: AgentStatusKind;
@@ -21,9 +21,22 @@ export function agentStatus(
   runs: Record<string, RunDto>,
   typing: Record<string, TypingState>,
   now: number,
+  broadcasts: Record<string, BroadcastDto> = {},
 ): AgentStatus {
   const all = Object.values(runs);
   const running = all.find((run) => run.agentId === agent.id && run.status === "running");
+  const asking = Object.values(broadcasts).find(
+    (broadcast) => broadcast.agentId === agent.id && ["pending", "waiting_turn", "open"].includes(broadcast.status),
+  );
+  if (running && asking) {
+    const label =
+      asking.mode === "human"
+        ? asking.status === "open"
+          ? "asking the room"
+          : "waiting to ask the room"
+        : "waiting on answers";
+    return { kind: "asking", label, run: running, queuePosition: null };
+  }
   if (running) {
     const typed = typing[agent.id];
     const isTyping = typed && typed.runId === running.id && now - typed.at < TYPING_WINDOW_MS;

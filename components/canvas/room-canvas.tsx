@@ -24,6 +24,7 @@ import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
+import { HumanQuestion } from "@/components/broadcast/human-question";
 import { NoteNode } from "./note-node";
 
 const nodeTypes = { note: NoteNode };
@@ -241,6 +242,9 @@ export function RoomCanvas({ onError }: CanvasProps) {
               Watching as a spectator — take a seat to add notes
             </div>
           )}
+        </Panel>
+        <Panel position="bottom-center">
+          <HumanQuestion onError={onError} />
         </Panel>
         {Object.keys(nodes).length === 0 && (
           <Panel position="top-center" className="canvas__empty">

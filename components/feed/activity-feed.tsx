@@ -5,6 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState, TypingState } from "@/components/room/room-state";
+import { BroadcastThread } from "@/components/broadcast/broadcast-thread";
 import { describeEvent } from "./describe-event";
 
 const selectFeed = (state: RoomState) => ({
@@ -96,6 +97,7 @@ const FeedEntry = memo(function FeedEntry({
   onSelect: (nodeIds: string[]) => void;
 }) {
   const line = describeEvent(event, { agents, nodeText, boardEntry });
+  if (line.hidden) return null;
   const agent = agents.find((candidate) => candidate.id === event.agent);
   const color = agent?.color ?? (event.agent.startsWith("human:") ? "#c9a227" : "#868e96");
   return (
@@ -121,6 +123,7 @@ const FeedEntry = memo(function FeedEntry({
         </div>
         {line.inReplyTo && <div className="feed__reply">↳ in reply to {line.inReplyTo}</div>}
         {line.message && <div className="feed__message">{line.message}</div>}
+        {line.broadcastId && <BroadcastThread broadcastId={line.broadcastId} />}
         {line.detail && <div className="feed__detail">{line.detail}</div>}
         {(line.chips?.length || line.meta) && (
           <div className="feed__meta">

@@ -21,6 +21,10 @@ export interface FeedLine {
   palette?: string[];
   /** The entry this one answers, for reactions. */
   inReplyTo?: string;
+  /** A broadcast shown as a live thread. */
+  broadcastId?: string;
+  /** Events that only update something shown elsewhere (a thread) and get no line of their own. */
+  hidden?: boolean;
 }
 
 export interface DescribeContext {
@@ -205,6 +209,17 @@ export function describeEvent(event: StoredEvent, context: DescribeContext): Fee
     }
     case "board.posted":
       return describeBoardEntry(event.payload.entry, context);
+    case "broadcast.asked":
+      return {
+        text: event.payload.broadcast.mode === "human" ? "asked the people in the room" : "asked the other agents",
+        broadcastId: event.payload.broadcast.id,
+        nodeIds: [],
+        tone: "collaboration",
+      };
+    case "broadcast.opened":
+    case "broadcast.response":
+    case "broadcast.closed":
+      return { text: "", nodeIds: [], tone: "collaboration", quiet: true, hidden: true };
     case "board.request_updated":
       return { text: `marked a request ${event.payload.status.replace("_", " ")}`, nodeIds: [], tone: "collaboration", quiet: true };
     default:

@@ -1,6 +1,8 @@
 import type {
   AgentDto,
   BoardEntryDto,
+  BroadcastDto,
+  BroadcastResponseDto,
   CanvasEdgeDto,
   CanvasNodeDto,
   RoomEvent,
@@ -39,6 +41,9 @@ export interface RoomState {
   feed: StoredEvent[];
   runs: Record<string, RunDto>;
   board: Record<string, BoardEntryDto>;
+  broadcasts: Record<string, BroadcastDto>;
+  /** Answers per broadcast id, in arrival order. */
+  answers: Record<string, BroadcastResponseDto[]>;
   typing: Record<string, TypingState>;
   lastSeq: number;
   watching: number;
@@ -58,6 +63,8 @@ export interface RoomSnapshotLike {
   edges: CanvasEdgeDto[];
   runs: RunDto[];
   board: BoardEntryDto[];
+  broadcasts: BroadcastDto[];
+  broadcastResponses: BroadcastResponseDto[];
   recentEvents: StoredEvent[];
   lastSeq: number;
 }
@@ -72,6 +79,8 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
     feed: snapshot.recentEvents.slice(-FEED_LIMIT),
     runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
     board: Object.fromEntries(snapshot.board.map((entry) => [entry.id, entry])),
+    broadcasts: Object.fromEntries(snapshot.broadcasts.map((broadcast) => [broadcast.id, broadcast])),
+    answers: groupAnswers(snapshot.broadcastResponses),
     typing: {},
     lastSeq: snapshot.lastSeq,
     watching: 0,
@@ -216,6 +225,34 @@ export function applyRoomEvent(state: RoomState, event: RoomEvent, clock: () => 
     case "board.posted":
       next.board = { ...state.board, [event.payload.entry.id]: event.payload.entry };
       break;
+    case "broadcast.asked":
+      next.broadcasts = { ...state.broadcasts, [event.payload.broadcast.id]: event.payload.broadcast };
+      break;
+    case "broadcast.opened": {
+      const broadcast = state.broadcasts[event.payload.broadcastId];
+      if (broadcast) {
+        next.broadcasts = {
+          ...state.broadcasts,
+          [broadcast.id]: { ...broadcast, status: "open", deadlineAt: event.payload.deadlineAt, openedAt: event.payload.openedAt },
+        };
+      }
+      break;
+    }
+    case "broadcast.response": {
+      const { response } = event.payload;
+      next.answers = { ...state.answers, [response.broadcastId]: [...(state.answers[response.broadcastId] ?? []), response] };
+      break;
+    }
+    case "broadcast.closed": {
+      const broadcast = state.broadcasts[event.payload.broadcastId];
+      if (broadcast) {
+        next.broadcasts = {
+          ...state.broadcasts,
+          [broadcast.id]: { ...broadcast, status: event.payload.status, closedAt: event.payload.closedAt },
+        };
+      }
+      break;
+    }
     case "board.request_updated": {
       const entry = state.board[event.payload.entryId];
       if (entry) next.board = { ...state.board, [entry.id]: { ...entry, requestStatus: event.payload.status } };
@@ -225,6 +262,12 @@ export function applyRoomEvent(state: RoomState, event: RoomEvent, clock: () => 
       break;
   }
   return { kind: "applied", state: next };
+}
+
+function groupAnswers(responses: BroadcastResponseDto[]): Record<string, BroadcastResponseDto[]> {
+  const grouped: Record<string, BroadcastResponseDto[]> = {};
+  for (const response of responses) (grouped[response.broadcastId] ??= []).push(response);
+  return grouped;
 }
 
 function withoutTyping(typing: Record<string, TypingState>, agentId: string): Record<string, TypingState> {

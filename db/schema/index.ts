@@ -5,3 +5,4 @@ export * from "./events";
 export * from "./participants";
 export * from "./runs";
 export * from "./board";
+export * from "./broadcasts";

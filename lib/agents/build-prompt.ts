@@ -61,6 +61,27 @@ const CANVAS_GUIDANCE = [
   "- Keep each node short: a verse, a scene, an idea. Finish with one or two sentences saying what you did.",
 ].join("\n");
 
+const SENSITIVITY_GUIDANCE = {
+  high: "Use ask_others often: before each major piece of work, check the direction with them.",
+  medium: "Use ask_others when a choice affects the others' work or you are unsure which way to go.",
+  low: "Use ask_others rarely: only when you are blocked and cannot decide alone.",
+} as const;
+
+/** The broadcast guidance of seed 000, shaped by the room's mode and sensitivity. */
+export function broadcastGuidance(settings: RoomSettings): string {
+  if (settings.broadcast === "off") return "";
+  const who =
+    settings.broadcast === "human"
+      ? "Your question goes to the people watching this room; only they answer, one question at a time."
+      : "Your question goes to the other agents; each answers from its own work while it keeps working.";
+  return [
+    "## Asking others (ask_others)",
+    `- ${who}`,
+    `- Sensitivity: ${settings.broadcast_sensitivity}. ${SENSITIVITY_GUIDANCE[settings.broadcast_sensitivity]}`,
+    "- ask_others waits for the answers; use them in your next step. Offer answer choices with `options` when the question has a few clear answers.",
+  ].join("\n");
+}
+
 export function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
   return `- node ${node.id} [${node.kind}] by ${node.authorName} at (${Math.round(node.x)}, ${Math.round(node.y)}): "${oneLine(node.text, textLength)}"`;
 }
@@ -90,6 +111,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     agent.systemPrompt,
     CANVAS_GUIDANCE,
     COLLABORATION_GUIDANCE,
+    broadcastGuidance(settings),
     team ? `## Your team\n${team}` : "",
   ]
     .filter(Boolean)

@@ -4,6 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Agent, type Run, agents, rooms, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
+import { takeNotes } from "@/lib/broadcast/agent-notes";
 import { appendEvents, writeRoomEvents } from "@/lib/events/write-room-events";
 import { costOf } from "@/lib/models/pricing";
 import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
@@ -114,6 +115,7 @@ export async function executeRun(
     settings,
     author: agentAuthor(agent),
     now,
+    resolveModel: deps.resolveModel,
     state: { requestsMade: 0, createdNodeIds: [] },
   };
   const tools = createAgentTools(active);
@@ -141,6 +143,7 @@ export async function executeRun(
   }
 
   const messages: ModelMessage[] = [{ role: "user", content: prompt }];
+  const lateNotes: string[] = [];
   const transcript: unknown[] = [{ role: "system", content: system }, { role: "user", content: prompt }];
   let current: StepRecord = { step: 0, text: "", toolCalls: [], toolResults: [] };
   let stepStarted = performance.now();
@@ -169,6 +172,14 @@ export async function executeRun(
       abortSignal: options.signal,
       maxRetries: deps.maxRetries ?? 2,
       seed: settings.script_seed,
+      // Notes that arrive while the run streams (what its shadow answered) are shown from the next step on.
+      prepareStep: async ({ messages: current, stepNumber }) => {
+        if (stepNumber === 0) return undefined;
+        const fresh = await takeNotes(db, agent.id, run.id).catch(() => []);
+        if (fresh.length === 0) return undefined;
+        lateNotes.push(...fresh);
+        return { messages: [...current, { role: "user" as const, content: fresh.join("\n") }] };
+      },
       // Errors surface in the stream and end this run below; nothing to log twice.
       onError: () => {},
     });

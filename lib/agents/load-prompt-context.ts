@@ -2,6 +2,8 @@ import { asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, type Run, canvasEdges, canvasNodes, seats } from "@/db/schema";
 import { boardEntryToDto } from "@/lib/board/board-dto";
+import { takeNotes } from "@/lib/broadcast/agent-notes";
+import { humanQaHistory, markAnswersSeen } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";
 import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
@@ -37,6 +39,18 @@ export async function loadPromptContext(
   const referenced = run.selectedNodeIds.length
     ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds))
     : [];
+  const notes = await takeNotes(db, agent.id, run.id);
+  const extraSections: { title: string; body: string }[] = [];
+  if (settings.broadcast === "human") {
+    const history = await humanQaHistory(db, run.roomId);
+    if (history.length) {
+      extraSections.push({
+        title: "Answers from the people in this room",
+        body: history.map((qa) => `- Q: ${qa.question}\n  A: ${qa.answer}`).join("\n"),
+      });
+      await markAnswersSeen(db, run.roomId, agent.id, history.at(-1)!.answeredAt);
+    }
+  }
   const ownRequestFirst = requests.sort((a, b) =>
     a.id === run.requestEntryId ? -1 : b.id === run.requestEntryId ? 1 : a.createdAt.getTime() - b.createdAt.getTime(),
   );
@@ -54,7 +68,8 @@ export async function loadPromptContext(
     referencedNodes: referenced.map(nodeToDto),
     board: board.filter((entry) => entry.kind !== "request" || entry.targetPersona !== agent.persona).map(boardEntryToDto),
     requests: ownRequestFirst.map(boardEntryToDto),
-    notes: [],
+    notes,
+    extraSections,
     toolNames: input.toolNames,
   };
 }

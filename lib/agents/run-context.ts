@@ -1,6 +1,7 @@
 import type { Database } from "@/db";
 import type { Agent, Run } from "@/db/schema";
 import type { CanvasAuthor } from "@/lib/canvas/author";
+import type { ResolvedModel } from "@/lib/models/registry";
 import type { RoomBus } from "@/lib/realtime/bus";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
@@ -15,6 +16,8 @@ export interface ActiveRun {
   settings: RoomSettings;
   author: CanvasAuthor;
   now: () => Date;
+  /** Resolves other agents' models (their shadows answer broadcasts). */
+  resolveModel: (spec: string) => ResolvedModel;
   /** Mutable per-run bookkeeping the limits rely on. */
   state: { requestsMade: number; createdNodeIds: string[] };
 }

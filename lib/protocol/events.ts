@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { boardEntrySchema, requestStatusSchema } from "./board";
+import { broadcastResponseSchema, broadcastSchema } from "./broadcasts";
 import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
 import { runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
 import { envelopeSchema, storedFieldsSchema } from "./envelope";
@@ -48,6 +49,22 @@ export const storedEventSchemas = {
   "board.request_updated": storedEvent(
     "board.request_updated",
     z.object({ entryId: z.string(), status: requestStatusSchema, runId: z.string().nullable() }),
+  ),
+  "broadcast.asked": storedEvent("broadcast.asked", z.object({ broadcast: broadcastSchema })),
+  "broadcast.opened": storedEvent(
+    "broadcast.opened",
+    z.object({ broadcastId: z.string(), deadlineAt: z.string(), openedAt: z.string() }),
+  ),
+  "broadcast.response": storedEvent("broadcast.response", z.object({ response: broadcastResponseSchema })),
+  "broadcast.closed": storedEvent(
+    "broadcast.closed",
+    z.object({
+      broadcastId: z.string(),
+      status: z.enum(["complete", "timeout", "deferred", "skipped"]),
+      responses: z.number().int(),
+      durationMs: z.number(),
+      closedAt: z.string(),
+    }),
   ),
 } as const;
 

@@ -4,3 +4,4 @@ export * from "./events";
 export * from "./limits";
 export * from "./board";
 export * from "./runs";
+export * from "./broadcasts";

@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, gt, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, or } from "drizzle-orm";
 import type { Db } from "@/db";
-import { boardEntries, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { boardEntries, broadcastResponses, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { broadcastToDto, responseToDto } from "@/lib/broadcast/broadcast-dto";
 import { runToDto } from "@/lib/agents/run-dto";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { modelUnavailableReason } from "@/lib/models/registry";
@@ -9,6 +10,8 @@ import { eventFromRow } from "@/lib/events/event-row";
 import type {
   AgentDto,
   BoardEntryDto,
+  BroadcastDto,
+  BroadcastResponseDto,
   CanvasEdgeDto,
   CanvasNodeDto,
   RoomSummaryDto,
@@ -29,6 +32,9 @@ export interface RoomSnapshot {
   runs: RunDto[];
   /** Live (unexpired) board entries, newest last. */
   board: BoardEntryDto[];
+  /** Recent ask_others broadcasts and their answers. */
+  broadcasts: BroadcastDto[];
+  broadcastResponses: BroadcastResponseDto[];
   /** The most recent events, oldest first, for the activity feed. */
   recentEvents: StoredEvent[];
   /** Every event up to and including this one is reflected above; stream from here. */
@@ -38,6 +44,7 @@ export interface RoomSnapshot {
 export const SNAPSHOT_FEED_SIZE = 200;
 const RECENT_RUNS = 30;
 const BOARD_ENTRIES = 200;
+const RECENT_BROADCASTS = 50;
 
 /**
  * Everything a page needs for its first paint, read in one transaction so that the
@@ -76,6 +83,19 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         .select()
         .from(runs)
         .where(and(eq(runs.roomId, roomId), or(eq(runs.status, "queued"), eq(runs.status, "running"))));
+      const broadcastRows = await tx
+        .select()
+        .from(broadcasts)
+        .where(eq(broadcasts.roomId, roomId))
+        .orderBy(desc(broadcasts.createdAt))
+        .limit(RECENT_BROADCASTS);
+      const responseRows = broadcastRows.length
+        ? await tx
+            .select()
+            .from(broadcastResponses)
+            .where(inArray(broadcastResponses.broadcastId, broadcastRows.map((row) => row.id)))
+            .orderBy(asc(broadcastResponses.createdAt))
+        : [];
       const runMap = new Map([...runRows, ...active].map((run) => [run.id, run]));
       return {
         room: roomToDto(room),
@@ -85,6 +105,8 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         edges: edgeRows.map(edgeToDto),
         runs: [...runMap.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(runToDto),
         board: boardRows.reverse().map(boardEntryToDto),
+        broadcasts: broadcastRows.reverse().map(broadcastToDto),
+        broadcastResponses: responseRows.map(responseToDto),
         recentEvents: eventRows.reverse().map(eventFromRow),
         lastSeq: room.lastSeq,
       };

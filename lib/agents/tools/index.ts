@@ -1,5 +1,6 @@
 import type { ActiveRun } from "../run-context";
 import { createBoardTools } from "./board-tools";
+import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
 import { createRequestAgentTool } from "./request-agent";
 
@@ -9,6 +10,7 @@ export function createAgentTools(active: ActiveRun) {
     ...createCanvasTools(active),
     ...createBoardTools(active),
     request_agent: createRequestAgentTool(active),
+    ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
   };
 }
 

@@ -151,6 +151,103 @@ function finalStep(text: string): StepBuilder {
   return () => ({ text, calls: [] });
 }
 
+
+/* ───────────── Asking others (ask_others) ───────────── */
+
+interface Answer {
+  by: string;
+  text: string;
+}
+
+const QUESTIONS: Record<string, (context: PlanContext) => { question: string; options: string[] }> = {
+  coder: (context) => {
+    const [a, b] = context.rng.sample(context.mood.images, 2);
+    return { question: `Should the verse lean on ${a} or on ${b}?`, options: [a!, b!] };
+  },
+  architect: (context) => {
+    const [a, b] = context.rng.sample(context.mood.light, 2);
+    return b
+      ? { question: `Which light should the scene have: ${a} or ${b}?`, options: [a!, b] }
+      : { question: `Should the scene be lit by ${a}?`, options: ["yes", "something else"] };
+  },
+  brainstormer: (context) => {
+    const other = MOODS.filter((mood) => mood.name !== context.mood.name);
+    const alternative = context.rng.pick(other).name;
+    return {
+      question: `Which way should the sparks go: ${context.mood.name} or ${alternative}?`,
+      options: [context.mood.name, alternative],
+    };
+  },
+  analyst: () => ({
+    question: "Whose eyes should the story see through: the one who stays or the one who leaves?",
+    options: ["the one who stays", "the one who leaves"],
+  }),
+  "canvas-agent": () => ({
+    question: "Should I group the canvas by mood or by who made it?",
+    options: ["by mood", "by who made it"],
+  }),
+};
+
+function shouldAsk(context: PlanContext): boolean {
+  if (!context.tools.has("ask_others") || !context.reading.broadcast || context.request) return false;
+  const { sensitivity } = context.reading.broadcast;
+  return sensitivity === "high" || (sensitivity === "medium" && context.rng.chance(0.5));
+}
+
+function questionFor(context: PlanContext) {
+  return (QUESTIONS[context.reading.persona] ?? QUESTIONS.coder!)(context);
+}
+
+/** Asks others at a natural point (after sharing an intention), as often as the room's sensitivity says. */
+const askStep: StepBuilder = (context) => {
+  if (!shouldAsk(context)) return null;
+  const { question, options } = questionFor(context);
+  return {
+    text: "Before I start, let me check with the others.",
+    calls: [{ tag: "ask", toolName: "ask_others", input: { question, options } }],
+  };
+};
+
+/** When the people's earlier answers came back instead of a prompt and none of them answers this, ask again. */
+const askAgainStep: StepBuilder = (context) => {
+  const first = context.past("ask");
+  const output = first?.output as { status?: string; human_qa_history?: { question: string }[] } | undefined;
+  if (!first || first.failed || output?.status !== "deferred") return null;
+  const asked = String(first.input.question ?? "");
+  if ((output.human_qa_history ?? []).some((qa) => qa.question === asked)) return null;
+  return {
+    text: "Those earlier answers don't settle my question, so I'll ask it directly.",
+    calls: [
+      {
+        tag: "ask-again",
+        toolName: "ask_others",
+        input: { question: `To be specific: ${asked}`, options: first.input.options ?? [] },
+      },
+    ],
+  };
+};
+
+/** The answer this run got to its question, if any: a person's or a teammate's. */
+export function answerFrom(context: PlanContext): Answer | null {
+  for (const call of [context.past("ask-again"), context.past("ask")]) {
+    if (!call || call.failed) continue;
+    const output = call.output as {
+      status?: string;
+      responses?: { responder_name?: string; responder_id?: string; content: string }[];
+      human_qa_history?: { answer: string }[];
+    };
+    const first = output.responses?.[0];
+    if (first) return { by: first.responder_name ?? first.responder_id ?? "someone", text: first.content };
+    const last = output.human_qa_history?.at(-1);
+    if (output.status === "deferred" && last) return { by: "the people here", text: last.answer };
+  }
+  return null;
+}
+
+function answerWords(answer: Answer | null): string[] {
+  return answer ? answer.text.toLowerCase().split(/\W+/).filter((word) => word.length > 3) : [];
+}
+
 /* ───────────── Songwriter ───────────── */
 
 const songwriter: StepBuilder[] = [
@@ -167,11 +264,14 @@ const songwriter: StepBuilder[] = [
           `Writing a ${context.mood.name} verse about ${context.subject}`,
         ),
   (context) => {
+    const answer = answerFrom(context);
     const prefer = [
+      ...answerWords(answer),
       ...context.subject.toLowerCase().split(/\W+/),
       ...context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood)),
     ].filter((word) => word.length > 3);
     const verse = lines(context.rng, context.mood.verse, 4, prefer).join("\n");
+    const title = answer ? `Verse — after ${answer.by}: “${short(answer.text, 80)}”` : "Verse";
     const chorus = lines(context.rng, context.mood.chorus, context.request ? 2 : 4).join("\n");
     const anchor = context.request ? anchorNearReferences(context) : home(context);
     const versePoint = place(context, anchor);
@@ -180,12 +280,16 @@ const songwriter: StepBuilder[] = [
       y: versePoint.y + 250,
     });
     if (!context.tools.has("create_node")) {
-      return { text: `Here is what I would put on the canvas:\n\nVerse\n${verse}\n\nChorus\n${chorus}`, calls: [] };
+      return { text: `Here is what I would put on the canvas:\n\n${title}\n${verse}\n\nChorus\n${chorus}`, calls: [] };
     }
     return {
-      text: context.request ? "Here are the lines." : "Verse first, then the chorus.",
+      text: answer
+        ? `Going with ${answer.by}'s answer: “${short(answer.text, 80)}”. Verse first, then the chorus.`
+        : context.request
+          ? "Here are the lines."
+          : "Verse first, then the chorus.",
       calls: present([
-        node(context, "verse", "lyric", `Verse\n${verse}`, versePoint),
+        node(context, "verse", "lyric", `${title}\n${verse}`, versePoint),
         node(context, "chorus", "lyric", `Chorus\n${chorus}`, chorusPoint),
       ]),
     };
@@ -261,7 +365,9 @@ function sceneText(context: PlanContext): { main: string; detail: string } {
   const main = images.length
     ? `Scene: ${base}. In the foreground: ${images.join(", ")}.`
     : `Scene: ${base}.`;
-  const detail = `Light: ${context.rng.pick(context.mood.light)}.\nPalette: ${context.mood.paletteWords} (${context.palette.join(" ")}).`;
+  const answer = answerFrom(context);
+  const light = answer ? answer.text : context.rng.pick(context.mood.light);
+  const detail = `Light: ${light}${answer ? ` (as ${answer.by} suggested)` : ""}.\nPalette: ${context.mood.paletteWords} (${context.palette.join(" ")}).`;
   return { main, detail };
 }
 
@@ -349,7 +455,9 @@ const ideaWeaver: StepBuilder[] = [
       `Gathering ${context.mood.name} sparks about ${context.subject}`,
     ),
   (context) => {
+    const answer = answerFrom(context);
     const sparks = context.rng.sample(context.mood.sparks, 3);
+    if (answer) sparks[0] = `${short(answer.text, 80)} (${answer.by}'s direction)`;
     const anchor = home(context);
     const points: Point[] = [];
     const calls = sparks.map((spark, index) => {
@@ -418,8 +526,9 @@ const storyteller: StepBuilder[] = [
   (context) => {
     const quote = context.reading.canvas.find((item) => item.kind === "lyric" || item.kind === "scene");
     const quoted = quote ? ` ${quote.kind === "lyric" ? "Someone was singing" : "The room looked like this"}: “${short(quote.text.replace(/^(Verse|Chorus|Scene:)\s*/i, ""), 70)}”` : "";
+    const answer = answerFrom(context);
     const beats = [
-      `Opening: ${context.rng.pick(context.mood.beats.opening)}${quoted}`,
+      `Opening: ${context.rng.pick(context.mood.beats.opening)}${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
       `Turn: ${context.rng.pick(context.mood.beats.turn)}`,
       `Ending: ${context.rng.pick(context.mood.beats.ending)}`,
     ];
@@ -476,7 +585,8 @@ const curator: StepBuilder[] = [
     const xs = context.reading.canvas.map((item) => item.x);
     const ys = context.reading.canvas.map((item) => item.y);
     const anchor = xs.length ? { x: Math.min(...xs), y: Math.min(...ys) - 220 } : home(context);
-    const label = keywords.length ? keywords.join(" · ") : context.subject;
+    const answer = answerFrom(context);
+    const label = `${keywords.length ? keywords.join(" · ") : context.subject}${answer ? ` (grouped ${short(answer.text, 40)})` : ""}`;
     return {
       text: "A label for the thread.",
       calls: present([
@@ -502,13 +612,42 @@ const curator: StepBuilder[] = [
   finalStep("The canvas has a named thread now."),
 ];
 
+/** Each persona shares its intention, may ask others (as the room's sensitivity says), then works. */
+const withAsking = (plan: StepBuilder[]): StepBuilder[] => [plan[0]!, askStep, askAgainStep, ...plan.slice(1)];
+
 export const PLANS: Record<string, StepBuilder[]> = {
-  coder: songwriter,
-  architect: scenePainter,
-  brainstormer: ideaWeaver,
-  analyst: storyteller,
-  "canvas-agent": curator,
+  coder: withAsking(songwriter),
+  architect: withAsking(scenePainter),
+  brainstormer: withAsking(ideaWeaver),
+  analyst: withAsking(storyteller),
+  "canvas-agent": withAsking(curator),
 };
+
+const SHADOW_VOICES: Record<string, string> = {
+  coder: "From the lyrics side",
+  architect: "From the painting side",
+  brainstormer: "As the one throwing sparks",
+  analyst: "Thinking about the story",
+  "canvas-agent": "Looking at the whole canvas",
+};
+
+/** A shadow's answer: in the agent's voice, drawing on what it made, as thorough as the depth asks. */
+export function shadowAnswer(reading: ScriptReading, rng: SeededRandom): string {
+  const shadow = reading.shadow!;
+  const mood = detectMood(`${shadow.ownWork.join(" ")} ${shadow.currentWork} ${shadow.question}`).mood;
+  const piece = shadow.ownWork.at(-1) ?? (shadow.currentWork.trim() || null);
+  const pieceWords = (piece ?? "").toLowerCase();
+  const choice = shadow.options.length
+    ? (shadow.options.find((option) => pieceWords.includes(option.toLowerCase().split(" ").pop() ?? "")) ?? rng.pick(shadow.options))
+    : null;
+  const voice = SHADOW_VOICES[reading.persona] ?? "From my side";
+  const lead = choice ? `${voice}: go with ${choice}.` : `${voice}: keep it ${mood.name} and simple.`;
+  if (shadow.depth === "low") return `${lead} It fits the ${mood.name} mood.`;
+  const medium = `${lead} ${piece ? `I made “${short(piece.replace(/\n/g, " / "), 70)}” earlier, and ${choice ?? "that"} carries the same feeling.` : `It keeps the ${mood.name} mood we already have on the canvas.`}`;
+  if (shadow.depth === "medium") return medium;
+  const current = shadow.currentWork.trim() ? ` Right now I'm working on “${short(shadow.currentWork, 60)}”, which we can tie in.` : "";
+  return `${medium} Concretely: ${rng.pick(mood.light)}, a palette of ${mood.paletteWords}, and one image that returns throughout — ${rng.pick(mood.images)}.${current}`;
+}
 
 /** Persona keys the scripted model knows, by the names used in `script:<name>`. */
 export const SCRIPT_NAMES: Record<string, string> = {

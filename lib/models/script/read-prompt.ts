@@ -42,6 +42,20 @@ export interface ScriptReading {
   /** Everything the model wrote or called so far, one entry per earlier step. */
   steps: { text: string; calls: PastCall[] }[];
   userText: string;
+  /** Broadcast settings the system prompt announced, when ask_others is on. */
+  broadcast: { sensitivity: "low" | "medium" | "high" } | null;
+  /** Answers people gave earlier in the room. */
+  humanAnswers: { question: string; answer: string }[];
+  /** Set when the model answers a broadcast as someone's shadow. */
+  shadow: {
+    asker: string;
+    question: string;
+    options: string[];
+    currentWork: string;
+    depth: "low" | "medium" | "high";
+    /** What this agent made earlier (quoted from its conversation). */
+    ownWork: string[];
+  } | null;
 }
 
 function sectionsOf(text: string): Map<string, string> {
@@ -148,6 +162,24 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
     steps.push({ text, calls });
   }
 
+  const lastUser = [...prompt].reverse().find((message) => message.role === "user");
+  const lastUserText = lastUser && lastUser.role === "user" ? textOf(lastUser.content) : "";
+  const shadowSections = sectionsOf(lastUserText);
+  const isShadow = system.includes("## Answering a question from a teammate");
+  const questionTitle = [...shadowSections.keys()].find((title) => title.startsWith("Question from "));
+  const rawQuestion = questionTitle ? (shadowSections.get(questionTitle) ?? "") : "";
+  const optionsLine = rawQuestion.match(/^Options: (.+)$/m);
+  const ownWork = prompt
+    .filter((message) => message.role === "assistant")
+    .flatMap((message) => {
+      const text = typeof message.content === "string" ? message.content : textOf(message.content as { type: string; text?: string }[]);
+      return [...text.matchAll(/I added an? [a-z-]+: “([^”]+)”/g)].map((match) => match[1]!);
+    });
+  const sensitivity = system.match(/Sensitivity: (low|medium|high)\./)?.[1] as "low" | "medium" | "high" | undefined;
+  const depth = (system.match(/Response depth: (low|medium|high)\./)?.[1] ?? "medium") as "low" | "medium" | "high";
+  const answersBody = sections.get("Answers from the people in this room") ?? "";
+  const humanAnswers = [...answersBody.matchAll(/- Q: (.+)\n\s+A: (.+)/g)].map((match) => ({ question: match[1]!, answer: match[2]! }));
+
   const identity = system.match(/^You are (.+?), the (.+?) of .*\(persona: ([a-z0-9-]+)\)/m);
   return {
     system,
@@ -167,5 +199,17 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
     sections,
     steps,
     userText,
+    broadcast: sensitivity ? { sensitivity } : null,
+    humanAnswers,
+    shadow: isShadow
+      ? {
+          asker: questionTitle?.slice("Question from ".length) ?? "a teammate",
+          question: rawQuestion.replace(/^Options: .+$/m, "").trim(),
+          options: optionsLine ? optionsLine[1]!.split(" | ").map((option) => option.trim()) : [],
+          currentWork: shadowSections.get("What you are writing right now") ?? "",
+          depth,
+          ownWork,
+        }
+      : null,
   };
 }

@@ -7,7 +7,7 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import { type PlanContext, type PlannedStep, PLANS, SCRIPT_NAMES, chooseMood, chooseSubject } from "./plans";
+import { type PlanContext, type PlannedStep, PLANS, SCRIPT_NAMES, chooseMood, chooseSubject, shadowAnswer } from "./plans";
 import { SeededRandom, hashString } from "./random";
 import { type ScriptReading, readPrompt } from "./read-prompt";
 
@@ -39,6 +39,10 @@ function tools(options: LanguageModelV4CallOptions): Set<string> {
  */
 export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: number, fallbackPersona: string): ScriptDecision {
   const persona = reading.persona || fallbackPersona;
+  if (reading.shadow) {
+    const rng = new SeededRandom(hashString(`${seed}|${persona}|shadow|${reading.shadow.question}`));
+    return { text: shadowAnswer({ ...reading, persona }, rng), calls: [], finishReason: "stop" };
+  }
   const builders = PLANS[persona] ?? PLANS.coder!;
   const base = hashString(`${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}`);
   const { mood, palette } = chooseMood(reading, new SeededRandom(base));

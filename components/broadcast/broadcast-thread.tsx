@@ -1,0 +1,80 @@
+"use client";
+
+import { useShallow } from "zustand/react/shallow";
+import { formatUsage } from "@/components/agents/agent-status";
+import { useRoom } from "@/components/room/room-store";
+import type { BroadcastDto } from "@/lib/protocol";
+import { useSecondsLeft } from "./countdown";
+
+function seconds(from: string, to: string | null): string {
+  if (!to) return "";
+  return `${((new Date(to).getTime() - new Date(from).getTime()) / 1000).toFixed(1)}s`;
+}
+
+/** One ask_others call as a thread: the question, each answer as it lands, and how it ended. */
+export function BroadcastThread({ broadcastId }: { broadcastId: string }) {
+  const { broadcast, answers, agents } = useRoom(
+    useShallow((state) => ({
+      broadcast: state.broadcasts[broadcastId],
+      answers: state.answers[broadcastId] ?? [],
+      agents: state.agents,
+    })),
+  );
+  if (!broadcast) return null;
+  const targets =
+    broadcast.mode === "human"
+      ? "the people here"
+      : broadcast.targetAgentIds.length === agents.length - 1
+        ? "the team"
+        : broadcast.targetAgentIds.map((id) => agents.find((agent) => agent.id === id)?.name ?? "an agent").join(", ");
+  return (
+    <div className="thread" data-testid="broadcast-thread" data-status={broadcast.status} data-mode={broadcast.mode}>
+      <div className="thread__who">
+        <span className="badge badge--mode">{broadcast.mode === "human" ? "asks people" : "asks agents"}</span>
+        <span className="muted">to {targets}</span>
+      </div>
+      <div className="thread__question">{broadcast.question}</div>
+      {answers.length > 0 && (
+        <ul className="thread__answers">
+          {answers.map((answer) => {
+            const agent = agents.find((candidate) => candidate.id === answer.responderId);
+            return (
+              <li key={answer.id} className="thread__answer" data-testid="broadcast-answer">
+                <div className="thread__who">
+                  <span style={{ color: agent?.color ?? "#946c00" }}>{answer.responderName}</span>
+                  {answer.isHuman ? (
+                    <span className="badge badge--human">human</span>
+                  ) : (
+                    <span className="feed__figures">{formatUsage(answer)}</span>
+                  )}
+                </div>
+                <div>{answer.content}</div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <Outcome broadcast={broadcast} answered={answers.length} />
+    </div>
+  );
+}
+
+function Outcome({ broadcast, answered }: { broadcast: BroadcastDto; answered: number }) {
+  const secondsLeft = useSecondsLeft(broadcast.status === "open" ? broadcast.deadlineAt : null);
+  const wall = seconds(broadcast.createdAt, broadcast.closedAt);
+  const expected = broadcast.mode === "agents" ? broadcast.targetAgentIds.length : 1;
+  const text: Record<BroadcastDto["status"], string> = {
+    pending: `waiting for answers (${answered} of ${expected})…`,
+    waiting_turn: "waiting for its turn: another question is open",
+    open: `waiting for a person to answer${secondsLeft !== null ? ` · ${secondsLeft}s left` : ""}`,
+    complete: broadcast.mode === "human" && answered === 0 ? `no answer · ${wall}` : `answered in ${wall}`,
+    timeout: `timed out after ${wall} · ${answered} of ${expected} answered`,
+    deferred: "deferred: the people's earlier answers were returned instead of asking again",
+    skipped: `skipped · ${wall}`,
+  };
+  return (
+    <div className={`thread__outcome thread__outcome--${broadcast.status}`} data-testid="broadcast-outcome">
+      {text[broadcast.status]}
+    </div>
+  );
+}

@@ -1,0 +1,115 @@
+"use client";
+
+import { useState } from "react";
+import { useShallow } from "zustand/react/shallow";
+import { LIMITS } from "@/lib/protocol";
+import { apiWrite } from "@/components/room/api";
+import { useRoom } from "@/components/room/room-store";
+import type { RoomState } from "@/components/room/room-state";
+import { useSecondsLeft } from "./countdown";
+
+const selectQuestion = (state: RoomState) => {
+  const human = Object.values(state.broadcasts).filter((broadcast) => broadcast.mode === "human");
+  return {
+    open: human.find((broadcast) => broadcast.status === "open") ?? null,
+    waiting: human.filter((broadcast) => broadcast.status === "waiting_turn").length,
+    agents: state.agents,
+    seated: state.seat !== null,
+    roomId: state.room.id,
+  };
+};
+
+/**
+ * The question an agent is asking the people in the room: who asks, a countdown, and
+ * (for participants) an answer box, choices, Send and Skip. Spectators see it read-only.
+ */
+export function HumanQuestion({ onError }: { onError: (message: string) => void }) {
+  const { open, waiting, agents, seated, roomId } = useRoom(useShallow(selectQuestion));
+  const secondsLeft = useSecondsLeft(open?.deadlineAt ?? null);
+  const [answer, setAnswer] = useState("");
+  const [busy, setBusy] = useState(false);
+  if (!open) return null;
+  const asker = agents.find((agent) => agent.id === open.agentId);
+  const expired = secondsLeft === 0;
+
+  const send = async (text: string | null) => {
+    setBusy(true);
+    try {
+      if (text === null) await apiWrite(`/api/rooms/${roomId}/broadcasts/${open.id}/skip`, "POST");
+      else await apiWrite(`/api/rooms/${roomId}/broadcasts/${open.id}/answer`, "POST", { answer: text });
+      setAnswer("");
+    } catch (error) {
+      onError((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="question-panel" data-testid="human-question" data-broadcast-id={open.id} aria-live="polite">
+      <div className="question-panel__head">
+        <span className="feed__dot" style={{ background: asker?.color ?? "#7950f2" }} />
+        <strong style={{ color: asker?.color }}>{open.agentName}</strong> asks the room
+        {waiting > 0 && <span className="badge">{waiting} more waiting</span>}
+        <span
+          className={`question-panel__countdown${secondsLeft !== null && secondsLeft <= 10 ? " question-panel__countdown--low" : ""}`}
+          data-testid="question-countdown"
+        >
+          {expired ? "time is up" : `${secondsLeft}s left`}
+        </span>
+      </div>
+      <div className="question-panel__question" data-testid="question-text">
+        {open.question}
+      </div>
+      {seated ? (
+        <form
+          className="question-panel__form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (answer.trim()) void send(answer.trim());
+          }}
+        >
+          {open.options.length > 0 && (
+            <div className="question-panel__options">
+              {open.options.map((option) => (
+                <button
+                  key={option}
+                  type="button"
+                  className="button"
+                  data-testid="question-option"
+                  disabled={busy || expired}
+                  onClick={() => void send(option)}
+                >
+                  {option}
+                </button>
+              ))}
+            </div>
+          )}
+          <textarea
+            data-testid="question-answer"
+            placeholder="Type your answer"
+            value={answer}
+            maxLength={LIMITS.noteText}
+            disabled={busy || expired}
+            onChange={(event) => setAnswer(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === "Enter" && (event.metaKey || event.ctrlKey) && answer.trim()) void send(answer.trim());
+            }}
+          />
+          <div className="question-panel__actions">
+            <button type="submit" className="button button--primary" data-testid="question-send" disabled={busy || expired || !answer.trim()}>
+              Send
+            </button>
+            <button type="button" className="button" data-testid="question-skip" disabled={busy || expired} onClick={() => void send(null)}>
+              Skip
+            </button>
+          </div>
+        </form>
+      ) : (
+        <p className="muted" data-testid="question-spectator">
+          Only participants can answer. Take a seat to join in.
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, doublePrecision, index, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { rooms } from "./rooms";
+
+export type BroadcastMode = "agents" | "human";
+/**
+ * `pending`: shadows are answering (agents mode). `waiting_turn`: queued behind another
+ * human question. `open`: shown to the people in the room. The rest are outcomes.
+ */
+export type BroadcastStatus = "pending" | "waiting_turn" | "open" | "complete" | "timeout" | "deferred" | "skipped";
+
+/** An ask_others call: a question from one agent to the others or to the people in the room. */
+export const broadcasts = pgTable(
+  "broadcasts",
+  {
+    id: text("id").primaryKey(),
+    roomId: text("room_id")
+      .notNull()
+      .references(() => rooms.id, { onDelete: "cascade" }),
+    runId: text("run_id"),
+    agentId: text("agent_id").notNull(),
+    agentName: text("agent_name").notNull(),
+    mode: text("mode").$type<BroadcastMode>().notNull(),
+    question: text("question").notNull(),
+    targetAgentIds: jsonb("target_agent_ids").$type<string[]>().notNull().default([]),
+    options: jsonb("options").$type<string[]>().notNull().default([]),
+    status: text("status").$type<BroadcastStatus>().notNull(),
+    correlationId: text("correlation_id").notNull(),
+    deadlineAt: timestamp("deadline_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    openedAt: timestamp("opened_at", { withTimezone: true }),
+    closedAt: timestamp("closed_at", { withTimezone: true }),
+  },
+  (table) => [
+    index("broadcasts_room_idx").on(table.roomId, table.createdAt),
+    index("broadcasts_agent_status_idx").on(table.agentId, table.status),
+    // The database, not a process-local lock, keeps one human question open per room.
+    uniqueIndex("broadcasts_one_open_human_idx")
+      .on(table.roomId)
+      .where(sql`${table.mode} = 'human' and ${table.status} = 'open'`),
+  ],
+);
+
+export const broadcastResponses = pgTable(
+  "broadcast_responses",
+  {
+    id: text("id").primaryKey(),
+    broadcastId: text("broadcast_id")
+      .notNull()
+      .references(() => broadcasts.id, { onDelete: "cascade" }),
+    roomId: text("room_id")
+      .notNull()
+      .references(() => rooms.id, { onDelete: "cascade" }),
+    /** An agent id, or `human:<seat id>`. */
+    responderId: text("responder_id").notNull(),
+    responderName: text("responder_name").notNull(),
+    isHuman: boolean("is_human").notNull(),
+    content: text("content").notNull(),
+    durationMs: bigint("duration_ms", { mode: "number" }).notNull().default(0),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    costUsd: doublePrecision("cost_usd").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("broadcast_responses_broadcast_idx").on(table.broadcastId)],
+);
+
+/**
+ * Notes for an agent to read at its next step or run: "while you were working, X asked …
+ * your shadow answered …".
+ */
+export const agentNotes = pgTable(
+  "agent_notes",
+  {
+    id: text("id").primaryKey(),
+    roomId: text("room_id")
+      .notNull()
+      .references(() => rooms.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").notNull(),
+    text: text("text").notNull(),
+    broadcastId: text("broadcast_id"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+    deliveredToRunId: text("delivered_to_run_id"),
+  },
+  (table) => [index("agent_notes_pending_idx").on(table.agentId, table.deliveredAt)],
+);
+
+/** How far into a room's human Q&A history each agent has read. */
+export const humanQaReads = pgTable("human_qa_reads", {
+  agentId: text("agent_id").primaryKey(),
+  roomId: text("room_id")
+    .notNull()
+    .references(() => rooms.id, { onDelete: "cascade" }),
+  seenUntil: timestamp("seen_until", { withTimezone: true }).notNull(),
+});
+
+export type Broadcast = typeof broadcasts.$inferSelect;
+export type BroadcastResponse = typeof broadcastResponses.$inferSelect;
+export type AgentNote = typeof agentNotes.$inferSelect;

@@ -1,0 +1,61 @@
+import { tool } from "ai";
+import { z } from "zod";
+import { askOthers } from "@/lib/broadcast/ask-others";
+import { LIMITS } from "@/lib/protocol";
+import type { ActiveRun } from "../run-context";
+import { toolResult } from "./tool-result";
+
+/**
+ * ask_others and respond_to_broadcast (seed 000), offered only when the room has
+ * broadcasts on. ask_others blocks this agent until the answers are in or the room's
+ * broadcast timeout passes; everyone else keeps working.
+ */
+export function createBroadcastTools(active: ActiveRun) {
+  const { settings, team, agent } = active;
+  const others = team.filter((member) => member.id !== agent.id);
+  const audience =
+    settings.broadcast === "human"
+      ? "the people in this room (only they answer)"
+      : `the other agents (${others.map((member) => member.name).join(", ")}), each answering from its own work`;
+  return {
+    ask_others: tool({
+      description:
+        `Ask ${audience} a question and wait for the answers. ` +
+        `Returns {status, responses: [{responder_id, content, is_human}]}; waits at most ${settings.broadcast_timeout} s.`,
+      inputSchema: z.object({
+        question: z.string().min(1).max(LIMITS.noteText).describe("The question, with enough context to answer it"),
+        target_agents: z
+          .array(z.string())
+          .max(20)
+          .optional()
+          .describe("Names or personas of the agents to ask; everyone when omitted (ignored when people answer)"),
+        options: z.array(z.string().min(1).max(80)).max(6).optional().describe("Answer choices to offer, if any"),
+      }),
+      execute: ({ question, target_agents, options }, { abortSignal }) =>
+        toolResult(async () =>
+          askOthers(
+            { database: active.database, bus: active.bus, resolveModel: active.resolveModel },
+            {
+              roomId: active.run.roomId,
+              asker: agent,
+              runId: active.run.id,
+              correlationId: active.run.correlationId,
+              question,
+              targetAgents: target_agents,
+              options,
+              signal: abortSignal,
+            },
+          ),
+        ),
+    }),
+    respond_to_broadcast: tool({
+      description: "Deprecated: answers to broadcasts are given automatically by your shadow. Calling this does nothing.",
+      inputSchema: z.object({ answer: z.string().max(LIMITS.noteText).optional() }),
+      execute: async () => ({
+        ok: true,
+        message:
+          "Broadcast responses are handled automatically by your shadow agent; there is nothing to answer. Continue your work.",
+      }),
+    }),
+  };
+}

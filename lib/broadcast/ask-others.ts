@@ -1,0 +1,390 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, count, eq, inArray, lt, ne } from "drizzle-orm";
+import type { Database, Tx } from "@/db";
+import { type Agent, type Broadcast, type BroadcastStatus, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
+import { badRequest } from "@/lib/errors";
+import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
+import type { ResolvedModel } from "@/lib/models/registry";
+import type { HumanQa } from "@/lib/protocol";
+import type { RoomBus } from "@/lib/realtime/bus";
+import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
+import { leaveNote, shadowNote } from "./agent-notes";
+import { broadcastToDto, responseToDto } from "./broadcast-dto";
+import { HUMAN_QA_NOTE, hasUnseenAnswers, humanQaHistory, markAnswersSeen } from "./human-qa";
+import { respondAsShadow } from "./respond-as-shadow";
+
+export interface AskOthersDeps {
+  database: Database;
+  bus: RoomBus;
+  resolveModel: (spec: string) => ResolvedModel;
+  /** Fallback poll while waiting for a person (notifications wake it sooner). */
+  pollMs?: number;
+}
+
+export interface AskOthersInput {
+  roomId: string;
+  asker: Agent;
+  runId: string | null;
+  correlationId: string;
+  question: string;
+  /** Names, personas or ids of the agents to ask; everyone else when omitted. */
+  targetAgents?: string[];
+  /** Answer choices shown to people as buttons. */
+  options?: string[];
+  signal?: AbortSignal;
+}
+
+export interface BroadcastAnswer {
+  responder_id: string;
+  responder_name: string;
+  content: string;
+  is_human: boolean;
+}
+
+/** What ask_others returns to the asking agent (the seed's shape). */
+export type AskOthersResult =
+  | { status: "complete" | "timeout"; responses: BroadcastAnswer[] }
+  | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };
+
+const ACTIVE: BroadcastStatus[] = ["pending", "waiting_turn", "open"];
+
+function actorOf(agent: Pick<Agent, "id" | "name">) {
+  return { id: agent.id, name: agent.name };
+}
+
+/**
+ * ask_others (seed 000). In agents mode every target answers through a parallel shadow
+ * responder and the call returns when all have answered or `broadcast_timeout` passes,
+ * whichever comes first. In human mode the question goes to the people in the room, one
+ * question at a time per room; an agent that has not yet seen earlier answers gets them
+ * back (`deferred`) instead of prompting again.
+ */
+export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Promise<AskOthersResult> {
+  const db = deps.database.db;
+  const [room] = await db.select().from(rooms).where(eq(rooms.id, input.roomId));
+  if (!room) throw badRequest("The room no longer exists.");
+  const settings = parseRoomSettings(room.settings);
+  if (settings.broadcast === "off") throw badRequest("Broadcasts are turned off in this room.");
+
+  const team = await db.select().from(agents).where(eq(agents.roomId, input.roomId));
+  const targets = settings.broadcast === "agents" ? pickTargets(team, input.asker, input.targetAgents) : [];
+  const mode = settings.broadcast;
+
+  const { result: created } = await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {
+    const [active] = await tx
+      .select({ value: count() })
+      .from(broadcasts)
+      .where(and(eq(broadcasts.agentId, input.asker.id), inArray(broadcasts.status, ACTIVE)));
+    if (Number(active?.value ?? 0) >= settings.max_broadcasts_per_agent) {
+      throw badRequest(
+        `You already have ${active?.value} active broadcasts; the limit is ${settings.max_broadcasts_per_agent}. ` +
+          "Wait for their answers before asking again.",
+      );
+    }
+    const [row] = await tx
+      .insert(broadcasts)
+      .values({
+        id: randomUUID(),
+        roomId: input.roomId,
+        runId: input.runId,
+        agentId: input.asker.id,
+        agentName: input.asker.name,
+        mode,
+        question: input.question,
+        targetAgentIds: targets.map((agent) => agent.id),
+        options: input.options ?? [],
+        status: mode === "agents" ? "pending" : "waiting_turn",
+        correlationId: input.correlationId,
+        deadlineAt: mode === "agents" ? new Date(at.getTime() + settings.broadcast_timeout * 1000) : null,
+        createdAt: at,
+      })
+      .returning();
+    emit({
+      type: "broadcast.asked",
+      actor: actorOf(input.asker),
+      correlationId: input.correlationId,
+      status: "pending",
+      targetAgent: mode === "human" ? "human" : null,
+      payload: { broadcast: broadcastToDto(row!) },
+    });
+    return row!;
+  });
+  const broadcast = created!;
+  return mode === "agents"
+    ? askAgents(deps, input, broadcast, targets, settings)
+    : askHuman(deps, input, broadcast, settings);
+}
+
+function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {
+  const others = team.filter((agent) => agent.id !== asker.id);
+  if (!wanted || wanted.length === 0) return others;
+  const matches = (agent: Agent, name: string) => {
+    const key = name.trim().toLowerCase();
+    return agent.id === name || agent.persona.toLowerCase() === key || agent.name.toLowerCase() === key;
+  };
+  const unknown = wanted.filter((name) => !others.some((agent) => matches(agent, name)));
+  if (unknown.length) {
+    throw badRequest(
+      `Unknown target agent(s): ${unknown.join(", ")}. Ask any of: ${others.map((agent) => agent.name).join(", ")}.`,
+    );
+  }
+  return others.filter((agent) => wanted.some((name) => matches(agent, name)));
+}
+
+async function closeBroadcast(
+  tx: Tx,
+  emit: Emit,
+  broadcast: Broadcast,
+  status: "complete" | "timeout" | "deferred" | "skipped",
+  at: Date,
+  actor: { id: string; name: string },
+): Promise<boolean> {
+  const closed = await tx
+    .update(broadcasts)
+    .set({ status, closedAt: at })
+    .where(and(eq(broadcasts.id, broadcast.id), inArray(broadcasts.status, ACTIVE)))
+    .returning({ id: broadcasts.id });
+  if (closed.length === 0) return false;
+  const [answers] = await tx
+    .select({ value: count() })
+    .from(broadcastResponses)
+    .where(eq(broadcastResponses.broadcastId, broadcast.id));
+  emit({
+    type: "broadcast.closed",
+    actor,
+    correlationId: broadcast.correlationId,
+    status: status === "timeout" ? "error" : "success",
+    errorDetails:
+      status === "timeout"
+        ? { errorType: "broadcast_timeout", errorMessage: "Not every answer arrived in time.", retryPossible: true }
+        : null,
+    payload: {
+      broadcastId: broadcast.id,
+      status,
+      responses: Number(answers?.value ?? 0),
+      durationMs: at.getTime() - broadcast.createdAt.getTime(),
+      closedAt: at.toISOString(),
+    },
+  });
+  return true;
+}
+
+/* ───────────── agents mode ───────────── */
+
+async function askAgents(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcast: Broadcast,
+  targets: Agent[],
+  settings: RoomSettings,
+): Promise<AskOthersResult> {
+  const db = deps.database.db;
+  const abandon = new AbortController();
+  const onOuterAbort = () => abandon.abort(input.signal?.reason);
+  input.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  const answers: BroadcastAnswer[] = [];
+  let open = true;
+  const question = input.options?.length ? `${input.question}\nOptions: ${input.options.join(" | ")}` : input.question;
+
+  const shadows = targets.map(async (responder) => {
+    const answer = await respondAsShadow(
+      { db, resolveModel: deps.resolveModel },
+      {
+        responder,
+        askerName: input.asker.name,
+        question,
+        depth: settings.response_depth,
+        signal: abandon.signal,
+        seed: settings.script_seed,
+      },
+    );
+    if (!open) return;
+    await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {
+      const [row] = await tx
+        .insert(broadcastResponses)
+        .values({
+          id: randomUUID(),
+          broadcastId: broadcast.id,
+          roomId: input.roomId,
+          responderId: responder.id,
+          responderName: responder.name,
+          isHuman: false,
+          content: answer.content,
+          durationMs: answer.durationMs,
+          inputTokens: answer.inputTokens,
+          outputTokens: answer.outputTokens,
+          costUsd: answer.costUsd,
+          createdAt: at,
+        })
+        .returning();
+      emit({
+        type: "broadcast.response",
+        actor: actorOf(responder),
+        targetAgent: input.asker.id,
+        correlationId: broadcast.correlationId,
+        payload: { response: responseToDto(row!) },
+      });
+      await leaveNote(tx, {
+        roomId: input.roomId,
+        agentId: responder.id,
+        text: shadowNote(input.asker.name, input.question, answer.content),
+        broadcastId: broadcast.id,
+        at,
+      });
+    });
+    answers.push({ responder_id: responder.name, responder_name: responder.name, content: answer.content, is_human: false });
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), settings.broadcast_timeout * 1000);
+  });
+  const settled = Promise.allSettled(shadows).then((results) => {
+    for (const [index, result] of results.entries()) {
+      if (result.status === "rejected" && !abandon.signal.aborted) {
+        console.warn(`[parley] ${targets[index]!.name}'s shadow could not answer:`, (result.reason as Error)?.message ?? result.reason);
+      }
+    }
+    return "complete" as const;
+  });
+  const outcome = await Promise.race([settled, deadline]);
+  clearTimeout(timer);
+  open = false;
+  input.signal?.removeEventListener("abort", onOuterAbort);
+  if (outcome === "timeout") abandon.abort(new Error("broadcast timeout"));
+  // A responder that failed gives no answer; only the deadline makes the outcome a timeout.
+  const status = outcome === "complete" ? "complete" : "timeout";
+  await writeRoomEvents(db, input.roomId, (tx, emit, at) =>
+    closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)),
+  );
+  return { status, responses: answers.slice() };
+}
+
+/* ───────────── human mode ───────────── */
+
+type Acquired = { kind: "open"; deadline: Date } | { kind: "deferred"; history: HumanQa[] } | { kind: "wait" };
+
+async function waitForChange(
+  deps: AskOthersDeps,
+  roomId: string,
+  until: Date | null,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const limit = until ? Math.max(0, Math.min(deps.pollMs ?? 1000, until.getTime() - Date.now())) : (deps.pollMs ?? 1000);
+    const done = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, limit);
+    const unsubscribe = deps.bus.subscribe(roomId, (delivery) => {
+      if (delivery.kind === "event" && delivery.event.type.startsWith("broadcast.")) done();
+    });
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Takes the room's single human-question slot when it is this broadcast's turn (oldest
+ * waiting first). Expired open questions are timed out first, so a crashed asker cannot
+ * hold the slot. The room row lock serialises this; a unique index guards it as well.
+ */
+async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: RoomSettings, asker: Agent): Promise<Acquired> {
+  const { result } = await writeRoomEvents(deps.database.db, broadcast.roomId, async (tx, emit, at): Promise<Acquired> => {
+    const expired = await tx
+      .select()
+      .from(broadcasts)
+      .where(
+        and(
+          eq(broadcasts.roomId, broadcast.roomId),
+          eq(broadcasts.mode, "human"),
+          eq(broadcasts.status, "open"),
+          lt(broadcasts.deadlineAt, at),
+        ),
+      );
+    for (const stale of expired) await closeBroadcast(tx, emit, stale, "timeout", at, { id: "system", name: "Parley" });
+
+    const [first] = await tx
+      .select({ id: broadcasts.id })
+      .from(broadcasts)
+      .where(and(eq(broadcasts.roomId, broadcast.roomId), eq(broadcasts.mode, "human"), eq(broadcasts.status, "waiting_turn")))
+      .orderBy(asc(broadcasts.createdAt))
+      .limit(1);
+    if (first?.id !== broadcast.id) return { kind: "wait" };
+    const [busy] = await tx
+      .select({ id: broadcasts.id })
+      .from(broadcasts)
+      .where(
+        and(
+          eq(broadcasts.roomId, broadcast.roomId),
+          eq(broadcasts.mode, "human"),
+          eq(broadcasts.status, "open"),
+          ne(broadcasts.id, broadcast.id),
+        ),
+      );
+    if (busy) return { kind: "wait" };
+
+    if (await hasUnseenAnswers(tx, broadcast.roomId, asker.id)) {
+      const history = await humanQaHistory(tx, broadcast.roomId);
+      await markAnswersSeen(tx, broadcast.roomId, asker.id, history.at(-1)!.answeredAt);
+      await closeBroadcast(tx, emit, broadcast, "deferred", at, actorOf(asker));
+      return { kind: "deferred", history: history.map(({ question, answer }) => ({ question, answer })) };
+    }
+
+    const deadline = new Date(at.getTime() + settings.broadcast_timeout * 1000);
+    await tx
+      .update(broadcasts)
+      .set({ status: "open", openedAt: at, deadlineAt: deadline })
+      .where(eq(broadcasts.id, broadcast.id));
+    emit({
+      type: "broadcast.opened",
+      actor: actorOf(asker),
+      targetAgent: "human",
+      correlationId: broadcast.correlationId,
+      status: "pending",
+      nextSteps: ["broadcast.response", "broadcast.closed"],
+      payload: { broadcastId: broadcast.id, deadlineAt: deadline.toISOString(), openedAt: at.toISOString() },
+    });
+    return { kind: "open", deadline };
+  });
+  return result!;
+}
+
+async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, settings: RoomSettings): Promise<AskOthersResult> {
+  const db = deps.database.db;
+  let acquired: Acquired = { kind: "wait" };
+  while (acquired.kind === "wait") {
+    if (input.signal?.aborted) {
+      await writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, "timeout", at, actorOf(input.asker)));
+      return { status: "timeout", responses: [] };
+    }
+    acquired = await tryAcquire(deps, broadcast, settings, input.asker);
+    if (acquired.kind === "wait") await waitForChange(deps, input.roomId, null, input.signal);
+  }
+  if (acquired.kind === "deferred") {
+    return { status: "deferred", responses: [], human_qa_history: acquired.history, human_qa_note: HUMAN_QA_NOTE };
+  }
+
+  const deadline = acquired.deadline;
+  while (true) {
+    const [row] = await db.select().from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+    if (!row || row.status !== "open") break;
+    if (Date.now() >= deadline.getTime() || input.signal?.aborted) {
+      await writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, "timeout", at, actorOf(input.asker)));
+      break;
+    }
+    await waitForChange(deps, input.roomId, deadline, input.signal);
+  }
+  const responses = await db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id));
+  return {
+    status: "complete",
+    responses: responses.map((response) => ({
+      responder_id: "human",
+      responder_name: response.responderName,
+      content: response.content,
+      is_human: true,
+    })),
+  };
+}

@@ -1,0 +1,51 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "@/db";
+import { agents, broadcasts, seats } from "@/db/schema";
+import type { AskOthersDeps } from "@/lib/broadcast/ask-others";
+import { createScriptModel } from "@/lib/models/script/script-model";
+import { type ResolvedModel, resolveModel } from "@/lib/models/registry";
+import { RoomBus } from "@/lib/realtime/bus";
+
+/** Script models that take `latencyMs` to answer, by agent model spec `script:<name>@<latency>`. */
+export function latencyResolver(spec: string): ResolvedModel {
+  const match = spec.match(/^script:([a-z-]+)@(\d+)$/);
+  if (!match) return resolveModel(spec, { scriptPaceMs: 0 });
+  return {
+    model: createScriptModel({ name: match[1]!, latencyMs: Number(match[2]) }),
+    provider: "script",
+    modelId: spec,
+    spec,
+    scripted: true,
+  };
+}
+
+export async function setLatency(database: Database, agentId: string, latencyMs: number) {
+  const [agent] = await database.db.select().from(agents).where(eq(agents.id, agentId));
+  const name = agent!.model.replace(/^script:/, "").replace(/@\d+$/, "");
+  await database.db.update(agents).set({ model: `script:${name}@${latencyMs}` }).where(eq(agents.id, agentId));
+}
+
+export async function broadcastDeps(database: Database, resolver = latencyResolver): Promise<AskOthersDeps & { stop(): Promise<void> }> {
+  const bus = new RoomBus(database);
+  await bus.start();
+  return { database, bus, resolveModel: resolver, pollMs: 100, stop: () => bus.stop() };
+}
+
+export async function waitForOpenQuestion(database: Database, roomId: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = (await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).filter(
+      (row) => row.status === "open",
+    );
+    if (open.length > 1) throw new Error("More than one human question open at once");
+    if (open[0]) return open[0];
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("No question opened in time");
+}
+
+export async function testSeat(database: Database, roomId: string, name = "Ada") {
+  const id = `seat-${Math.random().toString(36).slice(2)}`;
+  const [seat] = await database.db.insert(seats).values({ id, roomId, displayName: name, tokenHash: id }).returning();
+  return seat!;
+}
