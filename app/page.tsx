@@ -1,4 +1,5 @@
 import { CreateRoomForm } from "@/components/rooms/create-room-form";
+import { ImportRoomForm } from "@/components/rooms/import-room-form";
 import { RoomList, type RoomListEntry } from "@/components/rooms/room-list";
 import { countPresence } from "@/lib/realtime/presence";
 import { listRooms } from "@/lib/rooms/list-rooms";
@@ -41,6 +42,7 @@ export default async function HomePage() {
         </section>
         <CreateRoomForm templates={templates} />
         <RoomList initial={initial} />
+        <ImportRoomForm />
       </main>
     </div>
   );

@@ -1,0 +1,111 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { apiWrite } from "@/components/room/api";
+
+interface ImportResponse {
+  room: { id: string };
+  ignored: string[];
+  notes: string[];
+}
+
+/** Creates a room from a multi-agent YAML configuration: paste it or pick a file. */
+export function ImportRoomForm() {
+  const router = useRouter();
+  const [yaml, setYaml] = useState("");
+  const [title, setTitle] = useState("");
+  const [offline, setOffline] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [result, setResult] = useState<ImportResponse | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  return (
+    <form
+      className="card import-room"
+      data-testid="import-room-form"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        setBusy(true);
+        setError(null);
+        try {
+          const response = await apiWrite<ImportResponse>("/api/rooms/import", "POST", {
+            yaml,
+            offline,
+            ...(title.trim() ? { title: title.trim() } : {}),
+          });
+          setResult(response);
+        } catch (failure) {
+          setError((failure as Error).message);
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <h2>Import a team from a configuration file</h2>
+      <p className="muted">
+        YAML with <code>agents:</code> (each with <code>id</code> and <code>backend.type</code>/<code>model</code>), an optional{" "}
+        <code>task:</code> and <code>orchestrator.coordination</code> broadcast settings.
+      </p>
+      <input
+        type="file"
+        accept=".yaml,.yml,text/yaml"
+        aria-label="Configuration file"
+        onChange={async (event) => {
+          const file = event.target.files?.[0];
+          if (file) setYaml(await file.text());
+        }}
+      />
+      <textarea
+        data-testid="import-yaml"
+        className="import-room__yaml"
+        placeholder={"agents:\n  - id: agent_a\n    backend:\n      type: openai\n      model: gpt-5"}
+        value={yaml}
+        onChange={(event) => setYaml(event.target.value)}
+        spellCheck={false}
+      />
+      <div className="create-room__fields">
+        <input placeholder="Room title (optional)" value={title} onChange={(event) => setTitle(event.target.value)} aria-label="Room title" />
+        <label className="import-room__offline">
+          <input type="checkbox" checked={offline} onChange={(event) => setOffline(event.target.checked)} data-testid="import-offline" />
+          Run on the offline model
+        </label>
+        <button className="button button--primary" type="submit" disabled={busy || !yaml.trim()} data-testid="import-submit">
+          Import
+        </button>
+      </div>
+      {error && (
+        <p className="form-error" data-testid="import-error">
+          {error}
+        </p>
+      )}
+      {result && (
+        <div className="import-room__result" data-testid="import-result">
+          <p>
+            Room created.{" "}
+            <button type="button" className="button button--primary" onClick={() => router.push(`/rooms/${result.room.id}`)}>
+              Open it
+            </button>
+          </p>
+          {result.notes.map((note) => (
+            <p key={note} className="muted">
+              {note}
+            </p>
+          ))}
+          {result.ignored.length > 0 && (
+            <details>
+              <summary>{result.ignored.length} keys Parley does not use were ignored</summary>
+              <ul data-testid="import-ignored">
+                {result.ignored.map((key) => (
+                  <li key={key}>
+                    <code>{key}</code>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,128 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigImportError, parseRoomConfig } from "./import-config";
+
+const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "fixtures", name), "utf8");
+
+function failure(text: string): ConfigImportError {
+  try {
+    parseRoomConfig(text);
+  } catch (error) {
+    if (error instanceof ConfigImportError) return error;
+    throw error;
+  }
+  throw new Error("expected the import to fail");
+}
+
+describe("parseRoomConfig", () => {
+  it("imports the agent-to-agent example with its broadcast settings and lists what it ignores", () => {
+    const config = parseRoomConfig(fixture("broadcast-agents.yaml"));
+    expect(config.agents.map((agent) => [agent.name, agent.model])).toEqual([
+      ["agent_a", "openai:gpt-5"],
+      ["agent_b", "google:gemini-3-pro-preview"],
+    ]);
+    expect(config.agents.map((agent) => agent.persona)).toEqual(["agent-a", "agent-b"]);
+    expect(config.settings).toEqual({
+      broadcast: "agents",
+      broadcast_sensitivity: "high",
+      response_depth: "medium",
+      broadcast_timeout: 300,
+      max_broadcasts_per_agent: 10,
+    });
+    expect(config.ignored).toEqual([
+      "agents[0].backend.cwd",
+      "agents[0].backend.enable_mcp_command_line",
+      "agents[0].backend.command_line_execution_mode",
+      "agents[1].backend.cwd",
+      "agents[1].backend.enable_mcp_command_line",
+      "agents[1].backend.command_line_execution_mode",
+      "orchestrator.snapshot_storage",
+      "orchestrator.agent_temporary_workspace",
+    ]);
+  });
+
+  it("imports the human-in-the-loop example", () => {
+    const config = parseRoomConfig(fixture("broadcast-human.yaml"));
+    expect(config.settings).toMatchObject({ broadcast: "human", broadcast_timeout: 60, max_broadcasts_per_agent: 5 });
+  });
+
+  it("imports a real-world team file as it is: backends mapped, defaults filled, extras ignored", () => {
+    const config = parseRoomConfig(fixture("real-world-team.yaml"));
+    expect(config.agents.map((agent) => agent.model)).toEqual([
+      "google:gemini-2.5-flash",
+      "openai:gpt-5-nano",
+      "openai-compatible:qwen2.5-coder",
+      "anthropic:claude-sonnet-4-5",
+    ]);
+    expect(config.agents[0]!.systemPrompt).toBe("You are a careful researcher. Cite what you find.");
+    expect(config.agents[3]!.systemPrompt).toBe("Keep changes small.");
+    expect(config.settings).toEqual({ broadcast: "off", task: "Plan a weekend trip to the coast and write a packing list." });
+    expect(config.task).toMatch(/weekend trip/);
+    expect(config.notes).toContain("agents[3].backend.model was not set; using claude-sonnet-4-5.");
+    expect(config.ignored).toEqual(
+      expect.arrayContaining([
+        "agents[1].backend.mcp_servers",
+        "agents[1].backend.reasoning",
+        "agents[2].backend.base_url",
+        "agents[3].backend.permission_mode",
+        "orchestrator.context_paths",
+        "orchestrator.coordination.enable_planning_mode",
+        "timeout_settings",
+        "ui",
+      ]),
+    );
+  });
+
+  it("runs a framework agent on the model its llm_config names", () => {
+    const config = parseRoomConfig(fixture("framework-single-agent.yaml"));
+    expect(config.agents).toHaveLength(1);
+    expect(config.agents[0]).toMatchObject({
+      name: "ag2_assistant",
+      model: "anthropic:claude-sonnet-4-20250514",
+      systemPrompt: "You are a helpful assistant.",
+    });
+    expect(config.notes.join(" ")).toMatch(/runs as one agent on anthropic:claude-sonnet-4-20250514/);
+  });
+
+  it("puts every agent on the offline model when asked to", () => {
+    const config = parseRoomConfig(fixture("broadcast-agents.yaml"), { offline: true });
+    expect(config.agents.map((agent) => agent.model)).toEqual(["script:agent-a", "script:agent-b"]);
+  });
+
+  it("names the line of a YAML syntax error", () => {
+    const error = failure("agents:\n  - id: a\n    backend: {type: openai\n  - id: b\n");
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/^The file is not valid YAML \(line \d+\)/);
+    expect(error.line).toBeGreaterThan(1);
+  });
+
+  it("names the key and line of an unknown backend type", () => {
+    const error = failure("agents:\n  - id: a\n    backend:\n      type: openai\n  - id: b\n    backend:\n      type: telepathy\n      model: x\n");
+    expect(error.key).toBe("agents[1].backend.type");
+    expect(error.line).toBe(7);
+    expect(error.message).toMatch(/^agents\[1\]\.backend\.type \(line 7\): unknown backend type "telepathy"/);
+  });
+
+  it("names the key and line of a bad broadcast setting", () => {
+    const bad = (coordination: string) =>
+      failure(`agents:\n  - id: a\n    backend:\n      type: openai\norchestrator:\n  coordination:\n${coordination}`);
+    const mode = bad('    broadcast: "everyone"\n');
+    expect(mode.message).toBe('orchestrator.coordination.broadcast (line 7): must be false, "agents" or "human", not "everyone"');
+    const timeout = bad("    broadcast_timeout: -5\n");
+    expect(timeout.key).toBe("orchestrator.coordination.broadcast_timeout");
+    expect(timeout.message).toMatch(/whole number from 1 to 3600/);
+    const depth = bad("    response_depth: extreme\n");
+    expect(depth.message).toMatch(/response_depth \(line 7\): must be one of "low", "medium", "high"/);
+  });
+
+  it("refuses files without agents, agents without a backend type, and duplicate ids", () => {
+    expect(failure("task: hello\n").message).toBe("agents (line 1): is required: list the agents to import");
+    expect(failure("agents: {}\n").message).toMatch(/^agents \(line 1\): must be a list of agents/);
+    expect(failure("agents:\n  - id: a\n    backend:\n      model: gpt-5\n").key).toBe("agents[0].backend.type");
+    expect(failure("agents:\n  - id: a\n    backend: {type: openai}\n  - id: a\n    backend: {type: openai}\n").message).toMatch(
+      /agents\[1\]\.id \(line 4\): "a" is used by another agent/,
+    );
+    expect(failure("- just\n- a list\n").message).toMatch(/must be a mapping/);
+  });
+});

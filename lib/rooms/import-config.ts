@@ -1,0 +1,326 @@
+import { type Document, LineCounter, isMap, isScalar, isSeq, parseDocument } from "yaml";
+import { AppError } from "@/lib/errors";
+import type { RoomSettingsPatch } from "./room-settings";
+import type { PersonaTemplate } from "./templates";
+
+/** A configuration file Parley cannot import, naming the key and line at fault. */
+export class ConfigImportError extends AppError {
+  constructor(
+    message: string,
+    readonly key: string | null,
+    readonly line: number | null,
+  ) {
+    super(400, "invalid_config", message, { key, line });
+  }
+}
+
+type Provider = "openai" | "anthropic" | "google" | "openai-compatible";
+
+/** The backends of that system's configuration files and the provider that serves each here. */
+export const BACKEND_PROVIDERS: Record<string, { provider: Provider; defaultModel: string }> = {
+  openai: { provider: "openai", defaultModel: "gpt-5" },
+  claude: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },
+  claude_code: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },
+  gemini: { provider: "google", defaultModel: "gemini-2.5-flash" },
+  grok: { provider: "openai-compatible", defaultModel: "grok-4" },
+  lmstudio: { provider: "openai-compatible", defaultModel: "local-model" },
+  vllm: { provider: "openai-compatible", defaultModel: "local-model" },
+  sglang: { provider: "openai-compatible", defaultModel: "local-model" },
+  chatcompletion: { provider: "openai-compatible", defaultModel: "default" },
+  azure_openai: { provider: "openai-compatible", defaultModel: "gpt-4o" },
+  zai: { provider: "openai-compatible", defaultModel: "glm-4.5" },
+  cerebras: { provider: "openai-compatible", defaultModel: "llama-3.3-70b" },
+  together: { provider: "openai-compatible", defaultModel: "default" },
+  fireworks: { provider: "openai-compatible", defaultModel: "default" },
+  groq: { provider: "openai-compatible", defaultModel: "default" },
+  openrouter: { provider: "openai-compatible", defaultModel: "default" },
+  moonshot: { provider: "openai-compatible", defaultModel: "default" },
+  nebius: { provider: "openai-compatible", defaultModel: "default" },
+  poe: { provider: "openai-compatible", defaultModel: "default" },
+  qwen: { provider: "openai-compatible", defaultModel: "qwen-plus" },
+};
+
+/**
+ * Agent frameworks that system drives through adapters. Parley runs such an agent as one
+ * agent on the model its `llm_config` names; the framework's own machinery is ignored.
+ */
+const FRAMEWORK_BACKENDS = new Set(["ag2", "autogen", "langgraph", "smolagent", "agentscope", "openai_agents"]);
+
+const API_TYPES: Record<string, Provider> = {
+  openai: "openai",
+  anthropic: "anthropic",
+  google: "google",
+  gemini: "google",
+};
+
+/** The model an adapter agent's `llm_config` names (a mapping, a list, or `config_list`). */
+function frameworkModel(backend: unknown): { provider: Provider; model: string; systemMessage?: string } | null {
+  const source = (backend ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  for (const holder of [source.agent_config, source.group_config]) {
+    if (!holder) continue;
+    let config = holder.llm_config as unknown;
+    if (config && typeof config === "object" && !Array.isArray(config) && Array.isArray((config as { config_list?: unknown }).config_list)) {
+      config = (config as { config_list: unknown[] }).config_list;
+    }
+    const first = (Array.isArray(config) ? config[0] : config) as { api_type?: string; model?: string } | undefined;
+    if (first?.model) {
+      return {
+        provider: API_TYPES[String(first.api_type ?? "openai").toLowerCase()] ?? "openai-compatible",
+        model: String(first.model),
+        systemMessage: typeof holder.system_message === "string" ? holder.system_message : undefined,
+      };
+    }
+  }
+  return null;
+}
+
+const COLORS = ["#d6336c", "#1c7ed6", "#2f9e44", "#f59f00", "#7048e8", "#0ca678", "#e8590c", "#ae3ec9", "#1098ad", "#5c940d"];
+const MAX_AGENTS = 64;
+
+export interface ImportedConfig {
+  task: string;
+  agents: PersonaTemplate[];
+  settings: RoomSettingsPatch;
+  /** Keys accepted but not used, as paths (`agents[0].backend.cwd`). */
+  ignored: string[];
+  /** Things worth knowing (defaults filled in, offline models). */
+  notes: string[];
+}
+
+export interface ImportOptions {
+  /** Run every agent on the offline script model instead of its configured backend. */
+  offline?: boolean;
+}
+
+type Path = (string | number)[];
+
+function pathName(path: Path): string {
+  return path.reduce<string>(
+    (name, part) => (typeof part === "number" ? `${name}[${part}]` : name ? `${name}.${part}` : part),
+    "",
+  );
+}
+
+class Reader {
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+  ) {}
+
+  line(path: Path): number | null {
+    for (let length = path.length; length >= 0; length--) {
+      const node = this.doc.getIn(path.slice(0, length), true) as { range?: [number, number, number] } | undefined;
+      if (node && node.range) return this.lines.linePos(node.range[0]).line;
+    }
+    return null;
+  }
+
+  fail(path: Path, message: string): never {
+    const line = this.line(path);
+    const key = pathName(path);
+    throw new ConfigImportError(`${key}${line ? ` (line ${line})` : ""}: ${message}`, key, line);
+  }
+
+  value(path: Path): unknown {
+    return this.doc.getIn(path);
+  }
+
+  keys(path: Path): string[] {
+    const node = path.length ? this.doc.getIn(path, true) : this.doc.contents;
+    if (!isMap(node)) return [];
+    return node.items.map((pair) => (isScalar(pair.key) ? String(pair.key.value) : String(pair.key)));
+  }
+
+  isMapping(path: Path): boolean {
+    return isMap(path.length ? this.doc.getIn(path, true) : this.doc.contents);
+  }
+
+  length(path: Path): number {
+    const node = this.doc.getIn(path, true);
+    return isSeq(node) ? node.items.length : 0;
+  }
+
+  isList(path: Path): boolean {
+    return isSeq(this.doc.getIn(path, true));
+  }
+
+  optionalString(path: Path): string | undefined {
+    const value = this.value(path);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string" && typeof value !== "number") this.fail(path, "must be text");
+    return String(value);
+  }
+
+  optionalInt(path: Path, min: number, max: number): number | undefined {
+    const value = this.value(path);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+      this.fail(path, `must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  optionalChoice<T extends string>(path: Path, choices: readonly T[]): T | undefined {
+    const value = this.value(path);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string" || !choices.includes(value as T)) {
+      this.fail(path, `must be one of ${choices.map((choice) => `"${choice}"`).join(", ")}, not ${JSON.stringify(value)}`);
+    }
+    return value as T;
+  }
+}
+
+function resolvePath(value: unknown, path: Path): unknown {
+  return path.reduce<unknown>((current, part) => (current as Record<string | number, unknown> | undefined)?.[part], value);
+}
+
+function personaKey(id: string, taken: Set<string>): string {
+  const base = id.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "agent";
+  let key = base;
+  for (let index = 2; taken.has(key); index++) key = `${base}-${index}`;
+  taken.add(key);
+  return key;
+}
+
+const HANDLED_AGENT_KEYS = new Set(["id", "backend", "system_message", "append_system_prompt"]);
+const HANDLED_BACKEND_KEYS = new Set(["type", "model"]);
+const HANDLED_COORDINATION_KEYS = new Set([
+  "broadcast",
+  "broadcast_timeout",
+  "max_broadcasts_per_agent",
+  "broadcast_sensitivity",
+  "response_depth",
+]);
+
+/**
+ * Reads a multi-agent configuration file (`agents:` with `id` and `backend`, an optional
+ * `task:`, and `orchestrator.coordination` broadcast settings) into a room: its agents on
+ * Parley's providers and its settings. Keys Parley does not use are accepted and listed.
+ */
+export function parseRoomConfig(text: string, options: ImportOptions = {}): ImportedConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0]!;
+    const line = error.linePos?.[0]?.line ?? null;
+    const reason = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    throw new ConfigImportError(`The file is not valid YAML${line ? ` (line ${line})` : ""}: ${reason}`, null, line);
+  }
+  const reader: Reader = new Reader(doc, lines);
+  if (!reader.isMapping([])) reader.fail([], "the file must be a mapping with an `agents:` list");
+
+  const ignored: string[] = [];
+  const notes: string[] = [];
+  const top = reader.keys([]);
+  const agentsPath: Path = top.includes("agents") ? ["agents"] : top.includes("agent") ? ["agent"] : ["agents"];
+  if (!top.includes("agents") && !top.includes("agent")) reader.fail(["agents"], "is required: list the agents to import");
+
+  const single = agentsPath[0] === "agent";
+  if (single && !reader.isMapping(agentsPath)) reader.fail(agentsPath, "must be a mapping with `id` and `backend`");
+  if (!single && !reader.isList(agentsPath)) reader.fail(agentsPath, "must be a list of agents");
+  const count = single ? 1 : reader.length(agentsPath);
+  if (count === 0) reader.fail(agentsPath, "must list at least one agent");
+  if (count > MAX_AGENTS) reader.fail(agentsPath, `lists ${count} agents; a room holds at most ${MAX_AGENTS}`);
+
+  const taken = new Set<string>();
+  const ids = new Set<string>();
+  const agents: PersonaTemplate[] = [];
+  for (let index = 0; index < count; index++) {
+    const at: Path = single ? agentsPath : [...agentsPath, index];
+    if (!reader.isMapping(at)) reader.fail(at, "must be a mapping with `id` and `backend`");
+    const id = reader.optionalString([...at, "id"]);
+    if (!id?.trim()) reader.fail([...at, "id"], "is required");
+    if (ids.has(id)) reader.fail([...at, "id"], `"${id}" is used by another agent`);
+    ids.add(id);
+    if (!reader.isMapping([...at, "backend"])) reader.fail([...at, "backend"], "is required: a mapping with `type` and `model`");
+    const type = reader.optionalString([...at, "backend", "type"]);
+    if (!type) reader.fail([...at, "backend", "type"], "is required");
+    const normalized = type.toLowerCase();
+    let provider: Provider;
+    let model = reader.optionalString([...at, "backend", "model"]);
+    let adapterMessage: string | undefined;
+    if (FRAMEWORK_BACKENDS.has(normalized)) {
+      const named = frameworkModel(resolvePath(doc.toJS(), [...at, "backend"]));
+      if (!named) {
+        reader.fail(
+          [...at, "backend", "type"],
+          `"${type}" is an agent framework; give its agent_config or group_config an llm_config with api_type and model`,
+        );
+      }
+      provider = named.provider;
+      model = named.model;
+      adapterMessage = named.systemMessage;
+      notes.push(`${pathName(at)} (${type}) runs as one agent on ${provider}:${model}; its framework features are ignored.`);
+    } else {
+      const backend = BACKEND_PROVIDERS[normalized];
+      if (!backend) {
+        reader.fail(
+          [...at, "backend", "type"],
+          `unknown backend type "${type}". Known types: ${[...Object.keys(BACKEND_PROVIDERS), ...FRAMEWORK_BACKENDS].join(", ")}`,
+        );
+      }
+      provider = backend.provider;
+      if (!model) {
+        model = backend.defaultModel;
+        notes.push(`${pathName([...at, "backend", "model"])} was not set; using ${model}.`);
+      }
+    }
+    const systemMessage = [
+      reader.optionalString([...at, "system_message"]) ?? adapterMessage,
+      reader.optionalString([...at, "append_system_prompt"]),
+    ]
+      .filter(Boolean)
+      .join("\n\n");
+    for (const key of reader.keys(at)) if (!HANDLED_AGENT_KEYS.has(key)) ignored.push(pathName([...at, key]));
+    for (const key of reader.keys([...at, "backend"])) {
+      if (!HANDLED_BACKEND_KEYS.has(key)) ignored.push(pathName([...at, "backend", key]));
+    }
+    const persona = personaKey(id, taken);
+    const spec = options.offline ? `script:${persona}` : `${provider}:${model}`;
+    agents.push({
+      persona,
+      name: id,
+      role: `${normalized} · ${model}`,
+      description: systemMessage ? systemMessage.replace(/\s+/g, " ").slice(0, 140) : `Runs ${model} (${normalized} backend).`,
+      color: COLORS[index % COLORS.length]!,
+      model: spec,
+      systemPrompt: systemMessage,
+    });
+  }
+  if (options.offline) notes.push("Every agent runs on the offline script model; change an agent's model to go live.");
+
+  const settings: RoomSettingsPatch = {};
+  const coordination: Path = ["orchestrator", "coordination"];
+  if (top.includes("orchestrator")) {
+    if (!reader.isMapping(["orchestrator"])) reader.fail(["orchestrator"], "must be a mapping");
+    for (const key of reader.keys(["orchestrator"])) {
+      if (key !== "coordination") ignored.push(pathName(["orchestrator", key]));
+    }
+    if (reader.keys(["orchestrator"]).includes("coordination")) {
+      if (!reader.isMapping(coordination)) reader.fail(coordination, "must be a mapping");
+      const broadcast = reader.value([...coordination, "broadcast"]);
+      if (broadcast !== undefined && broadcast !== null) {
+        if (broadcast === false || broadcast === "off" || broadcast === "false") settings.broadcast = "off";
+        else if (broadcast === "agents" || broadcast === "human") settings.broadcast = broadcast;
+        else reader.fail([...coordination, "broadcast"], `must be false, "agents" or "human", not ${JSON.stringify(broadcast)}`);
+      }
+      const timeout = reader.optionalInt([...coordination, "broadcast_timeout"], 1, 3600);
+      if (timeout !== undefined) settings.broadcast_timeout = timeout;
+      const limit = reader.optionalInt([...coordination, "max_broadcasts_per_agent"], 1, 100);
+      if (limit !== undefined) settings.max_broadcasts_per_agent = limit;
+      const sensitivity = reader.optionalChoice([...coordination, "broadcast_sensitivity"], ["low", "medium", "high"] as const);
+      if (sensitivity) settings.broadcast_sensitivity = sensitivity;
+      const depth = reader.optionalChoice([...coordination, "response_depth"], ["low", "medium", "high"] as const);
+      if (depth) settings.response_depth = depth;
+      for (const key of reader.keys(coordination)) {
+        if (!HANDLED_COORDINATION_KEYS.has(key)) ignored.push(pathName([...coordination, key]));
+      }
+    }
+  }
+  const task = reader.optionalString(["task"]) ?? "";
+  if (task.length > 4000) reader.fail(["task"], "is longer than 4000 characters");
+  if (task) settings.task = task;
+  for (const key of top) if (!["agents", "agent", "orchestrator", "task"].includes(key)) ignored.push(key);
+
+  return { task, agents, settings, ignored, notes };
+}

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import type { Db } from "@/db";
+import { LIMITS } from "@/lib/protocol";
+import { createRoom } from "./create-room";
+import { parseRoomConfig } from "./import-config";
+
+export const IMPORTED_TEMPLATE = "imported";
+
+export const importRoomInputSchema = z.strictObject({
+  yaml: z.string().min(1, "Paste or upload a configuration file").max(256 * 1024, "Configuration files are limited to 256 KB"),
+  title: z.string().trim().max(LIMITS.roomTitle).optional(),
+  offline: z.boolean().default(false),
+});
+export type ImportRoomInput = z.input<typeof importRoomInputSchema>;
+
+/** Creates a room from a multi-agent configuration file; reports what it ignored. */
+export async function importRoom(db: Db, input: ImportRoomInput) {
+  const parsed = importRoomInputSchema.parse(input);
+  const config = parseRoomConfig(parsed.yaml, { offline: parsed.offline });
+  const title =
+    parsed.title ||
+    (config.task ? config.task.split("\n")[0]!.slice(0, LIMITS.roomTitle) : `Imported team of ${config.agents.length}`);
+  const { room, agents } = await createRoom(db, { title, template: IMPORTED_TEMPLATE }, { agents: config.agents, settings: config.settings });
+  return { room, agents, ignored: config.ignored, notes: config.notes, settings: config.settings };
+}
