@@ -3,8 +3,10 @@
 import { useShallow } from "zustand/react/shallow";
 import { formatUsage } from "@/components/agents/agent-status";
 import { useRoom } from "@/components/room/room-store";
-import type { BroadcastDto } from "@/lib/protocol";
+import type { BroadcastDto, BroadcastResponseDto } from "@/lib/protocol";
 import { useSecondsLeft } from "./countdown";
+
+const NO_ANSWERS: BroadcastResponseDto[] = [];
 
 function seconds(from: string, to: string | null): string {
   if (!to) return "";
@@ -16,7 +18,7 @@ export function BroadcastThread({ broadcastId }: { broadcastId: string }) {
   const { broadcast, answers, agents } = useRoom(
     useShallow((state) => ({
       broadcast: state.broadcasts[broadcastId],
-      answers: state.answers[broadcastId] ?? [],
+      answers: state.answers[broadcastId] ?? NO_ANSWERS,
       agents: state.agents,
     })),
   );

@@ -1,0 +1,94 @@
+import { type Browser, expect, test } from "@playwright/test";
+import { E2E_ADMIN_TOKEN } from "./support/constants";
+import { RoomPage, createRoomViaApi } from "./support/room-page";
+
+async function configure(baseURL: string, roomId: string, settings: Record<string, unknown>) {
+  const response = await fetch(`${baseURL}/api/admin/rooms/${roomId}`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json", authorization: `Bearer ${E2E_ADMIN_TOKEN}` },
+    body: JSON.stringify({ settings }),
+  });
+  expect(response.status).toBe(200);
+}
+
+async function seated(browser: Browser, roomId: string, name: string) {
+  const room = new RoomPage(await (await browser.newContext()).newPage());
+  await room.goto(roomId);
+  await room.takeSeat(name);
+  return room;
+}
+
+async function startAgent(room: RoomPage, persona: string, prompt: string) {
+  await room.page.getByTestId(`agent-${persona}`).getByTestId("agent-prompt").click();
+  await room.page.getByTestId("agent-prompt-input").fill(prompt);
+  await room.page.getByTestId("agent-prompt-start").click();
+}
+
+test("people answer an agent's question in the page; a second asker is deferred, then asks again", async ({ browser, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Ask the room");
+  await configure(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 120 });
+  const ada = await seated(browser, roomId, "Ada");
+  const spectator = new RoomPage(await (await browser.newContext()).newPage());
+  await spectator.goto(roomId);
+
+  await startAgent(ada, "coder", "Write a verse about the harbour at night.");
+  await startAgent(ada, "architect", "Paint the harbour at night.");
+
+  const question = ada.page.getByTestId("human-question");
+  await expect(question).toBeVisible({ timeout: 15_000 });
+  const asker = (await question.locator("strong").textContent())!;
+  await expect(ada.page.getByTestId("question-countdown")).toHaveText(/\d+s left/);
+  await expect(spectator.page.getByTestId("human-question")).toBeVisible();
+  await expect(spectator.page.getByTestId("question-spectator")).toBeVisible();
+  await expect(spectator.page.getByTestId("question-answer")).toHaveCount(0);
+  await expect(spectator.page.getByTestId("question-send")).toHaveCount(0);
+  await expect(ada.page.getByTestId("human-question").getByText("1 more waiting")).toBeVisible({ timeout: 15_000 });
+  const askerPersona = asker === "Songwriter" ? "coder" : "architect";
+  await expect(ada.page.getByTestId(`agent-${askerPersona}`).getByTestId("agent-status")).toHaveText("asking the room");
+
+  await ada.page.getByTestId("question-answer").fill("the gulls over the harbour");
+  await ada.page.getByTestId("question-send").click();
+
+  const used = asker === "Songwriter" ? '[data-kind="lyric"]' : '[data-kind="scene"]';
+  await expect(spectator.page.locator(used).filter({ hasText: "the gulls over the harbour" }).first()).toBeVisible({
+    timeout: 20_000,
+  });
+  await expect(spectator.page.getByTestId("broadcast-thread").filter({ hasText: "deferred" })).toBeVisible({ timeout: 15_000 });
+
+  const secondQuestion = ada.page.getByTestId("question-text");
+  await expect(secondQuestion).toHaveText(/^To be specific:/, { timeout: 15_000 });
+  await ada.page.getByTestId("question-skip").click();
+  await expect(ada.page.getByTestId("human-question")).toHaveCount(0);
+  await expect(spectator.page.getByTestId("broadcast-thread").filter({ hasText: "skipped" })).toBeVisible();
+  const answered = spectator.page.getByTestId("broadcast-thread").filter({ hasText: "the gulls over the harbour" });
+  await expect(answered.getByTestId("broadcast-answer").locator(".badge--human")).toHaveText("human");
+
+  await expect(spectator.page.getByTestId("agent-coder").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
+  await expect(spectator.page.getByTestId("agent-architect").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
+  await spectator.page.screenshot({ path: "test-results/screenshots/broadcast-human.png" });
+});
+
+test("the countdown runs out and the agent carries on without an answer", async ({ browser, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Nobody answers");
+  await configure(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 3 });
+  const ada = await seated(browser, roomId, "Ada");
+  await startAgent(ada, "coder", "Write a verse about the harbour at night.");
+  await expect(ada.page.getByTestId("human-question")).toBeVisible({ timeout: 15_000 });
+  await ada.page.screenshot({ path: "test-results/screenshots/broadcast-question.png" });
+  await expect(ada.page.getByTestId("question-countdown")).toHaveText("1s left", { timeout: 4_000 });
+  await expect(ada.page.getByTestId("human-question")).toHaveCount(0, { timeout: 4_000 });
+  await expect(ada.page.getByTestId("broadcast-thread").filter({ hasText: "timed out" })).toBeVisible({ timeout: 6_000 });
+  await expect(ada.page.locator('[data-kind="lyric"]')).toHaveCount(2, { timeout: 20_000 });
+});
+
+test("agents ask each other: each shadow's answer lands in the thread", async ({ browser, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Ask the team");
+  await configure(baseURL!, roomId, { broadcast: "agents", broadcast_sensitivity: "high" });
+  const ada = await seated(browser, roomId, "Ada");
+  await startAgent(ada, "coder", "Write a verse about the harbour at night.");
+  const thread = ada.page.getByTestId("broadcast-thread").first();
+  await expect(thread).toBeVisible({ timeout: 15_000 });
+  await expect(thread.getByTestId("broadcast-answer")).toHaveCount(4, { timeout: 20_000 });
+  await expect(thread.getByTestId("broadcast-outcome")).toHaveText(/answered in [\d.]+s/);
+  await expect(thread).toContainText("From the painting side");
+});
