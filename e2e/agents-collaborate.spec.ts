@@ -1,13 +1,10 @@
-import { expect, test } from "@playwright/test";
-import { RoomPage, createRoomViaApi } from "./support/room-page";
+import { expect, test } from "./support/fixtures";
+import { createRoomViaApi } from "./support/room-page";
 
-test("the Songwriter writes, asks the Scene Painter, and both tabs watch the chain unfold", async ({ browser, baseURL }) => {
+test("the Songwriter writes, asks the Scene Painter, and both tabs watch the chain unfold", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Rain on the window");
-  const participant = new RoomPage(await (await browser.newContext()).newPage());
-  await participant.goto(roomId);
-  await participant.takeSeat("Ada");
-  const watcher = new RoomPage(await (await browser.newContext()).newPage());
-  await watcher.goto(roomId);
+  const participant = await openRoom(roomId, { name: "Ada" });
+  const watcher = await openRoom(roomId);
 
   const songwriter = participant.page.getByTestId("agent-coder");
   await songwriter.getByTestId("agent-prompt").click();

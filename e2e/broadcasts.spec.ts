@@ -1,6 +1,6 @@
-import { type Browser, expect, test } from "@playwright/test";
 import { E2E_ADMIN_TOKEN } from "./support/constants";
-import { RoomPage, createRoomViaApi } from "./support/room-page";
+import { expect, test } from "./support/fixtures";
+import { type RoomPage, createRoomViaApi } from "./support/room-page";
 
 async function configure(baseURL: string, roomId: string, settings: Record<string, unknown>) {
   const response = await fetch(`${baseURL}/api/admin/rooms/${roomId}`, {
@@ -11,25 +11,17 @@ async function configure(baseURL: string, roomId: string, settings: Record<strin
   expect(response.status).toBe(200);
 }
 
-async function seated(browser: Browser, roomId: string, name: string) {
-  const room = new RoomPage(await (await browser.newContext()).newPage());
-  await room.goto(roomId);
-  await room.takeSeat(name);
-  return room;
-}
-
 async function startAgent(room: RoomPage, persona: string, prompt: string) {
   await room.page.getByTestId(`agent-${persona}`).getByTestId("agent-prompt").click();
   await room.page.getByTestId("agent-prompt-input").fill(prompt);
   await room.page.getByTestId("agent-prompt-start").click();
 }
 
-test("people answer an agent's question in the page; a second asker is deferred, then asks again", async ({ browser, baseURL }) => {
+test("people answer an agent's question in the page; a second asker is deferred, then asks again", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Ask the room");
   await configure(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 120 });
-  const ada = await seated(browser, roomId, "Ada");
-  const spectator = new RoomPage(await (await browser.newContext()).newPage());
-  await spectator.goto(roomId);
+  const ada = await openRoom(roomId, { name: "Ada" });
+  const spectator = await openRoom(roomId);
 
   await startAgent(ada, "coder", "Write a verse about the harbour at night.");
   await startAgent(ada, "architect", "Paint the harbour at night.");
@@ -68,10 +60,10 @@ test("people answer an agent's question in the page; a second asker is deferred,
   await spectator.page.screenshot({ path: "test-results/screenshots/broadcast-human.png" });
 });
 
-test("the countdown runs out and the agent carries on without an answer", async ({ browser, baseURL }) => {
+test("the countdown runs out and the agent carries on without an answer", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Nobody answers");
   await configure(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 3 });
-  const ada = await seated(browser, roomId, "Ada");
+  const ada = await openRoom(roomId, { name: "Ada" });
   await startAgent(ada, "coder", "Write a verse about the harbour at night.");
   await expect(ada.page.getByTestId("human-question")).toBeVisible({ timeout: 15_000 });
   await ada.page.screenshot({ path: "test-results/screenshots/broadcast-question.png" });
@@ -81,10 +73,10 @@ test("the countdown runs out and the agent carries on without an answer", async 
   await expect(ada.page.locator('[data-kind="lyric"]')).toHaveCount(2, { timeout: 20_000 });
 });
 
-test("agents ask each other: each shadow's answer lands in the thread", async ({ browser, baseURL }) => {
+test("agents ask each other: each shadow's answer lands in the thread", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Ask the team");
   await configure(baseURL!, roomId, { broadcast: "agents", broadcast_sensitivity: "high" });
-  const ada = await seated(browser, roomId, "Ada");
+  const ada = await openRoom(roomId, { name: "Ada" });
   await startAgent(ada, "coder", "Write a verse about the harbour at night.");
   const thread = ada.page.getByTestId("broadcast-thread").first();
   await expect(thread).toBeVisible({ timeout: 15_000 });

@@ -1,24 +1,16 @@
-import { type Browser, expect, test } from "@playwright/test";
-import { RoomPage, createRoomViaApi } from "./support/room-page";
+import { expect, test } from "./support/fixtures";
+import { createRoomViaApi } from "./support/room-page";
 import { TcpProxy } from "./support/tcp-proxy";
 
 const LIVE = { timeout: 1000 };
 
-async function participant(browser: Browser, roomId: string, name: string, baseUrl?: string) {
-  const context = await browser.newContext();
-  const room = new RoomPage(await context.newPage());
-  await room.goto(roomId, baseUrl);
-  await room.takeSeat(name);
-  return { context, room };
-}
-
 test("a note added, edited, moved and connected in one page appears in another within a second", async ({
-  browser,
+  openRoom,
   baseURL,
 }) => {
   const roomId = await createRoomViaApi(baseURL!, "Two tabs");
-  const { room: a } = await participant(browser, roomId, "Ada");
-  const { room: b } = await participant(browser, roomId, "Ben");
+  const a = await openRoom(roomId, { name: "Ada" });
+  const b = await openRoom(roomId, { name: "Ben" });
   await expect(b.page.getByTestId("watching-count")).toHaveText("2 watching");
 
   const first = await a.addNote();
@@ -52,7 +44,7 @@ test("a note added, edited, moved and connected in one page appears in another w
 });
 
 test("a page whose connection is cut catches up on reconnect with nothing missing or doubled", async ({
-  browser,
+  openRoom,
   baseURL,
 }) => {
   const roomId = await createRoomViaApi(baseURL!, "Flaky network");
@@ -60,8 +52,8 @@ test("a page whose connection is cut catches up on reconnect with nothing missin
   const proxy = new TcpProxy(appPort + 1, appPort);
   await proxy.start();
   try {
-    const { room: a } = await participant(browser, roomId, "Ada");
-    const { room: b } = await participant(browser, roomId, "Ben", `http://localhost:${proxy.port}`);
+    const a = await openRoom(roomId, { name: "Ada" });
+    const b = await openRoom(roomId, { name: "Ben", baseUrl: `http://localhost:${proxy.port}` });
 
     const kept = await a.addNote();
     await a.writeInNote(kept, "before the cut");
@@ -99,12 +91,10 @@ test("a page whose connection is cut catches up on reconnect with nothing missin
   }
 });
 
-test("a spectator sees the room live but cannot change it", async ({ browser, baseURL }) => {
+test("a spectator sees the room live but cannot change it", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Read only");
-  const { room: a } = await participant(browser, roomId, "Ada");
-  const spectatorContext = await browser.newContext();
-  const spectator = new RoomPage(await spectatorContext.newPage());
-  await spectator.goto(roomId);
+  const a = await openRoom(roomId, { name: "Ada" });
+  const spectator = await openRoom(roomId);
 
   await expect(spectator.page.getByTestId("spectator-badge")).toBeVisible();
   await expect(spectator.page.getByTestId("add-note")).toHaveCount(0);

@@ -71,6 +71,8 @@ export class RoomPage {
   }
 
   async connect(sourceId: string, targetId: string) {
+    await this.fitView();
+    await this.page.waitForTimeout(300);
     const source = (await this.node(sourceId).locator(".react-flow__handle-bottom").boundingBox())!;
     const target = (await this.node(targetId).locator(".react-flow__handle-top").boundingBox())!;
     await this.page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
