@@ -12,7 +12,10 @@ const envSchema = z.object({
   PARLEY_INSTANCE_ID: z.string().optional(),
   PARLEY_WORKER: booleanFlag.default(true),
   PARLEY_DEMO_ROOM: booleanFlag.default(true),
-  PARLEY_SCRIPT_PACE_MS: z.coerce.number().int().min(0).max(1000).default(18),
+  /** Pause between words the offline model streams, so spectators can watch it type. */
+  PARLEY_SCRIPT_PACE_MS: z.coerce.number().int().min(0).max(1000).default(45),
+  /** Pause before each step of the offline model, as if it were thinking. */
+  PARLEY_SCRIPT_THINK_MS: z.coerce.number().int().min(0).max(10_000).default(350),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),

@@ -16,7 +16,7 @@ import {
   applyNodeChanges,
   useReactFlow,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { freeSpot } from "@/lib/canvas/free-spot";
 import { LIMITS } from "@/lib/protocol";
@@ -28,6 +28,9 @@ import { HumanQuestion } from "@/components/broadcast/human-question";
 import { NoteNode } from "./note-node";
 
 const nodeTypes = { note: NoteNode };
+
+/** After the viewer pans or zooms, the canvas stops following new work for this long. */
+const FOLLOW_PAUSE_MS = 10_000;
 
 const selectCanvas = (state: RoomState) => ({
   nodes: state.nodes,
@@ -51,6 +54,18 @@ export function RoomCanvas({ onError }: CanvasProps) {
   const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
   const { screenToFlowPosition, fitView } = useReactFlow();
   const clearHighlight = useRoom((state) => state.highlight);
+
+  // Follow the work as it appears, unless the viewer has been moving around themselves.
+  const userMovedAt = useRef(0);
+  const nodeCount = Object.keys(nodes).length;
+  const seenCount = useRef(nodeCount);
+  useEffect(() => {
+    const grew = nodeCount > seenCount.current;
+    seenCount.current = nodeCount;
+    if (!grew || Date.now() - userMovedAt.current < FOLLOW_PAUSE_MS) return;
+    const timer = setTimeout(() => void fitView({ duration: 500, padding: 0.25, maxZoom: 1 }), 60);
+    return () => clearTimeout(timer);
+  }, [nodeCount, fitView]);
 
   useEffect(() => {
     if (highlighted.length === 0) return;
@@ -187,6 +202,9 @@ export function RoomCanvas({ onError }: CanvasProps) {
           addNoteAt(screenToFlowPosition({ x: event.clientX, y: event.clientY }));
         }}
         zoomOnDoubleClick={false}
+        onMoveStart={(event) => {
+          if (event) userMovedAt.current = Date.now();
+        }}
         fitView
         fitViewOptions={{ padding: 0.3, maxZoom: 1.1 }}
         minZoom={0.1}

@@ -7,7 +7,16 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..",
 const dataDir = path.join(root, ".test-data", "e2e");
 fs.rmSync(dataDir, { recursive: true, force: true });
 const port = process.env.E2E_PORT ?? "3210";
-const env = { ...process.env, PARLEY_DATA_DIR: dataDir, ADMIN_TOKEN: "e2e-admin-token-0123456789", PARLEY_DEMO_ROOM: "0", PORT: port };
+const env = {
+  ...process.env,
+  PARLEY_DATA_DIR: dataDir,
+  ADMIN_TOKEN: "e2e-admin-token-0123456789",
+  PARLEY_DEMO_ROOM: "0",
+  // Agents type quickly here: the tests watch what they do, not how fast.
+  PARLEY_SCRIPT_PACE_MS: "15",
+  PARLEY_SCRIPT_THINK_MS: "100",
+  PORT: port,
+};
 delete env.DATABASE_URL;
 const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port], { cwd: root, stdio: "inherit", env });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));

@@ -63,6 +63,8 @@ export interface ResolveOptions {
   env?: Env;
   /** Milliseconds between streamed chunks of the script model (0 in tests). */
   scriptPaceMs?: number;
+  /** Milliseconds the script model waits before each step (0 in tests). */
+  scriptThinkMs?: number;
   /** Replaces `fetch` for HTTP providers (wire-level tests). */
   fetch?: typeof globalThis.fetch;
 }
@@ -87,7 +89,11 @@ export function resolveModel(spec: string, options: ResolveOptions = {}): Resolv
   let model: LanguageModelV4;
   switch (provider) {
     case "script":
-      model = createScriptModel({ name: modelId, paceMs: options.scriptPaceMs ?? env.PARLEY_SCRIPT_PACE_MS });
+      model = createScriptModel({
+        name: modelId,
+        paceMs: options.scriptPaceMs ?? env.PARLEY_SCRIPT_PACE_MS,
+        latencyMs: options.scriptThinkMs ?? (options.scriptPaceMs === 0 ? 0 : env.PARLEY_SCRIPT_THINK_MS),
+      });
       break;
     case "openai":
       model = createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, fetch })(modelId);
