@@ -1,0 +1,165 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canvasEdges, canvasNodes, rooms } from "@/db/schema";
+import { readEventsAfter } from "@/lib/events/read-events";
+import { LIMITS } from "@/lib/protocol";
+import { createTestRoom } from "@/test/fixtures";
+import { call, cookieFrom } from "@/test/http";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { installTestRuntime } from "@/test/test-runtime";
+import { DELETE as deleteEdgeRoute, PATCH as patchEdge } from "../edges/[edgeId]/route";
+import { POST as postEdge } from "../edges/route";
+import { POST as takeSeat } from "../seat/route";
+import { DELETE as deleteNodeRoute, PATCH as patchNode } from "./[nodeId]/route";
+import { POST as postNode } from "./route";
+
+let database: TestDatabase;
+let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  runtime = await installTestRuntime(database);
+});
+afterAll(async () => {
+  await runtime.stop();
+  await database.destroy();
+});
+
+async function seatedRoom() {
+  const { roomId } = await createTestRoom(database.db);
+  const seat = await call(takeSeat, { url: `/api/rooms/${roomId}/seat`, method: "POST", params: { roomId }, body: { displayName: "Ada" } });
+  expect(seat.status).toBe(201);
+  expect(seat.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Lax/);
+  return { roomId, cookie: cookieFrom(seat.headers.get("set-cookie")) };
+}
+
+async function lastSeq(roomId: string) {
+  const [room] = await database.db.select({ lastSeq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId));
+  return room!.lastSeq;
+}
+
+const note = (roomId: string, cookie: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
+  call(postNode, { url: `/api/rooms/${roomId}/nodes`, method: "POST", params: { roomId }, body, cookie, headers });
+
+describe("canvas routes", () => {
+  it("lets a participant add, edit, move and delete a note, each with its event", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const created = await note(roomId, cookie, { text: "Rain", x: 10, y: 20 });
+    expect(created.status).toBe(201);
+    const nodeId = created.body.node.id as string;
+    expect(created.body.node).toMatchObject({ text: "Rain", x: 10, y: 20, authorKind: "human", authorName: "Ada", kind: "note" });
+
+    const edited = await call(patchNode, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "PATCH", params: { roomId, nodeId }, body: { text: "Rain taps" }, cookie });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ nodeId, changes: { text: "Rain taps" }, version: 2 });
+    const moved = await call(patchNode, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "PATCH", params: { roomId, nodeId }, body: { x: 300, y: -40.5 }, cookie });
+    expect(moved.body.version).toBe(3);
+    const [row] = await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, nodeId));
+    expect(row).toMatchObject({ text: "Rain taps", x: 300, y: -40.5 });
+
+    const removed = await call(deleteNodeRoute, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "DELETE", params: { roomId, nodeId }, cookie });
+    expect(removed.status).toBe(200);
+    const types = (await readEventsAfter(database.db, roomId, 0)).map((event) => event.type);
+    expect(types).toEqual(["room.created", "seat.taken", "node.created", "node.updated", "node.updated", "node.deleted"]);
+  });
+
+  it("connects, relabels and removes links; deleting a note removes its links", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const a = (await note(roomId, cookie, { text: "A", x: 0, y: 0 })).body.node.id as string;
+    const b = (await note(roomId, cookie, { text: "B", x: 0, y: 0 })).body.node.id as string;
+    const edge = await call(postEdge, { url: `/api/rooms/${roomId}/edges`, method: "POST", params: { roomId }, body: { sourceId: a, targetId: b, label: "echoes" }, cookie });
+    expect(edge.status).toBe(201);
+    const edgeId = edge.body.edge.id as string;
+    const relabel = await call(patchEdge, { url: `/api/rooms/${roomId}/edges/${edgeId}`, method: "PATCH", params: { roomId, edgeId }, body: { label: "answers" }, cookie });
+    expect(relabel.body).toEqual({ edgeId, label: "answers" });
+    const second = await call(postEdge, { url: `/api/rooms/${roomId}/edges`, method: "POST", params: { roomId }, body: { sourceId: b, targetId: a }, cookie });
+    expect(second.body.edge.label).toBe("");
+    const gone = await call(deleteEdgeRoute, { url: `/api/rooms/${roomId}/edges/${edgeId}`, method: "DELETE", params: { roomId, edgeId }, cookie });
+    expect(gone.status).toBe(200);
+    const removed = await call(deleteNodeRoute, { url: `/api/rooms/${roomId}/nodes/${a}`, method: "DELETE", params: { roomId, nodeId: a }, cookie });
+    expect(removed.body.edgeIds).toEqual([second.body.edge.id]);
+    expect(await database.db.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId))).toHaveLength(0);
+  });
+
+  it("refuses spectators, other rooms' seats and forged tokens with 403, writing nothing", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const { cookie: otherRoomCookie } = await seatedRoom();
+    const before = await lastSeq(roomId);
+    for (const attempt of [undefined, otherRoomCookie, `${cookie.split("=")[0]}=forged-token`]) {
+      const response = await note(roomId, attempt, { text: "sneaky", x: 0, y: 0 });
+      expect(response.status).toBe(403);
+      expect(response.body.error.message).toMatch(/Spectators can watch but not change the room/);
+    }
+    expect(await lastSeq(roomId)).toBe(before);
+    expect(await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(0);
+  });
+
+  it("answers 404 for an unknown room, note or link", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    expect((await note("no-such-room", cookie, { text: "x", x: 0, y: 0 })).status).toBe(404);
+    const missingNode = await call(patchNode, { url: "/x", method: "PATCH", params: { roomId, nodeId: "missing" }, body: { text: "x" }, cookie });
+    expect(missingNode.status).toBe(404);
+    expect(missingNode.body.error.message).toBe("Node missing not found.");
+    expect((await call(deleteNodeRoute, { url: "/x", method: "DELETE", params: { roomId, nodeId: "missing" }, cookie })).status).toBe(404);
+    expect((await call(patchEdge, { url: "/x", method: "PATCH", params: { roomId, edgeId: "missing" }, body: { label: "x" }, cookie })).status).toBe(404);
+  });
+
+  it("answers bad input with 400 and the reason, and writes nothing", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const before = await lastSeq(roomId);
+    const cases: [unknown, RegExp][] = [
+      ["{not json", /Malformed JSON/],
+      ["", /Expected a JSON body/],
+      [{ text: 42, x: 0, y: 0 }, /text: /],
+      [{ text: "a", x: "left", y: 0 }, /x: /],
+      [{ text: "a", x: 0 }, /y: /],
+      [{ text: "a", x: 0, y: 0, colour: "#ffffff" }, /unknown field\(s\) colour/],
+      [{ text: "a".repeat(LIMITS.noteText + 1), x: 0, y: 0 }, new RegExp(`limited to ${LIMITS.noteText} characters`)],
+      [{ text: "a", x: 1e12, y: 0 }, /x: /],
+      [{ text: "a", x: 0, y: 0, color: "red" }, /color: must be a #rrggbb colour/],
+      [{ text: "a", x: 0, y: 0, kind: "lyric" }, /unknown field\(s\) kind/],
+      [[1, 2], /body: /],
+    ];
+    for (const [body, reason] of cases) {
+      const response = await note(roomId, cookie, body);
+      expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(response.body.error.message).toMatch(reason);
+    }
+    const tooBig = await note(roomId, cookie, { text: "x".repeat(70_000), x: 0, y: 0 });
+    expect(tooBig.status).toBe(413);
+    const nodeId = (await note(roomId, cookie, { text: "ok", x: 0, y: 0 })).body.node.id as string;
+    const afterCreate = await lastSeq(roomId);
+    expect(afterCreate).toBe(before + 1);
+    const empty = await call(patchNode, { url: "/x", method: "PATCH", params: { roomId, nodeId }, body: {}, cookie });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toMatch(/Nothing to change/);
+    expect(await lastSeq(roomId)).toBe(afterCreate);
+  });
+
+  it("refuses links to missing nodes, to themselves and across rooms", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const { roomId: otherRoom, cookie: otherCookie } = await seatedRoom();
+    const a = (await note(roomId, cookie, { text: "A", x: 0, y: 0 })).body.node.id as string;
+    const elsewhere = (await note(otherRoom, otherCookie, { text: "B", x: 0, y: 0 })).body.node.id as string;
+    const before = await lastSeq(roomId);
+    const link = (body: unknown) => call(postEdge, { url: "/x", method: "POST", params: { roomId }, body, cookie });
+    const missing = await link({ sourceId: a, targetId: "nope" });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toBe("Node nope does not exist in this room.");
+    expect((await link({ sourceId: a, targetId: a })).body.error.message).toMatch(/two different nodes/);
+    expect((await link({ sourceId: a, targetId: elsewhere })).status).toBe(400);
+    expect((await link({ sourceId: a, targetId: elsewhere, label: "x".repeat(81) })).body.error.message).toMatch(/limited to 80/);
+    expect(await lastSeq(roomId)).toBe(before);
+  });
+
+  it("turns a retried write with the same Idempotency-Key into the original response", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const first = await note(roomId, cookie, { text: "once", x: 1, y: 1 }, { "idempotency-key": "retry-abc" });
+    const again = await note(roomId, cookie, { text: "once", x: 1, y: 1 }, { "idempotency-key": "retry-abc" });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(1);
+    const tooLong = await note(roomId, cookie, { text: "x", x: 1, y: 1 }, { "idempotency-key": "k".repeat(129) });
+    expect(tooLong.status).toBe(400);
+  });
+});

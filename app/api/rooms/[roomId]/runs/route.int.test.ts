@@ -1,0 +1,121 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { broadcasts, runs } from "@/db/schema";
+import { askOthers } from "@/lib/broadcast/ask-others";
+import { agentByPersona } from "@/test/agents";
+import { broadcastDeps, waitForOpenQuestion } from "@/test/broadcasts";
+import { createTestRoom } from "@/test/fixtures";
+import { call, cookieFrom } from "@/test/http";
+import { setAgentModel } from "@/test/mock-models";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { installTestRuntime } from "@/test/test-runtime";
+import { POST as answer } from "../broadcasts/[broadcastId]/answer/route";
+import { POST as skip } from "../broadcasts/[broadcastId]/skip/route";
+import { GET as snapshot } from "../route";
+import { POST as takeSeat } from "../seat/route";
+import { POST as cancel } from "./[runId]/cancel/route";
+import { POST as start } from "./route";
+
+const TOKEN = "admin-token-for-tests-0123";
+let database: TestDatabase;
+let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
+const savedToken = process.env.ADMIN_TOKEN;
+
+beforeAll(async () => {
+  process.env.ADMIN_TOKEN = TOKEN;
+  database = await createTestDatabase();
+  runtime = await installTestRuntime(database);
+});
+afterAll(async () => {
+  if (savedToken === undefined) delete process.env.ADMIN_TOKEN;
+  else process.env.ADMIN_TOKEN = savedToken;
+  await runtime.stop();
+  await database.destroy();
+});
+
+async function seated(roomId: string) {
+  const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ada" } });
+  return cookieFrom(seat.headers.get("set-cookie"));
+}
+
+describe("starting and stopping agents", () => {
+  it("lets a participant start an agent with or without a prompt, and refuses spectators and strangers' agents", async () => {
+    const { roomId } = await createTestRoom(database.db, { task: "A song about the sea" });
+    const { roomId: otherRoom } = await createTestRoom(database.db);
+    const cookie = await seated(roomId);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const elsewhere = await agentByPersona(database, otherRoom, "coder");
+
+    const started = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: "Write a verse" }, cookie });
+    expect(started.status).toBe(201);
+    expect(started.body.run).toMatchObject({ agentId: songwriter.id, status: "queued", trigger: "human", prompt: "Write a verse", requestedBy: expect.stringMatching(/^human:/) });
+    const defaulted = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id }, cookie });
+    expect(defaulted.body.run.prompt).toMatch(/^A song about the sea/);
+
+    expect((await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id } })).status).toBe(403);
+    const foreign = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: elsewhere.id }, cookie });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.message).toMatch(/is not in this room/);
+    expect((await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: 5 }, cookie })).status).toBe(400);
+    expect(await database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(2);
+  });
+
+  it("lets participants and admins cancel a run, and nobody else", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const cookie = await seated(roomId);
+    const painter = await agentByPersona(database, roomId, "architect");
+    const run = (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie })).body.run;
+    expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id } })).status).toBe(403);
+    const stopped = await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id }, headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(stopped.body).toEqual({ runId: run.id, outcome: "cancelled" });
+    expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id }, cookie })).status).toBe(400);
+    expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: "missing" }, cookie })).status).toBe(404);
+  });
+
+  it("shows in the room why an agent cannot run", async () => {
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "openai:gpt-5");
+    const room = await call(snapshot, { url: "/x", method: "GET", params: { roomId } });
+    const shown = room.body.agents.find((agent: { id: string }) => agent.id === songwriter.id);
+    expect(shown.unavailableReason).toBe("OPENAI_API_KEY is not set on the server.");
+    if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+  });
+});
+
+describe("answering a question asked of the room", () => {
+  it("takes an answer or a skip from a participant only, while the question is open", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
+    const cookie = await seated(roomId);
+    const deps = await broadcastDeps(database);
+    try {
+      const asker = await agentByPersona(database, roomId, "coder");
+      const asking = askOthers(deps, { roomId, asker, runId: null, correlationId: "c", question: "Rain or sun?" });
+      const open = await waitForOpenQuestion(database, roomId);
+      const route = { url: "/x", method: "POST", params: { roomId, broadcastId: open.id } };
+      expect((await call(answer, { ...route, body: { answer: "Rain" } })).status).toBe(403);
+      expect((await call(answer, { ...route, body: { answer: "" }, cookie })).status).toBe(400);
+      expect((await call(answer, { ...route, body: { reply: "Rain" }, cookie })).status).toBe(400);
+      expect((await call(answer, { ...route, params: { roomId, broadcastId: "missing" }, body: { answer: "Rain" }, cookie })).status).toBe(404);
+      const given = await call(answer, { ...route, body: { answer: "Rain" }, cookie });
+      expect(given.status).toBe(201);
+      expect(given.body.response).toMatchObject({ content: "Rain", isHuman: true, responderName: "Ada" });
+      expect(await asking).toMatchObject({ status: "complete", responses: [{ content: "Rain" }] });
+      const late = await call(answer, { ...route, body: { answer: "Sun" }, cookie });
+      expect(late.status).toBe(409);
+      expect((await call(skip, { ...route, cookie })).status).toBe(409);
+
+      const second = askOthers(deps, { roomId, asker, runId: null, correlationId: "c", question: "Another?" });
+      const reopened = await waitForOpenQuestion(database, roomId);
+      expect((await call(skip, { url: "/x", method: "POST", params: { roomId, broadcastId: reopened.id } })).status).toBe(403);
+      expect((await call(skip, { url: "/x", method: "POST", params: { roomId, broadcastId: reopened.id }, cookie })).status).toBe(200);
+      expect(await second).toEqual({ status: "complete", responses: [] });
+      const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.id, reopened.id));
+      expect(row!.status).toBe("skipped");
+    } finally {
+      await deps.stop();
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rooms } from "@/db/schema";
+import { readEventsAfter } from "@/lib/events/read-events";
+import { call } from "@/test/http";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { installTestRuntime } from "@/test/test-runtime";
+import { GET as getRoom } from "./[roomId]/route";
+import { GET, POST } from "./route";
+
+let database: TestDatabase;
+let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  runtime = await installTestRuntime(database);
+});
+afterAll(async () => {
+  await runtime.stop();
+  await database.destroy();
+});
+
+const create = (body: unknown) => call(POST as never, { url: "/api/rooms", method: "POST", params: {}, body });
+
+describe("/api/rooms", () => {
+  it("creates a Creative canvas room with its five agents and lists it", async () => {
+    const created = await create({ title: "  Night songs  ", template: "creative-canvas" });
+    expect(created.status).toBe(201);
+    expect(created.body.room.title).toBe("Night songs");
+    expect(created.body.agents.map((agent: { name: string }) => agent.name)).toEqual([
+      "Idea Weaver",
+      "Scene Painter",
+      "Songwriter",
+      "Storyteller",
+      "Creative Curator",
+    ]);
+    for (const agent of created.body.agents) {
+      expect(agent.color).toMatch(/^#[0-9a-f]{6}$/);
+      expect(agent.role.length).toBeGreaterThan(2);
+      expect(agent.description.length).toBeGreaterThan(10);
+      expect(agent.model).toMatch(/^script:/);
+    }
+    const [event] = await readEventsAfter(database.db, created.body.room.id, 0);
+    expect(event).toMatchObject({ type: "room.created", seq: 1, payload: { title: "Night songs", template: "creative-canvas" } });
+
+    const list = await call(GET as never, { url: "/api/rooms", method: "GET", params: {} });
+    const listed = list.body.rooms.find((room: { id: string }) => room.id === created.body.room.id);
+    expect(listed).toMatchObject({ title: "Night songs", template: "creative-canvas", watching: 0 });
+    expect(listed.agents).toHaveLength(5);
+
+    const snapshot = await call(getRoom, { url: "/x", method: "GET", params: { roomId: created.body.room.id } });
+    expect(snapshot.body).toMatchObject({ lastSeq: 1, nodes: [], edges: [], seat: null });
+    expect(snapshot.body.agents.every((agent: { unavailableReason: string | null }) => agent.unavailableReason === null)).toBe(true);
+  });
+
+  it("answers bad input with 400 and the reason, creating nothing", async () => {
+    const before = (await database.db.select().from(rooms)).length;
+    const cases: [unknown, RegExp][] = [
+      [{ title: "x", template: "no-such-template" }, /Unknown template "no-such-template"/],
+      [{ title: "   ", template: "creative-canvas" }, /title: Give the room a title/],
+      [{ title: "x".repeat(121), template: "creative-canvas" }, /title: /],
+      [{ title: "x", template: "creative-canvas", owner: "me" }, /unknown field\(s\) owner/],
+      [{ title: 7, template: "creative-canvas" }, /title: /],
+      ["{]", /Malformed JSON/],
+    ];
+    for (const [body, reason] of cases) {
+      const response = await create(body);
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toMatch(reason);
+    }
+    expect((await database.db.select().from(rooms)).length).toBe(before);
+  });
+
+  it("answers 404 for a room that does not exist", async () => {
+    const response = await call(getRoom, { url: "/x", method: "GET", params: { roomId: "missing" } });
+    expect(response.status).toBe(404);
+    expect(response.body.error.message).toBe("Room not found.");
+  });
+});
