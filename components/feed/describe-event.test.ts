@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
+import { describeEvent } from "./describe-event";
+
+const agents = [
+  { id: "sw", persona: "coder", name: "Songwriter" },
+  { id: "sp", persona: "architect", name: "Scene Painter" },
+] as AgentDto[];
+
+const event = (type: string, payload: Record<string, unknown>) =>
+  ({ type, payload, seq: 1, agent: "sw", agent_name: "Songwriter" }) as unknown as StoredEvent;
+
+const entry = (kind: string, content: Record<string, unknown>, extra: Partial<BoardEntryDto> = {}) =>
+  ({ id: "b1", kind, content, agentName: "Songwriter", targetPersona: null, ...extra }) as BoardEntryDto;
+
+describe("describeEvent", () => {
+  const context = { agents, nodeText: (id: string) => ({ v: "Verse one", s: "A rainy scene" })[id] };
+
+  it("tells who asked whom for what, linked to the nodes concerned", () => {
+    const line = describeEvent(
+      event("board.posted", {
+        entry: entry("request", { targetPersona: "architect", ask: "Paint the verse", refNodeIds: ["v"] }, { targetPersona: "architect" }),
+      }),
+      context,
+    );
+    expect(line.text).toBe("asked Scene Painter to paint the verse");
+    expect(line.nodeIds).toEqual(["v"]);
+  });
+
+  it("links a reaction to what it answers", () => {
+    const contribution = entry("contribution", { summary: "Wrote a verse", nodeIds: ["v"] });
+    const line = describeEvent(
+      event("board.posted", { entry: entry("reaction", { toEntryId: "b1", response: "Painted it" }, { id: "b2", agentName: "Scene Painter" }) }),
+      { ...context, boardEntry: (id) => (id === "b1" ? contribution : undefined) },
+    );
+    expect(line).toMatchObject({ text: "reacted to Songwriter's contribution", detail: "Painted it", nodeIds: ["v"] });
+    expect(line.inReplyTo).toBe("Songwriter: Wrote a verse");
+  });
+
+  it("shows a step's message, tools and figures", () => {
+    const line = describeEvent(
+      event("run.step", {
+        runId: "r",
+        agentId: "sw",
+        step: 1,
+        text: "Verse first.",
+        toolCalls: [{ id: "1", name: "create_node", input: {} }, { id: "2", name: "create_node", input: {} }],
+        toolResults: [{ id: "1", name: "create_node", output: { ok: true, node: { id: "v" } } }, { id: "2", name: "create_node", error: "boom" }],
+        durationMs: 1500,
+        inputTokens: 1000,
+        outputTokens: 234,
+        costUsd: 0.0123,
+      }),
+      context,
+    );
+    expect(line).toMatchObject({ message: "Verse first.", chips: ["added a node ×2", "1 tool error"], nodeIds: ["v"], tone: "error" });
+    expect(line.meta).toBe("step 2 · 1.5s · 1,234 tok · $0.0123");
+  });
+
+  it("describes canvas changes people make", () => {
+    expect(describeEvent(event("edge.created", { edge: { id: "e", sourceId: "v", targetId: "s", label: "echoes" } }), context)).toMatchObject({
+      text: "linked two notes: “echoes”",
+      detail: "Verse one → A rainy scene",
+    });
+    expect(describeEvent(event("node.updated", { nodeId: "v", changes: { x: 1 }, version: 2, updatedAt: "" }), context).quiet).toBe(true);
+  });
+});

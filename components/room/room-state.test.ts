@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import type { RoomEvent, StoredEvent } from "@/lib/protocol";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
+import { FEED_LIMIT, type RoomState, applyRoomEvent, initialRoomState } from "./room-state";
+
+const base = {
+  room_id: "r",
+  correlation_id: "c",
+  agent: "human:s",
+  agent_name: "Ada",
+  target_agent: null,
+  timestamp: "2026-11-22T10:00:00.000Z",
+  status: "success" as const,
+  next_steps: [],
+  error_details: null,
+};
+
+const node = (id: string, text = "Rain") => ({
+  id,
+  kind: "note",
+  text,
+  x: 0,
+  y: 0,
+  width: null,
+  height: null,
+  color: null,
+  authorKind: "human" as const,
+  authorId: "human:s",
+  authorName: "Ada",
+  version: 1,
+  createdAt: base.timestamp,
+  updatedAt: base.timestamp,
+});
+
+const stored = (seq: number, type: string, payload: Record<string, unknown>) =>
+  ({ ...base, id: `e${seq}`, seq, type, payload }) as unknown as StoredEvent;
+
+function start(): RoomState {
+  return initialRoomState(
+    {
+      room: { id: "r", title: "T", template: "creative-canvas", lastSeq: 1, createdAt: base.timestamp, lastActivityAt: base.timestamp },
+      settings: DEFAULT_ROOM_SETTINGS,
+      agents: [],
+      nodes: [],
+      edges: [],
+      runs: [],
+      board: [],
+      broadcasts: [],
+      broadcastResponses: [],
+      recentEvents: [],
+      lastSeq: 1,
+    },
+    null,
+  );
+}
+
+function fold(state: RoomState, events: RoomEvent[]) {
+  return events.reduce((current, event) => {
+    const outcome = applyRoomEvent(current, event, () => 1000);
+    if (outcome.kind !== "applied") throw new Error(`${event.type} was ${outcome.kind}`);
+    return outcome.state;
+  }, state);
+}
+
+describe("applyRoomEvent", () => {
+  it("applies canvas events in order", () => {
+    const state = fold(start(), [
+      stored(2, "node.created", { node: node("a") }),
+      stored(3, "node.created", { node: node("b") }),
+      stored(4, "node.updated", { nodeId: "a", changes: { text: "Rain taps", x: 5 }, version: 2, updatedAt: base.timestamp }),
+      stored(5, "edge.created", { edge: { id: "e", sourceId: "a", targetId: "b", label: "echoes", authorKind: "human", authorId: "h", authorName: "Ada", createdAt: base.timestamp } }),
+      stored(6, "edge.updated", { edgeId: "e", label: "answers" }),
+      stored(7, "node.deleted", { nodeId: "b", edgeIds: ["e"] }),
+    ]);
+    expect(state.lastSeq).toBe(7);
+    expect(Object.keys(state.nodes)).toEqual(["a"]);
+    expect(state.nodes.a).toMatchObject({ text: "Rain taps", x: 5, version: 2 });
+    expect(state.edges).toEqual({});
+    expect(state.feed.map((event) => event.seq)).toEqual([2, 3, 4, 5, 6, 7]);
+  });
+
+  it("ignores an event it has already applied and reports a gap", () => {
+    const state = fold(start(), [stored(2, "node.created", { node: node("a") })]);
+    expect(applyRoomEvent(state, stored(2, "node.created", { node: node("a", "again") })).kind).toBe("duplicate");
+    expect(applyRoomEvent(state, stored(1, "seat.taken", { seatId: "s", displayName: "Ada" })).kind).toBe("duplicate");
+    expect(applyRoomEvent(state, stored(4, "seat.taken", { seatId: "s", displayName: "Ada" })).kind).toBe("gap");
+  });
+
+  it("takes presence, typing and deletion from ephemeral signals without moving the sequence", () => {
+    const state = fold(start(), [
+      { type: "presence", room_id: "r", payload: { watching: 3, participants: 1 } },
+      { type: "agent.typing", room_id: "r", payload: { runId: "run", agentId: "a", step: 0, delta: "Rain " } },
+      { type: "agent.typing", room_id: "r", payload: { runId: "run", agentId: "a", step: 0, delta: "taps" } },
+      { type: "room.deleted", room_id: "r", payload: {} },
+    ]);
+    expect(state).toMatchObject({ watching: 3, participants: 1, deleted: true, lastSeq: 1 });
+    expect(state.typing.a).toEqual({ runId: "run", step: 0, text: "Rain taps", at: 1000 });
+  });
+
+  it("tracks runs and broadcasts, and clears typing when a step lands", () => {
+    const run = {
+      id: "run",
+      agentId: "a",
+      status: "queued",
+      trigger: "human",
+      requestedBy: "human:s",
+      prompt: "p",
+      parentRunId: null,
+      chainDepth: 0,
+      correlationId: "c",
+      selectedNodeIds: [],
+      requestEntryId: null,
+      attempts: 0,
+      steps: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+      error: null,
+      createdAt: base.timestamp,
+      startedAt: null,
+      finishedAt: null,
+    };
+    const step = { runId: "run", agentId: "a", step: 0, text: "Hi", toolCalls: [], toolResults: [], durationMs: 5, inputTokens: 10, outputTokens: 4, costUsd: 0.5 };
+    const state = fold(start(), [
+      stored(2, "run.queued", { run }),
+      stored(3, "run.started", { runId: "run", agentId: "a", attempt: 1, startedAt: base.timestamp }),
+      { type: "agent.typing", room_id: "r", payload: { runId: "run", agentId: "a", step: 0, delta: "Hi" } },
+      stored(4, "run.step", step),
+    ]);
+    expect(state.runs.run).toMatchObject({ status: "running", steps: 1, inputTokens: 10, outputTokens: 4, costUsd: 0.5 });
+    expect(state.typing.a).toBeUndefined();
+    const broadcast = { id: "b", agentId: "a", agentName: "A", runId: "run", mode: "human", question: "?", targetAgentIds: [], options: [], status: "waiting_turn", deadlineAt: null, createdAt: base.timestamp, openedAt: null, closedAt: null };
+    const after = fold(state, [
+      stored(5, "broadcast.asked", { broadcast }),
+      stored(6, "broadcast.opened", { broadcastId: "b", deadlineAt: base.timestamp, openedAt: base.timestamp }),
+      stored(7, "broadcast.response", { response: { id: "x", broadcastId: "b", responderId: "human:s", responderName: "Ada", isHuman: true, content: "Yes", durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, createdAt: base.timestamp } }),
+      stored(8, "broadcast.closed", { broadcastId: "b", status: "complete", responses: 1, durationMs: 10, closedAt: base.timestamp }),
+    ]);
+    expect(after.broadcasts.b!.status).toBe("complete");
+    expect(after.answers.b!.map((answer) => answer.content)).toEqual(["Yes"]);
+  });
+
+  it("keeps the feed to its limit", () => {
+    let state = start();
+    for (let seq = 2; seq < FEED_LIMIT + 50; seq++) state = fold(state, [stored(seq, "seat.taken", { seatId: "s", displayName: "A" })]);
+    expect(state.feed).toHaveLength(FEED_LIMIT);
+    expect(state.feed.at(-1)!.seq).toBe(FEED_LIMIT + 49);
+  });
+});

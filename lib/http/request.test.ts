@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AppError, notFound } from "@/lib/errors";
+import { describeZodError, idempotencyKey, parseCookies, readJsonBody, respond } from "./request";
+
+const schema = z.strictObject({ text: z.string().max(5), x: z.number() });
+const request = (body: string, headers: Record<string, string> = {}) =>
+  new Request("http://localhost/x", { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+
+describe("request helpers", () => {
+  it("read a valid JSON body", async () => {
+    expect(await readJsonBody(request('{"text":"hi","x":1}'), schema)).toEqual({ text: "hi", x: 1 });
+  });
+
+  it("refuse malformed, empty, mistyped, unknown and oversized bodies with the reason", async () => {
+    await expect(readJsonBody(request("{"), schema)).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^Malformed JSON/) });
+    await expect(readJsonBody(request("  "), schema)).rejects.toMatchObject({ status: 400, message: "Expected a JSON body." });
+    await expect(readJsonBody(request('{"text":1,"x":1}'), schema)).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^text: /) });
+    await expect(readJsonBody(request('{"text":"a","x":1,"y":2}'), schema)).rejects.toMatchObject({ message: "body: unknown field(s) y" });
+    await expect(readJsonBody(request('{"text":"toolong","x":1}'), schema)).rejects.toMatchObject({ message: expect.stringMatching(/^text: /) });
+    await expect(readJsonBody(request(JSON.stringify({ text: "a".repeat(100), x: 1 })), schema, 50)).rejects.toMatchObject({ status: 413 });
+    await expect(readJsonBody(request("{}", { "content-length": "999999" }), schema, 50)).rejects.toMatchObject({ status: 413 });
+  });
+
+  it("read the idempotency key, refusing one that is too long", () => {
+    expect(idempotencyKey(request("{}"))).toBeUndefined();
+    expect(idempotencyKey(request("{}", { "idempotency-key": " abc " }))).toBe("abc");
+    expect(() => idempotencyKey(request("{}", { "idempotency-key": "k".repeat(129) }))).toThrow(AppError);
+  });
+
+  it("parse cookies", () => {
+    expect(parseCookies("a=1; b=hello%20world; broken; c=")).toEqual({ a: "1", b: "hello world", c: "" });
+    expect(parseCookies(null)).toEqual({});
+  });
+
+  it("name every offending field", () => {
+    const result = schema.safeParse({ text: 3 });
+    expect(result.success).toBe(false);
+    if (!result.success) expect(describeZodError(result.error)).toMatch(/^text: .+; x: /);
+  });
+
+  it("map expected failures to their status and anything else to a 500 without details", async () => {
+    expect((await respond(async () => { throw notFound("Room"); })).status).toBe(404);
+    expect((await respond(async () => schema.parse({}) as never)).status).toBe(400);
+    const original = console.error;
+    console.error = () => {};
+    const crash = await respond(async () => { throw new Error("secret database detail"); });
+    console.error = original;
+    expect(crash.status).toBe(500);
+    expect(JSON.stringify(await crash.json())).not.toMatch(/secret/);
+  });
+});

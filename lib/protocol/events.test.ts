@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { ephemeralEventSchema, isStoredEvent, storedEventSchema, storedEventTypes } from "./events";
+
+const envelope = {
+  id: "e1",
+  room_id: "r1",
+  seq: 3,
+  correlation_id: "room_0123456789ab_1763807400123_9c1e4f7a",
+  agent: "human:s1",
+  agent_name: "Ada",
+  target_agent: null,
+  timestamp: "2026-11-22T10:30:00.000Z",
+  status: "success",
+  next_steps: [],
+  error_details: null,
+};
+
+const node = {
+  id: "n1",
+  kind: "note",
+  text: "Rain",
+  x: 1,
+  y: 2,
+  width: null,
+  height: null,
+  color: null,
+  authorKind: "human",
+  authorId: "human:s1",
+  authorName: "Ada",
+  version: 1,
+  createdAt: "2026-11-22T10:30:00.000Z",
+  updatedAt: "2026-11-22T10:30:00.000Z",
+};
+
+describe("the event catalogue", () => {
+  it("accepts a well-formed stored event of each kind it knows", () => {
+    const samples = [
+      { type: "node.created", payload: { node } },
+      { type: "node.updated", payload: { nodeId: "n1", changes: { text: "Rain taps" }, version: 2, updatedAt: envelope.timestamp } },
+      { type: "node.deleted", payload: { nodeId: "n1", edgeIds: ["e1"] } },
+      { type: "edge.deleted", payload: { edgeId: "e1" } },
+      { type: "seat.taken", payload: { seatId: "s1", displayName: "Ada" } },
+      { type: "board.request_updated", payload: { entryId: "b1", status: "answered", runId: null } },
+    ];
+    for (const sample of samples) expect(storedEventSchema.safeParse({ ...envelope, ...sample }).success, sample.type).toBe(true);
+    expect(storedEventTypes).toEqual(expect.arrayContaining(["run.step", "broadcast.asked", "board.posted"]));
+  });
+
+  it("rejects unknown types, bad envelopes and payloads that do not match their type", () => {
+    const valid = { ...envelope, type: "edge.deleted", payload: { edgeId: "e1" } };
+    const broken = [
+      { ...valid, type: "edge.exploded" },
+      { ...valid, status: "maybe" },
+      { ...valid, timestamp: "yesterday" },
+      { ...valid, seq: 0 },
+      { ...valid, correlation_id: "" },
+      { ...valid, payload: { edgeId: 7 } },
+      { ...valid, payload: { node } },
+      { ...valid, error_details: { errorType: "x" } },
+    ];
+    for (const event of broken) expect(storedEventSchema.safeParse(event).success, JSON.stringify(event).slice(0, 80)).toBe(false);
+    const { agent: _agent, ...noSender } = valid;
+    expect(storedEventSchema.safeParse(noSender).success).toBe(false);
+  });
+
+  it("keeps ephemeral signals apart: no sequence number", () => {
+    const presence = { type: "presence", room_id: "r1", payload: { watching: 2, participants: 1 } };
+    expect(ephemeralEventSchema.safeParse(presence).success).toBe(true);
+    expect(isStoredEvent(presence as never)).toBe(false);
+    expect(ephemeralEventSchema.safeParse({ ...presence, payload: { watching: -1, participants: 0 } }).success).toBe(false);
+    const typing = { type: "agent.typing", room_id: "r1", payload: { runId: "run", agentId: "a", step: 0, delta: "Ra" } };
+    expect(ephemeralEventSchema.safeParse(typing).success).toBe(true);
+  });
+});

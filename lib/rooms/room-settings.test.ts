@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ROOM_SETTINGS, parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
+
+describe("room settings", () => {
+  it("default to the limits the seeds name", () => {
+    expect(DEFAULT_ROOM_SETTINGS).toMatchObject({
+      max_concurrent_runs: 3,
+      max_steps: 10,
+      max_chain_depth: 3,
+      max_requests_per_run: 1,
+      board_expiry_minutes: 60,
+      board_entries_in_prompt: 15,
+      context_token_budget: 2000,
+      scheduler_enabled: false,
+      scheduler_interval_seconds: 45,
+      broadcast: "off",
+      broadcast_timeout: 300,
+      max_broadcasts_per_agent: 10,
+      broadcast_sensitivity: "medium",
+      response_depth: "medium",
+    });
+  });
+
+  it("read stored settings leniently but accept changes strictly", () => {
+    expect(parseRoomSettings({ max_steps: 4, max_chain_depth: "lots", legacy: true })).toMatchObject({ max_steps: 4, max_chain_depth: 3 });
+    expect(parseRoomSettings(null)).toEqual(DEFAULT_ROOM_SETTINGS);
+    expect(roomSettingsPatchSchema.safeParse({ broadcast: "human" }).success).toBe(true);
+    expect(roomSettingsPatchSchema.safeParse({ legacy: true }).success).toBe(false);
+    expect(roomSettingsPatchSchema.safeParse({ max_concurrent_runs: 0 }).success).toBe(false);
+  });
+});
