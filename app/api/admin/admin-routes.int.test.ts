@@ -36,7 +36,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 describe("admin routes", () => {
   it("refuse everyone else: 401 without credentials, 403 with wrong ones", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const attempts = [
+    const attempts: { headers: Record<string, string>; status: number }[] = [
       { headers: {}, status: 401 },
       { headers: bearer("wrong-token-wrong-token"), status: 403 },
       { headers: { cookie: "parley_admin=forged" }, status: 403 },
