@@ -1,5 +1,5 @@
 import { APICallError } from "@ai-sdk/provider";
-import { type ModelMessage, isStepCount, streamText } from "ai";
+import { type ModelMessage, RetryError, isStepCount, streamText } from "ai";
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Agent, type Run, agents, rooms, runs } from "@/db/schema";
@@ -41,6 +41,8 @@ interface StepRecord {
 }
 
 function errorDetails(error: unknown): ErrorDetails {
+  // After its retries the SDK reports the last provider error wrapped in a RetryError.
+  if (RetryError.isInstance(error) && error.lastError) return errorDetails(error.lastError);
   if (error instanceof ModelUnavailableError) {
     return { errorType: "model_unavailable", errorMessage: error.message, retryPossible: false };
   }
