@@ -5,7 +5,7 @@ import { type Env, getEnv } from "@/lib/env";
 import { costOf, priceFor } from "./pricing";
 import { ModelUnavailableError, modelUnavailableReason, parseModelSpec, resolveModel } from "./registry";
 
-const bare: Env = getEnv({});
+const bare: Env = getEnv({} as NodeJS.ProcessEnv);
 
 describe("the provider registry", () => {
   it("parses provider:model, treating a bare name as the script model", () => {
