@@ -12,13 +12,15 @@ export interface RoomAccess {
   seat: Seat | null;
 }
 
-/** Resolves the room (404 when unknown) and the caller's seat in it, if any. */
+/**
+ * Resolves the caller's seat in the room, if any, and refuses unknown rooms (404). A seat
+ * implies its room exists, so a participant's request costs one query.
+ */
 export async function roomAccess(request: Request, roomId: string): Promise<RoomAccess> {
   const runtime = await getRuntime();
-  const room = await findRoom(runtime.database.db, roomId);
-  if (!room) throw notFound("Room");
   const cookies = parseCookies(request.headers.get("cookie"));
   const seat = await findSeatByToken(runtime.database.db, roomId, cookies[seatCookieName(roomId)]);
+  if (!seat && !(await findRoom(runtime.database.db, roomId))) throw notFound("Room");
   return { runtime, roomId, seat };
 }
 

@@ -93,12 +93,27 @@ export function openRoomEventStream(options: RoomEventStreamOptions): ReadableSt
     writeStored(event, frame);
   };
 
+  let queued = 0;
   const enqueue = (delivery: Delivery) => {
     if (!live) {
       pending.push(delivery);
       return;
     }
-    chain = chain.then(() => handle(delivery)).catch(() => {});
+    // The common case, the next event in order with nothing waiting, is written at once:
+    // no promise per subscriber per event.
+    if (queued === 0 && delivery.kind === "event") {
+      const { event, frame } = delivery;
+      if (!isStoredEvent(event)) return write(frame);
+      if (event.seq <= lastSeq) return;
+      if (event.seq === lastSeq + 1) return writeStored(event, frame);
+    }
+    queued += 1;
+    chain = chain
+      .then(() => handle(delivery))
+      .catch(() => {})
+      .finally(() => {
+        queued -= 1;
+      });
   };
 
   const onAbort = () => {
@@ -129,7 +144,7 @@ export function openRoomEventStream(options: RoomEventStreamOptions): ReadableSt
           if (options.presence) connectionId = await options.presence.connect(roomId, options.seatId ?? null);
           await catchUp();
           live = true;
-          for (const delivery of pending.splice(0)) chain = chain.then(() => handle(delivery)).catch(() => {});
+          for (const delivery of pending.splice(0)) enqueue(delivery);
         } catch (error) {
           cleanup();
           controller.error(error);
