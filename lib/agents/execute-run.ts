@@ -5,7 +5,7 @@ import type { Database } from "@/db";
 import { type Agent, type Run, agents, rooms, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
 import { takeNotes } from "@/lib/broadcast/agent-notes";
-import { appendEvents, writeRoomEvents } from "@/lib/events/write-room-events";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { costOf } from "@/lib/models/pricing";
 import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
 import type { ErrorDetails } from "@/lib/protocol";
@@ -226,8 +226,9 @@ export async function executeRun(
           totals.costUsd += costUsd;
           transcript.push({ role: "assistant", step: current.step, text: withoutNul(current.text), toolCalls: current.toolCalls });
           if (current.toolResults.length) transcript.push({ role: "tool", step: current.step, results: current.toolResults });
-          await appendEvents(db, run.roomId, [
-            {
+          // The step's event and the run's running totals are written together.
+          await writeRoomEvents(db, run.roomId, async (tx, emit) => {
+            emit({
               type: "run.step",
               actor,
               correlationId: run.correlationId,
@@ -244,18 +245,18 @@ export async function executeRun(
                 outputTokens,
                 costUsd,
               },
-            },
-          ]);
-          await db
-            .update(runs)
-            .set({
-              steps: sql`${runs.steps} + 1`,
-              inputTokens: sql`${runs.inputTokens} + ${inputTokens}`,
-              outputTokens: sql`${runs.outputTokens} + ${outputTokens}`,
-              costUsd: sql`${runs.costUsd} + ${costUsd}`,
-              transcript,
-            })
-            .where(eq(runs.id, run.id));
+            });
+            await tx
+              .update(runs)
+              .set({
+                steps: sql`${runs.steps} + 1`,
+                inputTokens: sql`${runs.inputTokens} + ${inputTokens}`,
+                outputTokens: sql`${runs.outputTokens} + ${outputTokens}`,
+                costUsd: sql`${runs.costUsd} + ${costUsd}`,
+                transcript,
+              })
+              .where(eq(runs.id, run.id));
+          });
           break;
         }
         case "error":

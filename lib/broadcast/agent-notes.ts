@@ -20,6 +20,13 @@ export async function leaveNote(
 
 /** Hands an agent its unread notes, oldest first, and marks them read by this run. */
 export async function takeNotes(db: Db, agentId: string, runId: string): Promise<string[]> {
+  // Checked before taking a lock: almost every step finds nothing waiting.
+  const [waiting] = await db
+    .select({ id: agentNotes.id })
+    .from(agentNotes)
+    .where(and(eq(agentNotes.agentId, agentId), isNull(agentNotes.deliveredAt)))
+    .limit(1);
+  if (!waiting) return [];
   return db.transaction(async (tx) => {
     const pending = await tx
       .select()

@@ -1,0 +1,251 @@
+// Agent throughput: runs per minute through the real queue, workers, tools and database
+// with a zero-latency scripted model, and the orchestration overhead per step (time spent
+// outside the model), on PGlite and on PostgreSQL, beside the same persona runs driven
+// in memory with no queue and no database. Ends with one line of JSON.
+// Usage: npm run bench:agents [-- --rooms=6 --workers=2]
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { isStepCount, streamText, tool } from "ai";
+import { inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import { type Database, migrateDatabase, openPglite, openPostgres } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { runs } from "@/db/schema";
+import { buildPrompt } from "@/lib/agents/build-prompt";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { AgentWorker } from "@/lib/agents/worker";
+import type { ResolvedModel } from "@/lib/models/registry";
+import { createScriptModel } from "@/lib/models/script/script-model";
+import { RoomBus } from "@/lib/realtime/bus";
+import { createRoom } from "@/lib/rooms/create-room";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
+import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
+import { freshPostgres } from "./support/local-postgres";
+import { args, round } from "./support/stats";
+
+const options = args();
+const ROOMS = Number(options.rooms ?? 6);
+const WORKERS = Number(options.workers ?? 2);
+
+/** Times every model call from its start to the end of its stream. */
+function timed(inner: LanguageModelV4, spent: { ms: number; calls: number }): LanguageModelV4 {
+  return {
+    specificationVersion: "v4",
+    provider: inner.provider,
+    modelId: inner.modelId,
+    supportedUrls: inner.supportedUrls,
+    doGenerate: async (callOptions) => {
+      const started = performance.now();
+      try {
+        return await inner.doGenerate(callOptions);
+      } finally {
+        spent.ms += performance.now() - started;
+        spent.calls += 1;
+      }
+    },
+    doStream: async (callOptions) => {
+      const started = performance.now();
+      const result = await inner.doStream(callOptions);
+      const stream = result.stream.pipeThrough(
+        new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+          flush() {
+            spent.ms += performance.now() - started;
+            spent.calls += 1;
+          },
+        }),
+      );
+      return { ...result, stream };
+    },
+  };
+}
+
+const persona = (key: string) => CREATIVE_CANVAS.agents.find((agent) => agent.persona === key)!;
+
+interface Pass {
+  runs: number;
+  steps: number;
+  wall_ms: number;
+  runs_per_minute: number;
+  model_ms_per_step: number;
+  overhead_ms_per_step: number;
+}
+
+/**
+ * Runs every agent of `rooms` rooms once (plus the runs they request) through the queue
+ * with `workers` workers each running up to `parallel` runs, and measures the pass.
+ */
+async function pass(database: Database, label: string, rooms: number, workers: number, parallel: number): Promise<Pass> {
+  const spent = { ms: 0, calls: 0 };
+  const resolve = (spec: string): ResolvedModel => ({
+    model: timed(createScriptModel({ name: spec.replace(/^script:/, ""), paceMs: 0, latencyMs: 0 }), spent),
+    provider: "script",
+    modelId: spec,
+    spec,
+    scripted: true,
+  });
+  const roomIds: string[] = [];
+  for (let index = 0; index < rooms; index++) {
+    const { room } = await createRoom(database.db, { title: `Bench ${index}`, template: CREATIVE_CANVAS.id }, {});
+    roomIds.push(room.id);
+  }
+  const buses: RoomBus[] = [];
+  const workerList: AgentWorker[] = [];
+  for (let index = 0; index < workers; index++) {
+    const bus = new RoomBus(database);
+    await bus.start();
+    buses.push(bus);
+    workerList.push(new AgentWorker(database, bus, { owner: `bench-${label}-${index}`, resolveModel: resolve, maxParallel: parallel, pollMs: 20 }));
+  }
+
+  const started = performance.now();
+  for (const roomId of roomIds) {
+    const team = rowsOf<{ id: string; persona: string }>(
+      await database.db.execute(sql`select id, persona from agents where room_id = ${roomId}`),
+    );
+    for (const member of team) {
+      await startAgentRun(database.db, roomId, { agentId: member.id, prompt: `Bench run for ${member.persona} about rain on the window` }, { id: "bench", name: "Bench" });
+    }
+  }
+  await Promise.all(workerList.map((worker) => worker.start()));
+  while (true) {
+    const [active] = rowsOf<{ count: number | string }>(
+      await database.db.execute(sql`select count(*) as count from runs where status in ('queued', 'running')`),
+    );
+    if (Number(active?.count ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const wall = performance.now() - started;
+  await Promise.all(workerList.map((worker) => worker.stop()));
+  await Promise.all(buses.map((bus) => bus.stop()));
+
+  const finished = await database.db.select().from(runs).where(inArray(runs.roomId, roomIds));
+  const failed = finished.filter((run) => run.status !== "succeeded");
+  if (failed.length) throw new Error(`${failed.length} runs did not succeed: ${JSON.stringify(failed[0]!.error)}`);
+  const steps = finished.reduce((total, run) => total + run.steps, 0);
+  const runTime = finished.reduce((total, run) => total + (run.finishedAt!.getTime() - run.startedAt!.getTime()), 0);
+  return {
+    runs: finished.length,
+    steps,
+    wall_ms: round(wall, 0),
+    runs_per_minute: round((finished.length / wall) * 60_000, 1),
+    model_ms_per_step: round(spent.ms / steps, 3),
+    overhead_ms_per_step: round((runTime - spent.ms) / steps, 2),
+  };
+}
+
+/** The same persona runs with tools that only echo, in memory: the model and the SDK loop alone. */
+async function inMemory(runCount: number): Promise<{ ms_per_step: number; runs_per_minute: number }> {
+  let nextId = 0;
+  const echo = (result: (input: Record<string, unknown>) => object) =>
+    tool({ inputSchema: z.record(z.string(), z.unknown()), execute: async (input) => ({ ok: true, ...result(input) }) });
+  const tools = {
+    create_node: echo((input) => ({ node: { id: `n${++nextId}`, x: input.x ?? 0, y: input.y ?? 0, text: input.text } })),
+    create_edge: echo(() => ({ edge: { id: `e${++nextId}` } })),
+    update_node: echo(() => ({})),
+    delete_node: echo(() => ({})),
+    delete_edge: echo(() => ({})),
+    share_creative_context: echo(() => ({ entryId: `b${++nextId}` })),
+    read_shared_context: echo(() => ({ entries: [] })),
+    request_agent: echo(() => ({ requestId: `b${++nextId}`, runId: "r", status: "queued" })),
+  };
+  const personas = CREATIVE_CANVAS.agents.map((agent) => agent.persona);
+  let steps = 0;
+  const started = performance.now();
+  for (let index = 0; index < runCount; index++) {
+    const key = personas[index % personas.length]!;
+    const agent = persona(key);
+    const { system, prompt } = buildPrompt({
+      agent: { name: agent.name, persona: key, role: agent.role, systemPrompt: agent.systemPrompt },
+      team: CREATIVE_CANVAS.agents,
+      settings: DEFAULT_ROOM_SETTINGS,
+      run: { prompt: `Bench run for ${key} about rain on the window`, trigger: "human", requestedByName: "Bench", chainDepth: 0 },
+      canvas: { nodes: [], edges: [] },
+      referencedNodes: [],
+      board: [],
+      requests: [],
+      notes: [],
+      toolNames: Object.keys(tools),
+    });
+    const result = streamText({
+      model: createScriptModel({ name: key, paceMs: 0, latencyMs: 0 }),
+      system,
+      prompt,
+      tools,
+      stopWhen: isStepCount(10),
+    });
+    await result.consumeStream();
+    steps += (await result.steps).length;
+  }
+  const wall = performance.now() - started;
+  return { ms_per_step: round(wall / steps, 3), runs_per_minute: round((runCount / wall) * 60_000, 1) };
+}
+
+interface Figures {
+  driver: string;
+  runs_per_minute: number;
+  overhead_ms_per_step: number;
+  model_ms_per_step: number;
+  runs: number;
+  steps: number;
+  wall_ms: number;
+  loaded_overhead_ms_per_step: number;
+}
+
+/** Throughput with every room busy, and the overhead of a step when runs go one at a time. */
+async function measureDriver(driver: string, database: Database): Promise<Figures> {
+  await migrateDatabase(database);
+  const solo = await pass(database, `${driver}-solo`, 1, 1, 1);
+  const loaded = await pass(database, `${driver}-loaded`, ROOMS, WORKERS, 8);
+  return {
+    driver,
+    runs_per_minute: loaded.runs_per_minute,
+    overhead_ms_per_step: solo.overhead_ms_per_step,
+    model_ms_per_step: solo.model_ms_per_step,
+    runs: loaded.runs,
+    steps: loaded.steps,
+    wall_ms: loaded.wall_ms,
+    loaded_overhead_ms_per_step: loaded.overhead_ms_per_step,
+  };
+}
+
+const results: Figures[] = [];
+const pglite = await openPglite();
+results.push(await measureDriver("pglite", pglite));
+await pglite.close();
+
+const server = await freshPostgres();
+if (server) {
+  const postgres = await openPostgres({ url: server.url, max: 12 });
+  try {
+    results.push(await measureDriver("postgres", postgres));
+  } finally {
+    await postgres.close();
+    await server.drop();
+  }
+} else {
+  console.log("No local PostgreSQL server answered; measured PGlite only.");
+}
+const baseline = await inMemory(results[0]!.runs);
+
+console.log(`\nAgent runs through the queue, scripted model at full speed.`);
+console.log(`Throughput: ${ROOMS} rooms × 5 agents (plus the runs they request), ${WORKERS} workers in one process.`);
+console.log("Overhead per step: one room, one run at a time (and, for comparison, under that load).\n");
+console.log("driver     runs/min  overhead ms/step  model ms/step  overhead under load  runs  steps");
+for (const row of results) {
+  console.log(
+    `${row.driver.padEnd(9)} ${String(row.runs_per_minute).padStart(9)} ${String(row.overhead_ms_per_step).padStart(17)} ${String(row.model_ms_per_step).padStart(14)} ${String(row.loaded_overhead_ms_per_step).padStart(20)} ${String(row.runs).padStart(5)} ${String(row.steps).padStart(6)}`,
+  );
+}
+console.log(
+  `in memory ${String(baseline.runs_per_minute).padStart(9)} ${"0".padStart(17)} ${String(baseline.ms_per_step).padStart(14)}   (the same persona runs with echo tools: no queue, no database)`,
+);
+console.log("\nOverhead is the time a run spends outside the model: tools writing rows and events, the queue, the bus.\n");
+const primary = results.find((row) => row.driver === "postgres") ?? results[0]!;
+console.log(
+  JSON.stringify({
+    ...primary,
+    baseline_runs_per_minute: baseline.runs_per_minute,
+    baseline_ms_per_step: baseline.ms_per_step,
+    results,
+  }),
+);
+process.exit(0);
