@@ -220,8 +220,12 @@ describe("agents using ask_others", () => {
         resolveModel: (spec) => (spec === "mock:probe" ? { model: probe, provider: "script", modelId: spec, spec, scripted: true } : latencyResolver(spec)),
       });
       try {
-        await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
-        await eventually(() => expect(probe.doStreamCalls).toHaveLength(1));
+        const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
+        await eventually(async () => {
+          const [row] = await database.db.select().from(runs).where(eq(runs.id, run.id));
+          expect(row!.status).toBe("succeeded");
+        });
+        expect(probe.doStreamCalls).toHaveLength(1);
       } finally {
         await worker.stop();
       }
