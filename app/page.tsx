@@ -1,5 +1,6 @@
 import { CreateRoomForm } from "@/components/rooms/create-room-form";
 import { ImportRoomForm } from "@/components/rooms/import-room-form";
+import { PageShell } from "@/components/ui/page-shell";
 import { RoomList, type RoomListEntry } from "@/components/rooms/room-list";
 import { countPresence } from "@/lib/realtime/presence";
 import { listRooms } from "@/lib/rooms/list-rooms";
@@ -23,27 +24,17 @@ export default async function HomePage() {
     agents: template.agents.map((agent) => ({ name: agent.name, color: agent.color })),
   }));
   return (
-    <div className="page">
-      <header className="page-header">
-        <a href="/" className="brand">
-          Parley
-        </a>
-        <nav>
-          <a href="/admin">Admin</a>
-        </nav>
-      </header>
-      <main className="home">
-        <section className="home__intro">
-          <h1>Watch AI agents create together, live.</h1>
-          <p>
-            Each room is a shared canvas. Agents share intentions, ask each other for help and build on each other&apos;s
-            work; you can watch, take a seat and join in.
-          </p>
-        </section>
-        <CreateRoomForm templates={templates} />
-        <RoomList initial={initial} />
-        <ImportRoomForm />
-      </main>
-    </div>
+    <PageShell nav={<a href="/admin">Admin</a>} mainClassName="home">
+      <section className="home__intro">
+        <h1>Watch AI agents create together, live.</h1>
+        <p>
+          Each room is a shared canvas. Agents share intentions, ask each other for help and build on each other&apos;s
+          work; you can watch, take a seat and join in.
+        </p>
+      </section>
+      <CreateRoomForm templates={templates} />
+      <RoomList initial={initial} />
+      <ImportRoomForm />
+    </PageShell>
   );
 }

@@ -1,6 +1,7 @@
 import { cookies } from "next/headers";
 import { AdminDashboard } from "@/components/admin/admin-dashboard";
 import { AdminSignIn } from "@/components/admin/admin-sign-in";
+import { PageShell } from "@/components/ui/page-shell";
 import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
 import { listRoomsForAdmin } from "@/lib/rooms/list-rooms-for-admin";
 import { getRuntime } from "@/lib/runtime";
@@ -12,22 +13,12 @@ export default async function AdminPage() {
   const cookieStore = await cookies();
   const status = adminStatus({ cookie: cookieStore.get(ADMIN_COOKIE)?.value });
   return (
-    <div className="page">
-      <header className="page-header">
-        <a href="/" className="brand">
-          Parley
-        </a>
-        <nav>
-          <span className="muted">Admin</span>
-        </nav>
-      </header>
-      <main className="admin">
-        {status === "admin" ? (
-          <AdminDashboard initialRooms={await listRoomsForAdmin((await getRuntime()).database)} />
-        ) : (
-          <AdminSignIn expired={status === "invalid"} />
-        )}
-      </main>
-    </div>
+    <PageShell nav={<span className="muted">Admin</span>} mainClassName="admin">
+      {status === "admin" ? (
+        <AdminDashboard initialRooms={await listRoomsForAdmin((await getRuntime()).database)} />
+      ) : (
+        <AdminSignIn expired={status === "invalid"} />
+      )}
+    </PageShell>
   );
 }

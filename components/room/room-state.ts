@@ -11,6 +11,7 @@ import type {
   StoredEvent,
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
+import type { RoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
 export const FEED_LIMIT = 300;
@@ -55,19 +56,8 @@ export interface RoomState {
   highlighted: string[];
 }
 
-export interface RoomSnapshotLike {
-  room: RoomSummaryDto;
-  settings: RoomSettings;
-  agents: AgentDto[];
-  nodes: CanvasNodeDto[];
-  edges: CanvasEdgeDto[];
-  runs: RunDto[];
-  board: BoardEntryDto[];
-  broadcasts: BroadcastDto[];
-  broadcastResponses: BroadcastResponseDto[];
-  recentEvents: StoredEvent[];
-  lastSeq: number;
-}
+/** What the server renders the room from (see `getRoomSnapshot`). */
+export type RoomSnapshotLike = RoomSnapshot;
 
 export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomState {
   return {

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { boardEntries, canvasEdges, canvasNodes, runs } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";

@@ -1,17 +1,29 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "@/db";
+import type { Db, Tx } from "@/db";
 import { type Seat, broadcastResponses, broadcasts } from "@/db/schema";
 import { conflict, notFound } from "@/lib/errors";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS } from "@/lib/protocol";
 import { responseToDto } from "./broadcast-dto";
+import { closeBroadcast } from "./close-broadcast";
 import { markAnswersSeen } from "./human-qa";
 
 export const answerInputSchema = z.strictObject({
   answer: z.string().trim().min(1, "Write an answer, or skip the question").max(LIMITS.noteText),
 });
+
+/** The room's open human question `broadcastId`, or the reason it cannot be answered. */
+async function openQuestion(tx: Tx, roomId: string, broadcastId: string) {
+  const [broadcast] = await tx
+    .select()
+    .from(broadcasts)
+    .where(and(eq(broadcasts.id, broadcastId), eq(broadcasts.roomId, roomId), eq(broadcasts.mode, "human")));
+  if (!broadcast) throw notFound(`Question ${broadcastId}`);
+  if (broadcast.status !== "open") throw conflict(`This question is no longer open (${broadcast.status}).`);
+  return broadcast;
+}
 
 /**
  * A participant answers the room's open human question. Refused when the question is no
@@ -19,12 +31,7 @@ export const answerInputSchema = z.strictObject({
  */
 export async function answerHumanQuestion(db: Db, roomId: string, broadcastId: string, seat: Seat, answer: string) {
   const { result } = await writeRoomEvents(db, roomId, async (tx, emit, at) => {
-    const [broadcast] = await tx
-      .select()
-      .from(broadcasts)
-      .where(and(eq(broadcasts.id, broadcastId), eq(broadcasts.roomId, roomId), eq(broadcasts.mode, "human")));
-    if (!broadcast) throw notFound(`Question ${broadcastId}`);
-    if (broadcast.status !== "open") throw conflict(`This question is no longer open (${broadcast.status}).`);
+    const broadcast = await openQuestion(tx, roomId, broadcastId);
     if (broadcast.deadlineAt && broadcast.deadlineAt < at) throw conflict("Time is up for this question.");
     const [row] = await tx
       .insert(broadcastResponses)
@@ -39,7 +46,6 @@ export async function answerHumanQuestion(db: Db, roomId: string, broadcastId: s
         createdAt: at,
       })
       .returning();
-    await tx.update(broadcasts).set({ status: "complete", closedAt: at }).where(eq(broadcasts.id, broadcastId));
     await markAnswersSeen(tx, roomId, broadcast.agentId, at);
     const actor = { id: `human:${seat.id}`, name: seat.displayName };
     emit({
@@ -49,18 +55,7 @@ export async function answerHumanQuestion(db: Db, roomId: string, broadcastId: s
       correlationId: broadcast.correlationId,
       payload: { response: responseToDto(row!) },
     });
-    emit({
-      type: "broadcast.closed",
-      actor,
-      correlationId: broadcast.correlationId,
-      payload: {
-        broadcastId,
-        status: "complete",
-        responses: 1,
-        durationMs: at.getTime() - broadcast.createdAt.getTime(),
-        closedAt: at.toISOString(),
-      },
-    });
+    await closeBroadcast(tx, emit, broadcast, "complete", at, actor);
     return responseToDto(row!);
   });
   return result!;
@@ -69,24 +64,7 @@ export async function answerHumanQuestion(db: Db, roomId: string, broadcastId: s
 /** A participant skips the open question: the agent gets no answer and carries on. */
 export async function skipHumanQuestion(db: Db, roomId: string, broadcastId: string, seat: Seat) {
   await writeRoomEvents(db, roomId, async (tx, emit, at) => {
-    const [broadcast] = await tx
-      .select()
-      .from(broadcasts)
-      .where(and(eq(broadcasts.id, broadcastId), eq(broadcasts.roomId, roomId), eq(broadcasts.mode, "human")));
-    if (!broadcast) throw notFound(`Question ${broadcastId}`);
-    if (broadcast.status !== "open") throw conflict(`This question is no longer open (${broadcast.status}).`);
-    await tx.update(broadcasts).set({ status: "skipped", closedAt: at }).where(eq(broadcasts.id, broadcastId));
-    emit({
-      type: "broadcast.closed",
-      actor: { id: `human:${seat.id}`, name: seat.displayName },
-      correlationId: broadcast.correlationId,
-      payload: {
-        broadcastId,
-        status: "skipped",
-        responses: 0,
-        durationMs: at.getTime() - broadcast.createdAt.getTime(),
-        closedAt: at.toISOString(),
-      },
-    });
+    const broadcast = await openQuestion(tx, roomId, broadcastId);
+    await closeBroadcast(tx, emit, broadcast, "skipped", at, { id: `human:${seat.id}`, name: seat.displayName });
   });
 }

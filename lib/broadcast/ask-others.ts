@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq, inArray, lt, ne } from "drizzle-orm";
-import type { Database, Tx } from "@/db";
-import { type Agent, type Broadcast, type BroadcastStatus, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
+import type { Database } from "@/db";
+import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
-import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ResolvedModel } from "@/lib/models/registry";
 import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { leaveNote, shadowNote } from "./agent-notes";
 import { broadcastToDto, responseToDto } from "./broadcast-dto";
+import { ACTIVE_STATUSES, closeBroadcast } from "./close-broadcast";
 import { HUMAN_QA_NOTE, hasUnseenAnswers, humanQaHistory, markAnswersSeen } from "./human-qa";
 import { respondAsShadow } from "./respond-as-shadow";
 
@@ -46,8 +47,6 @@ export type AskOthersResult =
   | { status: "complete" | "timeout"; responses: BroadcastAnswer[] }
   | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };
 
-const ACTIVE: BroadcastStatus[] = ["pending", "waiting_turn", "open"];
-
 function actorOf(agent: Pick<Agent, "id" | "name">) {
   return { id: agent.id, name: agent.name };
 }
@@ -74,7 +73,7 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
     const [active] = await tx
       .select({ value: count() })
       .from(broadcasts)
-      .where(and(eq(broadcasts.agentId, input.asker.id), inArray(broadcasts.status, ACTIVE)));
+      .where(and(eq(broadcasts.agentId, input.asker.id), inArray(broadcasts.status, ACTIVE_STATUSES)));
     if (Number(active?.value ?? 0) >= settings.max_broadcasts_per_agent) {
       throw badRequest(
         `You already have ${active?.value} active broadcasts; the limit is ${settings.max_broadcasts_per_agent}. ` +
@@ -129,44 +128,6 @@ function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined):
     );
   }
   return others.filter((agent) => wanted.some((name) => matches(agent, name)));
-}
-
-async function closeBroadcast(
-  tx: Tx,
-  emit: Emit,
-  broadcast: Broadcast,
-  status: "complete" | "timeout" | "deferred" | "skipped",
-  at: Date,
-  actor: { id: string; name: string },
-): Promise<boolean> {
-  const closed = await tx
-    .update(broadcasts)
-    .set({ status, closedAt: at })
-    .where(and(eq(broadcasts.id, broadcast.id), inArray(broadcasts.status, ACTIVE)))
-    .returning({ id: broadcasts.id });
-  if (closed.length === 0) return false;
-  const [answers] = await tx
-    .select({ value: count() })
-    .from(broadcastResponses)
-    .where(eq(broadcastResponses.broadcastId, broadcast.id));
-  emit({
-    type: "broadcast.closed",
-    actor,
-    correlationId: broadcast.correlationId,
-    status: status === "timeout" ? "error" : "success",
-    errorDetails:
-      status === "timeout"
-        ? { errorType: "broadcast_timeout", errorMessage: "Not every answer arrived in time.", retryPossible: true }
-        : null,
-    payload: {
-      broadcastId: broadcast.id,
-      status,
-      responses: Number(answers?.value ?? 0),
-      durationMs: at.getTime() - broadcast.createdAt.getTime(),
-      closedAt: at.toISOString(),
-    },
-  });
-  return true;
 }
 
 /* ───────────── agents mode ───────────── */

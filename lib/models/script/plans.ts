@@ -57,11 +57,6 @@ function nodeIdOf(call: PastCall | undefined): string | undefined {
   return call && !call.failed ? output?.node?.id : undefined;
 }
 
-function entryIdOf(call: PastCall | undefined): string | undefined {
-  const output = call?.output as { entryId?: string } | undefined;
-  return call && !call.failed ? output?.entryId : undefined;
-}
-
 function place(context: PlanContext, anchor: Point): Point {
   const occupied = [
     ...context.reading.canvas.map((node) => ({ x: node.x, y: node.y })),
