@@ -100,7 +100,7 @@ function AdminRoomCard({ room, onChanged }: { room: AdminRoom; onChanged: (messa
           </button>
         </form>
         <span className="muted">
-          {room.watching} watching · {room.lastSeq} events
+          {room.watching} watching · {room.lastSeq} {room.lastSeq === 1 ? "event" : "events"}
         </span>
         <Link href={`/rooms/${room.id}`} className="button">
           Open

@@ -1,5 +1,6 @@
 "use client";
 
+import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiWrite } from "@/components/room/api";
@@ -13,6 +14,7 @@ interface ImportResponse {
 /** Creates a room from a multi-agent YAML configuration: paste it or pick a file. */
 export function ImportRoomForm() {
   const router = useRouter();
+  const queryClient = useQueryClient();
   const [yaml, setYaml] = useState("");
   const [title, setTitle] = useState("");
   const [offline, setOffline] = useState(true);
@@ -35,6 +37,7 @@ export function ImportRoomForm() {
             ...(title.trim() ? { title: title.trim() } : {}),
           });
           setResult(response);
+          void queryClient.invalidateQueries({ queryKey: ["rooms"] });
         } catch (failure) {
           setError((failure as Error).message);
         } finally {

@@ -287,7 +287,9 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       systemPrompt: systemMessage,
     });
   }
-  if (options.offline) notes.push("Every agent runs on the offline script model; change an agent's model to go live.");
+  if (options.offline) {
+    notes.push("Every agent runs on the offline script model; import without that option to use the configured providers.");
+  }
 
   const settings: RoomSettingsPatch = {};
   const coordination: Path = ["orchestrator", "coordination"];
