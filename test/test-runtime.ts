@@ -1,7 +1,9 @@
+import { afterAll, beforeAll } from "vitest";
 import type { Database } from "@/db";
 import { RoomBus } from "@/lib/realtime/bus";
 import { PresenceTracker } from "@/lib/realtime/presence";
 import { type Runtime, setRuntime } from "@/lib/runtime";
+import { type TestDatabase, createTestDatabase } from "./test-database";
 
 /** Installs a runtime on a test database so route handlers can be called directly. */
 export async function installTestRuntime(database: Database): Promise<Runtime & { stop(): Promise<void> }> {
@@ -30,4 +32,21 @@ export function jsonRequest(url: string, method: string, body?: unknown, headers
 
 export function params<T extends Record<string, string>>(value: T) {
   return { params: Promise.resolve(value) };
+}
+
+/**
+ * A fresh database with a runtime installed for one test file: call at the top of the
+ * file, then use `context.database` and `context.runtime` inside the tests.
+ */
+export function useTestRuntime() {
+  const context = {} as { database: TestDatabase; runtime: Awaited<ReturnType<typeof installTestRuntime>> };
+  beforeAll(async () => {
+    context.database = await createTestDatabase();
+    context.runtime = await installTestRuntime(context.database);
+  });
+  afterAll(async () => {
+    await context.runtime.stop();
+    await context.database.destroy();
+  });
+  return context;
 }

@@ -6,36 +6,31 @@ import { readEventsAfter } from "@/lib/events/read-events";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { alice, createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
-import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { installTestRuntime } from "@/test/test-runtime";
+import { useTestRuntime } from "@/test/test-runtime";
 import { GET as getRoom } from "../rooms/[roomId]/route";
 import { DELETE, PATCH } from "./rooms/[roomId]/route";
 import { GET as listRooms } from "./rooms/route";
 import { DELETE as signOut, POST as signIn } from "./session/route";
 
 const TOKEN = "admin-token-for-tests-0123";
-let database: TestDatabase;
-let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
 let savedToken: string | undefined;
 
 beforeAll(async () => {
   savedToken = process.env.ADMIN_TOKEN;
   process.env.ADMIN_TOKEN = TOKEN;
-  database = await createTestDatabase();
-  runtime = await installTestRuntime(database);
 });
 afterAll(async () => {
   if (savedToken === undefined) delete process.env.ADMIN_TOKEN;
   else process.env.ADMIN_TOKEN = savedToken;
-  await runtime.stop();
-  await database.destroy();
 });
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+const context = useTestRuntime();
+
 describe("admin routes", () => {
   it("refuse everyone else: 401 without credentials, 403 with wrong ones", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db);
     const attempts: { headers: Record<string, string>; status: number }[] = [
       { headers: {}, status: 401 },
       { headers: bearer("wrong-token-wrong-token"), status: 403 },
@@ -48,7 +43,7 @@ describe("admin routes", () => {
       expect(remove.status).toBe(attempt.status);
       expect((await call(listRooms as never, { url: "/x", method: "GET", params: {}, headers: attempt.headers })).status).toBe(attempt.status);
     }
-    const [room] = await database.db.select().from(rooms).where(eq(rooms.id, roomId));
+    const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     expect(room!.title).not.toBe("Hacked");
     const wrongSignIn = await call(signIn as never, { url: "/x", method: "POST", params: {}, body: { token: "not-the-token" } });
     expect(wrongSignIn.status).toBe(403);
@@ -56,7 +51,7 @@ describe("admin routes", () => {
   });
 
   it("let an admin signed in with the token rename a room and change its settings", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db);
     const session = await call(signIn as never, { url: "/x", method: "POST", params: {}, body: { token: TOKEN } });
     expect(session.status).toBe(200);
     const cookie = cookieFrom(session.headers.get("set-cookie"));
@@ -70,10 +65,10 @@ describe("admin routes", () => {
       headers: bearer(TOKEN),
     });
     expect(tuned.status).toBe(200);
-    const [room] = await database.db.select().from(rooms).where(eq(rooms.id, roomId));
+    const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     expect(room!.title).toBe("Renamed");
     expect(parseRoomSettings(room!.settings)).toMatchObject({ broadcast: "human", broadcast_timeout: 45, max_concurrent_runs: 2, max_steps: 10 });
-    const events = (await readEventsAfter(database.db, roomId, 0)).filter((event) => event.type === "room.updated");
+    const events = (await readEventsAfter(context.database.db, roomId, 0)).filter((event) => event.type === "room.updated");
     expect(events.map((event) => event.agent)).toEqual(["admin", "admin"]);
     expect(events[0]!.payload).toEqual({ title: "Renamed" });
 
@@ -84,27 +79,27 @@ describe("admin routes", () => {
   });
 
   it("validate settings: unknown keys and out-of-range values are refused and change nothing", async () => {
-    const { roomId } = await createTestRoom(database.db);
-    const [before] = await database.db.select().from(rooms).where(eq(rooms.id, roomId));
+    const { roomId } = await createTestRoom(context.database.db);
+    const [before] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     for (const settings of [{ broadcast: "everyone" }, { max_steps: 0 }, { broadcast_timeout: 100000 }, { colour: "red" }]) {
       const response = await call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: { settings }, headers: bearer(TOKEN) });
       expect(response.status).toBe(400);
     }
     const nothing = await call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: {}, headers: bearer(TOKEN) });
     expect(nothing.body.error.message).toMatch(/Nothing to change/);
-    const [after] = await database.db.select().from(rooms).where(eq(rooms.id, roomId));
+    const [after] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     expect(after).toEqual(before);
     expect((await call(PATCH, { url: "/x", method: "PATCH", params: { roomId: "missing" }, body: { title: "x" }, headers: bearer(TOKEN) })).status).toBe(404);
   });
 
   it("delete a room with everything in it", async () => {
-    const { roomId } = await createTestRoom(database.db);
-    await createNode(database.db, roomId, alice, { text: "bye", x: 0, y: 0 });
+    const { roomId } = await createTestRoom(context.database.db);
+    await createNode(context.database.db, roomId, alice, { text: "bye", x: 0, y: 0 });
     const removed = await call(DELETE, { url: "/x", method: "DELETE", params: { roomId }, headers: bearer(TOKEN) });
     expect(removed.status).toBe(204);
-    expect(await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(0);
-    expect(await database.db.select().from(agents).where(eq(agents.roomId, roomId))).toHaveLength(0);
-    expect(await readEventsAfter(database.db, roomId, 0)).toHaveLength(0);
+    expect(await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(0);
+    expect(await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).toHaveLength(0);
+    expect(await readEventsAfter(context.database.db, roomId, 0)).toHaveLength(0);
     expect((await call(getRoom, { url: "/x", method: "GET", params: { roomId } })).status).toBe(404);
     expect((await call(DELETE, { url: "/x", method: "DELETE", params: { roomId }, headers: bearer(TOKEN) })).status).toBe(404);
   });

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rooms } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { call } from "@/test/http";
-import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { installTestRuntime } from "@/test/test-runtime";
+import { useTestRuntime } from "@/test/test-runtime";
 import { GET as getRoom } from "./[roomId]/route";
 import { GET, POST } from "./route";
 
-let database: TestDatabase;
-let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  runtime = await installTestRuntime(database);
-});
-afterAll(async () => {
-  await runtime.stop();
-  await database.destroy();
-});
+const context = useTestRuntime();
 
 const create = (body: unknown) => call(POST as never, { url: "/api/rooms", method: "POST", params: {}, body });
 
@@ -39,7 +28,7 @@ describe("/api/rooms", () => {
       expect(agent.description.length).toBeGreaterThan(10);
       expect(agent.model).toMatch(/^script:/);
     }
-    const [event] = await readEventsAfter(database.db, created.body.room.id, 0);
+    const [event] = await readEventsAfter(context.database.db, created.body.room.id, 0);
     expect(event).toMatchObject({ type: "room.created", seq: 1, payload: { title: "Night songs", template: "creative-canvas" } });
 
     const list = await call(GET as never, { url: "/api/rooms", method: "GET", params: {} });
@@ -53,7 +42,7 @@ describe("/api/rooms", () => {
   });
 
   it("answers bad input with 400 and the reason, creating nothing", async () => {
-    const before = (await database.db.select().from(rooms)).length;
+    const before = (await context.database.db.select().from(rooms)).length;
     const cases: [unknown, RegExp][] = [
       [{ title: "x", template: "no-such-template" }, /Unknown template "no-such-template"/],
       [{ title: "   ", template: "creative-canvas" }, /title: Give the room a title/],
@@ -67,7 +56,7 @@ describe("/api/rooms", () => {
       expect(response.status).toBe(400);
       expect(response.body.error.message).toMatch(reason);
     }
-    expect((await database.db.select().from(rooms)).length).toBe(before);
+    expect((await context.database.db.select().from(rooms)).length).toBe(before);
   });
 
   it("answers 404 for a room that does not exist", async () => {

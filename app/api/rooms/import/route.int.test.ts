@@ -1,24 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agents, rooms } from "@/db/schema";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
-import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { installTestRuntime, jsonRequest } from "@/test/test-runtime";
+import { jsonRequest, useTestRuntime } from "@/test/test-runtime";
 import { POST } from "./route";
 
-let database: TestDatabase;
-let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  runtime = await installTestRuntime(database);
-});
-afterAll(async () => {
-  await runtime.stop();
-  await database.destroy();
-});
+const context = useTestRuntime();
 
 const fixture = (name: string) => fs.readFileSync(path.join(process.cwd(), "lib/rooms/fixtures", name), "utf8");
 
@@ -28,16 +17,16 @@ describe("POST /api/rooms/import", () => {
     expect(response.status).toBe(201);
     const body = await response.json();
     expect(body.ignored).toContain("agents[0].backend.cwd");
-    const [room] = await database.db.select().from(rooms).where(eq(rooms.id, body.room.id));
+    const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, body.room.id));
     expect(room!.title).toBe("Human loop");
     expect(room!.template).toBe("imported");
     expect(parseRoomSettings(room!.settings)).toMatchObject({ broadcast: "human", broadcast_timeout: 60, max_broadcasts_per_agent: 5 });
-    const roster = await database.db.select().from(agents).where(eq(agents.roomId, body.room.id));
+    const roster = await context.database.db.select().from(agents).where(eq(agents.roomId, body.room.id));
     expect(roster.map((agent) => agent.model).sort()).toEqual(["google:gemini-3-pro-preview", "openai:gpt-5"]);
   });
 
   it("answers a malformed file with 400 naming the key and line, and creates nothing", async () => {
-    const before = (await database.db.select().from(rooms)).length;
+    const before = (await context.database.db.select().from(rooms)).length;
     const response = await POST(
       jsonRequest("/api/rooms/import", "POST", { yaml: "agents:\n  - id: a\n    backend:\n      type: carrier-pigeon\n" }),
     );
@@ -45,7 +34,7 @@ describe("POST /api/rooms/import", () => {
     const body = await response.json();
     expect(body.error.message).toMatch(/^agents\[0\]\.backend\.type \(line 4\): unknown backend type "carrier-pigeon"/);
     expect(body.error.details).toEqual({ key: "agents[0].backend.type", line: 4 });
-    expect((await database.db.select().from(rooms)).length).toBe(before);
+    expect((await context.database.db.select().from(rooms)).length).toBe(before);
 
     const wrongShape = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: "x", extra: 1 }));
     expect(wrongShape.status).toBe(400);

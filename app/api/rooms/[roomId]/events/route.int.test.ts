@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createNode } from "@/lib/canvas/create-node";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { readSse } from "@/test/sse-reader";
-import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { installTestRuntime, params } from "@/test/test-runtime";
+import { params, useTestRuntime } from "@/test/test-runtime";
 import { GET } from "./route";
 
-let database: TestDatabase;
-let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  runtime = await installTestRuntime(database);
-});
-afterAll(async () => {
-  await runtime.stop();
-  await database.destroy();
-});
+const context = useTestRuntime();
 
 async function roomWithNotes(count: number) {
-  const { roomId } = await createTestRoom(database.db);
+  const { roomId } = await createTestRoom(context.database.db);
   for (let index = 0; index < count; index++) {
-    await createNode(database.db, roomId, alice, { text: `note ${index + 1}`, x: 0, y: 0 });
+    await createNode(context.database.db, roomId, alice, { text: `note ${index + 1}`, x: 0, y: 0 });
   }
   return roomId;
 }
@@ -47,7 +36,7 @@ describe("GET /api/rooms/[roomId]/events", () => {
     const sse = readSse(res.body!);
 
     await eventually(() => expect(sse.messages.filter((m) => m.id).map((m) => m.id)).toEqual(["4", "5", "6"]));
-    await createNode(database.db, roomId, alice, { text: "live", x: 0, y: 0 });
+    await createNode(context.database.db, roomId, alice, { text: "live", x: 0, y: 0 });
     await eventually(() => expect(sse.messages.filter((m) => m.id).map((m) => m.id)).toEqual(["4", "5", "6", "7"]));
 
     const stored = sse.events().filter((event) => "seq" in event);
@@ -76,7 +65,7 @@ describe("GET /api/rooms/[roomId]/events", () => {
     const roomId = await roomWithNotes(20);
     const { controller, response } = open(roomId, {}, "?after=0");
     const writing = Promise.all(
-      Array.from({ length: 10 }, (_, index) => createNode(database.db, roomId, alice, { text: `during ${index}`, x: 0, y: 0 })),
+      Array.from({ length: 10 }, (_, index) => createNode(context.database.db, roomId, alice, { text: `during ${index}`, x: 0, y: 0 })),
     );
     const sse = readSse((await response).body!);
     await writing;
@@ -91,13 +80,13 @@ describe("GET /api/rooms/[roomId]/events", () => {
     const roomId = await roomWithNotes(0);
     const { controller, response } = open(roomId);
     const sse = readSse((await response).body!);
-    await eventually(async () => expect((await runtime.presence.count(roomId)).watching).toBe(1));
+    await eventually(async () => expect((await context.runtime.presence.count(roomId)).watching).toBe(1));
     await eventually(() =>
       expect(sse.events().find((event) => event.type === "presence")?.payload).toEqual({ watching: 1, participants: 0 }),
     );
     controller.abort();
     await sse.cancel();
-    await eventually(async () => expect((await runtime.presence.count(roomId)).watching).toBe(0));
+    await eventually(async () => expect((await context.runtime.presence.count(roomId)).watching).toBe(0));
   });
 
   it("answers 404 for an unknown room and 400 for a malformed resume point", async () => {

@@ -1,32 +1,21 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canvasEdges, canvasNodes, rooms } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { LIMITS } from "@/lib/protocol";
 import { createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
-import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { installTestRuntime } from "@/test/test-runtime";
+import { useTestRuntime } from "@/test/test-runtime";
 import { DELETE as deleteEdgeRoute, PATCH as patchEdge } from "../edges/[edgeId]/route";
 import { POST as postEdge } from "../edges/route";
 import { POST as takeSeat } from "../seat/route";
 import { DELETE as deleteNodeRoute, PATCH as patchNode } from "./[nodeId]/route";
 import { POST as postNode } from "./route";
 
-let database: TestDatabase;
-let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  runtime = await installTestRuntime(database);
-});
-afterAll(async () => {
-  await runtime.stop();
-  await database.destroy();
-});
+const context = useTestRuntime();
 
 async function seatedRoom() {
-  const { roomId } = await createTestRoom(database.db);
+  const { roomId } = await createTestRoom(context.database.db);
   const seat = await call(takeSeat, { url: `/api/rooms/${roomId}/seat`, method: "POST", params: { roomId }, body: { displayName: "Ada" } });
   expect(seat.status).toBe(201);
   expect(seat.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Lax/);
@@ -34,7 +23,7 @@ async function seatedRoom() {
 }
 
 async function lastSeq(roomId: string) {
-  const [room] = await database.db.select({ lastSeq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId));
+  const [room] = await context.database.db.select({ lastSeq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId));
   return room!.lastSeq;
 }
 
@@ -54,12 +43,12 @@ describe("canvas routes", () => {
     expect(edited.body).toMatchObject({ nodeId, changes: { text: "Rain taps" }, version: 2 });
     const moved = await call(patchNode, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "PATCH", params: { roomId, nodeId }, body: { x: 300, y: -40.5 }, cookie });
     expect(moved.body.version).toBe(3);
-    const [row] = await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, nodeId));
+    const [row] = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.id, nodeId));
     expect(row).toMatchObject({ text: "Rain taps", x: 300, y: -40.5 });
 
     const removed = await call(deleteNodeRoute, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "DELETE", params: { roomId, nodeId }, cookie });
     expect(removed.status).toBe(200);
-    const types = (await readEventsAfter(database.db, roomId, 0)).map((event) => event.type);
+    const types = (await readEventsAfter(context.database.db, roomId, 0)).map((event) => event.type);
     expect(types).toEqual(["room.created", "seat.taken", "node.created", "node.updated", "node.updated", "node.deleted"]);
   });
 
@@ -78,7 +67,7 @@ describe("canvas routes", () => {
     expect(gone.status).toBe(200);
     const removed = await call(deleteNodeRoute, { url: `/api/rooms/${roomId}/nodes/${a}`, method: "DELETE", params: { roomId, nodeId: a }, cookie });
     expect(removed.body.edgeIds).toEqual([second.body.edge.id]);
-    expect(await database.db.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId))).toHaveLength(0);
+    expect(await context.database.db.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId))).toHaveLength(0);
   });
 
   it("refuses spectators, other rooms' seats and forged tokens with 403, writing nothing", async () => {
@@ -91,7 +80,7 @@ describe("canvas routes", () => {
       expect(response.body.error.message).toMatch(/Spectators can watch but not change the room/);
     }
     expect(await lastSeq(roomId)).toBe(before);
-    expect(await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(0);
+    expect(await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(0);
   });
 
   it("answers 404 for an unknown room, note or link", async () => {
@@ -158,7 +147,7 @@ describe("canvas routes", () => {
     const again = await note(roomId, cookie, { text: "once", x: 1, y: 1 }, { "idempotency-key": "retry-abc" });
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
-    expect(await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(1);
+    expect(await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(1);
     const tooLong = await note(roomId, cookie, { text: "x", x: 1, y: 1 }, { "idempotency-key": "k".repeat(129) });
     expect(tooLong.status).toBe(400);
   });

@@ -7,8 +7,7 @@ import { broadcastDeps, waitForOpenQuestion } from "@/test/broadcasts";
 import { createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
 import { setAgentModel } from "@/test/mock-models";
-import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { installTestRuntime } from "@/test/test-runtime";
+import { useTestRuntime } from "@/test/test-runtime";
 import { POST as answer } from "../broadcasts/[broadcastId]/answer/route";
 import { POST as skip } from "../broadcasts/[broadcastId]/skip/route";
 import { GET as snapshot } from "../route";
@@ -17,20 +16,14 @@ import { POST as cancel } from "./[runId]/cancel/route";
 import { POST as start } from "./route";
 
 const TOKEN = "admin-token-for-tests-0123";
-let database: TestDatabase;
-let runtime: Awaited<ReturnType<typeof installTestRuntime>>;
 const savedToken = process.env.ADMIN_TOKEN;
 
 beforeAll(async () => {
   process.env.ADMIN_TOKEN = TOKEN;
-  database = await createTestDatabase();
-  runtime = await installTestRuntime(database);
 });
 afterAll(async () => {
   if (savedToken === undefined) delete process.env.ADMIN_TOKEN;
   else process.env.ADMIN_TOKEN = savedToken;
-  await runtime.stop();
-  await database.destroy();
 });
 
 async function seated(roomId: string) {
@@ -38,13 +31,15 @@ async function seated(roomId: string) {
   return cookieFrom(seat.headers.get("set-cookie"));
 }
 
+const context = useTestRuntime();
+
 describe("starting and stopping agents", () => {
   it("lets a participant start an agent with or without a prompt, and refuses spectators and strangers' agents", async () => {
-    const { roomId } = await createTestRoom(database.db, { task: "A song about the sea" });
-    const { roomId: otherRoom } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db, { task: "A song about the sea" });
+    const { roomId: otherRoom } = await createTestRoom(context.database.db);
     const cookie = await seated(roomId);
-    const songwriter = await agentByPersona(database, roomId, "coder");
-    const elsewhere = await agentByPersona(database, otherRoom, "coder");
+    const songwriter = await agentByPersona(context.database, roomId, "coder");
+    const elsewhere = await agentByPersona(context.database, otherRoom, "coder");
 
     const started = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: "Write a verse" }, cookie });
     expect(started.status).toBe(201);
@@ -57,13 +52,13 @@ describe("starting and stopping agents", () => {
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.message).toMatch(/is not in this room/);
     expect((await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: 5 }, cookie })).status).toBe(400);
-    expect(await database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(2);
+    expect(await context.database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(2);
   });
 
   it("lets participants and admins cancel a run, and nobody else", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db);
     const cookie = await seated(roomId);
-    const painter = await agentByPersona(database, roomId, "architect");
+    const painter = await agentByPersona(context.database, roomId, "architect");
     const run = (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie })).body.run;
     expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id } })).status).toBe(403);
     const stopped = await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id }, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -75,9 +70,9 @@ describe("starting and stopping agents", () => {
   it("shows in the room why an agent cannot run", async () => {
     const saved = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
-    const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
-    await setAgentModel(database, songwriter.id, "openai:gpt-5");
+    const { roomId } = await createTestRoom(context.database.db);
+    const songwriter = await agentByPersona(context.database, roomId, "coder");
+    await setAgentModel(context.database, songwriter.id, "openai:gpt-5");
     const room = await call(snapshot, { url: "/x", method: "GET", params: { roomId } });
     const shown = room.body.agents.find((agent: { id: string }) => agent.id === songwriter.id);
     expect(shown.unavailableReason).toBe("OPENAI_API_KEY is not set on the server.");
@@ -87,13 +82,13 @@ describe("starting and stopping agents", () => {
 
 describe("answering a question asked of the room", () => {
   it("takes an answer or a skip from a participant only, while the question is open", async () => {
-    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 30 });
     const cookie = await seated(roomId);
-    const deps = await broadcastDeps(database);
+    const deps = await broadcastDeps(context.database);
     try {
-      const asker = await agentByPersona(database, roomId, "coder");
+      const asker = await agentByPersona(context.database, roomId, "coder");
       const asking = askOthers(deps, { roomId, asker, runId: null, correlationId: "c", question: "Rain or sun?" });
-      const open = await waitForOpenQuestion(database, roomId);
+      const open = await waitForOpenQuestion(context.database, roomId);
       const route = { url: "/x", method: "POST", params: { roomId, broadcastId: open.id } };
       expect((await call(answer, { ...route, body: { answer: "Rain" } })).status).toBe(403);
       expect((await call(answer, { ...route, body: { answer: "" }, cookie })).status).toBe(400);
@@ -108,11 +103,11 @@ describe("answering a question asked of the room", () => {
       expect((await call(skip, { ...route, cookie })).status).toBe(409);
 
       const second = askOthers(deps, { roomId, asker, runId: null, correlationId: "c", question: "Another?" });
-      const reopened = await waitForOpenQuestion(database, roomId);
+      const reopened = await waitForOpenQuestion(context.database, roomId);
       expect((await call(skip, { url: "/x", method: "POST", params: { roomId, broadcastId: reopened.id } })).status).toBe(403);
       expect((await call(skip, { url: "/x", method: "POST", params: { roomId, broadcastId: reopened.id }, cookie })).status).toBe(200);
       expect(await second).toEqual({ status: "complete", responses: [] });
-      const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.id, reopened.id));
+      const [row] = await context.database.db.select().from(broadcasts).where(eq(broadcasts.id, reopened.id));
       expect(row!.status).toBe("skipped");
     } finally {
       await deps.stop();
