@@ -2,7 +2,7 @@
 // notes written at a steady rate through the real HTTP write path. Prints delivery
 // latency, losses and memory per connection beside a bare node:http SSE broadcaster
 // measured in the same run, and ends with one line of JSON.
-// Usage: npm run bench:fanout [-- --clients=200 --events=300 --rate=50]
+// Usage: npm run bench:fanout [-- --clients=200 --events=300 --rate=50 --warmup=50]
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -16,6 +16,8 @@ const options = args();
 const CLIENTS = Number(options.clients ?? 200);
 const EVENTS = Number(options.events ?? 300);
 const RATE = Number(options.rate ?? 50);
+/** Writes sent before measuring (same rate, not counted), so both servers are measured warm. */
+const WARMUP = Number(options.warmup ?? 50);
 const root = path.resolve(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
 
@@ -65,11 +67,28 @@ interface Measurement {
   bytesPerClient: number;
 }
 
+/** Sends `count` writes at `RATE` per second, the first due now; resolves when all are acknowledged. */
+async function paced(count: number, send: (index: number) => Promise<void>, onSent: (index: number, at: number) => void) {
+  const interval = 1000 / RATE;
+  const started = performance.now();
+  const writes: Promise<void>[] = [];
+  for (let index = 0; index < count; index++) {
+    const due = started + index * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    onSent(index, performance.now());
+    writes.push(send(index));
+  }
+  await Promise.all(writes);
+}
+
 /**
- * Connects the clients, measures memory, then sends `EVENTS` events at `RATE` per second
- * with `send(index)` and waits for every client to receive each one (marked by `bench-<index>`).
+ * Connects the clients, measures memory, warms the server up with `WARMUP` writes that are
+ * not measured (JIT, connection pools, lazily loaded routes), then sends `EVENTS` events at
+ * `RATE` per second with `send(tag)` and waits for every client to receive each one (the
+ * measured ones are tagged `bench-<index>`).
  */
-async function measure(streamUrl: string, pid: number, send: (index: number) => Promise<void>): Promise<Measurement> {
+async function measure(streamUrl: string, pid: number, send: (tag: string) => Promise<void>): Promise<Measurement> {
   const sentAt = new Map<number, number>();
   const received = Array.from({ length: CLIENTS }, () => new Map<number, number>());
   const lastId = new Array<number>(CLIENTS).fill(0);
@@ -100,19 +119,18 @@ async function measure(streamUrl: string, pid: number, send: (index: number) => 
   await sleep(1000);
   const after = await memoryOf(pid);
 
-  const interval = 1000 / RATE;
-  const started = performance.now();
-  const writes: Promise<void>[] = [];
+  await paced(WARMUP, (index) => send(`warmup-${index}`), () => {});
+  await sleep(500);
+
   const writeTimes: number[] = [];
-  for (let index = 0; index < EVENTS; index++) {
-    const due = started + index * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    const at = performance.now();
-    sentAt.set(index, at);
-    writes.push(send(index).then(() => void writeTimes.push(performance.now() - at)));
-  }
-  await Promise.all(writes);
+  await paced(
+    EVENTS,
+    async (index) => {
+      await send(`bench-${index}`);
+      writeTimes.push(performance.now() - sentAt.get(index)!);
+    },
+    (index, at) => sentAt.set(index, at),
+  );
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && received.some((map) => map.size < EVENTS)) await sleep(100);
   for (const client of clients) client.close();
@@ -177,14 +195,14 @@ async function main() {
     const lastSeq = ((await (await fetch(`${base}/api/rooms/${roomId}`)).json()) as { lastSeq: number }).lastSeq;
 
     const padding = "·".repeat(120);
-    console.log(`Parley (next start on PostgreSQL): ${CLIENTS} clients, ${EVENTS} events at ${RATE}/s…`);
-    const parley = await measure(`${base}/api/rooms/${roomId}/events?after=${lastSeq}`, server.pid!, async (index) => {
+    console.log(`Parley (next start on PostgreSQL): ${CLIENTS} clients, ${EVENTS} events at ${RATE}/s after ${WARMUP} warm-up writes…`);
+    const parley = await measure(`${base}/api/rooms/${roomId}/events?after=${lastSeq}`, server.pid!, async (tag) => {
       const response = await fetch(`${base}/api/rooms/${roomId}/nodes`, {
         method: "POST",
         headers: { "content-type": "application/json", cookie },
-        body: JSON.stringify({ text: `bench-${index} ${padding}`, x: index, y: 0 }),
+        body: JSON.stringify({ text: `${tag} ${padding}`, x: 0, y: 0 }),
       });
-      if (response.status !== 201) throw new Error(`write ${index} answered ${response.status}`);
+      if (response.status !== 201) throw new Error(`write ${tag} answered ${response.status}`);
       await response.arrayBuffer();
     });
     server.kill("SIGINT");
@@ -205,10 +223,10 @@ async function main() {
       bare.stdout!.once("data", (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).port));
     });
     console.log("Baseline (bare node:http SSE broadcaster, no database)…");
-    const baseline = await measure(`http://127.0.0.1:${barePort}/events`, bare.pid!, async (index) => {
+    const baseline = await measure(`http://127.0.0.1:${barePort}/events`, bare.pid!, async (tag) => {
       const response = await fetch(`http://127.0.0.1:${barePort}/publish`, {
         method: "POST",
-        body: sample.replace("bench-0", `bench-${index}`).padEnd(sample.length + 400, " "),
+        body: sample.replace("bench-0", tag).padEnd(sample.length + 400, " "),
       });
       await response.arrayBuffer();
     });
@@ -217,6 +235,7 @@ async function main() {
     const result = {
       clients: CLIENTS,
       events: EVENTS,
+      warmup_events: WARMUP,
       rate_per_s: RATE,
       driver: "postgres",
       lost: parley.lost,
