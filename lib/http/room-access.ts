@@ -17,8 +17,13 @@ export interface RoomAccess {
  * implies its room exists, so a participant's request costs one query.
  */
 export async function roomAccess(request: Request, roomId: string): Promise<RoomAccess> {
+  return roomAccessByCookie(request.headers.get("cookie"), roomId);
+}
+
+/** `roomAccess` for handlers that see the raw `Cookie` header rather than a `Request`. */
+export async function roomAccessByCookie(cookieHeader: string | null | undefined, roomId: string): Promise<RoomAccess> {
   const runtime = await getRuntime();
-  const cookies = parseCookies(request.headers.get("cookie"));
+  const cookies = parseCookies(cookieHeader ?? null);
   const seat = await findSeatByToken(runtime.database.db, roomId, cookies[seatCookieName(roomId)]);
   if (!seat && !(await findRoom(runtime.database.db, roomId))) throw notFound("Room");
   return { runtime, roomId, seat };

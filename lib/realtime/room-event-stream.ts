@@ -14,19 +14,36 @@ export interface RoomEventStreamOptions {
   /** Deliver stored events with `seq > after` first (from `Last-Event-ID` or `?after=`). */
   after: number;
   seatId?: string | null;
-  signal?: AbortSignal;
   heartbeatMs?: number;
   retryMs?: number;
   /** A client this far behind is disconnected; it reconnects and replays from the table. */
   maxBufferedBytes?: number;
 }
 
+/** Where a stream's bytes go: an HTTP response, or anything else that can take them. */
+export interface EventSink {
+  write(chunk: Uint8Array): void;
+  /** Bytes written but not yet taken by the client. */
+  readonly buffered: number;
+  end(): void;
+}
+
+export interface RoomEventStream {
+  /** Settles once the replay is written and the stream is live. */
+  ready: Promise<void>;
+  close(): void;
+}
+
 /**
  * A room's server-sent event stream: subscribe first, replay everything after the
  * client's last event from the table, then go live — dropping duplicates by sequence
  * number and filling any gap from the table, so nothing is lost or doubled.
+ *
+ * Live events are written straight to the sink as they arrive, each frame encoded once
+ * for every subscriber; a client that falls `maxBufferedBytes` behind is disconnected
+ * and replays from the table when it reconnects.
  */
-export function openRoomEventStream(options: RoomEventStreamOptions): ReadableStream<Uint8Array> {
+export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSink): RoomEventStream {
   const { database, bus, roomId } = options;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
@@ -35,30 +52,28 @@ export function openRoomEventStream(options: RoomEventStreamOptions): ReadableSt
   let live = false;
   const pending: Delivery[] = [];
   let chain: Promise<void> = Promise.resolve();
-  let unsubscribe: (() => void) | null = null;
-  let heartbeat: NodeJS.Timeout | null = null;
   let connectionId: string | null = null;
-  let controllerRef: ReadableStreamDefaultController<Uint8Array> | null = null;
 
-  const cleanup = () => {
+  const close = () => {
     if (closed) return;
     closed = true;
-    unsubscribe?.();
-    if (heartbeat) clearInterval(heartbeat);
-    options.signal?.removeEventListener("abort", onAbort);
+    unsubscribe();
+    clearInterval(heartbeat);
     if (connectionId && options.presence) void options.presence.disconnect(connectionId).catch(() => {});
+    try {
+      sink.end();
+    } catch {
+      // the connection is already gone
+    }
   };
 
   const write = (chunk: Uint8Array) => {
-    if (closed || !controllerRef) return;
+    if (closed) return;
     try {
-      controllerRef.enqueue(chunk);
-      if ((controllerRef.desiredSize ?? 0) < -maxBuffered) {
-        controllerRef.close();
-        cleanup();
-      }
+      sink.write(chunk);
+      if (sink.buffered > maxBuffered) close();
     } catch {
-      cleanup();
+      close();
     }
   };
 
@@ -116,44 +131,25 @@ export function openRoomEventStream(options: RoomEventStreamOptions): ReadableSt
       });
   };
 
-  const onAbort = () => {
-    cleanup();
-    try {
-      controllerRef?.close();
-    } catch {
-      // already closed
-    }
-  };
+  const unsubscribe = bus.subscribe(roomId, enqueue);
+  const heartbeat = setInterval(() => write(encodeComment("heartbeat")), heartbeatMs);
+  heartbeat.unref?.();
+  write(encodeRetry(options.retryMs ?? 2000));
+  write(encodeComment("connected"));
 
-  return new ReadableStream<Uint8Array>(
-    {
-      async start(controller) {
-        controllerRef = controller;
-        if (options.signal?.aborted) {
-          cleanup();
-          controller.close();
-          return;
-        }
-        options.signal?.addEventListener("abort", onAbort);
-        unsubscribe = bus.subscribe(roomId, enqueue);
-        write(encodeRetry(options.retryMs ?? 2000));
-        write(encodeComment("connected"));
-        heartbeat = setInterval(() => write(encodeComment("heartbeat")), heartbeatMs);
-        heartbeat.unref?.();
-        try {
-          if (options.presence) connectionId = await options.presence.connect(roomId, options.seatId ?? null);
-          await catchUp();
-          live = true;
-          for (const delivery of pending.splice(0)) enqueue(delivery);
-        } catch (error) {
-          cleanup();
-          controller.error(error);
-        }
-      },
-      cancel() {
-        cleanup();
-      },
-    },
-    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
-  );
+  const ready = (async () => {
+    if (closed) return;
+    try {
+      if (options.presence) connectionId = await options.presence.connect(roomId, options.seatId ?? null);
+      if (closed && connectionId) void options.presence?.disconnect(connectionId).catch(() => {});
+      await catchUp();
+      live = true;
+      for (const delivery of pending.splice(0)) enqueue(delivery);
+    } catch (error) {
+      console.error(`[sse] could not open the stream of room ${roomId}:`, error);
+      close();
+    }
+  })();
+
+  return { ready, close };
 }

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNode } from "@/lib/canvas/create-node";
+import handler from "@/pages/api/rooms/[roomId]/events";
+import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { servePagesApi } from "@/test/pages-api-server";
+import { readSse } from "@/test/sse-reader";
+import { streamRoomEvents } from "./room-event-stream";
+import { useTestRuntime } from "@/test/test-runtime";
+
+const context = useTestRuntime();
+let server: Awaited<ReturnType<typeof servePagesApi>>;
+beforeAll(async () => {
+  server = await servePagesApi("/api/rooms/[roomId]/events", handler);
+});
+afterAll(() => server.close());
+
+async function roomWithNotes(count: number) {
+  const { roomId } = await createTestRoom(context.database.db);
+  for (let index = 0; index < count; index++) {
+    await createNode(context.database.db, roomId, alice, { text: `note ${index + 1}`, x: 0, y: 0 });
+  }
+  return roomId;
+}
+
+async function open(roomId: string, headers: Record<string, string> = {}, query = "", method = "GET") {
+  const controller = new AbortController();
+  const response = await fetch(server.url(`/api/rooms/${roomId}/events${query}`), { method, headers, signal: controller.signal });
+  return { controller, response };
+}
+
+async function openStream(roomId: string, headers: Record<string, string> = {}, query = "") {
+  const { controller, response } = await open(roomId, headers, query);
+  const sse = readSse(response.body!);
+  return {
+    response,
+    sse,
+    ids: () => sse.messages.filter((message) => message.id).map((message) => message.id),
+    close: async () => {
+      controller.abort();
+      await sse.cancel();
+    },
+  };
+}
+
+describe("GET /api/rooms/[roomId]/events over HTTP", () => {
+  it("replays exactly the events after Last-Event-ID, then continues live", async () => {
+    const roomId = await roomWithNotes(5);
+    const stream = await openStream(roomId, { "Last-Event-ID": "3" });
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
+    expect(stream.response.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(stream.response.headers.get("x-accel-buffering")).toBe("no");
+
+    await eventually(() => expect(stream.ids()).toEqual(["4", "5", "6"]));
+    await createNode(context.database.db, roomId, alice, { text: "live", x: 0, y: 0 });
+    await eventually(() => expect(stream.ids()).toEqual(["4", "5", "6", "7"]));
+
+    const stored = stream.sse.events().filter((event) => "seq" in event);
+    expect(stored.map((event) => event.payload.node.text)).toEqual(["note 3", "note 4", "note 5", "live"]);
+    expect(stream.sse.messages[0]!.retry).toBeGreaterThan(0);
+    await stream.close();
+  });
+
+  it("accepts ?after= when there is no Last-Event-ID, and prefers the header when both are sent", async () => {
+    const roomId = await roomWithNotes(3);
+    const byQuery = await openStream(roomId, {}, "?after=2");
+    await eventually(() => expect(byQuery.ids()).toEqual(["3", "4"]));
+    await byQuery.close();
+
+    const both = await openStream(roomId, { "Last-Event-ID": "3" }, "?after=0");
+    await eventually(() => expect(both.ids()).toEqual(["4"]));
+    await both.close();
+  });
+
+  it("does not double an event written while the replay is running", async () => {
+    const roomId = await roomWithNotes(20);
+    const writing = Promise.all(
+      Array.from({ length: 10 }, (_, index) => createNode(context.database.db, roomId, alice, { text: `during ${index}`, x: 0, y: 0 })),
+    );
+    const stream = await openStream(roomId, {}, "?after=0");
+    await writing;
+    await eventually(() => expect(stream.ids()).toHaveLength(31));
+    expect(stream.ids().map(Number)).toEqual(Array.from({ length: 31 }, (_, index) => index + 1));
+    await stream.close();
+  });
+
+  it("counts the connection as watching and stops counting when the client goes away", async () => {
+    const roomId = await roomWithNotes(0);
+    const stream = await openStream(roomId);
+    await eventually(async () => expect((await context.runtime.presence.count(roomId)).watching).toBe(1));
+    await eventually(() =>
+      expect(stream.sse.events().find((event) => event.type === "presence")?.payload).toEqual({ watching: 1, participants: 0 }),
+    );
+    expect(context.runtime.bus.subscriberCount(roomId)).toBe(1);
+    await stream.close();
+    await eventually(async () => expect((await context.runtime.presence.count(roomId)).watching).toBe(0));
+    expect(context.runtime.bus.subscriberCount(roomId)).toBe(0);
+  });
+
+  it("answers 404 for an unknown room, 400 for a malformed resume point and 405 for other methods", async () => {
+    const missing = await open("no-such-room");
+    expect(missing.response.status).toBe(404);
+    expect((await missing.response.json()).error.message).toMatch(/Room not found/);
+
+    const roomId = await roomWithNotes(0);
+    const bad = await open(roomId, { "Last-Event-ID": "abc" });
+    expect(bad.response.status).toBe(400);
+    expect((await bad.response.json()).error.message).toMatch(/Last-Event-ID/);
+
+    const posted = await open(roomId, {}, "", "POST");
+    expect(posted.response.status).toBe(405);
+    expect(posted.response.headers.get("allow")).toBe("GET");
+    expect(context.runtime.bus.subscriberCount(roomId)).toBe(0);
+  });
+});
+
+describe("streamRoomEvents", () => {
+  it("disconnects a client that falls too far behind, so it reconnects and replays", async () => {
+    const roomId = await roomWithNotes(3);
+    let buffered = 0;
+    let ended = false;
+    const written: string[] = [];
+    const stream = streamRoomEvents(
+      { database: context.database, bus: context.runtime.bus, roomId, after: 0, maxBufferedBytes: 100_000 },
+      {
+        write: (chunk) => {
+          written.push(Buffer.from(chunk).toString());
+          buffered += chunk.byteLength;
+        },
+        get buffered() {
+          return buffered;
+        },
+        end: () => {
+          ended = true;
+        },
+      },
+    );
+    await stream.ready;
+    expect(ended).toBe(false);
+    expect(written.filter((frame) => frame.startsWith("id: "))).toHaveLength(4); // the room's creation and three notes
+    expect(context.runtime.bus.subscriberCount(roomId)).toBe(1);
+
+    buffered = 200_000;
+    await createNode(context.database.db, roomId, alice, { text: "one too many", x: 0, y: 0 });
+    await eventually(() => expect(ended).toBe(true));
+    expect(context.runtime.bus.subscriberCount(roomId)).toBe(0);
+  });
+});
