@@ -6,6 +6,7 @@ import { Scheduler } from "@/lib/agents/scheduler";
 import { resolveModel } from "@/lib/models/registry";
 import { RoomBus } from "@/lib/realtime/bus";
 import { PresenceTracker } from "@/lib/realtime/presence";
+import { SeatCache } from "@/lib/auth/seat-cache";
 
 /** The long-lived parts of one app instance, shared by every route in the process. */
 export interface Runtime {
@@ -13,6 +14,8 @@ export interface Runtime {
   database: Database;
   bus: RoomBus;
   presence: PresenceTracker;
+  /** Seats looked up recently, so participants' writes skip the lookup. */
+  seats: SeatCache;
   /** Executes queued agent runs; absent when this instance only serves pages (`PARLEY_WORKER=0`). */
   worker: AgentWorker | null;
   scheduler: Scheduler | null;
@@ -36,7 +39,7 @@ async function startRuntime(): Promise<Runtime> {
     scheduler = new Scheduler(database, { owner: instanceId, onError: logError });
     scheduler.start();
   }
-  return { instanceId, database, bus, presence, worker, scheduler };
+  return { instanceId, database, bus, presence, seats: new SeatCache(), worker, scheduler };
 }
 
 /** Starts this instance's runtime once (database, bus, presence) and returns it. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import type { Database } from "@/db";
+import { SeatCache } from "@/lib/auth/seat-cache";
 import { RoomBus } from "@/lib/realtime/bus";
 import { PresenceTracker } from "@/lib/realtime/presence";
 import { type Runtime, setRuntime } from "@/lib/runtime";
@@ -10,7 +11,7 @@ export async function installTestRuntime(database: Database): Promise<Runtime & 
   const bus = new RoomBus(database);
   await bus.start();
   const presence = new PresenceTracker(database, bus, { instanceId: "test-instance", announceDebounceMs: 10 });
-  const runtime: Runtime = { instanceId: "test-instance", database, bus, presence, worker: null, scheduler: null };
+  const runtime: Runtime = { instanceId: "test-instance", database, bus, presence, seats: new SeatCache(), worker: null, scheduler: null };
   setRuntime(runtime);
   return {
     ...runtime,

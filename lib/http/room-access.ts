@@ -31,8 +31,13 @@ export async function roomAccessByCookie(cookieHeader: string | null | undefined
 
 /** Like `roomAccess`, but refuses spectators: only people with a seat may change the room. */
 export async function participantAccess(request: Request, roomId: string): Promise<RoomAccess & { seat: Seat }> {
+  const runtime = await getRuntime();
+  const token = parseCookies(request.headers.get("cookie"))[seatCookieName(roomId)];
+  const cached = token ? runtime.seats.get(roomId, token) : null;
+  if (cached) return { runtime, roomId, seat: cached };
   const access = await roomAccess(request, roomId);
   if (!access.seat) throw forbidden("Spectators can watch but not change the room. Take a seat to participate.");
+  runtime.seats.remember(roomId, token!, access.seat);
   return access as RoomAccess & { seat: Seat };
 }
 

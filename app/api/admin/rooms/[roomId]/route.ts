@@ -26,6 +26,7 @@ export async function DELETE(request: Request, { params }: Context) {
     const { roomId } = await params;
     const runtime = await adminAccess(request);
     await deleteRoom(runtime.database.db, roomId);
+    runtime.seats.forgetRoom(roomId);
     await runtime.bus.publishEphemeral({ type: "room.deleted", room_id: roomId, payload: {} });
     return new Response(null, { status: 204 });
   });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { canvasEdges, canvasNodes, rooms } from "@/db/schema";
+import { canvasEdges, canvasNodes, rooms, seats } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { LIMITS } from "@/lib/protocol";
 import { createTestRoom } from "@/test/fixtures";
@@ -150,5 +150,20 @@ describe("canvas routes", () => {
     expect(await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(1);
     const tooLong = await note(roomId, cookie, { text: "x", x: 1, y: 1 }, { "idempotency-key": "k".repeat(129) });
     expect(tooLong.status).toBe(400);
+  });
+
+  it("takes a participant's seat from memory after the first write, and still refuses writes to a deleted room", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    expect((await note(roomId, cookie, { text: "first", x: 0, y: 0 })).status).toBe(201);
+    // With the seat row gone, only the remembered seat can still identify the writer.
+    await context.database.db.delete(seats).where(eq(seats.roomId, roomId));
+    const second = await note(roomId, cookie, { text: "second", x: 0, y: 0 });
+    expect(second.status).toBe(201);
+    expect(second.body.node.authorName).toBe("Ada");
+
+    await context.database.db.delete(rooms).where(eq(rooms.id, roomId));
+    const afterDeletion = await note(roomId, cookie, { text: "third", x: 0, y: 0 });
+    expect(afterDeletion.status).toBe(404);
+    expect(afterDeletion.body.error.message).toMatch(/Room not found/);
   });
 });
