@@ -69,6 +69,8 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Databa
     connection: { application_name: "parley" },
   });
   const db = drizzle({ client: sql, schema }) as unknown as Db;
+  const { pipelineTransactions } = await import("./pipelined-transaction");
+  pipelineTransactions(db, sql);
   return {
     db,
     driver: "postgres",
