@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { type Database, openPostgres } from "./client";
+import { finishTransaction } from "./pipelined-transaction";
 
 /** A TCP proxy that counts the writes the client makes, i.e. how often it waited for the server. */
 async function countingProxy(targetPort: number) {
@@ -60,6 +61,41 @@ describe("transactions on PostgreSQL", () => {
       // BEGIN+insert, insert, COMMIT: three writes where waiting for BEGIN would take four.
       expect(proxy.writes() - before).toBe(3);
       expect(await labels()).toEqual(["first", "second"]);
+    } finally {
+      await proxied.close();
+      await proxy.close();
+      await database.db.execute(sql`delete from pipelined_probe`);
+    }
+  });
+
+  it("send the last statement with COMMIT when the caller finishes the transaction", async () => {
+    const url = new URL(database.url!);
+    const proxy = await countingProxy(Number(url.port || 5432));
+    url.port = String(proxy.port);
+    const proxied: Database = await openPostgres({ url: url.toString(), max: 2 });
+    try {
+      await proxied.db.execute(sql`select 1`);
+      const before = proxy.writes();
+      await proxied.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into pipelined_probe values (3, 'first')`);
+        await finishTransaction(tx, sql`insert into pipelined_probe values (4, 'last')`);
+      });
+      // BEGIN+insert, insert+COMMIT.
+      expect(proxy.writes() - before).toBe(2);
+      expect(await labels()).toEqual(["first", "last"]);
+
+      await expect(
+        proxied.db.transaction(async (tx) => {
+          await tx.execute(sql`insert into pipelined_probe values (5, 'undone')`);
+          await finishTransaction(tx, sql`insert into pipelined_probe values (4, 'clash')`);
+        }),
+      ).rejects.toThrow(/duplicate key|Failed query/);
+      expect(await labels()).toEqual(["first", "last"]);
+      // The connection is clean afterwards: a new transaction on it commits.
+      await proxied.db.transaction(async (tx) => {
+        await finishTransaction(tx, sql`insert into pipelined_probe values (6, 'after')`);
+      });
+      expect(await labels()).toEqual(["first", "last", "after"]);
     } finally {
       await proxied.close();
       await proxy.close();

@@ -1,19 +1,35 @@
+import type { SQL } from "drizzle-orm";
 import type { PgTransactionConfig } from "drizzle-orm/pg-core";
 import { PostgresJsSession, PostgresJsTransaction } from "drizzle-orm/postgres-js";
 import type { ReservedSql, Sql, TransactionSql } from "postgres";
 import type { Db, Tx } from "./client";
 
 interface SessionInternals {
-  dialect: ConstructorParameters<typeof PostgresJsSession>[1];
+  dialect: ConstructorParameters<typeof PostgresJsSession>[1] & { sqlToQuery(sql: SQL): { sql: string; params: unknown[] } };
   schema: ConstructorParameters<typeof PostgresJsSession>[2];
   options: ConstructorParameters<typeof PostgresJsSession>[3];
 }
 
+const FINISH = Symbol("parley.finishTransaction");
+type Finish = (statement: SQL) => Promise<void>;
+
 /**
- * Makes `db.transaction` on postgres.js send `BEGIN` together with the transaction's first
- * statement instead of waiting a round trip for it. postgres.js writes queries on a
- * reserved connection without waiting for earlier answers, so `BEGIN` and, say, the room
- * lock reach the server in one packet; a failed `BEGIN` still fails the transaction.
+ * Runs the last statement of a transaction the caller owns. On a pipelined transaction the
+ * statement and `COMMIT` go out together; anywhere else it is an ordinary statement and the
+ * transaction commits as usual. Nothing may run on `tx` afterwards.
+ */
+export async function finishTransaction(tx: Tx, statement: SQL): Promise<void> {
+  const finish = (tx as unknown as { [FINISH]?: Finish })[FINISH];
+  if (finish) await finish(statement);
+  else await tx.execute(statement);
+}
+
+/**
+ * Makes `db.transaction` on postgres.js save round trips: `BEGIN` is sent together with the
+ * transaction's first statement, and `finishTransaction` sends the last statement together
+ * with `COMMIT`. postgres.js writes queries on a reserved connection without waiting for
+ * earlier answers. A failed statement aborts the transaction, so a `COMMIT` sent behind it
+ * only rolls back; the statement's own error is what the caller sees.
  *
  * Everything else is Drizzle's own transaction, on a connection reserved for it.
  */
@@ -44,10 +60,20 @@ export function pipelineTransactions(db: Db, sql: Sql): void {
     try {
       const session = new PostgresJsSession(withSavepoints(reserved) as never, dialect, schema, options);
       const tx = new PostgresJsTransaction(dialect, session as never, schema) as unknown as Tx;
+      let committed = false;
+      const finish: Finish = async (statement) => {
+        const query = dialect.sqlToQuery(statement);
+        const last = reserved.unsafe(query.sql, query.params as never[]).execute();
+        const commit = reserved.unsafe("commit").execute();
+        committed = true;
+        await last.finally(() => commit.catch(() => {}));
+        await commit;
+      };
+      Object.assign(tx, { [FINISH]: finish });
       if (config) await tx.setTransaction(config);
       const result = await work(tx);
       await begun;
-      await reserved.unsafe("commit");
+      if (!committed) await reserved.unsafe("commit");
       return result;
     } catch (error) {
       await begun.catch(() => {});

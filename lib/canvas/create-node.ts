@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
-import { canvasNodes } from "@/db/schema";
+import { type CanvasNode, canvasNodes } from "@/db/schema";
 import { type WriteOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import { nodeToDto } from "@/lib/rooms/dto";
@@ -22,27 +22,26 @@ export async function createNode(
   const { events } = await writeRoomEvents(
     db,
     roomId,
-    async (tx, emit, now) => {
-      const [row] = await tx
-        .insert(canvasNodes)
-        .values({
-          id: randomUUID(),
-          roomId,
-          kind: input.kind ?? "note",
-          text: input.text,
-          x: input.x,
-          y: input.y,
-          width: input.width ?? null,
-          height: input.height ?? null,
-          color: input.color ?? null,
-          authorKind: author.kind,
-          authorId: author.id,
-          authorName: author.name,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      emit({ type: "node.created", actor: author, correlationId: options.correlationId, payload: { node: nodeToDto(row!) } });
+    async (tx, emit, now, defer) => {
+      const row: CanvasNode = {
+        id: randomUUID(),
+        roomId,
+        kind: input.kind ?? "note",
+        text: input.text,
+        x: input.x,
+        y: input.y,
+        width: input.width ?? null,
+        height: input.height ?? null,
+        color: input.color ?? null,
+        authorKind: author.kind,
+        authorId: author.id,
+        authorName: author.name,
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      defer(tx.insert(canvasNodes).values(row));
+      emit({ type: "node.created", actor: author, correlationId: options.correlationId, payload: { node: nodeToDto(row) } });
     },
     options,
   );

@@ -128,4 +128,36 @@ describe("writeRoomEvents", () => {
       ]),
     ).rejects.toMatchObject({ status: 404 });
   });
+
+  it("makes deferred changes in the statement that stores the events, and keeps nothing when one fails", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const created = await createNode(database.db, roomId, alice, { text: "deferred", x: 1, y: 2 });
+    const [row] = await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, created.id));
+    expect(row).toMatchObject({ text: "deferred", x: 1, y: 2, authorName: "Alice", version: 1 });
+    expect(row!.createdAt.toISOString()).toBe(created.createdAt);
+
+    const before = await readEventsAfter(database.db, roomId, 0);
+    const duplicate = { ...row!, text: "same id again" };
+    await expect(
+      writeRoomEvents(database.db, roomId, async (tx, emit, _at, defer) => {
+        defer(tx.insert(canvasNodes).values({ ...row!, id: "fresh-node", text: "would be kept" }));
+        defer(tx.insert(canvasNodes).values(duplicate));
+        emit({ type: "room.updated", actor: alice, payload: { title: "never" } });
+      }),
+    ).rejects.toThrow();
+    expect(await readEventsAfter(database.db, roomId, 0)).toEqual(before);
+    expect(await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, "fresh-node"))).toEqual([]);
+    expect((await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, created.id)))[0]!.text).toBe("deferred");
+  });
+
+  it("makes deferred changes even when the write emits no event", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const created = await createNode(database.db, roomId, alice, { text: "quiet", x: 0, y: 0 });
+    const before = await readEventsAfter(database.db, roomId, 0);
+    await writeRoomEvents(database.db, roomId, async (tx, _emit, _at, defer) => {
+      defer(tx.update(canvasNodes).set({ text: "quietly changed" }).where(eq(canvasNodes.id, created.id)));
+    });
+    expect((await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, created.id)))[0]!.text).toBe("quietly changed");
+    expect(await readEventsAfter(database.db, roomId, 0)).toEqual(before);
+  });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, and, eq, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db";
+import { finishTransaction } from "@/db/pipelined-transaction";
 import { events, rooms } from "@/db/schema";
 import { notFound } from "@/lib/errors";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
@@ -32,11 +33,18 @@ export interface EventDraft<T extends StoredEventType = StoredEventType> {
 export type Emit = <T extends StoredEventType>(draft: EventDraft<T>) => void;
 
 /**
- * The body of a write: change domain rows through `tx`, describe each change with `emit`.
- * `at` is the write's timestamp, taken once the room is locked so that timestamps follow
- * sequence order; use it for the rows' own times.
+ * Hands over a change (an insert, update or delete) to be made by the statement that stores
+ * the events, saving it a round trip of its own. For changes nothing later in the work
+ * reads back; their failure fails the whole write.
  */
-export type WriteWork<R> = (tx: Tx, emit: Emit, at: Date) => Promise<R>;
+export type Defer = (change: SQLWrapper) => void;
+
+/**
+ * The body of a write: change domain rows through `tx` (or `defer` them), describe each
+ * change with `emit`. `at` is the write's timestamp, taken once the room is locked so that
+ * timestamps follow sequence order; use it for the rows' own times.
+ */
+export type WriteWork<R> = (tx: Tx, emit: Emit, at: Date, defer: Defer) => Promise<R>;
 
 export interface WriteOptions {
   /** A retried write with the same key (per room) does nothing and returns the original event. */
@@ -65,7 +73,7 @@ export async function writeRoomEvents<R>(
   work: WriteWork<R>,
   options: WriteOptions = {},
 ): Promise<WriteResult<R>> {
-  return db.transaction((tx) => writeRoomEventsInTransaction(tx, roomId, work, options));
+  return db.transaction((tx) => write(tx, roomId, work, options, true));
 }
 
 /** The same as `writeRoomEvents`, inside a transaction the caller already holds. */
@@ -74,6 +82,17 @@ export async function writeRoomEventsInTransaction<R>(
   roomId: string,
   work: WriteWork<R>,
   options: WriteOptions = {},
+): Promise<WriteResult<R>> {
+  return write(tx, roomId, work, options, false);
+}
+
+/** `ownsTransaction`: the write's last statement may also commit (see `finishTransaction`). */
+async function write<R>(
+  tx: Tx,
+  roomId: string,
+  work: WriteWork<R>,
+  options: WriteOptions,
+  ownsTransaction: boolean,
 ): Promise<WriteResult<R>> {
   const now = options.now ?? (() => new Date());
   {
@@ -95,14 +114,26 @@ export async function writeRoomEventsInTransaction<R>(
     const clock = now();
     const timestamp = clock < room.lastActivityAt ? room.lastActivityAt : clock;
     const drafts: EventDraft[] = [];
+    const deferred: SQL[] = [];
     const result = await work(
       tx,
       (draft) => {
         drafts.push(draft as EventDraft);
       },
       timestamp,
+      (change) => {
+        deferred.push(change.getSQL());
+      },
     );
-    if (drafts.length === 0) return { events: [], result, duplicate: false };
+    const changes = sql.join(
+      deferred.map((change, index) => sql`${sql.raw(`change_${index}`)} as (${change}), `),
+      sql``,
+    );
+    const last = (statement: SQL) => (ownsTransaction ? finishTransaction(tx, statement) : tx.execute(statement));
+    if (drafts.length === 0) {
+      if (deferred.length > 0) await last(sql`with ${changes}done as (select 1) select 1`);
+      return { events: [], result, duplicate: false };
+    }
 
     const firstSeq = room.lastSeq + 1;
     const rows = drafts.map((draft, index) => {
@@ -128,16 +159,17 @@ export async function writeRoomEventsInTransaction<R>(
     });
 
     const stored = rows.map(eventFromRow);
-    // One statement moves the room's counter, stores the events and queues the notification:
-    // a write costs as few round trips as it can while the room stays locked.
+    // One statement makes the deferred changes, moves the room's counter, stores the events
+    // and queues the notification (and, when the write owns its transaction, goes out with
+    // COMMIT): a write costs as few round trips as it can while the room stays locked.
     const bump = tx
       .update(rooms)
       .set({ lastSeq: firstSeq + rows.length - 1, lastActivityAt: timestamp })
       .where(eq(rooms.id, roomId))
       .getSQL();
     const insert = tx.insert(events).values(rows).getSQL();
-    await tx.execute(
-      sql`with bumped as (${bump}), inserted as (${insert}) select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
+    await last(
+      sql`with ${changes}bumped as (${bump}), inserted as (${insert}) select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
     );
     return { events: stored, result, duplicate: false };
   }
