@@ -65,6 +65,8 @@ interface Measurement {
   duplicates: number;
   outOfOrder: number;
   bytesPerClient: number;
+  /** The data of one measured event as a client received it. */
+  sample: string | null;
 }
 
 /** Sends `count` writes at `RATE` per second, the first due now; resolves when all are acknowledged. */
@@ -95,6 +97,7 @@ async function measure(streamUrl: string, pid: number, send: (tag: string) => Pr
   let duplicates = 0;
   let outOfOrder = 0;
   const afterWrite: number[] = [];
+  let sample: string | null = null;
   const before = await memoryOf(pid);
   const clients: SseClient[] = [];
   for (let index = 0; index < CLIENTS; index++) {
@@ -102,6 +105,7 @@ async function measure(streamUrl: string, pid: number, send: (tag: string) => Pr
       const match = data.match(/bench-(\d+)/);
       if (!match) return;
       const event = Number(match[1]);
+      sample ??= data;
       const stamped = data.match(/"timestamp":"([^"]+)"/);
       if (stamped) afterWrite.push(Date.now() - Date.parse(stamped[1]!));
       if (received[index]!.has(event)) duplicates += 1;
@@ -151,6 +155,7 @@ async function measure(streamUrl: string, pid: number, send: (tag: string) => Pr
     duplicates,
     outOfOrder,
     bytesPerClient: Math.max(0, Math.round((after - before) / CLIENTS)),
+    sample,
   };
 }
 
@@ -208,13 +213,12 @@ async function main() {
     server.kill("SIGINT");
     await new Promise((resolve) => server.once("exit", resolve));
 
-    const sample = JSON.stringify({
-      id: "00000000-0000-0000-0000-000000000000",
-      room_id: roomId,
-      seq: 1,
-      type: "node.created",
-      payload: { node: { text: `bench-0 ${padding}` } },
-    });
+    // The baseline sends exactly what Parley's clients received (same bytes, same fields
+    // to parse), with its own tag and a fresh timestamp.
+    const sample = parley.sample;
+    if (!sample) throw new Error("No Parley event reached a client; nothing to compare.");
+    const tagged = /bench-\d+/;
+    const stamped = /"timestamp":"[^"]+"/;
     const bare = spawn(process.execPath, [path.join(import.meta.dirname, "support", "bare-broadcaster.mjs")], {
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -226,7 +230,7 @@ async function main() {
     const baseline = await measure(`http://127.0.0.1:${barePort}/events`, bare.pid!, async (tag) => {
       const response = await fetch(`http://127.0.0.1:${barePort}/publish`, {
         method: "POST",
-        body: sample.replace("bench-0", tag).padEnd(sample.length + 400, " "),
+        body: sample.replace(tagged, tag).replace(stamped, `"timestamp":"${new Date().toISOString()}"`),
       });
       await response.arrayBuffer();
     });
