@@ -45,62 +45,59 @@ const rows = <T>(result: unknown) => result as T[];
 const labels = async () =>
   rows<{ label: string }>(await database.db.execute(sql`select label from pipelined_probe order by id`)).map((row) => row.label);
 
+/** Runs `check` with a database reached through a proxy that counts the client's writes. */
+async function throughCountingProxy(check: (db: Database["db"], writes: () => number) => Promise<void>) {
+  const url = new URL(database.url!);
+  const proxy = await countingProxy(Number(url.port || 5432));
+  url.port = String(proxy.port);
+  const proxied: Database = await openPostgres({ url: url.toString(), max: 2 });
+  try {
+    await proxied.db.execute(sql`select 1`);
+    const start = proxy.writes();
+    await check(proxied.db, () => proxy.writes() - start);
+  } finally {
+    await proxied.close();
+    await proxy.close();
+    await database.db.execute(sql`delete from pipelined_probe`);
+  }
+}
+
 describe("transactions on PostgreSQL", () => {
   it("send BEGIN with the first statement: one write less than a round trip per statement", async () => {
-    const url = new URL(database.url!);
-    const proxy = await countingProxy(Number(url.port || 5432));
-    url.port = String(proxy.port);
-    const proxied: Database = await openPostgres({ url: url.toString(), max: 2 });
-    try {
-      await proxied.db.execute(sql`select 1`);
-      const before = proxy.writes();
-      await proxied.db.transaction(async (tx) => {
+    await throughCountingProxy(async (db, writes) => {
+      await db.transaction(async (tx) => {
         await tx.execute(sql`insert into pipelined_probe values (1, 'first')`);
         await tx.execute(sql`insert into pipelined_probe values (2, 'second')`);
       });
       // BEGIN+insert, insert, COMMIT: three writes where waiting for BEGIN would take four.
-      expect(proxy.writes() - before).toBe(3);
+      expect(writes()).toBe(3);
       expect(await labels()).toEqual(["first", "second"]);
-    } finally {
-      await proxied.close();
-      await proxy.close();
-      await database.db.execute(sql`delete from pipelined_probe`);
-    }
+    });
   });
 
   it("send the last statement with COMMIT when the caller finishes the transaction", async () => {
-    const url = new URL(database.url!);
-    const proxy = await countingProxy(Number(url.port || 5432));
-    url.port = String(proxy.port);
-    const proxied: Database = await openPostgres({ url: url.toString(), max: 2 });
-    try {
-      await proxied.db.execute(sql`select 1`);
-      const before = proxy.writes();
-      await proxied.db.transaction(async (tx) => {
+    await throughCountingProxy(async (db, writes) => {
+      await db.transaction(async (tx) => {
         await tx.execute(sql`insert into pipelined_probe values (3, 'first')`);
         await finishTransaction(tx, sql`insert into pipelined_probe values (4, 'last')`);
       });
       // BEGIN+insert, insert+COMMIT.
-      expect(proxy.writes() - before).toBe(2);
+      expect(writes()).toBe(2);
       expect(await labels()).toEqual(["first", "last"]);
 
       await expect(
-        proxied.db.transaction(async (tx) => {
+        db.transaction(async (tx) => {
           await tx.execute(sql`insert into pipelined_probe values (5, 'undone')`);
           await finishTransaction(tx, sql`insert into pipelined_probe values (4, 'clash')`);
         }),
       ).rejects.toThrow(/duplicate key|Failed query/);
       expect(await labels()).toEqual(["first", "last"]);
       // The connection is clean afterwards: a new transaction on it commits.
-      await proxied.db.transaction(async (tx) => {
+      await db.transaction(async (tx) => {
         await finishTransaction(tx, sql`insert into pipelined_probe values (6, 'after')`);
       });
       expect(await labels()).toEqual(["first", "last", "after"]);
-    } finally {
-      await proxied.close();
-      await proxy.close();
-      await database.db.execute(sql`delete from pipelined_probe`);
-    }
+    });
   });
 
   it("run every statement inside the one transaction", async () => {
