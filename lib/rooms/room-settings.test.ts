@@ -28,4 +28,9 @@ describe("room settings", () => {
     expect(roomSettingsPatchSchema.safeParse({ legacy: true }).success).toBe(false);
     expect(roomSettingsPatchSchema.safeParse({ max_concurrent_runs: 0 }).success).toBe(false);
   });
+
+  it("parse a change to only the keys it names, without filling in defaults", () => {
+    expect(roomSettingsPatchSchema.parse({ max_steps: 5 })).toEqual({ max_steps: 5 });
+    expect(roomSettingsPatchSchema.parse({})).toEqual({});
+  });
 });

@@ -36,9 +36,16 @@ export const roomSettingsSchema = z.strictObject({
 
 export type RoomSettings = z.infer<typeof roomSettingsSchema>;
 
-/** A partial change to settings, as an admin submits it. */
-export const roomSettingsPatchSchema = roomSettingsSchema.partial();
-export type RoomSettingsPatch = z.infer<typeof roomSettingsPatchSchema>;
+export type RoomSettingsPatch = Partial<RoomSettings>;
+
+/**
+ * A partial change to settings, as an admin submits it: only the keys it names. Built from
+ * the fields without their defaults, since `.partial()` would still fill every missing key
+ * with its default and a change to one setting would reset all the others.
+ */
+export const roomSettingsPatchSchema = z.strictObject(
+  Object.fromEntries(Object.entries(roomSettingsSchema.shape).map(([key, field]) => [key, field.unwrap().optional()])),
+) as unknown as z.ZodType<RoomSettingsPatch>;
 
 export const DEFAULT_ROOM_SETTINGS: RoomSettings = roomSettingsSchema.parse({});
 

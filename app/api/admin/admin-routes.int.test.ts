@@ -78,6 +78,20 @@ describe("admin routes", () => {
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
   });
 
+  it("change only the settings a PATCH names, keeping every other setting as it was", async () => {
+    const { roomId } = await createTestRoom(context.database.db, { max_steps: 7, broadcast: "agents", task: "Write a song" });
+    const patched = await call(PATCH, {
+      url: "/x",
+      method: "PATCH",
+      params: { roomId },
+      body: { settings: { broadcast_timeout: 90 } },
+      headers: bearer(TOKEN),
+    });
+    expect(patched.status).toBe(200);
+    const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
+    expect(parseRoomSettings(room!.settings)).toMatchObject({ broadcast_timeout: 90, max_steps: 7, broadcast: "agents", task: "Write a song" });
+  });
+
   it("validate settings: unknown keys and out-of-range values are refused and change nothing", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     const [before] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
