@@ -43,7 +43,7 @@ export async function createNode(
       defer(tx.insert(canvasNodes).values(row));
       emit({ type: "node.created", actor: author, correlationId: options.correlationId, payload: { node: nodeToDto(row) } });
     },
-    options,
+    { ...options, change: { type: "node.created" } },
   );
   return (events[0]!.payload as { node: CanvasNodeDto }).node;
 }

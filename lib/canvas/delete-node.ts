@@ -37,7 +37,7 @@ export async function deleteNode(
         payload: { nodeId, edgeIds: edges.map((edge) => edge.id) },
       });
     },
-    options,
+    { ...options, change: { type: "node.deleted", subject: nodeId } },
   );
   return events[0]!.payload as PayloadOf<"node.deleted">;
 }

@@ -3,7 +3,7 @@ import { type SQL, type SQLWrapper, and, eq, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db";
 import { finishTransaction } from "@/db/pipelined-transaction";
 import { events, rooms } from "@/db/schema";
-import { notFound } from "@/lib/errors";
+import { conflict, notFound } from "@/lib/errors";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import type { ErrorDetails, MessageStatus, PayloadOf, StoredEvent, StoredEventType } from "@/lib/protocol";
 import { storedEventSchemas } from "@/lib/protocol";
@@ -46,10 +46,33 @@ export type Defer = (change: SQLWrapper) => void;
  */
 export type WriteWork<R> = (tx: Tx, emit: Emit, at: Date, defer: Defer) => Promise<R>;
 
+/**
+ * What a write changes: its first event's type and, for a change to something that exists,
+ * that thing's id. A key reused for a different change is refused rather than replayed.
+ */
+export interface ChangeIdentity {
+  type: StoredEventType;
+  subject?: string;
+}
+
 export interface WriteOptions {
   /** A retried write with the same key (per room) does nothing and returns the original event. */
   idempotencyKey?: string;
+  /** Checked against the event stored under `idempotencyKey`: a different change is a 409. */
+  change?: ChangeIdentity;
   now?: () => Date;
+}
+
+/** The id of what an event changed (a node, an edge, the agent a run is for), when it names one. */
+function subjectOf(event: StoredEvent): string | undefined {
+  const payload = event.payload as { nodeId?: unknown; edgeId?: unknown; run?: { agentId?: unknown } };
+  const subject = payload.nodeId ?? payload.edgeId ?? payload.run?.agentId;
+  return typeof subject === "string" ? subject : undefined;
+}
+
+/** Whether `event`, stored under an idempotency key, records the change now being retried. */
+export function isSameChange(event: StoredEvent, change: ChangeIdentity): boolean {
+  return event.type === change.type && (change.subject === undefined || subjectOf(event) === change.subject);
 }
 
 export interface WriteResult<R> {
@@ -108,7 +131,15 @@ async function write<R>(
         .select()
         .from(events)
         .where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, options.idempotencyKey)));
-      if (existing) return { events: [eventFromRow(existing)], result: undefined, duplicate: true };
+      if (existing) {
+        const original = eventFromRow(existing);
+        if (options.change && !isSameChange(original, options.change)) {
+          throw conflict(
+            `Idempotency-Key "${options.idempotencyKey}" was already used for a different change (${original.type}); send a new key for a new change.`,
+          );
+        }
+        return { events: [original], result: undefined, duplicate: true };
+      }
     }
 
     const clock = now();

@@ -152,6 +152,39 @@ describe("canvas routes", () => {
     expect(tooLong.status).toBe(400);
   });
 
+  it("refuses an Idempotency-Key reused for a different change with 409, changing nothing", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const created = await note(roomId, cookie, { text: "keep me", x: 1, y: 1 }, { "idempotency-key": "key-1" });
+    const other = await note(roomId, cookie, { text: "other", x: 2, y: 2 });
+    const nodeId = created.body.node.id as string;
+    const seqBefore = await lastSeq(roomId);
+    const node = (id: string) => ({ url: `/api/rooms/${roomId}/nodes/${id}`, params: { roomId, nodeId: id }, cookie });
+
+    const deleted = await call(deleteNodeRoute, { ...node(nodeId), method: "DELETE", headers: { "idempotency-key": "key-1" } });
+    expect(deleted.status).toBe(409);
+    expect(deleted.body.error.message).toMatch(/Idempotency-Key "key-1" was already used for a different change \(node.created\)/);
+
+    const moved = await call(patchNode, { ...node(nodeId), method: "PATCH", body: { x: 50 }, headers: { "idempotency-key": "key-2" } });
+    expect(moved.status).toBe(200);
+    const movedAgain = await call(patchNode, { ...node(nodeId), method: "PATCH", body: { x: 50 }, headers: { "idempotency-key": "key-2" } });
+    expect(movedAgain.status).toBe(200);
+    expect(movedAgain.body).toEqual(moved.body);
+    const otherMoved = await call(patchNode, {
+      ...node(other.body.node.id),
+      method: "PATCH",
+      body: { x: 99 },
+      headers: { "idempotency-key": "key-2" },
+    });
+    expect(otherMoved.status).toBe(409);
+
+    const rows = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    expect(rows.map((row) => [row.text, row.x]).sort()).toEqual([
+      ["keep me", 50],
+      ["other", 2],
+    ]);
+    expect(await lastSeq(roomId)).toBe(seqBefore + 1);
+  });
+
   it("takes a participant's seat from memory after the first write, and still refuses writes to a deleted room", async () => {
     const { roomId, cookie } = await seatedRoom();
     expect((await note(roomId, cookie, { text: "first", x: 0, y: 0 })).status).toBe(201);
