@@ -31,6 +31,10 @@ describe("request helpers", () => {
   it("parse cookies", () => {
     expect(parseCookies("a=1; b=hello%20world; broken; c=")).toEqual({ a: "1", b: "hello world", c: "" });
     expect(parseCookies(null)).toEqual({});
+    const odd = parseCookies("__proto__=x; constructor=y");
+    expect(odd.constructor).toBe("y");
+    expect(odd["__proto__"]).toBe("x");
+    expect(parseCookies("a=1").constructor).toBeUndefined();
   });
 
   it("name every offending field", () => {

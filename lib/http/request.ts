@@ -3,7 +3,8 @@ import { AppError, badRequest, payloadTooLarge } from "@/lib/errors";
 import { LIMITS } from "@/lib/protocol";
 
 export function parseCookies(header: string | null): Record<string, string> {
-  const cookies: Record<string, string> = {};
+  // No prototype: a cookie named "constructor" or "__proto__" is just a cookie.
+  const cookies: Record<string, string> = Object.create(null);
   if (!header) return cookies;
   for (const part of header.split(";")) {
     const index = part.indexOf("=");

@@ -104,6 +104,19 @@ describe("parseRoomConfig", () => {
     expect(error.message).toMatch(/^agents\[1\]\.backend\.type \(line 7\): unknown backend type "telepathy"/);
   });
 
+  it("takes no names from Object.prototype for backend types or a framework's api_type", () => {
+    for (const type of ["constructor", "__proto__", "toString"]) {
+      const error = failure(`agents:\n  - id: a\n    backend:\n      type: ${type}\n      model: x\n`);
+      expect(error.key).toBe("agents[0].backend.type");
+      expect(error.line).toBe(4);
+      expect(error.message).toMatch(new RegExp(`unknown backend type "${type}"`));
+    }
+    const framework = parseRoomConfig(
+      "agents:\n  - id: a\n    backend:\n      type: ag2\n      agent_config:\n        llm_config: {api_type: constructor, model: m}\n",
+    );
+    expect(framework.agents[0]!.model).toBe("openai-compatible:m");
+  });
+
   it("names the key and line of a bad broadcast setting", () => {
     const bad = (coordination: string) =>
       failure(`agents:\n  - id: a\n    backend:\n      type: openai\norchestrator:\n  coordination:\n${coordination}`);

@@ -53,6 +53,11 @@ const API_TYPES: Record<string, Provider> = {
   gemini: "google",
 };
 
+/** A table entry for a name from the file, never an `Object.prototype` member ("constructor", …). */
+function ownValue<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 /** The model an adapter agent's `llm_config` names (a mapping, a list, or `config_list`). */
 function frameworkModel(backend: unknown): { provider: Provider; model: string; systemMessage?: string } | null {
   const source = (backend ?? {}) as Record<string, Record<string, unknown> | undefined>;
@@ -65,7 +70,7 @@ function frameworkModel(backend: unknown): { provider: Provider; model: string; 
     const first = (Array.isArray(config) ? config[0] : config) as { api_type?: string; model?: string } | undefined;
     if (first?.model) {
       return {
-        provider: API_TYPES[String(first.api_type ?? "openai").toLowerCase()] ?? "openai-compatible",
+        provider: ownValue(API_TYPES, String(first.api_type ?? "openai").toLowerCase()) ?? "openai-compatible",
         model: String(first.model),
         systemMessage: typeof holder.system_message === "string" ? holder.system_message : undefined,
       };
@@ -252,7 +257,7 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       adapterMessage = named.systemMessage;
       notes.push(`${pathName(at)} (${type}) runs as one agent on ${provider}:${model}; its framework features are ignored.`);
     } else {
-      const backend = BACKEND_PROVIDERS[normalized];
+      const backend = ownValue(BACKEND_PROVIDERS, normalized);
       if (!backend) {
         reader.fail(
           [...at, "backend", "type"],

@@ -96,6 +96,7 @@ export const ROOM_TEMPLATES: Record<string, RoomTemplate> = {
   [CREATIVE_CANVAS.id]: CREATIVE_CANVAS,
 };
 
+/** The template with this id; names of `Object.prototype` members ("constructor", …) are no template. */
 export function findTemplate(id: string): RoomTemplate | undefined {
-  return ROOM_TEMPLATES[id];
+  return Object.hasOwn(ROOM_TEMPLATES, id) ? ROOM_TEMPLATES[id] : undefined;
 }

@@ -45,6 +45,9 @@ describe("/api/rooms", () => {
     const before = (await context.database.db.select().from(rooms)).length;
     const cases: [unknown, RegExp][] = [
       [{ title: "x", template: "no-such-template" }, /Unknown template "no-such-template"/],
+      [{ title: "x", template: "constructor" }, /Unknown template "constructor"/],
+      [{ title: "x", template: "__proto__" }, /Unknown template "__proto__"/],
+      [{ title: "x", template: "toString" }, /Unknown template "toString"/],
       [{ title: "   ", template: "creative-canvas" }, /title: Give the room a title/],
       [{ title: "x".repeat(121), template: "creative-canvas" }, /title: /],
       [{ title: "x", template: "creative-canvas", owner: "me" }, /unknown field\(s\) owner/],
