@@ -68,8 +68,8 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Databa
     onnotice: () => {},
     connection: { application_name: "parley" },
   });
-  const db = drizzle({ client: sql, schema }) as unknown as Db;
-  const { pipelineTransactions } = await import("./pipelined-transaction");
+  const { pipelineTransactions, preparingStatements } = await import("./pipelined-transaction");
+  const db = drizzle({ client: preparingStatements(sql), schema }) as unknown as Db;
   pipelineTransactions(db, sql);
   return {
     db,

@@ -1,36 +1,12 @@
-import net from "node:net";
-import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { overSlowNetwork } from "@/test/slow-network";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { type Database, openPostgres } from "./client";
+import type { Tx } from "./client";
 import { finishTransaction } from "./pipelined-transaction";
 
-/** A TCP proxy that counts the writes the client makes, i.e. how often it waited for the server. */
-async function countingProxy(targetPort: number) {
-  let clientWrites = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, "127.0.0.1");
-    sockets.add(client).add(upstream);
-    client.on("data", (chunk) => {
-      clientWrites += 1;
-      upstream.write(chunk);
-    });
-    upstream.pipe(client);
-    client.on("error", () => upstream.destroy());
-    upstream.on("error", () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    writes: () => clientWrites,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+/** How late every answer from the server arrives in the round-trip tests. */
+const DELAY_MS = 60;
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -45,58 +21,50 @@ const rows = <T>(result: unknown) => result as T[];
 const labels = async () =>
   rows<{ label: string }>(await database.db.execute(sql`select label from pipelined_probe order by id`)).map((row) => row.label);
 
-/** Runs `check` with a database reached through a proxy that counts the client's writes. */
-async function throughCountingProxy(check: (db: Database["db"], writes: () => number) => Promise<void>) {
-  const url = new URL(database.url!);
-  const proxy = await countingProxy(Number(url.port || 5432));
-  url.port = String(proxy.port);
-  const proxied: Database = await openPostgres({ url: url.toString(), max: 2 });
-  try {
-    await proxied.db.execute(sql`select 1`);
-    const start = proxy.writes();
-    await check(proxied.db, () => proxy.writes() - start);
-  } finally {
-    await proxied.close();
-    await proxy.close();
-    await database.db.execute(sql`delete from pipelined_probe`);
-  }
-}
-
 describe("transactions on PostgreSQL", () => {
-  it("send BEGIN with the first statement: one write less than a round trip per statement", async () => {
-    await throughCountingProxy(async (db, writes) => {
-      await db.transaction(async (tx) => {
-        await tx.execute(sql`insert into pipelined_probe values (1, 'first')`);
-        await tx.execute(sql`insert into pipelined_probe values (2, 'second')`);
+  it("send BEGIN with the first statement and the last statement with COMMIT", async () => {
+    try {
+      await overSlowNetwork(database.url!, DELAY_MS, async (db, roundTrips) => {
+        const insert = (tx: Tx, id: number, label: string) => tx.execute(sql`insert into pipelined_probe values (${id}, ${label})`);
+        const plain = (id: number) =>
+          db.transaction(async (tx) => {
+            await insert(tx, id, "plain");
+            await insert(tx, id + 1, "plain");
+          });
+        const finished = (id: number) =>
+          db.transaction(async (tx) => {
+            await insert(tx, id, "finished");
+            await finishTransaction(tx, sql`insert into pipelined_probe values (${id + 1}, ${"last"})`);
+          });
+        // A statement new to a connection costs one more trip to prepare: warm both connections
+        // (each kind twice in a row, so that it reaches both).
+        await plain(100);
+        await plain(200);
+        await finished(300);
+        await finished(400);
+        // BEGIN+insert, insert, COMMIT: three where waiting for BEGIN would take four.
+        expect(await roundTrips(() => plain(1))).toBe(3);
+        // BEGIN+insert, insert+COMMIT.
+        expect(await roundTrips(() => finished(3))).toBe(2);
+        const kept = await labels();
+
+        await expect(finished(3)).rejects.toThrow(/duplicate key|Failed query/);
+        expect(await labels()).toEqual(kept);
+        // The connection is clean afterwards: a new transaction on it commits.
+        await finished(5);
+        expect(await labels()).toEqual([...kept.slice(0, 4), "finished", "last", ...kept.slice(4)]);
       });
-      // BEGIN+insert, insert, COMMIT: three writes where waiting for BEGIN would take four.
-      expect(writes()).toBe(3);
-      expect(await labels()).toEqual(["first", "second"]);
-    });
+    } finally {
+      await database.db.execute(sql`delete from pipelined_probe`);
+    }
   });
 
-  it("send the last statement with COMMIT when the caller finishes the transaction", async () => {
-    await throughCountingProxy(async (db, writes) => {
-      await db.transaction(async (tx) => {
-        await tx.execute(sql`insert into pipelined_probe values (3, 'first')`);
-        await finishTransaction(tx, sql`insert into pipelined_probe values (4, 'last')`);
-      });
-      // BEGIN+insert, insert+COMMIT.
-      expect(writes()).toBe(2);
-      expect(await labels()).toEqual(["first", "last"]);
-
-      await expect(
-        db.transaction(async (tx) => {
-          await tx.execute(sql`insert into pipelined_probe values (5, 'undone')`);
-          await finishTransaction(tx, sql`insert into pipelined_probe values (4, 'clash')`);
-        }),
-      ).rejects.toThrow(/duplicate key|Failed query/);
-      expect(await labels()).toEqual(["first", "last"]);
-      // The connection is clean afterwards: a new transaction on it commits.
-      await db.transaction(async (tx) => {
-        await finishTransaction(tx, sql`insert into pipelined_probe values (6, 'after')`);
-      });
-      expect(await labels()).toEqual(["first", "last", "after"]);
+  it("run a query with parameters outside a transaction in one round trip once it is prepared", async () => {
+    await overSlowNetwork(database.url!, DELAY_MS, async (db, roundTrips) => {
+      const lookup = (id: number) => db.execute(sql`select label from pipelined_probe where id = ${id}`);
+      await lookup(1);
+      await lookup(2);
+      expect(await roundTrips(() => lookup(3))).toBe(1);
     });
   });
 

@@ -33,6 +33,19 @@ export async function finishTransaction(tx: Tx, statement: SQL): Promise<void> {
  *
  * Everything else is Drizzle's own transaction, on a connection reserved for it.
  */
+/**
+ * Drizzle sends every query as an unnamed statement unless it was built with `.prepare()`,
+ * and postgres.js describes an unnamed statement with parameters before running it: two
+ * round trips per query. Named statements, prepared once per connection and reused, take one.
+ */
+export function preparingStatements<T extends Sql | ReservedSql>(client: T): T {
+  const unsafe = client.unsafe.bind(client);
+  return Object.assign(client, {
+    unsafe: (query: string, parameters?: unknown[], options?: object) =>
+      unsafe(query, parameters as never, { ...options, prepare: true }),
+  });
+}
+
 /** A reserved connection that can also nest transactions as savepoints, as Drizzle expects. */
 function withSavepoints(reserved: ReservedSql): TransactionSql {
   let next = 0;
@@ -55,7 +68,7 @@ function withSavepoints(reserved: ReservedSql): TransactionSql {
 export function pipelineTransactions(db: Db, sql: Sql): void {
   const { dialect, schema, options } = (db as unknown as { session: SessionInternals }).session;
   const transaction = async <T>(work: (tx: Tx) => Promise<T>, config?: PgTransactionConfig): Promise<T> => {
-    const reserved = await sql.reserve();
+    const reserved = preparingStatements(await sql.reserve());
     const begun = reserved.unsafe("begin").execute();
     try {
       const session = new PostgresJsSession(withSavepoints(reserved) as never, dialect, schema, options);

@@ -119,27 +119,30 @@ async function write<R>(
 ): Promise<WriteResult<R>> {
   const now = options.now ?? (() => new Date());
   {
-    const [room] = await tx
-      .select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt })
-      .from(rooms)
-      .where(eq(rooms.id, roomId))
-      .for("update");
+    // The key lookup is sent right behind the lock, in the same round trip: the server runs
+    // it once the lock is held, with a fresh snapshot, so a retry racing its original waits
+    // for it and then finds its event.
+    const key = options.idempotencyKey;
+    const [[room], [existing]] = await Promise.all([
+      tx
+        .select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt })
+        .from(rooms)
+        .where(eq(rooms.id, roomId))
+        .for("update"),
+      key
+        ? tx.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)))
+        : Promise.resolve([]),
+    ]);
     if (!room) throw notFound("Room");
 
-    if (options.idempotencyKey) {
-      const [existing] = await tx
-        .select()
-        .from(events)
-        .where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, options.idempotencyKey)));
-      if (existing) {
-        const original = eventFromRow(existing);
-        if (options.change && !isSameChange(original, options.change)) {
-          throw conflict(
-            `Idempotency-Key "${options.idempotencyKey}" was already used for a different change (${original.type}); send a new key for a new change.`,
-          );
-        }
-        return { events: [original], result: undefined, duplicate: true };
+    if (existing) {
+      const original = eventFromRow(existing);
+      if (options.change && !isSameChange(original, options.change)) {
+        throw conflict(
+          `Idempotency-Key "${key}" was already used for a different change (${original.type}); send a new key for a new change.`,
+        );
       }
+      return { events: [original], result: undefined, duplicate: true };
     }
 
     const clock = now();

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNode } from "@/lib/canvas/create-node";
+import { overSlowNetwork } from "@/test/slow-network";
+import { alice, createTestRoom } from "@/test/fixtures";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { readEventsAfter } from "./read-events";
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.destroy());
+
+describe("a note's write on PostgreSQL", () => {
+  it("takes two round trips, with or without an idempotency key, and a retry takes two as well", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    await overSlowNetwork(database.url!, 60, async (db, roundTrips) => {
+      // Open the pool's connections and prepare the statements first.
+      // (each kind of write twice in a row, so that it reaches both connections of the pool).
+      for (const key of [undefined, undefined, "warm-1", "warm-2"]) {
+        await createNode(db, roomId, alice, { text: "warm", x: 0, y: 0 }, { idempotencyKey: key });
+      }
+      // BEGIN + room lock; the note, the counter, the event and the notification + COMMIT.
+      expect(await roundTrips(() => createNode(db, roomId, alice, { text: "no key", x: 0, y: 0 }))).toBe(2);
+      // The key lookup rides with BEGIN and the lock.
+      let first: unknown;
+      const keyed = () => createNode(db, roomId, alice, { text: "keyed", x: 0, y: 0 }, { idempotencyKey: "browser-1" });
+      expect(await roundTrips(async () => (first = await keyed()))).toBe(2);
+      let retried: unknown;
+      expect(await roundTrips(async () => (retried = await keyed()))).toBe(2);
+      expect(retried).toEqual(first);
+    });
+    const texts = (await readEventsAfter(database.db, roomId, 1)).map((event) => (event.payload as { node: { text: string } }).node.text);
+    expect(texts).toEqual(["warm", "warm", "warm", "warm", "no key", "keyed"]);
+  });
+});
