@@ -2,7 +2,7 @@
 // notes written at a steady rate through the real HTTP write path. Prints delivery
 // latency, losses and memory per connection beside a bare node:http SSE broadcaster
 // measured in the same run, and ends with one line of JSON.
-// Usage: npm run bench:fanout [-- --clients=200 --events=300 --rate=50 --warmup=50]
+// Usage: npm run bench:fanout [-- --clients=200 --events=600 --rate=50 --warmup=50 --block=50]
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -14,10 +14,12 @@ import { args, median, percentile, round } from "./support/stats";
 
 const options = args();
 const CLIENTS = Number(options.clients ?? 200);
-const EVENTS = Number(options.events ?? 300);
+const EVENTS = Number(options.events ?? 600);
 const RATE = Number(options.rate ?? 50);
 /** Writes sent before measuring (same rate, not counted), so both servers are measured warm. */
 const WARMUP = Number(options.warmup ?? 50);
+/** Measured events are sent in blocks of this many, alternating between Parley and the baseline. */
+const BLOCK = Number(options.block ?? 50);
 const root = path.resolve(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
 
@@ -84,78 +86,91 @@ async function paced(count: number, send: (index: number) => Promise<void>, onSe
   await Promise.all(writes);
 }
 
+interface Side {
+  streamUrl: string;
+  pid: number;
+  /** Writes one event carrying `tag` through this side's write path. */
+  send: (tag: string) => Promise<void>;
+}
+
 /**
- * Connects the clients, measures memory, warms the server up with `WARMUP` writes that are
- * not measured (JIT, connection pools, lazily loaded routes), then sends `EVENTS` events at
- * `RATE` per second with `send(tag)` and waits for every client to receive each one (the
- * measured ones are tagged `bench-<index>`).
+ * One side of the comparison: its clients, what they received and when. `connect` measures
+ * the server's memory per connection, `warmUp` sends `WARMUP` unmeasured writes (JIT,
+ * connection pools, lazily loaded routes), and `block` sends measured events at `RATE` per
+ * second and waits until every client has them, so that blocks of the two sides never overlap.
  */
-async function measure(streamUrl: string, pid: number, send: (tag: string) => Promise<void>): Promise<Measurement> {
+function fanoutSide(side: Side) {
   const sentAt = new Map<number, number>();
   const received = Array.from({ length: CLIENTS }, () => new Map<number, number>());
   const lastId = new Array<number>(CLIENTS).fill(0);
+  const afterWrite: number[] = [];
+  const writeTimes: number[] = [];
+  const clients: SseClient[] = [];
   let duplicates = 0;
   let outOfOrder = 0;
-  const afterWrite: number[] = [];
   let sample: string | null = null;
-  const before = await memoryOf(pid);
-  const clients: SseClient[] = [];
-  for (let index = 0; index < CLIENTS; index++) {
-    const client = connectSse(streamUrl, (data, at, id) => {
-      const match = data.match(/bench-(\d+)/);
-      if (!match) return;
-      const event = Number(match[1]);
-      sample ??= data;
-      const stamped = data.match(/"timestamp":"([^"]+)"/);
-      if (stamped) afterWrite.push(Date.now() - Date.parse(stamped[1]!));
-      if (received[index]!.has(event)) duplicates += 1;
-      else received[index]!.set(event, at);
-      if (id) {
-        const seq = Number(id);
-        if (seq <= lastId[index]!) outOfOrder += 1;
-        lastId[index] = seq;
-      }
-    });
-    clients.push(client);
-    if (index % 50 === 49) await Promise.all(clients.slice(-50).map((entry) => entry.ready));
-  }
-  await Promise.all(clients.map((client) => client.ready));
-  await sleep(1000);
-  const after = await memoryOf(pid);
+  let bytesPerClient = 0;
 
-  await paced(WARMUP, (index) => send(`warmup-${index}`), () => {});
-  await sleep(500);
-
-  const writeTimes: number[] = [];
-  await paced(
-    EVENTS,
-    async (index) => {
-      await send(`bench-${index}`);
-      writeTimes.push(performance.now() - sentAt.get(index)!);
-    },
-    (index, at) => sentAt.set(index, at),
-  );
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && received.some((map) => map.size < EVENTS)) await sleep(100);
-  for (const client of clients) client.close();
-
-  const latencies: number[] = [];
-  let delivered = 0;
-  for (const map of received) {
-    for (const [event, at] of map) {
-      latencies.push(at - sentAt.get(event)!);
-      delivered += 1;
+  const onData = (index: number) => (data: string, at: number, id: string | null) => {
+    const match = data.match(/(bench|warmup)-(\d+)/);
+    if (!match) return;
+    sample ??= data;
+    if (match[1] !== "bench") return;
+    const event = Number(match[2]);
+    const stamped = data.match(/"timestamp":"([^"]+)"/);
+    if (stamped) afterWrite.push(Date.now() - Date.parse(stamped[1]!));
+    if (received[index]!.has(event)) duplicates += 1;
+    else received[index]!.set(event, at);
+    if (id) {
+      const seq = Number(id);
+      if (seq <= lastId[index]!) outOfOrder += 1;
+      lastId[index] = seq;
     }
-  }
+  };
+
   return {
-    latencies: latencies.sort((a, b) => a - b),
-    afterWrite: afterWrite.sort((a, b) => a - b),
-    writes: writeTimes.sort((a, b) => a - b),
-    lost: CLIENTS * EVENTS - delivered,
-    duplicates,
-    outOfOrder,
-    bytesPerClient: Math.max(0, Math.round((after - before) / CLIENTS)),
-    sample,
+    sample: () => sample,
+    async connect() {
+      const before = await memoryOf(side.pid);
+      for (let index = 0; index < CLIENTS; index++) {
+        clients.push(connectSse(side.streamUrl, onData(index)));
+        if (index % 50 === 49) await Promise.all(clients.slice(-50).map((entry) => entry.ready));
+      }
+      await Promise.all(clients.map((client) => client.ready));
+      await sleep(1000);
+      bytesPerClient = Math.max(0, Math.round(((await memoryOf(side.pid)) - before) / CLIENTS));
+    },
+    async warmUp() {
+      await paced(WARMUP, (index) => side.send(`warmup-${index}`), () => {});
+      await sleep(500);
+    },
+    async block(from: number, count: number) {
+      await paced(
+        count,
+        async (index) => {
+          await side.send(`bench-${from + index}`);
+          writeTimes.push(performance.now() - sentAt.get(from + index)!);
+        },
+        (index, at) => sentAt.set(from + index, at),
+      );
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline && received.some((map) => map.size < from + count)) await sleep(20);
+    },
+    finish(): Measurement {
+      for (const client of clients) client.close();
+      const latencies: number[] = [];
+      for (const map of received) for (const [event, at] of map) latencies.push(at - sentAt.get(event)!);
+      return {
+        latencies: latencies.sort((a, b) => a - b),
+        afterWrite: afterWrite.sort((a, b) => a - b),
+        writes: writeTimes.sort((a, b) => a - b),
+        lost: CLIENTS * sentAt.size - latencies.length,
+        duplicates,
+        outOfOrder,
+        bytesPerClient,
+        sample,
+      };
+    },
   };
 }
 
@@ -200,24 +215,30 @@ async function main() {
     const lastSeq = ((await (await fetch(`${base}/api/rooms/${roomId}`)).json()) as { lastSeq: number }).lastSeq;
 
     const padding = "·".repeat(120);
-    console.log(`Parley (next start on PostgreSQL): ${CLIENTS} clients, ${EVENTS} events at ${RATE}/s after ${WARMUP} warm-up writes…`);
-    const parley = await measure(`${base}/api/rooms/${roomId}/events?after=${lastSeq}`, server.pid!, async (tag) => {
-      const response = await fetch(`${base}/api/rooms/${roomId}/nodes`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie },
-        body: JSON.stringify({ text: `${tag} ${padding}`, x: 0, y: 0 }),
-      });
-      if (response.status !== 201) throw new Error(`write ${tag} answered ${response.status}`);
-      await response.arrayBuffer();
+    const runId = Date.now().toString(36);
+    const parleySide = fanoutSide({
+      streamUrl: `${base}/api/rooms/${roomId}/events?after=${lastSeq}`,
+      pid: server.pid!,
+      async send(tag) {
+        const response = await fetch(`${base}/api/rooms/${roomId}/nodes`, {
+          method: "POST",
+          // As the browser sends it: every write carries an idempotency key.
+          headers: { "content-type": "application/json", cookie, "idempotency-key": `${runId}-${tag}` },
+          body: JSON.stringify({ text: `${tag} ${padding}`, x: 0, y: 0 }),
+        });
+        if (response.status !== 201) throw new Error(`write ${tag} answered ${response.status}`);
+        await response.arrayBuffer();
+      },
     });
-    server.kill("SIGINT");
-    await new Promise((resolve) => server.once("exit", resolve));
+    console.log(`Connecting ${CLIENTS} clients to Parley (next start on PostgreSQL) and warming it up…`);
+    await parleySide.connect();
+    await parleySide.warmUp();
 
     // The baseline sends exactly what Parley's clients received (same bytes, same fields
     // to parse), with its own tag and a fresh timestamp.
-    const sample = parley.sample;
+    const sample = parleySide.sample();
     if (!sample) throw new Error("No Parley event reached a client; nothing to compare.");
-    const tagged = /bench-\d+/;
+    const tagged = /(bench|warmup)-\d+/;
     const stamped = /"timestamp":"[^"]+"/;
     const bare = spawn(process.execPath, [path.join(import.meta.dirname, "support", "bare-broadcaster.mjs")], {
       stdio: ["ignore", "pipe", "inherit"],
@@ -226,20 +247,40 @@ async function main() {
     const barePort = await new Promise<number>((resolve) => {
       bare.stdout!.once("data", (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).port));
     });
-    console.log("Baseline (bare node:http SSE broadcaster, no database)…");
-    const baseline = await measure(`http://127.0.0.1:${barePort}/events`, bare.pid!, async (tag) => {
-      const response = await fetch(`http://127.0.0.1:${barePort}/publish`, {
-        method: "POST",
-        body: sample.replace(tagged, tag).replace(stamped, `"timestamp":"${new Date().toISOString()}"`),
-      });
-      await response.arrayBuffer();
+    const bareSide = fanoutSide({
+      streamUrl: `http://127.0.0.1:${barePort}/events`,
+      pid: bare.pid!,
+      async send(tag) {
+        const response = await fetch(`http://127.0.0.1:${barePort}/publish`, {
+          method: "POST",
+          body: sample.replace(tagged, tag).replace(stamped, `"timestamp":"${new Date().toISOString()}"`),
+        });
+        await response.arrayBuffer();
+      },
     });
+    console.log(`Connecting ${CLIENTS} clients to the baseline (bare node:http SSE broadcaster, no database) and warming it up…`);
+    await bareSide.connect();
+    await bareSide.warmUp();
+
+    // Blocks of events alternate between the two, so that both see the same machine: on a
+    // shared machine, load drifts over tens of seconds.
+    console.log(`Measuring ${EVENTS} events each at ${RATE}/s, alternating blocks of ${BLOCK}…`);
+    for (let from = 0; from < EVENTS; from += BLOCK) {
+      const count = Math.min(BLOCK, EVENTS - from);
+      await parleySide.block(from, count);
+      await bareSide.block(from, count);
+    }
+    const parley = parleySide.finish();
+    const baseline = bareSide.finish();
+    server.kill("SIGINT");
     bare.kill("SIGTERM");
+    await new Promise((resolve) => server.once("exit", resolve));
 
     const result = {
       clients: CLIENTS,
       events: EVENTS,
       warmup_events: WARMUP,
+      block_events: BLOCK,
       rate_per_s: RATE,
       driver: "postgres",
       lost: parley.lost,
