@@ -27,13 +27,15 @@ describe("POST /api/rooms/import", () => {
 
   it("answers a malformed file with 400 naming the key and line, and creates nothing", async () => {
     const before = (await context.database.db.select().from(rooms)).length;
-    const response = await POST(
-      jsonRequest("/api/rooms/import", "POST", { yaml: "agents:\n  - id: a\n    backend:\n      type: carrier-pigeon\n" }),
-    );
-    expect(response.status).toBe(400);
-    const body = await response.json();
-    expect(body.error.message).toMatch(/^agents\[0\]\.backend\.type \(line 4\): unknown backend type "carrier-pigeon"/);
-    expect(body.error.details).toEqual({ key: "agents[0].backend.type", line: 4 });
+    for (const type of ["carrier-pigeon", "constructor", "__proto__"]) {
+      const response = await POST(
+        jsonRequest("/api/rooms/import", "POST", { yaml: `agents:\n  - id: a\n    backend:\n      type: ${type}\n` }),
+      );
+      expect(response.status).toBe(400);
+      const body = await response.json();
+      expect(body.error.message).toContain(`agents[0].backend.type (line 4): unknown backend type "${type}"`);
+      expect(body.error.details).toEqual({ key: "agents[0].backend.type", line: 4 });
+    }
     expect((await context.database.db.select().from(rooms)).length).toBe(before);
 
     const wrongShape = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: "x", extra: 1 }));
