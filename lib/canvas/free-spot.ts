@@ -1,3 +1,5 @@
+import { ownValue } from "@/lib/own-value";
+
 export interface Point {
   x: number;
   y: number;
@@ -7,13 +9,18 @@ export interface Point {
 export const CELL = { width: 380, height: 250 };
 
 /** Where each persona starts placing work on an empty part of the canvas. */
-export const HOME_AREAS: Record<string, Point> = {
+const HOME_AREAS: Record<string, Point> = {
   brainstormer: { x: -760, y: 0 },
   coder: { x: -380, y: 0 },
   architect: { x: 0, y: 0 },
   analyst: { x: -380, y: 520 },
   "canvas-agent": { x: -760, y: 520 },
 };
+
+/** Where a persona starts placing work; a persona without an area of its own starts at the origin. */
+export function homeArea(persona: string): Point {
+  return ownValue(HOME_AREAS, persona) ?? { x: 0, y: 0 };
+}
 
 /** The nearest free cell to `anchor`, searching rightwards and downwards first. */
 export function freeSpot(anchor: Point, occupied: Point[]): Point {

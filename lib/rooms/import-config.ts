@@ -1,5 +1,6 @@
 import { type Document, LineCounter, isMap, isScalar, isSeq, parseDocument } from "yaml";
 import { AppError } from "@/lib/errors";
+import { ownValue } from "@/lib/own-value";
 import type { RoomSettingsPatch } from "./room-settings";
 import type { PersonaTemplate } from "./templates";
 
@@ -52,11 +53,6 @@ const API_TYPES: Record<string, Provider> = {
   google: "google",
   gemini: "google",
 };
-
-/** A table entry for a name from the file, never an `Object.prototype` member ("constructor", …). */
-function ownValue<T>(table: Record<string, T>, name: string): T | undefined {
-  return Object.hasOwn(table, name) ? table[name] : undefined;
-}
 
 /** The model an adapter agent's `llm_config` names (a mapping, a list, or `config_list`). */
 function frameworkModel(backend: unknown): { provider: Provider; model: string; systemMessage?: string } | null {

@@ -1,3 +1,4 @@
+import { ownValue } from "@/lib/own-value";
 import type { RoomSettingsPatch } from "./room-settings";
 
 export interface PersonaTemplate {
@@ -96,7 +97,6 @@ export const ROOM_TEMPLATES: Record<string, RoomTemplate> = {
   [CREATIVE_CANVAS.id]: CREATIVE_CANVAS,
 };
 
-/** The template with this id; names of `Object.prototype` members ("constructor", …) are no template. */
 export function findTemplate(id: string): RoomTemplate | undefined {
-  return Object.hasOwn(ROOM_TEMPLATES, id) ? ROOM_TEMPLATES[id] : undefined;
+  return ownValue(ROOM_TEMPLATES, id);
 }

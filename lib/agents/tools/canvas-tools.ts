@@ -5,9 +5,8 @@ import { canvasNodes } from "@/db/schema";
 import { createNode } from "@/lib/canvas/create-node";
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge } from "@/lib/canvas/edges";
-import { freeSpot } from "@/lib/canvas/free-spot";
+import { freeSpot, homeArea } from "@/lib/canvas/free-spot";
 import { updateNode } from "@/lib/canvas/update-node";
-import { HOME_AREAS } from "@/lib/canvas/free-spot";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { toolResult } from "./tool-result";
@@ -28,7 +27,7 @@ async function freePlaceFor(active: ActiveRun) {
     .select({ x: canvasNodes.x, y: canvasNodes.y })
     .from(canvasNodes)
     .where(eq(canvasNodes.roomId, active.run.roomId));
-  return freeSpot(HOME_AREAS[active.agent.persona] ?? { x: 0, y: 0 }, occupied);
+  return freeSpot(homeArea(active.agent.persona), occupied);
 }
 
 /** The five canvas tools of seed 002, acting as the agent and tagged with its run's correlation id. */

@@ -1,7 +1,8 @@
 import { type Mood, MOODS, detectMood, findMood, imagesIn } from "./moods";
 import type { SeededRandom } from "./random";
 import type { PastCall, PromptEntry, PromptNode, ScriptReading } from "./read-prompt";
-import { HOME_AREAS, type Point, freeSpot } from "@/lib/canvas/free-spot";
+import { type Point, freeSpot, homeArea } from "@/lib/canvas/free-spot";
+import { ownValue } from "@/lib/own-value";
 
 export interface PlannedCall {
   /** Names the call so later steps can find its result. */
@@ -66,7 +67,7 @@ function place(context: PlanContext, anchor: Point): Point {
 }
 
 function home(context: PlanContext): Point {
-  return HOME_AREAS[context.reading.persona] ?? { x: 0, y: 0 };
+  return homeArea(context.reading.persona);
 }
 
 function anchorNearReferences(context: PlanContext): Point {
@@ -190,7 +191,7 @@ function shouldAsk(context: PlanContext): boolean {
 }
 
 function questionFor(context: PlanContext) {
-  return (QUESTIONS[context.reading.persona] ?? QUESTIONS.coder!)(context);
+  return (ownValue(QUESTIONS, context.reading.persona) ?? QUESTIONS.coder!)(context);
 }
 
 /** Asks others at a natural point (after sharing an intention), as often as the room's sensitivity says. */
@@ -635,7 +636,7 @@ export function shadowAnswer(reading: ScriptReading, rng: SeededRandom): string 
   const choice = shadow.options.length
     ? (shadow.options.find((option) => pieceWords.includes(option.toLowerCase().split(" ").pop() ?? "")) ?? rng.pick(shadow.options))
     : null;
-  const voice = SHADOW_VOICES[reading.persona] ?? "From my side";
+  const voice = ownValue(SHADOW_VOICES, reading.persona) ?? "From my side";
   const lead = choice ? `${voice}: go with ${choice}.` : `${voice}: keep it ${mood.name} and simple.`;
   if (shadow.depth === "low") return `${lead} It fits the ${mood.name} mood.`;
   const medium = `${lead} ${piece ? `I made “${short(piece.replace(/\n/g, " / "), 70)}” earlier, and ${choice ?? "that"} carries the same feeling.` : `It keeps the ${mood.name} mood we already have on the canvas.`}`;
@@ -654,7 +655,7 @@ export const SCRIPT_NAMES: Record<string, string> = {
 };
 
 export function personaDisplayName(persona: string): string {
-  return PERSONA_NAMES[persona] ?? persona;
+  return ownValue(PERSONA_NAMES, persona) ?? persona;
 }
 
 /** Mood and palette: an active theme on the board wins; otherwise what the prompt talks about. */

@@ -215,6 +215,19 @@ describe("the script model", () => {
     expect(Number(scene.input.x)).toBeGreaterThan(verse.x);
   });
 
+  it("plays an agent whose persona is named like an Object.prototype member as any persona it does not know", async () => {
+    const flow = async (key: string) => {
+      const { steps } = await play(context({ agent: { name: "Builder", persona: key, role: "Builds", systemPrompt: "You build." } }));
+      const calls = steps.flatMap((step) => step.calls);
+      for (const call of calls.filter((call) => call.name === "create_node")) {
+        expect(Number.isFinite(call.input.x) && Number.isFinite(call.input.y)).toBe(true);
+      }
+      return calls.map((call) => call.name);
+    };
+    const unknown = await flow("gardener");
+    for (const key of ["constructor", "__proto__", "toString"]) expect(await flow(key)).toEqual(unknown);
+  });
+
   it("only calls the tools it is offered", async () => {
     const { steps } = await play(context({ agent: persona("coder") }), 1, { tools: false });
     expect(steps.flatMap((step) => step.calls)).toEqual([]);

@@ -7,6 +7,7 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import { ownValue } from "@/lib/own-value";
 import { type PlanContext, type PlannedStep, PLANS, SCRIPT_NAMES, chooseMood, chooseSubject, shadowAnswer } from "./plans";
 import { SeededRandom, hashString } from "./random";
 import { type ScriptReading, readPrompt } from "./read-prompt";
@@ -43,7 +44,7 @@ export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, s
     const rng = new SeededRandom(hashString(`${seed}|${persona}|shadow|${reading.shadow.question}`));
     return { text: shadowAnswer({ ...reading, persona }, rng), calls: [], finishReason: "stop" };
   }
-  const builders = PLANS[persona] ?? PLANS.coder!;
+  const builders = ownValue(PLANS, persona) ?? PLANS.coder!;
   const base = hashString(`${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}`);
   const { mood, palette } = chooseMood(reading, new SeededRandom(base));
   const subject = chooseSubject(reading, mood);
@@ -129,7 +130,7 @@ export class ScriptLanguageModel implements LanguageModelV4 {
 
   decide(options: LanguageModelV4CallOptions): ScriptDecision {
     const reading = readPrompt(options.prompt);
-    return decideNextStep(reading, tools(options), options.seed ?? 1, SCRIPT_NAMES[this.options.name] ?? this.options.name);
+    return decideNextStep(reading, tools(options), options.seed ?? 1, ownValue(SCRIPT_NAMES, this.options.name) ?? this.options.name);
   }
 
   async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
