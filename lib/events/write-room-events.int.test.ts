@@ -1,7 +1,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canvasNodes, events } from "@/db/schema";
+import { canvasEdges, canvasNodes, events } from "@/db/schema";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { createNode } from "@/lib/canvas/create-node";
+import { createEdge, deleteEdge, updateEdge } from "@/lib/canvas/edges";
 import { storedEventSchema } from "@/lib/protocol";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { alice, createTestRoom } from "@/test/fixtures";
@@ -76,6 +78,31 @@ describe("writeRoomEvents", () => {
 
     const other = await createNode(database.db, roomId, alice, input, { idempotencyKey: "retry-2" });
     expect(other.id).not.toBe(first.id);
+  });
+
+  it("refuses a key reused for another edge or another agent's run with 409, and still replays the same change", async () => {
+    const { roomId, agents } = await createTestRoom(database.db);
+    const [a, b] = await Promise.all([0, 1].map((x) => createNode(database.db, roomId, alice, { text: "n", x, y: 0 })));
+    const first = await createEdge(database.db, roomId, alice, { sourceId: a!.id, targetId: b!.id }, { idempotencyKey: "edge" });
+    const second = await createEdge(database.db, roomId, alice, { sourceId: b!.id, targetId: a!.id });
+    await updateEdge(database.db, roomId, second.id, alice, { label: "echoes" }, { idempotencyKey: "label" });
+    const run = await startAgentRun(database.db, roomId, { agentId: agents[0]!.id }, alice, { idempotencyKey: "run" });
+    const seq = (await readEventsAfter(database.db, roomId, 0)).length;
+
+    const refused = { status: 409, message: expect.stringMatching(/was already used for a different change/) };
+    await expect(updateEdge(database.db, roomId, first.id, alice, { label: "x" }, { idempotencyKey: "edge" })).rejects.toMatchObject(refused);
+    await expect(updateEdge(database.db, roomId, first.id, alice, { label: "x" }, { idempotencyKey: "label" })).rejects.toMatchObject(refused);
+    await expect(deleteEdge(database.db, roomId, second.id, alice, { idempotencyKey: "label" })).rejects.toMatchObject(refused);
+    await expect(startAgentRun(database.db, roomId, { agentId: agents[1]!.id }, alice, { idempotencyKey: "run" })).rejects.toMatchObject(refused);
+
+    expect(await updateEdge(database.db, roomId, second.id, alice, { label: "echoes" }, { idempotencyKey: "label" })).toEqual({
+      edgeId: second.id,
+      label: "echoes",
+    });
+    expect((await startAgentRun(database.db, roomId, { agentId: agents[0]!.id }, alice, { idempotencyKey: "run" })).id).toBe(run.id);
+    expect((await readEventsAfter(database.db, roomId, 0)).length).toBe(seq);
+    const edges = await database.db.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId));
+    expect(Object.fromEntries(edges.map((edge) => [edge.id, edge.label]))).toEqual({ [first.id]: "", [second.id]: "echoes" });
   });
 
   it("uses the same idempotency key independently in different rooms", async () => {
