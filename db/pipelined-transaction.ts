@@ -25,15 +25,6 @@ export async function finishTransaction(tx: Tx, statement: SQL): Promise<void> {
 }
 
 /**
- * Makes `db.transaction` on postgres.js save round trips: `BEGIN` is sent together with the
- * transaction's first statement, and `finishTransaction` sends the last statement together
- * with `COMMIT`. postgres.js writes queries on a reserved connection without waiting for
- * earlier answers. A failed statement aborts the transaction, so a `COMMIT` sent behind it
- * only rolls back; the statement's own error is what the caller sees.
- *
- * Everything else is Drizzle's own transaction, on a connection reserved for it.
- */
-/**
  * Drizzle sends every query as an unnamed statement unless it was built with `.prepare()`,
  * and postgres.js describes an unnamed statement with parameters before running it: two
  * round trips per query. Named statements, prepared once per connection and reused, take one.
@@ -65,6 +56,15 @@ function withSavepoints(reserved: ReservedSql): TransactionSql {
   return client;
 }
 
+/**
+ * Makes `db.transaction` on postgres.js save round trips: `BEGIN` is sent together with the
+ * transaction's first statement, and `finishTransaction` sends the last statement together
+ * with `COMMIT`. postgres.js writes queries on a reserved connection without waiting for
+ * earlier answers. A failed statement aborts the transaction, so a `COMMIT` sent behind it
+ * only rolls back; the statement's own error is what the caller sees.
+ *
+ * Everything else is Drizzle's own transaction, on a connection reserved for it.
+ */
 export function pipelineTransactions(db: Db, sql: Sql): void {
   const { dialect, schema, options } = (db as unknown as { session: SessionInternals }).session;
   const transaction = async <T>(work: (tx: Tx) => Promise<T>, config?: PgTransactionConfig): Promise<T> => {
