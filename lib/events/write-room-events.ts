@@ -118,95 +118,93 @@ async function write<R>(
   ownsTransaction: boolean,
 ): Promise<WriteResult<R>> {
   const now = options.now ?? (() => new Date());
-  {
-    // The key lookup is sent right behind the lock, in the same round trip: the server runs
-    // it once the lock is held, with a fresh snapshot, so a retry racing its original waits
-    // for it and then finds its event.
-    const key = options.idempotencyKey;
-    const [[room], [existing]] = await Promise.all([
-      tx
-        .select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt })
-        .from(rooms)
-        .where(eq(rooms.id, roomId))
-        .for("update"),
-      key
-        ? tx.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)))
-        : Promise.resolve([]),
-    ]);
-    if (!room) throw notFound("Room");
-
-    if (existing) {
-      const original = eventFromRow(existing);
-      if (options.change && !isSameChange(original, options.change)) {
-        throw conflict(
-          `Idempotency-Key "${key}" was already used for a different change (${original.type}); send a new key for a new change.`,
-        );
-      }
-      return { events: [original], result: undefined, duplicate: true };
-    }
-
-    const clock = now();
-    const timestamp = clock < room.lastActivityAt ? room.lastActivityAt : clock;
-    const drafts: EventDraft[] = [];
-    const deferred: SQL[] = [];
-    const result = await work(
-      tx,
-      (draft) => {
-        drafts.push(draft as EventDraft);
-      },
-      timestamp,
-      (change) => {
-        deferred.push(change.getSQL());
-      },
-    );
-    const changes = sql.join(
-      deferred.map((change, index) => sql`${sql.raw(`change_${index}`)} as (${change}), `),
-      sql``,
-    );
-    const last = (statement: SQL) => (ownsTransaction ? finishTransaction(tx, statement) : tx.execute(statement));
-    if (drafts.length === 0) {
-      if (deferred.length > 0) await last(sql`with ${changes}done as (select 1) select 1`);
-      return { events: [], result, duplicate: false };
-    }
-
-    const firstSeq = room.lastSeq + 1;
-    const rows = drafts.map((draft, index) => {
-      const schema = storedEventSchemas[draft.type];
-      const payload = schema.shape.payload.parse(draft.payload) as Record<string, unknown>;
-      return {
-        id: randomUUID(),
-        roomId,
-        seq: firstSeq + index,
-        correlationId:
-          draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: timestamp }),
-        agent: draft.actor.id,
-        agentName: draft.actor.name,
-        targetAgent: draft.targetAgent ?? null,
-        type: draft.type,
-        status: draft.status ?? "success",
-        payload,
-        nextSteps: draft.nextSteps ?? [],
-        errorDetails: draft.errorDetails ?? null,
-        idempotencyKey: index === 0 ? (options.idempotencyKey ?? null) : null,
-        createdAt: timestamp,
-      };
-    });
-
-    const stored = rows.map(eventFromRow);
-    // One statement makes the deferred changes, moves the room's counter, stores the events
-    // and queues the notification (and, when the write owns its transaction, goes out with
-    // COMMIT): a write costs as few round trips as it can while the room stays locked.
-    const bump = tx
-      .update(rooms)
-      .set({ lastSeq: firstSeq + rows.length - 1, lastActivityAt: timestamp })
+  // The key lookup is sent right behind the lock, in the same round trip: the server runs
+  // it once the lock is held, with a fresh snapshot, so a retry racing its original waits
+  // for it and then finds its event.
+  const key = options.idempotencyKey;
+  const [[room], [existing]] = await Promise.all([
+    tx
+      .select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt })
+      .from(rooms)
       .where(eq(rooms.id, roomId))
-      .getSQL();
-    const insert = tx.insert(events).values(rows).getSQL();
-    await last(
-      sql`with ${changes}bumped as (${bump}), inserted as (${insert}) select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
-    );
-    return { events: stored, result, duplicate: false };
+      .for("update"),
+    key
+      ? tx.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)))
+      : Promise.resolve([]),
+  ]);
+  if (!room) throw notFound("Room");
+
+  if (existing) {
+    const original = eventFromRow(existing);
+    if (options.change && !isSameChange(original, options.change)) {
+      throw conflict(
+        `Idempotency-Key "${key}" was already used for a different change (${original.type}); send a new key for a new change.`,
+      );
+    }
+    return { events: [original], result: undefined, duplicate: true };
   }
+
+  const clock = now();
+  const timestamp = clock < room.lastActivityAt ? room.lastActivityAt : clock;
+  const drafts: EventDraft[] = [];
+  const deferred: SQL[] = [];
+  const result = await work(
+    tx,
+    (draft) => {
+      drafts.push(draft as EventDraft);
+    },
+    timestamp,
+    (change) => {
+      deferred.push(change.getSQL());
+    },
+  );
+  const changes = sql.join(
+    deferred.map((change, index) => sql`${sql.raw(`change_${index}`)} as (${change}), `),
+    sql``,
+  );
+  const last = (statement: SQL) => (ownsTransaction ? finishTransaction(tx, statement) : tx.execute(statement));
+  if (drafts.length === 0) {
+    if (deferred.length > 0) await last(sql`with ${changes}done as (select 1) select 1`);
+    return { events: [], result, duplicate: false };
+  }
+
+  const firstSeq = room.lastSeq + 1;
+  const rows = drafts.map((draft, index) => {
+    const schema = storedEventSchemas[draft.type];
+    const payload = schema.shape.payload.parse(draft.payload) as Record<string, unknown>;
+    return {
+      id: randomUUID(),
+      roomId,
+      seq: firstSeq + index,
+      correlationId:
+        draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: timestamp }),
+      agent: draft.actor.id,
+      agentName: draft.actor.name,
+      targetAgent: draft.targetAgent ?? null,
+      type: draft.type,
+      status: draft.status ?? "success",
+      payload,
+      nextSteps: draft.nextSteps ?? [],
+      errorDetails: draft.errorDetails ?? null,
+      idempotencyKey: index === 0 ? (key ?? null) : null,
+      createdAt: timestamp,
+    };
+  });
+
+  const stored = rows.map(eventFromRow);
+  // One statement makes the deferred changes, moves the room's counter, stores the events
+  // and queues the notification (and, when the write owns its transaction, goes out with
+  // COMMIT): a write costs as few round trips as it can while the room stays locked.
+  const bump = tx
+    .update(rooms)
+    .set({ lastSeq: firstSeq + rows.length - 1, lastActivityAt: timestamp })
+    .where(eq(rooms.id, roomId))
+    .getSQL();
+  const insert = tx.insert(events).values(rows).getSQL();
+  await last(
+    sql`with ${changes}bumped as (${bump}), inserted as (${insert}) select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
+  );
+  return { events: stored, result, duplicate: false };
 }
 
 /** Appends events that need no domain change of their own. */

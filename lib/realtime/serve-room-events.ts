@@ -3,7 +3,7 @@ import { AppError, badRequest } from "@/lib/errors";
 import { roomAccessByCookie } from "@/lib/http/room-access";
 import { streamRoomEvents } from "./room-event-stream";
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
   "Cache-Control": "no-cache, no-transform",
   Connection: "keep-alive",
@@ -11,7 +11,7 @@ export const SSE_HEADERS = {
 } as const;
 
 /** Where a reconnecting client resumes: `Last-Event-ID`, else `?after=`, else the start. */
-export function resumePoint(lastEventId: string | undefined, url: string | undefined): number {
+function resumePoint(lastEventId: string | undefined, url: string | undefined): number {
   const query = new URL(url ?? "/", "http://localhost").searchParams.get("after");
   const raw = lastEventId?.trim() || query?.trim() || "0";
   if (!/^\d{1,15}$/.test(raw)) throw badRequest("Last-Event-ID and ?after= take a non-negative event number.");
