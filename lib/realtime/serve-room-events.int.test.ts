@@ -50,6 +50,9 @@ describe("GET /api/rooms/[roomId]/events over HTTP", () => {
     expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
     expect(stream.response.headers.get("cache-control")).toBe("no-cache, no-transform");
     expect(stream.response.headers.get("x-accel-buffering")).toBe("no");
+    // Frames are sent as they are, not chunk-encoded; the stream ends with its connection.
+    expect(stream.response.headers.get("transfer-encoding")).toBeNull();
+    expect(stream.response.headers.get("connection")).toBe("close");
 
     await eventually(() => expect(stream.ids()).toEqual(["4", "5", "6"]));
     await createNode(context.database.db, roomId, alice, { text: "live", x: 0, y: 0 });

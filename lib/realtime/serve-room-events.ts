@@ -6,8 +6,9 @@ import { streamRoomEvents } from "./room-event-stream";
 const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
   "Cache-Control": "no-cache, no-transform",
-  Connection: "keep-alive",
   "X-Accel-Buffering": "no",
+  // The body is not chunk-encoded (see below), so it ends when the connection closes.
+  Connection: "close",
 } as const;
 
 /** Where a reconnecting client resumes: `Last-Event-ID`, else `?after=`, else the start. */
@@ -47,6 +48,11 @@ export async function serveRoomEvents(request: IncomingMessage, response: Server
   }
   if (response.destroyed) return;
 
+  // Without chunked transfer encoding, each frame goes to the socket as it is: one buffer per
+  // viewer and event, where a chunk-encoded write adds a size line and a trailer (four buffers
+  // gathered into a writev for every viewer). A stream never has a length anyway: it ends when
+  // the connection does, which HTTP/1.1 allows for a response that says `Connection: close`.
+  response.removeHeader("Transfer-Encoding");
   response.writeHead(200, SSE_HEADERS);
   response.socket?.setNoDelay(true);
   const { runtime, seat } = access;
