@@ -8,7 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { freshPostgres } from "./support/local-postgres";
-import { residentBytes } from "./support/process-memory";
+import { cpuMilliseconds, residentBytes } from "./support/process-stats";
 import { type SseClient, connectSse } from "./support/sse-client";
 import { args, median, percentile, round } from "./support/stats";
 
@@ -67,6 +67,9 @@ interface Measurement {
   duplicates: number;
   outOfOrder: number;
   bytesPerClient: number;
+  /** CPU used while measured blocks ran, per measured event: the server, and the database server if any. */
+  serverCpuPerEvent: number;
+  databaseCpuPerEvent: number | null;
   /** The data of one measured event as a client received it. */
   sample: string | null;
 }
@@ -89,6 +92,8 @@ async function paced(count: number, send: (index: number) => Promise<void>, onSe
 interface Side {
   streamUrl: string;
   pid: number;
+  /** The database server's main process, whose CPU is counted with the side's. */
+  databasePid?: number | null;
   /** Writes one event carrying `tag` through this side's write path. */
   send: (tag: string) => Promise<void>;
 }
@@ -110,6 +115,8 @@ function fanoutSide(side: Side) {
   let outOfOrder = 0;
   let sample: string | null = null;
   let bytesPerClient = 0;
+  let serverCpu = 0;
+  let databaseCpu = 0;
 
   const onData = (index: number) => (data: string, at: number, id: string | null) => {
     const match = data.match(/(bench|warmup)-(\d+)/);
@@ -145,6 +152,8 @@ function fanoutSide(side: Side) {
       await sleep(500);
     },
     async block(from: number, count: number) {
+      const serverBefore = cpuMilliseconds(side.pid);
+      const databaseBefore = side.databasePid ? cpuMilliseconds(side.databasePid) : 0;
       await paced(
         count,
         async (index) => {
@@ -155,6 +164,8 @@ function fanoutSide(side: Side) {
       );
       const deadline = Date.now() + 5_000;
       while (Date.now() < deadline && received.some((map) => map.size < from + count)) await sleep(20);
+      serverCpu += cpuMilliseconds(side.pid) - serverBefore;
+      if (side.databasePid) databaseCpu += cpuMilliseconds(side.databasePid) - databaseBefore;
     },
     finish(): Measurement {
       for (const client of clients) client.close();
@@ -168,6 +179,8 @@ function fanoutSide(side: Side) {
         duplicates,
         outOfOrder,
         bytesPerClient,
+        serverCpuPerEvent: serverCpu / sentAt.size,
+        databaseCpuPerEvent: side.databasePid ? databaseCpu / sentAt.size : null,
         sample,
       };
     },
@@ -219,6 +232,7 @@ async function main() {
     const parleySide = fanoutSide({
       streamUrl: `${base}/api/rooms/${roomId}/events?after=${lastSeq}`,
       pid: server.pid!,
+      databasePid: database.postmasterPid,
       async send(tag) {
         const response = await fetch(`${base}/api/rooms/${roomId}/nodes`, {
           method: "POST",
@@ -298,6 +312,9 @@ async function main() {
       baseline_p99_ms: round(percentile(baseline.latencies, 99)),
       baseline_lost: baseline.lost,
       baseline_bytes_per_client: baseline.bytesPerClient,
+      server_cpu_ms_per_event: round(parley.serverCpuPerEvent),
+      database_cpu_ms_per_event: parley.databaseCpuPerEvent === null ? null : round(parley.databaseCpuPerEvent),
+      baseline_cpu_ms_per_event: round(baseline.serverCpuPerEvent),
       p99_ratio: 0,
     };
     result.p99_ratio = round(result.p99_ms / result.baseline_p99_ms, 3);
@@ -312,6 +329,10 @@ async function main() {
     console.log(`Parley writes acknowledged in ${result.write_p50_ms} ms (p50), ${result.write_p99_ms} ms (p99).`);
     console.log(
       `From the writing transaction to the client: ${result.after_write_p50_ms} ms (p50), ${result.after_write_p99_ms} ms (p99).`,
+    );
+    const database_cpu = result.database_cpu_ms_per_event === null ? "" : `, PostgreSQL ${result.database_cpu_ms_per_event} ms`;
+    console.log(
+      `CPU per event (write and delivery to ${CLIENTS} clients): Parley ${result.server_cpu_ms_per_event} ms${database_cpu}; bare node:http ${result.baseline_cpu_ms_per_event} ms.`,
     );
     const met = result.lost === 0 && result.p99_ratio <= 2;
     console.log(`\np99 is ${result.p99_ratio}× the bare broadcaster's; duplicates ${result.duplicates}, out of order ${result.out_of_order}.`);
