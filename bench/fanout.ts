@@ -203,7 +203,7 @@ async function main() {
     }
 
     const port = await freePort();
-    const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port)], {
+    const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), path.join(root, "scripts", "serve.mjs"), "-p", String(port)], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: database.url, PARLEY_WORKER: "0", PARLEY_DEMO_ROOM: "0", PORT: String(port), NODE_ENV: "production" },
       stdio: ["ignore", "ignore", "inherit"],
@@ -244,7 +244,7 @@ async function main() {
         await response.arrayBuffer();
       },
     });
-    console.log(`Connecting ${CLIENTS} clients to Parley (next start on PostgreSQL) and warming it up…`);
+    console.log(`Connecting ${CLIENTS} clients to Parley (its production server on PostgreSQL) and warming it up…`);
     await parleySide.connect();
     await parleySide.warmUp();
 

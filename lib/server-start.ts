@@ -1,7 +1,14 @@
 import { resolveAdminToken } from "@/lib/auth/admin";
 import { getEnv } from "@/lib/env";
+import { liveRouteFor } from "@/lib/http/live-routes";
 import { ensureDemoRoom } from "@/lib/rooms/ensure-demo-room";
 import { getRuntime } from "@/lib/runtime";
+
+/**
+ * Where Parley's front server (scripts/serve.mjs) finds this build's live routes: it is plain
+ * JavaScript outside the bundle, so the bundle hands them over when the server starts.
+ */
+export const LIVE_ROUTES_KEY = Symbol.for("parley.liveRoutes");
 
 /** Brings an app instance up and tells the person who started it where to go. */
 export async function startServer(): Promise<void> {
@@ -13,6 +20,7 @@ export async function startServer(): Promise<void> {
     console.error(`\n[parley] ${(error as Error).message}\n`);
     process.exit(1);
   }
+  (globalThis as Record<symbol, unknown>)[LIVE_ROUTES_KEY] = liveRouteFor;
   resolveAdminToken({ announce: (message) => console.log(`[parley] ${message}`) });
   const port = process.env.PORT ?? "3000";
   const base = `http://localhost:${port}`;

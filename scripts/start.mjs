@@ -14,7 +14,7 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.include
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const server = spawn(next, ["start", "-p", port], { cwd: root, stdio: "inherit", env: { ...process.env, PORT: port } });
+const server = spawn(process.execPath, [path.join(root, "scripts", "serve.mjs")], { cwd: root, stdio: "inherit", env: { ...process.env, PORT: port } });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));
 

@@ -18,6 +18,7 @@ const env = {
   PORT: port,
 };
 delete env.DATABASE_URL;
-const server = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-p", port], { cwd: root, stdio: "inherit", env });
+// The production server `npm start` runs, live path included.
+const server = spawn(process.execPath, [path.join(root, "scripts", "serve.mjs"), "-p", port], { cwd: root, stdio: "inherit", env });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));
