@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
 import { type CanvasNode, canvasNodes } from "@/db/schema";
-import { type WriteOptions, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import { nodeToDto } from "@/lib/rooms/dto";
 import type { CanvasAuthor } from "./author";
 import type { CreateNodeInput } from "./inputs";
 
-export interface CanvasWriteOptions extends WriteOptions {
+export interface CanvasWriteOptions extends WriteRequestOptions {
   correlationId?: string;
 }
 

@@ -105,6 +105,17 @@ describe("writeRoomEvents", () => {
     expect(Object.fromEntries(edges.map((edge) => [edge.id, edge.label]))).toEqual({ [first.id]: "", [second.id]: "echoes" });
   });
 
+  it("will not take an idempotency key without the change it names (checked by the type checker)", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const key: string | undefined = "typed";
+    const work = async () => undefined;
+    // @ts-expect-error — a key without `change` could replay another change instead of refusing it
+    const unnamed = await writeRoomEvents(database.db, roomId, work, { idempotencyKey: key });
+    const named = await writeRoomEvents(database.db, roomId, work, { idempotencyKey: key, change: { type: "node.created" } });
+    const unkeyed = await writeRoomEvents(database.db, roomId, work, {});
+    expect([unnamed, named, unkeyed].map((write) => write.events)).toEqual([[], [], []]);
+  });
+
   it("uses the same idempotency key independently in different rooms", async () => {
     const a = await createTestRoom(database.db);
     const b = await createTestRoom(database.db);

@@ -55,13 +55,20 @@ export interface ChangeIdentity {
   subject?: string;
 }
 
-export interface WriteOptions {
+/** What the caller of a write passes along: a retry key and, in tests, a clock. */
+export interface WriteRequestOptions {
   /** A retried write with the same key (per room) does nothing and returns the original event. */
   idempotencyKey?: string;
-  /** Checked against the event stored under `idempotencyKey`: a different change is a 409. */
-  change?: ChangeIdentity;
   now?: () => Date;
 }
+
+/**
+ * A write that may carry an idempotency key must say what change it makes (`change`), checked
+ * against the event stored under the key: a key reused for a different change is a 409 rather
+ * than a silent replay. The types enforce it: with a key, `change` is required.
+ */
+export type WriteOptions = Omit<WriteRequestOptions, "idempotencyKey"> &
+  ({ idempotencyKey?: undefined; change?: ChangeIdentity } | { idempotencyKey: string | undefined; change: ChangeIdentity });
 
 /** The id of what an event changed (a node, an edge, the agent a run is for), when it names one. */
 function subjectOf(event: StoredEvent): string | undefined {
