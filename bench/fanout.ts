@@ -330,9 +330,9 @@ async function main() {
     console.log(
       `From the writing transaction to the client: ${result.after_write_p50_ms} ms (p50), ${result.after_write_p99_ms} ms (p99).`,
     );
-    const database_cpu = result.database_cpu_ms_per_event === null ? "" : `, PostgreSQL ${result.database_cpu_ms_per_event} ms`;
+    const databaseFigure = result.database_cpu_ms_per_event === null ? "" : `, PostgreSQL ${result.database_cpu_ms_per_event} ms`;
     console.log(
-      `CPU per event (write and delivery to ${CLIENTS} clients): Parley ${result.server_cpu_ms_per_event} ms${database_cpu}; bare node:http ${result.baseline_cpu_ms_per_event} ms.`,
+      `CPU per event (write and delivery to ${CLIENTS} clients): Parley ${result.server_cpu_ms_per_event} ms${databaseFigure}; bare node:http ${result.baseline_cpu_ms_per_event} ms.`,
     );
     const met = result.lost === 0 && result.p99_ratio <= 2;
     console.log(`\np99 is ${result.p99_ratio}× the bare broadcaster's; duplicates ${result.duplicates}, out of order ${result.out_of_order}.`);

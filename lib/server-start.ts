@@ -8,7 +8,7 @@ import { getRuntime } from "@/lib/runtime";
  * Where Parley's front server (scripts/serve.mjs) finds this build's live routes: it is plain
  * JavaScript outside the bundle, so the bundle hands them over when the server starts.
  */
-export const LIVE_ROUTES_KEY = Symbol.for("parley.liveRoutes");
+const LIVE_ROUTES_KEY = Symbol.for("parley.liveRoutes");
 
 /** Brings an app instance up and tells the person who started it where to go. */
 export async function startServer(): Promise<void> {
