@@ -15,19 +15,21 @@ describe("a note's write on PostgreSQL", () => {
   it("takes two round trips, with or without an idempotency key, and a retry takes two as well", async () => {
     const { roomId } = await createTestRoom(database.db);
     await overSlowNetwork(database.url!, 60, async (db, roundTrips) => {
-      // Open the pool's connections and prepare the statements first.
-      // (each kind of write twice in a row, so that it reaches both connections of the pool).
-      for (const key of [undefined, undefined, "warm-1", "warm-2"]) {
-        await createNode(db, roomId, alice, { text: "warm", x: 0, y: 0 }, { idempotencyKey: key });
-      }
+      // Open the pool's connections and prepare the statements on both first: each kind of
+      // write twice at once, so that each of the pool's two connections runs one (one after
+      // the other could land on the same connection and leave the other unprepared).
+      const warm = (key?: string) => createNode(db, roomId, alice, { text: "warm", x: 0, y: 0 }, { idempotencyKey: key });
+      await Promise.all([warm(), warm()]);
+      await Promise.all([warm("warm-1"), warm("warm-2")]);
       // BEGIN + room lock; the note, the counter, the event and the notification + COMMIT.
-      expect(await roundTrips(() => createNode(db, roomId, alice, { text: "no key", x: 0, y: 0 }))).toBe(2);
+      const unkeyed = await roundTrips(() => createNode(db, roomId, alice, { text: "no key", x: 0, y: 0 }));
       // The key lookup rides with BEGIN and the lock.
       let first: unknown;
       const keyed = () => createNode(db, roomId, alice, { text: "keyed", x: 0, y: 0 }, { idempotencyKey: "browser-1" });
-      expect(await roundTrips(async () => (first = await keyed()))).toBe(2);
+      const withKey = await roundTrips(async () => (first = await keyed()));
       let retried: unknown;
-      expect(await roundTrips(async () => (retried = await keyed()))).toBe(2);
+      const retry = await roundTrips(async () => (retried = await keyed()));
+      expect({ unkeyed, withKey, retry }).toEqual({ unkeyed: 2, withKey: 2, retry: 2 });
       expect(retried).toEqual(first);
     });
     const texts = (await readEventsAfter(database.db, roomId, 1)).map((event) => (event.payload as { node: { text: string } }).node.text);
