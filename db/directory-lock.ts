@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +17,14 @@ export class DataDirectoryLockedError extends Error {
   }
 }
 
+/** What a lock file says: who holds it, and a token telling this taking of the lock from any other. */
+interface Holder {
+  pid: number;
+  host?: string;
+  since?: string;
+  token?: string;
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -25,42 +34,107 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The lock's holder; null when there is no lock file (any more). An unreadable file holds nobody. */
+function readHolder(file: string): Holder | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  try {
+    const holder = JSON.parse(text) as Holder;
+    return typeof holder.pid === "number" ? holder : { pid: 0 };
+  } catch {
+    return { pid: 0 };
+  }
+}
+
+const isLive = (holder: Holder) => holder.pid > 0 && holder.pid !== process.pid && isAlive(holder.pid);
+
 /**
  * Takes an exclusive lock on a data directory for this process, refusing when another
- * live process holds it and taking over a lock left behind by a dead one.
- * Returns a function that releases it (also released when the process exits).
+ * live process holds it and taking over a lock left behind by a dead one. Returns a function
+ * that releases it (also released when the process exits).
+ *
+ * The lock file is written whole under another name and linked into place, so no one ever
+ * reads a half-written lock, and two processes cannot both create it. A dead holder's lock is
+ * moved aside rather than deleted, then checked: if what was moved is not the dead lock that
+ * was read (another process took the lock over in between), it is put back. While the lock is
+ * held, it is checked every `checkEveryMs`; should it ever name another holder, `onLost` is
+ * called (by default the process stops), so two processes never write to one database for long.
  */
-export function lockDataDirectory(directory: string): () => void {
+export function lockDataDirectory(
+  directory: string,
+  { checkEveryMs = 2000, onLost = exitOnLostLock }: { checkEveryMs?: number; onLost?: (holder: Holder | null) => void } = {},
+): () => void {
   fs.mkdirSync(directory, { recursive: true });
   const lockPath = path.join(directory, "parley.lock");
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = fs.openSync(lockPath, "wx");
-      fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: os.hostname(), since: new Date().toISOString() }));
-      fs.closeSync(fd);
-      const release = () => {
-        try {
-          const holder = JSON.parse(fs.readFileSync(lockPath, "utf8")) as { pid: number };
-          if (holder.pid === process.pid) fs.unlinkSync(lockPath);
-        } catch {
-          // already gone
-        }
-      };
-      process.once("exit", release);
-      return release;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      let holderPid = 0;
+  const token = randomBytes(8).toString("hex");
+  const mine: Holder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token };
+  const draft = `${lockPath}.${process.pid}.${token}`;
+  fs.writeFileSync(draft, JSON.stringify(mine));
+  try {
+    for (let attempt = 0; attempt < 20; attempt++) {
       try {
-        holderPid = (JSON.parse(fs.readFileSync(lockPath, "utf8")) as { pid: number }).pid;
-      } catch {
-        // a half-written or unreadable lock is treated as stale
+        fs.linkSync(draft, lockPath);
+        return holdLock(lockPath, token, checkEveryMs, onLost);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
-      if (holderPid && holderPid !== process.pid && isAlive(holderPid)) {
-        throw new DataDirectoryLockedError(directory, holderPid);
-      }
-      fs.rmSync(lockPath, { force: true });
+      const holder = readHolder(lockPath);
+      if (!holder) continue;
+      if (isLive(holder)) throw new DataDirectoryLockedError(directory, holder.pid);
+      takeOverStaleLock(lockPath, holder, token);
+    }
+  } finally {
+    fs.rmSync(draft, { force: true });
+  }
+  throw new Error(`Could not lock ${directory}: other processes kept taking and dropping its lock.`);
+}
+
+/** Moves a dead holder's lock out of the way, putting back anything else it moved by mistake. */
+function takeOverStaleLock(lockPath: string, stale: Holder, token: string): void {
+  const aside = `${lockPath}.stale.${process.pid}.${token}`;
+  try {
+    fs.renameSync(lockPath, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  const moved = readHolder(aside);
+  const sameLock = moved && moved.pid === stale.pid && moved.token === stale.token;
+  if (!sameLock && moved && isLive(moved)) {
+    try {
+      fs.linkSync(aside, lockPath);
+    } catch {
+      // Someone took the free lock meanwhile; the holder we moved finds out at its next check.
     }
   }
-  throw new Error(`Could not lock ${directory}`);
+  fs.rmSync(aside, { force: true });
+}
+
+function holdLock(lockPath: string, token: string, checkEveryMs: number, onLost: (holder: Holder | null) => void) {
+  const check = setInterval(() => {
+    const holder = readHolder(lockPath);
+    if (holder?.token === token) return;
+    clearInterval(check);
+    onLost(holder);
+  }, checkEveryMs);
+  check.unref();
+  const release = () => {
+    clearInterval(check);
+    if (readHolder(lockPath)?.token === token) fs.rmSync(lockPath, { force: true });
+  };
+  process.once("exit", release);
+  return release;
+}
+
+function exitOnLostLock(holder: Holder | null): void {
+  console.error(
+    `[db] The embedded database's lock was taken by ${holder ? `another process (pid ${holder.pid})` : "nobody (it was removed)"}; ` +
+      "stopping so that two processes never write to it at once.",
+  );
+  process.exit(1);
 }
