@@ -26,3 +26,20 @@ export const notFound = (what: string) => new AppError(404, "not_found", `${what
 export const conflict = (message: string) => new AppError(409, "conflict", message);
 export const payloadTooLarge = (limit: number) =>
   new AppError(413, "payload_too_large", `Request body is larger than ${limit} bytes.`);
+
+/**
+ * PostgreSQL's answers to text it cannot store (a NUL character, say, in an id taken from a
+ * path): the request was bad, not the server. Checked on the error and on what it wraps.
+ */
+const UNSTORABLE_TEXT_CODES = new Set(["22021", "22P05"]);
+
+/** A 400 for a database error caused by text that cannot be stored; null for any other error. */
+export function unstorableTextError(error: unknown): AppError | null {
+  for (let current = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && UNSTORABLE_TEXT_CODES.has(code)) {
+      return badRequest("The request contains characters that cannot be stored (such as U+0000).");
+    }
+  }
+  return null;
+}

@@ -102,6 +102,18 @@ describe("the live path served outside Next.js", () => {
     expect(missingNode.status).toBe(400);
     const unknownRoom = await send("POST", `/api/rooms/${crypto.randomUUID()}/nodes`, { cookie, body: JSON.stringify({ text: "x", x: 0, y: 0 }) });
     expect(unknownRoom.status).toBe(404);
+    // Text PostgreSQL cannot hold, in a body or in the path, is a 400 rather than a crash.
+    const nul = await send("POST", `/api/rooms/${roomId}/nodes`, { cookie, body: JSON.stringify({ text: "a\u0000b", x: 0, y: 0 }) });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.message).toMatch(/^text: contains a character that cannot be stored/);
+    const lone = await send("POST", `/api/rooms/${roomId}/nodes`, { cookie, body: '{"text":"\\ud83d","x":0,"y":0}' });
+    expect(lone.status).toBe(400);
+    const nulInPath = await send("PATCH", `/api/rooms/${roomId}/nodes/x%00`, { cookie, body: JSON.stringify({ x: 1 }) });
+    expect(nulInPath.status).toBe(400);
+    const nulRoom = await send("POST", `/api/rooms/%00/nodes`, { cookie, body: JSON.stringify({ text: "x", x: 0, y: 0 }) });
+    expect(nulRoom.status).toBe(400);
+    const seat = await call(takeSeat, { url: `/api/rooms/${roomId}/seat`, method: "POST", params: { roomId }, body: { displayName: "\ud83d" } });
+    expect(seat.status).toBe(400);
     expect((await storedEvents(roomId)).length).toBe(before);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
-import { describeZodError, idempotencyKey, parseCookies, readJsonBody, respond } from "./request";
+import { describeZodError, findUnstorableText, idempotencyKey, parseCookies, readJsonBody, respond } from "./request";
 
 const schema = z.strictObject({ text: z.string().max(5), x: z.number() });
 const request = (body: string, headers: Record<string, string> = {}) =>
@@ -20,6 +20,32 @@ describe("request helpers", () => {
     await expect(readJsonBody(request('{"text":"toolong","x":1}'), schema)).rejects.toMatchObject({ message: expect.stringMatching(/^text: /) });
     await expect(readJsonBody(request(JSON.stringify({ text: "a".repeat(100), x: 1 })), schema, 50)).rejects.toMatchObject({ status: 413 });
     await expect(readJsonBody(request("{}", { "content-length": "999999" }), schema, 50)).rejects.toMatchObject({ status: 413 });
+  });
+
+  it("refuse text that cannot be stored, naming where it is", async () => {
+    const nul = readJsonBody(request(JSON.stringify({ text: "a\u0000b", x: 1 })), schema);
+    await expect(nul).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^text: contains a character that cannot be stored/) });
+    const lone = readJsonBody(request('{"text":"\\ud83d","x":1}'), schema);
+    await expect(lone).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^text: /) });
+    expect(findUnstorableText({ a: [{ b: "ok" }, { "c\u0000": 1 }] })).toBe("a.1.c\u0000");
+    expect(findUnstorableText({ a: ["ok", "\udc00x"] })).toBe("a.1");
+    expect(findUnstorableText({ a: "emoji 😀 is a whole pair", b: [1, null, true] })).toBeNull();
+    const notUtf8 = new Request("http://localhost/x", { method: "POST", body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+    await expect(readJsonBody(notUtf8, schema)).rejects.toMatchObject({ status: 400, message: "The body is not valid UTF-8." });
+  });
+
+  it("stop reading a body that passes the limit without declaring its length", async () => {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        if (pulled > 1000) controller.close();
+        else controller.enqueue(new Uint8Array(1024).fill(0x20));
+      },
+    });
+    const streamed = new Request("http://localhost/x", { method: "POST", body, duplex: "half" } as RequestInit);
+    await expect(readJsonBody(streamed, schema, 10 * 1024)).rejects.toMatchObject({ status: 413 });
+    expect(pulled).toBeLessThan(20);
   });
 
   it("read the idempotency key, refusing one that is too long", () => {
@@ -51,6 +77,10 @@ describe("request helpers", () => {
     const crash = await respond(async () => { throw new Error("secret database detail"); });
     console.error = original;
     expect(crash.status).toBe(500);
+    // PostgreSQL refusing text it cannot hold (a NUL in an id from the path) is the request's fault.
+    const refused = Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("invalid byte sequence"), { code: "22021" }) });
+    const unstorable = await respond(async () => { throw refused; });
+    expect(unstorable.status).toBe(400);
     expect(JSON.stringify(await crash.json())).not.toMatch(/secret/);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError, badRequest, payloadTooLarge } from "@/lib/errors";
+import { AppError, badRequest, payloadTooLarge, unstorableTextError } from "@/lib/errors";
 import { LIMITS } from "@/lib/protocol";
 
 export function parseCookies(header: string | null): Record<string, string> {
@@ -44,16 +44,56 @@ export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.in
   return parsed.data;
 }
 
+/**
+ * Reads a request body as UTF-8 text, stopping as soon as it passes `maxBytes` (a 413) so an
+ * oversized body is never held whole, whether or not it declared its length.
+ */
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw payloadTooLarge(maxBytes);
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, size));
+  } catch {
+    throw badRequest("The body is not valid UTF-8.");
+  }
+}
+
+/** A character no text column or JSON value in PostgreSQL can hold: NUL, or half of a surrogate pair. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The path of the first string (or key) in `value` that cannot be stored, or null. */
+export function findUnstorableText(value: unknown, path: string[] = []): string | null {
+  if (typeof value === "string") return UNSTORABLE.test(value) ? path.join(".") || "body" : null;
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (UNSTORABLE.test(key)) return [...path, key].join(".");
+    const found = findUnstorableText(item, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Reads a JSON body within the size limit and validates it; any problem is a 400 or 413 with the reason. */
 export async function readJsonBody<T extends z.ZodType>(
   request: Request,
   schema: T,
   maxBytes: number = LIMITS.requestBodyBytes,
 ): Promise<z.infer<T>> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw payloadTooLarge(maxBytes);
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) throw payloadTooLarge(maxBytes);
+  const text = await readText(request, maxBytes);
   if (!text.trim()) throw badRequest("Expected a JSON body.");
   let value: unknown;
   try {
@@ -61,6 +101,8 @@ export async function readJsonBody<T extends z.ZodType>(
   } catch (error) {
     throw badRequest(`Malformed JSON: ${(error as Error).message}`);
   }
+  const unstorable = findUnstorableText(value);
+  if (unstorable) throw badRequest(`${unstorable}: contains a character that cannot be stored (U+0000 or an unpaired surrogate).`);
   return parseInput(schema, value);
 }
 
@@ -80,6 +122,8 @@ export async function respond(work: () => Promise<Response>): Promise<Response> 
   } catch (error) {
     if (error instanceof AppError) return error.toResponse();
     if (error instanceof z.ZodError) return badRequest(describeZodError(error)).toResponse();
+    const unstorable = unstorableTextError(error);
+    if (unstorable) return unstorable.toResponse();
     console.error("[http] unexpected error:", error);
     return Response.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
   }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError, badRequest } from "@/lib/errors";
+import { AppError, badRequest, unstorableTextError } from "@/lib/errors";
 import { roomAccessByCookie } from "@/lib/http/room-access";
 import { streamRoomEvents } from "./room-event-stream";
 
@@ -20,7 +20,7 @@ function resumePoint(lastEventId: string | undefined, url: string | undefined): 
 }
 
 function sendError(response: ServerResponse, error: unknown): void {
-  const known = error instanceof AppError ? error : null;
+  const known = error instanceof AppError ? error : unstorableTextError(error);
   if (!known) console.error("[sse] unexpected error:", error);
   const body = known?.toJSON() ?? { error: { code: "internal", message: "Something went wrong on our side." } };
   response.writeHead(known?.status ?? 500, { "Content-Type": "application/json" });

@@ -3,7 +3,7 @@ import { cookies } from "next/headers";
 import { notFound } from "next/navigation";
 import { RoomView } from "@/components/room/room-view";
 import { findSeatByToken, seatCookieName } from "@/lib/auth/seats";
-import { AppError } from "@/lib/errors";
+import { AppError, unstorableTextError } from "@/lib/errors";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { getRuntime } from "@/lib/runtime";
@@ -15,7 +15,11 @@ type Props = { params: Promise<{ roomId: string }> };
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { roomId } = await params;
   const { database } = await getRuntime();
-  const room = await findRoom(database.db, roomId);
+  // An id the database cannot even hold (a NUL character) names no room.
+  const room = await findRoom(database.db, roomId).catch((error) => {
+    if (unstorableTextError(error)) return null;
+    throw error;
+  });
   return { title: room ? `${room.title} · Parley` : "Room not found · Parley" };
 }
 
@@ -23,7 +27,7 @@ export default async function RoomPage({ params }: Props) {
   const { roomId } = await params;
   const { database } = await getRuntime();
   const snapshot = await getRoomSnapshot(database.db, roomId).catch((error) => {
-    if (error instanceof AppError && error.status === 404) notFound();
+    if ((error instanceof AppError && error.status === 404) || unstorableTextError(error)) notFound();
     throw error;
   });
   const cookieStore = await cookies();
