@@ -138,4 +138,21 @@ describe("parseRoomConfig", () => {
     );
     expect(failure("- just\n- a list\n").message).toMatch(/must be a mapping/);
   });
+
+  it("refuses a file whose aliases would expand without bound, an overlong id and a framework model that is not text", () => {
+    const anchors = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
+    for (let level = 1; level < 12; level++) {
+      anchors.push(`a${level}: &a${level} [${Array.from({ length: 10 }, () => `*a${level - 1}`).join(", ")}]`);
+    }
+    const bomb = `${anchors.join("\n")}\nagents:\n  - id: a\n    backend: {type: ag2, agent_config: {llm_config: {model: m}, extra: *a11}}\n`;
+    const expanded = failure(bomb);
+    expect(expanded.status).toBe(400);
+    expect(expanded.message).toMatch(/^The file could not be read: /);
+
+    const long = failure(`agents:\n  - id: ${"a".repeat(81)}\n    backend: {type: openai}\n`);
+    expect(long.message).toBe("agents[0].id (line 2): is limited to 80 characters");
+
+    const objectModel = failure("agents:\n  - id: a\n    backend: {type: ag2, agent_config: {llm_config: {model: {name: m}}}}\n");
+    expect(objectModel.key).toBe("agents[0].backend.type");
+  });
 });

@@ -63,8 +63,8 @@ function frameworkModel(backend: unknown): { provider: Provider; model: string; 
     if (config && typeof config === "object" && !Array.isArray(config) && Array.isArray((config as { config_list?: unknown }).config_list)) {
       config = (config as { config_list: unknown[] }).config_list;
     }
-    const first = (Array.isArray(config) ? config[0] : config) as { api_type?: string; model?: string } | undefined;
-    if (first?.model) {
+    const first = (Array.isArray(config) ? config[0] : config) as { api_type?: unknown; model?: unknown } | undefined;
+    if (typeof first?.model === "string" && first.model.trim()) {
       return {
         provider: ownValue(API_TYPES, String(first.api_type ?? "openai").toLowerCase()) ?? "openai-compatible",
         model: String(first.model),
@@ -77,6 +77,22 @@ function frameworkModel(backend: unknown): { provider: Provider; model: string; 
 
 const COLORS = ["#d6336c", "#1c7ed6", "#2f9e44", "#f59f00", "#7048e8", "#0ca678", "#e8590c", "#ae3ec9", "#1098ad", "#5c940d"];
 const MAX_AGENTS = 64;
+/** An agent's id becomes its name on the roster and in the feed. */
+const MAX_AGENT_ID = 80;
+
+/**
+ * The document as plain values, for the parts read as a whole (a framework's nested config).
+ * The YAML library refuses documents whose aliases would expand without bound; that is the
+ * file's fault and is said so.
+ */
+function plainDocument(doc: Document): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    const reason = (error as Error).message.split("\n")[0]!;
+    throw new ConfigImportError(`The file could not be read: ${reason}`, null, null);
+  }
+}
 
 export interface ImportedConfig {
   task: string;
@@ -231,6 +247,7 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
     if (!reader.isMapping(at)) reader.fail(at, "must be a mapping with `id` and `backend`");
     const id = reader.optionalString([...at, "id"]);
     if (!id?.trim()) reader.fail([...at, "id"], "is required");
+    if (id.length > MAX_AGENT_ID) reader.fail([...at, "id"], `is limited to ${MAX_AGENT_ID} characters`);
     if (ids.has(id)) reader.fail([...at, "id"], `"${id}" is used by another agent`);
     ids.add(id);
     if (!reader.isMapping([...at, "backend"])) reader.fail([...at, "backend"], "is required: a mapping with `type` and `model`");
@@ -241,7 +258,7 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
     let model = reader.optionalString([...at, "backend", "model"]);
     let adapterMessage: string | undefined;
     if (FRAMEWORK_BACKENDS.has(normalized)) {
-      const named = frameworkModel(resolvePath(doc.toJS(), [...at, "backend"]));
+      const named = frameworkModel(resolvePath(plainDocument(doc), [...at, "backend"]));
       if (!named) {
         reader.fail(
           [...at, "backend", "type"],

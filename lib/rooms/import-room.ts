@@ -17,9 +17,11 @@ export type ImportRoomInput = z.input<typeof importRoomInputSchema>;
 export async function importRoom(db: Db, input: ImportRoomInput) {
   const parsed = importRoomInputSchema.parse(input);
   const config = parseRoomConfig(parsed.yaml, { offline: parsed.offline });
-  const title =
-    parsed.title ||
-    (config.task ? config.task.split("\n")[0]!.slice(0, LIMITS.roomTitle) : `Imported team of ${config.agents.length}`);
+  const firstLine = config.task
+    .split("\n")
+    .map((line) => line.trim())
+    .find(Boolean);
+  const title = parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || `Imported team of ${config.agents.length}`;
   const { room, agents } = await createRoom(db, { title, template: IMPORTED_TEMPLATE }, { agents: config.agents, settings: config.settings });
   return { room, agents, ignored: config.ignored, notes: config.notes, settings: config.settings };
 }

@@ -42,4 +42,12 @@ describe("POST /api/rooms/import", () => {
     expect(wrongShape.status).toBe(400);
     expect((await wrongShape.json()).error.message).toMatch(/unknown field\(s\) extra/);
   });
+
+  it("titles the room with the task's first line that has text", async () => {
+    const yaml = "task: |\n\n  \n  Write a lullaby\n  for a lighthouse\nagents:\n  - id: a\n    backend: {type: openai}\n";
+    const response = await POST(jsonRequest("/api/rooms/import", "POST", { yaml }));
+    expect(response.status).toBe(201);
+    const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, (await response.json()).room.id));
+    expect(room!.title).toBe("Write a lullaby");
+  });
 });
