@@ -25,7 +25,10 @@ export interface EventSink {
   write(chunk: Uint8Array): void;
   /** Bytes written but not yet taken by the client. */
   readonly buffered: number;
+  /** Ends the stream once the client has taken what is buffered. */
   end(): void;
+  /** Drops the connection at once, buffered bytes and all (a client that stopped reading). */
+  abort(): void;
 }
 
 export interface RoomEventStream {
@@ -54,14 +57,16 @@ export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSin
   let chain: Promise<void> = Promise.resolve();
   let connectionId: string | null = null;
 
-  const close = () => {
+  /** `drop`: the client is not taking what it is sent, so waiting for it to drain would hold its buffer forever. */
+  const close = (drop = false) => {
     if (closed) return;
     closed = true;
     unsubscribe();
     clearInterval(heartbeat);
     if (connectionId && options.presence) void options.presence.disconnect(connectionId).catch(() => {});
     try {
-      sink.end();
+      if (drop) sink.abort();
+      else sink.end();
     } catch {
       // the connection is already gone
     }
@@ -71,9 +76,9 @@ export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSin
     if (closed) return;
     try {
       sink.write(chunk);
-      if (sink.buffered > maxBuffered) close();
+      if (sink.buffered > maxBuffered) close(true);
     } catch {
-      close();
+      close(true);
     }
   };
 
@@ -125,7 +130,12 @@ export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSin
     queued += 1;
     chain = chain
       .then(() => handle(delivery))
-      .catch(() => {})
+      .catch((error) => {
+        // Reading the missed events failed: the client cannot be given this event in order.
+        // Ending the stream makes it reconnect and replay from the table.
+        console.error(`[sse] could not catch up in room ${roomId}; ending the stream so the client resumes:`, error);
+        close();
+      })
       .finally(() => {
         queued -= 1;
       });

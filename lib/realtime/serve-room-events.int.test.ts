@@ -4,6 +4,8 @@ import handler from "@/pages/api/rooms/[roomId]/events";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { servePagesApi } from "@/test/pages-api-server";
 import { readSse } from "@/test/sse-reader";
+import { readEventsAfter } from "@/lib/events/read-events";
+import type { RoomBus, Subscriber } from "./bus";
 import { streamRoomEvents } from "./room-event-stream";
 import { useTestRuntime } from "@/test/test-runtime";
 
@@ -122,6 +124,7 @@ describe("streamRoomEvents", () => {
     const roomId = await roomWithNotes(3);
     let buffered = 0;
     let ended = false;
+    let aborted = false;
     const written: string[] = [];
     const stream = streamRoomEvents(
       { database: context.database, bus: context.runtime.bus, roomId, after: 0, maxBufferedBytes: 100_000 },
@@ -136,16 +139,51 @@ describe("streamRoomEvents", () => {
         end: () => {
           ended = true;
         },
+        abort: () => {
+          aborted = true;
+        },
       },
     );
     await stream.ready;
-    expect(ended).toBe(false);
+    expect(aborted).toBe(false);
     expect(written.filter((frame) => frame.startsWith("id: "))).toHaveLength(4); // the room's creation and three notes
     expect(context.runtime.bus.subscriberCount(roomId)).toBe(1);
 
     buffered = 200_000;
     await createNode(context.database.db, roomId, alice, { text: "one too many", x: 0, y: 0 });
-    await eventually(() => expect(ended).toBe(true));
+    // Dropped at once: ending would wait for a client that is not reading to drain its buffer.
+    await eventually(() => expect(aborted).toBe(true));
+    expect(ended).toBe(false);
     expect(context.runtime.bus.subscriberCount(roomId)).toBe(0);
+  });
+
+  it("ends the stream when it cannot read the events it missed, so the client resumes from the table", async () => {
+    const roomId = await roomWithNotes(2);
+    let failing = false;
+    const db = new Proxy(context.database.db, {
+      get(target, property, receiver) {
+        if (failing && property === "select") throw new Error("the database went away");
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    let deliver: Subscriber = () => {};
+    const bus = { subscribe: (_room: string, subscriber: Subscriber) => ((deliver = subscriber), () => {}) } as unknown as RoomBus;
+    let ended = false;
+    const stream = streamRoomEvents(
+      { database: { ...context.database, db }, bus, roomId, after: 0 },
+      { write: () => {}, buffered: 0, end: () => (ended = true), abort: () => {} },
+    );
+    await stream.ready;
+    failing = true;
+    const quiet = console.error;
+    console.error = () => {};
+    try {
+      // Event 5 arrives while 4 was missed: the stream must read 4 first, and cannot.
+      const [latest] = await readEventsAfter(context.database.db, roomId, 2);
+      deliver({ kind: "event", event: { ...latest!, seq: 5 }, frame: new Uint8Array() });
+      await eventually(() => expect(ended).toBe(true));
+    } finally {
+      console.error = quiet;
+    }
   });
 });

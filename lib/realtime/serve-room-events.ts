@@ -64,6 +64,7 @@ export async function serveRoomEvents(request: IncomingMessage, response: Server
         return response.writableLength;
       },
       end: () => response.end(),
+      abort: () => response.destroy(),
     },
   );
   await new Promise<void>((resolve) => {
