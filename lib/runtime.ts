@@ -29,7 +29,7 @@ async function startRuntime(): Promise<Runtime> {
   const bus = new RoomBus(database);
   await bus.start();
   const presence = new PresenceTracker(database, bus, { instanceId });
-  presence.start();
+  await presence.start();
   let worker: AgentWorker | null = null;
   let scheduler: Scheduler | null = null;
   if (getEnv().PARLEY_WORKER) {

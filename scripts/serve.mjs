@@ -43,10 +43,22 @@ server.listen(port, () => {
   fetch(`http://127.0.0.1:${port}/api/health`).catch(() => {});
 });
 
+// Registered by the app with the live routes: hands running agent runs back to the queue and
+// takes this server's viewers off the rooms' watching counts. A second signal, or a shutdown
+// that takes longer than a few seconds, exits at once.
+const SHUTDOWN = Symbol.for("parley.shutdown");
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    server.closeAllConnections();
+  process.on(signal, async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
     server.close();
+    const shutdown = globalThis[SHUTDOWN];
+    if (typeof shutdown === "function") {
+      const tooLong = new Promise((resolve) => setTimeout(resolve, 5000).unref());
+      await Promise.race([shutdown().catch((error) => console.error("[parley] shutdown:", error)), tooLong]);
+    }
+    server.closeAllConnections();
     process.exit(0);
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, countDistinct, count, eq, gt, lt } from "drizzle-orm";
+import { and, countDistinct, count, eq, gt, inArray, lt } from "drizzle-orm";
 import type { Database } from "@/db";
 import { presence } from "@/db/schema";
 import type { RoomBus } from "./bus";
@@ -44,10 +44,20 @@ export class PresenceTracker {
     this.now = options.now ?? (() => new Date());
   }
 
-  start(): void {
+  /**
+   * Forgets connections this instance left behind when it last ran under the same id (a
+   * restart with `PARLEY_INSTANCE_ID` set), announcing the rooms' new counts, then starts
+   * the heartbeat.
+   */
+  async start(): Promise<void> {
     if (this.heartbeat) return;
     this.heartbeat = setInterval(() => void this.refresh().catch(() => {}), this.heartbeatMs);
     this.heartbeat.unref();
+    const left = await this.database.db
+      .delete(presence)
+      .where(eq(presence.instanceId, this.options.instanceId))
+      .returning({ roomId: presence.roomId });
+    for (const roomId of new Set(left.map((row) => row.roomId))) this.announceSoon(roomId);
   }
 
   stop(): void {
@@ -55,6 +65,22 @@ export class PresenceTracker {
     this.heartbeat = null;
     for (const timer of this.pendingAnnouncements.values()) clearTimeout(timer);
     this.pendingAnnouncements.clear();
+  }
+
+  /**
+   * For a server about to exit: removes its connections at once and announces the rooms'
+   * new counts, rather than leaving them counted until they go stale.
+   */
+  async shutdown(): Promise<void> {
+    this.stop();
+    const ids = [...this.local.keys()];
+    this.local.clear();
+    if (ids.length === 0) return;
+    const gone = await this.database.db
+      .delete(presence)
+      .where(inArray(presence.connectionId, ids))
+      .returning({ roomId: presence.roomId });
+    await Promise.all([...new Set(gone.map((row) => row.roomId))].map((roomId) => this.announce(roomId)));
   }
 
   async connect(roomId: string, seatId: string | null): Promise<string> {
@@ -87,23 +113,34 @@ export class PresenceTracker {
     return { watching: Number(row?.watching ?? 0), participants: Number(row?.participants ?? 0) };
   }
 
-  /** Refreshes this instance's connections and forgets those of instances that stopped refreshing. */
+  /**
+   * Refreshes this instance's open connections (only those: a row whose removal failed is
+   * not kept alive) and forgets every connection nobody refreshed, announcing the new
+   * counts of the rooms that lost some (an instance that died, say).
+   */
   async refresh(): Promise<void> {
     const now = this.now();
-    await this.database.db
-      .update(presence)
-      .set({ lastSeenAt: now })
-      .where(eq(presence.instanceId, this.options.instanceId));
-    await this.database.db.delete(presence).where(lt(presence.lastSeenAt, new Date(now.getTime() - this.staleAfterMs)));
+    const ids = [...this.local.keys()];
+    if (ids.length > 0) {
+      await this.database.db.update(presence).set({ lastSeenAt: now }).where(inArray(presence.connectionId, ids));
+    }
+    const gone = await this.database.db
+      .delete(presence)
+      .where(lt(presence.lastSeenAt, new Date(now.getTime() - this.staleAfterMs)))
+      .returning({ roomId: presence.roomId });
+    for (const roomId of new Set(gone.map((row) => row.roomId))) this.announceSoon(roomId);
+  }
+
+  private async announce(roomId: string): Promise<void> {
+    const counts = await this.count(roomId);
+    await this.bus.publishEphemeral({ type: "presence", room_id: roomId, payload: counts });
   }
 
   private announceSoon(roomId: string): void {
     if (this.pendingAnnouncements.has(roomId)) return;
     const timer = setTimeout(() => {
       this.pendingAnnouncements.delete(roomId);
-      void this.count(roomId)
-        .then((counts) => this.bus.publishEphemeral({ type: "presence", room_id: roomId, payload: counts }))
-        .catch(() => {});
+      void this.announce(roomId).catch(() => {});
     }, this.debounceMs);
     timer.unref();
     this.pendingAnnouncements.set(roomId, timer);
