@@ -51,3 +51,21 @@ export function useTestRuntime() {
   });
   return context;
 }
+
+/**
+ * A fresh database and a started bus on it for one test file, without the rest of a runtime:
+ * call at the top of the file, then use `context.database` and `context.bus` inside the tests.
+ */
+export function useTestBus() {
+  const context = {} as { database: TestDatabase; bus: RoomBus };
+  beforeAll(async () => {
+    context.database = await createTestDatabase();
+    context.bus = new RoomBus(context.database);
+    await context.bus.start();
+  });
+  afterAll(async () => {
+    await context.bus.stop();
+    await context.database.destroy();
+  });
+  return context;
+}

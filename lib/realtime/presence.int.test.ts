@@ -1,28 +1,17 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { presence } from "@/db/schema";
 import type { RoomEvent } from "@/lib/protocol";
 import { createTestRoom, eventually } from "@/test/fixtures";
-import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { RoomBus } from "./bus";
+import { useTestBus } from "@/test/test-runtime";
 import { PresenceTracker } from "./presence";
 
-let database: TestDatabase;
-let bus: RoomBus;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  bus = new RoomBus(database);
-  await bus.start();
-});
-afterAll(async () => {
-  await bus.stop();
-  await database.destroy();
-});
+const context = useTestBus();
 
 /** A tracker whose clock the test moves. */
 function tracker(instanceId: string) {
   let now = Date.now();
-  const presenceTracker = new PresenceTracker(database, bus, {
+  const presenceTracker = new PresenceTracker(context.database, context.bus, {
     instanceId,
     heartbeatMs: 60_000,
     staleAfterMs: 45_000,
@@ -35,7 +24,7 @@ function tracker(instanceId: string) {
 /** The watching counts announced in a room, latest last. */
 function announced(roomId: string) {
   const counts: number[] = [];
-  const unsubscribe = bus.subscribe(roomId, (delivery) => {
+  const unsubscribe = context.bus.subscribe(roomId, (delivery) => {
     if (delivery.kind === "event" && delivery.event.type === "presence") {
       counts.push((delivery.event as Extract<RoomEvent, { type: "presence" }>).payload.watching);
     }
@@ -43,15 +32,15 @@ function announced(roomId: string) {
   return { counts, unsubscribe };
 }
 
-const rowsOf = (roomId: string) => database.db.select().from(presence).where(eq(presence.roomId, roomId));
+const rowsOf = (roomId: string) => context.database.db.select().from(presence).where(eq(presence.roomId, roomId));
 
 describe("PresenceTracker", () => {
   it("keeps only its open connections fresh, so a row it failed to remove stops counting", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db);
     const { presence: instance, advance } = tracker("instance-ghosts");
     await instance.connect(roomId, null);
     // A row of this instance that is no longer open here (its removal failed).
-    await database.db.insert(presence).values({ connectionId: crypto.randomUUID(), roomId, instanceId: "instance-ghosts", seatId: null, lastSeenAt: new Date() });
+    await context.database.db.insert(presence).values({ connectionId: crypto.randomUUID(), roomId, instanceId: "instance-ghosts", seatId: null, lastSeenAt: new Date() });
     expect((await instance.count(roomId)).watching).toBe(2);
     const { counts, unsubscribe } = announced(roomId);
     for (let beat = 0; beat < 4; beat++) {
@@ -65,7 +54,7 @@ describe("PresenceTracker", () => {
   });
 
   it("announces the new count when another instance's connections go stale", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db);
     const { presence: dying } = tracker("instance-dying");
     const { presence: survivor, advance } = tracker("instance-survivor");
     await dying.connect(roomId, null);
@@ -84,7 +73,7 @@ describe("PresenceTracker", () => {
   });
 
   it("forgets what it left behind under the same id when it starts again", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db);
     const before = tracker("instance-restarting");
     await before.presence.connect(roomId, null);
     await before.presence.connect(roomId, null);
@@ -99,7 +88,7 @@ describe("PresenceTracker", () => {
   });
 
   it("removes its connections and announces at once when its server shuts down", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId } = await createTestRoom(context.database.db);
     const { presence: leaving } = tracker("instance-leaving");
     const { presence: staying } = tracker("instance-staying");
     await leaving.connect(roomId, null);
