@@ -26,6 +26,7 @@ export const broadcasts = pgTable(
     options: jsonb("options").$type<string[]>().notNull().default([]),
     status: text("status").$type<BroadcastStatus>().notNull(),
     correlationId: text("correlation_id").notNull(),
+    /** When the asker stops waiting: asked plus the room's timeout, the wait for a turn included. */
     deadlineAt: timestamp("deadline_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     openedAt: timestamp("opened_at", { withTimezone: true }),

@@ -6,6 +6,7 @@ import { readEventsAfter } from "@/lib/events/read-events";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { broadcastDeps, latencyResolver, setLatency, testSeat, waitForOpenQuestion } from "@/test/broadcasts";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { interceptTransactions } from "@/test/intercept-transactions";
 import { MockLanguageModelV4 } from "ai/test";
 import { scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
@@ -27,6 +28,40 @@ afterAll(async () => {
 async function ask(roomId: string, persona: string, question: string, extra: { targetAgents?: string[]; options?: string[] } = {}) {
   const asker = await agentByPersona(database, roomId, persona);
   return askOthers(deps, { roomId, asker, runId: null, correlationId: `test_${persona}`, question, ...extra });
+}
+
+/** A human question whose asker is gone: queued for its turn, and nobody left to take it. */
+async function leaveWaitingQuestion(roomId: string, persona: string, deadlineAt: Date | null) {
+  const asker = await agentByPersona(database, roomId, persona);
+  const [row] = await database.db
+    .insert(broadcasts)
+    .values({
+      id: `orphan-${Math.random().toString(36).slice(2)}`,
+      roomId,
+      agentId: asker.id,
+      agentName: asker.name,
+      mode: "human",
+      question: "Is anyone still there?",
+      status: "waiting_turn",
+      correlationId: "orphan",
+      deadlineAt,
+    })
+    .returning();
+  return row!;
+}
+
+/** `promise`, or a failure once `ms` have passed: a wait that should end never hangs the test. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+async function statusOf(broadcastId: string) {
+  const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.id, broadcastId));
+  return row!.status;
 }
 
 describe("ask_others in agents mode", () => {
@@ -156,7 +191,7 @@ describe("ask_others in human mode", () => {
     const answered = ask(roomId, "coder", "Rain or streetlights?", { options: ["rain", "streetlights"] });
     const open = await waitForOpenQuestion(database, roomId);
     expect(open.options).toEqual(["rain", "streetlights"]);
-    expect(open.deadlineAt!.getTime() - open.openedAt!.getTime()).toBe(1000);
+    expect(open.deadlineAt!.getTime() - open.createdAt.getTime()).toBe(1000);
     await answerHumanQuestion(database.db, roomId, open.id, seat, "streetlights, please");
     expect(await answered).toEqual({
       status: "complete",
@@ -206,6 +241,60 @@ describe("ask_others in human mode", () => {
     expect(reopened.question).toBe("Specifically: which colours?");
     await answerHumanQuestion(database.db, roomId, reopened.id, seat, "Deep blue and one warm lamp");
     expect(await again).toMatchObject({ status: "complete", responses: [{ content: "Deep blue and one warm lamp", is_human: true }] });
+  });
+
+  it("counts the wait for a turn against the timeout", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 2 });
+    const first = ask(roomId, "coder", "What mood should the song have?");
+    await waitForOpenQuestion(database, roomId);
+    const started = performance.now();
+    await within(6000, ask(roomId, "architect", "What colours should the scene use?"));
+    const waited = performance.now() - started;
+    await first;
+    expect(waited).toBeLessThan(3200);
+    const rows = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+    expect(rows.map((row) => row.status)).toEqual(["timeout", "timeout"]);
+    for (const row of rows) expect(row.deadlineAt!.getTime() - row.createdAt.getTime()).toBe(2000);
+  });
+
+  it("does not let questions whose askers are gone block the room for longer than the timeout", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 1 });
+    const seat = await testSeat(database, roomId);
+    const crashed = await leaveWaitingQuestion(roomId, "brainstormer", new Date(Date.now() + 1000));
+    // Written by an instance from before waiting questions had a deadline.
+    const undated = await leaveWaitingQuestion(roomId, "analyst", null);
+
+    const started = performance.now();
+    await within(4000, ask(roomId, "coder", "Rain or streetlights?"));
+    expect(performance.now() - started).toBeLessThan(2500);
+
+    const next = ask(roomId, "architect", "Which light should the scene have?");
+    const open = await waitForOpenQuestion(database, roomId, 3000);
+    expect(open.question).toBe("Which light should the scene have?");
+    expect(await statusOf(crashed.id)).toBe("timeout");
+    expect(await statusOf(undated.id)).toBe("timeout");
+    await answerHumanQuestion(database.db, roomId, open.id, seat, "one warm lamp");
+    expect(await next).toMatchObject({ status: "complete", responses: [{ content: "one warm lamp" }] });
+  });
+
+  it("takes its question out of the queue when waiting for a turn fails", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
+    const seat = await testSeat(database, roomId);
+    const asker = await agentByPersona(database, roomId, "coder");
+    // The first transaction files the question; the second tries to give it its turn.
+    const failing = interceptTransactions(database, (index) => {
+      if (index === 2) throw new Error("connection lost");
+    });
+    await expect(
+      askOthers({ ...deps, database: failing }, { roomId, asker, runId: null, correlationId: "c", question: "Rain?" }),
+    ).rejects.toThrow("connection lost");
+    const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+    expect(row!.status).toBe("timeout");
+
+    const next = ask(roomId, "architect", "Which light should the scene have?");
+    const open = await waitForOpenQuestion(database, roomId, 3000);
+    await answerHumanQuestion(database.db, roomId, open.id, seat, "one warm lamp");
+    expect((await next).status).toBe("complete");
   });
 });
 

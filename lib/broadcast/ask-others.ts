@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, count, eq, inArray, lt, ne } from "drizzle-orm";
-import type { Database } from "@/db";
+import { and, asc, count, eq, inArray, isNull, lt, ne, or } from "drizzle-orm";
+import type { Database, Tx } from "@/db";
 import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { type Emit, SYSTEM_ACTOR, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ResolvedModel } from "@/lib/models/registry";
 import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
@@ -94,7 +94,8 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
         options: input.options ?? [],
         status: mode === "agents" ? "pending" : "waiting_turn",
         correlationId: input.correlationId,
-        deadlineAt: mode === "agents" ? new Date(at.getTime() + settings.broadcast_timeout * 1000) : null,
+        // In human mode too: the wait for a turn counts, so the whole call ends by then.
+        deadlineAt: new Date(at.getTime() + settings.broadcast_timeout * 1000),
         createdAt: at,
       })
       .returning();
@@ -223,16 +224,16 @@ async function askAgents(
 
 /* ───────────── human mode ───────────── */
 
-type Acquired = { kind: "open"; deadline: Date } | { kind: "deferred"; history: HumanQa[] } | { kind: "wait" };
+type Turn = { kind: "open" } | { kind: "deferred"; history: HumanQa[] } | { kind: "wait" } | { kind: "ended" };
 
 async function waitForChange(
   deps: AskOthersDeps,
   roomId: string,
-  until: Date | null,
+  until: Date,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   await new Promise<void>((resolve) => {
-    const limit = until ? Math.max(0, Math.min(deps.pollMs ?? 1000, until.getTime() - Date.now())) : (deps.pollMs ?? 1000);
+    const limit = Math.max(0, Math.min(deps.pollMs ?? 1000, until.getTime() - Date.now()));
     const done = () => {
       clearTimeout(timer);
       unsubscribe();
@@ -248,25 +249,38 @@ async function waitForChange(
 }
 
 /**
- * Takes the room's single human-question slot when it is this broadcast's turn (oldest
- * waiting first). Expired open questions are timed out first, so a crashed asker cannot
- * hold the slot. The room row lock serialises this; a unique index guards it as well.
+ * Times out the room's human questions, open or waiting for a turn, whose deadline has
+ * passed: their askers have stopped waiting, or are gone. Rows written before waiting
+ * questions had a deadline get one from the room's timeout.
  */
-async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: RoomSettings, asker: Agent): Promise<Acquired> {
-  const { result } = await writeRoomEvents(deps.database.db, broadcast.roomId, async (tx, emit, at): Promise<Acquired> => {
-    const expired = await tx
-      .select()
-      .from(broadcasts)
-      .where(
-        and(
-          eq(broadcasts.roomId, broadcast.roomId),
-          eq(broadcasts.mode, "human"),
-          eq(broadcasts.status, "open"),
-          lt(broadcasts.deadlineAt, at),
-        ),
-      );
-    for (const stale of expired) await closeBroadcast(tx, emit, stale, "timeout", at, { id: "system", name: "Parley" });
+async function expireOverdueQuestions(tx: Tx, emit: Emit, roomId: string, at: Date, timeoutSeconds: number) {
+  const undatedCutoff = new Date(at.getTime() - timeoutSeconds * 1000);
+  const overdue = await tx
+    .select()
+    .from(broadcasts)
+    .where(
+      and(
+        eq(broadcasts.roomId, roomId),
+        eq(broadcasts.mode, "human"),
+        inArray(broadcasts.status, ["open", "waiting_turn"]),
+        or(lt(broadcasts.deadlineAt, at), and(isNull(broadcasts.deadlineAt), lt(broadcasts.createdAt, undatedCutoff))),
+      ),
+    );
+  for (const stale of overdue) await closeBroadcast(tx, emit, stale, "timeout", at, SYSTEM_ACTOR);
+}
 
+/**
+ * Takes the room's single human-question slot when it is this broadcast's turn (oldest
+ * waiting first). Overdue questions are timed out first, so an asker that crashed, open or
+ * still waiting, cannot hold the room. The room row lock serialises this; a unique index
+ * guards it as well.
+ */
+async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: RoomSettings, asker: Agent): Promise<Turn> {
+  const { result } = await writeRoomEvents(deps.database.db, broadcast.roomId, async (tx, emit, at): Promise<Turn> => {
+    await expireOverdueQuestions(tx, emit, broadcast.roomId, at, settings.broadcast_timeout);
+
+    const [own] = await tx.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+    if (own?.status !== "waiting_turn") return { kind: "ended" };
     const [first] = await tx
       .select({ id: broadcasts.id })
       .from(broadcasts)
@@ -294,11 +308,7 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
       return { kind: "deferred", history: history.map(({ question, answer }) => ({ question, answer })) };
     }
 
-    const deadline = new Date(at.getTime() + settings.broadcast_timeout * 1000);
-    await tx
-      .update(broadcasts)
-      .set({ status: "open", openedAt: at, deadlineAt: deadline })
-      .where(eq(broadcasts.id, broadcast.id));
+    await tx.update(broadcasts).set({ status: "open", openedAt: at }).where(eq(broadcasts.id, broadcast.id));
     emit({
       type: "broadcast.opened",
       actor: actorOf(asker),
@@ -306,37 +316,41 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
       correlationId: broadcast.correlationId,
       status: "pending",
       nextSteps: ["broadcast.response", "broadcast.closed"],
-      payload: { broadcastId: broadcast.id, deadlineAt: deadline.toISOString(), openedAt: at.toISOString() },
+      payload: { broadcastId: broadcast.id, deadlineAt: broadcast.deadlineAt!.toISOString(), openedAt: at.toISOString() },
     });
-    return { kind: "open", deadline };
+    return { kind: "open" };
   });
   return result!;
 }
 
 async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, settings: RoomSettings): Promise<AskOthersResult> {
   const db = deps.database.db;
-  let acquired: Acquired = { kind: "wait" };
-  while (acquired.kind === "wait") {
-    if (input.signal?.aborted) {
-      await writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, "timeout", at, actorOf(input.asker)));
-      return { status: "timeout", responses: [] };
+  const deadline = broadcast.deadlineAt!;
+  const timeOut = () =>
+    writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, "timeout", at, actorOf(input.asker)));
+  const stillWaiting = async (): Promise<boolean> => {
+    if (Date.now() < deadline.getTime() && !input.signal?.aborted) return true;
+    await timeOut();
+    return false;
+  };
+  try {
+    let turn: Turn = { kind: "wait" };
+    while (turn.kind === "wait" && (await stillWaiting())) {
+      turn = await tryAcquire(deps, broadcast, settings, input.asker);
+      if (turn.kind === "wait") await waitForChange(deps, input.roomId, deadline, input.signal);
     }
-    acquired = await tryAcquire(deps, broadcast, settings, input.asker);
-    if (acquired.kind === "wait") await waitForChange(deps, input.roomId, null, input.signal);
-  }
-  if (acquired.kind === "deferred") {
-    return { status: "deferred", responses: [], human_qa_history: acquired.history, human_qa_note: HUMAN_QA_NOTE };
-  }
-
-  const deadline = acquired.deadline;
-  while (true) {
-    const [row] = await db.select().from(broadcasts).where(eq(broadcasts.id, broadcast.id));
-    if (!row || row.status !== "open") break;
-    if (Date.now() >= deadline.getTime() || input.signal?.aborted) {
-      await writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, "timeout", at, actorOf(input.asker)));
-      break;
+    if (turn.kind === "deferred") {
+      return { status: "deferred", responses: [], human_qa_history: turn.history, human_qa_note: HUMAN_QA_NOTE };
     }
-    await waitForChange(deps, input.roomId, deadline, input.signal);
+    while (turn.kind === "open" && (await stillWaiting())) {
+      const [row] = await db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+      if (row?.status !== "open") break;
+      await waitForChange(deps, input.roomId, deadline, input.signal);
+    }
+  } catch (error) {
+    // Nobody is waiting for this question any more; leave nothing for the room to wait on.
+    await timeOut().catch(() => {});
+    throw error;
   }
   const responses = await db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id));
   return {
