@@ -8,7 +8,7 @@ import { broadcastDeps, latencyResolver, setLatency, testSeat, waitForOpenQuesti
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { interceptTransactions } from "@/test/intercept-transactions";
 import { MockLanguageModelV4 } from "ai/test";
-import { scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
+import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { answerHumanQuestion, skipHumanQuestion } from "./answer-question";
 import { askOthers } from "./ask-others";
@@ -105,6 +105,45 @@ describe("ask_others in agents mode", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stored = await database.db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, row!.id));
     expect(stored.map((response) => response.responderId)).not.toContain(painter.id);
+  });
+
+  it("does not store an answer, nor leave its note, when its write lands after the broadcast closed", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "agents", broadcast_timeout: 1 });
+    const asker = await agentByPersona(database, roomId, "coder");
+    const painter = await agentByPersona(database, roomId, "architect");
+    let answered = false;
+    const quick = new MockLanguageModelV4({
+      doGenerate: async () => {
+        answered = true;
+        return {
+          content: [{ type: "text", text: "A single warm lamp." }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: { inputTokens: { total: 9, noCache: 9, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
+          warnings: [],
+        };
+      },
+    });
+    await setAgentModel(database, painter.id, "mock:quick");
+    // The answer is in before the deadline, but its write reaches the database only after the close.
+    const late = interceptTransactions(database, async () => {
+      if (!answered) return;
+      answered = false;
+      await eventually(async () => {
+        const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+        expect(row!.status).toBe("timeout");
+      });
+    });
+    const result = await askOthers(
+      { ...deps, database: late, resolveModel: mockResolver({ quick }) },
+      { roomId, asker, runId: null, correlationId: "c", question: "Which light?", targetAgents: ["Scene Painter"] },
+    );
+    await late.settled();
+    expect(result).toEqual({ status: "timeout", responses: [] });
+    const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+    expect(await database.db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, row!.id))).toEqual([]);
+    expect(await database.db.select().from(agentNotes).where(eq(agentNotes.agentId, painter.id))).toEqual([]);
+    const events = await readEventsAfter(database.db, roomId, 0, 500);
+    expect(events.filter((event) => event.type === "broadcast.response")).toEqual([]);
   });
 
   it("limits active broadcasts per agent with a clear error", async () => {

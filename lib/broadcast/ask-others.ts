@@ -161,7 +161,14 @@ async function askAgents(
       },
     );
     if (!open) return;
-    await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {
+    const { result: stored } = await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {
+      // The deadline may have closed the broadcast since the check above; a late answer is not stored.
+      const [pending] = await tx
+        .select({ id: broadcasts.id })
+        .from(broadcasts)
+        .where(and(eq(broadcasts.id, broadcast.id), eq(broadcasts.status, "pending")))
+        .for("update");
+      if (!pending) return false;
       const [row] = await tx
         .insert(broadcastResponses)
         .values({
@@ -193,8 +200,9 @@ async function askAgents(
         broadcastId: broadcast.id,
         at,
       });
+      return true;
     });
-    answers.push({ responder_id: responder.name, responder_name: responder.name, content: answer.content, is_human: false });
+    if (stored) answers.push({ responder_id: responder.name, responder_name: responder.name, content: answer.content, is_human: false });
   });
 
   let timer: NodeJS.Timeout | undefined;
