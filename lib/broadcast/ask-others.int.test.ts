@@ -223,7 +223,7 @@ describe("ask_others in agents mode", () => {
 });
 
 describe("ask_others in human mode", () => {
-  it("prompts the room; an answer, a skip and a timeout each end the wait", async () => {
+  it("prompts the room; an answer, a skip and a timeout each end the wait, and the asker learns which", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 1 });
     const seat = await testSeat(database, roomId);
 
@@ -240,11 +240,11 @@ describe("ask_others in human mode", () => {
     const skipped = ask(roomId, "coder", "Anything else?");
     const second = await waitForOpenQuestion(database, roomId);
     await skipHumanQuestion(database.db, roomId, second.id, seat);
-    expect(await skipped).toEqual({ status: "complete", responses: [] });
+    expect(await skipped).toEqual({ status: "skipped", responses: [] });
 
     const started = performance.now();
     const ignored = await ask(roomId, "coder", "Still there?");
-    expect(ignored).toEqual({ status: "complete", responses: [] });
+    expect(ignored).toEqual({ status: "timeout", responses: [] });
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
     const statuses = (await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).map((row) => row.status);
     expect(statuses.sort()).toEqual(["complete", "skipped", "timeout"]);
@@ -287,9 +287,10 @@ describe("ask_others in human mode", () => {
     const first = ask(roomId, "coder", "What mood should the song have?");
     await waitForOpenQuestion(database, roomId);
     const started = performance.now();
-    await within(6000, ask(roomId, "architect", "What colours should the scene use?"));
+    const second = await within(6000, ask(roomId, "architect", "What colours should the scene use?"));
     const waited = performance.now() - started;
-    await first;
+    expect(await first).toEqual({ status: "timeout", responses: [] });
+    expect(second).toEqual({ status: "timeout", responses: [] });
     expect(waited).toBeLessThan(3200);
     const rows = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
     expect(rows.map((row) => row.status)).toEqual(["timeout", "timeout"]);
@@ -304,7 +305,7 @@ describe("ask_others in human mode", () => {
     const undated = await leaveWaitingQuestion(roomId, "analyst", null);
 
     const started = performance.now();
-    await within(4000, ask(roomId, "coder", "Rain or streetlights?"));
+    expect(await within(4000, ask(roomId, "coder", "Rain or streetlights?"))).toEqual({ status: "timeout", responses: [] });
     expect(performance.now() - started).toBeLessThan(2500);
 
     const next = ask(roomId, "architect", "Which light should the scene have?");

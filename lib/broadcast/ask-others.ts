@@ -44,7 +44,7 @@ export interface BroadcastAnswer {
 
 /** What ask_others returns to the asking agent (the seed's shape). */
 export type AskOthersResult =
-  | { status: "complete" | "timeout"; responses: BroadcastAnswer[] }
+  | { status: "complete" | "timeout" | "skipped"; responses: BroadcastAnswer[] }
   | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };
 
 function actorOf(agent: Pick<Agent, "id" | "name">) {
@@ -360,9 +360,14 @@ async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: B
     await timeOut().catch(() => {});
     throw error;
   }
-  const responses = await db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id));
+  const [[ended], responses] = await Promise.all([
+    db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
+    db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)),
+  ]);
+  // The asker is told what the room sees: answered, skipped by a person, or no answer in time.
+  const status = ended?.status === "complete" || ended?.status === "skipped" ? ended.status : "timeout";
   return {
-    status: "complete",
+    status,
     responses: responses.map((response) => ({
       responder_id: "human",
       responder_name: response.responderName,
