@@ -1,5 +1,6 @@
 import { expect, test } from "./support/fixtures";
 import { createRoomViaApi } from "./support/room-page";
+import { E2E_ADMIN_TOKEN } from "./support/constants";
 import { TcpProxy } from "./support/tcp-proxy";
 
 const LIVE = { timeout: 1000 };
@@ -90,6 +91,31 @@ test("a page whose connection is cut catches up on reconnect with nothing missin
     expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, index) => numbers[0]! + index));
     const aSeqs = await a.page.getByTestId("feed-entry").evaluateAll((entries) => entries.map((e) => e.getAttribute("data-seq")));
     expect(feedSeqs).toEqual(aSeqs);
+  } finally {
+    await proxy.stop();
+  }
+});
+
+test("a page that was away while its room was deleted says so when it comes back", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Going away");
+  const appPort = Number(new URL(baseURL!).port);
+  const proxy = new TcpProxy(appPort + 1, appPort);
+  await proxy.start();
+  try {
+    const away = await openRoom(roomId, { baseUrl: `http://localhost:${proxy.port}` });
+    const status = away.page.getByTestId("connection-status");
+    await expect(status).toHaveAttribute("data-state", "live");
+    await proxy.cut();
+    await expect(status).not.toHaveAttribute("data-state", "live");
+    // Deleted while the page could not hear it: the room's last signal went by unseen.
+    const deleted = await fetch(`${baseURL}/api/admin/rooms/${roomId}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}` },
+    });
+    expect(deleted.status).toBe(204);
+    await proxy.restore();
+    await expect(away.page.getByTestId("room-deleted")).toBeVisible({ timeout: 15_000 });
+    await expect(status).toHaveAttribute("data-state", "closed");
   } finally {
     await proxy.stop();
   }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 
 // A server of its own (not the suite's shared one), stopped and started again on the same data.
-const PORT = Number(process.env.E2E_PORT ?? 3210) + 1;
+const PORT = Number(process.env.E2E_PORT ?? 3210) + 2;
 const base = `http://127.0.0.1:${PORT}`;
 const root = path.resolve(import.meta.dirname, "..");
 

@@ -36,21 +36,44 @@ export function useRoomEvents(roomId: string, store: RoomStore): void {
         }
         const outcome = store.getState().apply(event);
         if (outcome === "gap") reopen(0);
-        if (event.type === "room.deleted") {
-          stopped = true;
-          source?.close();
-          store.getState().setConnection("closed");
-        }
+        if (event.type === "room.deleted") closeForGood();
       };
       source.onerror = () => {
         if (stopped) return;
-        if (source?.readyState === EventSource.CLOSED) {
+        if (source?.readyState !== EventSource.CLOSED) {
+          store.getState().setConnection("reconnecting");
+          return;
+        }
+        // Refused for good: a room deleted while this page was away answers 404, and its
+        // `room.deleted` (never stored) went by unseen. Ask before trying again.
+        source.close();
+        source = null;
+        store.getState().setConnection("reconnecting");
+        void roomIsGone().then((gone) => {
+          if (stopped) return;
+          if (gone) {
+            store.getState().apply({ type: "room.deleted", room_id: roomId, payload: {} });
+            closeForGood();
+            return;
+          }
           reopen(RECONNECT_DELAYS_MS[Math.min(attempt, RECONNECT_DELAYS_MS.length - 1)]!);
           attempt += 1;
-        } else {
-          store.getState().setConnection("reconnecting");
-        }
+        });
       };
+    };
+
+    const closeForGood = () => {
+      stopped = true;
+      source?.close();
+      store.getState().setConnection("closed");
+    };
+
+    const roomIsGone = async () => {
+      try {
+        return (await fetch(`/api/rooms/${roomId}`, { cache: "no-store" })).status === 404;
+      } catch {
+        return false;
+      }
     };
 
     const reopen = (delay: number) => {
