@@ -10,7 +10,9 @@ import { updateNode } from "@/lib/canvas/update-node";
 import { participantAccess } from "@/lib/http/room-access";
 import { idempotencyKey, readJsonBody, respond } from "@/lib/http/request";
 
+// People write notes; what kind of work a node is (a lyric, a scene) is the agents' to say.
 const humanNoteSchema = createNodeInputSchema.omit({ kind: true });
+const humanEditSchema = updateNodeInputSchema.omit({ kind: true }).refine((input) => Object.keys(input).length > 0, "Nothing to change");
 
 /** POST /api/rooms/[roomId]/nodes — a participant adds a sticky note. */
 export function createNoteRoute(request: Request, { roomId }: { roomId: string }): Promise<Response> {
@@ -28,7 +30,7 @@ export function createNoteRoute(request: Request, { roomId }: { roomId: string }
 export function updateNodeRoute(request: Request, { roomId, nodeId }: { roomId: string; nodeId: string }): Promise<Response> {
   return respond(async () => {
     const { runtime, seat } = await participantAccess(request, roomId);
-    const changes = await readJsonBody(request, updateNodeInputSchema);
+    const changes = await readJsonBody(request, humanEditSchema);
     const update = await updateNode(runtime.database.db, roomId, nodeId, seatActor(seat), changes, {
       idempotencyKey: idempotencyKey(request),
     });

@@ -18,9 +18,7 @@ export const createNodeInputSchema = z.strictObject({
 });
 export type CreateNodeInput = z.infer<typeof createNodeInputSchema>;
 
-export const updateNodeInputSchema = createNodeInputSchema
-  .partial()
-  .refine((input) => Object.keys(input).length > 0, "Nothing to change");
+export const updateNodeInputSchema = createNodeInputSchema.partial();
 export type UpdateNodeInput = z.infer<typeof updateNodeInputSchema>;
 
 export const createEdgeInputSchema = z.strictObject({

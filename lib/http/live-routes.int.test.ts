@@ -108,13 +108,19 @@ describe("the live path served outside Next.js", () => {
     expect(nul.body.error.message).toMatch(/^text: contains a character that cannot be stored/);
     const lone = await send("POST", `/api/rooms/${roomId}/nodes`, { cookie, body: '{"text":"\\ud83d","x":0,"y":0}' });
     expect(lone.status).toBe(400);
+    const note = await send("POST", `/api/rooms/${roomId}/nodes`, { cookie, body: JSON.stringify({ text: "mine", x: 0, y: 0 }) });
+    const relabel = await send("PATCH", `/api/rooms/${roomId}/nodes/${note.body.node.id}`, { cookie, body: JSON.stringify({ kind: "lyric" }) });
+    expect(relabel.status).toBe(400);
+    expect(relabel.body.error.message).toMatch(/unknown field\(s\) kind/);
+    const nothing = await send("PATCH", `/api/rooms/${roomId}/nodes/${note.body.node.id}`, { cookie, body: "{}" });
+    expect(nothing).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/Nothing to change/) } } });
     const nulInPath = await send("PATCH", `/api/rooms/${roomId}/nodes/x%00`, { cookie, body: JSON.stringify({ x: 1 }) });
     expect(nulInPath.status).toBe(400);
     const nulRoom = await send("POST", `/api/rooms/%00/nodes`, { cookie, body: JSON.stringify({ text: "x", x: 0, y: 0 }) });
     expect(nulRoom.status).toBe(400);
     const seat = await call(takeSeat, { url: `/api/rooms/${roomId}/seat`, method: "POST", params: { roomId }, body: { displayName: "\ud83d" } });
     expect(seat.status).toBe(400);
-    expect((await storedEvents(roomId)).length).toBe(before);
+    expect((await storedEvents(roomId)).length).toBe(before + 1); // the one note
   });
 
   it("refuses a body over the limit with 413, even one that does not declare its length", async () => {
