@@ -23,6 +23,8 @@ export const events = pgTable(
     nextSteps: jsonb("next_steps").$type<string[]>().notNull().default([]),
     errorDetails: jsonb("error_details").$type<Record<string, unknown> | null>(),
     idempotencyKey: text("idempotency_key"),
+    /** A hash of who asked for what under `idempotency_key`: a key reused for another request is refused. */
+    idempotencyFingerprint: text("idempotency_fingerprint"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [

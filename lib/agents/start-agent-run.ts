@@ -38,7 +38,7 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
       const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
       return runToDto(run);
     },
-    { ...options, change: { type: "run.queued", subject: input.agentId } },
+    { ...options, change: { type: "run.queued", subject: input.agentId, request: { by: actor.id, input } } },
   );
   return result ?? (events[0]!.payload as { run: ReturnType<typeof runToDto> }).run;
 }

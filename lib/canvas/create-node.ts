@@ -43,7 +43,7 @@ export async function createNode(
       defer(tx.insert(canvasNodes).values(row));
       emit({ type: "node.created", actor: author, correlationId: options.correlationId, payload: { node: nodeToDto(row) } });
     },
-    { ...options, change: { type: "node.created" } },
+    { ...options, change: { type: "node.created", request: { by: author.id, input } } },
   );
   return (events[0]!.payload as { node: CanvasNodeDto }).node;
 }

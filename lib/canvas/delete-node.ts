@@ -37,7 +37,7 @@ export async function deleteNode(
         payload: { nodeId, edgeIds: edges.map((edge) => edge.id) },
       });
     },
-    { ...options, change: { type: "node.deleted", subject: nodeId } },
+    { ...options, change: { type: "node.deleted", subject: nodeId, request: { by: author.id } } },
   );
   return events[0]!.payload as PayloadOf<"node.deleted">;
 }

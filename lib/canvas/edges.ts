@@ -46,7 +46,7 @@ export async function createEdge(
         .returning();
       emit({ type: "edge.created", actor: author, correlationId: options.correlationId, payload: { edge: edgeToDto(row!) } });
     },
-    { ...options, change: { type: "edge.created" } },
+    { ...options, change: { type: "edge.created", request: { by: author.id, input: rawInput } } },
   );
   return (events[0]!.payload as { edge: CanvasEdgeDto }).edge;
 }
@@ -71,7 +71,7 @@ export async function updateEdge(
       if (updated.length === 0) throw notFound(`Edge ${edgeId}`);
       emit({ type: "edge.updated", actor: author, correlationId: options.correlationId, payload: { edgeId, label: input.label } });
     },
-    { ...options, change: { type: "edge.updated", subject: edgeId } },
+    { ...options, change: { type: "edge.updated", subject: edgeId, request: { by: author.id, input } } },
   );
   return events[0]!.payload as PayloadOf<"edge.updated">;
 }
@@ -94,7 +94,7 @@ export async function deleteEdge(
       if (deleted.length === 0) throw notFound(`Edge ${edgeId}`);
       emit({ type: "edge.deleted", actor: author, correlationId: options.correlationId, payload: { edgeId } });
     },
-    { ...options, change: { type: "edge.deleted", subject: edgeId } },
+    { ...options, change: { type: "edge.deleted", subject: edgeId, request: { by: author.id } } },
   );
   return events[0]!.payload as PayloadOf<"edge.deleted">;
 }

@@ -34,7 +34,7 @@ export async function updateNode(
         payload: { nodeId, changes, version: row.version, updatedAt: now.toISOString() },
       });
     },
-    { ...options, change: { type: "node.updated", subject: nodeId } },
+    { ...options, change: { type: "node.updated", subject: nodeId, request: { by: author.id, changes } } },
   );
   return events[0]!.payload as PayloadOf<"node.updated">;
 }

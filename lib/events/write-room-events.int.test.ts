@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canvasEdges, canvasNodes, events } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { createNode } from "@/lib/canvas/create-node";
+import { updateNode } from "@/lib/canvas/update-node";
 import { createEdge, deleteEdge, updateEdge } from "@/lib/canvas/edges";
 import { storedEventSchema } from "@/lib/protocol";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
@@ -103,6 +104,23 @@ describe("writeRoomEvents", () => {
     expect((await readEventsAfter(database.db, roomId, 0)).length).toBe(seq);
     const edges = await database.db.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId));
     expect(Object.fromEntries(edges.map((edge) => [edge.id, edge.label]))).toEqual({ [first.id]: "", [second.id]: "echoes" });
+  });
+
+  it("refuses a key reused for another request, or by someone else, with 409 and writes nothing", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const ben = { ...alice, id: "human:ben", name: "Ben" };
+    const note = await createNode(database.db, roomId, alice, { text: "one", x: 0, y: 0 }, { idempotencyKey: "note" });
+    const before = await readEventsAfter(database.db, roomId, 0);
+    const refused = { status: 409, message: expect.stringMatching(/already used for a different request/) };
+    await expect(createNode(database.db, roomId, alice, { text: "two", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(refused);
+    await expect(createNode(database.db, roomId, ben, { text: "one", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(refused);
+    await updateNode(database.db, roomId, note.id, alice, { text: "edited" }, { idempotencyKey: "edit" });
+    await expect(updateNode(database.db, roomId, note.id, alice, { text: "edited again" }, { idempotencyKey: "edit" })).rejects.toMatchObject(refused);
+    // The same request again is still a retry, whatever order its fields come in.
+    expect(await createNode(database.db, roomId, alice, { y: 0, x: 0, text: "one" }, { idempotencyKey: "note" })).toEqual(note);
+    expect((await readEventsAfter(database.db, roomId, 0)).length).toBe(before.length + 1);
+    const [row] = await database.db.select().from(canvasNodes).where(eq(canvasNodes.id, note.id));
+    expect(row!.text).toBe("edited");
   });
 
   it("will not take an idempotency key without the change it names (checked by the type checker)", async () => {

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { type SQL, type SQLWrapper, and, eq, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db";
 import { finishTransaction } from "@/db/pipelined-transaction";
@@ -53,6 +53,30 @@ export type WriteWork<R> = (tx: Tx, emit: Emit, at: Date, defer: Defer) => Promi
 export interface ChangeIdentity {
   type: StoredEventType;
   subject?: string;
+  /**
+   * Who asked for what (the request's author and input). Stored as a hash with the key: a
+   * retry must ask for the same thing, or it is refused rather than answered with another
+   * request's result.
+   */
+  request?: unknown;
+}
+
+/** JSON with every object's keys in order, so equal values always read the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The hash stored beside an idempotency key: what the keyed write asked for. */
+export function requestFingerprint(change: ChangeIdentity): string | null {
+  if (change.request === undefined) return null;
+  return createHash("sha256").update(`${change.type}\n${change.subject ?? ""}\n${canonicalJson(change.request)}`).digest("base64url");
 }
 
 /** What the caller of a write passes along: a retry key and, in tests, a clock. */
@@ -141,12 +165,16 @@ async function write<R>(
   ]);
   if (!room) throw notFound("Room");
 
+  const fingerprint = key && options.change ? requestFingerprint(options.change) : null;
   if (existing) {
     const original = eventFromRow(existing);
     if (options.change && !isSameChange(original, options.change)) {
       throw conflict(
         `Idempotency-Key "${key}" was already used for a different change (${original.type}); send a new key for a new change.`,
       );
+    }
+    if (fingerprint && existing.idempotencyFingerprint && existing.idempotencyFingerprint !== fingerprint) {
+      throw conflict(`Idempotency-Key "${key}" was already used for a different request; send a new key for a new change.`);
     }
     return { events: [original], result: undefined, duplicate: true };
   }
@@ -194,6 +222,7 @@ async function write<R>(
       nextSteps: draft.nextSteps ?? [],
       errorDetails: draft.errorDetails ?? null,
       idempotencyKey: index === 0 ? (key ?? null) : null,
+      idempotencyFingerprint: index === 0 ? fingerprint : null,
       createdAt: timestamp,
     };
   });

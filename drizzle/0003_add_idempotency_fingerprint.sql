@@ -1,0 +1,1 @@
+ALTER TABLE "events" ADD COLUMN "idempotency_fingerprint" text;
