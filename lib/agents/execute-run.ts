@@ -153,15 +153,22 @@ export async function executeRun(
   let runText = "";
   let lastSaved = 0;
 
-  const flushTyping = () => {
-    if (!typingBuffer) return;
+  // Typing goes out one batch after another: sent side by side on the pool's connections, a
+  // later batch could overtake an earlier one (or the step's own event) and garble the text.
+  let typingSent: Promise<void> = Promise.resolve();
+  const flushTyping = (): Promise<void> => {
+    if (!typingBuffer) return typingSent;
     const delta = typingBuffer;
     typingBuffer = "";
-    void bus
-      .publishEphemeral({ type: "agent.typing", room_id: run.roomId, payload: { runId: run.id, agentId: agent.id, step: current.step, delta } })
-      .catch(() => {});
+    const step = current.step;
+    typingSent = typingSent.then(() =>
+      bus
+        .publishEphemeral({ type: "agent.typing", room_id: run.roomId, payload: { runId: run.id, agentId: agent.id, step, delta } })
+        .catch(() => {}),
+    );
+    return typingSent;
   };
-  const typingTimer = setInterval(flushTyping, deps.typingFlushMs ?? 80);
+  const typingTimer = setInterval(() => void flushTyping(), deps.typingFlushMs ?? 80);
   typingTimer.unref?.();
 
   try {
@@ -215,7 +222,8 @@ export async function executeRun(
           });
           break;
         case "finish-step": {
-          flushTyping();
+          // The step's typing reaches the room before the step itself.
+          await flushTyping();
           const inputTokens = part.usage.inputTokens ?? 0;
           const outputTokens = part.usage.outputTokens ?? 0;
           const costUsd = costOf(resolved.spec, inputTokens, outputTokens);
@@ -267,7 +275,7 @@ export async function executeRun(
     }
   } catch (error) {
     clearInterval(typingTimer);
-    flushTyping();
+    await flushTyping();
     const reason = options.stopReason();
     if (reason === "lease_lost" || reason === "shutdown") return null;
     if (reason === "cancelled" || options.signal.aborted) {
@@ -276,7 +284,7 @@ export async function executeRun(
     return finish("failed", errorDetails(error));
   }
   clearInterval(typingTimer);
-  flushTyping();
+  await flushTyping();
   const reason = options.stopReason();
   if (reason === "lease_lost" || reason === "shutdown") return null;
   if (reason === "cancelled") return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
