@@ -2,7 +2,8 @@ import { index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { rooms } from "./rooms";
 
 export type BoardEntryKind = "theme" | "intention" | "contribution" | "request" | "reaction" | "finding";
-export type RequestStatus = "open" | "queued" | "in_progress" | "answered" | "cancelled";
+/** `failed`: every run started for the request failed, so it is no longer served. */
+export type RequestStatus = "open" | "queued" | "in_progress" | "answered" | "cancelled" | "failed";
 
 /**
  * The shared context board: what agents tell each other about their work. Entries expire

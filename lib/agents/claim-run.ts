@@ -3,6 +3,7 @@ import type { Db } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { type Run, agents, runs } from "@/db/schema";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
+import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
 
 export interface ClaimOptions {
   /** Identifies the worker holding the lease. */
@@ -22,7 +23,7 @@ const claimable = () =>
  * other's rows. Runs whose worker died (lease expired) are claimed again.
  */
 export async function claimNextRun(db: Db, options: ClaimOptions): Promise<Run | null> {
-  const maxAttempts = options.maxAttempts ?? 3;
+  const maxAttempts = options.maxAttempts ?? MAX_RUN_ATTEMPTS;
   return db.transaction(async (tx) => {
     const rooms = rowsOf<{ room_id: string }>(
       await tx.execute(sql`
@@ -98,10 +99,12 @@ async function giveUp(tx: Parameters<Parameters<Db["transaction"]>[0]>[0], run: 
     .set({ status: "failed", finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, error })
     .where(eq(runs.id, run.id));
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
-  await writeRoomEventsInTransaction(tx, run.roomId, async (_tx, emit) =>
+  const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
+  await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit) => {
+    await settleRequest(inner, emit, run, "failed", actor);
     emit({
       type: "run.finished",
-      actor: { id: run.agentId, name: agent?.name ?? "Agent" },
+      actor,
       correlationId: run.correlationId,
       status: "error",
       errorDetails: error,
@@ -116,8 +119,8 @@ async function giveUp(tx: Parameters<Parameters<Db["transaction"]>[0]>[0], run: 
         outputTokens: run.outputTokens,
         costUsd: run.costUsd,
       },
-    }),
-  );
+    });
+  });
 }
 
 export interface HeartbeatResult {

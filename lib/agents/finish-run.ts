@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Run, runs } from "@/db/schema";
-import { setRequestStatus } from "@/lib/board/post-entry";
 import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ErrorDetails, UsageFigures } from "@/lib/protocol";
+import { settleRequest } from "./settle-request";
 
 export interface RunOutcome extends UsageFigures {
   status: "succeeded" | "failed" | "cancelled";
@@ -33,16 +33,7 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
       .where(and(...conditions))
       .returning({ id: runs.id });
     if (updated.length === 0) return false;
-    if (run.requestEntryId) {
-      await setRequestStatus(tx, emit, {
-        roomId: run.roomId,
-        entryId: run.requestEntryId,
-        status: outcome.status === "succeeded" ? "answered" : outcome.status === "cancelled" ? "cancelled" : "open",
-        runId: run.id,
-        actor: agent,
-        correlationId: run.correlationId,
-      });
-    }
+    await settleRequest(tx, emit, run, outcome.status, agent);
     emit({
       type: "run.finished",
       actor: agent,

@@ -2,7 +2,7 @@ import { APICallError } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canvasNodes, runs } from "@/db/schema";
+import { boardEntries, canvasNodes, runs } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { agentByPersona, startTestWorker } from "@/test/agents";
@@ -43,11 +43,28 @@ async function settled(roomId: string, count: number, timeout = 20_000) {
   }, timeout);
 }
 
+/** Queues a Songwriter run as the link at `depth` of a chain the Scene Painter started. */
+async function queueSongwriterAt(roomId: string, depth: number) {
+  const songwriter = await agentByPersona(database, roomId, "coder");
+  const painter = await agentByPersona(database, roomId, "architect");
+  const { result } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
+    enqueueRun(tx, emit, {
+      roomId,
+      agentId: songwriter.id,
+      trigger: "request",
+      requestedBy: { id: painter.id, name: painter.name },
+      prompt: "Write a verse.",
+      chainDepth: depth,
+      at,
+    }),
+  );
+  return result!;
+}
+
 describe("request_agent limits", () => {
   it("allows the third link of a chain and refuses the fourth", async () => {
     const { roomId } = await createTestRoom(database.db);
     const songwriter = await agentByPersona(database, roomId, "coder");
-    const painter = await agentByPersona(database, roomId, "architect");
     const asking = scriptedSteps([
       toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell the story of this." } }]),
       textStep("Asked for a story."),
@@ -55,26 +72,14 @@ describe("request_agent limits", () => {
     await setAgentModel(database, songwriter.id, "mock:asking");
     const worker = await startTestWorker(database, { resolveModel: mockResolver({ asking }) });
     try {
-      const queueAt = (depth: number) =>
-        writeRoomEvents(database.db, roomId, (tx, emit, at) =>
-          enqueueRun(tx, emit, {
-            roomId,
-            agentId: songwriter.id,
-            trigger: "request",
-            requestedBy: { id: painter.id, name: painter.name },
-            prompt: "Write a verse.",
-            chainDepth: depth,
-            at,
-          }),
-        );
-      const { result: atThree } = await queueAt(3);
+      const atThree = await queueSongwriterAt(roomId, 3);
       await settled(roomId, 1);
       const refused = (await stepsOf(roomId, atThree!.id))[0]!.toolResults[0]!;
       expect(refused.output?.ok).toBe(false);
       expect(refused.output?.error).toMatch(/link 4 of a chain limited to 3/);
       expect(await runsOf(roomId)).toHaveLength(1);
 
-      const { result: atTwo } = await queueAt(2);
+      const atTwo = await queueSongwriterAt(roomId, 2);
       const all = await settled(roomId, 3);
       const child = all.find((run) => run.parentRunId === atTwo!.id)!;
       expect(child.chainDepth).toBe(3);
@@ -101,10 +106,66 @@ describe("request_agent limits", () => {
       const steps = await stepsOf(roomId, run.id);
       expect(steps[0]!.toolResults[0]!.output?.ok).toBe(true);
       expect(steps[1]!.toolResults[0]!.output).toMatchObject({ ok: false });
-      expect(steps[1]!.toolResults[0]!.output?.error).toMatch(/Only 1 request_agent call is allowed per run/);
+      expect(steps[1]!.toolResults[0]!.output?.error).toMatch(/Only 1 request is allowed per run/);
       const children = all.filter((candidate) => candidate.parentRunId === run.id);
       expect(children).toHaveLength(1);
       expect(all.find((candidate) => candidate.id === run.id)!.status).toBe("succeeded");
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe("requests shared on the board", () => {
+  const shareRequest = (id: string) =>
+    toolStep([
+      {
+        id,
+        name: "share_creative_context",
+        input: { entryType: "request", content: { targetPersona: "analyst", ask: "Tell the story of this.", refNodeIds: [] } },
+      },
+    ]);
+
+  it("count against the run's one request, like request_agent", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const sharing = scriptedSteps([
+      shareRequest("s1"),
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "architect", prompt: "Paint it." } }]),
+      shareRequest("s2"),
+      textStep("Done."),
+    ]);
+    await setAgentModel(database, songwriter.id, "mock:sharing");
+    const worker = await startTestWorker(database, { resolveModel: mockResolver({ sharing }) });
+    try {
+      const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
+      await settled(roomId, 1);
+      const steps = await stepsOf(roomId, run.id);
+      expect(steps[0]!.toolResults[0]!.output?.ok).toBe(true);
+      expect(steps[1]!.toolResults[0]!.output?.error).toMatch(/Only 1 request is allowed per run/);
+      expect(steps[2]!.toolResults[0]!.output?.error).toMatch(/Only 1 request is allowed per run/);
+      const requests = await database.db
+        .select()
+        .from(boardEntries)
+        .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+      expect(requests).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("are refused beyond the chain's depth limit", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const sharing = scriptedSteps([shareRequest("s1"), textStep("Done.")]);
+    await setAgentModel(database, songwriter.id, "mock:sharing");
+    const worker = await startTestWorker(database, { resolveModel: mockResolver({ sharing }) });
+    try {
+      const atThree = await queueSongwriterAt(roomId, 3);
+      await settled(roomId, 1);
+      const refused = (await stepsOf(roomId, atThree!.id))[0]!.toolResults[0]!;
+      expect(refused.output?.error).toMatch(/link 4 of a chain limited to 3/);
+      expect(await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId))).toHaveLength(0);
     } finally {
       await worker.stop();
     }

@@ -7,6 +7,8 @@ import { updateRoom } from "@/lib/rooms/update-room";
 import { agentByPersona } from "@/test/agents";
 import { createTestRoom } from "@/test/fixtures";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { enqueueRun } from "./enqueue-run";
+import { finishRun } from "./finish-run";
 import { Scheduler, electScheduler, scheduleRoom } from "./scheduler";
 
 let database: TestDatabase;
@@ -17,6 +19,45 @@ beforeAll(async () => {
 afterAll(async () => {
   await database.destroy();
 });
+
+async function dueAgain(roomId: string) {
+  await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
+}
+
+/** A run of the Songwriter at `depth` of a chain, which posts a request for the Storyteller on the board. */
+async function boardRequestFromRun(roomId: string, depth: number) {
+  const songwriter = await agentByPersona(database, roomId, "coder");
+  const { result } = await writeRoomEvents(database.db, roomId, async (tx, emit, at) => {
+    const parent = await enqueueRun(tx, emit, {
+      roomId,
+      agentId: songwriter.id,
+      trigger: "human",
+      requestedBy: { id: "human:alice", name: "Alice" },
+      prompt: "Write a verse.",
+      chainDepth: depth,
+      correlationId: "wf-lighthouse",
+      at,
+    });
+    const entry = await postBoardEntry(tx, emit, {
+      roomId,
+      kind: "request",
+      content: { targetPersona: "analyst", ask: "Tell the story of the lighthouse", refNodeIds: [] },
+      author: { id: songwriter.id, name: songwriter.name, agentId: songwriter.id, runId: parent.id },
+      expiryMinutes: 60,
+      correlationId: parent.correlationId,
+      at,
+    });
+    return { parent, entry };
+  });
+  // The requesting run has ended; only the scheduler can serve its request now.
+  await finishRun(database.db, result!.parent, songwriter, { status: "succeeded", steps: 1, error: null, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, null);
+  return result!;
+}
+
+async function requestStatusOf(entryId: string) {
+  const [entry] = await database.db.select().from(boardEntries).where(eq(boardEntries.id, entryId));
+  return entry!.requestStatus;
+}
 
 describe("the scheduler", () => {
   it("lets one instance hold the scheduler lease until it lapses", async () => {
@@ -82,5 +123,43 @@ describe("the scheduler", () => {
     const scheduled = await database.db.select().from(runs);
     expect(scheduled.map((run) => run.roomId)).toEqual([on]);
     expect(scheduled.some((run) => run.roomId === off)).toBe(false);
+  });
+
+  it("serves a request a run posted on the board as the next link of that run's chain", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
+    const { parent, entry } = await boardRequestFromRun(roomId, 1);
+    const outcome = await scheduleRoom(database.db, roomId);
+    expect(outcome).toMatchObject({ kind: "request", entryId: entry.id });
+    const [served] = await database.db.select().from(runs).where(eq(runs.requestEntryId, entry.id));
+    expect(served!.parentRunId).toBe(parent.id);
+    expect(served!.chainDepth).toBe(2);
+    expect(served!.correlationId).toBe("wf-lighthouse");
+    expect(served!.trigger).toBe("request");
+  });
+
+  it("refuses a board request that would go beyond the chain's depth limit", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, max_chain_depth: 3 });
+    const { entry } = await boardRequestFromRun(roomId, 3);
+    const outcome = await scheduleRoom(database.db, roomId, () => 0);
+    expect(outcome.kind).toBe("random");
+    expect(await database.db.select().from(runs).where(eq(runs.requestEntryId, entry.id))).toHaveLength(0);
+    expect(await requestStatusOf(entry.id)).toBe("cancelled");
+  });
+
+  it("stops serving a request once as many runs as a run has attempts failed on it", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
+    const { entry } = await boardRequestFromRun(roomId, 0);
+    const storyteller = await agentByPersona(database, roomId, "analyst");
+    const failure = { errorType: "provider_error", errorMessage: "overloaded", retryPossible: false };
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await dueAgain(roomId);
+      const outcome = await scheduleRoom(database.db, roomId);
+      expect(outcome).toMatchObject({ kind: "request", entryId: entry.id });
+      const [run] = await database.db.select().from(runs).where(eq(runs.id, (outcome as { runId: string }).runId));
+      await finishRun(database.db, run!, storyteller, { status: "failed", steps: 0, error: failure, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, null);
+      expect(await requestStatusOf(entry.id)).toBe(attempt < 3 ? "open" : "failed");
+    }
+    await dueAgain(roomId);
+    expect((await scheduleRoom(database.db, roomId, () => 0)).kind).toBe("random");
   });
 });

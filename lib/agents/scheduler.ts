@@ -1,11 +1,11 @@
 import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
-import type { Database, Db } from "@/db";
+import type { Database, Db, Tx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { agents, leases, rooms, runs } from "@/db/schema";
+import { type Agent, type BoardEntry, type Run, agents, leases, rooms, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
 import { oldestOpenRequest } from "@/lib/board/read-board";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
 import { enqueueRun } from "./enqueue-run";
 import { defaultPrompt } from "./start-agent-run";
@@ -62,23 +62,8 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
 
     const request = await oldestOpenRequest(tx, roomId, at);
     if (request) {
-      const target = team.find((agent) => agent.persona === request.targetPersona);
-      if (target) {
-        const content = request.content as { ask?: string; refNodeIds?: string[] };
-        await setRequestStatus(tx, emit, { roomId, entryId: request.id, status: "queued", runId: null, actor: SCHEDULER_ACTOR });
-        const run = await enqueueRun(tx, emit, {
-          roomId,
-          agentId: target.id,
-          trigger: "scheduler",
-          requestedBy: SCHEDULER_ACTOR,
-          prompt: `${request.agentName} asks you: ${content.ask ?? "respond to this request"}`,
-          selectedNodeIds: content.refNodeIds ?? [],
-          requestEntryId: request.id,
-          at,
-        });
-        return { kind: "request", runId: run.id, entryId: request.id };
-      }
-      await setRequestStatus(tx, emit, { roomId, entryId: request.id, status: "cancelled", runId: null, actor: SCHEDULER_ACTOR });
+      const served = await serveRequest(tx, emit, { request, team, settings, at });
+      if (served) return { kind: "request", runId: served.id, entryId: request.id };
     }
 
     const template = findTemplate(room!.template);
@@ -99,6 +84,58 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
     return { kind: "random", runId: run.id, persona: agent.persona };
   });
   return result!;
+}
+
+/**
+ * Queues a run of the persona a request asks for. A request written by a run continues that
+ * run's chain — one link deeper, with it as parent and under its correlation id — so asking
+ * through the board neither restarts the chain nor escapes its depth limit. A request nobody
+ * in the room can answer, whose run is gone, or that would go beyond the limit is cancelled.
+ */
+async function serveRequest(
+  tx: Tx,
+  emit: Emit,
+  input: { request: BoardEntry; team: Agent[]; settings: RoomSettings; at: Date },
+): Promise<Run | null> {
+  const { request, team, settings, at } = input;
+  const roomId = request.roomId;
+  const [parent] = request.runId ? await tx.select().from(runs).where(eq(runs.id, request.runId)) : [];
+  const depth = parent ? parent.chainDepth + 1 : 0;
+  const target = team.find((agent) => agent.persona === request.targetPersona);
+  const answerable = target && (parent || !request.runId) && depth <= settings.max_chain_depth;
+  if (!answerable) {
+    await setRequestStatus(tx, emit, {
+      roomId,
+      entryId: request.id,
+      status: "cancelled",
+      runId: null,
+      actor: SCHEDULER_ACTOR,
+      correlationId: parent?.correlationId,
+    });
+    return null;
+  }
+  const content = request.content as { ask?: string; refNodeIds?: string[] };
+  await setRequestStatus(tx, emit, {
+    roomId,
+    entryId: request.id,
+    status: "queued",
+    runId: null,
+    actor: SCHEDULER_ACTOR,
+    correlationId: parent?.correlationId,
+  });
+  return enqueueRun(tx, emit, {
+    roomId,
+    agentId: target.id,
+    trigger: parent ? "request" : "scheduler",
+    requestedBy: parent ? { id: parent.agentId, name: request.agentName } : SCHEDULER_ACTOR,
+    prompt: `${request.agentName} asks you: ${content.ask ?? "respond to this request"}`,
+    parentRunId: parent?.id ?? null,
+    chainDepth: depth,
+    correlationId: parent?.correlationId,
+    selectedNodeIds: content.refNodeIds ?? [],
+    requestEntryId: request.id,
+    at,
+  });
 }
 
 export interface SchedulerOptions {

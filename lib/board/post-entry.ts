@@ -66,7 +66,7 @@ export async function postBoardEntry(tx: Tx, emit: Emit, input: PostEntryInput):
   return entry!;
 }
 
-/** Moves a request along (queued, in progress, answered) and tells viewers. */
+/** Moves a request along (queued, in progress, answered, …) and tells viewers. */
 export async function setRequestStatus(
   tx: Tx,
   emit: Emit,

@@ -42,7 +42,7 @@ export const boardContentSchemas = {
 
 export type BoardContent<K extends BoardEntryKindName> = z.infer<(typeof boardContentSchemas)[K]>;
 
-export const requestStatusSchema = z.enum(["open", "queued", "in_progress", "answered", "cancelled"]);
+export const requestStatusSchema = z.enum(["open", "queued", "in_progress", "answered", "cancelled", "failed"]);
 
 export const boardEntrySchema = z.object({
   id: z.string(),

@@ -6,6 +6,7 @@ import { readBoard } from "@/lib/board/read-board";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
+import { reserveRequest } from "./reserve-request";
 import { toolResult } from "./tool-result";
 
 const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
@@ -17,7 +18,8 @@ export function createBoardTools(active: ActiveRun) {
     share_creative_context: tool({
       description:
         "Share a theme, intention, contribution summary, request or reaction with the other agents on this canvas. " +
-        "They see it in their context and can react to it.",
+        "They see it in their context and can react to it. " +
+        `A request asks another persona to act; it counts towards the ${settings.max_requests_per_run} request(s) this run may make, request_agent included.`,
       inputSchema: z.object({
         entryType: sharedKinds.describe("Type of shared context entry"),
         content: z
@@ -30,6 +32,8 @@ export function createBoardTools(active: ActiveRun) {
       }),
       execute: ({ entryType, content }) =>
         toolResult(async () => {
+          // A request on the board starts a run of its target later, so it spends this run's request like request_agent.
+          const reservation = entryType === "request" ? reserveRequest(active, String(content.targetPersona ?? "")) : null;
           const { result } = await writeRoomEvents(database.db, run.roomId, (tx, emit, at) =>
             postBoardEntry(tx, emit, {
               roomId: run.roomId,
@@ -40,7 +44,10 @@ export function createBoardTools(active: ActiveRun) {
               correlationId: run.correlationId,
               at,
             }),
-          );
+          ).catch((error) => {
+            reservation?.release();
+            throw error;
+          });
           return { entryId: result!.id, kind: entryType, expiresAt: result!.expiresAt.toISOString() };
         }),
     }),

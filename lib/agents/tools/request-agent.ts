@@ -8,6 +8,7 @@ import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS } from "@/lib/protocol";
 import { enqueueRun } from "../enqueue-run";
 import type { ActiveRun } from "../run-context";
+import { reserveRequest } from "./reserve-request";
 import { toolResult } from "./tool-result";
 
 /**
@@ -17,7 +18,6 @@ import { toolResult } from "./tool-result";
  */
 export function createRequestAgentTool(active: ActiveRun) {
   const { database, run, agent, team, settings } = active;
-  const personas = team.filter((member) => member.id !== agent.id).map((member) => member.persona);
   return tool({
     description:
       "Ask another agent persona to respond to your work, e.g. ask the Scene Painter to illustrate your lyrics. " +
@@ -32,23 +32,7 @@ export function createRequestAgentTool(active: ActiveRun) {
     }),
     execute: ({ targetPersona, prompt, refNodeIds }) =>
       toolResult(async () => {
-        if (active.state.requestsMade >= settings.max_requests_per_run) {
-          throw badRequest(
-            `Only ${settings.max_requests_per_run} request_agent call${settings.max_requests_per_run === 1 ? " is" : "s are"} allowed per run; this run already made one.`,
-          );
-        }
-        const target = team.find((member) => member.persona === targetPersona);
-        if (!target || target.id === agent.id) {
-          throw badRequest(`Unknown persona "${targetPersona}". Ask one of: ${personas.join(", ")}.`);
-        }
-        const depth = run.chainDepth + 1;
-        if (depth > settings.max_chain_depth) {
-          throw badRequest(
-            `This request would be link ${depth} of a chain limited to ${settings.max_chain_depth}; finish the work yourself instead.`,
-          );
-        }
-        // Counted before writing so that two calls in one step cannot both pass the limit.
-        active.state.requestsMade += 1;
+        const { target, depth, release } = reserveRequest(active, targetPersona);
         const written = writeRoomEvents(database.db, run.roomId, async (tx, emit, at) => {
           const unique = [...new Set(refNodeIds)];
           if (unique.length) {
@@ -89,7 +73,7 @@ export function createRequestAgentTool(active: ActiveRun) {
           return { entryId: entry.id, runId: queued.id, waitingAhead: Number(ahead?.value ?? 0) };
         });
         const { result } = await written.catch((error) => {
-          active.state.requestsMade -= 1;
+          release();
           throw error;
         });
         if (!result) throw badRequest("The request could not be written.");
