@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
 import { agents, runs } from "@/db/schema";
 import { badRequest, notFound } from "@/lib/errors";
@@ -7,7 +7,9 @@ import { finishRun } from "./finish-run";
 
 /**
  * Cancels a run: a queued run is cancelled at once; a running one is flagged and its
- * worker stops at its next heartbeat or step.
+ * worker stops at its next heartbeat or step. The flag stays on the run, so a run handed
+ * back to the queue or left by a worker that died is cancelled, not started again, by the
+ * next worker to claim it.
  */
 export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor): Promise<"cancelled" | "stopping"> {
   const [run] = await db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.roomId, roomId)));
@@ -15,25 +17,29 @@ export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor
   if (run.status !== "queued" && run.status !== "running") {
     throw badRequest(`Run ${runId} has already ${run.status === "succeeded" ? "finished" : run.status}.`);
   }
-  if (run.status === "queued") {
-    const [agent] = await db.select().from(agents).where(eq(agents.id, run.agentId));
-    const cancelled = await finishRun(
-      db,
-      run,
-      { id: run.agentId, name: agent?.name ?? "Agent" },
-      {
-        status: "cancelled",
-        steps: 0,
-        error: { errorType: "cancelled", errorMessage: `Cancelled by ${by.name}.`, retryPossible: false },
-        durationMs: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-      },
-      null,
-    );
-    if (cancelled) return "cancelled";
-  }
-  await db.update(runs).set({ cancelRequested: true }).where(and(eq(runs.id, runId), eq(runs.status, "running")));
-  return "stopping";
+  const [flagged] = await db
+    .update(runs)
+    .set({ cancelRequested: true })
+    .where(and(eq(runs.id, runId), inArray(runs.status, ["queued", "running"])))
+    .returning();
+  if (!flagged) throw badRequest(`Run ${runId} has already finished.`);
+  if (flagged.status === "running") return "stopping";
+  const [agent] = await db.select().from(agents).where(eq(agents.id, flagged.agentId));
+  // Whether this write or a worker's claim ends the flagged run, it ends cancelled.
+  await finishRun(
+    db,
+    flagged,
+    { id: flagged.agentId, name: agent?.name ?? "Agent" },
+    {
+      status: "cancelled",
+      steps: 0,
+      error: { errorType: "cancelled", errorMessage: `Cancelled by ${by.name}.`, retryPossible: false },
+      durationMs: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+    },
+    null,
+  );
+  return "cancelled";
 }

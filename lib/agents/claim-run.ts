@@ -1,8 +1,9 @@
 import { and, asc, eq, lt, or, sql } from "drizzle-orm";
-import type { Db } from "@/db";
+import type { Db, Tx } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { type Run, agents, runs } from "@/db/schema";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
+import type { ErrorDetails } from "@/lib/protocol";
 import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
 
 export interface ClaimOptions {
@@ -46,72 +47,91 @@ export async function claimNextRun(db: Db, options: ClaimOptions): Promise<Run |
       );
       if (!capacity || Number(capacity.running) >= Number(capacity.max)) continue;
 
-      const [candidate] = await tx
-        .select()
-        .from(runs)
-        .where(and(eq(runs.roomId, roomId), claimable()))
-        .orderBy(asc(runs.createdAt))
-        .limit(1)
-        .for("update", { skipLocked: true });
-      if (!candidate) continue;
-
-      if (candidate.status === "running" && candidate.attempts >= maxAttempts) {
-        await giveUp(tx, candidate);
-        continue;
-      }
-
-      const [claimed] = await tx
-        .update(runs)
-        .set({
-          status: "running",
-          leaseOwner: options.owner,
-          leaseExpiresAt: sql`now() + ${options.leaseMs} * interval '1 millisecond'`,
-          attempts: sql`${runs.attempts} + 1`,
-          startedAt: sql`coalesce(${runs.startedAt}, now())`,
-          cancelRequested: false,
-        })
-        .where(eq(runs.id, candidate.id))
-        .returning();
-      const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, claimed!.agentId));
-      await writeRoomEventsInTransaction(tx, roomId, async (_tx, emit, at) =>
-        emit({
-          type: "run.started",
-          actor: { id: claimed!.agentId, name: agent?.name ?? "Agent" },
-          correlationId: claimed!.correlationId,
-          status: "pending",
-          payload: { runId: claimed!.id, agentId: claimed!.agentId, attempt: claimed!.attempts, startedAt: at.toISOString() },
-        }),
-      );
-      return claimed!;
+      const claimed = await claimInRoom(tx, roomId, options, maxAttempts);
+      if (claimed) return claimed;
     }
     return null;
   });
 }
 
-async function giveUp(tx: Parameters<Parameters<Db["transaction"]>[0]>[0], run: Run) {
-  const error = {
-    errorType: "worker_lost",
-    errorMessage: `The run's worker stopped responding ${run.attempts} times; giving up.`,
-    retryPossible: false,
-  };
+/**
+ * Claims the oldest runnable run of a room. Runs that must not start again are ended on the
+ * way: one whose cancel was requested (it may have been handed back, or its worker died),
+ * and one whose lease lapsed too often.
+ */
+async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAttempts: number): Promise<Run | null> {
+  for (;;) {
+    const [candidate] = await tx
+      .select()
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), claimable()))
+      .orderBy(asc(runs.createdAt))
+      .limit(1)
+      .for("update", { skipLocked: true });
+    if (!candidate) return null;
+
+    if (candidate.cancelRequested) {
+      await endUnclaimed(tx, candidate, "cancelled", {
+        errorType: "cancelled",
+        errorMessage: "Cancelled before it could run again.",
+        retryPossible: false,
+      });
+      continue;
+    }
+    if (candidate.status === "running" && candidate.attempts >= maxAttempts) {
+      await endUnclaimed(tx, candidate, "failed", {
+        errorType: "worker_lost",
+        errorMessage: `The run's worker stopped responding ${candidate.attempts} times; giving up.`,
+        retryPossible: false,
+      });
+      continue;
+    }
+
+    const [claimed] = await tx
+      .update(runs)
+      .set({
+        status: "running",
+        leaseOwner: options.owner,
+        leaseExpiresAt: sql`now() + ${options.leaseMs} * interval '1 millisecond'`,
+        attempts: sql`${runs.attempts} + 1`,
+        startedAt: sql`coalesce(${runs.startedAt}, now())`,
+      })
+      .where(eq(runs.id, candidate.id))
+      .returning();
+    const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, claimed!.agentId));
+    await writeRoomEventsInTransaction(tx, roomId, async (_tx, emit, at) =>
+      emit({
+        type: "run.started",
+        actor: { id: claimed!.agentId, name: agent?.name ?? "Agent" },
+        correlationId: claimed!.correlationId,
+        status: "pending",
+        payload: { runId: claimed!.id, agentId: claimed!.agentId, attempt: claimed!.attempts, startedAt: at.toISOString() },
+      }),
+    );
+    return claimed!;
+  }
+}
+
+/** Ends a run no worker is executing, and announces it like any finished run. */
+async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", error: ErrorDetails) {
   await tx
     .update(runs)
-    .set({ status: "failed", finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, error })
+    .set({ status, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, streamingText: "", error })
     .where(eq(runs.id, run.id));
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
   const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
   await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit) => {
-    await settleRequest(inner, emit, run, "failed", actor);
+    await settleRequest(inner, emit, run, status, actor);
     emit({
       type: "run.finished",
       actor,
       correlationId: run.correlationId,
-      status: "error",
+      status: status === "failed" ? "error" : "success",
       errorDetails: error,
       payload: {
         runId: run.id,
         agentId: run.agentId,
-        status: "failed",
+        status,
         steps: run.steps,
         error,
         durationMs: 0,
