@@ -1,7 +1,7 @@
-import { and, asc, eq, lt, or, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, lt, or, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { type Run, agents, runs } from "@/db/schema";
+import { type Run, agents, rooms, runs } from "@/db/schema";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
 import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
@@ -17,35 +17,41 @@ export interface ClaimOptions {
 const claimable = () =>
   or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, sql`now()`)));
 
+/** How many more runs a room may start: its `max_concurrent_runs` less its running runs with live leases. */
+const freeSlots = (roomId: SQL) => sql`
+  (select coalesce((settings->>'max_concurrent_runs')::int, 3) from ${rooms} where id = ${roomId})
+  - (select count(*) from ${runs} where room_id = ${roomId} and status = 'running' and lease_expires_at >= now())`;
+
 /**
  * Claims the oldest runnable run of any room whose running runs (with live leases) are
- * below its `max_concurrent_runs`. A transaction-scoped advisory lock per room makes the
- * count-then-claim atomic across instances; `FOR UPDATE SKIP LOCKED` keeps workers off each
- * other's rows. Runs whose worker died (lease expired) are claimed again.
+ * below its `max_concurrent_runs`. Rooms are picked among those with a free slot, so full
+ * rooms with long queues cannot hide one that could start a run. A transaction-scoped
+ * advisory lock per room makes the count-then-claim atomic across instances; `FOR UPDATE
+ * SKIP LOCKED` keeps workers off each other's rows. Runs whose worker died (lease expired)
+ * are claimed again.
  */
 export async function claimNextRun(db: Db, options: ClaimOptions): Promise<Run | null> {
   const maxAttempts = options.maxAttempts ?? MAX_RUN_ATTEMPTS;
   return db.transaction(async (tx) => {
-    const rooms = rowsOf<{ room_id: string }>(
+    const candidates = rowsOf<{ room_id: string }>(
       await tx.execute(sql`
-        select room_id from ${runs}
-        where ${claimable()}
-        group by room_id
-        order by min(created_at)
+        select waiting.room_id from (
+          select room_id, min(created_at) as oldest from ${runs}
+          where ${claimable()}
+          group by room_id
+        ) as waiting
+        where ${freeSlots(sql`waiting.room_id`)} > 0
+        order by waiting.oldest
         limit 25`),
     );
-    for (const { room_id: roomId } of rooms) {
+    for (const { room_id: roomId } of candidates) {
       const [lock] = rowsOf<{ locked: boolean }>(
         await tx.execute(sql`select pg_try_advisory_xact_lock(hashtextextended(${`parley-claim:${roomId}`}, 0)) as locked`),
       );
       if (!lock?.locked) continue;
-      const [capacity] = rowsOf<{ running: number | string; max: number | string }>(
-        await tx.execute(sql`
-          select
-            (select count(*) from ${runs} where room_id = ${roomId} and status = 'running' and lease_expires_at >= now()) as running,
-            (select coalesce((settings->>'max_concurrent_runs')::int, 3) from rooms where id = ${roomId}) as max`),
-      );
-      if (!capacity || Number(capacity.running) >= Number(capacity.max)) continue;
+      // Counted again under the lock: another worker may have filled the room since.
+      const [room] = rowsOf<{ free: number | string }>(await tx.execute(sql`select ${freeSlots(sql`${roomId}`)} as free`));
+      if (!room || Number(room.free) <= 0) continue;
 
       const claimed = await claimInRoom(tx, roomId, options, maxAttempts);
       if (claimed) return claimed;
