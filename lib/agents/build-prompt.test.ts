@@ -87,13 +87,16 @@ describe("buildPrompt", () => {
     expect(prompt).not.toMatch(/entry-15 /);
   });
 
-  it("holds the context to the token budget by dropping the oldest board entries, then the oldest nodes", () => {
+  it("holds the context to the token budget by dropping the oldest board entries and the oldest nodes", () => {
     const board = Array.from({ length: 15 }, (_, index) => entry(index));
     const nodes = Array.from({ length: 60 }, (_, index) => node(index));
     const requests = [entry(99, "request")];
     const built = buildPrompt(context({ board, canvas: { nodes, edges: [] }, requests }));
     expect(built.contextTokens).toBeLessThanOrEqual(DEFAULT_ROOM_SETTINGS.context_token_budget);
-    expect(built.dropped.boardEntries).toBe(15);
+    expect(built.dropped.boardEntries).toBeGreaterThan(0);
+    expect(built.dropped.boardEntries).toBeLessThan(15);
+    expect(built.prompt).toMatch(/entry-0 /);
+    expect(built.prompt).not.toMatch(/entry-14 /);
     expect(built.dropped.canvasNodes).toBeGreaterThan(0);
     expect(built.prompt).toMatch(/entry-99/);
     expect(built.prompt).toMatch(/node-59/);
@@ -103,5 +106,53 @@ describe("buildPrompt", () => {
     expect(roomy.dropped.canvasNodes).toBe(0);
     expect(roomy.dropped.boardEntries).toBeLessThan(15);
     expect(estimateTokens(roomy.prompt)).toBeGreaterThan(0);
+  });
+
+  it("holds every section to the budget, keeping the request it serves and the latest notes", () => {
+    const requests = Array.from({ length: 10 }, (_, index) => ({
+      ...entry(100 + index, "request"),
+      content: { targetPersona: "coder", ask: `Request ${index}: ${"x".repeat(590)}`, refNodeIds: [] },
+    }));
+    const notes = Array.from({ length: 40 }, (_, index) => `Note ${index}: ${"the gulls answered ".repeat(12)}`);
+    const built = buildPrompt(
+      context({
+        requests,
+        notes,
+        run: { prompt: "Write a verse.", trigger: "request", requestedByName: "Idea Weaver", chainDepth: 1, requestEntryId: "entry-100" },
+      }),
+    );
+    const budget = DEFAULT_ROOM_SETTINGS.context_token_budget;
+    expect(built.contextTokens).toBeLessThanOrEqual(budget);
+    const outsideBudget = built.prompt.slice(0, built.prompt.indexOf("\n\n## ", built.prompt.indexOf("## Why you were started")));
+    expect(estimateTokens(built.prompt) - estimateTokens(outsideBudget)).toBeLessThanOrEqual(budget);
+    expect(built.prompt).toMatch(/entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"coder","ask":"Request 0: x+…"/);
+    expect(built.prompt).toMatch(/- Note 39: /);
+    expect(built.prompt).not.toMatch(/- Note 0: /);
+    expect(built.dropped.notes).toBeGreaterThan(0);
+  });
+
+  it("counts the room brief, referenced nodes and people's answers, truncating long ones", () => {
+    const referencedNodes = Array.from({ length: 20 }, (_, index) => ({ ...node(index), text: `Referenced ${index} ${"y".repeat(600)}` }));
+    const built = buildPrompt(
+      context({
+        settings: { ...DEFAULT_ROOM_SETTINGS, task: `Brief ${"z".repeat(3990)}` },
+        referencedNodes,
+        canvas: { nodes: Array.from({ length: 30 }, (_, index) => node(index)), edges: [] },
+        board: Array.from({ length: 15 }, (_, index) => entry(index)),
+        extraSections: [
+          {
+            title: "Answers from the people in this room",
+            lines: Array.from({ length: 30 }, (_, index) => `- Q: Question ${index}?\n  A: Answer ${index} ${"w".repeat(500)}`),
+          },
+        ],
+      }),
+    );
+    expect(built.contextTokens).toBeLessThanOrEqual(DEFAULT_ROOM_SETTINGS.context_token_budget);
+    expect(built.prompt).toMatch(/## Room brief\nBrief z+…\n/);
+    expect(built.prompt).toMatch(/- node node-0 \[note\] by Ada at \(0, 0\): "Referenced 0 y+…"/);
+    expect(built.prompt).toMatch(/Answer 29 /);
+    expect(built.prompt).toMatch(/entry-0 /);
+    expect(built.prompt).toMatch(/node-29 /);
+    expect(built.dropped.referencedNodes).toBeGreaterThan(0);
   });
 });

@@ -12,7 +12,7 @@ export interface PromptContext {
   agent: PromptAgent;
   team: Pick<AgentDto, "name" | "persona" | "role" | "description">[];
   settings: RoomSettings;
-  run: { prompt: string; trigger: string; requestedByName: string; chainDepth: number };
+  run: { prompt: string; trigger: string; requestedByName: string; chainDepth: number; requestEntryId?: string | null };
   canvas: { nodes: CanvasNodeDto[]; edges: CanvasEdgeDto[] };
   referencedNodes: CanvasNodeDto[];
   /** Board entries from other runs, newest first. */
@@ -21,17 +21,25 @@ export interface PromptContext {
   requests: BoardEntryDto[];
   /** "While you were working" notes for this agent (answers its shadow gave, etc.). */
   notes: string[];
-  /** Extra sections contributed by features such as broadcasts (already formatted). */
-  extraSections?: { title: string; body: string }[];
+  /** Extra sections contributed by features such as broadcasts: formatted lines, oldest first. */
+  extraSections?: { title: string; lines: string[] }[];
   toolNames: string[];
 }
 
 export interface BuiltPrompt {
   system: string;
   prompt: string;
-  /** Estimated tokens of the injected collaboration context, after trimming. */
+  /** Estimated tokens of everything injected besides the task itself, after trimming. */
   contextTokens: number;
-  dropped: { boardEntries: number; canvasNodes: number };
+  /** What was left out to stay within the budget, by section. */
+  dropped: {
+    boardEntries: number;
+    canvasNodes: number;
+    requests: number;
+    referencedNodes: number;
+    notes: number;
+    extraLines: number;
+  };
 }
 
 /** Rough token count (about four characters a token), good enough for budgeting context. */
@@ -40,8 +48,19 @@ export function estimateTokens(text: string): number {
 }
 
 function oneLine(text: string, max: number): string {
-  const single = text.replace(/\s+/g, " ").trim();
-  return single.length > max ? `${single.slice(0, max - 1)}…` : single;
+  return clip(text.replace(/\s+/g, " ").trim(), max);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Shortens each line of a multi-line item (a question and its answer) on its own, keeping its indent. */
+function clipLines(text: string, max: number): string {
+  return text
+    .split("\n")
+    .map((line) => line.match(/^\s*/)![0] + oneLine(line, max))
+    .join("\n");
 }
 
 const COLLABORATION_GUIDANCE = [
@@ -86,19 +105,85 @@ export function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
   return `- node ${node.id} [${node.kind}] by ${node.authorName} at (${Math.round(node.x)}, ${Math.round(node.y)}): "${oneLine(node.text, textLength)}"`;
 }
 
-export function formatBoardLine(entry: BoardEntryDto): string {
-  return `- entry ${entry.id} [${entry.agentName} · ${entry.kind}] ${JSON.stringify(entry.content)}`;
+/** An entry's content with long text shortened, still valid JSON (agents and the script model parse it). */
+function shortContent(content: Record<string, unknown>, textLength: number): string {
+  return JSON.stringify(content, (_key, value: unknown) => (typeof value === "string" ? oneLine(value, textLength) : value));
 }
 
-export function formatRequestLine(entry: BoardEntryDto): string {
-  return `- entry ${entry.id} [${entry.agentName} asks] ${JSON.stringify(entry.content)}`;
+export function formatBoardLine(entry: BoardEntryDto, textLength = 300): string {
+  return `- entry ${entry.id} [${entry.agentName} · ${entry.kind}] ${shortContent(entry.content, textLength)}`;
+}
+
+export function formatRequestLine(entry: BoardEntryDto, textLength = 300): string {
+  return `- entry ${entry.id} [${entry.agentName} asks] ${shortContent(entry.content, textLength)}`;
+}
+
+/**
+ * A part of the prompt that competes for the context budget: `count` items of which the
+ * first `kept` are shown (items are ordered most important first), never fewer than
+ * `required`. A section holding more than its `share` of the budget is trimmed before the
+ * others, so no one section — a big canvas, many long requests — crowds out the rest.
+ */
+interface BudgetedSection {
+  count: number;
+  kept: number;
+  required: number;
+  share: number;
+  render: (kept: number) => string;
+}
+
+/** A titled list shown in its own order, keeping its most important lines (`first` or `last`) when trimmed. */
+function listSection(
+  title: string,
+  lines: string[],
+  keep: "first" | "last",
+  share: number,
+  options: { required?: number; footer?: string } = {},
+): BudgetedSection {
+  const ranked = keep === "first" ? lines : lines.slice().reverse();
+  return {
+    count: lines.length,
+    kept: lines.length,
+    required: Math.min(options.required ?? 0, lines.length),
+    share,
+    render: (kept) => {
+      if (kept === 0) return "";
+      const shown = keep === "first" ? ranked.slice(0, kept) : ranked.slice(0, kept).reverse();
+      return [`## ${title}`, ...shown, options.footer].filter(Boolean).join("\n");
+    },
+  };
+}
+
+/**
+ * Trims sections (listed most important first) until their estimated tokens fit the budget:
+ * each time, the least important item of the least important section over its share goes,
+ * or — when none is over its share — of the least important section that can lose one.
+ */
+function fitToBudget(sections: BudgetedSection[], budget: number): number {
+  const tokens = sections.map((section) => estimateTokens(section.render(section.kept)));
+  let total = tokens.reduce((sum, value) => sum + value, 0);
+  while (total > budget) {
+    const trimmable = sections.map((_, index) => index).filter((index) => sections[index]!.kept > sections[index]!.required);
+    if (trimmable.length === 0) break;
+    const over = trimmable.filter((index) => tokens[index]! > sections[index]!.share * budget);
+    const index = (over.length ? over : trimmable).at(-1)!;
+    const section = sections[index]!;
+    section.kept -= 1;
+    total -= tokens[index]!;
+    tokens[index] = estimateTokens(section.render(section.kept));
+    total += tokens[index]!;
+  }
+  return total;
 }
 
 /**
  * Builds what an agent reads at the start of a run: persona and collaboration guidance in
  * the system prompt; the task, the canvas, the shared board and the requests addressed to
- * it in the user message. The collaboration context is held to the room's token budget by
- * dropping the oldest board entries first, then the oldest canvas nodes.
+ * it in the user message. Everything besides the task is held to the room's token budget:
+ * long entries are shortened, and sections are trimmed in this order of importance — the
+ * room brief and the request the run serves (always kept), other requests, referenced
+ * nodes, notes, people's answers, the canvas (newest nodes kept) and the board (newest
+ * entries kept) — with each section's share of the budget protected from the ones below it.
  */
 export function buildPrompt(context: PromptContext): BuiltPrompt {
   const { agent, settings } = context;
@@ -123,57 +208,64 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
       : context.run.trigger === "scheduler"
         ? "Started by the scheduler."
         : `Started by ${context.run.requestedByName}.`;
+  const instructions = `## Task\n${context.run.prompt}\n\n## Why you were started\n${why}`;
 
-  const fixed: string[] = [`## Task\n${context.run.prompt}`, `## Why you were started\n${why}`];
-  if (settings.task) fixed.push(`## Room brief\n${settings.task}`);
-  if (context.referencedNodes.length) {
-    fixed.push(`## Nodes referenced for you\n${context.referencedNodes.map((node) => formatNodeLine(node, 600)).join("\n")}`);
-  }
-  if (context.requests.length) {
-    fixed.push(
-      `## Requests directed at you\n${context.requests.map(formatRequestLine).join("\n")}\nPlease address these requests in your work if relevant.`,
-    );
-  }
-  if (context.notes.length) fixed.push(`## While you were working\n${context.notes.map((note) => `- ${note}`).join("\n")}`);
-  for (const section of context.extraSections ?? []) fixed.push(`## ${section.title}\n${section.body}`);
+  const servesFirst = !!context.run.requestEntryId && context.requests[0]?.id === context.run.requestEntryId;
+  const requests = listSection(
+    "Requests directed at you",
+    context.requests.map((request) => formatRequestLine(request)),
+    "first",
+    0.2,
+    { required: servesFirst ? 1 : 0, footer: "Please address these requests in your work if relevant." },
+  );
+  const brief = listSection("Room brief", settings.task ? [clip(settings.task.trim(), 1200)] : [], "first", 0.15, { required: 1 });
+  const referenced = listSection(
+    "Nodes referenced for you",
+    context.referencedNodes.map((node) => formatNodeLine(node, 400)),
+    "first",
+    0.25,
+  );
+  const notes = listSection("While you were working", context.notes.map((note) => `- ${oneLine(note, 400)}`), "last", 0.1);
+  const extras = (context.extraSections ?? []).map((section) =>
+    listSection(section.title, section.lines.map((line) => clipLines(line, 300)), "last", 0.1),
+  );
 
-  const budget = settings.context_token_budget;
-  let board = context.board.slice(0, settings.board_entries_in_prompt);
-  let nodes = context.canvas.nodes.slice();
-  const nodeIds = () => new Set(nodes.map((node) => node.id));
-  const render = () => {
-    const sections: string[] = [];
-    const ids = nodeIds();
-    const edges = context.canvas.edges.filter((edge) => ids.has(edge.sourceId) && ids.has(edge.targetId));
-    const canvasLines = [
-      ...nodes.map((node) => formatNodeLine(node)),
-      ...edges.map((edge) => `- edge ${edge.id}: node ${edge.sourceId} → node ${edge.targetId} "${oneLine(edge.label, 60)}"`),
-    ];
-    sections.push(
-      `## Canvas (${context.canvas.nodes.length} nodes, ${context.canvas.edges.length} edges)\n${canvasLines.join("\n") || "(empty)"}`,
-    );
-    if (board.length) {
-      sections.push(`## Creative context from other agents\n${board.map(formatBoardLine).join("\n")}`);
-    }
-    return sections.join("\n\n");
+  const allNodes = context.canvas.nodes;
+  const canvas: BudgetedSection = {
+    count: allNodes.length,
+    kept: allNodes.length,
+    required: 0,
+    share: 0.4,
+    render: (kept) => {
+      const nodes = allNodes.slice(allNodes.length - kept);
+      const ids = new Set(nodes.map((node) => node.id));
+      const edges = context.canvas.edges.filter((edge) => ids.has(edge.sourceId) && ids.has(edge.targetId));
+      const lines = [
+        ...nodes.map((node) => formatNodeLine(node)),
+        ...edges.map((edge) => `- edge ${edge.id}: node ${edge.sourceId} → node ${edge.targetId} "${oneLine(edge.label, 60)}"`),
+      ];
+      const none = allNodes.length ? "(left out: the context budget is spent)" : "(empty)";
+      return `## Canvas (${allNodes.length} nodes, ${context.canvas.edges.length} edges)\n${lines.join("\n") || none}`;
+    },
   };
+  const boardEntries = context.board.slice(0, settings.board_entries_in_prompt);
+  const board = listSection("Creative context from other agents", boardEntries.map((entry) => formatBoardLine(entry)), "first", 0.3);
 
-  let contextText = render();
-  const fixedTokens = estimateTokens(fixed.filter((part) => part.startsWith("## Requests")).join("\n"));
-  while (estimateTokens(contextText) + fixedTokens > budget && (board.length > 0 || nodes.length > 0)) {
-    if (board.length > 0) board = board.slice(0, -1);
-    else nodes = nodes.slice(1);
-    contextText = render();
-  }
-
-  const prompt = [...fixed, contextText].join("\n\n");
+  const contextTokens = fitToBudget([brief, requests, referenced, notes, ...extras, canvas, board], settings.context_token_budget);
+  const shown = [brief, referenced, requests, notes, ...extras, canvas, board].map((section) => section.render(section.kept));
+  const prompt = [instructions, ...shown].filter(Boolean).join("\n\n");
+  const droppedFrom = (section: BudgetedSection) => section.count - section.kept;
   return {
     system,
     prompt,
-    contextTokens: estimateTokens(contextText) + fixedTokens,
+    contextTokens,
     dropped: {
-      boardEntries: Math.min(context.board.length, settings.board_entries_in_prompt) - board.length,
-      canvasNodes: context.canvas.nodes.length - nodes.length,
+      boardEntries: droppedFrom(board),
+      canvasNodes: droppedFrom(canvas),
+      requests: droppedFrom(requests),
+      referencedNodes: droppedFrom(referenced),
+      notes: droppedFrom(notes),
+      extraLines: extras.reduce((sum, section) => sum + droppedFrom(section), 0),
     },
   };
 }

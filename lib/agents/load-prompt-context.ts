@@ -40,13 +40,13 @@ export async function loadPromptContext(
     ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds))
     : [];
   const notes = await takeNotes(db, agent.id, run.id);
-  const extraSections: { title: string; body: string }[] = [];
+  const extraSections: NonNullable<PromptContext["extraSections"]> = [];
   if (settings.broadcast === "human") {
     const history = await humanQaHistory(db, run.roomId);
     if (history.length) {
       extraSections.push({
         title: "Answers from the people in this room",
-        body: history.map((qa) => `- Q: ${qa.question}\n  A: ${qa.answer}`).join("\n"),
+        lines: history.map((qa) => `- Q: ${qa.question}\n  A: ${qa.answer}`),
       });
       await markAnswersSeen(db, run.roomId, agent.id, history.at(-1)!.answeredAt);
     }
@@ -63,6 +63,7 @@ export async function loadPromptContext(
       trigger: run.trigger,
       requestedByName: await requesterName(db, run, team),
       chainDepth: run.chainDepth,
+      requestEntryId: run.requestEntryId,
     },
     canvas: { nodes: nodeRows.map(nodeToDto), edges: edgeRows.map(edgeToDto) },
     referencedNodes: referenced.map(nodeToDto),
