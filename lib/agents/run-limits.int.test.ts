@@ -116,6 +116,33 @@ describe("request_agent limits", () => {
   });
 });
 
+describe("request_agent's prompt", () => {
+  it("is refused beyond what a request can hold, in terms of the tool's own arguments", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const verbose = scriptedSteps([
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "architect", prompt: `Paint ${"rain ".repeat(300)}` } }]),
+      textStep("Too long."),
+    ]);
+    await setAgentModel(database, songwriter.id, "mock:verbose");
+    const worker = await startTestWorker(database, { resolveModel: mockResolver({ verbose }) });
+    try {
+      await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
+      await settled(roomId, 1);
+      const toolMessage = verbose.doStreamCalls[1]!.prompt.find((message) => message.role === "tool")!;
+      const seen = (toolMessage.content[0] as { output: { type: string; value: unknown } }).output;
+      expect(seen.type).toBe("error-text");
+      const issue = String(seen.value).slice(String(seen.value).indexOf("Error message:"));
+      expect(issue).toMatch(/"path": \[\s*"prompt"\s*\]/);
+      expect(issue).toMatch(/<=600 characters/);
+      expect(issue).not.toMatch(/\bask\b/);
+      expect(await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId))).toHaveLength(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
 describe("requests shared on the board", () => {
   const shareRequest = (id: string) =>
     toolStep([

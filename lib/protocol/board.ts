@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { LIMITS } from "./limits";
 
 export const boardEntryKinds = ["theme", "intention", "contribution", "request", "reaction", "finding"] as const;
 export const boardEntryKindSchema = z.enum(boardEntryKinds);
 export type BoardEntryKindName = z.infer<typeof boardEntryKindSchema>;
 
-const shortText = z.string().trim().min(1).max(600);
+const shortText = z.string().trim().min(1).max(LIMITS.boardText);
 const nodeIdList = z.array(z.string().min(1).max(64)).max(30);
 const hex = z.string().regex(/^#[0-9a-fA-F]{6}$/, "palette colours are #rrggbb");
 

@@ -3,6 +3,8 @@ export const LIMITS = {
   roomTitle: 120,
   displayName: 40,
   noteText: 2000,
+  /** A board entry's text: a plan, a summary, a request's ask, a reaction. */
+  boardText: 600,
   edgeLabel: 80,
   nodeKind: 32,
   coordinate: 1_000_000,

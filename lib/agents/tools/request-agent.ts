@@ -5,7 +5,7 @@ import { canvasNodes, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { badRequest } from "@/lib/errors";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { LIMITS } from "@/lib/protocol";
+import { LIMITS, boardContentSchemas } from "@/lib/protocol";
 import { enqueueRun } from "../enqueue-run";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
@@ -27,7 +27,10 @@ export function createRequestAgentTool(active: ActiveRun) {
         .string()
         .min(1)
         .describe(`The persona to invoke: ${team.map((member) => `${member.persona} (${member.name})`).join(", ")}`),
-      prompt: z.string().min(1).max(LIMITS.noteText).describe("What you want the other agent to do, with creative context"),
+      // The prompt is stored as the request's ask, so it takes the ask's limits and the model's mistakes are reported as its own.
+      prompt: boardContentSchemas.request.shape.ask.describe(
+        `What you want the other agent to do, with creative context (at most ${LIMITS.boardText} characters)`,
+      ),
       refNodeIds: z.array(z.string()).max(20).default([]).describe("Node ids the target agent should build upon"),
     }),
     execute: ({ targetPersona, prompt, refNodeIds }) =>
