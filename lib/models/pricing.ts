@@ -6,7 +6,8 @@ export interface ModelPrice {
 
 /**
  * List prices of the models people commonly point Parley at. Keys are `provider:model`;
- * a key ending in `*` matches any model id with that prefix (dated snapshots).
+ * a key ending in `*` matches any model id with that prefix. A dated snapshot
+ * (`gpt-4o-2024-08-06`) costs what its model does.
  */
 export const PRICE_TABLE: Record<string, ModelPrice> = {
   "openai:gpt-5": { input: 1.25, output: 10 },
@@ -26,8 +27,13 @@ export const PRICE_TABLE: Record<string, ModelPrice> = {
   "script:*": { input: 0, output: 0 },
 };
 
+/** The date a provider appends to a model id to pin a snapshot: `-2024-08-06` (OpenAI), `-20250514` (Anthropic). */
+const SNAPSHOT_DATE = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
+
 export function priceFor(modelSpec: string): ModelPrice | null {
   if (PRICE_TABLE[modelSpec]) return PRICE_TABLE[modelSpec];
+  const undated = modelSpec.replace(SNAPSHOT_DATE, "");
+  if (PRICE_TABLE[undated]) return PRICE_TABLE[undated];
   let best: { length: number; price: ModelPrice } | null = null;
   for (const [key, price] of Object.entries(PRICE_TABLE)) {
     if (!key.endsWith("*")) continue;

@@ -43,6 +43,15 @@ describe("the provider registry", () => {
 });
 
 describe("prices", () => {
+  it("price a dated snapshot like its model, and only a dated one", () => {
+    expect(priceFor("openai:gpt-4o-2024-08-06")).toEqual(priceFor("openai:gpt-4o"));
+    expect(priceFor("openai:gpt-4o-mini-2024-07-18")).toEqual(priceFor("openai:gpt-4o-mini"));
+    expect(priceFor("openai:gpt-4.1-2025-04-14")).toEqual(priceFor("openai:gpt-4.1"));
+    expect(priceFor("openai:gpt-5-mini-2025-08-07")).toEqual(priceFor("openai:gpt-5-mini"));
+    expect(costOf("openai:gpt-4o-2024-08-06", 1_000_000, 0)).toBeCloseTo(2.5, 10);
+    expect(priceFor("openai:gpt-4o-audio-preview")).toBeNull();
+  });
+
   it("match exact names and dated snapshots, and cost nothing for unknown or scripted models", () => {
     expect(priceFor("openai:gpt-5")).toEqual({ input: 1.25, output: 10 });
     expect(priceFor("anthropic:claude-sonnet-4-20250514")).toEqual({ input: 3, output: 15 });
