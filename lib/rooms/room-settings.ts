@@ -11,7 +11,7 @@ export const roomSettingsSchema = z.strictObject({
   max_steps: z.number().int().min(1).max(50).default(10),
   /** How deep request_agent chains may go (seed 002: refuse beyond 3). */
   max_chain_depth: z.number().int().min(0).max(10).default(3),
-  /** request_agent calls allowed per run (seed 002: 1). */
+  /** Requests a run may make, through request_agent or on the board (seed 002: 1). */
   max_requests_per_run: z.number().int().min(0).max(10).default(1),
   /** Shared context board entries expire after this (seed 002: 1 hour). */
   board_expiry_minutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
