@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "@/db";
+import type { Database, Tx } from "@/db";
+import { finishTransaction } from "@/db/pipelined-transaction";
 import { readEventRange } from "@/lib/events/read-events";
 import type { EphemeralEvent, RoomEvent, StoredEvent } from "@/lib/protocol";
 import { EVENTS_CHANNEL, decodeNotification, encodeEphemeralNotification } from "./notification";
@@ -76,11 +77,17 @@ export class RoomBus {
     return total;
   }
 
-  /** Sends a signal that is not stored (typing, presence) to every instance's subscribers. */
-  async publishEphemeral(event: EphemeralEvent): Promise<void> {
+  /**
+   * Sends a signal that is not stored (typing, presence) to every instance's subscribers.
+   * With `finishing`, a transaction the caller owns, the signal is that transaction's last
+   * statement and goes out when it commits; nothing may run on it afterwards.
+   */
+  async publishEphemeral(event: EphemeralEvent, finishing?: Tx): Promise<void> {
     const payload = encodeEphemeralNotification(event);
     if (!payload) return;
-    await this.database.db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
+    const notify = sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`;
+    if (finishing) await finishTransaction(finishing, notify);
+    else await this.database.db.execute(notify);
   }
 
   private onNotification(payload: string): void {

@@ -1,17 +1,19 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { Database } from "@/db";
 import { presence } from "@/db/schema";
 import type { RoomEvent } from "@/lib/protocol";
 import { createTestRoom, eventually } from "@/test/fixtures";
+import { holdAnswers } from "@/test/hold-answers";
 import { useTestBus } from "@/test/test-runtime";
 import { PresenceTracker } from "./presence";
 
 const context = useTestBus();
 
 /** A tracker whose clock the test moves. */
-function tracker(instanceId: string) {
+function tracker(instanceId: string, database: Database = context.database) {
   let now = Date.now();
-  const presenceTracker = new PresenceTracker(context.database, context.bus, {
+  const presenceTracker = new PresenceTracker(database, context.bus, {
     instanceId,
     heartbeatMs: 60_000,
     staleAfterMs: 45_000,
@@ -100,5 +102,31 @@ describe("PresenceTracker", () => {
     await eventually(() => expect(counts.at(-1)).toBe(1));
     unsubscribe();
     staying.stop();
+  });
+
+  it("announces the latest count last when another instance's count comes back late", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const slowDatabase = holdAnswers(context.database);
+    const { presence: slow } = tracker("instance-slow", slowDatabase.database);
+    const { presence: fast } = tracker("instance-fast");
+    const { counts, unsubscribe } = announced(roomId);
+    await fast.connect(roomId, null);
+    await slow.connect(roomId, null);
+    // The slow instance counts the room (two watching) but hears back late...
+    slowDatabase.hold();
+    await eventually(() => expect(slowDatabase.waiting).toBeGreaterThan(0));
+    // ...while a third viewer arrives on the other instance, which announces three.
+    const joining = fast.connect(roomId, null);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    slowDatabase.release();
+    await joining;
+    await eventually(async () => expect((await fast.count(roomId)).watching).toBe(3));
+    await eventually(() => expect(counts.at(-1)).toBe(3));
+    // Whatever was still on its way has arrived by now: the room must not end on a stale count.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(counts.at(-1)).toBe(3);
+    unsubscribe();
+    slow.stop();
+    fast.stop();
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { and, countDistinct, count, eq, gt, inArray, lt } from "drizzle-orm";
-import type { Database } from "@/db";
+import { and, countDistinct, count, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import type { Database, DbOrTx } from "@/db";
 import { presence } from "@/db/schema";
 import type { RoomBus } from "./bus";
 
@@ -19,10 +19,17 @@ export interface PresenceCount {
   participants: number;
 }
 
+/** The first key of the advisory lock that makes a room's count announcements take turns (the room's hash is the second). */
+const ANNOUNCE_LOCK_SPACE = 0x70726573;
+
 /**
  * Counts who is watching each room across all app instances: one row per open live
  * connection, refreshed by its instance's heartbeat, so a crashed instance's viewers
  * drop out after `staleAfterMs`. Changes are announced as ephemeral `presence` events.
+ *
+ * Pages show the last count they hear, so a room's announcements go out in the order
+ * their counts were taken, whichever instance makes them: each one counts under a lock
+ * per room and notifies before it lets go (see `announce`).
  */
 export class PresenceTracker {
   private readonly local = new Map<string, string>();
@@ -104,9 +111,13 @@ export class PresenceTracker {
     if (roomId) this.announceSoon(roomId);
   }
 
-  async count(roomId: string): Promise<PresenceCount> {
+  count(roomId: string): Promise<PresenceCount> {
+    return this.countOn(this.database.db, roomId);
+  }
+
+  private async countOn(db: DbOrTx, roomId: string): Promise<PresenceCount> {
     const threshold = new Date(this.now().getTime() - this.staleAfterMs);
-    const [row] = await this.database.db
+    const [row] = await db
       .select({ watching: count(), participants: countDistinct(presence.seatId) })
       .from(presence)
       .where(and(eq(presence.roomId, roomId), gt(presence.lastSeenAt, threshold)));
@@ -131,9 +142,22 @@ export class PresenceTracker {
     for (const roomId of new Set(gone.map((row) => row.roomId))) this.announceSoon(roomId);
   }
 
+  /**
+   * Counts and notifies in one transaction holding the room's announcement lock. Notifications
+   * are delivered in commit order, and the next announcement (from any instance) counts only
+   * once this one has committed, so no announcement can overtake a later count. Counting
+   * and then publishing apart would let a count that came back slowly go out last.
+   */
   private async announce(roomId: string): Promise<void> {
-    const counts = await this.count(roomId);
-    await this.bus.publishEphemeral({ type: "presence", room_id: roomId, payload: counts });
+    await this.database.db.transaction(async (tx) => {
+      // The count is sent right behind the lock: the server runs it once the lock is held, so
+      // its snapshot is newer than the one the previous announcement counted from.
+      const [, counts] = await Promise.all([
+        tx.execute(sql`select pg_advisory_xact_lock(${ANNOUNCE_LOCK_SPACE}, hashtext(${roomId}))`),
+        this.countOn(tx, roomId),
+      ]);
+      await this.bus.publishEphemeral({ type: "presence", room_id: roomId, payload: counts }, tx);
+    });
   }
 
   private announceSoon(roomId: string): void {
