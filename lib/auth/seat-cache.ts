@@ -9,7 +9,9 @@ export interface SeatCacheOptions {
 /**
  * Seats this instance looked up recently, by room and token. Seats never change once
  * taken, so a participant's writes skip the lookup; entries expire so a deleted room's
- * seats do not linger, and writes still find the room under its lock.
+ * seats do not linger, and writes still find the room under its lock. (A retried seat
+ * request replaces a seat's token only when the browser did not send it back, that is
+ * when it never received it.)
  */
 export class SeatCache {
   private readonly entries = new Map<string, { seat: Seat; at: number }>();

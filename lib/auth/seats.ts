@@ -3,8 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type Seat, seats } from "@/db/schema";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { LIMITS } from "@/lib/protocol";
+import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
+import { LIMITS, type StoredEventOf } from "@/lib/protocol";
 import { hashToken, randomToken } from "./tokens";
 
 export const takeSeatInputSchema = z.strictObject({
@@ -25,19 +25,49 @@ export function seatActor(seat: Pick<Seat, "id" | "displayName">) {
   return { kind: "human" as const, id: `human:${seat.id}`, name: seat.displayName };
 }
 
-/** Seats a person in a room; the returned token goes into their cookie and is stored only hashed. */
-export async function takeSeat(db: Db, roomId: string, input: TakeSeatInput) {
+export interface TakeSeatOptions {
+  /** The browser's key for this request: a retry with the same key seats nobody new. */
+  idempotencyKey?: string;
+  /** The caller's seat cookie, if any: a retry from a browser that got the original cookie keeps it. */
+  heldToken?: string;
+}
+
+/**
+ * Seats a person in a room; the returned token goes into their cookie and is stored only hashed.
+ *
+ * A retry under the same key answers for the seat the original took. Its token cannot be
+ * read back, so unless the caller already holds it, the seat gets a new one and the
+ * original's (which never reached the browser, or it would have sent it) stops working.
+ */
+export async function takeSeat(db: Db, roomId: string, input: TakeSeatInput, options: TakeSeatOptions = {}) {
   const token = randomToken();
   const seatId = randomUUID();
-  await writeRoomEvents(db, roomId, async (tx, emit) => {
-    await tx.insert(seats).values({ id: seatId, roomId, displayName: input.displayName, tokenHash: hashToken(token) });
-    emit({
-      type: "seat.taken",
-      actor: { id: `human:${seatId}`, name: input.displayName },
-      payload: { seatId, displayName: input.displayName },
-    });
+  return db.transaction(async (tx) => {
+    const write = await writeRoomEventsInTransaction(
+      tx,
+      roomId,
+      async (inner, emit) => {
+        await inner.insert(seats).values({ id: seatId, roomId, displayName: input.displayName, tokenHash: hashToken(token) });
+        emit({
+          type: "seat.taken",
+          actor: { id: `human:${seatId}`, name: input.displayName },
+          payload: { seatId, displayName: input.displayName },
+        });
+      },
+      { idempotencyKey: options.idempotencyKey, change: { type: "seat.taken", request: { displayName: input.displayName } } },
+    );
+    if (!write.duplicate) return { seat: { id: seatId, displayName: input.displayName }, token };
+
+    const { payload } = write.events[0] as StoredEventOf<"seat.taken">;
+    const seat = { id: payload.seatId, displayName: payload.displayName };
+    const held = await findSeatByToken(tx, roomId, options.heldToken);
+    if (held?.id === seat.id) return { seat, token: options.heldToken! };
+    await tx
+      .update(seats)
+      .set({ tokenHash: hashToken(token) })
+      .where(and(eq(seats.roomId, roomId), eq(seats.id, seat.id)));
+    return { seat, token };
   });
-  return { seat: { id: seatId, displayName: input.displayName }, token };
 }
 
 export async function findSeatByToken(db: DbOrTx, roomId: string, token: string | undefined): Promise<Seat | null> {

@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { seats } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
@@ -32,5 +34,47 @@ describe("/api/rooms/[roomId]/seat", () => {
     }
     expect((await readEventsAfter(context.database.db, roomId, 1)).length).toBe(0);
     expect((await call(POST, { url: "/x", method: "POST", params: { roomId: "missing" }, body: { displayName: "Ada" } })).status).toBe(404);
+  });
+
+  it("answers a retry with the same key like the original, with one seat and a cookie for it", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const take = (cookie?: string) =>
+      call(POST, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ada" }, cookie, headers: { "Idempotency-Key": "seat-1" } });
+    const original = await take();
+    // The answer was lost on the way: the browser sends the same request again.
+    const retried = await take();
+    expect(retried.status).toBe(201);
+    expect(retried.body).toEqual(original.body);
+    const rows = await context.database.db.select().from(seats).where(eq(seats.roomId, roomId));
+    expect(rows).toHaveLength(1);
+    expect((await readEventsAfter(context.database.db, roomId, 0)).filter((event) => event.type === "seat.taken")).toHaveLength(1);
+    // The retry's cookie is the one that counts: only one token opens a seat.
+    const cookie = cookieFrom(retried.headers.get("set-cookie"));
+    const me = await call(GET, { url: "/x", method: "GET", params: { roomId }, cookie });
+    expect(me.body.seat).toEqual(original.body.seat);
+    const lost = await call(GET, { url: "/x", method: "GET", params: { roomId }, cookie: cookieFrom(original.headers.get("set-cookie")) });
+    expect(lost.body.seat).toBeNull();
+
+    // A retry from a browser that did get the cookie keeps it.
+    const again = await take(cookie);
+    expect(again.status).toBe(201);
+    expect(cookieFrom(again.headers.get("set-cookie"))).toBe(cookie);
+    expect((await call(GET, { url: "/x", method: "GET", params: { roomId }, cookie })).body.seat).toEqual(original.body.seat);
+  });
+
+  it("refuses a key reused for another name or a malformed key, and changes nothing", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const post = (displayName: string, key: string) =>
+      call(POST, { url: "/x", method: "POST", params: { roomId }, body: { displayName }, headers: { "Idempotency-Key": key } });
+    expect((await post("Ada", "seat-1")).status).toBe(201);
+    const before = await readEventsAfter(context.database.db, roomId, 0);
+    const reused = await post("Ben", "seat-1");
+    expect(reused.status).toBe(409);
+    expect(reused.headers.get("set-cookie")).toBeNull();
+    const tooLong = await post("Ben", "k".repeat(129));
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.message).toMatch(/Idempotency-Key/);
+    expect(await readEventsAfter(context.database.db, roomId, 0)).toEqual(before);
+    expect(await context.database.db.select().from(seats).where(eq(seats.roomId, roomId))).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 // POST /api/rooms/[roomId]/seat — take a seat with a display name; GET — who am I in this room
 import { seatCookieName, takeSeat, takeSeatInputSchema } from "@/lib/auth/seats";
 import { roomAccess } from "@/lib/http/room-access";
-import { readJsonBody, respond } from "@/lib/http/request";
+import { idempotencyKey, parseCookies, readJsonBody, respond } from "@/lib/http/request";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +20,10 @@ export async function POST(request: Request, { params }: Context) {
     const { roomId } = await params;
     const { runtime } = await roomAccess(request, roomId);
     const input = await readJsonBody(request, takeSeatInputSchema);
-    const { seat, token } = await takeSeat(runtime.database.db, roomId, input);
+    const { seat, token } = await takeSeat(runtime.database.db, roomId, input, {
+      idempotencyKey: idempotencyKey(request),
+      heldToken: parseCookies(request.headers.get("cookie"))[seatCookieName(roomId)],
+    });
     const secure = new URL(request.url).protocol === "https:" ? "; Secure" : "";
     return Response.json(
       { seat },
