@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RoomEvent, StoredEvent } from "@/lib/protocol";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
-import { FEED_LIMIT, type RoomState, applyRoomEvent, initialRoomState } from "./room-state";
+import { FEED_LIMIT, type RoomSnapshotLike, type RoomState, applyRoomEvent, initialRoomState, uncountedSeat } from "./room-state";
+import { createRoomStore } from "./room-store";
 
 const base = {
   room_id: "r",
@@ -35,23 +36,22 @@ const node = (id: string, text = "Rain") => ({
 const stored = (seq: number, type: string, payload: Record<string, unknown>) =>
   ({ ...base, id: `e${seq}`, seq, type, payload }) as unknown as StoredEvent;
 
+const snapshot = (): RoomSnapshotLike => ({
+  room: { id: "r", title: "T", template: "creative-canvas", lastSeq: 1, createdAt: base.timestamp, lastActivityAt: base.timestamp },
+  settings: DEFAULT_ROOM_SETTINGS,
+  agents: [],
+  nodes: [],
+  edges: [],
+  runs: [],
+  board: [],
+  broadcasts: [],
+  broadcastResponses: [],
+  recentEvents: [],
+  lastSeq: 1,
+});
+
 function start(): RoomState {
-  return initialRoomState(
-    {
-      room: { id: "r", title: "T", template: "creative-canvas", lastSeq: 1, createdAt: base.timestamp, lastActivityAt: base.timestamp },
-      settings: DEFAULT_ROOM_SETTINGS,
-      agents: [],
-      nodes: [],
-      edges: [],
-      runs: [],
-      board: [],
-      broadcasts: [],
-      broadcastResponses: [],
-      recentEvents: [],
-      lastSeq: 1,
-    },
-    null,
-  );
+  return initialRoomState(snapshot(), null);
 }
 
 function fold(state: RoomState, events: RoomEvent[]) {
@@ -145,5 +145,50 @@ describe("applyRoomEvent", () => {
     for (let seq = 2; seq < FEED_LIMIT + 50; seq++) state = fold(state, [stored(seq, "seat.taken", { seatId: "s", displayName: "A" })]);
     expect(state.feed).toHaveLength(FEED_LIMIT);
     expect(state.feed.at(-1)!.seq).toBe(FEED_LIMIT + 49);
+  });
+});
+
+describe("a seat taken while the stream is open", () => {
+  const opened = (connectionId: string, seatId: string | null): RoomEvent => ({
+    type: "stream.opened",
+    room_id: "r",
+    payload: { connectionId, seatId },
+  });
+  const ada = { id: "seat-ada", displayName: "Ada" };
+
+  it("is reported as missing from the stream's count until the server counts it", () => {
+    const store = createRoomStore(snapshot(), null);
+    store.getState().setConnection("live");
+    expect(store.getState().apply(opened("c1", null))).toBe("applied");
+    expect(store.getState().lastSeq).toBe(1);
+    expect(uncountedSeat(store.getState())).toBeNull();
+
+    store.getState().setSeat(ada);
+    expect(uncountedSeat(store.getState())).toEqual({ connectionId: "c1", seatId: ada.id });
+    store.getState().seatCounted("c1", ada.id);
+    expect(uncountedSeat(store.getState())).toBeNull();
+  });
+
+  it("is asked about for the stream the page has now, never for one that closed", () => {
+    const store = createRoomStore(snapshot(), null);
+    store.getState().apply(opened("c1", null));
+    store.getState().setConnection("reconnecting");
+    store.getState().setSeat(ada);
+    // Between streams there is nothing to count the seat on.
+    expect(uncountedSeat(store.getState())).toBeNull();
+
+    // The next stream was requested before the seat's cookie was set.
+    store.getState().setConnection("live");
+    store.getState().apply(opened("c2", null));
+    expect(uncountedSeat(store.getState())).toEqual({ connectionId: "c2", seatId: ada.id });
+    // A late answer about the closed stream changes nothing.
+    store.getState().seatCounted("c1", ada.id);
+    expect(uncountedSeat(store.getState())).toEqual({ connectionId: "c2", seatId: ada.id });
+
+    // A stream opened with the cookie counts the seat already.
+    store.getState().setConnection("reconnecting");
+    store.getState().setConnection("live");
+    store.getState().apply(opened("c3", ada.id));
+    expect(uncountedSeat(store.getState())).toBeNull();
   });
 });

@@ -32,6 +32,13 @@ export interface SeatInfo {
   displayName: string;
 }
 
+/** This page's open event stream, as the server counts it in the room's presence. */
+export interface StreamInfo {
+  connectionId: string;
+  /** The seat the stream is counted with; null while it counts a spectator. */
+  seatId: string | null;
+}
+
 /** Everything the room page shows, kept current by the live event stream. */
 export interface RoomState {
   room: RoomSummaryDto;
@@ -50,6 +57,8 @@ export interface RoomState {
   watching: number;
   participants: number;
   connection: ConnectionState;
+  /** Known once the open stream has said so; null while connecting. */
+  stream: StreamInfo | null;
   deleted: boolean;
   seat: SeatInfo | null;
   /** Nodes to emphasise, e.g. those a clicked feed entry refers to. */
@@ -76,6 +85,7 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
     watching: 0,
     participants: 0,
     connection: "connecting",
+    stream: null,
     deleted: false,
     seat,
     highlighted: [],
@@ -103,6 +113,8 @@ export function applyRoomEvent(state: RoomState, event: RoomEvent, clock: () => 
         };
       case "room.deleted":
         return { kind: "applied", state: { ...state, deleted: true } };
+      case "stream.opened":
+        return { kind: "applied", state: { ...state, stream: event.payload } };
       case "agent.typing": {
         const { agentId, runId, step, delta } = event.payload;
         const current = state.typing[agentId];
@@ -252,6 +264,16 @@ export function applyRoomEvent(state: RoomState, event: RoomEvent, clock: () => 
       break;
   }
   return { kind: "applied", state: next };
+}
+
+/**
+ * The seat this page holds and its open stream does not count yet (the seat was taken after
+ * the stream opened), with the stream's connection: the server must be told, or the room's
+ * participant count stays short until the stream reconnects. Null when nothing is missing.
+ */
+export function uncountedSeat(state: RoomState): { connectionId: string; seatId: string } | null {
+  if (!state.seat || !state.stream || state.stream.seatId === state.seat.id) return null;
+  return { connectionId: state.stream.connectionId, seatId: state.seat.id };
 }
 
 function groupAnswers(responses: BroadcastResponseDto[]): Record<string, BroadcastResponseDto[]> {

@@ -18,6 +18,8 @@ export interface RoomActions {
   apply(event: RoomEvent): ApplyOutcome["kind"];
   setConnection(connection: ConnectionState): void;
   setSeat(seat: SeatInfo): void;
+  /** The server now counts `seatId` on the stream `connectionId` (if that is still this page's stream). */
+  seatCounted(connectionId: string, seatId: string): void;
   highlight(nodeIds: string[]): void;
 }
 
@@ -31,8 +33,13 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
       if (outcome.kind === "applied") set(outcome.state);
       return outcome.kind;
     },
-    setConnection: (connection) => set({ connection }),
+    // A stream that is not live any more counts nothing; the next one says what it counts.
+    setConnection: (connection) => set(connection === "live" ? { connection } : { connection, stream: null }),
     setSeat: (nextSeat) => set({ seat: nextSeat }),
+    seatCounted(connectionId, seatId) {
+      const { stream } = get();
+      if (stream?.connectionId === connectionId) set({ stream: { connectionId, seatId } });
+    },
     highlight: (nodeIds) => set({ highlighted: nodeIds }),
   }));
 }

@@ -2,7 +2,9 @@
 
 import { useEffect } from "react";
 import type { RoomEvent } from "@/lib/protocol";
+import { apiWrite } from "./api";
 import type { RoomStore } from "./room-store";
+import { type RoomState, uncountedSeat } from "./room-state";
 
 const RECONNECT_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
 
@@ -10,6 +12,8 @@ const RECONNECT_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
  * Keeps a room store live with one EventSource per tab. The browser resumes by itself
  * with `Last-Event-ID`; when the stream is closed for good or a gap shows up, this
  * opens a new one from the last sequence number the store has applied.
+ * A seat taken while the stream is open is counted on that stream rather than by
+ * reopening it, so nothing the page was sent is missed or repeated.
  * Use it once, in the component that owns the room page.
  */
 export function useRoomEvents(roomId: string, store: RoomStore): void {
@@ -84,9 +88,26 @@ export function useRoomEvents(roomId: string, store: RoomStore): void {
       timer = setTimeout(connect, delay);
     };
 
+    // Each stream and seat is asked about once: a stream that closed meanwhile is replaced by
+    // one that says what it counts, and a refusal would not change on asking again.
+    const asked = new Set<string>();
+    const countSeat = (state: RoomState) => {
+      const missing = uncountedSeat(state);
+      if (!missing || stopped) return;
+      const key = `${missing.connectionId} ${missing.seatId}`;
+      if (asked.has(key)) return;
+      asked.add(key);
+      apiWrite(`/api/rooms/${roomId}/presence`, "POST", { connectionId: missing.connectionId }).then(
+        () => store.getState().seatCounted(missing.connectionId, missing.seatId),
+        () => {},
+      );
+    };
+    const stopCounting = store.subscribe(countSeat);
+
     connect();
     return () => {
       stopped = true;
+      stopCounting();
       if (timer) clearTimeout(timer);
       source?.close();
     };

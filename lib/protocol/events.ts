@@ -91,6 +91,16 @@ export const ephemeralEventSchemas = {
     payload: z.object({ watching: z.number().int().nonnegative(), participants: z.number().int().nonnegative() }),
   }),
   "room.deleted": z.object({ type: z.literal("room.deleted"), room_id: z.string(), payload: z.object({}) }),
+  /**
+   * The first thing one stream sends its page, once it is counted: the connection's id and
+   * the seat it is counted with. A page whose seat the stream does not count (the seat was
+   * taken after the stream opened) gives this id to `POST /api/rooms/:roomId/presence`.
+   */
+  "stream.opened": z.object({
+    type: z.literal("stream.opened"),
+    room_id: z.string(),
+    payload: z.object({ connectionId: z.string(), seatId: z.string().nullable() }),
+  }),
   /** Text an agent is streaming right now; a batch of deltas, in order per run. */
   "agent.typing": z.object({
     type: z.literal("agent.typing"),

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, countDistinct, count, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Database, DbOrTx } from "@/db";
 import { presence } from "@/db/schema";
 import type { RoomBus } from "./bus";
@@ -18,6 +19,10 @@ export interface PresenceCount {
   watching: number;
   participants: number;
 }
+
+export const countSeatInputSchema = z.strictObject({
+  connectionId: z.uuid("expected the id of an open event stream, from its stream.opened event"),
+});
 
 /** The first key of the advisory lock that makes a room's count announcements take turns (the room's hash is the second). */
 const ANNOUNCE_LOCK_SPACE = 0x70726573;
@@ -102,6 +107,22 @@ export class PresenceTracker {
     });
     this.announceSoon(roomId);
     return connectionId;
+  }
+
+  /**
+   * Counts an open connection as a seat's from now on, on whichever instance serves it: a
+   * viewer who takes a seat keeps the stream they opened as a spectator. False when no such
+   * connection is open in the room.
+   */
+  async seat(roomId: string, connectionId: string, seatId: string): Promise<boolean> {
+    const changed = await this.database.db
+      .update(presence)
+      .set({ seatId })
+      .where(and(eq(presence.connectionId, connectionId), eq(presence.roomId, roomId)))
+      .returning({ connectionId: presence.connectionId });
+    if (changed.length === 0) return false;
+    this.announceSoon(roomId);
+    return true;
   }
 
   async disconnect(connectionId: string): Promise<void> {

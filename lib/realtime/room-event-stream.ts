@@ -150,8 +150,12 @@ export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSin
   const ready = (async () => {
     if (closed) return;
     try {
-      if (options.presence) connectionId = await options.presence.connect(roomId, options.seatId ?? null);
-      if (closed && connectionId) void options.presence?.disconnect(connectionId).catch(() => {});
+      if (options.presence) {
+        const seatId = options.seatId ?? null;
+        connectionId = await options.presence.connect(roomId, seatId);
+        if (closed) void options.presence.disconnect(connectionId).catch(() => {});
+        write(encodeEventFrame({ type: "stream.opened", room_id: roomId, payload: { connectionId, seatId } }));
+      }
       await catchUp();
       live = true;
       for (const delivery of pending.splice(0)) enqueue(delivery);

@@ -1,0 +1,33 @@
+import { expect, test } from "./support/fixtures";
+import { createRoomViaApi } from "./support/room-page";
+
+const LIVE = { timeout: 2000 };
+
+test("a seat taken in a page counts at once in every page, on the stream the page already had", async ({
+  openRoom,
+  baseURL,
+}) => {
+  const roomId = await createRoomViaApi(baseURL!, "Taking seats");
+  const watcher = await openRoom(roomId);
+  const ada = await openRoom(roomId);
+  const count = watcher.page.getByTestId("watching-count");
+  await expect(count).toHaveText("2 watching");
+  await expect(count).toHaveAttribute("title", "0 seated");
+
+  const streamsOpened: string[] = [];
+  ada.page.on("request", (request) => {
+    if (new URL(request.url()).pathname.endsWith("/events")) streamsOpened.push(request.url());
+  });
+  const counted = ada.page.waitForResponse((response) => response.url().endsWith(`/api/rooms/${roomId}/presence`));
+  await ada.takeSeat("Ada");
+  expect((await counted).status()).toBe(200);
+  await expect(count).toHaveAttribute("title", "1 seated", LIVE);
+  await expect(ada.page.getByTestId("watching-count")).toHaveAttribute("title", "1 seated", LIVE);
+  await expect(count).toHaveText("2 watching");
+
+  // The page kept its stream, so what comes next arrives once.
+  const note = await ada.addNote();
+  await expect(watcher.node(note)).toBeVisible(LIVE);
+  await expect(ada.nodes()).toHaveCount(1);
+  expect(streamsOpened).toEqual([]);
+});
