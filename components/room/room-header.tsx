@@ -36,9 +36,14 @@ export function RoomHeader() {
         <span className={`connection connection--${connection}`} data-testid="connection-status" data-state={connection}>
           {CONNECTION_LABELS[connection]}
         </span>
-        <span className="watching" data-testid="watching-count" title={`${participants} seated`}>
+        <span className="watching" data-testid="watching-count">
           {watching} watching
         </span>
+        {participants > 0 && (
+          <span className="watching" data-testid="participant-count" title="People with a seat: they can edit and answer">
+            {participants} seated
+          </span>
+        )}
         <SeatForm />
       </div>
     </header>
