@@ -1,10 +1,13 @@
 import { eq } from "drizzle-orm";
+import { beforeAll } from "vitest";
 import type { Database } from "@/db";
-import { agents, broadcasts, seats } from "@/db/schema";
+import { type Broadcast, type BroadcastMode, type BroadcastStatus, agents, broadcasts, seats } from "@/db/schema";
 import type { AskOthersDeps } from "@/lib/broadcast/ask-others";
 import { createScriptModel } from "@/lib/models/script/script-model";
 import { type ResolvedModel, resolveModel } from "@/lib/models/registry";
 import { RoomBus } from "@/lib/realtime/bus";
+import { agentByPersona } from "./agents";
+import { useTestBus } from "./test-runtime";
 
 /** Script models that take `latencyMs` to answer, by agent model spec `script:<name>@<latency>`. */
 export function latencyResolver(spec: string): ResolvedModel {
@@ -29,6 +32,46 @@ export async function broadcastDeps(database: Database, resolver = latencyResolv
   const bus = new RoomBus(database);
   await bus.start();
   return { database, bus, resolveModel: resolver, pollMs: 100, stop: () => bus.stop() };
+}
+
+/**
+ * A fresh database and ask_others' dependencies on it for one test file: call at the top of
+ * the file, then use `context.database` and `context.deps` inside the tests.
+ */
+export function useBroadcastDeps() {
+  const context = useTestBus() as ReturnType<typeof useTestBus> & { deps: AskOthersDeps };
+  beforeAll(() => {
+    context.deps = { database: context.database, bus: context.bus, resolveModel: latencyResolver, pollMs: 100 };
+  });
+  return context;
+}
+
+/** A question left behind as if its asker had stopped while waiting on it. */
+export async function leaveQuestion(
+  database: Database,
+  roomId: string,
+  persona: string,
+  fields: { mode: BroadcastMode; status: BroadcastStatus; runId?: string | null; deadlineAt: Date | null },
+): Promise<Broadcast> {
+  const asker = await agentByPersona(database, roomId, persona);
+  const [row] = await database.db
+    .insert(broadcasts)
+    .values({
+      id: `left-${Math.random().toString(36).slice(2)}`,
+      roomId,
+      agentId: asker.id,
+      agentName: asker.name,
+      question: "Is anyone still there?",
+      correlationId: "left-behind",
+      ...fields,
+    })
+    .returning();
+  return row!;
+}
+
+export async function broadcastStatus(database: Database, broadcastId: string): Promise<BroadcastStatus> {
+  const [row] = await database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcastId));
+  return row!.status;
 }
 
 export async function waitForOpenQuestion(database: Database, roomId: string, timeoutMs = 10_000) {

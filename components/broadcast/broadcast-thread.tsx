@@ -73,6 +73,7 @@ function Outcome({ broadcast, answered }: { broadcast: BroadcastDto; answered: n
     timeout: `timed out after ${wall} · ${answered} of ${expected} answered`,
     deferred: "deferred: the people's earlier answers were returned instead of asking again",
     skipped: `skipped · ${wall}`,
+    cancelled: `cancelled after ${wall}: ${broadcast.agentName} stopped before collecting the answers`,
   };
   return (
     <div className={`thread__outcome thread__outcome--${broadcast.status}`} data-testid="broadcast-outcome">

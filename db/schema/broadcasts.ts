@@ -5,9 +5,10 @@ import { rooms } from "./rooms";
 export type BroadcastMode = "agents" | "human";
 /**
  * `pending`: shadows are answering (agents mode). `waiting_turn`: queued behind another
- * human question. `open`: shown to the people in the room. The rest are outcomes.
+ * human question. `open`: shown to the people in the room. The rest are outcomes;
+ * `cancelled` means the asking run ended before it collected the answers.
  */
-export type BroadcastStatus = "pending" | "waiting_turn" | "open" | "complete" | "timeout" | "deferred" | "skipped";
+export type BroadcastStatus = "pending" | "waiting_turn" | "open" | "complete" | "timeout" | "deferred" | "skipped" | "cancelled";
 
 /** An ask_others call: a question from one agent to the others or to the people in the room. */
 export const broadcasts = pgTable(
@@ -39,6 +40,11 @@ export const broadcasts = pgTable(
     uniqueIndex("broadcasts_one_open_human_idx")
       .on(table.roomId)
       .where(sql`${table.mode} = 'human' and ${table.status} = 'open'`),
+    // Few questions are active at once: a finishing run and the periodic sweep for overdue
+    // questions look only at these.
+    index("broadcasts_active_run_idx")
+      .on(table.runId)
+      .where(sql`${table.status} in ('pending', 'waiting_turn', 'open')`),
   ],
 );
 

@@ -2,6 +2,7 @@ import { type SQL, and, asc, eq, lt, or, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { type Run, agents, rooms, runs } from "@/db/schema";
+import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
 import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
@@ -105,20 +106,24 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
       .where(eq(runs.id, candidate.id))
       .returning();
     const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, claimed!.agentId));
-    await writeRoomEventsInTransaction(tx, roomId, async (_tx, emit, at) =>
+    const actor = { id: claimed!.agentId, name: agent?.name ?? "Agent" };
+    await writeRoomEventsInTransaction(tx, roomId, async (inner, emit, at) => {
+      // A run taken over from a worker that died starts from scratch: what that attempt asked
+      // will never be collected.
+      if (candidate.status === "running") await cancelRunBroadcasts(inner, emit, claimed!.id, at, actor);
       emit({
         type: "run.started",
-        actor: { id: claimed!.agentId, name: agent?.name ?? "Agent" },
+        actor,
         correlationId: claimed!.correlationId,
         status: "pending",
         payload: { runId: claimed!.id, agentId: claimed!.agentId, attempt: claimed!.attempts, startedAt: at.toISOString() },
-      }),
-    );
+      });
+    });
     return claimed!;
   }
 }
 
-/** Ends a run no worker is executing, and announces it like any finished run. */
+/** Ends a run no worker is executing, and its questions, and announces it like any finished run. */
 async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", error: ErrorDetails) {
   await tx
     .update(runs)
@@ -126,8 +131,9 @@ async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", er
     .where(eq(runs.id, run.id));
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
   const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
-  await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit) => {
+  await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {
     await settleRequest(inner, emit, run, status, actor);
+    await cancelRunBroadcasts(inner, emit, run.id, at, actor);
     emit({
       type: "run.finished",
       actor,

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Run, runs } from "@/db/schema";
+import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ErrorDetails, UsageFigures } from "@/lib/protocol";
 import { settleRequest } from "./settle-request";
@@ -12,8 +13,8 @@ export interface RunOutcome extends UsageFigures {
 }
 
 /**
- * Records how a run ended — totals, error, the request it answered — and announces it
- * (`run.finished`). Only the worker that still holds the lease may finish a running run;
+ * Records how a run ended — totals, error, the request it answered, the questions it left
+ * unanswered — and announces it (`run.finished`). Only the worker that still holds the lease may finish a running run;
  * returns false when the run was taken over meanwhile.
  */
 export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutcome, owner: string | null): Promise<boolean> {
@@ -34,6 +35,7 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
       .returning({ id: runs.id });
     if (updated.length === 0) return false;
     await settleRequest(tx, emit, run, outcome.status, agent);
+    await cancelRunBroadcasts(tx, emit, run.id, at, agent);
     emit({
       type: "run.finished",
       actor: agent,

@@ -4,7 +4,7 @@ import { agentNotes, broadcastResponses, broadcasts, runs } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { agentByPersona, startTestWorker } from "@/test/agents";
-import { broadcastDeps, latencyResolver, setLatency, testSeat, waitForOpenQuestion } from "@/test/broadcasts";
+import { broadcastDeps, latencyResolver, leaveQuestion, setLatency, testSeat, waitForOpenQuestion } from "@/test/broadcasts";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { interceptTransactions } from "@/test/intercept-transactions";
 import { MockLanguageModelV4 } from "ai/test";
@@ -31,23 +31,8 @@ async function ask(roomId: string, persona: string, question: string, extra: { t
 }
 
 /** A human question whose asker is gone: queued for its turn, and nobody left to take it. */
-async function leaveWaitingQuestion(roomId: string, persona: string, deadlineAt: Date | null) {
-  const asker = await agentByPersona(database, roomId, persona);
-  const [row] = await database.db
-    .insert(broadcasts)
-    .values({
-      id: `orphan-${Math.random().toString(36).slice(2)}`,
-      roomId,
-      agentId: asker.id,
-      agentName: asker.name,
-      mode: "human",
-      question: "Is anyone still there?",
-      status: "waiting_turn",
-      correlationId: "orphan",
-      deadlineAt,
-    })
-    .returning();
-  return row!;
+function leaveWaitingQuestion(roomId: string, persona: string, deadlineAt: Date | null) {
+  return leaveQuestion(database, roomId, persona, { mode: "human", status: "waiting_turn", deadlineAt });
 }
 
 /** `promise`, or a failure once `ms` have passed: a wait that should end never hangs the test. */
@@ -329,7 +314,7 @@ describe("ask_others in human mode", () => {
       askOthers({ ...deps, database: failing }, { roomId, asker, runId: null, correlationId: "c", question: "Rain?" }),
     ).rejects.toThrow("connection lost");
     const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
-    expect(row!.status).toBe("timeout");
+    expect(row!.status).toBe("cancelled");
 
     const next = ask(roomId, "architect", "Which light should the scene have?");
     const open = await waitForOpenQuestion(database, roomId, 3000);

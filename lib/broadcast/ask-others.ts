@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, count, eq, inArray, isNull, lt, ne, or } from "drizzle-orm";
-import type { Database, Tx } from "@/db";
+import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
+import type { Database } from "@/db";
 import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
-import { type Emit, SYSTEM_ACTOR, writeRoomEvents } from "@/lib/events/write-room-events";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ResolvedModel } from "@/lib/models/registry";
 import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
@@ -11,6 +11,7 @@ import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings"
 import { leaveNote, shadowNote } from "./agent-notes";
 import { broadcastToDto, responseToDto } from "./broadcast-dto";
 import { ACTIVE_STATUSES, closeBroadcast } from "./close-broadcast";
+import { expireOverdueBroadcasts } from "./end-orphaned-broadcasts";
 import { HUMAN_QA_NOTE, hasUnseenAnswers, humanQaHistory, markAnswersSeen } from "./human-qa";
 import { respondAsShadow } from "./respond-as-shadow";
 
@@ -44,7 +45,7 @@ export interface BroadcastAnswer {
 
 /** What ask_others returns to the asking agent (the seed's shape). */
 export type AskOthersResult =
-  | { status: "complete" | "timeout" | "skipped"; responses: BroadcastAnswer[] }
+  | { status: "complete" | "timeout" | "skipped" | "cancelled"; responses: BroadcastAnswer[] }
   | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };
 
 function actorOf(agent: Pick<Agent, "id" | "name">) {
@@ -222,12 +223,23 @@ async function askAgents(
   open = false;
   input.signal?.removeEventListener("abort", onOuterAbort);
   if (outcome === "timeout") abandon.abort(new Error("broadcast timeout"));
-  // A responder that failed gives no answer; only the deadline makes the outcome a timeout.
-  const status = outcome === "complete" ? "complete" : "timeout";
-  await writeRoomEvents(db, input.roomId, (tx, emit, at) =>
+  // A stopped asker will not read the answers, however many came; a responder that failed
+  // gives no answer; only the deadline makes the outcome a timeout.
+  const status = input.signal?.aborted ? "cancelled" : outcome === "complete" ? "complete" : "timeout";
+  const { result: closedHere } = await writeRoomEvents(db, input.roomId, (tx, emit, at) =>
     closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)),
   );
-  return { status, responses: answers.slice() };
+  // Ended first elsewhere (its deadline passed, or its run started over): the asker is told
+  // what the room sees.
+  const ended = closedHere ? status : await outcomeInRoom(deps, broadcast.id);
+  return { status: ended, responses: answers.slice() };
+}
+
+/** How the room saw a broadcast end, as ask_others reports it. */
+async function outcomeInRoom(deps: AskOthersDeps, broadcastId: string): Promise<"complete" | "timeout" | "skipped" | "cancelled"> {
+  const [row] = await deps.database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcastId));
+  const status = row?.status;
+  return status === "complete" || status === "skipped" || status === "cancelled" ? status : "timeout";
 }
 
 /* ───────────── human mode ───────────── */
@@ -257,27 +269,6 @@ async function waitForChange(
 }
 
 /**
- * Times out the room's human questions, open or waiting for a turn, whose deadline has
- * passed: their askers have stopped waiting, or are gone. Rows written before waiting
- * questions had a deadline get one from the room's timeout.
- */
-async function expireOverdueQuestions(tx: Tx, emit: Emit, roomId: string, at: Date, timeoutSeconds: number) {
-  const undatedCutoff = new Date(at.getTime() - timeoutSeconds * 1000);
-  const overdue = await tx
-    .select()
-    .from(broadcasts)
-    .where(
-      and(
-        eq(broadcasts.roomId, roomId),
-        eq(broadcasts.mode, "human"),
-        inArray(broadcasts.status, ["open", "waiting_turn"]),
-        or(lt(broadcasts.deadlineAt, at), and(isNull(broadcasts.deadlineAt), lt(broadcasts.createdAt, undatedCutoff))),
-      ),
-    );
-  for (const stale of overdue) await closeBroadcast(tx, emit, stale, "timeout", at, SYSTEM_ACTOR);
-}
-
-/**
  * Takes the room's single human-question slot when it is this broadcast's turn (oldest
  * waiting first). Overdue questions are timed out first, so an asker that crashed, open or
  * still waiting, cannot hold the room. The room row lock serialises this; a unique index
@@ -285,7 +276,7 @@ async function expireOverdueQuestions(tx: Tx, emit: Emit, roomId: string, at: Da
  */
 async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: RoomSettings, asker: Agent): Promise<Turn> {
   const { result } = await writeRoomEvents(deps.database.db, broadcast.roomId, async (tx, emit, at): Promise<Turn> => {
-    await expireOverdueQuestions(tx, emit, broadcast.roomId, at, settings.broadcast_timeout);
+    await expireOverdueBroadcasts(tx, emit, broadcast.roomId, at, settings.broadcast_timeout);
 
     const [own] = await tx.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
     if (own?.status !== "waiting_turn") return { kind: "ended" };
@@ -334,11 +325,12 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
 async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, settings: RoomSettings): Promise<AskOthersResult> {
   const db = deps.database.db;
   const deadline = broadcast.deadlineAt!;
-  const timeOut = () =>
-    writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, "timeout", at, actorOf(input.asker)));
+  const end = (status: "timeout" | "cancelled") =>
+    writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)));
   const stillWaiting = async (): Promise<boolean> => {
-    if (Date.now() < deadline.getTime() && !input.signal?.aborted) return true;
-    await timeOut();
+    if (input.signal?.aborted) await end("cancelled");
+    else if (Date.now() >= deadline.getTime()) await end("timeout");
+    else return true;
     return false;
   };
   try {
@@ -357,15 +349,15 @@ async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: B
     }
   } catch (error) {
     // Nobody is waiting for this question any more; leave nothing for the room to wait on.
-    await timeOut().catch(() => {});
+    await end("cancelled").catch(() => {});
     throw error;
   }
-  const [[ended], responses] = await Promise.all([
-    db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
+  // The asker is told what the room sees: answered, skipped by a person, no answer in time,
+  // or withdrawn because the asker stopped.
+  const [status, responses] = await Promise.all([
+    outcomeInRoom(deps, broadcast.id),
     db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)),
   ]);
-  // The asker is told what the room sees: answered, skipped by a person, or no answer in time.
-  const status = ended?.status === "complete" || ended?.status === "skipped" ? ended.status : "timeout";
   return {
     status,
     responses: responses.map((response) => ({

@@ -1,10 +1,29 @@
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { Tx } from "@/db";
 import { type Broadcast, type BroadcastStatus, broadcastResponses, broadcasts } from "@/db/schema";
 import type { Emit } from "@/lib/events/write-room-events";
+import type { ErrorDetails } from "@/lib/protocol";
 
 /** Broadcasts still waiting for their answers. */
 export const ACTIVE_STATUSES: BroadcastStatus[] = ["pending", "waiting_turn", "open"];
+
+/**
+ * The same condition as literal SQL, matching the partial index on active broadcasts: a
+ * bound-parameter list would keep a prepared statement's plan from using that index.
+ */
+export const isActive = sql`${broadcasts.status} in ('pending', 'waiting_turn', 'open')`;
+
+export type BroadcastOutcome = "complete" | "timeout" | "deferred" | "skipped" | "cancelled";
+
+/** Why a broadcast ended without its answers, for the event's error details. */
+const SHORTFALLS: Partial<Record<BroadcastOutcome, ErrorDetails>> = {
+  timeout: { errorType: "broadcast_timeout", errorMessage: "Not every answer arrived in time.", retryPossible: true },
+  cancelled: {
+    errorType: "asker_stopped",
+    errorMessage: "The asker stopped waiting before the answers were in.",
+    retryPossible: false,
+  },
+};
 
 /**
  * Ends a broadcast with its outcome and announces it (`broadcast.closed`, with how many
@@ -14,7 +33,7 @@ export async function closeBroadcast(
   tx: Tx,
   emit: Emit,
   broadcast: Broadcast,
-  status: "complete" | "timeout" | "deferred" | "skipped",
+  status: BroadcastOutcome,
   at: Date,
   actor: { id: string; name: string },
 ): Promise<boolean> {
@@ -28,15 +47,13 @@ export async function closeBroadcast(
     .select({ value: count() })
     .from(broadcastResponses)
     .where(eq(broadcastResponses.broadcastId, broadcast.id));
+  const shortfall = SHORTFALLS[status] ?? null;
   emit({
     type: "broadcast.closed",
     actor,
     correlationId: broadcast.correlationId,
-    status: status === "timeout" ? "error" : "success",
-    errorDetails:
-      status === "timeout"
-        ? { errorType: "broadcast_timeout", errorMessage: "Not every answer arrived in time.", retryPossible: true }
-        : null,
+    status: shortfall ? "error" : "success",
+    errorDetails: shortfall,
     payload: {
       broadcastId: broadcast.id,
       status,

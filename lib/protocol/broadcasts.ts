@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 export const broadcastModeSchema = z.enum(["agents", "human"]);
-export const broadcastStatusSchema = z.enum(["pending", "waiting_turn", "open", "complete", "timeout", "deferred", "skipped"]);
+export const broadcastStatusSchema = z.enum(["pending", "waiting_turn", "open", "complete", "timeout", "deferred", "skipped", "cancelled"]);
 export type BroadcastStatusName = z.infer<typeof broadcastStatusSchema>;
 
 export const broadcastSchema = z.object({

@@ -60,7 +60,7 @@ export const storedEventSchemas = {
     "broadcast.closed",
     z.object({
       broadcastId: z.string(),
-      status: z.enum(["complete", "timeout", "deferred", "skipped"]),
+      status: z.enum(["complete", "timeout", "deferred", "skipped", "cancelled"]),
       responses: z.number().int(),
       durationMs: z.number(),
       closedAt: z.string(),

@@ -1,0 +1,1 @@
+CREATE INDEX "broadcasts_active_run_idx" ON "broadcasts" USING btree ("run_id") WHERE "broadcasts"."status" in ('pending', 'waiting_turn', 'open');

@@ -1,0 +1,38 @@
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import type { Tx } from "@/db";
+import { broadcasts } from "@/db/schema";
+import { type Actor, type Emit, SYSTEM_ACTOR } from "@/lib/events/write-room-events";
+import { closeBroadcast, isActive } from "./close-broadcast";
+
+/**
+ * Cancels the questions a run asked and is still waiting on: called when the run ends or
+ * starts over, since nobody will collect their answers. Without this a crashed or cancelled
+ * asker would leave them pending, counted against its limit and shown to the room as open.
+ */
+export async function cancelRunBroadcasts(tx: Tx, emit: Emit, runId: string, at: Date, actor: Actor): Promise<void> {
+  const orphans = await tx
+    .select()
+    .from(broadcasts)
+    .where(and(eq(broadcasts.runId, runId), isActive));
+  for (const orphan of orphans) await closeBroadcast(tx, emit, orphan, "cancelled", at, actor);
+}
+
+/**
+ * Times out the room's questions, of either mode, whose deadline has passed: their askers
+ * have stopped waiting, or are gone. Rows written before every question had a deadline get
+ * one from the room's timeout.
+ */
+export async function expireOverdueBroadcasts(tx: Tx, emit: Emit, roomId: string, at: Date, timeoutSeconds: number): Promise<void> {
+  const undatedCutoff = new Date(at.getTime() - timeoutSeconds * 1000);
+  const overdue = await tx
+    .select()
+    .from(broadcasts)
+    .where(
+      and(
+        eq(broadcasts.roomId, roomId),
+        isActive,
+        or(lt(broadcasts.deadlineAt, at), and(isNull(broadcasts.deadlineAt), lt(broadcasts.createdAt, undatedCutoff))),
+      ),
+    );
+  for (const stale of overdue) await closeBroadcast(tx, emit, stale, "timeout", at, SYSTEM_ACTOR);
+}
