@@ -3,6 +3,7 @@ import type { Database, Db, Tx } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { type Agent, type BoardEntry, type Run, agents, leases, rooms, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
+import { sweepOverdueBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { oldestOpenRequest } from "@/lib/board/read-board";
 import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -146,7 +147,10 @@ export interface SchedulerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Every tick, the elected instance starts agents in rooms whose scheduler is on and due. */
+/**
+ * Every tick, the elected instance times out overdue broadcasts and starts agents in rooms
+ * whose scheduler is on and due.
+ */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
@@ -175,6 +179,9 @@ export class Scheduler {
       const db = this.database.db;
       const leader = await electScheduler(db, this.options.owner, this.options.leaseTtlMs ?? 5000);
       if (!leader) return [];
+      // In every room, scheduled or not: a question whose asker is gone ends at its deadline.
+      const onError = (error: unknown) => this.options.onError?.(error);
+      await sweepOverdueBroadcasts(db, { onError }).catch(onError);
       const enabled = await db
         .select({ id: rooms.id })
         .from(rooms)

@@ -1,7 +1,8 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
-import type { Tx } from "@/db";
-import { broadcasts } from "@/db/schema";
-import { type Actor, type Emit, SYSTEM_ACTOR } from "@/lib/events/write-room-events";
+import type { Db, Tx } from "@/db";
+import { broadcasts, rooms } from "@/db/schema";
+import { type Actor, type Emit, SYSTEM_ACTOR, writeRoomEvents } from "@/lib/events/write-room-events";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { closeBroadcast, isActive } from "./close-broadcast";
 
 /**
@@ -35,4 +36,33 @@ export async function expireOverdueBroadcasts(tx: Tx, emit: Emit, roomId: string
       ),
     );
   for (const stale of overdue) await closeBroadcast(tx, emit, stale, "timeout", at, SYSTEM_ACTOR);
+}
+
+/**
+ * Times out overdue questions in every room, so a question whose asker is gone ends at its
+ * deadline and leaves the page, rather than when someone next asks in that room. Run
+ * periodically by one instance (the scheduler); live askers close their own questions, and
+ * whichever close comes first wins.
+ */
+export async function sweepOverdueBroadcasts(
+  db: Db,
+  options: { now?: () => Date; onError?: (error: unknown) => void } = {},
+): Promise<void> {
+  const now = options.now ?? (() => new Date());
+  const candidates = await db
+    .selectDistinct({ roomId: broadcasts.roomId })
+    .from(broadcasts)
+    .where(and(isActive, or(lt(broadcasts.deadlineAt, now()), isNull(broadcasts.deadlineAt))));
+  for (const { roomId } of candidates) {
+    // One room failing (or deleted meanwhile) does not keep the others' questions open.
+    await writeRoomEvents(
+      db,
+      roomId,
+      async (tx, emit, at) => {
+        const [room] = await tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId));
+        await expireOverdueBroadcasts(tx, emit, roomId, at, parseRoomSettings(room?.settings).broadcast_timeout);
+      },
+      { now },
+    ).catch((error) => options.onError?.(error));
+  }
 }

@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { broadcasts, runs } from "@/db/schema";
+import { broadcasts, leases, runs } from "@/db/schema";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { claimNextRun } from "@/lib/agents/claim-run";
 import { finishRun } from "@/lib/agents/finish-run";
+import { Scheduler } from "@/lib/agents/scheduler";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { agentByPersona, startTestWorker } from "@/test/agents";
@@ -38,6 +39,7 @@ async function storyOf(roomId: string, broadcastId: string, runId?: string) {
 }
 
 const inOneMinute = () => new Date(Date.now() + 60_000);
+const aSecondAgo = () => new Date(Date.now() - 1000);
 
 describe("a question whose asking run ends without collecting it", () => {
   it("is cancelled, with an event, when the run is cancelled while its shadows answer", async () => {
@@ -159,5 +161,27 @@ describe("a question whose asking run ends without collecting it", () => {
     expect((await asking).status).toBe("cancelled");
     expect(await statusOf(open.id)).toBe("cancelled");
     expect(await storyOf(roomId, open.id)).toEqual(["broadcast.opened:pending", "broadcast.closed:cancelled"]);
+  });
+});
+
+describe("the scheduler's sweep for overdue questions", () => {
+  it("times out questions of both modes once their deadline passes, in rooms it does not schedule too, and leaves the rest", async () => {
+    const { roomId: humanRoom } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 1 });
+    const { roomId: agentsRoom } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 1 });
+    const open = await leaveQuestion(context.database, humanRoom, "coder", { mode: "human", status: "open", deadlineAt: aSecondAgo() });
+    const waiting = await leaveQuestion(context.database, humanRoom, "architect", { mode: "human", status: "waiting_turn", deadlineAt: aSecondAgo() });
+    const pending = await leaveQuestion(context.database, agentsRoom, "coder", { mode: "agents", status: "pending", deadlineAt: aSecondAgo() });
+    const notYet = await leaveQuestion(context.database, agentsRoom, "architect", { mode: "agents", status: "pending", deadlineAt: inOneMinute() });
+
+    await context.database.db.delete(leases);
+    await new Scheduler(context.database, { owner: "sweeper" }).tick();
+    expect(await statusOf(open.id)).toBe("timeout");
+    expect(await statusOf(waiting.id)).toBe("timeout");
+    expect(await statusOf(pending.id)).toBe("timeout");
+    expect(await statusOf(notYet.id)).toBe("pending");
+    for (const [roomId, question] of [[humanRoom, open], [humanRoom, waiting], [agentsRoom, pending]] as const) {
+      expect(await storyOf(roomId, question.id)).toEqual(["broadcast.closed:timeout"]);
+    }
+    expect(await storyOf(agentsRoom, notYet.id)).toEqual([]);
   });
 });
