@@ -4,8 +4,8 @@ import { z } from "zod";
 import type { Db, Tx } from "@/db";
 import { type Seat, broadcastResponses, broadcasts } from "@/db/schema";
 import { conflict, notFound } from "@/lib/errors";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { LIMITS } from "@/lib/protocol";
+import { type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type BroadcastResponseDto, LIMITS, type PayloadOf } from "@/lib/protocol";
 import { responseToDto } from "./broadcast-dto";
 import { closeBroadcast } from "./close-broadcast";
 import { markAnswersSeen } from "./human-qa";
@@ -27,44 +27,65 @@ async function openQuestion(tx: Tx, roomId: string, broadcastId: string) {
 
 /**
  * A participant answers the room's open human question. Refused when the question is no
- * longer open or its time is up; the asking agent, wherever it runs, sees the answer.
+ * longer open or its time is up; the asking agent, wherever it runs, sees the answer. A
+ * retry with the same idempotency key returns the answer already given.
  */
-export async function answerHumanQuestion(db: Db, roomId: string, broadcastId: string, seat: Seat, answer: string) {
-  const { result } = await writeRoomEvents(db, roomId, async (tx, emit, at) => {
-    const broadcast = await openQuestion(tx, roomId, broadcastId);
-    if (broadcast.deadlineAt && broadcast.deadlineAt < at) throw conflict("Time is up for this question.");
-    const [row] = await tx
-      .insert(broadcastResponses)
-      .values({
-        id: randomUUID(),
-        broadcastId,
-        roomId,
-        responderId: `human:${seat.id}`,
-        responderName: seat.displayName,
-        isHuman: true,
-        content: answer,
-        createdAt: at,
-      })
-      .returning();
-    await markAnswersSeen(tx, roomId, broadcast.agentId, at);
-    const actor = { id: `human:${seat.id}`, name: seat.displayName };
-    emit({
-      type: "broadcast.response",
-      actor,
-      targetAgent: broadcast.agentId,
-      correlationId: broadcast.correlationId,
-      payload: { response: responseToDto(row!) },
-    });
-    await closeBroadcast(tx, emit, broadcast, "complete", at, actor);
-    return responseToDto(row!);
-  });
-  return result!;
+export async function answerHumanQuestion(
+  db: Db,
+  roomId: string,
+  broadcastId: string,
+  seat: Seat,
+  answer: string,
+  options: WriteRequestOptions = {},
+): Promise<BroadcastResponseDto> {
+  const { events, result } = await writeRoomEvents(
+    db,
+    roomId,
+    async (tx, emit, at) => {
+      const broadcast = await openQuestion(tx, roomId, broadcastId);
+      if (broadcast.deadlineAt && broadcast.deadlineAt < at) throw conflict("Time is up for this question.");
+      const [row] = await tx
+        .insert(broadcastResponses)
+        .values({
+          id: randomUUID(),
+          broadcastId,
+          roomId,
+          responderId: `human:${seat.id}`,
+          responderName: seat.displayName,
+          isHuman: true,
+          content: answer,
+          createdAt: at,
+        })
+        .returning();
+      await markAnswersSeen(tx, roomId, broadcast.agentId, at);
+      const actor = { id: `human:${seat.id}`, name: seat.displayName };
+      emit({
+        type: "broadcast.response",
+        actor,
+        targetAgent: broadcast.agentId,
+        correlationId: broadcast.correlationId,
+        payload: { response: responseToDto(row!) },
+      });
+      await closeBroadcast(tx, emit, broadcast, "complete", at, actor);
+      return responseToDto(row!);
+    },
+    { ...options, change: { type: "broadcast.response", subject: broadcastId, request: { by: seat.id, answer } } },
+  );
+  return result ?? (events[0]!.payload as PayloadOf<"broadcast.response">).response;
 }
 
-/** A participant skips the open question: the agent gets no answer and carries on. */
-export async function skipHumanQuestion(db: Db, roomId: string, broadcastId: string, seat: Seat) {
-  await writeRoomEvents(db, roomId, async (tx, emit, at) => {
-    const broadcast = await openQuestion(tx, roomId, broadcastId);
-    await closeBroadcast(tx, emit, broadcast, "skipped", at, { id: `human:${seat.id}`, name: seat.displayName });
-  });
+/**
+ * A participant skips the open question: the agent gets no answer and carries on. A retry
+ * with the same idempotency key does nothing.
+ */
+export async function skipHumanQuestion(db: Db, roomId: string, broadcastId: string, seat: Seat, options: WriteRequestOptions = {}) {
+  await writeRoomEvents(
+    db,
+    roomId,
+    async (tx, emit, at) => {
+      const broadcast = await openQuestion(tx, roomId, broadcastId);
+      await closeBroadcast(tx, emit, broadcast, "skipped", at, { id: `human:${seat.id}`, name: seat.displayName });
+    },
+    { ...options, change: { type: "broadcast.closed", subject: broadcastId, request: { by: seat.id } } },
+  );
 }

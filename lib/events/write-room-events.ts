@@ -94,10 +94,19 @@ export interface WriteRequestOptions {
 export type WriteOptions = Omit<WriteRequestOptions, "idempotencyKey"> &
   ({ idempotencyKey?: undefined; change?: ChangeIdentity } | { idempotencyKey: string | undefined; change: ChangeIdentity });
 
-/** The id of what an event changed (a node, an edge, the agent a run is for), when it names one. */
+/**
+ * The id of what an event changed (a node, an edge, the agent a run is for, the question a
+ * person answered or skipped), when it names one.
+ */
 function subjectOf(event: StoredEvent): string | undefined {
-  const payload = event.payload as { nodeId?: unknown; edgeId?: unknown; run?: { agentId?: unknown } };
-  const subject = payload.nodeId ?? payload.edgeId ?? payload.run?.agentId;
+  const payload = event.payload as {
+    nodeId?: unknown;
+    edgeId?: unknown;
+    run?: { agentId?: unknown };
+    broadcastId?: unknown;
+    response?: { broadcastId?: unknown };
+  };
+  const subject = payload.nodeId ?? payload.edgeId ?? payload.run?.agentId ?? payload.broadcastId ?? payload.response?.broadcastId;
   return typeof subject === "string" ? subject : undefined;
 }
 

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { broadcasts, runs } from "@/db/schema";
+import { broadcastResponses, broadcasts, rooms, runs } from "@/db/schema";
 import { askOthers } from "@/lib/broadcast/ask-others";
 import { agentByPersona } from "@/test/agents";
-import { broadcastDeps, waitForOpenQuestion } from "@/test/broadcasts";
+import { broadcastDeps, broadcastStatus, leaveQuestion, waitForOpenQuestion } from "@/test/broadcasts";
 import { createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
 import { setAgentModel } from "@/test/mock-models";
@@ -112,5 +112,60 @@ describe("answering a question asked of the room", () => {
     } finally {
       await deps.stop();
     }
+  });
+
+  it("replays a retried answer or skip with the same Idempotency-Key, and refuses the key for any other change with 409", async () => {
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 60 });
+    const cookie = await seated(roomId);
+    const openQuestion = () =>
+      leaveQuestion(context.database, roomId, "coder", { mode: "human", status: "open", deadlineAt: new Date(Date.now() + 60_000) });
+    const keyed = (broadcastId: string, key: string) => ({
+      url: "/x",
+      method: "POST",
+      params: { roomId, broadcastId },
+      cookie,
+      headers: { "idempotency-key": key },
+    });
+    const lastSeq = async () => (await context.database.db.select({ seq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId)))[0]!.seq;
+    const refusal = (response: { status: number; body: { error: { message: string } } }) => [response.status, response.body.error.message];
+
+    const asked = await openQuestion();
+    const given = await call(answer, { ...keyed(asked.id, "answer-1"), body: { answer: "Rain" } });
+    expect(given.status).toBe(201);
+    const afterAnswer = await lastSeq();
+    const retried = await call(answer, { ...keyed(asked.id, "answer-1"), body: { answer: "Rain" } });
+    expect(retried.status).toBe(201);
+    expect(retried.body).toEqual(given.body);
+    expect(refusal(await call(answer, { ...keyed(asked.id, "answer-1"), body: { answer: "Sun" } }))).toEqual([
+      409,
+      'Idempotency-Key "answer-1" was already used for a different request; send a new key for a new change.',
+    ]);
+    expect(refusal(await call(skip, keyed(asked.id, "answer-1")))).toEqual([
+      409,
+      'Idempotency-Key "answer-1" was already used for a different change (broadcast.response); send a new key for a new change.',
+    ]);
+
+    const next = await openQuestion();
+    expect(refusal(await call(answer, { ...keyed(next.id, "answer-1"), body: { answer: "Rain" } }))[0]).toBe(409);
+    expect(await lastSeq()).toBe(afterAnswer);
+    const skipped = await call(skip, keyed(next.id, "skip-1"));
+    expect(skipped).toMatchObject({ status: 200, body: { broadcastId: next.id, status: "skipped" } });
+    const afterSkip = await lastSeq();
+    const skippedAgain = await call(skip, keyed(next.id, "skip-1"));
+    expect(skippedAgain).toMatchObject({ status: 200, body: skipped.body });
+    expect(refusal(await call(answer, { ...keyed(next.id, "skip-1"), body: { answer: "Rain" } }))).toEqual([
+      409,
+      'Idempotency-Key "skip-1" was already used for a different change (broadcast.closed); send a new key for a new change.',
+    ]);
+
+    const third = await openQuestion();
+    const tooLong = await call(answer, { ...keyed(third.id, "k".repeat(129)), body: { answer: "Rain" } });
+    expect(refusal(tooLong)).toEqual([400, "Idempotency-Key is limited to 128 characters."]);
+    expect(await broadcastStatus(context.database, third.id)).toBe("open");
+    expect(await lastSeq()).toBe(afterSkip);
+    const answers = await context.database.db.select().from(broadcastResponses).where(eq(broadcastResponses.roomId, roomId));
+    expect(answers.map((row) => [row.broadcastId, row.content])).toEqual([[asked.id, "Rain"]]);
+    expect(await broadcastStatus(context.database, asked.id)).toBe("complete");
+    expect(await broadcastStatus(context.database, next.id)).toBe("skipped");
   });
 });

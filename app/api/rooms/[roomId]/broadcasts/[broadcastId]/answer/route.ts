@@ -1,7 +1,7 @@
 // POST /api/rooms/[roomId]/broadcasts/[broadcastId]/answer — a participant answers the agent asking the room
 import { answerHumanQuestion, answerInputSchema } from "@/lib/broadcast/answer-question";
 import { participantAccess } from "@/lib/http/room-access";
-import { readJsonBody, respond } from "@/lib/http/request";
+import { idempotencyKey, readJsonBody, respond } from "@/lib/http/request";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +10,9 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
     const { roomId, broadcastId } = await params;
     const { runtime, seat } = await participantAccess(request, roomId);
     const { answer } = await readJsonBody(request, answerInputSchema);
-    const response = await answerHumanQuestion(runtime.database.db, roomId, broadcastId, seat, answer);
+    const response = await answerHumanQuestion(runtime.database.db, roomId, broadcastId, seat, answer, {
+      idempotencyKey: idempotencyKey(request),
+    });
     return Response.json({ response }, { status: 201 });
   });
 }

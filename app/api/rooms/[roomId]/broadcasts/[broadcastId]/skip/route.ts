@@ -1,7 +1,7 @@
 // POST /api/rooms/[roomId]/broadcasts/[broadcastId]/skip — a participant lets the question go unanswered
 import { skipHumanQuestion } from "@/lib/broadcast/answer-question";
 import { participantAccess } from "@/lib/http/room-access";
-import { respond } from "@/lib/http/request";
+import { idempotencyKey, respond } from "@/lib/http/request";
 
 export const dynamic = "force-dynamic";
 
@@ -9,7 +9,9 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
   return respond(async () => {
     const { roomId, broadcastId } = await params;
     const { runtime, seat } = await participantAccess(request, roomId);
-    await skipHumanQuestion(runtime.database.db, roomId, broadcastId, seat);
+    await skipHumanQuestion(runtime.database.db, roomId, broadcastId, seat, {
+      idempotencyKey: idempotencyKey(request),
+    });
     return Response.json({ broadcastId, status: "skipped" });
   });
 }

@@ -1,0 +1,37 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ApiError, apiWrite } from "./api";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+/** The Idempotency-Key header of each request `fetch` was given. */
+function keysSent(fetch: ReturnType<typeof vi.fn>): string[] {
+  return fetch.mock.calls.map(([, init]) => (init as RequestInit & { headers: Record<string, string> }).headers["idempotency-key"]!);
+}
+
+describe("apiWrite", () => {
+  it("sends an answer with an idempotency key and keeps that key when it retries after a network failure", async () => {
+    const fetch = vi
+      .fn()
+      .mockRejectedValueOnce(new TypeError("Failed to fetch"))
+      .mockResolvedValueOnce(Response.json({ response: { id: "a1" } }, { status: 201 }));
+    vi.stubGlobal("fetch", fetch);
+    await expect(apiWrite("/api/rooms/r/broadcasts/b/answer", "POST", { answer: "Rain" })).resolves.toEqual({ response: { id: "a1" } });
+    const [first, retry] = keysSent(fetch);
+    expect(first).toMatch(/\S{16,}/);
+    expect(retry).toBe(first);
+  });
+
+  it("gives every new write a key of its own, and reports the server's refusal", async () => {
+    const fetch = vi
+      .fn()
+      .mockResolvedValueOnce(Response.json({ broadcastId: "b", status: "skipped" }))
+      .mockResolvedValueOnce(Response.json({ error: { message: "This question is no longer open (skipped)." } }, { status: 409 }));
+    vi.stubGlobal("fetch", fetch);
+    await apiWrite("/api/rooms/r/broadcasts/b/skip", "POST");
+    await expect(apiWrite("/api/rooms/r/broadcasts/b/skip", "POST")).rejects.toEqual(new ApiError(409, "This question is no longer open (skipped)."));
+    const [first, second] = keysSent(fetch);
+    expect(second).not.toBe(first);
+  });
+});
