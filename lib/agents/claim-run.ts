@@ -108,9 +108,9 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
     const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, claimed!.agentId));
     const actor = { id: claimed!.agentId, name: agent?.name ?? "Agent" };
     await writeRoomEventsInTransaction(tx, roomId, async (inner, emit, at) => {
-      // A run taken over from a worker that died starts from scratch: what that attempt asked
-      // will never be collected.
-      if (candidate.status === "running") await cancelRunBroadcasts(inner, emit, claimed!.id, at, actor);
+      // Every attempt starts from scratch: what an earlier one asked (its worker died, or
+      // handed the run back) will never be collected.
+      await cancelRunBroadcasts(inner, emit, claimed!.id, at, actor);
       emit({
         type: "run.started",
         actor,

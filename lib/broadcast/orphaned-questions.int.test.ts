@@ -2,11 +2,12 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { broadcasts, leases, runs } from "@/db/schema";
 import { cancelRun } from "@/lib/agents/cancel-run";
-import { claimNextRun } from "@/lib/agents/claim-run";
+import { claimNextRun, releaseRun } from "@/lib/agents/claim-run";
 import { finishRun } from "@/lib/agents/finish-run";
 import { Scheduler } from "@/lib/agents/scheduler";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
+import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import {
   broadcastStatus,
@@ -39,6 +40,16 @@ async function storyOf(roomId: string, broadcastId: string, runId?: string) {
 }
 
 const inOneMinute = () => new Date(Date.now() + 60_000);
+
+/** A Songwriter run, claimed by `owner`, waiting on the answers to a question it asked the other agents. */
+async function runWaitingOnQuestion(owner: string, leaseMs: number, settings: RoomSettingsPatch = {}) {
+  const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 60, ...settings });
+  const songwriter = await agentByPersona(context.database, roomId, "coder");
+  const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
+  expect((await claimNextRun(context.database.db, { owner, leaseMs }))?.id).toBe(run.id);
+  const pending = await leaveQuestion(context.database, roomId, "coder", { mode: "agents", status: "pending", runId: run.id, deadlineAt: inOneMinute() });
+  return { roomId, songwriter, run, pending };
+}
 const aSecondAgo = () => new Date(Date.now() - 1000);
 
 describe("a question whose asking run ends without collecting it", () => {
@@ -97,11 +108,7 @@ describe("a question whose asking run ends without collecting it", () => {
   });
 
   it("is cancelled when another worker takes the run over, so the agent may ask again", async () => {
-    const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", max_broadcasts_per_agent: 1, broadcast_timeout: 60 });
-    const songwriter = await agentByPersona(context.database, roomId, "coder");
-    const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
-    expect((await claimNextRun(context.database.db, { owner: "dies", leaseMs: 200 }))?.id).toBe(run.id);
-    const pending = await leaveQuestion(context.database, roomId, "coder", { mode: "agents", status: "pending", runId: run.id, deadlineAt: inOneMinute() });
+    const { roomId, songwriter, run, pending } = await runWaitingOnQuestion("dies", 200, { max_broadcasts_per_agent: 1 });
     await new Promise((resolve) => setTimeout(resolve, 400));
 
     const again = await claimNextRun(context.database.db, { owner: "takes-over", leaseMs: 5000 });
@@ -113,12 +120,16 @@ describe("a question whose asking run ends without collecting it", () => {
     expect(result.status).toBe("complete");
   });
 
+  it("is cancelled when the run is handed back to the queue and claimed again", async () => {
+    const { run, pending } = await runWaitingOnQuestion("leaving", 5000);
+    await releaseRun(context.database.db, run.id, "leaving");
+
+    expect(await claimNextRun(context.database.db, { owner: "next", leaseMs: 5000 })).toMatchObject({ id: run.id, attempts: 2 });
+    expect(await statusOf(pending.id)).toBe("cancelled");
+  });
+
   it("is cancelled when a cancelled run's worker died and the next claim ends the run", async () => {
-    const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 60 });
-    const songwriter = await agentByPersona(context.database, roomId, "coder");
-    const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
-    expect((await claimNextRun(context.database.db, { owner: "dies", leaseMs: 200 }))?.id).toBe(run.id);
-    const pending = await leaveQuestion(context.database, roomId, "coder", { mode: "agents", status: "pending", runId: run.id, deadlineAt: inOneMinute() });
+    const { roomId, run, pending } = await runWaitingOnQuestion("dies", 200);
     expect(await cancelRun(context.database.db, roomId, run.id, alice)).toBe("stopping");
     await new Promise((resolve) => setTimeout(resolve, 400));
 
