@@ -199,8 +199,9 @@ export function describeEvent(event: StoredEvent, context: DescribeContext): Fee
       };
     }
     case "run.finished": {
-      const { status, error, steps } = event.payload;
-      const meta = `${steps} step${steps === 1 ? "" : "s"} · ${formatUsage(event.payload)}`;
+      const { status, error, steps, attempts } = event.payload;
+      const retried = attempts > 1 ? ` · ${attempts} attempts` : "";
+      const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload)}`;
       if (status === "failed") {
         return { text: "failed", detail: error?.errorMessage, meta, nodeIds: [], tone: "error" };
       }

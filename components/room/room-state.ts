@@ -213,12 +213,12 @@ export function applyRoomEvent(state: RoomState, event: RoomEvent, clock: () => 
       break;
     }
     case "run.finished": {
-      const { runId, agentId, status, error, steps, inputTokens, outputTokens, costUsd } = event.payload;
+      const { runId, agentId, status, error, steps, attempts, inputTokens, outputTokens, costUsd } = event.payload;
       const run = state.runs[runId];
       if (run) {
         next.runs = {
           ...state.runs,
-          [runId]: { ...run, status, error, steps, inputTokens, outputTokens, costUsd, finishedAt: event.timestamp },
+          [runId]: { ...run, status, error, steps, attempts, inputTokens, outputTokens, costUsd, finishedAt: event.timestamp },
         };
       }
       next.typing = withoutTyping(state.typing, agentId);

@@ -32,12 +32,8 @@ export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor
     { id: flagged.agentId, name: agent?.name ?? "Agent" },
     {
       status: "cancelled",
-      steps: 0,
       error: { errorType: "cancelled", errorMessage: `Cancelled by ${by.name}.`, retryPossible: false },
       durationMs: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      costUsd: 0,
     },
     null,
   );

@@ -145,6 +145,7 @@ async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", er
         agentId: run.agentId,
         status,
         steps: run.steps,
+        attempts: run.attempts,
         error,
         durationMs: 0,
         inputTokens: run.inputTokens,

@@ -94,7 +94,7 @@ export async function executeRun(
   const actor = { id: agent.id, name: agent.name };
 
   const finish = async (status: RunOutcome["status"], error: ErrorDetails | null) => {
-    const outcome: RunOutcome = { status, error, durationMs: Math.round(performance.now() - started), ...totals };
+    const outcome: RunOutcome = { status, error, durationMs: Math.round(performance.now() - started) };
     const finished = await finishRun(db, run, actor, outcome, options.owner);
     return finished ? outcome : null;
   };

@@ -3,25 +3,28 @@ import type { Db } from "@/db";
 import { type Run, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
-import type { ErrorDetails, UsageFigures } from "@/lib/protocol";
+import type { ErrorDetails } from "@/lib/protocol";
 import { settleRequest } from "./settle-request";
 
-export interface RunOutcome extends UsageFigures {
+export interface RunOutcome {
   status: "succeeded" | "failed" | "cancelled";
-  steps: number;
   error: ErrorDetails | null;
+  /** Time spent working on the run, over all its attempts. */
+  durationMs: number;
 }
 
 /**
- * Records how a run ended — totals, error, the request it answered, the questions it left
- * unanswered — and announces it (`run.finished`). Only the worker that still holds the lease may finish a running run;
- * returns false when the run was taken over meanwhile.
+ * Records how a run ended — error, the request it answered, the questions it left
+ * unanswered — and announces it (`run.finished`) with its totals as the row holds them:
+ * every saved step of every attempt counts, not only those of the attempt that finished it.
+ * Only the worker that still holds the lease may finish a running run; returns false when
+ * the run was taken over meanwhile.
  */
 export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutcome, owner: string | null): Promise<boolean> {
   const { result } = await writeRoomEvents(db, run.roomId, async (tx, emit, at) => {
     const conditions = [eq(runs.id, run.id), sql`${runs.status} in ('queued', 'running')`];
     if (owner) conditions.push(eq(runs.leaseOwner, owner));
-    const updated = await tx
+    const [finished] = await tx
       .update(runs)
       .set({
         status: outcome.status,
@@ -32,8 +35,14 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
         error: outcome.error,
       })
       .where(and(...conditions))
-      .returning({ id: runs.id });
-    if (updated.length === 0) return false;
+      .returning({
+        steps: runs.steps,
+        attempts: runs.attempts,
+        inputTokens: runs.inputTokens,
+        outputTokens: runs.outputTokens,
+        costUsd: runs.costUsd,
+      });
+    if (!finished) return false;
     await settleRequest(tx, emit, run, outcome.status, agent);
     await cancelRunBroadcasts(tx, emit, run.id, at, agent);
     emit({
@@ -46,12 +55,9 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
         runId: run.id,
         agentId: run.agentId,
         status: outcome.status,
-        steps: outcome.steps,
         error: outcome.error,
         durationMs: outcome.durationMs,
-        inputTokens: outcome.inputTokens,
-        outputTokens: outcome.outputTokens,
-        costUsd: outcome.costUsd,
+        ...finished,
       },
     });
     return true;

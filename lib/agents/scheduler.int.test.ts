@@ -50,7 +50,7 @@ async function boardRequestFromRun(roomId: string, depth: number) {
     return { parent, entry };
   });
   // The requesting run has ended; only the scheduler can serve its request now.
-  await finishRun(database.db, result!.parent, songwriter, { status: "succeeded", steps: 1, error: null, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, null);
+  await finishRun(database.db, result!.parent, songwriter, { status: "succeeded", error: null, durationMs: 0 }, null);
   return result!;
 }
 
@@ -156,7 +156,7 @@ describe("the scheduler", () => {
       const outcome = await scheduleRoom(database.db, roomId);
       expect(outcome).toMatchObject({ kind: "request", entryId: entry.id });
       const [run] = await database.db.select().from(runs).where(eq(runs.id, (outcome as { runId: string }).runId));
-      await finishRun(database.db, run!, storyteller, { status: "failed", steps: 0, error: failure, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, null);
+      await finishRun(database.db, run!, storyteller, { status: "failed", error: failure, durationMs: 0 }, null);
       expect(await requestStatusOf(entry.id)).toBe(attempt < 3 ? "open" : "failed");
     }
     await dueAgain(roomId);

@@ -65,7 +65,10 @@ export const runFinishedPayloadSchema = z
     runId: z.string(),
     agentId: z.string(),
     status: z.enum(["succeeded", "failed", "cancelled"]),
+    /** Steps, tokens and cost are the run's totals over all its attempts, so a workflow is costed in full. */
     steps: z.number().int(),
+    /** How many times a worker started the run (a worker that died leaves it to another). */
+    attempts: z.number().int().nonnegative(),
     error: errorDetailsSchema.nullable(),
   })
   .extend(usageFiguresSchema.shape);
