@@ -90,7 +90,11 @@ export const agentNotes = pgTable(
     deliveredAt: timestamp("delivered_at", { withTimezone: true }),
     deliveredToRunId: text("delivered_to_run_id"),
   },
-  (table) => [index("agent_notes_pending_idx").on(table.agentId, table.deliveredAt)],
+  (table) => [
+    index("agent_notes_pending_idx").on(table.agentId, table.deliveredAt),
+    // A run taken over by another worker looks up the notes its earlier attempts were given.
+    index("agent_notes_run_idx").on(table.deliveredToRunId),
+  ],
 );
 
 /** How far into a room's human Q&A history each agent has read. */

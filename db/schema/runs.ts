@@ -1,3 +1,4 @@
+import type { ModelMessage } from "ai";
 import { sql } from "drizzle-orm";
 import {
   bigint,
@@ -7,6 +8,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
@@ -53,6 +55,11 @@ export const runs = pgTable(
     costUsd: doublePrecision("cost_usd").notNull().default(0),
     /** The model conversation so far (messages), so shadows and audits can see it. */
     transcript: jsonb("transcript").$type<unknown[]>().notNull().default([]),
+    /**
+     * What the model was first given (system prompt and opening message), saved with the first
+     * step so that a later attempt continues the same conversation instead of a new one.
+     */
+    opening: jsonb("opening").$type<RunOpening | null>(),
     /** What the agent is writing right now, refreshed while it streams. */
     streamingText: text("streaming_text").notNull().default(""),
     error: jsonb("error").$type<{ errorType: string; errorMessage: string; retryPossible: boolean } | null>(),
@@ -73,6 +80,52 @@ export const runs = pgTable(
 
 export type Run = typeof runs.$inferSelect;
 export type NewRun = typeof runs.$inferInsert;
+
+export interface RunOpening {
+  system: string;
+  prompt: string;
+  /** The notes for the agent shown in the opening message. */
+  noteIds: string[];
+  /** Estimated tokens of the context in the opening message, so notes shown later keep to the room's budget. */
+  contextTokens: number;
+}
+
+/** A "while you were working" note as it was shown to the agent. */
+export interface ShownNote {
+  id: string;
+  text: string;
+}
+
+/**
+ * The steps a run has completed, each saved as it finishes: what the model answered (its
+ * text and tool calls) and what the tools returned, as the model reads them back, and what
+ * the step cost. A worker that takes over a run continues from here, so the tools of a
+ * saved step never run twice. One row per step: a worker that lost its lease cannot save a
+ * step another worker saved.
+ */
+export const runSteps = pgTable(
+  "run_steps",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    step: integer("step").notNull(),
+    /** The attempt of the run that made this step. */
+    attempt: integer("attempt").notNull(),
+    /** Notes for the agent that arrived while it worked, shown to it just before this step. */
+    notes: jsonb("notes").$type<ShownNote[]>().notNull().default([]),
+    /** The step's response messages: the assistant's turn and, if it called tools, their results. */
+    messages: jsonb("messages").$type<ModelMessage[]>().notNull(),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    costUsd: doublePrecision("cost_usd").notNull().default(0),
+    durationMs: integer("duration_ms").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.step] })],
+);
+
+export type RunStep = typeof runSteps.$inferSelect;
 
 /** Named leases for work only one instance should do at a time (the scheduler). */
 export const leases = pgTable("leases", {

@@ -1,21 +1,23 @@
 import { APICallError } from "@ai-sdk/provider";
-import { type ModelMessage, RetryError, isStepCount, streamText } from "ai";
-import { eq, sql } from "drizzle-orm";
+import { type ModelMessage, RetryError, type StepResult, type ToolSet, isStepCount, streamText } from "ai";
+import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type Agent, type Run, agents, rooms, runs } from "@/db/schema";
+import { type Agent, type Run, type RunOpening, agents, rooms, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
 import { takeNotes } from "@/lib/broadcast/agent-notes";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { costOf } from "@/lib/models/pricing";
 import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
-import type { ErrorDetails } from "@/lib/protocol";
+import type { ErrorDetails, PayloadOf } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
-import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { buildPrompt } from "./build-prompt";
 import { type RunOutcome, finishRun } from "./finish-run";
 import { loadPromptContext } from "./load-prompt-context";
 import { type ActiveRun, agentAuthor } from "./run-context";
+import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
 import { createAgentTools } from "./tools";
+import { countRequestsMade } from "./tools/reserve-request";
 
 export interface ExecuteDeps {
   database: Database;
@@ -33,12 +35,7 @@ export interface ExecuteDeps {
 /** Why a run stopped early: cancelled by someone, its lease taken over, or its worker shutting down. */
 export type StopReason = "cancelled" | "lease_lost" | "shutdown";
 
-interface StepRecord {
-  step: number;
-  text: string;
-  toolCalls: { id: string; name: string; input: unknown }[];
-  toolResults: { id: string; name: string; output?: unknown; error?: string }[];
-}
+type StepSummary = Pick<PayloadOf<"run.step">, "text" | "toolCalls" | "toolResults">;
 
 function errorDetails(error: unknown): ErrorDetails {
   // After its retries the SDK reports the last provider error wrapped in a RetryError.
@@ -71,11 +68,56 @@ function jsonSafe(value: unknown): unknown {
   }
 }
 
+/** What the room sees of a step: its text, the tools it called and what they returned or why they failed. */
+function summarizeStep(step: StepResult<ToolSet>): StepSummary {
+  const summary: StepSummary = { text: "", toolCalls: [], toolResults: [] };
+  for (const part of step.content) {
+    if (part.type === "text") summary.text += withoutNul(part.text);
+    else if (part.type === "tool-call") {
+      summary.toolCalls.push({ id: part.toolCallId, name: part.toolName, input: jsonSafe(part.input) });
+    } else if (part.type === "tool-result") {
+      summary.toolResults.push({ id: part.toolCallId, name: part.toolName, output: jsonSafe(part.output) });
+    } else if (part.type === "tool-error") {
+      const error = part.error instanceof Error ? part.error.message : String(part.error);
+      summary.toolResults.push({ id: part.toolCallId, name: part.toolName, error: withoutNul(error).slice(0, 500) });
+    }
+  }
+  return summary;
+}
+
+/** Whether a saved step asked for tools, so the model has a next step to take. */
+function callsTools(messages: ModelMessage[]): boolean {
+  return messages.some(
+    (message) => message.role === "assistant" && Array.isArray(message.content) && message.content.some((part) => part.type === "tool-call"),
+  );
+}
+
+/** Builds what the model is first given: persona and guidance, then the task and the room as it is now. */
+async function openConversation(
+  active: Pick<ActiveRun, "database" | "run" | "agent" | "team" | "settings" | "now">,
+  toolNames: string[],
+): Promise<RunOpening> {
+  const { run, agent, team, settings } = active;
+  const context = await loadPromptContext(active.database.db, { run, agent, team, settings, now: active.now(), toolNames });
+  const { system, prompt, contextTokens } = buildPrompt(context);
+  return { system, prompt, noteIds: [], contextTokens };
+}
+
+/** The steps to take on: the room's budget less the steps earlier attempts completed. */
+function stepsLeft(settings: RoomSettings, saved: { messages: ModelMessage[] }[]): number {
+  const last = saved.at(-1);
+  // The last saved step answered without tools: the run was done when its worker stopped.
+  if (last && !callsTools(last.messages)) return 0;
+  return Math.max(0, settings.max_steps - saved.length);
+}
+
 /**
  * Runs one claimed agent run to the end: builds its prompt, streams the model with the
- * room's tools for at most `max_steps` steps, turns every step into a `run.step` event
- * (text, tool calls, results, duration, tokens, cost) and finishes the run. Typing goes to
- * viewers as ephemeral events. A failure here ends this run only.
+ * room's tools for at most `max_steps` steps, saves every step as it completes together
+ * with its `run.step` event (text, tool calls, results, duration, tokens, cost), and
+ * finishes the run. A run an earlier worker left unfinished continues its conversation
+ * after the last saved step, with the steps it has left, so the tools of saved steps never
+ * run again. Typing goes to viewers as ephemeral events. A failure here ends this run only.
  */
 export async function executeRun(
   deps: ExecuteDeps,
@@ -86,15 +128,17 @@ export async function executeRun(
   const db = database.db;
   const now = deps.now ?? (() => new Date());
   const started = performance.now();
-  const totals = { steps: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
 
   const [agent] = await db.select().from(agents).where(eq(agents.id, run.agentId));
   const [room] = await db.select().from(rooms).where(eq(rooms.id, run.roomId));
   if (!agent || !room) return null;
   const actor = { id: agent.id, name: agent.name };
+  const resumed = run.attempts > 1;
+  const saved = resumed ? await loadSavedSteps(db, run.id) : [];
+  const earlierMs = saved.reduce((total, step) => total + step.durationMs, 0);
 
   const finish = async (status: RunOutcome["status"], error: ErrorDetails | null) => {
-    const outcome: RunOutcome = { status, error, durationMs: Math.round(performance.now() - started) };
+    const outcome: RunOutcome = { status, error, durationMs: earlierMs + Math.round(performance.now() - started) };
     const finished = await finishRun(db, run, actor, outcome, options.owner);
     return finished ? outcome : null;
   };
@@ -118,18 +162,11 @@ export async function executeRun(
     author: agentAuthor(agent),
     now,
     resolveModel: deps.resolveModel,
-    state: { requestsMade: 0, createdNodeIds: [] },
+    // Requests made by earlier attempts still count towards the run's allowance.
+    state: { requestsMade: resumed ? await countRequestsMade(db, run.id) : 0, createdNodeIds: [] },
   };
   const tools = createAgentTools(active);
-  const context = await loadPromptContext(db, {
-    run,
-    agent,
-    team,
-    settings,
-    now: now(),
-    toolNames: Object.keys(tools),
-  });
-  const { system, prompt } = buildPrompt(context);
+  const opening = run.opening ?? (await openConversation(active, Object.keys(tools)));
 
   if (run.requestEntryId) {
     await writeRoomEvents(db, run.roomId, (tx, emit) =>
@@ -144,10 +181,16 @@ export async function executeRun(
     );
   }
 
-  const messages: ModelMessage[] = [{ role: "user", content: prompt }];
-  const lateNotes: string[] = [];
-  const transcript: unknown[] = [{ role: "system", content: system }, { role: "user", content: prompt }];
-  let current: StepRecord = { step: 0, text: "", toolCalls: [], toolResults: [] };
+  const remaining = stepsLeft(settings, saved);
+  if (remaining === 0) return finish("succeeded", null);
+
+  const messages: ModelMessage[] = [{ role: "user", content: opening.prompt }, ...saved.flatMap((step) => step.messages)];
+  let transcript: unknown[] = run.opening
+    ? [...run.transcript]
+    : [{ role: "system", content: opening.system }, { role: "user", content: opening.prompt }];
+  // Saved with this attempt's first step: until a step is saved, another attempt may as well start afresh.
+  let unsavedOpening: RunOpening | null = run.opening ? null : opening;
+  let step = saved.length;
   let stepStarted = performance.now();
   let typingBuffer = "";
   let runText = "";
@@ -160,10 +203,10 @@ export async function executeRun(
     if (!typingBuffer) return typingSent;
     const delta = typingBuffer;
     typingBuffer = "";
-    const step = current.step;
+    const typingStep = step;
     typingSent = typingSent.then(() =>
       bus
-        .publishEphemeral({ type: "agent.typing", room_id: run.roomId, payload: { runId: run.id, agentId: agent.id, step, delta } })
+        .publishEphemeral({ type: "agent.typing", room_id: run.roomId, payload: { runId: run.id, agentId: agent.id, step: typingStep, delta } })
         .catch(() => {}),
     );
     return typingSent;
@@ -171,122 +214,95 @@ export async function executeRun(
   const typingTimer = setInterval(() => void flushTyping(), deps.typingFlushMs ?? 80);
   typingTimer.unref?.();
 
+  const saveStep = async (result: StepResult<ToolSet>) => {
+    // The step's typing reaches the room before the step itself.
+    await flushTyping();
+    const inputTokens = result.usage.inputTokens ?? 0;
+    const outputTokens = result.usage.outputTokens ?? 0;
+    const summary = summarizeStep(result);
+    const record = { runId: run.id, agentId: agent.id, step, ...summary };
+    const next = [...transcript, { role: "assistant", step, text: summary.text, toolCalls: summary.toolCalls }];
+    if (summary.toolResults.length) next.push({ role: "tool", step, results: summary.toolResults });
+    await saveRunStep(db, run, actor, options.owner, {
+      summary: {
+        ...record,
+        durationMs: Math.round(performance.now() - stepStarted),
+        inputTokens,
+        outputTokens,
+        costUsd: costOf(resolved.spec, inputTokens, outputTokens),
+      },
+      messages: jsonSafe(result.response.messages) as ModelMessage[],
+      notes: [],
+      attempt: run.attempts,
+      opening: unsavedOpening,
+      transcript: next,
+    });
+    transcript = next;
+    unsavedOpening = null;
+  };
+
+  // A step that cannot be saved stops the run: its next step must not run without it.
+  const halt = new AbortController();
+  let saveFailure: unknown = null;
+  let saving: Promise<void> = Promise.resolve();
+
+  const ended = async (failure: unknown): Promise<RunOutcome | null> => {
+    clearInterval(typingTimer);
+    await saving;
+    await flushTyping();
+    const reason = options.stopReason();
+    if (reason === "lease_lost" || reason === "shutdown" || saveFailure instanceof LeaseLostError) return null;
+    if (reason === "cancelled" || (failure && options.signal.aborted)) {
+      return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
+    }
+    const problem = saveFailure ?? failure;
+    return problem ? finish("failed", errorDetails(problem)) : finish("succeeded", null);
+  };
+
   try {
     const result = streamText({
       model: resolved.model,
-      system,
+      system: opening.system,
       messages,
       tools,
-      stopWhen: isStepCount(settings.max_steps),
-      abortSignal: options.signal,
+      stopWhen: isStepCount(remaining),
+      abortSignal: AbortSignal.any([options.signal, halt.signal]),
       maxRetries: deps.maxRetries ?? 2,
       seed: settings.script_seed,
       // Notes that arrive while the run streams (what its shadow answered) are shown from the next step on.
       prepareStep: async ({ messages: current, stepNumber }) => {
+        step = saved.length + stepNumber;
+        stepStarted = performance.now();
         if (stepNumber === 0) return undefined;
         const fresh = await takeNotes(db, agent.id, run.id).catch(() => []);
         if (fresh.length === 0) return undefined;
-        lateNotes.push(...fresh);
         return { messages: [...current, { role: "user" as const, content: fresh.join("\n") }] };
+      },
+      onChunk: ({ chunk }) => {
+        if (chunk.type !== "text-delta") return;
+        runText += chunk.text;
+        typingBuffer += chunk.text;
+        if (Date.now() - lastSaved > (deps.streamingSaveMs ?? 1000)) {
+          lastSaved = Date.now();
+          void db.update(runs).set({ streamingText: withoutNul(runText.slice(-4000)) }).where(eq(runs.id, run.id)).catch(() => {});
+        }
+      },
+      // The SDK starts the next step only once this has settled: a step's tools never run before the step before it is saved.
+      onStepEnd: (result) => {
+        saving = saveStep(result).catch((error: unknown) => {
+          saveFailure ??= error;
+          halt.abort(error);
+        });
+        return saving;
       },
       // Errors surface in the stream and end this run below; nothing to log twice.
       onError: () => {},
     });
-
     for await (const part of result.fullStream) {
-      switch (part.type) {
-        case "start-step":
-          stepStarted = performance.now();
-          current = { step: totals.steps, text: "", toolCalls: [], toolResults: [] };
-          break;
-        case "text-delta":
-          current.text += part.text;
-          runText += part.text;
-          typingBuffer += part.text;
-          if (Date.now() - lastSaved > (deps.streamingSaveMs ?? 1000)) {
-            lastSaved = Date.now();
-            void db.update(runs).set({ streamingText: withoutNul(runText.slice(-4000)) }).where(eq(runs.id, run.id)).catch(() => {});
-          }
-          break;
-        case "tool-call":
-          current.toolCalls.push({ id: part.toolCallId, name: part.toolName, input: jsonSafe(part.input) });
-          break;
-        case "tool-result":
-          current.toolResults.push({ id: part.toolCallId, name: part.toolName, output: jsonSafe(part.output) });
-          break;
-        case "tool-error":
-          current.toolResults.push({
-            id: part.toolCallId,
-            name: part.toolName,
-            error: withoutNul(part.error instanceof Error ? part.error.message : String(part.error)).slice(0, 500),
-          });
-          break;
-        case "finish-step": {
-          // The step's typing reaches the room before the step itself.
-          await flushTyping();
-          const inputTokens = part.usage.inputTokens ?? 0;
-          const outputTokens = part.usage.outputTokens ?? 0;
-          const costUsd = costOf(resolved.spec, inputTokens, outputTokens);
-          const durationMs = Math.round(performance.now() - stepStarted);
-          totals.steps += 1;
-          totals.inputTokens += inputTokens;
-          totals.outputTokens += outputTokens;
-          totals.costUsd += costUsd;
-          transcript.push({ role: "assistant", step: current.step, text: withoutNul(current.text), toolCalls: current.toolCalls });
-          if (current.toolResults.length) transcript.push({ role: "tool", step: current.step, results: current.toolResults });
-          // The step's event and the run's running totals are written together.
-          await writeRoomEvents(db, run.roomId, async (tx, emit) => {
-            emit({
-              type: "run.step",
-              actor,
-              correlationId: run.correlationId,
-              nextSteps: current.toolCalls.length ? ["run.step"] : ["run.finished"],
-              payload: {
-                runId: run.id,
-                agentId: agent.id,
-                step: current.step,
-                text: withoutNul(current.text),
-                toolCalls: current.toolCalls,
-                toolResults: current.toolResults,
-                durationMs,
-                inputTokens,
-                outputTokens,
-                costUsd,
-              },
-            });
-            await tx
-              .update(runs)
-              .set({
-                steps: sql`${runs.steps} + 1`,
-                inputTokens: sql`${runs.inputTokens} + ${inputTokens}`,
-                outputTokens: sql`${runs.outputTokens} + ${outputTokens}`,
-                costUsd: sql`${runs.costUsd} + ${costUsd}`,
-                transcript,
-              })
-              .where(eq(runs.id, run.id));
-          });
-          break;
-        }
-        case "error":
-          throw part.error;
-        default:
-          break;
-      }
+      if (part.type === "error") throw part.error;
     }
   } catch (error) {
-    clearInterval(typingTimer);
-    await flushTyping();
-    const reason = options.stopReason();
-    if (reason === "lease_lost" || reason === "shutdown") return null;
-    if (reason === "cancelled" || options.signal.aborted) {
-      return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
-    }
-    return finish("failed", errorDetails(error));
+    return ended(error);
   }
-  clearInterval(typingTimer);
-  await flushTyping();
-  const reason = options.stopReason();
-  if (reason === "lease_lost" || reason === "shutdown") return null;
-  if (reason === "cancelled") return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
-  return finish("succeeded", null);
+  return ended(null);
 }

@@ -1,8 +1,8 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Run, runs } from "@/db/schema";
+import { type Run, boardEntries, canvasNodes, runs } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import type { PayloadOf } from "@/lib/protocol";
 import { RoomBus } from "@/lib/realtime/bus";
@@ -72,6 +72,35 @@ async function dieAfterSteps(runId: string, steps: number, model: ReturnType<typ
   model.control.dying = false;
 }
 
+/** Waits until no run of the room is queued or running, and returns them all. */
+async function settled(roomId: string) {
+  return eventually(async () => {
+    const all = await database.db.select().from(runs).where(eq(runs.roomId, roomId));
+    expect(all.every((run) => run.status !== "queued" && run.status !== "running")).toBe(true);
+    return all;
+  }, 20_000);
+}
+
+/**
+ * Starts the Songwriter on `model`. Its first worker dies once `steps` steps are saved; a
+ * second worker takes the run over and finishes the room's work. Returns the run and the
+ * model calls made after the takeover.
+ */
+async function runTakenOver(roomId: string, model: ReturnType<typeof stallingModel>, steps: number) {
+  const songwriter = await agentByPersona(database, roomId, "coder");
+  await setAgentModel(database, songwriter.id, "mock:stalling");
+  const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+  await dieAfterSteps(run.id, steps, model);
+  const callsBefore = model.model.doStreamCalls.length;
+  const survivor = await startTestWorker(database, { resolveModel: mockResolver({ stalling: model.model }) });
+  try {
+    await settled(roomId);
+  } finally {
+    await survivor.stop();
+  }
+  return { run, resumedCalls: model.model.doStreamCalls.slice(callsBefore) };
+}
+
 async function runEvents(roomId: string, runId: string) {
   const events = await readEventsAfter(database.db, roomId, 0, 2000);
   const ofRun = events.filter((event) => (event.payload as { runId?: string }).runId === runId);
@@ -84,21 +113,11 @@ async function runEvents(roomId: string, runId: string) {
 describe("a run whose worker died", () => {
   it("is announced finished with the totals of all its attempts, and how many there were", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
     const stalling = stallingModel(
       [toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]), textStep("Done.")],
       1,
     );
-    await setAgentModel(database, songwriter.id, "mock:stalling");
-    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
-    await dieAfterSteps(run.id, 1, stalling);
-
-    const survivor = await startTestWorker(database, { resolveModel: mockResolver({ stalling: stalling.model }) });
-    try {
-      await eventually(async () => expect((await runRow(run.id)).status).toBe("succeeded"), 20_000);
-    } finally {
-      await survivor.stop();
-    }
+    const { run } = await runTakenOver(roomId, stalling, 1);
     const row = await runRow(run.id);
     const { steps, finished } = await runEvents(roomId, run.id);
     expect(finished).toHaveLength(1);
@@ -117,5 +136,93 @@ describe("a run whose worker died", () => {
       inputTokens: row.inputTokens,
       outputTokens: row.outputTokens,
     });
+  });
+});
+
+describe("a run taken over from a worker that died", () => {
+  it("continues the conversation after the saved steps, without doing their work again", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const stalling = stallingModel(
+      [
+        toolStep([
+          { id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
+          { id: "i1", name: "share_creative_context", input: { entryType: "intention", content: { plan: "A verse about rain" } } },
+        ]),
+        toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell the story of this verse." } }]),
+        textStep("Wrote a verse and asked for its story."),
+      ],
+      2,
+    );
+    const { run, resumedCalls } = await runTakenOver(roomId, stalling, 2);
+
+    const row = await runRow(run.id);
+    expect(row).toMatchObject({ status: "succeeded", attempts: 2, steps: 3 });
+    const nodes = await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    expect(nodes.filter((node) => node.text === "Rain taps the glass")).toHaveLength(1);
+    const posted = await database.db.select().from(boardEntries).where(eq(boardEntries.runId, run.id));
+    expect(posted.map((entry) => entry.kind).sort()).toEqual(["intention", "request"]);
+    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
+    expect(children).toHaveLength(1);
+    expect((await runEvents(roomId, run.id)).steps.map((step) => step.step)).toEqual([0, 1, 2]);
+
+    // One more model call, reading the same opening and the two saved steps with their results.
+    expect(resumedCalls).toHaveLength(1);
+    const [first] = stalling.model.doStreamCalls;
+    const resumed = resumedCalls[0]!.prompt;
+    expect(resumed.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool"]);
+    expect(resumed.slice(0, 2)).toEqual(first!.prompt.slice(0, 2));
+    expect(JSON.stringify(resumed[3])).toContain(nodes[0]!.id);
+    expect(JSON.stringify(resumed[5])).toContain(children[0]!.id);
+  });
+
+  it("takes only the steps the room allows a run, counting those already taken", async () => {
+    const { roomId } = await createTestRoom(database.db, { max_steps: 3 });
+    const reading = toolStep([{ id: "r", name: "read_shared_context", input: {} }]);
+    const { run, resumedCalls } = await runTakenOver(roomId, stallingModel([reading, reading, reading, reading, reading], 2), 2);
+    expect(await runRow(run.id)).toMatchObject({ status: "succeeded", steps: 3 });
+    expect(resumedCalls).toHaveLength(1);
+  });
+
+  it("still counts the requests its earlier attempts made", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const stalling = stallingModel(
+      [
+        toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell its story." } }]),
+        toolStep([{ id: "r2", name: "request_agent", input: { targetPersona: "architect", prompt: "Paint it." } }]),
+        textStep("Done."),
+      ],
+      1,
+    );
+    const { run } = await runTakenOver(roomId, stalling, 1);
+    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
+    expect(children).toHaveLength(1);
+    const refused = (await runEvents(roomId, run.id)).steps.find((step) => step.step === 1)!.toolResults[0]!;
+    expect((refused.output as { error?: string }).error).toMatch(/Only 1 request is allowed per run/);
+  });
+
+  it("finishes without calling the model when its last saved step was its answer", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const stalling = stallingModel([textStep("Nothing to add.")], 99);
+    await setAgentModel(database, songwriter.id, "mock:stalling");
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Anything?" }, alice);
+    // The step is saved, but the worker loses the run before it can finish it.
+    const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 400 });
+    const outcome = await executeRun({ database, bus, resolveModel: mockResolver({ stalling: stalling.model }) }, claimed!, {
+      owner: "worker-that-dies",
+      signal: new AbortController().signal,
+      stopReason: () => "lease_lost",
+    });
+    expect(outcome).toBeNull();
+    expect((await runRow(run.id)).steps).toBe(1);
+
+    const survivor = await startTestWorker(database, { resolveModel: mockResolver({ stalling: stalling.model }) });
+    try {
+      await settled(roomId);
+    } finally {
+      await survivor.stop();
+    }
+    expect(await runRow(run.id)).toMatchObject({ status: "succeeded", steps: 1, attempts: 2 });
+    expect(stalling.model.doStreamCalls).toHaveLength(1);
   });
 });

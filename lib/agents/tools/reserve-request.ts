@@ -1,4 +1,6 @@
-import type { Agent } from "@/db/schema";
+import { and, count, eq } from "drizzle-orm";
+import type { Db } from "@/db";
+import { type Agent, boardEntries } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import type { ActiveRun } from "../run-context";
 
@@ -46,4 +48,13 @@ export function reserveRequest(active: ActiveRun, targetPersona: string): Reques
       released = true;
     },
   };
+}
+
+/** How many requests a run has written so far (an earlier attempt's count towards the allowance too). */
+export async function countRequestsMade(db: Db, runId: string): Promise<number> {
+  const [made] = await db
+    .select({ value: count() })
+    .from(boardEntries)
+    .where(and(eq(boardEntries.runId, runId), eq(boardEntries.kind, "request")));
+  return Number(made?.value ?? 0);
 }

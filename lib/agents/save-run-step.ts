@@ -1,0 +1,75 @@
+import type { ModelMessage } from "ai";
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db";
+import { type Run, type RunOpening, type RunStep, type ShownNote, runSteps, runs } from "@/db/schema";
+import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
+import type { PayloadOf } from "@/lib/protocol";
+
+/** The run was taken over (its lease lapsed) or finished elsewhere: this worker must stop. */
+export class LeaseLostError extends Error {
+  constructor(runId: string) {
+    super(`Run ${runId} is no longer held by this worker.`);
+    this.name = "LeaseLostError";
+  }
+}
+
+export interface CompletedStep {
+  /** The `run.step` event's payload: what the room sees of the step. */
+  summary: PayloadOf<"run.step">;
+  /** What the model reads back of the step in its next call. */
+  messages: ModelMessage[];
+  notes: ShownNote[];
+  attempt: number;
+  /** Set when this step is the first this attempt saves and the run has no opening yet. */
+  opening: RunOpening | null;
+  transcript: unknown[];
+}
+
+/**
+ * Saves a completed step with its `run.step` event, in one write: the step (so that a worker
+ * taking the run over continues after it), the run's running totals and transcript. Only the
+ * worker holding the run's lease may save; otherwise nothing is written and `LeaseLostError`
+ * is thrown, so a worker that lost its run stops instead of racing the one that took it.
+ */
+export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string, step: CompletedStep): Promise<void> {
+  const { summary } = step;
+  await writeRoomEvents(db, run.roomId, async (tx, emit, at) => {
+    const held = await tx
+      .update(runs)
+      .set({
+        steps: sql`${runs.steps} + 1`,
+        inputTokens: sql`${runs.inputTokens} + ${summary.inputTokens}`,
+        outputTokens: sql`${runs.outputTokens} + ${summary.outputTokens}`,
+        costUsd: sql`${runs.costUsd} + ${summary.costUsd}`,
+        transcript: step.transcript,
+        ...(step.opening ? { opening: step.opening } : {}),
+      })
+      .where(and(eq(runs.id, run.id), eq(runs.leaseOwner, owner), eq(runs.status, "running")))
+      .returning({ id: runs.id });
+    if (held.length === 0) throw new LeaseLostError(run.id);
+    await tx.insert(runSteps).values({
+      runId: run.id,
+      step: summary.step,
+      attempt: step.attempt,
+      notes: step.notes,
+      messages: step.messages,
+      inputTokens: summary.inputTokens,
+      outputTokens: summary.outputTokens,
+      costUsd: summary.costUsd,
+      durationMs: summary.durationMs,
+      createdAt: at,
+    });
+    emit({
+      type: "run.step",
+      actor,
+      correlationId: run.correlationId,
+      nextSteps: summary.toolCalls.length ? ["run.step"] : ["run.finished"],
+      payload: summary,
+    });
+  });
+}
+
+/** The steps a run's earlier attempts completed, in order. */
+export async function loadSavedSteps(db: Db, runId: string): Promise<RunStep[]> {
+  return db.select().from(runSteps).where(eq(runSteps.runId, runId)).orderBy(asc(runSteps.step));
+}
