@@ -163,7 +163,12 @@ export async function executeRun(
     now,
     resolveModel: deps.resolveModel,
     // Requests made by earlier attempts still count towards the run's allowance.
-    state: { requestsMade: resumed ? await countRequestsMade(db, run.id) : 0, createdNodeIds: [] },
+    state: {
+      requestsMade: resumed ? await countRequestsMade(db, run.id) : 0,
+      createdNodeIds: [],
+      step: saved.length,
+      callsThisStep: new Map(),
+    },
   };
   const tools = createAgentTools(active);
   const opening = run.opening ?? (await openConversation(active, Object.keys(tools)));
@@ -273,6 +278,8 @@ export async function executeRun(
       prepareStep: async ({ messages: current, stepNumber }) => {
         step = saved.length + stepNumber;
         stepStarted = performance.now();
+        active.state.step = step;
+        active.state.callsThisStep.clear();
         if (stepNumber === 0) return undefined;
         const fresh = await takeNotes(db, agent.id, run.id).catch(() => []);
         if (fresh.length === 0) return undefined;

@@ -226,3 +226,73 @@ describe("a run taken over from a worker that died", () => {
     expect(stalling.model.doStreamCalls).toHaveLength(1);
   });
 });
+
+describe("a step whose tools ran but which was not saved", () => {
+  it("is taken again without writing its nodes, board entries and requests a second time", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const steps = [
+      toolStep([
+        { id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
+        { id: "n2", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
+        { id: "i1", name: "share_creative_context", input: { entryType: "intention", content: { plan: "A verse about rain" } } },
+        { id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell the story of this verse." } },
+      ]),
+      textStep("Wrote a verse and asked for its story."),
+    ];
+    // The first worker's lease lapses while its model answers the first step: the step's tools
+    // still run, but the step cannot be saved, as when the worker dies just before saving it.
+    let loseLease: (() => Promise<unknown>) | null = () =>
+      database.db
+        .update(runs)
+        .set({ leaseOwner: "nobody", leaseExpiresAt: new Date(Date.now() - 1000) })
+        .where(eq(runs.id, run.id));
+    const model = new MockLanguageModelV4({
+      doStream: async (call: LanguageModelV4CallOptions) => {
+        const done = call.prompt.filter((message) => message.role === "assistant").length;
+        if (loseLease) await loseLease();
+        loseLease = null;
+        return { stream: convertArrayToReadableStream(steps[done]!) };
+      },
+    });
+    await setAgentModel(database, songwriter.id, "mock:losing");
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 5000 });
+    const lost = await executeRun({ database, bus, resolveModel: mockResolver({ losing: model }) }, claimed!, {
+      owner: "worker-that-dies",
+      signal: new AbortController().signal,
+      stopReason: () => null,
+    });
+    expect(lost).toBeNull();
+    expect((await runRow(run.id)).steps).toBe(0);
+    const before = await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    expect(before).toHaveLength(2);
+
+    const survivor = await startTestWorker(database, { resolveModel: mockResolver({ losing: model }) });
+    try {
+      await settled(roomId);
+    } finally {
+      await survivor.stop();
+    }
+    expect(await runRow(run.id)).toMatchObject({ status: "succeeded", attempts: 2, steps: 2 });
+    // The requested Storyteller adds nodes of its own.
+    const nodes = await database.db.select().from(canvasNodes).where(eq(canvasNodes.authorId, songwriter.id));
+    expect(nodes.map((node) => node.id).sort()).toEqual(before.map((node) => node.id).sort());
+    const posted = await database.db.select().from(boardEntries).where(eq(boardEntries.runId, run.id));
+    expect(posted.map((entry) => entry.kind).sort()).toEqual(["intention", "request"]);
+    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
+    expect(children).toHaveLength(1);
+
+    // The step taken again reads as the first one did: the same node ids, entry and requested run.
+    const [retaken] = (await runEvents(roomId, run.id)).steps;
+    // Tools run side by side, so their results are listed as they finish: look them up by call.
+    const output = (callId: string) =>
+      retaken!.toolResults.find((result) => result.id === callId)!.output as Record<string, unknown>;
+    expect(["n1", "n2", "i1", "r1"].map((callId) => output(callId).ok)).toEqual([true, true, true, true]);
+    expect(["n1", "n2"].map((callId) => (output(callId).node as { id: string }).id).sort()).toEqual(
+      before.map((node) => node.id).sort(),
+    );
+    expect(output("i1").entryId).toBe(posted.find((entry) => entry.kind === "intention")!.id);
+    expect(output("r1")).toMatchObject({ requestId: posted.find((entry) => entry.kind === "request")!.id, runId: children[0]!.id });
+  });
+});

@@ -18,8 +18,15 @@ export interface ActiveRun {
   now: () => Date;
   /** Resolves other agents' models (their shadows answer broadcasts). */
   resolveModel: (spec: string) => ResolvedModel;
-  /** Mutable per-run bookkeeping the limits rely on. */
-  state: { requestsMade: number; createdNodeIds: string[] };
+  /** Mutable per-run bookkeeping the limits and the tools' idempotency keys rely on. */
+  state: {
+    requestsMade: number;
+    createdNodeIds: string[];
+    /** The step being taken (counted over all the run's attempts). */
+    step: number;
+    /** How many times each distinct call (tool and arguments) was made in this step so far. */
+    callsThisStep: Map<string, number>;
+  };
 }
 
 export function agentAuthor(agent: Pick<Agent, "id" | "name">): CanvasAuthor {

@@ -62,7 +62,7 @@ export interface ChangeIdentity {
 }
 
 /** JSON with every object's keys in order, so equal values always read the same. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)

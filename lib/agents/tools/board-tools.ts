@@ -4,12 +4,18 @@ import { boardEntryToDto } from "@/lib/board/board-dto";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { readBoard } from "@/lib/board/read-board";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { boardEntryKindSchema } from "@/lib/protocol";
+import { type BoardEntryDto, type PayloadOf, boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
+import { earlierWrite, toolCallKey } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
+
+/** What share_creative_context tells the model about the entry it shared. */
+function sharedEntry(entry: BoardEntryDto) {
+  return { entryId: entry.id, kind: entry.kind, expiresAt: entry.expiresAt };
+}
 
 /** share_creative_context and read_shared_context: the shared context board of seed 002. */
 export function createBoardTools(active: ActiveRun) {
@@ -30,25 +36,34 @@ export function createBoardTools(active: ActiveRun) {
               "reaction: {toEntryId, response}.",
           ),
       }),
-      execute: ({ entryType, content }) =>
+      execute: (input) =>
         toolResult(async () => {
+          const { entryType, content } = input;
+          const key = toolCallKey(active, "share_creative_context", input);
+          // Looked up before the request is reserved: the earlier write has spent it already.
+          const earlier = await earlierWrite(active, key, "board.posted");
+          if (earlier) return sharedEntry(earlier.payload.entry);
           // A request on the board starts a run of its target later, so it spends this run's request like request_agent.
           const reservation = entryType === "request" ? reserveRequest(active, String(content.targetPersona ?? "")) : null;
-          const { result } = await writeRoomEvents(database.db, run.roomId, (tx, emit, at) =>
-            postBoardEntry(tx, emit, {
-              roomId: run.roomId,
-              kind: entryType,
-              content,
-              author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
-              expiryMinutes: settings.board_expiry_minutes,
-              correlationId: run.correlationId,
-              at,
-            }),
+          const { events } = await writeRoomEvents(
+            database.db,
+            run.roomId,
+            (tx, emit, at) =>
+              postBoardEntry(tx, emit, {
+                roomId: run.roomId,
+                kind: entryType,
+                content,
+                author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
+                expiryMinutes: settings.board_expiry_minutes,
+                correlationId: run.correlationId,
+                at,
+              }),
+            { idempotencyKey: key, change: { type: "board.posted", request: { by: agent.id, input } } },
           ).catch((error) => {
             reservation?.release();
             throw error;
           });
-          return { entryId: result!.id, kind: entryType, expiresAt: result!.expiresAt.toISOString() };
+          return sharedEntry((events[0]!.payload as PayloadOf<"board.posted">).entry);
         }),
     }),
     read_shared_context: tool({

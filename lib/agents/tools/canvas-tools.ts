@@ -2,13 +2,14 @@ import { tool } from "ai";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { canvasNodes } from "@/db/schema";
-import { createNode } from "@/lib/canvas/create-node";
+import { type CanvasWriteOptions, createNode } from "@/lib/canvas/create-node";
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge } from "@/lib/canvas/edges";
 import { freeSpot, homeArea } from "@/lib/canvas/free-spot";
 import { updateNode } from "@/lib/canvas/update-node";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
+import { earlierWrite, toolCallKey } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 const kind = z
@@ -22,6 +23,14 @@ const color = z
   .regex(/^#[0-9a-fA-F]{6}$/)
   .describe("Background colour as #rrggbb (a light tint reads best)");
 
+const createNodeInput = z.object({
+  text: z.string().min(1).max(LIMITS.noteText).describe("The content: a verse, a scene, an idea…"),
+  kind: kind.default("note"),
+  x: coordinate.optional().describe("Left edge in canvas units; omit to be placed in free space"),
+  y: coordinate.optional().describe("Top edge in canvas units; omit to be placed in free space"),
+  color: color.optional(),
+});
+
 async function freePlaceFor(active: ActiveRun) {
   const occupied = await active.database.db
     .select({ x: canvasNodes.x, y: canvasNodes.y })
@@ -30,30 +39,40 @@ async function freePlaceFor(active: ActiveRun) {
   return freeSpot(homeArea(active.agent.persona), occupied);
 }
 
-/** The five canvas tools of seed 002, acting as the agent and tagged with its run's correlation id. */
+/** Creates a node where the model asked for it, or in free space near the agent's home area. */
+async function createPlacedNode(active: ActiveRun, input: z.infer<typeof createNodeInput>, options: CanvasWriteOptions) {
+  const { text, kind: nodeKind, x, y, color: background } = input;
+  const place = x === undefined || y === undefined ? await freePlaceFor(active) : { x, y };
+  return createNode(
+    active.database.db,
+    active.run.roomId,
+    active.author,
+    { text, kind: nodeKind, x: place.x, y: place.y, color: background },
+    options,
+  );
+}
+
+/**
+ * The five canvas tools of seed 002, acting as the agent and tagged with its run's
+ * correlation id. Each write carries its call's idempotency key, so a step taken again after
+ * its worker died does not change the canvas twice.
+ */
 export function createCanvasTools(active: ActiveRun) {
   const { database, run, author } = active;
-  const options = { correlationId: run.correlationId };
+  const options = (name: string, input: unknown) => ({
+    correlationId: run.correlationId,
+    idempotencyKey: toolCallKey(active, name, input),
+  });
   return {
     create_node: tool({
       description: "Create a node on the shared canvas. Returns the node with its id.",
-      inputSchema: z.object({
-        text: z.string().min(1).max(LIMITS.noteText).describe("The content: a verse, a scene, an idea…"),
-        kind: kind.default("note"),
-        x: coordinate.optional().describe("Left edge in canvas units; omit to be placed in free space"),
-        y: coordinate.optional().describe("Top edge in canvas units; omit to be placed in free space"),
-        color: color.optional(),
-      }),
-      execute: ({ text, kind: nodeKind, x, y, color: background }) =>
+      inputSchema: createNodeInput,
+      execute: (input) =>
         toolResult(async () => {
-          const place = x === undefined || y === undefined ? await freePlaceFor(active) : { x, y };
-          const node = await createNode(
-            database.db,
-            run.roomId,
-            author,
-            { text, kind: nodeKind, x: place.x, y: place.y, color: background },
-            options,
-          );
+          const write = options("create_node", input);
+          // Looked up before placing: the free spot has moved since the earlier write took it.
+          const earlier = await earlierWrite(active, write.idempotencyKey, "node.created");
+          const node = earlier ? earlier.payload.node : await createPlacedNode(active, input, write);
           active.state.createdNodeIds.push(node.id);
           return { node: { id: node.id, kind: node.kind, x: node.x, y: node.y, text: node.text } };
         }),
@@ -67,20 +86,23 @@ export function createCanvasTools(active: ActiveRun) {
         y: coordinate.optional(),
         color: color.optional(),
       }),
-      execute: ({ nodeId, ...changes }) =>
+      execute: (input) =>
         toolResult(async () => {
+          const write = options("update_node", input);
+          const { nodeId, ...changes } = input;
           const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
           if (Object.keys(defined).length === 0) return { unchanged: true };
-          const update = await updateNode(database.db, run.roomId, nodeId, author, defined, options);
+          const update = await updateNode(database.db, run.roomId, nodeId, author, defined, write);
           return { nodeId, version: update.version };
         }),
     }),
     delete_node: tool({
       description: "Delete a node and the edges attached to it.",
       inputSchema: z.object({ nodeId: z.string().min(1).describe("The id of the node to delete") }),
-      execute: ({ nodeId }) =>
+      execute: (input) =>
         toolResult(async () => {
-          const deleted = await deleteNode(database.db, run.roomId, nodeId, author, options);
+          const { nodeId } = input;
+          const deleted = await deleteNode(database.db, run.roomId, nodeId, author, options("delete_node", input));
           return { nodeId, removedEdges: deleted.edgeIds.length };
         }),
     }),
@@ -93,16 +115,17 @@ export function createCanvasTools(active: ActiveRun) {
       }),
       execute: (input) =>
         toolResult(async () => {
-          const edge = await createEdge(database.db, run.roomId, author, input, options);
+          const edge = await createEdge(database.db, run.roomId, author, input, options("create_edge", input));
           return { edge: { id: edge.id, sourceId: edge.sourceId, targetId: edge.targetId, label: edge.label } };
         }),
     }),
     delete_edge: tool({
       description: "Remove an edge.",
       inputSchema: z.object({ edgeId: z.string().min(1).describe("The id of the edge to remove") }),
-      execute: ({ edgeId }) =>
+      execute: (input) =>
         toolResult(async () => {
-          await deleteEdge(database.db, run.roomId, edgeId, author, options);
+          const { edgeId } = input;
+          await deleteEdge(database.db, run.roomId, edgeId, author, options("delete_edge", input));
           return { edgeId };
         }),
     }),

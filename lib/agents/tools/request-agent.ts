@@ -5,10 +5,11 @@ import { canvasNodes, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { badRequest } from "@/lib/errors";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { LIMITS, boardContentSchemas } from "@/lib/protocol";
+import { LIMITS, type PayloadOf, boardContentSchemas } from "@/lib/protocol";
 import { enqueueRun } from "../enqueue-run";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
+import { earlierWrite, toolCallKey } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 /**
@@ -18,6 +19,21 @@ import { toolResult } from "./tool-result";
  */
 export function createRequestAgentTool(active: ActiveRun) {
   const { database, run, agent, team, settings } = active;
+
+  /** The answer to a request an earlier attempt of this run already wrote: the same request and run. */
+  const requestedEarlier = async (entryId: string) => {
+    const [queued] = await database.db
+      .select({ id: runs.id, agentId: runs.agentId })
+      .from(runs)
+      .where(and(eq(runs.roomId, run.roomId), eq(runs.requestEntryId, entryId)));
+    const target = team.find((member) => member.id === queued?.agentId);
+    return {
+      requestId: entryId,
+      runId: queued?.id ?? null,
+      status: "queued" as const,
+      note: `${target?.name ?? "The agent"} was already asked; the request stands.`,
+    };
+  };
   return tool({
     description:
       "Ask another agent persona to respond to your work, e.g. ask the Scene Painter to illustrate your lyrics. " +
@@ -33,53 +49,63 @@ export function createRequestAgentTool(active: ActiveRun) {
       ),
       refNodeIds: z.array(z.string()).max(20).default([]).describe("Node ids the target agent should build upon"),
     }),
-    execute: ({ targetPersona, prompt, refNodeIds }) =>
+    execute: (input) =>
       toolResult(async () => {
+        const { targetPersona, prompt, refNodeIds } = input;
+        const key = toolCallKey(active, "request_agent", input);
+        // Looked up before the request is reserved: the earlier write has spent it already.
+        const earlier = await earlierWrite(active, key, "board.posted");
+        if (earlier) return requestedEarlier(earlier.payload.entry.id);
         const { target, depth, release } = reserveRequest(active, targetPersona);
-        const written = writeRoomEvents(database.db, run.roomId, async (tx, emit, at) => {
-          const unique = [...new Set(refNodeIds)];
-          if (unique.length) {
-            const found = await tx
-              .select({ id: canvasNodes.id })
-              .from(canvasNodes)
-              .where(and(eq(canvasNodes.roomId, run.roomId), inArray(canvasNodes.id, unique)));
-            const missing = unique.filter((id) => !found.some((node) => node.id === id));
-            if (missing.length) throw badRequest(`Unknown node id(s): ${missing.join(", ")}.`);
-          }
-          const entry = await postBoardEntry(tx, emit, {
-            roomId: run.roomId,
-            kind: "request",
-            content: { targetPersona, ask: prompt, refNodeIds: unique },
-            author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
-            expiryMinutes: settings.board_expiry_minutes,
-            correlationId: run.correlationId,
-            requestStatus: "queued",
-            at,
-          });
-          const [ahead] = await tx
-            .select({ value: count() })
-            .from(runs)
-            .where(and(eq(runs.roomId, run.roomId), eq(runs.status, "queued")));
-          const queued = await enqueueRun(tx, emit, {
-            roomId: run.roomId,
-            agentId: target.id,
-            trigger: "request",
-            requestedBy: { id: agent.id, name: agent.name },
-            prompt: `${agent.name} asks you: ${prompt}`,
-            parentRunId: run.id,
-            chainDepth: depth,
-            correlationId: run.correlationId,
-            selectedNodeIds: unique,
-            requestEntryId: entry.id,
-            at,
-          });
-          return { entryId: entry.id, runId: queued.id, waitingAhead: Number(ahead?.value ?? 0) };
-        });
-        const { result } = await written.catch((error) => {
+        const written = writeRoomEvents(
+          database.db,
+          run.roomId,
+          async (tx, emit, at) => {
+            const unique = [...new Set(refNodeIds)];
+            if (unique.length) {
+              const found = await tx
+                .select({ id: canvasNodes.id })
+                .from(canvasNodes)
+                .where(and(eq(canvasNodes.roomId, run.roomId), inArray(canvasNodes.id, unique)));
+              const missing = unique.filter((id) => !found.some((node) => node.id === id));
+              if (missing.length) throw badRequest(`Unknown node id(s): ${missing.join(", ")}.`);
+            }
+            const entry = await postBoardEntry(tx, emit, {
+              roomId: run.roomId,
+              kind: "request",
+              content: { targetPersona, ask: prompt, refNodeIds: unique },
+              author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
+              expiryMinutes: settings.board_expiry_minutes,
+              correlationId: run.correlationId,
+              requestStatus: "queued",
+              at,
+            });
+            const [ahead] = await tx
+              .select({ value: count() })
+              .from(runs)
+              .where(and(eq(runs.roomId, run.roomId), eq(runs.status, "queued")));
+            const queued = await enqueueRun(tx, emit, {
+              roomId: run.roomId,
+              agentId: target.id,
+              trigger: "request",
+              requestedBy: { id: agent.id, name: agent.name },
+              prompt: `${agent.name} asks you: ${prompt}`,
+              parentRunId: run.id,
+              chainDepth: depth,
+              correlationId: run.correlationId,
+              selectedNodeIds: unique,
+              requestEntryId: entry.id,
+              at,
+            });
+            return { entryId: entry.id, runId: queued.id, waitingAhead: Number(ahead?.value ?? 0) };
+          },
+          { idempotencyKey: key, change: { type: "board.posted", request: { by: agent.id, input } } },
+        );
+        const { result, events } = await written.catch((error) => {
           release();
           throw error;
         });
-        if (!result) throw badRequest("The request could not be written.");
+        if (!result) return requestedEarlier((events[0]!.payload as PayloadOf<"board.posted">).entry.id);
         return {
           requestId: result.entryId,
           runId: result.runId,

@@ -1,0 +1,45 @@
+import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { events } from "@/db/schema";
+import { eventFromRow } from "@/lib/events/event-row";
+import { canonicalJson } from "@/lib/events/write-room-events";
+import type { PayloadOf, StoredEvent, StoredEventType } from "@/lib/protocol";
+import type { ActiveRun } from "../run-context";
+
+/**
+ * The idempotency key of a tool call's write: the run, the step, and which call of the step
+ * it is — the tool with its arguments, and how many identical calls came before it in the step.
+ *
+ * A worker can die after a step's tools ran but before the step was saved; the next attempt
+ * takes that step again. When the model makes the same call again, its write finds the
+ * earlier one under the same key and is not made twice. Keying by the call itself rather
+ * than by its position keeps this working when the model orders its calls differently, and
+ * gives a call the model did not make before a key of its own instead of a clash.
+ *
+ * Call it before the tool's first `await`: calls of a step start in the order the model made
+ * them, so identical calls are numbered the same way each time.
+ */
+export function toolCallKey(active: ActiveRun, toolName: string, input: unknown): string {
+  const call = createHash("sha256").update(`${toolName}\n${canonicalJson(input)}`).digest("base64url").slice(0, 22);
+  const before = active.state.callsThisStep.get(call) ?? 0;
+  active.state.callsThisStep.set(call, before + 1);
+  return `run:${active.run.id}:${active.state.step}:${call}:${before}`;
+}
+
+/**
+ * The event an earlier attempt's write stored under `key`, when it is of `type`. Tools that
+ * spend something before they write (a request from the run's allowance) or whose request
+ * depends on the room at the time (a free spot on the canvas) look here first.
+ */
+export async function earlierWrite<T extends StoredEventType>(
+  active: ActiveRun,
+  key: string,
+  type: T,
+): Promise<(StoredEvent & { payload: PayloadOf<T> }) | null> {
+  const [row] = await active.database.db
+    .select()
+    .from(events)
+    .where(and(eq(events.roomId, active.run.roomId), eq(events.idempotencyKey, key)));
+  if (!row || row.type !== type) return null;
+  return eventFromRow(row) as StoredEvent & { payload: PayloadOf<T> };
+}
