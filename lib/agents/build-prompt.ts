@@ -42,6 +42,9 @@ export interface BuiltPrompt {
   };
 }
 
+/** The share of the context budget kept for notes when other sections compete for it. */
+export const NOTES_SHARE = 0.1;
+
 /** Rough token count (about four characters a token), good enough for budgeting context. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
@@ -99,6 +102,11 @@ export function broadcastGuidance(settings: RoomSettings): string {
     `- Sensitivity: ${settings.broadcast_sensitivity}. ${SENSITIVITY_GUIDANCE[settings.broadcast_sensitivity]}`,
     "- ask_others waits for the answers; use them in your next step. Offer answer choices with `options` when the question has a few clear answers.",
   ].join("\n");
+}
+
+/** A "while you were working" note as the agent reads it, in its opening message or later in its run. */
+export function formatNote(note: string): string {
+  return oneLine(note, 400);
 }
 
 export function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
@@ -225,7 +233,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     "first",
     0.25,
   );
-  const notes = listSection("While you were working", context.notes.map((note) => `- ${oneLine(note, 400)}`), "last", 0.1);
+  const notes = listSection("While you were working", context.notes.map((note) => `- ${formatNote(note)}`), "last", NOTES_SHARE);
   const extras = (context.extraSections ?? []).map((section) =>
     listSection(section.title, section.lines.map((line) => clipLines(line, 300)), "last", 0.1),
   );

@@ -2,9 +2,9 @@ import { APICallError } from "@ai-sdk/provider";
 import { type ModelMessage, RetryError, type StepResult, type ToolSet, isStepCount, streamText } from "ai";
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type Agent, type Run, type RunOpening, agents, rooms, runs } from "@/db/schema";
+import { type Agent, type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
-import { takeNotes } from "@/lib/broadcast/agent-notes";
+import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { costOf } from "@/lib/models/pricing";
 import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
@@ -15,6 +15,7 @@ import { buildPrompt } from "./build-prompt";
 import { type RunOutcome, finishRun } from "./finish-run";
 import { loadPromptContext } from "./load-prompt-context";
 import { type ActiveRun, agentAuthor } from "./run-context";
+import { type ConversationStep, conversationMessages, lateNotesBudget } from "./run-conversation";
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
 import { createAgentTools } from "./tools";
 import { countRequestsMade } from "./tools/reserve-request";
@@ -100,7 +101,13 @@ async function openConversation(
   const { run, agent, team, settings } = active;
   const context = await loadPromptContext(active.database.db, { run, agent, team, settings, now: active.now(), toolNames });
   const { system, prompt, contextTokens } = buildPrompt(context);
-  return { system, prompt, noteIds: [], contextTokens };
+  return { system, prompt, noteIds: context.noteIds, contextTokens };
+}
+
+/** Notes an earlier attempt took but saved with no step (its worker died first): not yet shown. */
+async function unshownNotes(database: Database, runId: string, opening: RunOpening, saved: RunStep[]): Promise<ShownNote[]> {
+  const shown = new Set([...opening.noteIds, ...saved.flatMap((step) => step.notes.map((note) => note.id))]);
+  return (await notesDeliveredTo(database.db, runId)).filter((note) => !shown.has(note.id));
 }
 
 /** The steps to take on: the room's budget less the steps earlier attempts completed. */
@@ -189,7 +196,11 @@ export async function executeRun(
   const remaining = stepsLeft(settings, saved);
   if (remaining === 0) return finish("succeeded", null);
 
-  const messages: ModelMessage[] = [{ role: "user", content: opening.prompt }, ...saved.flatMap((step) => step.messages)];
+  const history: ConversationStep[] = saved.map(({ notes, messages }) => ({ notes, messages }));
+  const notesBudget = lateNotesBudget(settings, opening.contextTokens);
+  // Notes that arrived while the run worked are shown from its next step on.
+  let arrived: ShownNote[] = run.opening ? await unshownNotes(database, run.id, opening, saved) : [];
+  let stepNotes: ShownNote[] = [];
   let transcript: unknown[] = run.opening
     ? [...run.transcript]
     : [{ role: "system", content: opening.system }, { role: "user", content: opening.prompt }];
@@ -226,8 +237,11 @@ export async function executeRun(
     const outputTokens = result.usage.outputTokens ?? 0;
     const summary = summarizeStep(result);
     const record = { runId: run.id, agentId: agent.id, step, ...summary };
-    const next = [...transcript, { role: "assistant", step, text: summary.text, toolCalls: summary.toolCalls }];
+    const next = [...transcript];
+    if (stepNotes.length) next.push({ role: "user", step, notes: stepNotes.map((note) => note.text) });
+    next.push({ role: "assistant", step, text: summary.text, toolCalls: summary.toolCalls });
     if (summary.toolResults.length) next.push({ role: "tool", step, results: summary.toolResults });
+    const messages = jsonSafe(result.response.messages) as ModelMessage[];
     await saveRunStep(db, run, actor, options.owner, {
       summary: {
         ...record,
@@ -236,14 +250,15 @@ export async function executeRun(
         outputTokens,
         costUsd: costOf(resolved.spec, inputTokens, outputTokens),
       },
-      messages: jsonSafe(result.response.messages) as ModelMessage[],
-      notes: [],
+      messages,
+      notes: stepNotes,
       attempt: run.attempts,
       opening: unsavedOpening,
       transcript: next,
     });
     transcript = next;
     unsavedOpening = null;
+    history.push({ notes: stepNotes, messages });
   };
 
   // A step that cannot be saved stops the run: its next step must not run without it.
@@ -268,22 +283,24 @@ export async function executeRun(
     const result = streamText({
       model: resolved.model,
       system: opening.system,
-      messages,
+      messages: conversationMessages(opening.prompt, history, [], notesBudget),
       tools,
       stopWhen: isStepCount(remaining),
       abortSignal: AbortSignal.any([options.signal, halt.signal]),
       maxRetries: deps.maxRetries ?? 2,
       seed: settings.script_seed,
-      // Notes that arrive while the run streams (what its shadow answered) are shown from the next step on.
-      prepareStep: async ({ messages: current, stepNumber }) => {
+      // Each step reads the whole conversation again, with the notes where they arrived (seed 000's
+      // informational messages): what the agent's shadow answered stays in its context for the rest of the run.
+      prepareStep: async ({ stepNumber }) => {
         step = saved.length + stepNumber;
         stepStarted = performance.now();
         active.state.step = step;
         active.state.callsThisStep.clear();
-        if (stepNumber === 0) return undefined;
-        const fresh = await takeNotes(db, agent.id, run.id).catch(() => []);
-        if (fresh.length === 0) return undefined;
-        return { messages: [...current, { role: "user" as const, content: fresh.join("\n") }] };
+        // The opening message, when built just now, holds the notes that were waiting.
+        if (stepNumber > 0 || run.opening) arrived.push(...(await takeNotes(db, agent.id, run.id).catch(() => [])));
+        stepNotes = arrived;
+        arrived = [];
+        return { messages: conversationMessages(opening.prompt, history, stepNotes, notesBudget) };
       },
       onChunk: ({ chunk }) => {
         if (chunk.type !== "text-delta") return;

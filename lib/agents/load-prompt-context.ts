@@ -2,7 +2,7 @@ import { asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, type Run, canvasEdges, canvasNodes, seats } from "@/db/schema";
 import { boardEntryToDto } from "@/lib/board/board-dto";
-import { takeNotes } from "@/lib/broadcast/agent-notes";
+import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { humanQaHistory, markAnswersSeen } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";
 import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
@@ -21,11 +21,16 @@ async function requesterName(db: Db, run: Run, team: Agent[]): Promise<string> {
   return run.requestedBy === "admin" ? "an admin" : "someone in the room";
 }
 
-/** Reads everything a run's prompt is built from: canvas, board, requests and referenced nodes. */
+export interface LoadedPromptContext extends PromptContext {
+  /** The notes in `notes`: handed to this run, so they count as shown to it. */
+  noteIds: string[];
+}
+
+/** Reads everything a run's prompt is built from: canvas, board, requests, referenced nodes and notes. */
 export async function loadPromptContext(
   db: Db,
   input: { run: Run; agent: Agent; team: Agent[]; settings: RoomSettings; now: Date; toolNames: string[] },
-): Promise<PromptContext> {
+): Promise<LoadedPromptContext> {
   const { run, agent, team, settings, now } = input;
   const [nodeRows, edgeRows, board, requests] = await Promise.all([
     db.select().from(canvasNodes).where(eq(canvasNodes.roomId, run.roomId)).orderBy(asc(canvasNodes.createdAt)),
@@ -39,7 +44,8 @@ export async function loadPromptContext(
   const referenced = run.selectedNodeIds.length
     ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds))
     : [];
-  const notes = await takeNotes(db, agent.id, run.id);
+  // A run taken over before it saved a step has not shown the notes its earlier attempts took.
+  const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, agent.id, run.id))];
   const extraSections: NonNullable<PromptContext["extraSections"]> = [];
   if (settings.broadcast === "human") {
     const history = await humanQaHistory(db, run.roomId);
@@ -69,7 +75,8 @@ export async function loadPromptContext(
     referencedNodes: referenced.map(nodeToDto),
     board: board.filter((entry) => entry.kind !== "request" || entry.targetPersona !== agent.persona).map(boardEntryToDto),
     requests: ownRequestFirst.map(boardEntryToDto),
-    notes,
+    notes: notes.map((note) => note.text),
+    noteIds: notes.map((note) => note.id),
     extraSections,
     toolNames: input.toolNames,
   };

@@ -2,7 +2,8 @@ import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Run, boardEntries, canvasNodes, runs } from "@/db/schema";
+import { type Run, agentNotes, boardEntries, canvasNodes, runs } from "@/db/schema";
+import { leaveNote, shadowNote } from "@/lib/broadcast/agent-notes";
 import { readEventsAfter } from "@/lib/events/read-events";
 import type { PayloadOf } from "@/lib/protocol";
 import { RoomBus } from "@/lib/realtime/bus";
@@ -31,12 +32,18 @@ afterAll(async () => {
 /**
  * A model that plays `steps` in order (chosen by the assistant turns already in its prompt),
  * except that while `dying` is set it never answers step `stallAt`: its worker dies there.
+ * `whileDying` runs as the first worker's model is asked for each step.
  */
-function stallingModel(steps: LanguageModelV4StreamPart[][], stallAt: number) {
+function stallingModel(
+  steps: LanguageModelV4StreamPart[][],
+  stallAt: number,
+  whileDying: (step: number) => Promise<unknown> = async () => {},
+) {
   const control = { dying: true };
   const model = new MockLanguageModelV4({
     doStream: async (call: LanguageModelV4CallOptions) => {
       const done = call.prompt.filter((message) => message.role === "assistant").length;
+      if (control.dying) await whileDying(done);
       if (control.dying && done === stallAt) {
         await new Promise((_, reject) => call.abortSignal?.addEventListener("abort", () => reject(call.abortSignal!.reason)));
       }
@@ -55,7 +62,12 @@ async function runRow(runId: string): Promise<Run> {
  * Executes `runId` as a worker that dies once `steps` steps are saved: its lease (short) is
  * left to lapse, as when its process is killed, so another worker claims the run again.
  */
-async function dieAfterSteps(runId: string, steps: number, model: ReturnType<typeof stallingModel>) {
+async function dieAfterSteps(
+  runId: string,
+  steps: number,
+  model: ReturnType<typeof stallingModel>,
+  ready: () => Promise<void> = async () => {},
+) {
   const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 400 });
   expect(claimed?.id).toBe(runId);
   const controller = new AbortController();
@@ -66,6 +78,7 @@ async function dieAfterSteps(runId: string, steps: number, model: ReturnType<typ
     { owner: "worker-that-dies", signal: controller.signal, stopReason: () => reason },
   );
   await eventually(async () => expect((await runRow(runId)).steps).toBe(steps));
+  await eventually(ready);
   reason = "lease_lost";
   controller.abort(new Error(reason));
   expect(await executing).toBeNull();
@@ -86,11 +99,16 @@ async function settled(roomId: string) {
  * second worker takes the run over and finishes the room's work. Returns the run and the
  * model calls made after the takeover.
  */
-async function runTakenOver(roomId: string, model: ReturnType<typeof stallingModel>, steps: number) {
+async function runTakenOver(
+  roomId: string,
+  model: ReturnType<typeof stallingModel>,
+  steps: number,
+  ready?: () => Promise<void>,
+) {
   const songwriter = await agentByPersona(database, roomId, "coder");
   await setAgentModel(database, songwriter.id, "mock:stalling");
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
-  await dieAfterSteps(run.id, steps, model);
+  await dieAfterSteps(run.id, steps, model, ready);
   const callsBefore = model.model.doStreamCalls.length;
   const survivor = await startTestWorker(database, { resolveModel: mockResolver({ stalling: model.model }) });
   try {
@@ -294,5 +312,67 @@ describe("a step whose tools ran but which was not saved", () => {
     );
     expect(output("i1").entryId).toBe(posted.find((entry) => entry.kind === "intention")!.id);
     expect(output("r1")).toMatchObject({ requestId: posted.find((entry) => entry.kind === "request")!.id, runId: children[0]!.id });
+  });
+});
+
+describe("notes for an agent that arrive while it works", () => {
+  const note = (label: string) => shadowNote("Scene Painter", `What about ${label}?`, `Keep ${label} in the verse.`);
+  const reading = toolStep([{ id: "r", name: "read_shared_context", input: {} }]);
+
+  it("stay where they arrived for the rest of the run, once, also after a takeover", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const leave = (label: string) => leaveNote(database.db, { roomId, agentId: songwriter.id, text: note(label) });
+    // The first note arrives during step 0 and is shown with step 1, which is saved. The
+    // second arrives during step 1 and is taken for step 2, which the worker never saves.
+    const stalling = stallingModel([reading, reading, reading, textStep("Done.")], 2, async (step) => {
+      if (step === 0) await leave("the harbour");
+      if (step === 1) await leave("the lighthouse");
+    });
+    const secondTaken = async () => {
+      const [second] = await database.db.select().from(agentNotes).where(eq(agentNotes.text, note("the lighthouse")));
+      expect(second!.deliveredAt).not.toBeNull();
+    };
+    // A note already waiting when the run starts is part of its opening message.
+    await leave("the pier");
+    const { resumedCalls } = await runTakenOver(roomId, stalling, 2, secondTaken);
+
+    const count = (prompt: unknown, label: string) => JSON.stringify(prompt).split(`What about ${label}?`).length - 1;
+    expect(count(stalling.model.doStreamCalls[1]!.prompt, "the harbour")).toBe(1);
+    expect(resumedCalls).toHaveLength(2);
+    for (const call of resumedCalls) {
+      expect(count(call.prompt, "the pier")).toBe(1);
+      expect(count(call.prompt, "the harbour")).toBe(1);
+      expect(count(call.prompt, "the lighthouse")).toBe(1);
+    }
+    const roles = resumedCalls.at(-1)!.prompt.map((message) => message.role);
+    expect(roles).toEqual(["system", "user", "assistant", "tool", "user", "assistant", "tool", "user", "assistant", "tool"]);
+    expect(JSON.stringify(resumedCalls.at(-1)!.prompt[4])).toContain("What about the harbour?");
+    expect(JSON.stringify(resumedCalls.at(-1)!.prompt[7])).toContain("What about the lighthouse?");
+  });
+
+  it("keep to the room's context budget, the newest first", async () => {
+    const { roomId } = await createTestRoom(database.db, { context_token_budget: 400 });
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    const labels = Array.from({ length: 6 }, (_, index) => `tide ${index} ${"and the gulls answering ".repeat(16)}`);
+    const busy = stallingModel([reading, reading, textStep("Done.")], 99, async (step) => {
+      if (step !== 0) return;
+      for (const label of labels) await leaveNote(database.db, { roomId, agentId: songwriter.id, text: note(label) });
+    });
+    await setAgentModel(database, songwriter.id, "mock:busy");
+    const worker = await startTestWorker(database, { resolveModel: mockResolver({ busy: busy.model }) });
+    try {
+      await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about the sea" }, alice);
+      await settled(roomId);
+    } finally {
+      await worker.stop();
+    }
+    for (const call of busy.model.doStreamCalls.slice(1)) {
+      const prompt = JSON.stringify(call.prompt);
+      const shown = labels.map((label, index) => (prompt.includes(`tide ${index} `) ? index : -1)).filter((index) => index >= 0);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(shown.length).toBeLessThan(labels.length);
+      expect(shown).toEqual(labels.slice(labels.length - shown.length).map((_, offset) => labels.length - shown.length + offset));
+    }
   });
 });

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
-import { agentNotes } from "@/db/schema";
+import { type ShownNote, agentNotes } from "@/db/schema";
 
-/** Leaves a note for an agent, read at its next step or its next run. */
+/** Leaves a note for an agent, shown from its next step on or in its next run. */
 export async function leaveNote(
   db: DbOrTx,
   input: { roomId: string; agentId: string; text: string; broadcastId?: string | null; at?: Date },
@@ -19,7 +19,7 @@ export async function leaveNote(
 }
 
 /** Hands an agent its unread notes, oldest first, and marks them read by this run. */
-export async function takeNotes(db: Db, agentId: string, runId: string): Promise<string[]> {
+export async function takeNotes(db: Db, agentId: string, runId: string): Promise<ShownNote[]> {
   // Checked before taking a lock: almost every step finds nothing waiting.
   const [waiting] = await db
     .select({ id: agentNotes.id })
@@ -42,8 +42,20 @@ export async function takeNotes(db: Db, agentId: string, runId: string): Promise
         .set({ deliveredAt: now, deliveredToRunId: runId })
         .where(eq(agentNotes.id, note.id));
     }
-    return pending.map((note) => note.text);
+    return pending.map(({ id, text }) => ({ id, text }));
   });
+}
+
+/**
+ * The notes already handed to a run, oldest first. A run taken over from a worker that died
+ * shows again those its earlier attempts took but could not save with a step.
+ */
+export async function notesDeliveredTo(db: Db, runId: string): Promise<ShownNote[]> {
+  return db
+    .select({ id: agentNotes.id, text: agentNotes.text })
+    .from(agentNotes)
+    .where(eq(agentNotes.deliveredToRunId, runId))
+    .orderBy(asc(agentNotes.deliveredAt), asc(agentNotes.createdAt));
 }
 
 /** The note of the seed: what the agent's shadow answered while it was busy. */
