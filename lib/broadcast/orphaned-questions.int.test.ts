@@ -149,7 +149,7 @@ describe("a question whose asking run ends without collecting it", () => {
     const racing = interceptTransactions(context.database, async (index) => {
       if (index !== 3) return;
       const failure = { errorType: "worker_lost", errorMessage: "gone", retryPossible: false };
-      await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, steps: 0, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, null);
+      await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, durationMs: 0 }, null);
     });
     const result = await askOthers(
       { ...context.deps, database: racing },
