@@ -67,6 +67,10 @@ export async function claimNextRun(db: Db, options: ClaimOptions): Promise<Run |
  * and one whose lease lapsed too often.
  */
 async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAttempts: number): Promise<Run | null> {
+  // The room before the run, in the order every room write takes them (a worker saving a
+  // step locks the room, then updates its run): the other order deadlocks with a worker whose
+  // lease lapsed while it was saving, and PostgreSQL would abort one of the two.
+  await tx.select({ id: rooms.id }).from(rooms).where(eq(rooms.id, roomId)).for("update");
   for (;;) {
     const [candidate] = await tx
       .select()
