@@ -279,6 +279,7 @@ export async function executeRun(
     return problem ? finish("failed", errorDetails(problem)) : finish("succeeded", null);
   };
 
+  const runSignal = AbortSignal.any([options.signal, halt.signal]);
   try {
     const result = streamText({
       model: resolved.model,
@@ -286,7 +287,7 @@ export async function executeRun(
       messages: conversationMessages(opening.prompt, history, [], notesBudget),
       tools,
       stopWhen: isStepCount(remaining),
-      abortSignal: AbortSignal.any([options.signal, halt.signal]),
+      abortSignal: runSignal,
       maxRetries: deps.maxRetries ?? 2,
       seed: settings.script_seed,
       // Each step reads the whole conversation again, with the notes where they arrived (seed 000's
@@ -300,6 +301,8 @@ export async function executeRun(
         if (stepNumber > 0 || run.opening) arrived.push(...(await takeNotes(db, agent.id, run.id).catch(() => [])));
         stepNotes = arrived;
         arrived = [];
+        // A run stopped while its last step was being saved (its lease lost, say) asks the model nothing more.
+        runSignal.throwIfAborted();
         return { messages: conversationMessages(opening.prompt, history, stepNotes, notesBudget) };
       },
       onChunk: ({ chunk }) => {

@@ -9,6 +9,7 @@ import type { PayloadOf } from "@/lib/protocol";
 import { RoomBus } from "@/lib/realtime/bus";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { interceptTransactions } from "@/test/intercept-transactions";
 import { mockResolver, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { claimNextRun } from "./claim-run";
@@ -42,6 +43,8 @@ function stallingModel(
   const control = { dying: true };
   const model = new MockLanguageModelV4({
     doStream: async (call: LanguageModelV4CallOptions) => {
+      // As a provider's fetch does: a call made after the run was stopped fails at once.
+      call.abortSignal?.throwIfAborted();
       const done = call.prompt.filter((message) => message.role === "assistant").length;
       if (control.dying) await whileDying(done);
       if (control.dying && done === stallAt) {
@@ -374,5 +377,39 @@ describe("notes for an agent that arrive while it works", () => {
       expect(shown.length).toBeLessThan(labels.length);
       expect(shown).toEqual(labels.slice(labels.length - shown.length).map((_, offset) => labels.length - shown.length + offset));
     }
+  });
+});
+
+describe("a run stopped while it saves a step", () => {
+  it("asks the model nothing more", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:stalling");
+    const reading = toolStep([{ id: "r", name: "read_shared_context", input: {} }]);
+    const model = stallingModel([reading, reading, textStep("Done.")], Number.POSITIVE_INFINITY);
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    const claimed = await claimNextRun(database.db, { owner: "worker-that-stops", leaseMs: 60_000 });
+    expect(claimed?.id).toBe(run.id);
+
+    // The lease is lost just as the first step's save begins (the step has only read): the
+    // save goes through, and nothing after it may reach the model.
+    const controller = new AbortController();
+    let reason: StopReason | null = null;
+    const stopping = interceptTransactions(database, () => {
+      if (reason) return;
+      reason = "lease_lost";
+      controller.abort(new Error(reason));
+    });
+    const outcome = await executeRun(
+      { database: stopping, bus, resolveModel: mockResolver({ stalling: model.model }), typingFlushMs: 10 },
+      claimed!,
+      { owner: "worker-that-stops", signal: controller.signal, stopReason: () => reason },
+    );
+    expect(outcome).toBeNull();
+    await stopping.settled();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await runRow(run.id)).steps).toBe(1);
+    expect(model.model.doStreamCalls).toHaveLength(1);
+    await database.db.update(runs).set({ status: "cancelled", leaseOwner: null, leaseExpiresAt: null }).where(eq(runs.id, run.id));
   });
 });
