@@ -413,3 +413,60 @@ describe("a run stopped while it saves a step", () => {
     await database.db.update(runs).set({ status: "cancelled", leaseOwner: null, leaseExpiresAt: null }).where(eq(runs.id, run.id));
   });
 });
+
+describe("a run its own worker claims again", () => {
+  it("is carried on by the new claim alone, the old copy stopping without a trace", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:stalling");
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+
+    // The database stops taking this worker's heartbeats while the run's first model call
+    // streams, long enough for the lease to lapse: the worker's own claim loop takes the run again.
+    let heartbeatsFail = false;
+    const flaky = {
+      ...database,
+      db: new Proxy(database.db, {
+        get(target, property) {
+          if (property === "update" && heartbeatsFail) throw new Error("connection lost");
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }),
+    };
+    const steps = [
+      toolStep([{ id: "n1", name: "create_node", input: { text: "From the copy that lost its lease", kind: "lyric" } }]),
+      textStep("Done."),
+    ];
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        const call = ++calls;
+        if (call === 1) {
+          heartbeatsFail = true;
+          await eventually(async () => expect((await runRow(run.id)).attempts).toBe(2), 10_000);
+          heartbeatsFail = false;
+        }
+        return { stream: convertArrayToReadableStream(steps[call - 1] ?? textStep("Done.")) };
+      },
+    });
+    const worker = await startTestWorker(flaky, {
+      resolveModel: mockResolver({ stalling: model }),
+      leaseMs: 300,
+      heartbeatMs: 100,
+      onError: () => {},
+    });
+    try {
+      await settled(roomId);
+      await worker.worker.idle();
+    } finally {
+      await worker.stop();
+    }
+
+    expect(await runRow(run.id)).toMatchObject({ status: "succeeded", attempts: 2, steps: 1 });
+    const nodes = await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    expect(nodes.map((node) => node.text)).not.toContain("From the copy that lost its lease");
+    expect((await runEvents(roomId, run.id)).steps.map((step) => step.text)).toEqual(["Done."]);
+    expect(worker.worker.activeRunIds()).toEqual([]);
+  });
+});

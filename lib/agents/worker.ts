@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Database } from "@/db";
 import type { Run } from "@/db/schema";
 import type { ResolvedModel } from "@/lib/models/registry";
@@ -7,7 +8,11 @@ import { RUNS_CHANNEL } from "./enqueue-run";
 import { type ExecuteDeps, type StopReason, executeRun } from "./execute-run";
 
 export interface WorkerOptions {
-  /** Unique per worker; holds the leases of the runs it executes. */
+  /**
+   * Unique per worker. Each claim holds its lease under this name and a token of its own, so
+   * a run this worker claims again (its lease lapsed while the database was out of reach) is
+   * not also still held by the copy that was running it.
+   */
   owner: string;
   resolveModel: (spec: string) => ResolvedModel;
   /** Runs this worker executes at once (across rooms; each room has its own limit). */
@@ -78,15 +83,16 @@ export class AgentWorker {
     const maxParallel = this.options.maxParallel ?? 6;
     while (this.running) {
       let claimed: Run | null = null;
+      const lease = `${this.options.owner}:${randomUUID()}`;
       if (this.active.size < maxParallel) {
         try {
-          claimed = await claimNextRun(this.database.db, { owner: this.options.owner, leaseMs: this.leaseMs });
+          claimed = await claimNextRun(this.database.db, { owner: lease, leaseMs: this.leaseMs });
         } catch (error) {
           this.options.onError?.(error);
         }
       }
       if (claimed) {
-        this.launch(claimed);
+        this.launch(claimed, lease);
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -101,7 +107,9 @@ export class AgentWorker {
     }
   }
 
-  private launch(run: Run): void {
+  private launch(run: Run, lease: string): void {
+    // This worker's own copy of the run lost its lease: it stops, and this one takes over.
+    this.active.get(run.id)?.stop("lease_lost");
     const controller = new AbortController();
     let stopReason: StopReason | null = null;
     const stop = (reason: StopReason) => {
@@ -110,7 +118,7 @@ export class AgentWorker {
       controller.abort(new Error(reason));
     };
     const heartbeat = setInterval(() => {
-      heartbeatRun(this.database.db, run.id, this.options.owner, this.leaseMs)
+      heartbeatRun(this.database.db, run.id, lease, this.leaseMs)
         .then((beat) => {
           if (!beat.held) stop("lease_lost");
           else if (beat.cancelRequested) stop("cancelled");
@@ -122,17 +130,18 @@ export class AgentWorker {
     const done = executeRun(
       { database: this.database, bus: this.bus, resolveModel: this.options.resolveModel, ...this.options.execute },
       run,
-      { owner: this.options.owner, signal: controller.signal, stopReason: () => stopReason },
+      { owner: lease, signal: controller.signal, stopReason: () => stopReason },
     )
       .then(async () => {
-        if (stopReason === "shutdown") await releaseRun(this.database.db, run.id, this.options.owner);
+        if (stopReason === "shutdown") await releaseRun(this.database.db, run.id, lease);
       })
       .catch((error) => this.options.onError?.(error))
       .finally(() => {
         clearInterval(heartbeat);
-        this.active.delete(run.id);
+        if (this.active.get(run.id) === entry) this.active.delete(run.id);
         this.poke();
       });
-    this.active.set(run.id, { stop, done });
+    const entry = { stop, done };
+    this.active.set(run.id, entry);
   }
 }
