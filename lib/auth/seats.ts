@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type Seat, seats } from "@/db/schema";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
+import { conflict } from "@/lib/errors";
 import { LIMITS, type StoredEventOf } from "@/lib/protocol";
 import { hashToken, randomToken } from "./tokens";
 
@@ -25,6 +26,9 @@ export function seatActor(seat: Pick<Seat, "id" | "displayName">) {
   return { kind: "human" as const, id: `human:${seat.id}`, name: seat.displayName };
 }
 
+/** How long after taking a seat a retry without its cookie may still be answered with it. */
+export const SEAT_RETRY_WINDOW_MS = 60_000;
+
 export interface TakeSeatOptions {
   /** The browser's key for this request: a retry with the same key seats nobody new. */
   idempotencyKey?: string;
@@ -38,6 +42,7 @@ export interface TakeSeatOptions {
  * A retry under the same key answers for the seat the original took. Its token cannot be
  * read back, so unless the caller already holds it, the seat gets a new one and the
  * original's (which never reached the browser, or it would have sent it) stops working.
+ * That holds for `SEAT_RETRY_WINDOW_MS`; a later replay of the key without the cookie is a 409.
  */
 export async function takeSeat(db: Db, roomId: string, input: TakeSeatInput, options: TakeSeatOptions = {}) {
   const token = randomToken();
@@ -58,10 +63,18 @@ export async function takeSeat(db: Db, roomId: string, input: TakeSeatInput, opt
     );
     if (!write.duplicate) return { seat: { id: seatId, displayName: input.displayName }, token };
 
-    const { payload } = write.events[0] as StoredEventOf<"seat.taken">;
+    const original = write.events[0] as StoredEventOf<"seat.taken">;
+    const { payload } = original;
     const seat = { id: payload.seatId, displayName: payload.displayName };
     const held = await findSeatByToken(tx, roomId, options.heldToken);
     if (held?.id === seat.id) return { seat, token: options.heldToken! };
+    // Handing out a new token locks the seat's holder out, so only a browser's own retry of
+    // a request just sent may do it, not anyone who comes across the key later.
+    if (Date.now() - Date.parse(original.timestamp) > SEAT_RETRY_WINDOW_MS) {
+      throw conflict(
+        `Idempotency-Key "${options.idempotencyKey}" already took a seat in this room; send a new key to take another.`,
+      );
+    }
     await tx
       .update(seats)
       .set({ tokenHash: hashToken(token) })

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { seats } from "@/db/schema";
+import { events, seats } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
@@ -60,6 +60,27 @@ describe("/api/rooms/[roomId]/seat", () => {
     expect(again.status).toBe(201);
     expect(cookieFrom(again.headers.get("set-cookie"))).toBe(cookie);
     expect((await call(GET, { url: "/x", method: "GET", params: { roomId }, cookie })).body.seat).toEqual(original.body.seat);
+  });
+
+  it("refuses a replay of the key without the seat's cookie once the retry window has passed", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const take = () =>
+      call(POST, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ada" }, headers: { "Idempotency-Key": "seat-old" } });
+    const original = await take();
+    expect(original.status).toBe(201);
+    await context.database.db
+      .update(events)
+      .set({ createdAt: new Date(Date.now() - 2 * 60_000) })
+      .where(and(eq(events.roomId, roomId), eq(events.type, "seat.taken")));
+
+    const replayed = await take();
+    expect(replayed.status).toBe(409);
+    expect(replayed.body.error.message).toMatch(/already took a seat/);
+    expect(replayed.headers.get("set-cookie")).toBeNull();
+    // The holder keeps the seat.
+    const cookie = cookieFrom(original.headers.get("set-cookie"));
+    expect((await call(GET, { url: "/x", method: "GET", params: { roomId }, cookie })).body.seat).toEqual(original.body.seat);
+    expect(await context.database.db.select().from(seats).where(eq(seats.roomId, roomId))).toHaveLength(1);
   });
 
   it("refuses a key reused for another name or a malformed key, and changes nothing", async () => {
