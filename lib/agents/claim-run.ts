@@ -5,6 +5,7 @@ import { type Run, agents, rooms, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
+import { forgetRunProgress } from "./save-run-step";
 import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
 
 export interface ClaimOptions {
@@ -133,6 +134,7 @@ async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", er
     .update(runs)
     .set({ status, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, streamingText: "", error })
     .where(eq(runs.id, run.id));
+  await forgetRunProgress(tx, run.id);
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
   const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
   await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {

@@ -4,6 +4,7 @@ import { type Run, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
+import { forgetRunProgress } from "./save-run-step";
 import { settleRequest } from "./settle-request";
 
 export interface RunOutcome {
@@ -43,6 +44,7 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
         costUsd: runs.costUsd,
       });
     if (!finished) return false;
+    await forgetRunProgress(tx, run.id);
     await settleRequest(tx, emit, run, outcome.status, agent);
     await cancelRunBroadcasts(tx, emit, run.id, at, agent);
     emit({

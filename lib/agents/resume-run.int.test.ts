@@ -2,7 +2,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Run, agentNotes, boardEntries, canvasNodes, runs } from "@/db/schema";
+import { type Run, agentNotes, boardEntries, canvasNodes, runSteps, runs } from "@/db/schema";
 import { leaveNote, shadowNote } from "@/lib/broadcast/agent-notes";
 import { readEventsAfter } from "@/lib/events/read-events";
 import type { PayloadOf } from "@/lib/protocol";
@@ -194,6 +194,27 @@ describe("a run taken over from a worker that died", () => {
     expect(resumed.slice(0, 2)).toEqual(first!.prompt.slice(0, 2));
     expect(JSON.stringify(resumed[3])).toContain(nodes[0]!.id);
     expect(JSON.stringify(resumed[5])).toContain(children[0]!.id);
+
+    // Finished, the run keeps its transcript and drops what only a resumed attempt needs.
+    expect(row.opening).toBeNull();
+    expect(await database.db.select().from(runSteps).where(eq(runSteps.runId, run.id))).toEqual([]);
+  });
+
+  it("drops its saved steps when it is ended instead of resumed", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:stalling");
+    const reading = toolStep([{ id: "r", name: "read_shared_context", input: {} }]);
+    const model = stallingModel([reading, reading, textStep("Done.")], 1);
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    await dieAfterSteps(run.id, 1, model);
+    expect(await database.db.select().from(runSteps).where(eq(runSteps.runId, run.id))).toHaveLength(1);
+
+    await database.db.update(runs).set({ cancelRequested: true }).where(eq(runs.id, run.id));
+    await eventually(async () => expect((await runRow(run.id)).leaseExpiresAt!.getTime()).toBeLessThan(Date.now()));
+    expect(await claimNextRun(database.db, { owner: "next-worker", leaseMs: 60_000 })).toBeNull();
+    expect(await runRow(run.id)).toMatchObject({ status: "cancelled", opening: null });
+    expect(await database.db.select().from(runSteps).where(eq(runSteps.runId, run.id))).toEqual([]);
   });
 
   it("takes only the steps the room allows a run, counting those already taken", async () => {

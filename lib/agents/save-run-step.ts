@@ -1,6 +1,6 @@
 import type { ModelMessage } from "ai";
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Db } from "@/db";
+import type { Db, DbOrTx } from "@/db";
 import { type Run, type RunOpening, type RunStep, type ShownNote, runSteps, runs } from "@/db/schema";
 import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { PayloadOf } from "@/lib/protocol";
@@ -72,4 +72,13 @@ export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string,
 /** The steps a run's earlier attempts completed, in order. */
 export async function loadSavedSteps(db: Db, runId: string): Promise<RunStep[]> {
   return db.select().from(runSteps).where(eq(runSteps.runId, runId)).orderBy(asc(runSteps.step));
+}
+
+/**
+ * Drops what only a resumed attempt needs (its opening and saved steps), once the run has
+ * ended: the run's transcript keeps what it did, and a finished run is never resumed.
+ */
+export async function forgetRunProgress(tx: DbOrTx, runId: string): Promise<void> {
+  await tx.delete(runSteps).where(eq(runSteps.runId, runId));
+  await tx.update(runs).set({ opening: null }).where(eq(runs.id, runId));
 }
