@@ -171,7 +171,7 @@ export async function executeRun(
     resolveModel: deps.resolveModel,
     // Requests made by earlier attempts still count towards the run's allowance.
     state: {
-      requestsMade: resumed ? await countRequestsMade(db, run.id) : 0,
+      requestsMade: resumed ? await countRequestsMade(db, run) : 0,
       createdNodeIds: [],
       step: saved.length,
       callsThisStep: new Map(),

@@ -56,6 +56,18 @@ function stallingModel(
   return { model, control };
 }
 
+/** A model whose run asks for help twice, one request per step; its first worker dies after the first. */
+function askingTwice() {
+  return stallingModel(
+    [
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell its story." } }]),
+      toolStep([{ id: "r2", name: "request_agent", input: { targetPersona: "architect", prompt: "Paint it." } }]),
+      textStep("Done."),
+    ],
+    1,
+  );
+}
+
 async function runRow(runId: string): Promise<Run> {
   const [row] = await database.db.select().from(runs).where(eq(runs.id, runId));
   return row!;
@@ -227,15 +239,22 @@ describe("a run taken over from a worker that died", () => {
 
   it("still counts the requests its earlier attempts made", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const stalling = stallingModel(
-      [
-        toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell its story." } }]),
-        toolStep([{ id: "r2", name: "request_agent", input: { targetPersona: "architect", prompt: "Paint it." } }]),
-        textStep("Done."),
-      ],
-      1,
-    );
+    const stalling = askingTwice();
     const { run } = await runTakenOver(roomId, stalling, 1);
+    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
+    expect(children).toHaveLength(1);
+    const refused = (await runEvents(roomId, run.id)).steps.find((step) => step.step === 1)!.toolResults[0]!;
+    expect((refused.output as { error?: string }).error).toMatch(/Only 1 request is allowed per run/);
+  });
+
+  it("still counts them once their board entries have expired", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const stalling = askingTwice();
+    // The board forgets expired entries; the run's request is among them by the time it resumes.
+    const expire = async () => {
+      await database.db.delete(boardEntries).where(eq(boardEntries.roomId, roomId));
+    };
+    const { run } = await runTakenOver(roomId, stalling, 1, expire);
     const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
     expect(children).toHaveLength(1);
     const refused = (await runEvents(roomId, run.id)).steps.find((step) => step.step === 1)!.toolResults[0]!;

@@ -1,6 +1,6 @@
-import { and, count, eq } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type Agent, boardEntries } from "@/db/schema";
+import { type Agent, type Run, events } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import type { ActiveRun } from "../run-context";
 
@@ -50,11 +50,22 @@ export function reserveRequest(active: ActiveRun, targetPersona: string): Reques
   };
 }
 
-/** How many requests a run has written so far (an earlier attempt's count towards the allowance too). */
-export async function countRequestsMade(db: Db, runId: string): Promise<number> {
+/**
+ * How many requests a run has written so far (an earlier attempt's count towards the
+ * allowance too). Counted from the room's events: the board forgets expired entries, the
+ * event log does not.
+ */
+export async function countRequestsMade(db: Db, run: Pick<Run, "id" | "roomId">): Promise<number> {
   const [made] = await db
     .select({ value: count() })
-    .from(boardEntries)
-    .where(and(eq(boardEntries.runId, runId), eq(boardEntries.kind, "request")));
+    .from(events)
+    .where(
+      and(
+        eq(events.roomId, run.roomId),
+        eq(events.type, "board.posted"),
+        sql`${events.payload} -> 'entry' ->> 'runId' = ${run.id}`,
+        sql`${events.payload} -> 'entry' ->> 'kind' = 'request'`,
+      ),
+    );
   return Number(made?.value ?? 0);
 }
