@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, countDistinct, count, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, countDistinct, count, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, DbOrTx } from "@/db";
 import { presence } from "@/db/schema";
@@ -118,7 +118,14 @@ export class PresenceTracker {
     const changed = await this.database.db
       .update(presence)
       .set({ seatId })
-      .where(and(eq(presence.connectionId, connectionId), eq(presence.roomId, roomId)))
+      // A stream counted for another seat stays theirs.
+      .where(
+        and(
+          eq(presence.connectionId, connectionId),
+          eq(presence.roomId, roomId),
+          or(isNull(presence.seatId), eq(presence.seatId, seatId)),
+        ),
+      )
       .returning({ connectionId: presence.connectionId });
     if (changed.length === 0) return false;
     this.announceSoon(roomId);

@@ -86,9 +86,15 @@ describe("POST /api/rooms/[roomId]/presence", () => {
     expect(unknown.status).toBe(404);
     const otherRoom = await countSeat(roomId, { connectionId: elsewhere.opened.connectionId }, cookie);
     expect(otherRoom.status).toBe(404);
+    // A stream already counted for someone's seat is theirs: another participant cannot claim it.
+    const { seatId: bo, cookie: boCookie } = await seatIn(roomId, "Bo");
+    const boPage = await openStream(roomId, boCookie);
+    expect(boPage.opened.seatId).toBe(bo);
+    const taken = await countSeat(roomId, { connectionId: boPage.opened.connectionId }, cookie);
+    expect(taken.status).toBe(404);
 
-    expect(await context.runtime.presence.count(roomId)).toEqual({ watching: 1, participants: 0 });
+    expect(await context.runtime.presence.count(roomId)).toEqual({ watching: 2, participants: 1 });
     expect(await context.runtime.presence.count(otherRoomId)).toEqual({ watching: 1, participants: 0 });
-    await Promise.all([page.close(), elsewhere.close()]);
+    await Promise.all([page.close(), elsewhere.close(), boPage.close()]);
   });
 });
