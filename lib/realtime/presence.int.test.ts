@@ -6,7 +6,7 @@ import type { RoomEvent } from "@/lib/protocol";
 import { createTestRoom, eventually } from "@/test/fixtures";
 import { holdAnswers } from "@/test/hold-answers";
 import { useTestBus } from "@/test/test-runtime";
-import { PresenceTracker } from "./presence";
+import { PresenceTracker, countPresence } from "./presence";
 
 const context = useTestBus();
 
@@ -128,5 +128,20 @@ describe("PresenceTracker", () => {
     unsubscribe();
     slow.stop();
     fast.stop();
+  });
+});
+
+describe("countPresence", () => {
+  it("counts who watches each of the rooms asked about, and only those", async () => {
+    const [first, second, other] = await Promise.all([1, 2, 3].map(() => createTestRoom(context.database.db)));
+    const { presence: instance } = tracker("instance-lists");
+    await instance.connect(first!.roomId, null);
+    await instance.connect(first!.roomId, null);
+    await instance.connect(second!.roomId, null);
+    await instance.connect(other!.roomId, null);
+    const counts = await countPresence(context.database, [first!.roomId, second!.roomId]);
+    expect(Object.fromEntries(counts)).toEqual({ [first!.roomId]: 2, [second!.roomId]: 1 });
+    expect(await countPresence(context.database, [])).toEqual(new Map());
+    instance.stop();
   });
 });

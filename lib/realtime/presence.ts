@@ -212,8 +212,8 @@ export async function countPresence(
   const rows = await database.db
     .select({ roomId: presence.roomId, watching: count() })
     .from(presence)
-    .where(gt(presence.lastSeenAt, threshold))
+    .where(and(inArray(presence.roomId, roomIds), gt(presence.lastSeenAt, threshold)))
     .groupBy(presence.roomId);
-  for (const row of rows) if (roomIds.includes(row.roomId)) result.set(row.roomId, Number(row.watching));
+  for (const row of rows) result.set(row.roomId, Number(row.watching));
   return result;
 }
