@@ -143,6 +143,14 @@ async function runEvents(roomId: string, runId: string) {
   };
 }
 
+/** The run asked for help once, and its second request (after the takeover) was refused. */
+async function expectSecondRequestRefused(roomId: string, runId: string) {
+  const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, runId)));
+  expect(children).toHaveLength(1);
+  const refused = (await runEvents(roomId, runId)).steps.find((step) => step.step === 1)!.toolResults[0]!;
+  expect((refused.output as { error?: string }).error).toMatch(/Only 1 request is allowed per run/);
+}
+
 describe("a run whose worker died", () => {
   it("is announced finished with the totals of all its attempts, and how many there were", async () => {
     const { roomId } = await createTestRoom(database.db);
@@ -241,10 +249,7 @@ describe("a run taken over from a worker that died", () => {
     const { roomId } = await createTestRoom(database.db);
     const stalling = askingTwice();
     const { run } = await runTakenOver(roomId, stalling, 1);
-    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
-    expect(children).toHaveLength(1);
-    const refused = (await runEvents(roomId, run.id)).steps.find((step) => step.step === 1)!.toolResults[0]!;
-    expect((refused.output as { error?: string }).error).toMatch(/Only 1 request is allowed per run/);
+    await expectSecondRequestRefused(roomId, run.id);
   });
 
   it("still counts them once their board entries have expired", async () => {
@@ -255,10 +260,7 @@ describe("a run taken over from a worker that died", () => {
       await database.db.delete(boardEntries).where(eq(boardEntries.roomId, roomId));
     };
     const { run } = await runTakenOver(roomId, stalling, 1, expire);
-    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
-    expect(children).toHaveLength(1);
-    const refused = (await runEvents(roomId, run.id)).steps.find((step) => step.step === 1)!.toolResults[0]!;
-    expect((refused.output as { error?: string }).error).toMatch(/Only 1 request is allowed per run/);
+    await expectSecondRequestRefused(roomId, run.id);
   });
 
   it("finishes without calling the model when its last saved step was its answer", async () => {
@@ -482,6 +484,8 @@ describe("a run its own worker claims again", () => {
     const model = new MockLanguageModelV4({
       doStream: async () => {
         const call = ++calls;
+        // The new claim's copy finds the database reachable again (its streamed text is saved with an update).
+        if (call > 1) heartbeatsFail = false;
         if (call === 1) {
           heartbeatsFail = true;
           await eventually(async () => expect((await runRow(run.id)).attempts).toBe(2), 10_000);
@@ -492,8 +496,8 @@ describe("a run its own worker claims again", () => {
     });
     const worker = await startTestWorker(flaky, {
       resolveModel: mockResolver({ stalling: model }),
-      leaseMs: 300,
-      heartbeatMs: 100,
+      leaseMs: 800,
+      heartbeatMs: 150,
       onError: () => {},
     });
     try {
