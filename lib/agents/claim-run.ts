@@ -5,7 +5,7 @@ import { type Run, agents, rooms, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
-import { forgetRunProgress } from "./save-run-step";
+import { forgetSavedSteps } from "./save-run-step";
 import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
 
 export interface ClaimOptions {
@@ -132,9 +132,9 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
 async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", error: ErrorDetails) {
   await tx
     .update(runs)
-    .set({ status, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, streamingText: "", error })
+    .set({ status, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, streamingText: "", opening: null, error })
     .where(eq(runs.id, run.id));
-  await forgetRunProgress(tx, run.id);
+  await forgetSavedSteps(tx, run.id);
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
   const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
   await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {

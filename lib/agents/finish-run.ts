@@ -4,7 +4,7 @@ import { type Run, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
-import { forgetRunProgress } from "./save-run-step";
+import { forgetSavedSteps } from "./save-run-step";
 import { settleRequest } from "./settle-request";
 
 export interface RunOutcome {
@@ -33,6 +33,7 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
         leaseOwner: null,
         leaseExpiresAt: null,
         streamingText: "",
+        opening: null,
         error: outcome.error,
       })
       .where(and(...conditions))
@@ -44,7 +45,7 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
         costUsd: runs.costUsd,
       });
     if (!finished) return false;
-    await forgetRunProgress(tx, run.id);
+    await forgetSavedSteps(tx, run.id);
     await settleRequest(tx, emit, run, outcome.status, agent);
     await cancelRunBroadcasts(tx, emit, run.id, at, agent);
     emit({

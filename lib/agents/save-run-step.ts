@@ -75,10 +75,10 @@ export async function loadSavedSteps(db: Db, runId: string): Promise<RunStep[]> 
 }
 
 /**
- * Drops what only a resumed attempt needs (its opening and saved steps), once the run has
- * ended: the run's transcript keeps what it did, and a finished run is never resumed.
+ * Drops the saved steps only a resumed attempt needs, once the run has ended (the write that
+ * ends it clears its opening too): the run's transcript keeps what it did, and a finished
+ * run is never resumed.
  */
-export async function forgetRunProgress(tx: DbOrTx, runId: string): Promise<void> {
+export async function forgetSavedSteps(tx: DbOrTx, runId: string): Promise<void> {
   await tx.delete(runSteps).where(eq(runSteps.runId, runId));
-  await tx.update(runs).set({ opening: null }).where(eq(runs.id, runId));
 }
