@@ -32,6 +32,7 @@ export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
     fields: [
       { key: "scheduler_enabled", label: "Start agents on a timer", kind: "boolean" },
       { key: "scheduler_interval_seconds", label: "Every", kind: "number", min: 5, max: 3600, unit: "s" },
+      { key: "scheduler_needs_viewers", label: "Only while someone is watching", kind: "boolean" },
     ],
   },
   {

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boardEntries, rooms, runs } from "@/db/schema";
+import { boardEntries, presence, rooms, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { updateRoom } from "@/lib/rooms/update-room";
@@ -19,6 +19,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await database.destroy();
 });
+
+/** Someone has the room open, as a live stream's presence row records it. */
+async function watch(roomId: string, lastSeenAt = new Date()) {
+  await database.db.insert(presence).values({ connectionId: crypto.randomUUID(), roomId, instanceId: "test-viewer", seatId: null, lastSeenAt });
+}
 
 async function dueAgain(roomId: string) {
   await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
@@ -110,6 +115,8 @@ describe("the scheduler", () => {
     const { roomId: on } = await createTestRoom(database.db);
     await updateRoom(database.db, on, { settings: { scheduler_enabled: true } });
     const { roomId: off } = await createTestRoom(database.db);
+    await watch(on);
+    await watch(off);
     await database.db.delete(runs);
     await database.db.update(rooms).set({ lastScheduledAt: new Date() });
     await database.db.update(rooms).set({ lastScheduledAt: null }).where(eq(rooms.id, on));
@@ -123,6 +130,36 @@ describe("the scheduler", () => {
     const scheduled = await database.db.select().from(runs);
     expect(scheduled.map((run) => run.roomId)).toEqual([on]);
     expect(scheduled.some((run) => run.roomId === off)).toBe(false);
+  });
+
+  it("starts agents only in rooms someone is watching, unless a room asks otherwise", async () => {
+    const { roomId: watched } = await createTestRoom(database.db, { scheduler_enabled: true });
+    const { roomId: unwatched } = await createTestRoom(database.db, { scheduler_enabled: true });
+    const { roomId: leftWatching } = await createTestRoom(database.db, { scheduler_enabled: true });
+    const { roomId: anyway } = await createTestRoom(database.db, { scheduler_enabled: true, scheduler_needs_viewers: false });
+    await database.db.delete(runs);
+    await database.db.update(rooms).set({ lastScheduledAt: new Date() });
+    await database.db
+      .update(rooms)
+      .set({ lastScheduledAt: null })
+      .where(inArray(rooms.id, [watched, unwatched, leftWatching, anyway]));
+    await watch(watched);
+    // A viewer whose stream stopped refreshing a minute ago has gone.
+    await watch(leftWatching, new Date(Date.now() - 60_000));
+
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The instance that already holds the scheduler lease.
+    const outcomes = await new Scheduler(database, { owner: "leader", leaseTtlMs: 5000 }).tick();
+    expect(outcomes.filter((outcome) => outcome.kind !== "skipped")).toHaveLength(2);
+    const scheduled = await database.db.select({ roomId: runs.roomId }).from(runs);
+    expect(scheduled.map((run) => run.roomId).sort()).toEqual([watched, anyway].sort());
+  });
+
+  it("opens a room with the template's first persona, then picks at random", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
+    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "coder" });
+    await dueAgain(roomId);
+    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "canvas-agent" });
   });
 
   it("serves a request a run posted on the board as the next link of that run's chain", async () => {

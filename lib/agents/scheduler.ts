@@ -6,6 +6,7 @@ import { setRequestStatus } from "@/lib/board/post-entry";
 import { sweepOverdueBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { oldestOpenRequest } from "@/lib/board/read-board";
 import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
+import { countPresence } from "@/lib/realtime/presence";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
 import { enqueueRun } from "./enqueue-run";
@@ -69,7 +70,8 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
 
     const template = findTemplate(room!.template);
     const options = template?.prompts.filter((prompt) => team.some((agent) => agent.persona === prompt.persona)) ?? [];
-    const choice = options.length ? options[Math.floor(random() * options.length)]! : null;
+    const [started] = await tx.select({ id: runs.id }).from(runs).where(eq(runs.roomId, roomId)).limit(1);
+    const choice = options.length ? options[started ? Math.floor(random() * options.length) : 0]! : null;
     const agent = choice
       ? team.find((member) => member.persona === choice.persona)!
       : team[Math.floor(random() * team.length)]!;
@@ -183,11 +185,14 @@ export class Scheduler {
       const onError = (error: unknown) => this.options.onError?.(error);
       await sweepOverdueBroadcasts(db, { onError }).catch(onError);
       const enabled = await db
-        .select({ id: rooms.id })
+        .select({ id: rooms.id, settings: rooms.settings })
         .from(rooms)
         .where(sql`(${rooms.settings}->>'scheduler_enabled')::boolean is true`);
+      const needViewers = enabled.filter((room) => parseRoomSettings(room.settings).scheduler_needs_viewers);
+      const watching = await countPresence(this.database, needViewers.map((room) => room.id));
       const outcomes: ScheduleOutcome[] = [];
       for (const room of enabled) {
+        if (needViewers.includes(room) && !watching.get(room.id)) continue;
         try {
           outcomes.push(await scheduleRoom(db, room.id, this.options.random));
         } catch (error) {

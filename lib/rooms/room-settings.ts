@@ -22,6 +22,11 @@ export const roomSettingsSchema = z.strictObject({
   /** The scheduler starts an agent in this room every interval (seed 002: 45 s), when enabled. */
   scheduler_enabled: z.boolean().default(false),
   scheduler_interval_seconds: z.number().int().min(5).max(3600).default(45),
+  /**
+   * The scheduler starts agents only while someone has the room open, so a room left alone
+   * does not keep filling its canvas (and spending on its models) for nobody.
+   */
+  scheduler_needs_viewers: z.boolean().default(true),
   /** Random seed for scripted models, so a room's demo is reproducible. */
   script_seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
   /** ask_others broadcasts (seed 000). */

@@ -18,7 +18,10 @@ export interface RoomTemplate {
   summary: string;
   agents: PersonaTemplate[];
   settings: RoomSettingsPatch;
-  /** Prompts the scheduler picks from when no request is waiting. */
+  /**
+   * Prompts the scheduler picks from when no request is waiting. The first opens the room:
+   * a room's first scheduled run is always that persona's, so a new room starts the same way.
+   */
   prompts: { persona: string; prompt: string }[];
 }
 
