@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiError, apiWrite } from "./api";
+import { ApiError, apiRequest, apiWrite, isTransientFailure } from "./api";
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -33,5 +33,32 @@ describe("apiWrite", () => {
     await expect(apiWrite("/api/rooms/r/broadcasts/b/skip", "POST")).rejects.toEqual(new ApiError(409, "This question is no longer open (skipped)."));
     const [first, second] = keysSent(fetch);
     expect(second).not.toBe(first);
+  });
+});
+
+describe("apiRequest", () => {
+  it("asks once, with the caller's signal, leaving retries to the caller", async () => {
+    const fetch = vi.fn().mockRejectedValue(new TypeError("Failed to fetch"));
+    vi.stubGlobal("fetch", fetch);
+    const { signal } = new AbortController();
+    const failure = await apiRequest("/api/rooms/r/presence", "POST", { connectionId: "c" }, { signal }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(isTransientFailure(failure)).toBe(true);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(fetch.mock.calls[0]![1]).toMatchObject({ method: "POST", signal, body: JSON.stringify({ connectionId: "c" }) });
+  });
+
+  it("reports a refusal by its status, whether or not the body is the server's own", async () => {
+    const fetch = vi
+      .fn()
+      .mockResolvedValueOnce(Response.json({ error: { message: "Open event stream not found." } }, { status: 404 }))
+      .mockResolvedValueOnce(new Response("<html>Bad gateway</html>", { status: 502, statusText: "Bad Gateway" }));
+    vi.stubGlobal("fetch", fetch);
+    const notFound = await apiRequest("/api/rooms/r/presence", "POST", {}).catch((error: unknown) => error);
+    expect(notFound).toEqual(new ApiError(404, "Open event stream not found."));
+    expect(isTransientFailure(notFound)).toBe(false);
+    const badGateway = await apiRequest("/api/rooms/r/presence", "POST", {}).catch((error: unknown) => error);
+    expect(badGateway).toEqual(new ApiError(502, "Bad Gateway"));
+    expect(isTransientFailure(badGateway)).toBe(true);
   });
 });

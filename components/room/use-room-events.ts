@@ -2,11 +2,10 @@
 
 import { useEffect } from "react";
 import type { RoomEvent } from "@/lib/protocol";
-import { apiWrite } from "./api";
+import { apiRequest, isTransientFailure } from "./api";
+import { backoffDelay, retryWithBackoff } from "./retry-with-backoff";
 import type { RoomStore } from "./room-store";
 import { type RoomState, uncountedSeat } from "./room-state";
-
-const RECONNECT_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
 
 /**
  * Keeps a room store live with one EventSource per tab. The browser resumes by itself
@@ -60,7 +59,7 @@ export function useRoomEvents(roomId: string, store: RoomStore): void {
             closeForGood();
             return;
           }
-          reopen(RECONNECT_DELAYS_MS[Math.min(attempt, RECONNECT_DELAYS_MS.length - 1)]!);
+          reopen(backoffDelay(attempt));
           attempt += 1;
         });
       };
@@ -88,16 +87,22 @@ export function useRoomEvents(roomId: string, store: RoomStore): void {
       timer = setTimeout(connect, delay);
     };
 
-    // Each stream and seat is asked about once: a stream that closed meanwhile is replaced by
-    // one that says what it counts, and a refusal would not change on asking again.
-    const asked = new Set<string>();
+    // The claim for the stream and seat the page has now, retried while the server may yet
+    // answer otherwise. It is dropped once either changes: a closed stream's id must not be
+    // claimed, and the next stream says what it counts. A refusal is final for that pair.
+    let claim: { connectionId: string; seatId: string; controller: AbortController } | null = null;
     const countSeat = (state: RoomState) => {
-      const missing = uncountedSeat(state);
-      if (!missing || stopped) return;
-      const key = `${missing.connectionId} ${missing.seatId}`;
-      if (asked.has(key)) return;
-      asked.add(key);
-      apiWrite(`/api/rooms/${roomId}/presence`, "POST", { connectionId: missing.connectionId }).then(
+      const missing = stopped ? null : uncountedSeat(state);
+      if (claim && (claim.connectionId !== missing?.connectionId || claim.seatId !== missing.seatId)) {
+        claim.controller.abort();
+        claim = null;
+      }
+      if (!missing || claim) return;
+      claim = { ...missing, controller: new AbortController() };
+      retryWithBackoff(
+        (signal) => apiRequest(`/api/rooms/${roomId}/presence`, "POST", { connectionId: missing.connectionId }, { signal }),
+        { signal: claim.controller.signal, retryable: isTransientFailure },
+      ).then(
         () => store.getState().seatCounted(missing.connectionId, missing.seatId),
         () => {},
       );
@@ -108,6 +113,7 @@ export function useRoomEvents(roomId: string, store: RoomStore): void {
     return () => {
       stopped = true;
       stopCounting();
+      claim?.controller.abort();
       if (timer) clearTimeout(timer);
       source?.close();
     };
