@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
-import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
+import { DEFAULT_ROOM_SETTINGS, MIN_CONTEXT_TOKEN_BUDGET } from "@/lib/rooms/room-settings";
 import { type PromptContext, buildPrompt, estimateTokens } from "./build-prompt";
 
 const node = (index: number): CanvasNodeDto => ({
@@ -156,3 +156,90 @@ describe("buildPrompt", () => {
     expect(built.dropped.referencedNodes).toBeGreaterThan(0);
   });
 });
+
+describe("buildPrompt over a small budget", () => {
+  const ask = `Request 0: ${"x".repeat(590)}`;
+  const served = (refNodeIds = ["node-1", "node-2"]): BoardEntryDto => ({
+    ...entry(100, "request"),
+    content: { targetPersona: "coder", ask, refNodeIds },
+  });
+
+  /** A crowded room: a long brief, the request the run serves and another, a full canvas and board, notes and answers. */
+  const crowded = (budget: number, overrides: Partial<PromptContext> = {}) =>
+    context({
+      settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: budget, task: `Brief ${"z".repeat(3990)}` },
+      run: { prompt: `Idea Weaver asks you: ${ask}`, trigger: "request", requestedByName: "Idea Weaver", chainDepth: 1, requestEntryId: "entry-100" },
+      requests: [served(), entry(101, "request")],
+      referencedNodes: [node(1), node(2)],
+      canvas: { nodes: Array.from({ length: 60 }, (_, index) => node(index)), edges: [] },
+      board: Array.from({ length: 15 }, (_, index) => entry(index)),
+      notes: ["The gulls answered."],
+      extraSections: [{ title: "Answers from the people in this room", lines: ["- Q: Which sea?\n  A: The North Sea"] }],
+      ...overrides,
+    });
+
+  /** What the budget holds: the prompt after the task and why the agent was started. */
+  const budgeted = (prompt: string) => prompt.slice(prompt.indexOf("\n\n## ", prompt.indexOf("## Why you were started")));
+
+  /** The line of the request the run serves. */
+  const servedLine = (prompt: string) => prompt.match(/^- entry entry-100 .*$/m)?.[0] ?? "";
+
+  it.each([MIN_CONTEXT_TOKEN_BUDGET, 120, 150, 200, 300, 500, 800, 1200])(
+    "stays within %i tokens, keeping the persona and the request the run serves",
+    (budget) => {
+      const built = buildPrompt(crowded(budget));
+      expect(built.contextTokens).toBeLessThanOrEqual(budget);
+      expect(estimateTokens(budgeted(built.prompt))).toBeLessThanOrEqual(built.contextTokens);
+      expect(built.system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: coder\)/);
+      expect(built.prompt).toContain(`## Task\nIdea Weaver asks you: ${ask}\n`);
+      const line = servedLine(built.prompt);
+      expect(line).toMatch(/^- entry entry-100 \[Idea Weaver asks\] \{/);
+      const content = JSON.parse(line.slice(line.indexOf("{")));
+      expect(content).toMatchObject({ targetPersona: "coder", refNodeIds: ["node-1", "node-2"] });
+      expect(content.ask).toMatch(/^Request 0: x+…$/);
+    },
+  );
+
+  it("shortens the request's ask, which the task repeats, before cutting the room brief with a marker", () => {
+    const built = buildPrompt(crowded(300));
+    const line = servedLine(built.prompt);
+    expect(JSON.parse(line.slice(line.indexOf("{"))).ask.length).toBeLessThanOrEqual(64);
+    expect(built.prompt).toMatch(/## Room brief\nBrief z{100,}…\(truncated\)\n/);
+    expect(built.dropped).toMatchObject({ boardEntries: 15, canvasNodes: 60, requests: 1, referencedNodes: 2, notes: 1, extraLines: 1 });
+
+    const roomier = buildPrompt(crowded(500));
+    expect(roomier.prompt.match(/## Room brief\n(.*)\n/)![1]!.length).toBeGreaterThan(built.prompt.match(/## Room brief\n(.*)\n/)![1]!.length);
+  });
+
+  it("leaves the brief out when too little of it fits, then cuts the request's line, never into its id", () => {
+    const manyNodes = Array.from({ length: 30 }, (_, index) => `${index}`.padStart(64, "n"));
+    const built = buildPrompt(crowded(MIN_CONTEXT_TOKEN_BUDGET, { requests: [served(manyNodes)] }));
+    expect(built.contextTokens).toBeLessThanOrEqual(MIN_CONTEXT_TOKEN_BUDGET);
+    expect(estimateTokens(budgeted(built.prompt))).toBeLessThanOrEqual(MIN_CONTEXT_TOKEN_BUDGET);
+    expect(built.prompt).not.toMatch(/## Room brief/);
+    expect(servedLine(built.prompt)).toMatch(/^- entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"coder","ask":"Request 0: .*…\(truncated\)$/);
+  });
+
+  it("keeps a brief cut to fit when no request is served", () => {
+    const built = buildPrompt(
+      crowded(MIN_CONTEXT_TOKEN_BUDGET, { run: { prompt: "Write a verse.", trigger: "human", requestedByName: "Ada", chainDepth: 0 } }),
+    );
+    expect(built.contextTokens).toBeLessThanOrEqual(MIN_CONTEXT_TOKEN_BUDGET);
+    expect(built.prompt).toMatch(/## Room brief\nBrief z+…\(truncated\)\n/);
+    expect(built.prompt).not.toMatch(/- entry entry-10[01] /);
+  });
+
+  it("goes over a budget too small for even the request's id and asker by no more than they take", () => {
+    const built = buildPrompt(crowded(20));
+    expect(servedLine(built.prompt)).toBe("- entry entry-100 [Idea Weaver asks]…(truncated)");
+    expect(built.prompt).not.toMatch(/## Room brief/);
+    expect(budgeted(built.prompt)).toBe(
+      [
+        "",
+        "## Requests directed at you\n- entry entry-100 [Idea Weaver asks]…(truncated)\nPlease address these requests in your work if relevant.",
+        "## Canvas (60 nodes, 0 edges)\n(left out: the context budget is spent)",
+      ].join("\n\n"),
+    );
+  });
+});
+

@@ -58,6 +58,18 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** Ends text that was cut to keep within the context budget, so the model knows there was more. */
+const TRUNCATED = "…(truncated)";
+
+/** Text cut to fit the budget keeps at least this many characters, or is left out: less says nothing. */
+const SHORTEST_TEXT = 20;
+
+/** Cuts `text` to at most `chars` characters, marker included, never into its first `keep`. */
+function truncate(text: string, chars: number, keep = 0): string {
+  if (text.length <= chars) return text;
+  return `${text.slice(0, Math.max(chars - TRUNCATED.length, keep)).trimEnd()}${TRUNCATED}`;
+}
+
 /** Shortens each line of a multi-line item (a question and its answer) on its own, keeping its indent. */
 function clipLines(text: string, max: number): string {
   return text
@@ -122,8 +134,27 @@ export function formatBoardLine(entry: BoardEntryDto, textLength = 300): string 
   return `- entry ${entry.id} [${entry.agentName} · ${entry.kind}] ${shortContent(entry.content, textLength)}`;
 }
 
+/** The longest node id a request may name (see `boardContentSchemas`): shortening its texts below this would garble ids. */
+const LONGEST_ID = 64;
+
+const requestLinePrefix = (entry: BoardEntryDto) => `- entry ${entry.id} [${entry.agentName} asks] `;
+
 export function formatRequestLine(entry: BoardEntryDto, textLength = 300): string {
-  return `- entry ${entry.id} [${entry.agentName} asks] ${shortContent(entry.content, textLength)}`;
+  return `${requestLinePrefix(entry)}${shortContent(entry.content, textLength)}`;
+}
+
+/**
+ * The line of the request a run serves in at most `chars` characters where it can be: by
+ * shortening its texts, which keeps it an entry the agent can read and answer (its ask is
+ * the run's task anyway), or — with `mayCut` — by cutting the line, never into its id and asker.
+ */
+function shortenRequestLine(entry: BoardEntryDto, chars: number, mayCut: boolean): string {
+  for (let textLength = 300; textLength > LONGEST_ID; textLength -= 10) {
+    const line = formatRequestLine(entry, textLength);
+    if (line.length <= chars) return line;
+  }
+  const shortest = formatRequestLine(entry, LONGEST_ID);
+  return mayCut ? truncate(shortest, chars, requestLinePrefix(entry).length) : shortest;
 }
 
 /**
@@ -138,18 +169,29 @@ interface BudgetedSection {
   required: number;
   share: number;
   render: (kept: number) => string;
+  /**
+   * Says less in the section's one required item so that it renders in at most `chars`
+   * characters, as far as the item can be shortened (`mayCut`: even if it no longer reads as
+   * what it is), or leaves it out when it cannot say anything in so little. Only for when
+   * the required items alone overrun the budget.
+   */
+  shrink?: (chars: number, mayCut: boolean) => void;
 }
 
-/** A titled list shown in its own order, keeping its most important lines (`first` or `last`) when trimmed. */
+/**
+ * A titled list shown in its own order, keeping its most important lines (`first` or `last`)
+ * when trimmed. `shorten` gives its most important line in at most `chars` characters where
+ * it can (see `BudgetedSection.shrink`), or null when that line is not worth showing in so few.
+ */
 function listSection(
   title: string,
   lines: string[],
   keep: "first" | "last",
   share: number,
-  options: { required?: number; footer?: string } = {},
+  options: { required?: number; footer?: string; shorten?: (chars: number, mayCut: boolean) => string | null } = {},
 ): BudgetedSection {
-  const ranked = keep === "first" ? lines : lines.slice().reverse();
-  return {
+  const ranked = keep === "first" ? lines.slice() : lines.slice().reverse();
+  const section: BudgetedSection = {
     count: lines.length,
     kept: lines.length,
     required: Math.min(options.required ?? 0, lines.length),
@@ -160,26 +202,64 @@ function listSection(
       return [`## ${title}`, ...shown, options.footer].filter(Boolean).join("\n");
     },
   };
+  const { shorten } = options;
+  if (shorten) {
+    section.shrink = (chars, mayCut) => {
+      if (section.kept !== 1) return;
+      const around = section.render(1).length - ranked[0]!.length;
+      const shorter = shorten(chars - around, mayCut);
+      if (shorter !== null) {
+        ranked[0] = shorter;
+        return;
+      }
+      section.required = 0;
+      section.kept = 0;
+    };
+  }
+  return section;
+}
+
+/** What separates the sections of the prompt. */
+const SECTION_GAP = "\n\n";
+
+/** The tokens a section adds to the prompt, the gap before it included. */
+function sectionTokens(section: BudgetedSection): number {
+  const text = section.render(section.kept);
+  return text ? estimateTokens(`${SECTION_GAP}${text}`) : 0;
 }
 
 /**
  * Trims sections (listed most important first) until their estimated tokens fit the budget:
  * each time, the least important item of the least important section over its share goes,
  * or — when none is over its share — of the least important section that can lose one.
+ * Should the required items alone overrun it, they are shortened, least important first:
+ * as far as each still reads as what it is, then cut outright, so the budget holds unless
+ * even the shortest they can be does not fit.
  */
 function fitToBudget(sections: BudgetedSection[], budget: number): number {
-  const tokens = sections.map((section) => estimateTokens(section.render(section.kept)));
+  const tokens = sections.map(sectionTokens);
   let total = tokens.reduce((sum, value) => sum + value, 0);
+  const recount = (index: number) => {
+    total -= tokens[index]!;
+    tokens[index] = sectionTokens(sections[index]!);
+    total += tokens[index]!;
+  };
   while (total > budget) {
     const trimmable = sections.map((_, index) => index).filter((index) => sections[index]!.kept > sections[index]!.required);
     if (trimmable.length === 0) break;
     const over = trimmable.filter((index) => tokens[index]! > sections[index]!.share * budget);
     const index = (over.length ? over : trimmable).at(-1)!;
-    const section = sections[index]!;
-    section.kept -= 1;
-    total -= tokens[index]!;
-    tokens[index] = estimateTokens(section.render(section.kept));
-    total += tokens[index]!;
+    sections[index]!.kept -= 1;
+    recount(index);
+  }
+  for (const mayCut of [false, true]) {
+    for (let index = sections.length - 1; index >= 0 && total > budget; index--) {
+      const { shrink } = sections[index]!;
+      if (!shrink) continue;
+      // A section of n tokens holds 4n characters, the gap before it included.
+      shrink((tokens[index]! - (total - budget)) * 4 - SECTION_GAP.length, mayCut);
+      recount(index);
+    }
   }
   return total;
 }
@@ -187,11 +267,15 @@ function fitToBudget(sections: BudgetedSection[], budget: number): number {
 /**
  * Builds what an agent reads at the start of a run: persona and collaboration guidance in
  * the system prompt; the task, the canvas, the shared board and the requests addressed to
- * it in the user message. Everything besides the task is held to the room's token budget:
- * long entries are shortened, and sections are trimmed in this order of importance — the
- * room brief and the request the run serves (always kept), other requests, referenced
- * nodes, notes, people's answers, the canvas (newest nodes kept) and the board (newest
- * entries kept) — with each section's share of the budget protected from the ones below it.
+ * it in the user message. Everything in the user message besides the task is held to the
+ * room's token budget: long entries are shortened, and sections are trimmed in this order of
+ * importance — the room brief and the request the run serves (always kept), other requests,
+ * referenced nodes, notes, people's answers, the canvas (newest nodes kept) and the board
+ * (newest entries kept) — with each section's share of the budget protected from the ones
+ * below it. Should the brief and the request alone overrun a small budget, they say less:
+ * the request's texts are shortened (its ask is the task), then the brief is cut with a
+ * "…(truncated)" marker (left out when too little of it fits), then the request's line is
+ * cut, down to its id and asker.
  */
 export function buildPrompt(context: PromptContext): BuiltPrompt {
   const { agent, settings } = context;
@@ -218,15 +302,24 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
         : `Started by ${context.run.requestedByName}.`;
   const instructions = `## Task\n${context.run.prompt}\n\n## Why you were started\n${why}`;
 
-  const servesFirst = !!context.run.requestEntryId && context.requests[0]?.id === context.run.requestEntryId;
+  const [first] = context.requests;
+  const served = first && first.id === context.run.requestEntryId ? first : null;
   const requests = listSection(
     "Requests directed at you",
     context.requests.map((request) => formatRequestLine(request)),
     "first",
     0.2,
-    { required: servesFirst ? 1 : 0, footer: "Please address these requests in your work if relevant." },
+    {
+      required: served ? 1 : 0,
+      footer: "Please address these requests in your work if relevant.",
+      ...(served ? { shorten: (chars: number, mayCut: boolean) => shortenRequestLine(served, chars, mayCut) } : {}),
+    },
   );
-  const brief = listSection("Room brief", settings.task ? [clip(settings.task.trim(), 1200)] : [], "first", 0.15, { required: 1 });
+  const briefText = settings.task ? clip(settings.task.trim(), 1200) : "";
+  const brief = listSection("Room brief", briefText ? [briefText] : [], "first", 0.15, {
+    required: 1,
+    shorten: (chars) => (chars - TRUNCATED.length >= SHORTEST_TEXT ? truncate(briefText, chars) : null),
+  });
   const referenced = listSection(
     "Nodes referenced for you",
     context.referencedNodes.map((node) => formatNodeLine(node, 400)),
@@ -261,7 +354,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
 
   const contextTokens = fitToBudget([brief, requests, referenced, notes, ...extras, canvas, board], settings.context_token_budget);
   const shown = [brief, referenced, requests, notes, ...extras, canvas, board].map((section) => section.render(section.kept));
-  const prompt = [instructions, ...shown].filter(Boolean).join("\n\n");
+  const prompt = [instructions, ...shown].filter(Boolean).join(SECTION_GAP);
   const droppedFrom = (section: BudgetedSection) => section.count - section.kept;
   return {
     system,
