@@ -1,4 +1,4 @@
-import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { MIN_CONTEXT_TOKEN_BUDGET, type RoomSettings } from "@/lib/rooms/room-settings";
 
 export type SettingField =
   | { key: keyof RoomSettings; label: string; kind: "number"; min: number; max: number; unit?: string }
@@ -24,7 +24,7 @@ export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
     fields: [
       { key: "board_expiry_minutes", label: "Entries expire after", kind: "number", min: 1, max: 10080, unit: "min" },
       { key: "board_entries_in_prompt", label: "Entries in a prompt", kind: "number", min: 0, max: 100 },
-      { key: "context_token_budget", label: "Context token budget", kind: "number", min: 100, max: 50000 },
+      { key: "context_token_budget", label: "Context token budget", kind: "number", min: MIN_CONTEXT_TOKEN_BUDGET, max: 50000 },
     ],
   },
   {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ROOM_SETTINGS, parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
+import { DEFAULT_ROOM_SETTINGS, MIN_CONTEXT_TOKEN_BUDGET, parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
 
 describe("room settings", () => {
   it("default to the limits the seeds name", () => {
@@ -32,5 +32,14 @@ describe("room settings", () => {
   it("parse a change to only the keys it names, without filling in defaults", () => {
     expect(roomSettingsPatchSchema.parse({ max_steps: 5 })).toEqual({ max_steps: 5 });
     expect(roomSettingsPatchSchema.parse({})).toEqual({});
+  });
+
+  it("refuse a context token budget too small to hold a run's request, saying why", () => {
+    expect(roomSettingsPatchSchema.safeParse({ context_token_budget: MIN_CONTEXT_TOKEN_BUDGET }).success).toBe(true);
+    const refused = roomSettingsPatchSchema.safeParse({ context_token_budget: MIN_CONTEXT_TOKEN_BUDGET - 1 });
+    expect(refused.error?.issues[0]?.message).toBe(
+      `must be at least ${MIN_CONTEXT_TOKEN_BUDGET} tokens: less cannot hold the canvas line and the request a run serves`,
+    );
+    expect(parseRoomSettings({ context_token_budget: 10 }).context_token_budget).toBe(DEFAULT_ROOM_SETTINGS.context_token_budget);
   });
 });

@@ -1,6 +1,12 @@
 import { z } from "zod";
 
 /**
+ * The smallest context token budget a room may set: enough to hold the canvas line and the
+ * request a run serves, shortened if need be (see `buildPrompt`).
+ */
+export const MIN_CONTEXT_TOKEN_BUDGET = 100;
+
+/**
  * Every limit the seeds name, as a per-room setting with the seed's value as default.
  * Keys follow the seeds' own names where they have one (`broadcast_timeout`, …).
  */
@@ -18,7 +24,15 @@ export const roomSettingsSchema = z.strictObject({
   /** Board entries from other runs injected into a prompt (seed 002 and 001: 15). */
   board_entries_in_prompt: z.number().int().min(0).max(100).default(15),
   /** Token budget for the injected collaboration context (seed 002: ~2000). */
-  context_token_budget: z.number().int().min(100).max(50_000).default(2000),
+  context_token_budget: z
+    .number()
+    .int()
+    .min(
+      MIN_CONTEXT_TOKEN_BUDGET,
+      `must be at least ${MIN_CONTEXT_TOKEN_BUDGET} tokens: less cannot hold the canvas line and the request a run serves`,
+    )
+    .max(50_000)
+    .default(2000),
   /** The scheduler starts an agent in this room every interval (seed 002: 45 s), when enabled. */
   scheduler_enabled: z.boolean().default(false),
   scheduler_interval_seconds: z.number().int().min(5).max(3600).default(45),

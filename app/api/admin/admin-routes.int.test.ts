@@ -99,6 +99,10 @@ describe("admin routes", () => {
       const response = await call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: { settings }, headers: bearer(TOKEN) });
       expect(response.status).toBe(400);
     }
+    const tinyBudget = { settings: { context_token_budget: 99 } };
+    const refused = await call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: tinyBudget, headers: bearer(TOKEN) });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^settings\.context_token_budget: must be at least 100 tokens/);
     const nothing = await call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: {}, headers: bearer(TOKEN) });
     expect(nothing.body.error.message).toMatch(/Nothing to change/);
     const [after] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
