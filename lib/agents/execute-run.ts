@@ -6,7 +6,7 @@ import { type Agent, type Run, type RunOpening, type RunStep, type ShownNote, ag
 import { setRequestStatus } from "@/lib/board/post-entry";
 import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { costOf } from "@/lib/models/pricing";
+import { usageFigures } from "@/lib/models/pricing";
 import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
 import type { ErrorDetails, PayloadOf } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
@@ -233,8 +233,6 @@ export async function executeRun(
   const saveStep = async (result: StepResult<ToolSet>) => {
     // The step's typing reaches the room before the step itself.
     await flushTyping();
-    const inputTokens = result.usage.inputTokens ?? 0;
-    const outputTokens = result.usage.outputTokens ?? 0;
     const summary = summarizeStep(result);
     const record = { runId: run.id, agentId: agent.id, step, ...summary };
     const next = [...transcript];
@@ -246,9 +244,7 @@ export async function executeRun(
       summary: {
         ...record,
         durationMs: Math.round(performance.now() - stepStarted),
-        inputTokens,
-        outputTokens,
-        costUsd: costOf(resolved.spec, inputTokens, outputTokens),
+        ...usageFigures(resolved.spec, result.usage),
       },
       messages,
       notes: stepNotes,

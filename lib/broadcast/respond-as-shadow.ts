@@ -2,7 +2,7 @@ import { generateText } from "ai";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, runs } from "@/db/schema";
-import { costOf } from "@/lib/models/pricing";
+import { usageFigures } from "@/lib/models/pricing";
 import type { ResolvedModel } from "@/lib/models/registry";
 import { type ResponseDepth, buildShadowPrompt } from "./shadow-prompt";
 
@@ -50,13 +50,9 @@ export async function respondAsShadow(
     maxRetries: 1,
     seed: input.seed,
   });
-  const inputTokens = result.usage.inputTokens ?? 0;
-  const outputTokens = result.usage.outputTokens ?? 0;
   return {
     content: result.text.trim() || "(no answer)",
     durationMs: Math.round(performance.now() - started),
-    inputTokens,
-    outputTokens,
-    costUsd: costOf(resolved.spec, inputTokens, outputTokens),
+    ...usageFigures(resolved.spec, result.usage),
   };
 }

@@ -1,3 +1,5 @@
+import type { LanguageModelUsage } from "ai";
+
 /** US dollars per million tokens. Unknown models cost 0 and are flagged as unpriced. */
 export interface ModelPrice {
   input: number;
@@ -48,4 +50,14 @@ export function costOf(modelSpec: string, inputTokens: number, outputTokens: num
   const price = priceFor(modelSpec);
   if (!price) return 0;
   return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+}
+
+/** Tokens and cost of one model call as the AI SDK reports its usage (a provider may leave counts out). */
+export function usageFigures(
+  modelSpec: string,
+  usage: Pick<LanguageModelUsage, "inputTokens" | "outputTokens">,
+): { inputTokens: number; outputTokens: number; costUsd: number } {
+  const inputTokens = usage.inputTokens ?? 0;
+  const outputTokens = usage.outputTokens ?? 0;
+  return { inputTokens, outputTokens, costUsd: costOf(modelSpec, inputTokens, outputTokens) };
 }
