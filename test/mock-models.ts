@@ -5,10 +5,14 @@ import type { Database } from "@/db";
 import { agents } from "@/db/schema";
 import { type ResolvedModel, resolveModel } from "@/lib/models/registry";
 
-const usage = {
-  inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 7, text: 7, reasoning: 0 },
-};
+function usageOf(inputTokens: number, outputTokens: number) {
+  return {
+    inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: outputTokens, text: outputTokens, reasoning: 0 },
+  };
+}
+
+const usage = usageOf(12, 7);
 
 export function textStep(text: string): LanguageModelV4StreamPart[] {
   return [
@@ -32,6 +36,15 @@ export function toolStep(calls: { id: string; name: string; input: unknown }[], 
     ),
     { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage },
   ];
+}
+
+/** The same step, reporting other token counts as its usage. */
+export function withUsage(
+  parts: LanguageModelV4StreamPart[],
+  inputTokens: number,
+  outputTokens: number,
+): LanguageModelV4StreamPart[] {
+  return parts.map((part) => (part.type === "finish" ? { ...part, usage: usageOf(inputTokens, outputTokens) } : part));
 }
 
 /**

@@ -127,6 +127,35 @@ export const runSteps = pgTable(
 
 export type RunStep = typeof runSteps.$inferSelect;
 
+/**
+ * Every model call of a run that returned usage, recorded as soon as it returns and before
+ * its step's tools run: what the provider bills, whether or not the step was then saved (its
+ * worker may die or lose the run first). A run's totals are the sum of these rows. Each
+ * attempt numbers its own calls, so a worker that lost the run can still record what it
+ * spent without touching the calls of the attempt that took over.
+ */
+export const runModelCalls = pgTable(
+  "run_model_calls",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    /** The attempt of the run that made the call. */
+    attempt: integer("attempt").notNull(),
+    /** The call's number within its attempt, from 0. */
+    call: integer("call").notNull(),
+    /** The step the call was for (counted over all the run's attempts). */
+    step: integer("step").notNull(),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    costUsd: doublePrecision("cost_usd").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.attempt, table.call] })],
+);
+
+export type RunModelCall = typeof runModelCalls.$inferSelect;
+
 /** Named leases for work only one instance should do at a time (the scheduler). */
 export const leases = pgTable("leases", {
   name: text("name").primaryKey(),

@@ -1,5 +1,13 @@
 import { APICallError } from "@ai-sdk/provider";
-import { type ModelMessage, RetryError, type StepResult, type ToolSet, isStepCount, streamText } from "ai";
+import {
+  type LanguageModelCallEndEvent,
+  type ModelMessage,
+  RetryError,
+  type StepResult,
+  type ToolSet,
+  isStepCount,
+  streamText,
+} from "ai";
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Agent, type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms, runs } from "@/db/schema";
@@ -14,6 +22,7 @@ import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings"
 import { buildPrompt } from "./build-prompt";
 import { type RunOutcome, finishRun } from "./finish-run";
 import { loadPromptContext } from "./load-prompt-context";
+import { recordModelCall } from "./record-model-call";
 import { type ActiveRun, agentAuthor } from "./run-context";
 import { type ConversationStep, conversationMessages, lateNotesBudget } from "./run-conversation";
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
@@ -120,11 +129,12 @@ function stepsLeft(settings: RoomSettings, saved: { messages: ModelMessage[] }[]
 
 /**
  * Runs one claimed agent run to the end: builds its prompt, streams the model with the
- * room's tools for at most `max_steps` steps, saves every step as it completes together
- * with its `run.step` event (text, tool calls, results, duration, tokens, cost), and
- * finishes the run. A run an earlier worker left unfinished continues its conversation
- * after the last saved step, with the steps it has left, so the tools of saved steps never
- * run again. Typing goes to viewers as ephemeral events. A failure here ends this run only.
+ * room's tools for at most `max_steps` steps, records each model call's usage as it returns
+ * (the run's totals), saves every step as it completes together with its `run.step` event
+ * (text, tool calls, results, duration, tokens, cost), and finishes the run. A run an earlier
+ * worker left unfinished continues its conversation after the last saved step, with the steps
+ * it has left, so the tools of saved steps never run again. Typing goes to viewers as ephemeral
+ * events. A failure here ends this run only.
  */
 export async function executeRun(
   deps: ExecuteDeps,
@@ -257,21 +267,39 @@ export async function executeRun(
     history.push({ notes: stepNotes, messages });
   };
 
-  // A step that cannot be saved stops the run: its next step must not run without it.
+  // A step that cannot be saved, or a model call whose usage cannot be recorded, stops the run:
+  // its next step must not run without it, nor spend what the run's totals would not show.
   const halt = new AbortController();
-  let saveFailure: unknown = null;
+  let writeFailure: unknown = null;
+  const stopOnWriteFailure = (error: unknown) => {
+    writeFailure ??= error;
+    halt.abort(error);
+  };
   let saving: Promise<void> = Promise.resolve();
+  let recording: Promise<void> = Promise.resolve();
+
+  // Each model call that returned usage is recorded as it returns, before its step's tools run:
+  // the provider bills it even when its step is never saved (the worker dies or loses the run
+  // first, or the save fails) and a later attempt calls the model for that step again.
+  let calls = 0;
+  const recordCall = ({ usage }: LanguageModelCallEndEvent) => {
+    const call = { attempt: run.attempts, call: calls++, step, ...usageFigures(resolved.spec, usage) };
+    recording = recordModelCall(db, run.id, call).catch(stopOnWriteFailure);
+    return recording;
+  };
 
   const ended = async (failure: unknown): Promise<RunOutcome | null> => {
     clearInterval(typingTimer);
+    // The run's totals are read as it finishes: every call it recorded must be in them.
+    await recording;
     await saving;
     await flushTyping();
     const reason = options.stopReason();
-    if (reason === "lease_lost" || reason === "shutdown" || saveFailure instanceof LeaseLostError) return null;
+    if (reason === "lease_lost" || reason === "shutdown" || writeFailure instanceof LeaseLostError) return null;
     if (reason === "cancelled" || (failure && options.signal.aborted)) {
       return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
     }
-    const problem = saveFailure ?? failure;
+    const problem = writeFailure ?? failure;
     return problem ? finish("failed", errorDetails(problem)) : finish("succeeded", null);
   };
 
@@ -312,12 +340,11 @@ export async function executeRun(
       },
       // The SDK starts the next step only once this has settled: a step's tools never run before the step before it is saved.
       onStepEnd: (result) => {
-        saving = saveStep(result).catch((error: unknown) => {
-          saveFailure ??= error;
-          halt.abort(error);
-        });
+        saving = saveStep(result).catch(stopOnWriteFailure);
         return saving;
       },
+      // The SDK runs a step's tools only once this has settled.
+      onLanguageModelCallEnd: recordCall,
       // Errors surface in the stream and end this run below; nothing to log twice.
       onError: () => {},
     });

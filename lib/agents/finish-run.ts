@@ -17,7 +17,8 @@ export interface RunOutcome {
 /**
  * Records how a run ended — error, the request it answered, the questions it left
  * unanswered — and announces it (`run.finished`) with its totals as the row holds them:
- * every saved step of every attempt counts, not only those of the attempt that finished it.
+ * every model call of every attempt that returned usage counts, once, whether or not its
+ * step was saved, not only those of the attempt that finished it.
  * Only the worker that still holds the lease may finish a running run; returns false when
  * the run was taken over meanwhile.
  */

@@ -1,16 +1,24 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import {
+  APICallError,
+  type LanguageModelV4,
+  type LanguageModelV4CallOptions,
+  type LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Run, agentNotes, boardEntries, canvasNodes, runSteps, runs } from "@/db/schema";
+import type { Database } from "@/db";
+import { type Run, agentNotes, boardEntries, canvasNodes, runModelCalls, runSteps, runs } from "@/db/schema";
 import { leaveNote, shadowNote } from "@/lib/broadcast/agent-notes";
 import { readEventsAfter } from "@/lib/events/read-events";
+import { costOf } from "@/lib/models/pricing";
+import type { ResolvedModel } from "@/lib/models/registry";
 import type { PayloadOf } from "@/lib/protocol";
 import { RoomBus } from "@/lib/realtime/bus";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { interceptTransactions } from "@/test/intercept-transactions";
-import { mockResolver, setAgentModel, textStep, toolStep } from "@/test/mock-models";
+import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { claimNextRun } from "./claim-run";
 import { type StopReason, executeRun } from "./execute-run";
@@ -66,6 +74,32 @@ function askingTwice() {
     ],
     1,
   );
+}
+
+/**
+ * A model that plays `steps` in order (chosen by the assistant turns already in its prompt).
+ * The first time it is asked for step `at`, the run's lease is taken away while it answers, as
+ * when the worker's lease lapses then: the call still returns (with `lost` as its usage, when
+ * given) and its tools run, but its step cannot be saved. Set `runId` once the run exists.
+ */
+function losingLeaseAt(steps: LanguageModelV4StreamPart[][], at: number, lost?: { inputTokens: number; outputTokens: number }) {
+  const state = { runId: "", lost: false };
+  const model = new MockLanguageModelV4({
+    doStream: async (call: LanguageModelV4CallOptions) => {
+      const done = call.prompt.filter((message) => message.role === "assistant").length;
+      let parts = steps[done]!;
+      if (done === at && !state.lost) {
+        state.lost = true;
+        await database.db
+          .update(runs)
+          .set({ leaseOwner: "nobody", leaseExpiresAt: new Date(Date.now() - 1000) })
+          .where(eq(runs.id, state.runId));
+        if (lost) parts = withUsage(parts, lost.inputTokens, lost.outputTokens);
+      }
+      return { stream: convertArrayToReadableStream(parts) };
+    },
+  });
+  return { model, state };
 }
 
 async function runRow(runId: string): Promise<Run> {
@@ -305,21 +339,10 @@ describe("a step whose tools ran but which was not saved", () => {
     ];
     // The first worker's lease lapses while its model answers the first step: the step's tools
     // still run, but the step cannot be saved, as when the worker dies just before saving it.
-    let loseLease: (() => Promise<unknown>) | null = () =>
-      database.db
-        .update(runs)
-        .set({ leaseOwner: "nobody", leaseExpiresAt: new Date(Date.now() - 1000) })
-        .where(eq(runs.id, run.id));
-    const model = new MockLanguageModelV4({
-      doStream: async (call: LanguageModelV4CallOptions) => {
-        const done = call.prompt.filter((message) => message.role === "assistant").length;
-        if (loseLease) await loseLease();
-        loseLease = null;
-        return { stream: convertArrayToReadableStream(steps[done]!) };
-      },
-    });
+    const { model, state } = losingLeaseAt(steps, 0);
     await setAgentModel(database, songwriter.id, "mock:losing");
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    state.runId = run.id;
     const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 5000 });
     const lost = await executeRun({ database, bus, resolveModel: mockResolver({ losing: model }) }, claimed!, {
       owner: "worker-that-dies",
@@ -434,11 +457,12 @@ describe("a run stopped while it saves a step", () => {
     expect(claimed?.id).toBe(run.id);
 
     // The lease is lost just as the first step's save begins (the step has only read): the
-    // save goes through, and nothing after it may reach the model.
+    // save goes through, and nothing after it may reach the model. The write before the save
+    // records the step's model call.
     const controller = new AbortController();
     let reason: StopReason | null = null;
-    const stopping = interceptTransactions(database, () => {
-      if (reason) return;
+    const stopping = interceptTransactions(database, (index) => {
+      if (index < 2 || reason) return;
       reason = "lease_lost";
       controller.abort(new Error(reason));
     });
@@ -514,3 +538,222 @@ describe("a run its own worker claims again", () => {
     expect(worker.worker.activeRunIds()).toEqual([]);
   });
 });
+
+describe("a run's totals", () => {
+  // Priced, so that the costs are not all 0.
+  const PRICED_AS = "openai:gpt-4o";
+  const priced = (models: Parameters<typeof mockResolver>[0]) => {
+    const resolve = mockResolver(models);
+    return (spec: string): ResolvedModel => ({ ...resolve(spec), spec: PRICED_AS });
+  };
+  const reading = (inputTokens: number, outputTokens: number) =>
+    withUsage(toolStep([{ id: "r", name: "read_shared_context", input: {} }]), inputTokens, outputTokens);
+  const sum = <T>(items: T[], pick: (item: T) => number) => items.reduce((total, item) => total + pick(item), 0);
+
+  /**
+   * What `run.finished` announced and the run's steps and recorded model calls; the run's row
+   * holds the totals it announced.
+   */
+  async function totalsOf(roomId: string, runId: string) {
+    const { steps, finished } = await runEvents(roomId, runId);
+    expect(finished).toHaveLength(1);
+    const totals = finished[0]!;
+    const row = await runRow(runId);
+    expect(totals).toMatchObject({ inputTokens: row.inputTokens, outputTokens: row.outputTokens });
+    expect(totals.costUsd).toBeCloseTo(row.costUsd, 10);
+    const calls = await database.db
+      .select()
+      .from(runModelCalls)
+      .where(eq(runModelCalls.runId, runId))
+      .orderBy(asc(runModelCalls.attempt), asc(runModelCalls.call));
+    return { steps, totals, calls };
+  }
+
+  /** Runs the Songwriter on `model` with one worker, until the room has nothing left to do. */
+  async function runToTheEnd(roomId: string, model: LanguageModelV4): Promise<string> {
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:model");
+    const worker = await startTestWorker(database, { resolveModel: priced({ model }) });
+    try {
+      const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+      await settled(roomId);
+      return run.id;
+    } finally {
+      await worker.stop();
+    }
+  }
+
+  /** Starts the Songwriter on `losing`: its first worker loses the run as the model has it, and a second finishes it. */
+  async function runLosingLease(roomId: string, losing: ReturnType<typeof losingLeaseAt>) {
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:losing");
+    const resolveModel = priced({ losing: losing.model });
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    losing.state.runId = run.id;
+    const claimed = await claimNextRun(database.db, { owner: "worker-that-loses", leaseMs: 5000 });
+    expect(claimed?.id).toBe(run.id);
+    const outcome = await executeRun({ database, bus, resolveModel }, claimed!, {
+      owner: "worker-that-loses",
+      signal: new AbortController().signal,
+      stopReason: () => null,
+    });
+    expect(outcome).toBeNull();
+    const survivor = await startTestWorker(database, { resolveModel });
+    try {
+      await settled(roomId);
+    } finally {
+      await survivor.stop();
+    }
+    return run;
+  }
+
+  it("are the sum of its steps when nothing goes wrong, one recorded model call per step", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const model = scriptedSteps([reading(10, 1), reading(20, 2), withUsage(textStep("Done."), 30, 3)]);
+    const runId = await runToTheEnd(roomId, model);
+
+    const { steps, totals, calls } = await totalsOf(roomId, runId);
+    expect(steps.map((step) => step.inputTokens)).toEqual([10, 20, 30]);
+    expect(totals).toMatchObject({
+      status: "succeeded",
+      attempts: 1,
+      steps: 3,
+      inputTokens: sum(steps, (step) => step.inputTokens),
+      outputTokens: sum(steps, (step) => step.outputTokens),
+    });
+    expect(totals.costUsd).toBeGreaterThan(0);
+    expect(totals.costUsd).toBeCloseTo(sum(steps, (step) => step.costUsd), 10);
+    expect(calls.map(({ attempt, call, step }) => ({ attempt, call, step }))).toEqual(
+      steps.map((step, index) => ({ attempt: 1, call: index, step: step.step })),
+    );
+    const figures = (of: { inputTokens: number; outputTokens: number; costUsd: number }) => [of.inputTokens, of.outputTokens, of.costUsd];
+    expect(calls.map(figures)).toEqual(steps.map(figures));
+  });
+
+  it("count once the call of a step lost after the model answered, and the call that took it again", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const steps = [
+      toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]),
+      textStep("Done."),
+    ];
+    const run = await runLosingLease(roomId, losingLeaseAt(steps, 0, { inputTokens: 100, outputTokens: 50 }));
+
+    const { steps: saved, totals, calls } = await totalsOf(roomId, run.id);
+    expect(saved.map((step) => step.step)).toEqual([0, 1]);
+    expect(totals).toMatchObject({
+      status: "succeeded",
+      attempts: 2,
+      steps: 2,
+      inputTokens: sum(saved, (step) => step.inputTokens) + 100,
+      outputTokens: sum(saved, (step) => step.outputTokens) + 50,
+    });
+    expect(totals.costUsd).toBeCloseTo(costOf(PRICED_AS, totals.inputTokens, totals.outputTokens), 10);
+    expect(calls.map(({ attempt, step, inputTokens }) => ({ attempt, step, inputTokens }))).toEqual([
+      { attempt: 1, step: 0, inputTokens: 100 },
+      { attempt: 2, step: 0, inputTokens: 12 },
+      { attempt: 2, step: 1, inputTokens: 12 },
+    ]);
+  });
+
+  it("count a saved step once and each call of a step taken again on resume", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    // Step 0 is saved; the first worker loses the run while the model answers step 1, which
+    // the second worker takes again before step 2.
+    const losing = losingLeaseAt([reading(10, 1), reading(20, 2), withUsage(textStep("Done."), 30, 3)], 1, {
+      inputTokens: 100,
+      outputTokens: 50,
+    });
+    const run = await runLosingLease(roomId, losing);
+
+    const { steps, totals, calls } = await totalsOf(roomId, run.id);
+    expect(steps.map((step) => [step.step, step.inputTokens])).toEqual([
+      [0, 10],
+      [1, 20],
+      [2, 30],
+    ]);
+    expect(totals).toMatchObject({ status: "succeeded", attempts: 2, steps: 3, inputTokens: 160, outputTokens: 56 });
+    expect(totals.costUsd).toBeCloseTo(costOf(PRICED_AS, 160, 56), 10);
+    expect(calls.map(({ attempt, call, step, inputTokens }) => ({ attempt, call, step, inputTokens }))).toEqual([
+      { attempt: 1, call: 0, step: 0, inputTokens: 10 },
+      { attempt: 1, call: 1, step: 1, inputTokens: 100 },
+      { attempt: 2, call: 0, step: 1, inputTokens: 20 },
+      { attempt: 2, call: 1, step: 2, inputTokens: 30 },
+    ]);
+  });
+
+  it("count the model call of a step whose save failed", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:answering");
+    const model = scriptedSteps([withUsage(textStep("Done."), 40, 4)]);
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    const claimed = await claimNextRun(database.db, { owner: "worker-whose-save-fails", leaseMs: 5000 });
+    const outcome = await executeRun(
+      { database: failingStepSaves(database), bus, resolveModel: priced({ answering: model }) },
+      claimed!,
+      { owner: "worker-whose-save-fails", signal: new AbortController().signal, stopReason: () => null },
+    );
+    expect(outcome).toMatchObject({ status: "failed", error: { errorMessage: "connection lost" } });
+
+    const { steps, totals, calls } = await totalsOf(roomId, run.id);
+    expect(steps).toEqual([]);
+    expect(totals).toMatchObject({ status: "failed", steps: 0, inputTokens: 40, outputTokens: 4 });
+    expect(totals.costUsd).toBeCloseTo(costOf(PRICED_AS, 40, 4), 10);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("count a call retried after a provider error once, and the failed call not at all", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        calls += 1;
+        if (calls === 1) {
+          throw new APICallError({
+            message: "Service unavailable",
+            url: "http://provider.test/v1/chat/completions",
+            requestBodyValues: {},
+            statusCode: 503,
+            responseHeaders: { "retry-after-ms": "0" },
+            isRetryable: true,
+          });
+        }
+        return { stream: convertArrayToReadableStream(withUsage(textStep("Done."), 40, 4)) };
+      },
+    });
+    const runId = await runToTheEnd(roomId, model);
+
+    expect(model.doStreamCalls).toHaveLength(2);
+    const { steps, totals, calls: recorded } = await totalsOf(roomId, runId);
+    expect(steps.map((step) => step.inputTokens)).toEqual([40]);
+    expect(totals).toMatchObject({ status: "succeeded", inputTokens: 40, outputTokens: 4 });
+    expect(recorded.map(({ step, inputTokens }) => ({ step, inputTokens }))).toEqual([{ step: 0, inputTokens: 40 }]);
+  });
+});
+
+/** The same database, except that saving a run's step fails, as when the connection drops while it saves. */
+function failingStepSaves(database: TestDatabase): Database {
+  const failingSaves = <T extends object>(tx: T): T =>
+    new Proxy(tx, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property !== "insert") return typeof value === "function" ? value.bind(target) : value;
+        return (table: unknown) => {
+          if (table === runSteps) throw new Error("connection lost");
+          return (value as (table: unknown) => unknown).call(target, table);
+        };
+      },
+    });
+  const db = new Proxy(database.db, {
+    get(target, property) {
+      if (property === "transaction") {
+        const transaction = target.transaction as (...args: unknown[]) => Promise<unknown>;
+        return (work: (tx: never) => Promise<unknown>, ...rest: unknown[]) =>
+          transaction.call(target, (tx: object) => work(failingSaves(tx) as never), ...rest);
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { ...database, db };
+}

@@ -27,9 +27,11 @@ export interface CompletedStep {
 
 /**
  * Saves a completed step with its `run.step` event, in one write: the step (so that a worker
- * taking the run over continues after it), the run's running totals and transcript. Only the
- * worker holding the run's lease may save; otherwise nothing is written and `LeaseLostError`
- * is thrown, so a worker that lost its run stops instead of racing the one that took it.
+ * taking the run over continues after it), the run's step count and transcript. The step's
+ * tokens and cost are already in the run's totals: its model call was recorded as it returned
+ * (`recordModelCall`). Only the worker holding the run's lease may save; otherwise nothing is
+ * written and `LeaseLostError` is thrown, so a worker that lost its run stops instead of racing
+ * the one that took it.
  */
 export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string, step: CompletedStep): Promise<void> {
   const { summary } = step;
@@ -38,9 +40,6 @@ export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string,
       .update(runs)
       .set({
         steps: sql`${runs.steps} + 1`,
-        inputTokens: sql`${runs.inputTokens} + ${summary.inputTokens}`,
-        outputTokens: sql`${runs.outputTokens} + ${summary.outputTokens}`,
-        costUsd: sql`${runs.costUsd} + ${summary.costUsd}`,
         transcript: step.transcript,
         ...(step.opening ? { opening: step.opening } : {}),
       })

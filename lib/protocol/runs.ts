@@ -65,7 +65,10 @@ export const runFinishedPayloadSchema = z
     runId: z.string(),
     agentId: z.string(),
     status: z.enum(["succeeded", "failed", "cancelled"]),
-    /** Steps, tokens and cost are the run's totals over all its attempts, so a workflow is costed in full. */
+    /**
+     * Totals over all the run's attempts, so a workflow is costed in full: the steps saved, and
+     * the tokens and cost of every model call that returned usage, also one whose step was lost.
+     */
     steps: z.number().int(),
     /** How many times a worker started the run (a worker that died leaves it to another). */
     attempts: z.number().int().nonnegative(),
