@@ -143,6 +143,16 @@ async function settled(roomId: string) {
   }, 20_000);
 }
 
+/** A second worker takes over the room's runs and finishes its work. */
+async function takeOver(roomId: string, resolveModel: (spec: string) => ResolvedModel) {
+  const survivor = await startTestWorker(database, { resolveModel });
+  try {
+    await settled(roomId);
+  } finally {
+    await survivor.stop();
+  }
+}
+
 /**
  * Starts the Songwriter on `model`. Its first worker dies once `steps` steps are saved; a
  * second worker takes the run over and finishes the room's work. Returns the run and the
@@ -159,13 +169,31 @@ async function runTakenOver(
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
   await dieAfterSteps(run.id, steps, model, ready);
   const callsBefore = model.model.doStreamCalls.length;
-  const survivor = await startTestWorker(database, { resolveModel: mockResolver({ stalling: model.model }) });
-  try {
-    await settled(roomId);
-  } finally {
-    await survivor.stop();
-  }
+  await takeOver(roomId, mockResolver({ stalling: model.model }));
   return { run, resumedCalls: model.model.doStreamCalls.slice(callsBefore) };
+}
+
+/**
+ * Starts the Songwriter on a model playing `steps` and takes the first step on a worker whose
+ * lease lapses while the model answers: the step's tools still run, but the step cannot be
+ * saved, as when the worker dies just before saving it.
+ */
+async function firstStepNotSaved(roomId: string, steps: LanguageModelV4StreamPart[][]) {
+  const songwriter = await agentByPersona(database, roomId, "coder");
+  const { model, state } = losingLeaseAt(steps, 0);
+  const resolveModel = mockResolver({ losing: model });
+  await setAgentModel(database, songwriter.id, "mock:losing");
+  const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+  state.runId = run.id;
+  const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 5000 });
+  const lost = await executeRun({ database, bus, resolveModel }, claimed!, {
+    owner: "worker-that-dies",
+    signal: new AbortController().signal,
+    stopReason: () => null,
+  });
+  expect(lost).toBeNull();
+  expect((await runRow(run.id)).steps).toBe(0);
+  return { songwriter, run, resolveModel };
 }
 
 async function runEvents(roomId: string, runId: string) {
@@ -327,8 +355,7 @@ describe("a run taken over from a worker that died", () => {
 describe("a step whose tools ran but which was not saved", () => {
   it("is taken again without writing its nodes, board entries and requests a second time", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
-    const steps = [
+    const { songwriter, run, resolveModel } = await firstStepNotSaved(roomId, [
       toolStep([
         { id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
         { id: "n2", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
@@ -336,30 +363,11 @@ describe("a step whose tools ran but which was not saved", () => {
         { id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell the story of this verse." } },
       ]),
       textStep("Wrote a verse and asked for its story."),
-    ];
-    // The first worker's lease lapses while its model answers the first step: the step's tools
-    // still run, but the step cannot be saved, as when the worker dies just before saving it.
-    const { model, state } = losingLeaseAt(steps, 0);
-    await setAgentModel(database, songwriter.id, "mock:losing");
-    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
-    state.runId = run.id;
-    const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 5000 });
-    const lost = await executeRun({ database, bus, resolveModel: mockResolver({ losing: model }) }, claimed!, {
-      owner: "worker-that-dies",
-      signal: new AbortController().signal,
-      stopReason: () => null,
-    });
-    expect(lost).toBeNull();
-    expect((await runRow(run.id)).steps).toBe(0);
+    ]);
     const before = await database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
     expect(before).toHaveLength(2);
 
-    const survivor = await startTestWorker(database, { resolveModel: mockResolver({ losing: model }) });
-    try {
-      await settled(roomId);
-    } finally {
-      await survivor.stop();
-    }
+    await takeOver(roomId, resolveModel);
     expect(await runRow(run.id)).toMatchObject({ status: "succeeded", attempts: 2, steps: 2 });
     // The requested Storyteller adds nodes of its own.
     const nodes = await database.db.select().from(canvasNodes).where(eq(canvasNodes.authorId, songwriter.id));
