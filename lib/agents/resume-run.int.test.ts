@@ -8,7 +8,18 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
-import { type Run, agentNotes, boardEntries, canvasNodes, runModelCalls, runSteps, runs } from "@/db/schema";
+import {
+  type Run,
+  agentNotes,
+  agents,
+  boardEntries,
+  broadcastResponses,
+  broadcasts,
+  canvasNodes,
+  runModelCalls,
+  runSteps,
+  runs,
+} from "@/db/schema";
 import { leaveNote, shadowNote } from "@/lib/broadcast/agent-notes";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { costOf } from "@/lib/models/pricing";
@@ -176,12 +187,12 @@ async function runTakenOver(
 /**
  * Starts the Songwriter on a model playing `steps` and takes the first step on a worker whose
  * lease lapses while the model answers: the step's tools still run, but the step cannot be
- * saved, as when the worker dies just before saving it.
+ * saved, as when the worker dies just before saving it. `models` are the other agents' mocks.
  */
-async function firstStepNotSaved(roomId: string, steps: LanguageModelV4StreamPart[][]) {
+async function firstStepNotSaved(roomId: string, steps: LanguageModelV4StreamPart[][], models: Record<string, LanguageModelV4> = {}) {
   const songwriter = await agentByPersona(database, roomId, "coder");
   const { model, state } = losingLeaseAt(steps, 0);
-  const resolveModel = mockResolver({ losing: model });
+  const resolveModel = mockResolver({ losing: model, ...models });
   await setAgentModel(database, songwriter.id, "mock:losing");
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
   state.runId = run.id;
@@ -388,6 +399,81 @@ describe("a step whose tools ran but which was not saved", () => {
     );
     expect(output("i1").entryId).toBe(posted.find((entry) => entry.kind === "intention")!.id);
     expect(output("r1")).toMatchObject({ requestId: posted.find((entry) => entry.kind === "request")!.id, runId: children[0]!.id });
+  });
+});
+
+/**
+ * The model the other agents' shadows answer with: at once, or, while `hold.on` is set, not
+ * until the asker gives up on them. Its calls count the shadows launched.
+ */
+function shadowModel(hold = { on: false }) {
+  return new MockLanguageModelV4({
+    doGenerate: async ({ abortSignal }) => {
+      if (hold.on) await new Promise((_, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason)));
+      return {
+        content: [{ type: "text", text: "Keep the rain." }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: { inputTokens: { total: 9, noCache: 9, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 4, text: 4, reasoning: 0 } },
+        warnings: [],
+      };
+    },
+  });
+}
+
+/** Has every agent of the room but the Songwriter answer through `mock:shadow`. */
+async function answerThroughShadowModel(roomId: string) {
+  for (const agent of await database.db.select().from(agents).where(eq(agents.roomId, roomId))) {
+    if (agent.persona !== "coder") await setAgentModel(database, agent.id, "mock:shadow");
+  }
+}
+
+async function questionsOf(runId: string) {
+  return database.db.select().from(broadcasts).where(eq(broadcasts.runId, runId)).orderBy(asc(broadcasts.createdAt));
+}
+
+/** The types of the room's events, in order, about the run and the questions it asked. */
+async function storyOfQuestions(roomId: string, runId: string) {
+  const asked = new Set((await questionsOf(runId)).map((question) => question.id));
+  const events = await readEventsAfter(database.db, roomId, 0, 2000);
+  return events
+    .filter((event) => {
+      const payload = event.payload as { runId?: string; broadcast?: { id: string }; broadcastId?: string; response?: { broadcastId: string } };
+      const question = payload.broadcast?.id ?? payload.broadcastId ?? payload.response?.broadcastId;
+      return payload.runId === runId || (question !== undefined && asked.has(question));
+    })
+    .map((event) => event.type);
+}
+
+describe("a step that asked a question but was not saved", () => {
+  const asking = (question: string) => toolStep([{ id: "a1", name: "ask_others", input: { question } }]);
+
+  it("is taken again without asking a second time: the call gets the answers the question got", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "agents" });
+    await answerThroughShadowModel(roomId);
+    const shadow = shadowModel();
+    const { run, resolveModel } = await firstStepNotSaved(roomId, [asking("Rain or streetlights?"), textStep("Keeping the rain.")], { shadow });
+    const [asked] = await questionsOf(run.id);
+    expect(asked!.status).toBe("complete");
+
+    await takeOver(roomId, resolveModel);
+    expect(await runRow(run.id)).toMatchObject({ status: "succeeded", attempts: 2, steps: 2 });
+    expect(await questionsOf(run.id)).toEqual([asked]);
+    expect(shadow.doGenerateCalls).toHaveLength(4);
+    expect(await storyOfQuestions(roomId, run.id)).toEqual([
+      "run.started",
+      "broadcast.asked",
+      ...Array(4).fill("broadcast.response"),
+      "broadcast.closed",
+      "run.started",
+      "run.step",
+      "run.step",
+      "run.finished",
+    ]);
+    const [retaken] = (await runEvents(roomId, run.id)).steps;
+    const answered = await database.db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, asked!.id));
+    const output = retaken!.toolResults[0]!.output as { ok: boolean; status: string; responses: { responder_name: string; content: string }[] };
+    expect(output).toMatchObject({ ok: true, status: "complete" });
+    expect(output.responses.map((response) => response.responder_name).sort()).toEqual(answered.map((response) => response.responderName).sort());
   });
 });
 

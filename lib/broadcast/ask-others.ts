@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
+import { type Agent, type Broadcast, type BroadcastStatus, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { type WriteWork, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ResolvedModel } from "@/lib/models/registry";
-import type { HumanQa } from "@/lib/protocol";
+import type { HumanQa, PayloadOf } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { leaveNote, shadowNote } from "./agent-notes";
 import { broadcastToDto, responseToDto } from "./broadcast-dto";
-import { ACTIVE_STATUSES, closeBroadcast } from "./close-broadcast";
+import { ACTIVE_STATUSES, type BroadcastOutcome, closeBroadcast } from "./close-broadcast";
 import { expireOverdueBroadcasts } from "./end-orphaned-broadcasts";
 import { HUMAN_QA_NOTE, hasUnseenAnswers, humanQaHistory, markAnswersSeen } from "./human-qa";
 import { respondAsShadow } from "./respond-as-shadow";
@@ -33,6 +33,11 @@ export interface AskOthersInput {
   targetAgents?: string[];
   /** Answer choices shown to people as buttons. */
   options?: string[];
+  /**
+   * Names the call (for a tool call: its run, step and arguments). A call made again under the
+   * same key asks nothing new: it carries on with the question the first one asked.
+   */
+  idempotencyKey?: string;
   signal?: AbortSignal;
 }
 
@@ -58,6 +63,9 @@ function actorOf(agent: Pick<Agent, "id" | "name">) {
  * whichever comes first. In human mode the question goes to the people in the room, one
  * question at a time per room; an agent that has not yet seen earlier answers gets them
  * back (`deferred`) instead of prompting again.
+ *
+ * With an idempotency key the question is asked once: the same call made again (its step
+ * is taken again after its worker died) finds it and carries on with it, see `carryOn`.
  */
 export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Promise<AskOthersResult> {
   const db = deps.database.db;
@@ -70,7 +78,7 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
   const targets = settings.broadcast === "agents" ? pickTargets(team, input.asker, input.targetAgents) : [];
   const mode = settings.broadcast;
 
-  const { result: created } = await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {
+  const fileQuestion: WriteWork<Broadcast> = async (tx, emit, at) => {
     const [active] = await tx
       .select({ value: count() })
       .from(broadcasts)
@@ -109,11 +117,30 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
       payload: { broadcast: broadcastToDto(row!) },
     });
     return row!;
+  };
+  // A call made again finds the question filed under its key the first time, under the room
+  // lock (so also while that call is still filing it), and files nothing: no second row, event or slot.
+  const { result: created, events: written } = await writeRoomEvents(db, input.roomId, fileQuestion, {
+    idempotencyKey: input.idempotencyKey,
+    change: {
+      type: "broadcast.asked",
+      request: { by: input.asker.id, question: input.question, targetAgents: input.targetAgents, options: input.options },
+    },
   });
-  const broadcast = created!;
-  return mode === "agents"
-    ? askAgents(deps, input, broadcast, targets, settings)
-    : askHuman(deps, input, broadcast, settings);
+  if (!created) return carryOn(deps, input, (written[0]!.payload as PayloadOf<"broadcast.asked">).broadcast.id, settings);
+  return mode === "agents" ? askAgents(deps, input, created, targets, settings) : askHuman(deps, input, created, settings);
+}
+
+/**
+ * The same call again: the question it asked the first time, carried on from where it is.
+ * An open question is waited for up to its own deadline, as the first call would have; one
+ * that has ended reports what it got. Nobody is asked a second time.
+ */
+async function carryOn(deps: AskOthersDeps, input: AskOthersInput, broadcastId: string, settings: RoomSettings): Promise<AskOthersResult> {
+  const [broadcast] = await deps.database.db.select().from(broadcasts).where(eq(broadcasts.id, broadcastId));
+  if (!broadcast) throw badRequest("The question asked by this call no longer exists.");
+  if (!ACTIVE_STATUSES.includes(broadcast.status)) return outcomeOf(deps, broadcast);
+  return broadcast.mode === "agents" ? awaitShadows(deps, input, broadcast) : askHuman(deps, input, broadcast, settings);
 }
 
 function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {
@@ -226,20 +253,40 @@ async function askAgents(
   // A stopped asker will not read the answers, however many came; a responder that failed
   // gives no answer; only the deadline makes the outcome a timeout.
   const status = input.signal?.aborted ? "cancelled" : outcome === "complete" ? "complete" : "timeout";
-  const { result: closedHere } = await writeRoomEvents(db, input.roomId, (tx, emit, at) =>
-    closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)),
-  );
   // Ended first elsewhere (its deadline passed, or its run started over): the asker is told
   // what the room sees.
-  const ended = closedHere ? status : await outcomeInRoom(deps, broadcast.id);
+  const ended = (await closeQuestion(deps, input, broadcast, status)) ? status : await outcomeInRoom(deps, broadcast.id);
   return { status: ended, responses: answers.slice() };
 }
 
-/** How the room saw a broadcast end, as ask_others reports it. */
-async function outcomeInRoom(deps: AskOthersDeps, broadcastId: string): Promise<"complete" | "timeout" | "skipped" | "cancelled"> {
-  const [row] = await deps.database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcastId));
-  const status = row?.status;
-  return status === "complete" || status === "skipped" || status === "cancelled" ? status : "timeout";
+/**
+ * Carries on with a question an earlier call asked the other agents. Their shadows ran with
+ * that call and are not launched again, so no one is asked twice: this collects what they
+ * stored until every target has answered or the question's own deadline passes.
+ */
+async function awaitShadows(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast): Promise<AskOthersResult> {
+  const db = deps.database.db;
+  const deadline = broadcast.deadlineAt!;
+  for (;;) {
+    const [[row], [answered]] = await Promise.all([
+      db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
+      db.select({ value: count() }).from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)),
+    ]);
+    if (!row || !ACTIVE_STATUSES.includes(row.status)) break;
+    const status = input.signal?.aborted
+      ? "cancelled"
+      : Number(answered?.value ?? 0) >= broadcast.targetAgentIds.length
+        ? "complete"
+        : Date.now() >= deadline.getTime()
+          ? "timeout"
+          : null;
+    if (status) {
+      await closeQuestion(deps, input, broadcast, status);
+      break;
+    }
+    await waitForChange(deps, input.roomId, deadline, input.signal);
+  }
+  return outcomeOf(deps, broadcast);
 }
 
 /* ───────────── human mode ───────────── */
@@ -279,6 +326,8 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
     await expireOverdueBroadcasts(tx, emit, broadcast.roomId, at, settings.broadcast_timeout);
 
     const [own] = await tx.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+    // Opened by the earlier call this one carries on (still running where its run was lost).
+    if (own?.status === "open") return { kind: "open" };
     if (own?.status !== "waiting_turn") return { kind: "ended" };
     const [first] = await tx
       .select({ id: broadcasts.id })
@@ -323,48 +372,84 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
 }
 
 async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, settings: RoomSettings): Promise<AskOthersResult> {
-  const db = deps.database.db;
   const deadline = broadcast.deadlineAt!;
-  const end = (status: "timeout" | "cancelled") =>
-    writeRoomEvents(db, input.roomId, (tx, emit, at) => closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)));
   const stillWaiting = async (): Promise<boolean> => {
-    if (input.signal?.aborted) await end("cancelled");
-    else if (Date.now() >= deadline.getTime()) await end("timeout");
+    if (input.signal?.aborted) await closeQuestion(deps, input, broadcast, "cancelled");
+    else if (Date.now() >= deadline.getTime()) await closeQuestion(deps, input, broadcast, "timeout");
     else return true;
     return false;
   };
   try {
-    let turn: Turn = { kind: "wait" };
+    // A question carried on from an earlier call may have had its turn already.
+    let turn: Turn = broadcast.status === "open" ? { kind: "open" } : { kind: "wait" };
     while (turn.kind === "wait" && (await stillWaiting())) {
       turn = await tryAcquire(deps, broadcast, settings, input.asker);
       if (turn.kind === "wait") await waitForChange(deps, input.roomId, deadline, input.signal);
     }
-    if (turn.kind === "deferred") {
-      return { status: "deferred", responses: [], human_qa_history: turn.history, human_qa_note: HUMAN_QA_NOTE };
-    }
+    if (turn.kind === "deferred") return deferredResult(turn.history);
     while (turn.kind === "open" && (await stillWaiting())) {
-      const [row] = await db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+      const [row] = await deps.database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
       if (row?.status !== "open") break;
       await waitForChange(deps, input.roomId, deadline, input.signal);
     }
   } catch (error) {
     // Nobody is waiting for this question any more; leave nothing for the room to wait on.
-    await end("cancelled").catch(() => {});
+    await closeQuestion(deps, input, broadcast, "cancelled").catch(() => {});
     throw error;
   }
   // The asker is told what the room sees: answered, skipped by a person, no answer in time,
   // or withdrawn because the asker stopped.
-  const [status, responses] = await Promise.all([
-    outcomeInRoom(deps, broadcast.id),
-    db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)),
-  ]);
+  return outcomeOf(deps, broadcast);
+}
+
+/* ───────────── how a question ends ───────────── */
+
+/** Ends a question with its asker's outcome; false when it had already ended. */
+async function closeQuestion(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, status: BroadcastOutcome): Promise<boolean> {
+  const { result } = await writeRoomEvents(deps.database.db, input.roomId, (tx, emit, at) =>
+    closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)),
+  );
+  return result === true;
+}
+
+/** How the room saw a question end, as ask_others reports it. */
+function reportedStatus(status: BroadcastStatus | undefined): "complete" | "timeout" | "skipped" | "cancelled" {
+  return status === "complete" || status === "skipped" || status === "cancelled" ? status : "timeout";
+}
+
+async function outcomeInRoom(deps: AskOthersDeps, broadcastId: string): Promise<"complete" | "timeout" | "skipped" | "cancelled"> {
+  const [row] = await deps.database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcastId));
+  return reportedStatus(row?.status);
+}
+
+function deferredResult(history: HumanQa[]): AskOthersResult {
   return {
-    status,
+    status: "deferred",
+    responses: [],
+    human_qa_history: history.map(({ question, answer }) => ({ question, answer })),
+    human_qa_note: HUMAN_QA_NOTE,
+  };
+}
+
+/** What a question got, as ask_others reports it: the outcome the room sees and the answers stored. */
+async function outcomeOf(deps: AskOthersDeps, broadcast: Broadcast): Promise<AskOthersResult> {
+  const db = deps.database.db;
+  const [[row], responses] = await Promise.all([
+    db.select({ status: broadcasts.status, closedAt: broadcasts.closedAt }).from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
+    db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)).orderBy(asc(broadcastResponses.createdAt)),
+  ]);
+  if (row?.status === "deferred") {
+    // A call made again gets the answers the first one was given instead of a prompt.
+    const history = await humanQaHistory(db, broadcast.roomId);
+    return deferredResult(history.filter((qa) => qa.answeredAt <= row.closedAt!));
+  }
+  return {
+    status: reportedStatus(row?.status),
     responses: responses.map((response) => ({
-      responder_id: "human",
+      responder_id: response.isHuman ? "human" : response.responderName,
       responder_name: response.responderName,
       content: response.content,
-      is_human: true,
+      is_human: response.isHuman,
     })),
   };
 }

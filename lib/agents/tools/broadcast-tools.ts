@@ -3,6 +3,7 @@ import { z } from "zod";
 import { askOthers } from "@/lib/broadcast/ask-others";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
+import { toolCallKey } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 /**
@@ -31,7 +32,7 @@ export function createBroadcastTools(active: ActiveRun) {
           .describe("Names or personas of the agents to ask; everyone when omitted (ignored when people answer)"),
         options: z.array(z.string().min(1).max(80)).max(6).optional().describe("Answer choices to offer, if any"),
       }),
-      execute: ({ question, target_agents, options }, { abortSignal }) =>
+      execute: (input, { abortSignal }) =>
         toolResult(async () =>
           askOthers(
             { database: active.database, bus: active.bus, resolveModel: active.resolveModel },
@@ -40,9 +41,11 @@ export function createBroadcastTools(active: ActiveRun) {
               asker: agent,
               runId: active.run.id,
               correlationId: active.run.correlationId,
-              question,
-              targetAgents: target_agents,
-              options,
+              question: input.question,
+              targetAgents: input.target_agents,
+              options: input.options,
+              // The same call in a step taken again carries on with the question it asked the first time.
+              idempotencyKey: toolCallKey(active, "ask_others", input),
               signal: abortSignal,
             },
           ),

@@ -1,0 +1,108 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { agentNotes, broadcasts } from "@/db/schema";
+import { readEventsAfter } from "@/lib/events/read-events";
+import { agentByPersona } from "@/test/agents";
+import { latencyResolver, setLatency, testSeat, useBroadcastDeps, waitForOpenQuestion } from "@/test/broadcasts";
+import { createTestRoom, eventually } from "@/test/fixtures";
+import { answerHumanQuestion } from "./answer-question";
+import { type AskOthersInput, type AskOthersResult, askOthers } from "./ask-others";
+
+const context = useBroadcastDeps();
+
+/** A run's call, as the ask_others tool makes it: the same key each time the same call is made. */
+async function askAs(
+  roomId: string,
+  persona: string,
+  idempotencyKey: string,
+  extra: Partial<AskOthersInput> & { resolveModel?: typeof latencyResolver } = {},
+): Promise<AskOthersResult> {
+  const { resolveModel = latencyResolver, ...input } = extra;
+  const asker = await agentByPersona(context.database, roomId, persona);
+  return askOthers(
+    { ...context.deps, resolveModel },
+    { roomId, asker, runId: "run-asking", correlationId: "c", question: "Rain or streetlights?", idempotencyKey, ...input },
+  );
+}
+
+/** Counts the shadows launched: each resolves its responder's model once. */
+function countingShadows() {
+  const launched: string[] = [];
+  const resolveModel = (spec: string) => {
+    launched.push(spec);
+    return latencyResolver(spec);
+  };
+  return { launched, resolveModel };
+}
+
+/** The room's events about the questions of `roomId`, as `type`, in order. */
+async function questionEvents(roomId: string) {
+  const events = await readEventsAfter(context.database.db, roomId, 0, 2000);
+  return events.map((event) => event.type).filter((type) => type.startsWith("broadcast."));
+}
+
+const byResponder = (result: AskOthersResult) =>
+  [...result.responses].sort((a, b) => a.responder_id.localeCompare(b.responder_id));
+
+describe("ask_others made again under the same key", () => {
+  it("asks once and answers the call made again with what the question got; another call asks anew", async () => {
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents" });
+    const shadows = countingShadows();
+    const first = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    expect(first.status).toBe("complete");
+    expect(first.responses).toHaveLength(4);
+
+    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    expect(again.status).toBe("complete");
+    expect(byResponder(again)).toEqual(byResponder(first));
+    expect(shadows.launched).toHaveLength(4);
+    expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toHaveLength(1);
+    expect(await questionEvents(roomId)).toEqual([
+      "broadcast.asked",
+      ...Array(4).fill("broadcast.response"),
+      "broadcast.closed",
+    ]);
+    expect(await context.database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId))).toHaveLength(4);
+
+    // The same question in another call (the next identical call of the step, say) is a question of its own.
+    const other = await askAs(roomId, "coder", "run:1:0:call:1", { resolveModel: shadows.resolveModel });
+    expect(other.status).toBe("complete");
+    expect(shadows.launched).toHaveLength(8);
+    expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toHaveLength(2);
+  });
+
+  it("waits for the answers of the shadows already asked, without asking them again", async () => {
+    const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 30 });
+    for (const agent of agents) if (agent.persona !== "coder") await setLatency(context.database, agent.id, 400);
+    const shadows = countingShadows();
+    // The earlier call still runs where its run was lost, while the run's next attempt makes it again.
+    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    await eventually(async () => expect(await questionEvents(roomId)).toEqual(["broadcast.asked"]));
+    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+
+    expect(again.status).toBe("complete");
+    expect(byResponder(again)).toEqual(byResponder(await earlier));
+    expect(again.responses).toHaveLength(4);
+    expect(shadows.launched).toHaveLength(4);
+    expect(await questionEvents(roomId)).toEqual(["broadcast.asked", ...Array(4).fill("broadcast.response"), "broadcast.closed"]);
+  });
+
+  it("gives back the earlier answers a deferred question was given, not those that came since", async () => {
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 30 });
+    const seat = await testSeat(context.database, roomId);
+    const answerNext = async (question: string, answer: string) => {
+      const asked = askAs(roomId, "architect", `run:0:${question}`, { question, runId: null });
+      const open = await waitForOpenQuestion(context.database, roomId);
+      await answerHumanQuestion(context.database.db, roomId, open.id, seat, answer);
+      await asked;
+    };
+    await answerNext("What mood?", "Melancholic");
+
+    const first = await askAs(roomId, "coder", "run:1:0:call:0");
+    expect(first).toMatchObject({ status: "deferred", human_qa_history: [{ question: "What mood?", answer: "Melancholic" }] });
+    await answerNext("Which colours?", "Deep blue");
+    expect(await askAs(roomId, "coder", "run:1:0:call:0")).toEqual(first);
+    const songwriter = await agentByPersona(context.database, roomId, "coder");
+    expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.agentId, songwriter.id))).toHaveLength(1);
+  });
+});
