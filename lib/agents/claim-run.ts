@@ -112,10 +112,9 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
       .returning();
     const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, claimed!.agentId));
     const actor = { id: claimed!.agentId, name: agent?.name ?? "Agent" };
-    await writeRoomEventsInTransaction(tx, roomId, async (inner, emit, at) => {
-      // Every attempt starts from scratch: what an earlier one asked (its worker died, or
-      // handed the run back) will never be collected.
-      await cancelRunBroadcasts(inner, emit, claimed!.id, at, actor);
+    // What an earlier attempt asked and is still waiting on stays open: this attempt takes the
+    // step that asked it again, and the same call carries on with it (see saveRunStep).
+    await writeRoomEventsInTransaction(tx, roomId, async (_inner, emit, at) => {
       emit({
         type: "run.started",
         actor,

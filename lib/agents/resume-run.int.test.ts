@@ -21,12 +21,14 @@ import {
   runs,
 } from "@/db/schema";
 import { leaveNote, shadowNote } from "@/lib/broadcast/agent-notes";
+import { answerHumanQuestion } from "@/lib/broadcast/answer-question";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { costOf } from "@/lib/models/pricing";
 import type { ResolvedModel } from "@/lib/models/registry";
 import type { PayloadOf } from "@/lib/protocol";
 import { RoomBus } from "@/lib/realtime/bus";
 import { agentByPersona, startTestWorker } from "@/test/agents";
+import { testSeat } from "@/test/broadcasts";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { interceptTransactions } from "@/test/intercept-transactions";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
@@ -127,13 +129,14 @@ async function dieAfterSteps(
   steps: number,
   model: ReturnType<typeof stallingModel>,
   ready: () => Promise<void> = async () => {},
+  resolveModel = mockResolver({ stalling: model.model }),
 ) {
   const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 400 });
   expect(claimed?.id).toBe(runId);
   const controller = new AbortController();
   let reason: StopReason | null = null;
   const executing = executeRun(
-    { database, bus, resolveModel: mockResolver({ stalling: model.model }), typingFlushMs: 10 },
+    { database, bus, resolveModel, typingFlushMs: 10 },
     claimed!,
     { owner: "worker-that-dies", signal: controller.signal, stopReason: () => reason },
   );
@@ -474,6 +477,86 @@ describe("a step that asked a question but was not saved", () => {
     const output = retaken!.toolResults[0]!.output as { ok: boolean; status: string; responses: { responder_name: string; content: string }[] };
     expect(output).toMatchObject({ ok: true, status: "complete" });
     expect(output.responses.map((response) => response.responder_name).sort()).toEqual(answered.map((response) => response.responderName).sort());
+  });
+
+  it("carries on with a person's question its dead worker left open, and takes the answer given to it", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30, max_broadcasts_per_agent: 1 });
+    const seat = await testSeat(database, roomId);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:stalling");
+    const model = stallingModel([asking("Rain or streetlights?"), textStep("Going with the answer.")], Number.POSITIVE_INFINITY);
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    await dieAfterSteps(run.id, 0, model, async () => expect(await questionsOf(run.id)).toMatchObject([{ status: "open" }]));
+    const [open] = await questionsOf(run.id);
+    expect(open!.status).toBe("open");
+
+    const callsBefore = model.model.doStreamCalls.length;
+    const survivor = await startTestWorker(database, { resolveModel: mockResolver({ stalling: model.model }) });
+    try {
+      // The step is taken again, and its call waits on the question still on the page.
+      await eventually(() => expect(model.model.doStreamCalls.length).toBe(callsBefore + 1));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await questionsOf(run.id)).toEqual([open]);
+      await answerHumanQuestion(database.db, roomId, open!.id, seat, "the streetlights");
+      await settled(roomId);
+    } finally {
+      await survivor.stop();
+    }
+    expect(await runRow(run.id)).toMatchObject({ status: "succeeded", attempts: 2, steps: 2 });
+    expect(await questionsOf(run.id)).toMatchObject([{ id: open!.id, status: "complete", deadlineAt: open!.deadlineAt }]);
+    expect((await storyOfQuestions(roomId, run.id)).filter((type) => type.startsWith("broadcast."))).toEqual([
+      "broadcast.asked",
+      "broadcast.opened",
+      "broadcast.response",
+      "broadcast.closed",
+    ]);
+    const [retaken] = (await runEvents(roomId, run.id)).steps;
+    expect(retaken!.toolResults[0]!.output).toEqual({
+      ok: true,
+      status: "complete",
+      responses: [{ responder_id: "human", responder_name: "Ada", content: "the streetlights", is_human: true }],
+    });
+  });
+
+  it("asks the question a step taken again asks instead, and withdraws the earlier one once that step is saved", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "agents", broadcast_timeout: 30 });
+    await answerThroughShadowModel(roomId);
+    const hold = { on: true };
+    const shadow = shadowModel(hold);
+    const songwriter = await agentByPersona(database, roomId, "coder");
+    await setAgentModel(database, songwriter.id, "mock:stalling");
+    // Taking the step again, the model asks something else.
+    const control = { dying: true };
+    const model = new MockLanguageModelV4({
+      doStream: async (call: LanguageModelV4CallOptions) => {
+        const done = call.prompt.filter((message) => message.role === "assistant").length;
+        const steps = [asking(control.dying ? "Rain or streetlights?" : "Which light?"), textStep("Done.")];
+        return { stream: convertArrayToReadableStream(steps[done]!) };
+      },
+    });
+    const resolveModel = mockResolver({ stalling: model, shadow });
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    const pending = async () => expect(await questionsOf(run.id)).toMatchObject([{ status: "pending" }]);
+    await dieAfterSteps(run.id, 0, { model, control }, pending, resolveModel);
+    await pending();
+
+    hold.on = false;
+    await takeOver(roomId, resolveModel);
+    expect(await runRow(run.id)).toMatchObject({ status: "succeeded", attempts: 2, steps: 2 });
+    const [earlier, asked] = await questionsOf(run.id);
+    expect([earlier, asked].map((question) => [question!.question, question!.status])).toEqual([
+      ["Rain or streetlights?", "cancelled"],
+      ["Which light?", "complete"],
+    ]);
+    // Left open for the attempt that took the run over, and withdrawn in the write that saved the step it took again.
+    expect((await storyOfQuestions(roomId, run.id)).slice(0, 3)).toEqual(["run.started", "broadcast.asked", "run.started"]);
+    const events = await readEventsAfter(database.db, roomId, 0, 2000);
+    const withdrawn = events.find((event) => event.type === "broadcast.closed" && (event.payload as { broadcastId: string }).broadcastId === earlier!.id);
+    const saved = events.find((event) => event.type === "run.step" && (event.payload as { runId: string }).runId === run.id);
+    expect(withdrawn!.seq).toBe(saved!.seq - 1);
+    const [retaken] = (await runEvents(roomId, run.id)).steps;
+    expect(retaken!.toolResults[0]!.output).toMatchObject({ ok: true, status: "complete", responses: expect.any(Array) });
+    expect((retaken!.toolResults[0]!.output as { responses: unknown[] }).responses).toHaveLength(4);
   });
 });
 

@@ -2,6 +2,7 @@ import type { ModelMessage } from "ai";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { type Run, type RunOpening, type RunStep, type ShownNote, runSteps, runs } from "@/db/schema";
+import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { PayloadOf } from "@/lib/protocol";
 
@@ -27,11 +28,12 @@ export interface CompletedStep {
 
 /**
  * Saves a completed step with its `run.step` event, in one write: the step (so that a worker
- * taking the run over continues after it), the run's step count and transcript. The step's
- * tokens and cost are already in the run's totals: its model call was recorded as it returned
- * (`recordModelCall`). Only the worker holding the run's lease may save; otherwise nothing is
- * written and `LeaseLostError` is thrown, so a worker that lost its run stops instead of racing
- * the one that took it.
+ * taking the run over continues after it), the run's step count and transcript, and the end
+ * of any question of the run that nobody waits for any more. The step's tokens and cost are
+ * already in the run's totals: its model call was recorded as it returned (`recordModelCall`).
+ * Only the worker holding the run's lease may save; otherwise nothing is written and
+ * `LeaseLostError` is thrown, so a worker that lost its run stops instead of racing the one
+ * that took it.
  */
 export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string, step: CompletedStep): Promise<void> {
   const { summary } = step;
@@ -58,6 +60,10 @@ export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string,
       durationMs: summary.durationMs,
       createdAt: at,
     });
+    // A step's questions end before the step does. One still waiting was left by an earlier
+    // attempt at this step whose call this attempt did not make again (or by a call that
+    // failed): nobody will collect its answers.
+    await cancelRunBroadcasts(tx, emit, run.id, at, actor);
     emit({
       type: "run.step",
       actor,

@@ -38,6 +38,10 @@ export interface AskOthersInput {
    * same key asks nothing new: it carries on with the question the first one asked.
    */
   idempotencyKey?: string;
+  /**
+   * Aborted when the asker stops waiting. A question of a run is then left to the run: an
+   * attempt that takes the run over carries on with it, and the run's end cancels it.
+   */
   signal?: AbortSignal;
 }
 
@@ -253,9 +257,9 @@ async function askAgents(
   // A stopped asker will not read the answers, however many came; a responder that failed
   // gives no answer; only the deadline makes the outcome a timeout.
   const status = input.signal?.aborted ? "cancelled" : outcome === "complete" ? "complete" : "timeout";
-  // Ended first elsewhere (its deadline passed, or its run started over): the asker is told
-  // what the room sees.
-  const ended = (await closeQuestion(deps, input, broadcast, status)) ? status : await outcomeInRoom(deps, broadcast.id);
+  // Ended first elsewhere (its deadline passed, or its run ended), or left to its run: the
+  // asker is told what the room sees.
+  const ended = (await endQuestion(deps, input, broadcast, status)) ? status : await outcomeInRoom(deps, broadcast.id);
   return { status: ended, responses: answers.slice() };
 }
 
@@ -281,7 +285,7 @@ async function awaitShadows(deps: AskOthersDeps, input: AskOthersInput, broadcas
           ? "timeout"
           : null;
     if (status) {
-      await closeQuestion(deps, input, broadcast, status);
+      await endQuestion(deps, input, broadcast, status);
       break;
     }
     await waitForChange(deps, input.roomId, deadline, input.signal);
@@ -374,8 +378,8 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
 async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, settings: RoomSettings): Promise<AskOthersResult> {
   const deadline = broadcast.deadlineAt!;
   const stillWaiting = async (): Promise<boolean> => {
-    if (input.signal?.aborted) await closeQuestion(deps, input, broadcast, "cancelled");
-    else if (Date.now() >= deadline.getTime()) await closeQuestion(deps, input, broadcast, "timeout");
+    if (input.signal?.aborted) await endQuestion(deps, input, broadcast, "cancelled");
+    else if (Date.now() >= deadline.getTime()) await endQuestion(deps, input, broadcast, "timeout");
     else return true;
     return false;
   };
@@ -412,9 +416,27 @@ async function closeQuestion(deps: AskOthersDeps, input: AskOthersInput, broadca
   return result === true;
 }
 
+/**
+ * Ends a question as its asker's wait ended: answered, out of time, or stopped. A run's
+ * question is not cancelled when its asker stops (its run was stopped): an attempt that takes
+ * the run over carries on with it, and the run's end cancels it. False when not ended here.
+ */
+async function endQuestion(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcast: Broadcast,
+  status: "complete" | "timeout" | "cancelled",
+): Promise<boolean> {
+  if (status === "cancelled" && input.runId) return false;
+  return closeQuestion(deps, input, broadcast, status);
+}
+
 /** How the room saw a question end, as ask_others reports it. */
 function reportedStatus(status: BroadcastStatus | undefined): "complete" | "timeout" | "skipped" | "cancelled" {
-  return status === "complete" || status === "skipped" || status === "cancelled" ? status : "timeout";
+  if (status === "complete" || status === "skipped" || status === "cancelled") return status;
+  // Still waiting for answers: its asker stopped and left it to its run.
+  if (status && ACTIVE_STATUSES.includes(status)) return "cancelled";
+  return "timeout";
 }
 
 async function outcomeInRoom(deps: AskOthersDeps, broadcastId: string): Promise<"complete" | "timeout" | "skipped" | "cancelled"> {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentNotes, broadcasts } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { agentByPersona } from "@/test/agents";
-import { latencyResolver, setLatency, testSeat, useBroadcastDeps, waitForOpenQuestion } from "@/test/broadcasts";
+import { broadcastStatus, latencyResolver, setLatency, testSeat, useBroadcastDeps, waitForOpenQuestion } from "@/test/broadcasts";
 import { createTestRoom, eventually } from "@/test/fixtures";
 import { answerHumanQuestion } from "./answer-question";
 import { type AskOthersInput, type AskOthersResult, askOthers } from "./ask-others";
@@ -85,6 +85,51 @@ describe("ask_others made again under the same key", () => {
     expect(again.responses).toHaveLength(4);
     expect(shadows.launched).toHaveLength(4);
     expect(await questionEvents(roomId)).toEqual(["broadcast.asked", ...Array(4).fill("broadcast.response"), "broadcast.closed"]);
+  });
+
+  it("keeps to the deadline the question was given when it was asked", async () => {
+    const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 2 });
+    for (const agent of agents) if (agent.persona !== "coder") await setLatency(context.database, agent.id, 8000);
+    const shadows = countingShadows();
+    // The earlier call's run is stopped while its shadows answer: the question is left to the run.
+    const stop = new AbortController();
+    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel, signal: stop.signal });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    stop.abort(new Error("lease_lost"));
+    expect((await earlier).status).toBe("cancelled");
+    const [asked] = await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+    expect(asked!.status).toBe("pending");
+
+    const started = performance.now();
+    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    expect(again).toEqual({ status: "timeout", responses: [] });
+    expect(performance.now() - started).toBeLessThan(1700);
+    expect(shadows.launched).toHaveLength(4);
+    const [closed] = await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+    expect(closed!.deadlineAt).toEqual(asked!.deadlineAt);
+    expect(closed!.closedAt!.getTime()).toBeGreaterThanOrEqual(asked!.deadlineAt!.getTime());
+  });
+
+  it("leaves a person's question open on the page and collects its answer, taking no second slot", async () => {
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 30, max_broadcasts_per_agent: 1 });
+    const seat = await testSeat(context.database, roomId);
+    const stop = new AbortController();
+    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { signal: stop.signal, options: ["rain", "streetlights"] });
+    const open = await waitForOpenQuestion(context.database, roomId);
+    stop.abort(new Error("lease_lost"));
+    expect((await earlier).status).toBe("cancelled");
+    expect(await broadcastStatus(context.database, open.id)).toBe("open");
+
+    const again = askAs(roomId, "coder", "run:1:0:call:0", { options: ["rain", "streetlights"] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await broadcastStatus(context.database, open.id)).toBe("open");
+    await answerHumanQuestion(context.database.db, roomId, open.id, seat, "streetlights");
+    expect(await again).toEqual({
+      status: "complete",
+      responses: [{ responder_id: "human", responder_name: "Ada", content: "streetlights", is_human: true }],
+    });
+    expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toHaveLength(1);
+    expect(await questionEvents(roomId)).toEqual(["broadcast.asked", "broadcast.opened", "broadcast.response", "broadcast.closed"]);
   });
 
   it("gives back the earlier answers a deferred question was given, not those that came since", async () => {

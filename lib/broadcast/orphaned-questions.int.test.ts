@@ -107,27 +107,6 @@ describe("a question whose asking run ends without collecting it", () => {
     expect((await next).status).toBe("complete");
   });
 
-  it("is cancelled when another worker takes the run over, so the agent may ask again", async () => {
-    const { roomId, songwriter, run, pending } = await runWaitingOnQuestion("dies", 200, { max_broadcasts_per_agent: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-
-    const again = await claimNextRun(context.database.db, { owner: "takes-over", leaseMs: 5000 });
-    expect(again).toMatchObject({ id: run.id, attempts: 2 });
-    expect(await statusOf(pending.id)).toBe("cancelled");
-    // The first attempt started; its question ended before the second attempt started.
-    expect(await storyOf(roomId, pending.id, run.id)).toEqual(["run.started:pending", "broadcast.closed:cancelled", "run.started:pending"]);
-    const result = await askOthers(context.deps, { roomId, asker: songwriter, runId: run.id, correlationId: run.correlationId, question: "Rain?", targetAgents: ["Scene Painter"] });
-    expect(result.status).toBe("complete");
-  });
-
-  it("is cancelled when the run is handed back to the queue and claimed again", async () => {
-    const { run, pending } = await runWaitingOnQuestion("leaving", 5000);
-    await releaseRun(context.database.db, run.id, "leaving");
-
-    expect(await claimNextRun(context.database.db, { owner: "next", leaseMs: 5000 })).toMatchObject({ id: run.id, attempts: 2 });
-    expect(await statusOf(pending.id)).toBe("cancelled");
-  });
-
   it("is cancelled when a cancelled run's worker died and the next claim ends the run", async () => {
     const { roomId, run, pending } = await runWaitingOnQuestion("dies", 200);
     expect(await cancelRun(context.database.db, roomId, run.id, alice)).toBe("stopping");
@@ -172,6 +151,27 @@ describe("a question whose asking run ends without collecting it", () => {
     expect((await asking).status).toBe("cancelled");
     expect(await statusOf(open.id)).toBe("cancelled");
     expect(await storyOf(roomId, open.id)).toEqual(["broadcast.opened:pending", "broadcast.closed:cancelled"]);
+  });
+});
+
+describe("a question whose asking run starts over", () => {
+  // The attempt that claims the run takes the step that asked it again, and the same call carries on with it.
+  it("stays open when another worker takes the run over", async () => {
+    const { roomId, run, pending } = await runWaitingOnQuestion("dies", 200);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const again = await claimNextRun(context.database.db, { owner: "takes-over", leaseMs: 5000 });
+    expect(again).toMatchObject({ id: run.id, attempts: 2 });
+    expect(await statusOf(pending.id)).toBe("pending");
+    expect(await storyOf(roomId, pending.id, run.id)).toEqual(["run.started:pending", "run.started:pending"]);
+  });
+
+  it("stays open when the run is handed back to the queue and claimed again", async () => {
+    const { run, pending } = await runWaitingOnQuestion("leaving", 5000);
+    await releaseRun(context.database.db, run.id, "leaving");
+
+    expect(await claimNextRun(context.database.db, { owner: "next", leaseMs: 5000 })).toMatchObject({ id: run.id, attempts: 2 });
+    expect(await statusOf(pending.id)).toBe("pending");
   });
 });
 
