@@ -131,20 +131,50 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
       request: { by: input.asker.id, question: input.question, targetAgents: input.targetAgents, options: input.options },
     },
   });
-  if (!created) return carryOn(deps, input, (written[0]!.payload as PayloadOf<"broadcast.asked">).broadcast.id, settings);
-  return mode === "agents" ? askAgents(deps, input, created, targets, settings) : askHuman(deps, input, created, settings);
+  if (!created) return carryOn(deps, input, (written[0]!.payload as PayloadOf<"broadcast.asked">).broadcast.id, team, settings);
+  if (mode === "human") return askHuman(deps, input, created, settings);
+  const asking = askAgents(deps, input, created, targets, settings);
+  askingHere.set(created.id, asking);
+  try {
+    return await asking;
+  } finally {
+    askingHere.delete(created.id);
+  }
 }
+
+/** The questions this process is asking the other agents now, by id: their shadows run here. */
+const askingHere = new Map<string, Promise<AskOthersResult>>();
 
 /**
  * The same call again: the question it asked the first time, carried on from where it is.
  * An open question is waited for up to its own deadline, as the first call would have; one
- * that has ended reports what it got. Nobody is asked a second time.
+ * that has ended reports what it got. In agents mode, when the first call's shadows still run
+ * in this process their answers are awaited; otherwise they stopped with the worker that ran
+ * them, and the targets that have not answered are asked again, once each is stored.
  */
-async function carryOn(deps: AskOthersDeps, input: AskOthersInput, broadcastId: string, settings: RoomSettings): Promise<AskOthersResult> {
-  const [broadcast] = await deps.database.db.select().from(broadcasts).where(eq(broadcasts.id, broadcastId));
+async function carryOn(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcastId: string,
+  team: Agent[],
+  settings: RoomSettings,
+): Promise<AskOthersResult> {
+  const db = deps.database.db;
+  const [broadcast] = await db.select().from(broadcasts).where(eq(broadcasts.id, broadcastId));
   if (!broadcast) throw badRequest("The question asked by this call no longer exists.");
   if (!ACTIVE_STATUSES.includes(broadcast.status)) return outcomeOf(deps, broadcast);
-  return broadcast.mode === "agents" ? awaitShadows(deps, input, broadcast) : askHuman(deps, input, broadcast, settings);
+  if (broadcast.mode === "human") return askHuman(deps, input, broadcast, settings);
+  if (askingHere.has(broadcast.id)) return awaitShadows(deps, input, broadcast);
+  const answered = await db
+    .select({ responderId: broadcastResponses.responderId })
+    .from(broadcastResponses)
+    .where(eq(broadcastResponses.broadcastId, broadcast.id));
+  const missing = team.filter(
+    (agent) => broadcast.targetAgentIds.includes(agent.id) && !answered.some((answer) => answer.responderId === agent.id),
+  );
+  const asked = await askAgents(deps, input, broadcast, missing, settings);
+  if (asked.status === "deferred") return asked;
+  return { status: asked.status, responses: (await outcomeOf(deps, broadcast)).responses };
 }
 
 function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {
@@ -201,6 +231,13 @@ async function askAgents(
         .where(and(eq(broadcasts.id, broadcast.id), eq(broadcasts.status, "pending")))
         .for("update");
       if (!pending) return false;
+      // Each target answers once, even when its shadow was launched again after a takeover
+      // while the first one, on a worker that lost the run, was still answering.
+      const [earlier] = await tx
+        .select({ id: broadcastResponses.id })
+        .from(broadcastResponses)
+        .where(and(eq(broadcastResponses.broadcastId, broadcast.id), eq(broadcastResponses.responderId, responder.id)));
+      if (earlier) return false;
       const [row] = await tx
         .insert(broadcastResponses)
         .values({
@@ -239,7 +276,8 @@ async function askAgents(
 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), settings.broadcast_timeout * 1000);
+    // The question's own deadline, which a call carrying it on keeps.
+    timer = setTimeout(() => resolve("timeout"), Math.max(0, broadcast.deadlineAt!.getTime() - Date.now()));
   });
   const settled = Promise.allSettled(shadows).then((results) => {
     for (const [index, result] of results.entries()) {
@@ -264,9 +302,9 @@ async function askAgents(
 }
 
 /**
- * Carries on with a question an earlier call asked the other agents. Their shadows ran with
- * that call and are not launched again, so no one is asked twice: this collects what they
- * stored until every target has answered or the question's own deadline passes.
+ * Carries on with a question a call still running in this process is asking the other
+ * agents: their shadows are not launched again; this collects what they store until every
+ * target has answered or the question's own deadline passes.
  */
 async function awaitShadows(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast): Promise<AskOthersResult> {
   const db = deps.database.db;

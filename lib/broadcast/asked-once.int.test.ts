@@ -104,10 +104,35 @@ describe("ask_others made again under the same key", () => {
     const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
     expect(again).toEqual({ status: "timeout", responses: [] });
     expect(performance.now() - started).toBeLessThan(1700);
-    expect(shadows.launched).toHaveLength(4);
+    // The stopped call's shadows stopped with it; the call made again asked them again.
+    expect(shadows.launched).toHaveLength(8);
     const [closed] = await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
     expect(closed!.deadlineAt).toEqual(asked!.deadlineAt);
     expect(closed!.closedAt!.getTime()).toBeGreaterThanOrEqual(asked!.deadlineAt!.getTime());
+  });
+
+  it("asks again only the agents whose shadows stopped with the worker that asked, and stores one answer each", async () => {
+    const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 30 });
+    const others = agents.filter((agent) => agent.persona !== "coder");
+    const [quick, ...slow] = others;
+    await setLatency(context.database, quick!.id, 0);
+    for (const agent of slow) await setLatency(context.database, agent.id, 20_000);
+    const shadows = countingShadows();
+    // The worker asking is stopped once the quickest shadow has answered: the others stop with it.
+    const stop = new AbortController();
+    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel, signal: stop.signal });
+    await eventually(async () => expect(await questionEvents(roomId)).toEqual(["broadcast.asked", "broadcast.response"]));
+    stop.abort(new Error("lease_lost"));
+    expect((await earlier).status).toBe("cancelled");
+
+    for (const agent of slow) await setLatency(context.database, agent.id, 0);
+    const started = performance.now();
+    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    expect(again.status).toBe("complete");
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(again.responses.map((answer) => answer.responder_name).sort()).toEqual(others.map((agent) => agent.name).sort());
+    expect(shadows.launched).toHaveLength(4 + slow.length);
+    expect(await questionEvents(roomId)).toEqual(["broadcast.asked", ...Array(4).fill("broadcast.response"), "broadcast.closed"]);
   });
 
   it("leaves a person's question open on the page and collects its answer, taking no second slot", async () => {
