@@ -148,9 +148,9 @@ const askingHere = new Map<string, Promise<AskOthersResult>>();
 /**
  * The same call again: the question it asked the first time, carried on from where it is.
  * An open question is waited for up to its own deadline, as the first call would have; one
- * that has ended reports what it got. In agents mode, when the first call's shadows still run
- * in this process their answers are awaited; otherwise they stopped with the worker that ran
- * them, and the targets that have not answered are asked again, once each is stored.
+ * that has ended reports what it got. In agents mode, when the first call still runs in this
+ * process it is awaited; otherwise its shadows stopped with it (or with the worker that ran
+ * them), and the targets that have not answered are asked again, one stored answer each.
  */
 async function carryOn(
   deps: AskOthersDeps,
@@ -160,11 +160,13 @@ async function carryOn(
   settings: RoomSettings,
 ): Promise<AskOthersResult> {
   const db = deps.database.db;
+  // The first call still runs here and its shadows are answering: wait for it rather than ask them twice.
+  const running = askingHere.get(broadcastId);
+  if (running) await settledOrAborted(running, input.signal);
   const [broadcast] = await db.select().from(broadcasts).where(eq(broadcasts.id, broadcastId));
   if (!broadcast) throw badRequest("The question asked by this call no longer exists.");
   if (!ACTIVE_STATUSES.includes(broadcast.status)) return outcomeOf(deps, broadcast);
   if (broadcast.mode === "human") return askHuman(deps, input, broadcast, settings);
-  if (askingHere.has(broadcast.id)) return awaitShadows(deps, input, broadcast);
   const answered = await db
     .select({ responderId: broadcastResponses.responderId })
     .from(broadcastResponses)
@@ -205,6 +207,7 @@ async function askAgents(
   const db = deps.database.db;
   const abandon = new AbortController();
   const onOuterAbort = () => abandon.abort(input.signal?.reason);
+  if (input.signal?.aborted) onOuterAbort();
   input.signal?.addEventListener("abort", onOuterAbort, { once: true });
   const answers: BroadcastAnswer[] = [];
   let open = true;
@@ -222,7 +225,8 @@ async function askAgents(
         seed: settings.script_seed,
       },
     );
-    if (!open) return;
+    // An answer that comes after the asker stopped is not stored: a call carrying the question on asks again.
+    if (!open || abandon.signal.aborted) return;
     const { result: stored } = await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {
       // The deadline may have closed the broadcast since the check above; a late answer is not stored.
       const [pending] = await tx
@@ -287,7 +291,12 @@ async function askAgents(
     }
     return "complete" as const;
   });
-  const outcome = await Promise.race([settled, deadline]);
+  // A stopped asker stops waiting at once, whatever its shadows are doing.
+  const abandoned = new Promise<"abandoned">((resolve) => {
+    if (abandon.signal.aborted) resolve("abandoned");
+    abandon.signal.addEventListener("abort", () => resolve("abandoned"), { once: true });
+  });
+  const outcome = await Promise.race([settled, deadline, abandoned]);
   clearTimeout(timer);
   open = false;
   input.signal?.removeEventListener("abort", onOuterAbort);
@@ -301,34 +310,17 @@ async function askAgents(
   return { status: ended, responses: answers.slice() };
 }
 
-/**
- * Carries on with a question a call still running in this process is asking the other
- * agents: their shadows are not launched again; this collects what they store until every
- * target has answered or the question's own deadline passes.
- */
-async function awaitShadows(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast): Promise<AskOthersResult> {
-  const db = deps.database.db;
-  const deadline = broadcast.deadlineAt!;
-  for (;;) {
-    const [[row], [answered]] = await Promise.all([
-      db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
-      db.select({ value: count() }).from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)),
-    ]);
-    if (!row || !ACTIVE_STATUSES.includes(row.status)) break;
-    const status = input.signal?.aborted
-      ? "cancelled"
-      : Number(answered?.value ?? 0) >= broadcast.targetAgentIds.length
-        ? "complete"
-        : Date.now() >= deadline.getTime()
-          ? "timeout"
-          : null;
-    if (status) {
-      await endQuestion(deps, input, broadcast, status);
-      break;
-    }
-    await waitForChange(deps, input.roomId, deadline, input.signal);
-  }
-  return outcomeOf(deps, broadcast);
+/** Waits for `work` to settle or `signal` to abort, whichever comes first. */
+function settledOrAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    if (signal?.aborted) return resolve();
+    signal?.addEventListener("abort", done, { once: true });
+    void work.then(done, done);
+  });
 }
 
 /* ───────────── human mode ───────────── */

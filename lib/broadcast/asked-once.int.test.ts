@@ -1,3 +1,4 @@
+import { MockLanguageModelV4 } from "ai/test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentNotes, broadcasts } from "@/db/schema";
@@ -133,6 +134,36 @@ describe("ask_others made again under the same key", () => {
     expect(again.responses.map((answer) => answer.responder_name).sort()).toEqual(others.map((agent) => agent.name).sort());
     expect(shadows.launched).toHaveLength(4 + slow.length);
     expect(await questionEvents(roomId)).toEqual(["broadcast.asked", ...Array(4).fill("broadcast.response"), "broadcast.closed"]);
+  });
+
+  it("stops waiting as soon as its asker stops, and stores no answer that comes after", async () => {
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 30 });
+    // Shadows whose provider answers after the asker stopped, not hearing the stop.
+    const deaf = new MockLanguageModelV4({
+      doGenerate: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return {
+          content: [{ type: "text", text: "Keep the rain." }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: { inputTokens: { total: 9, noCache: 9, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 4, text: 4, reasoning: 0 } },
+          warnings: [],
+        };
+      },
+    });
+    const resolveModel = (spec: string) => ({ ...latencyResolver(spec), model: deaf });
+    const stop = new AbortController();
+    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel, signal: stop.signal });
+    await eventually(async () => expect(await questionEvents(roomId)).toEqual(["broadcast.asked"]));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopped = performance.now();
+    stop.abort(new Error("lease_lost"));
+    expect(await earlier).toEqual({ status: "cancelled", responses: [] });
+    expect(performance.now() - stopped).toBeLessThan(300);
+
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect(await questionEvents(roomId)).toEqual(["broadcast.asked"]);
+    const [asked] = await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+    expect(asked!.status).toBe("pending");
   });
 
   it("leaves a person's question open on the page and collects its answer, taking no second slot", async () => {

@@ -41,6 +41,8 @@ export async function respondAsShadow(
     history: recent.reverse(),
     currentText: current?.streamingText ?? "",
   });
+  // The asker may have stopped while the history was read: its shadow then asks the model nothing.
+  input.signal.throwIfAborted();
   const resolved = deps.resolveModel(input.responder.model);
   const result = await generateText({
     model: resolved.model,
