@@ -36,6 +36,40 @@ describe("apiWrite", () => {
   });
 });
 
+describe("apiWrite after a server error", () => {
+  it("asks again with the same key when the server (or a proxy in front of it) failed", async () => {
+    const fetch = vi
+      .fn()
+      .mockResolvedValueOnce(new Response("<html>Bad gateway</html>", { status: 502, statusText: "Bad Gateway" }))
+      .mockResolvedValueOnce(Response.json({ error: { message: "Something went wrong on our side." } }, { status: 500 }))
+      .mockResolvedValueOnce(Response.json({ node: { id: "n1" } }, { status: 201 }));
+    vi.stubGlobal("fetch", fetch);
+    await expect(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" })).resolves.toEqual({ node: { id: "n1" } });
+    const keys = keysSent(fetch);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it("gives up with the last failure after its retries, and never retries a refusal", async () => {
+    vi.useFakeTimers();
+    try {
+      const unavailable = vi.fn().mockImplementation(async () => new Response("", { status: 503, statusText: "Service Unavailable" }));
+      vi.stubGlobal("fetch", unavailable);
+      const failing = apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" }).catch((error: unknown) => error);
+      await vi.runAllTimersAsync();
+      expect(await failing).toEqual(new ApiError(503, "Service Unavailable"));
+      expect(unavailable).toHaveBeenCalledTimes(4);
+
+      const refused = vi.fn().mockResolvedValue(Response.json({ error: { message: "Take a seat to change the canvas." } }, { status: 403 }));
+      vi.stubGlobal("fetch", refused);
+      await expect(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" })).rejects.toEqual(new ApiError(403, "Take a seat to change the canvas."));
+      expect(refused).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("apiRequest", () => {
   it("asks once, with the caller's signal, leaving retries to the caller", async () => {
     const fetch = vi.fn().mockRejectedValue(new TypeError("Failed to fetch"));

@@ -55,20 +55,18 @@ export async function apiRequest<T = unknown>(url: string, method: string, body?
 const RETRY_DELAYS_MS = [300, 1000, 2500];
 
 /**
- * Sends a write to the API with an idempotency key, retrying network failures with the
- * same key so a write the server already applied is not applied twice.
+ * Sends a write to the API with an idempotency key, retrying with the same key when asking
+ * again may succeed (no answer, a server error, 408, 429): the key makes a write the server
+ * already applied come back as it was rather than be applied twice.
  */
 export async function apiWrite<T = unknown>(url: string, method: string, body?: unknown): Promise<T> {
   const idempotencyKey = crypto.randomUUID();
   for (let attempt = 0; ; attempt++) {
-    let response: Response;
     try {
-      response = await send(url, method, body, { idempotencyKey });
+      return await readAnswer<T>(await send(url, method, body, { idempotencyKey }));
     } catch (error) {
-      if (attempt >= RETRY_DELAYS_MS.length) throw error;
+      if (attempt >= RETRY_DELAYS_MS.length || !isTransientFailure(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
-      continue;
     }
-    return readAnswer<T>(response);
   }
 }
