@@ -1,5 +1,5 @@
 import { formatUsage } from "@/components/agents/agent-status";
-import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
+import type { AgentDto, BoardEntryDto, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
 
 export interface FeedLine {
   /** A short verb phrase after the actor's name: "added a note". */
@@ -99,9 +99,21 @@ function describeBoardEntry(entry: BoardEntryDto, context: DescribeContext): Fee
         nodeIds: [],
         tone: "collaboration",
       };
+    case "finding":
+      return {
+        text: `posted a ${String(content.severity ?? "medium")}-severity finding`,
+        detail: String(content.finding ?? ""),
+        nodeIds: [],
+        tone: "collaboration",
+      };
     default:
-      return { text: `posted a ${entry.kind}`, detail: JSON.stringify(content), nodeIds: [], tone: "collaboration" };
+      return unreachable(entry.kind);
   }
+}
+
+/** Makes a `switch` over a closed set exhaustive: adding a member without its case is a type error. */
+function unreachable(value: never): never {
+  throw new Error(`Unhandled case: ${String(value)}`);
 }
 
 function excerpt(text: string | undefined, length = 80): string | undefined {
@@ -110,120 +122,117 @@ function excerpt(text: string | undefined, length = 80): string | undefined {
   return single.length > length ? `${single.slice(0, length - 1)}…` : single;
 }
 
+/** How each stored event reads in the feed: one entry per event type, so none is left undescribed. */
+const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: DescribeContext) => FeedLine } = {
+  "room.created": (event) => ({ text: `opened the room with ${event.payload.agents.length} agents`, nodeIds: [], tone: "room" }),
+  "room.updated": (event) => ({
+    text: event.payload.title ? `renamed the room to “${event.payload.title}”` : "changed the room's settings",
+    nodeIds: [],
+    tone: "room",
+  }),
+  "seat.taken": () => ({ text: "took a seat", nodeIds: [], tone: "people" }),
+  "node.created": (event) => {
+    const node = event.payload.node;
+    const what = node.kind === "note" ? "a note" : `a ${node.kind}`;
+    return { text: `added ${what}`, detail: excerpt(node.text), nodeIds: [node.id], tone: "canvas" };
+  },
+  "node.updated": (event, context) => {
+    const { changes, nodeId } = event.payload;
+    if (changes.text !== undefined) {
+      return { text: "edited a note", detail: excerpt(changes.text), nodeIds: [nodeId], tone: "canvas" };
+    }
+    if (changes.x !== undefined || changes.y !== undefined) {
+      return { text: "moved a note", detail: excerpt(context.nodeText(nodeId), 40), nodeIds: [nodeId], tone: "canvas", quiet: true };
+    }
+    return { text: "restyled a note", nodeIds: [nodeId], tone: "canvas", quiet: true };
+  },
+  "node.deleted": () => ({ text: "deleted a note", nodeIds: [], tone: "canvas" }),
+  "edge.created": (event, context) => {
+    const edge = event.payload.edge;
+    const from = excerpt(context.nodeText(edge.sourceId), 30) ?? "a note";
+    const to = excerpt(context.nodeText(edge.targetId), 30) ?? "a note";
+    return {
+      text: edge.label ? `linked two notes: “${edge.label}”` : "linked two notes",
+      detail: `${from} → ${to}`,
+      nodeIds: [edge.sourceId, edge.targetId],
+      tone: "canvas",
+    };
+  },
+  "edge.updated": (event) => ({ text: `relabelled a link “${event.payload.label}”`, nodeIds: [], tone: "canvas", quiet: true }),
+  "edge.deleted": () => ({ text: "removed a link", nodeIds: [], tone: "canvas", quiet: true }),
+  "run.queued": (event, context) => {
+    const run = event.payload.run;
+    const agent = context.agents.find((candidate) => candidate.id === run.agentId);
+    if (run.trigger === "request") {
+      return { text: `queued ${agent?.name ?? "an agent"}`, nodeIds: run.selectedNodeIds, tone: "agent", quiet: true };
+    }
+    return {
+      text: `started ${agent?.name ?? "an agent"}`,
+      detail: excerpt(run.prompt, 120),
+      nodeIds: run.selectedNodeIds,
+      tone: "agent",
+    };
+  },
+  "run.started": (event) => ({
+    text: event.payload.attempt > 1 ? `resumed work (attempt ${event.payload.attempt})` : "started working",
+    nodeIds: [],
+    tone: "agent",
+    quiet: true,
+  }),
+  "run.step": (event) => {
+    const { toolCalls, toolResults, text } = event.payload;
+    const created = toolResults
+      .filter((result) => result.name === "create_node")
+      .map((result) => (result.output as { node?: { id?: string } } | undefined)?.node?.id)
+      .filter((id): id is string => typeof id === "string");
+    const failed = toolResults.filter(
+      (result) => result.error || (result.output as { ok?: boolean } | undefined)?.ok === false,
+    ).length;
+    const counts = new Map<string, number>();
+    for (const call of toolCalls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
+    const chips = [...counts].map(([name, count]) => `${TOOL_LABELS[name] ?? name}${count > 1 ? ` ×${count}` : ""}`);
+    if (failed) chips.push(`${failed} tool error${failed > 1 ? "s" : ""}`);
+    return {
+      text: text ? "" : "worked",
+      message: text || undefined,
+      chips,
+      meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload)}`,
+      nodeIds: created,
+      tone: failed ? "error" : "agent",
+      quiet: !text && chips.length === 0,
+    };
+  },
+  "run.finished": (event) => {
+    const { status, error, steps, attempts } = event.payload;
+    const retried = attempts > 1 ? ` · ${attempts} attempts` : "";
+    const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload)}`;
+    if (status === "failed") return { text: "failed", detail: error?.errorMessage, meta, nodeIds: [], tone: "error" };
+    if (status === "cancelled") return { text: "was stopped", detail: error?.errorMessage, meta, nodeIds: [], tone: "agent" };
+    return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };
+  },
+  "board.posted": (event, context) => describeBoardEntry(event.payload.entry, context),
+  "board.request_updated": (event) => ({
+    text: `marked a request ${event.payload.status.replace("_", " ")}`,
+    nodeIds: [],
+    tone: "collaboration",
+    quiet: true,
+  }),
+  "broadcast.asked": (event) => ({
+    text: event.payload.broadcast.mode === "human" ? "asked the people in the room" : "asked the other agents",
+    broadcastId: event.payload.broadcast.id,
+    nodeIds: [],
+    tone: "collaboration",
+  }),
+  // Shown in the question's thread, not as lines of their own.
+  "broadcast.opened": () => THREAD_UPDATE,
+  "broadcast.response": () => THREAD_UPDATE,
+  "broadcast.closed": () => THREAD_UPDATE,
+};
+
+const THREAD_UPDATE: FeedLine = { text: "", nodeIds: [], tone: "collaboration", quiet: true, hidden: true };
+
 /** Turns a stored event into one readable line of the activity feed. */
 export function describeEvent(event: StoredEvent, context: DescribeContext): FeedLine {
-  switch (event.type) {
-    case "room.created":
-      return { text: `opened the room with ${event.payload.agents.length} agents`, nodeIds: [], tone: "room" };
-    case "room.updated":
-      return {
-        text: event.payload.title ? `renamed the room to “${event.payload.title}”` : "changed the room's settings",
-        nodeIds: [],
-        tone: "room",
-      };
-    case "seat.taken":
-      return { text: "took a seat", nodeIds: [], tone: "people" };
-    case "node.created": {
-      const node = event.payload.node;
-      const what = node.kind === "note" ? "a note" : `a ${node.kind}`;
-      return { text: `added ${what}`, detail: excerpt(node.text), nodeIds: [node.id], tone: "canvas" };
-    }
-    case "node.updated": {
-      const { changes, nodeId } = event.payload;
-      if (changes.text !== undefined) {
-        return { text: "edited a note", detail: excerpt(changes.text), nodeIds: [nodeId], tone: "canvas" };
-      }
-      if (changes.x !== undefined || changes.y !== undefined) {
-        return { text: "moved a note", detail: excerpt(context.nodeText(nodeId), 40), nodeIds: [nodeId], tone: "canvas", quiet: true };
-      }
-      return { text: "restyled a note", nodeIds: [nodeId], tone: "canvas", quiet: true };
-    }
-    case "node.deleted":
-      return { text: "deleted a note", nodeIds: [], tone: "canvas" };
-    case "edge.created": {
-      const edge = event.payload.edge;
-      const from = excerpt(context.nodeText(edge.sourceId), 30) ?? "a note";
-      const to = excerpt(context.nodeText(edge.targetId), 30) ?? "a note";
-      return {
-        text: edge.label ? `linked two notes: “${edge.label}”` : "linked two notes",
-        detail: `${from} → ${to}`,
-        nodeIds: [edge.sourceId, edge.targetId],
-        tone: "canvas",
-      };
-    }
-    case "edge.updated":
-      return { text: `relabelled a link “${event.payload.label}”`, nodeIds: [], tone: "canvas", quiet: true };
-    case "edge.deleted":
-      return { text: "removed a link", nodeIds: [], tone: "canvas", quiet: true };
-    case "run.queued": {
-      const run = event.payload.run;
-      const agent = context.agents.find((candidate) => candidate.id === run.agentId);
-      if (run.trigger === "request") {
-        return { text: `queued ${agent?.name ?? "an agent"}`, nodeIds: run.selectedNodeIds, tone: "agent", quiet: true };
-      }
-      return {
-        text: `started ${agent?.name ?? "an agent"}`,
-        detail: excerpt(run.prompt, 120),
-        nodeIds: run.selectedNodeIds,
-        tone: "agent",
-      };
-    }
-    case "run.started":
-      return {
-        text: event.payload.attempt > 1 ? `resumed work (attempt ${event.payload.attempt})` : "started working",
-        nodeIds: [],
-        tone: "agent",
-        quiet: true,
-      };
-    case "run.step": {
-      const { toolCalls, toolResults, text } = event.payload;
-      const created = toolResults
-        .filter((result) => result.name === "create_node")
-        .map((result) => (result.output as { node?: { id?: string } } | undefined)?.node?.id)
-        .filter((id): id is string => typeof id === "string");
-      const failed = toolResults.filter(
-        (result) => result.error || (result.output as { ok?: boolean } | undefined)?.ok === false,
-      ).length;
-      const counts = new Map<string, number>();
-      for (const call of toolCalls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
-      const chips = [...counts].map(([name, count]) => `${TOOL_LABELS[name] ?? name}${count > 1 ? ` ×${count}` : ""}`);
-      if (failed) chips.push(`${failed} tool error${failed > 1 ? "s" : ""}`);
-      return {
-        text: text ? "" : "worked",
-        message: text || undefined,
-        chips,
-        meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload)}`,
-        nodeIds: created,
-        tone: failed ? "error" : "agent",
-        quiet: !text && chips.length === 0,
-      };
-    }
-    case "run.finished": {
-      const { status, error, steps, attempts } = event.payload;
-      const retried = attempts > 1 ? ` · ${attempts} attempts` : "";
-      const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload)}`;
-      if (status === "failed") {
-        return { text: "failed", detail: error?.errorMessage, meta, nodeIds: [], tone: "error" };
-      }
-      if (status === "cancelled") return { text: "was stopped", detail: error?.errorMessage, meta, nodeIds: [], tone: "agent" };
-      return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };
-    }
-    case "board.posted":
-      return describeBoardEntry(event.payload.entry, context);
-    case "broadcast.asked":
-      return {
-        text: event.payload.broadcast.mode === "human" ? "asked the people in the room" : "asked the other agents",
-        broadcastId: event.payload.broadcast.id,
-        nodeIds: [],
-        tone: "collaboration",
-      };
-    case "broadcast.opened":
-    case "broadcast.response":
-    case "broadcast.closed":
-      return { text: "", nodeIds: [], tone: "collaboration", quiet: true, hidden: true };
-    case "board.request_updated":
-      return { text: `marked a request ${event.payload.status.replace("_", " ")}`, nodeIds: [], tone: "collaboration", quiet: true };
-    default:
-      return { text: (event as StoredEvent).type, nodeIds: [], tone: "room", quiet: true };
-  }
+  const describe = describers[event.type] as (event: StoredEvent, context: DescribeContext) => FeedLine;
+  return describe(event, context);
 }

@@ -19,10 +19,11 @@ const selectHeader = (state: RoomState) => ({
   watching: state.watching,
   participants: state.participants,
   connection: state.connection,
+  unreadable: state.unreadableEvents,
 });
 
 export function RoomHeader() {
-  const { title, template, watching, participants, connection } = useRoom(useShallow(selectHeader));
+  const { title, template, watching, participants, connection, unreadable } = useRoom(useShallow(selectHeader));
   return (
     <header className="room-header">
       <Link href="/" className="brand" aria-label="All rooms">
@@ -36,6 +37,11 @@ export function RoomHeader() {
         <span className={`connection connection--${connection}`} data-testid="connection-status" data-state={connection}>
           {CONNECTION_LABELS[connection]}
         </span>
+        {unreadable > 0 && (
+          <span className="connection connection--closed" data-testid="unreadable-events" title="Reload the page to see everything">
+            {unreadable} update{unreadable === 1 ? "" : "s"} not shown
+          </span>
+        )}
         <span className="watching" data-testid="watching-count">
           {watching} watching
         </span>

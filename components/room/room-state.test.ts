@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RoomEvent, StoredEvent } from "@/lib/protocol";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
-import { FEED_LIMIT, type RoomSnapshotLike, type RoomState, applyRoomEvent, initialRoomState, uncountedSeat } from "./room-state";
+import { FEED_LIMIT, type RoomSnapshotLike, type RoomState, applyRoomEvent, initialRoomState, skipUnreadableEvent, uncountedSeat } from "./room-state";
 import { createRoomStore } from "./room-store";
 
 const base = {
@@ -138,6 +138,18 @@ describe("applyRoomEvent", () => {
     ]);
     expect(after.broadcasts.b!.status).toBe("complete");
     expect(after.answers.b!.map((answer) => answer.content)).toEqual(["Yes"]);
+  });
+
+  it("steps over an event the page could not read, without touching what it shows", () => {
+    const state = fold(start(), [stored(2, "node.created", { node: node("a") })]);
+    const skipped = skipUnreadableEvent(state, 3);
+    if (skipped.kind !== "applied") throw new Error(`skip was ${skipped.kind}`);
+    expect(skipped.state).toMatchObject({ lastSeq: 3, unreadableEvents: 1 });
+    expect(skipped.state.nodes).toBe(state.nodes);
+    expect(skipped.state.feed).toBe(state.feed);
+    expect(skipUnreadableEvent(skipped.state, 3).kind).toBe("duplicate");
+    expect(skipUnreadableEvent(skipped.state, 5).kind).toBe("gap");
+    expect(applyRoomEvent(skipped.state, stored(4, "seat.taken", { seatId: "s", displayName: "Ada" })).kind).toBe("applied");
   });
 
   it("keeps the feed to its limit", () => {

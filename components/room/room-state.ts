@@ -7,8 +7,13 @@ import type {
   CanvasNodeDto,
   RoomEvent,
   RoomSummaryDto,
+  EphemeralEvent,
+  EphemeralEventOf,
+  EphemeralEventType,
   RunDto,
   StoredEvent,
+  StoredEventOf,
+  StoredEventType,
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
 import type { RoomSnapshot } from "@/lib/rooms/get-room-snapshot";
@@ -63,6 +68,8 @@ export interface RoomState {
   seat: SeatInfo | null;
   /** Nodes to emphasise, e.g. those a clicked feed entry refers to. */
   highlighted: string[];
+  /** Stored events this page received but could not read, and stepped over. */
+  unreadableEvents: number;
 }
 
 /** What the server renders the room from (see `getRoomSnapshot`). */
@@ -89,6 +96,7 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
     deleted: false,
     seat,
     highlighted: [],
+    unreadableEvents: 0,
   };
 }
 
@@ -100,170 +108,132 @@ export type ApplyOutcome =
   | { kind: "gap" };
 
 /**
+ * What each stored event changes in the room state, besides the sequence number and the feed
+ * that every stored event moves. One entry per event type: the compiler refuses a catalogue
+ * entry without its reducer.
+ */
+const storedReducers: { [T in StoredEventType]: (state: RoomState, event: StoredEventOf<T>) => Partial<RoomState> } = {
+  "room.created": (_state, event) => ({ agents: event.payload.agents }),
+  "room.updated": (state, { payload }) => ({
+    room: { ...state.room, ...(payload.title ? { title: payload.title } : {}) },
+    ...(payload.settings ? { settings: payload.settings as RoomSettings } : {}),
+  }),
+  "seat.taken": () => ({}),
+  "node.created": (state, { payload }) => ({ nodes: { ...state.nodes, [payload.node.id]: payload.node } }),
+  "node.updated": (state, { payload }) => {
+    const current = state.nodes[payload.nodeId];
+    if (!current) return {};
+    const node = { ...current, ...payload.changes, version: payload.version, updatedAt: payload.updatedAt };
+    return { nodes: { ...state.nodes, [current.id]: node } };
+  },
+  "node.deleted": (state, { payload }) => ({
+    nodes: without(state.nodes, [payload.nodeId]),
+    edges: without(state.edges, payload.edgeIds),
+  }),
+  "edge.created": (state, { payload }) => ({ edges: { ...state.edges, [payload.edge.id]: payload.edge } }),
+  "edge.updated": (state, { payload }) => {
+    const current = state.edges[payload.edgeId];
+    return current ? { edges: { ...state.edges, [current.id]: { ...current, label: payload.label } } } : {};
+  },
+  "edge.deleted": (state, { payload }) => ({ edges: without(state.edges, [payload.edgeId]) }),
+  "run.queued": (state, { payload }) => ({ runs: { ...state.runs, [payload.run.id]: payload.run } }),
+  "run.started": (state, { payload }) =>
+    updateRun(state, payload.runId, (run) => ({ ...run, status: "running", attempts: payload.attempt, startedAt: payload.startedAt })),
+  "run.step": (state, { payload }) => ({
+    ...updateRun(state, payload.runId, (run) => ({
+      ...run,
+      steps: run.steps + 1,
+      inputTokens: run.inputTokens + payload.inputTokens,
+      outputTokens: run.outputTokens + payload.outputTokens,
+      costUsd: run.costUsd + payload.costUsd,
+    })),
+    typing: withoutTyping(state.typing, payload.agentId),
+  }),
+  "run.finished": (state, event) => {
+    const { runId, agentId, status, error, steps, attempts, inputTokens, outputTokens, costUsd } = event.payload;
+    return {
+      ...updateRun(state, runId, (run) => ({
+        ...run,
+        status,
+        error,
+        steps,
+        attempts,
+        inputTokens,
+        outputTokens,
+        costUsd,
+        finishedAt: event.timestamp,
+      })),
+      typing: withoutTyping(state.typing, agentId),
+    };
+  },
+  "board.posted": (state, { payload }) => ({ board: { ...state.board, [payload.entry.id]: payload.entry } }),
+  "board.request_updated": (state, { payload }) => {
+    const entry = state.board[payload.entryId];
+    return entry ? { board: { ...state.board, [entry.id]: { ...entry, requestStatus: payload.status } } } : {};
+  },
+  "broadcast.asked": (state, { payload }) => ({
+    broadcasts: { ...state.broadcasts, [payload.broadcast.id]: payload.broadcast },
+  }),
+  "broadcast.opened": (state, { payload }) =>
+    updateBroadcast(state, payload.broadcastId, (broadcast) => ({
+      ...broadcast,
+      status: "open",
+      deadlineAt: payload.deadlineAt,
+      openedAt: payload.openedAt,
+    })),
+  "broadcast.response": (state, { payload: { response } }) => ({
+    answers: { ...state.answers, [response.broadcastId]: [...(state.answers[response.broadcastId] ?? []), response] },
+  }),
+  "broadcast.closed": (state, { payload }) =>
+    updateBroadcast(state, payload.broadcastId, (broadcast) => ({
+      ...broadcast,
+      status: payload.status,
+      closedAt: payload.closedAt,
+    })),
+};
+
+/** What each live-only signal changes; like the stored reducers, one entry per type. */
+const ephemeralReducers: {
+  [T in EphemeralEventType]: (state: RoomState, event: EphemeralEventOf<T>, clock: () => number) => Partial<RoomState>;
+} = {
+  presence: (_state, { payload }) => ({ watching: payload.watching, participants: payload.participants }),
+  "room.deleted": () => ({ deleted: true }),
+  "stream.opened": (_state, { payload }) => ({ stream: payload }),
+  "agent.typing": (state, { payload }, clock) => {
+    const { agentId, runId, step, delta } = payload;
+    const current = state.typing[agentId];
+    const text = current && current.runId === runId && current.step === step ? current.text + delta : delta;
+    return { typing: { ...state.typing, [agentId]: { runId, step, text: text.slice(-600), at: clock() } } };
+  },
+};
+
+/**
  * Folds one live event into the room state. Stored events apply exactly once, in
  * sequence order; ephemeral ones (presence) simply overwrite what they describe.
  */
 export function applyRoomEvent(state: RoomState, event: RoomEvent, clock: () => number = Date.now): ApplyOutcome {
   if (!isStoredEvent(event)) {
-    switch (event.type) {
-      case "presence":
-        return {
-          kind: "applied",
-          state: { ...state, watching: event.payload.watching, participants: event.payload.participants },
-        };
-      case "room.deleted":
-        return { kind: "applied", state: { ...state, deleted: true } };
-      case "stream.opened":
-        return { kind: "applied", state: { ...state, stream: event.payload } };
-      case "agent.typing": {
-        const { agentId, runId, step, delta } = event.payload;
-        const current = state.typing[agentId];
-        const text = current && current.runId === runId && current.step === step ? current.text + delta : delta;
-        return {
-          kind: "applied",
-          state: { ...state, typing: { ...state.typing, [agentId]: { runId, step, text: text.slice(-600), at: clock() } } },
-        };
-      }
-      default:
-        return { kind: "duplicate" };
-    }
+    const reduce = ephemeralReducers[event.type] as (state: RoomState, event: EphemeralEvent, clock: () => number) => Partial<RoomState>;
+    return { kind: "applied", state: { ...state, ...reduce(state, event, clock) } };
   }
   if (event.seq <= state.lastSeq) return { kind: "duplicate" };
   if (event.seq > state.lastSeq + 1) return { kind: "gap" };
+  const reduce = storedReducers[event.type] as (state: RoomState, event: StoredEvent) => Partial<RoomState>;
+  return {
+    kind: "applied",
+    state: { ...state, ...reduce(state, event), lastSeq: event.seq, feed: appendFeed(state.feed, event) },
+  };
+}
 
-  const next: RoomState = { ...state, lastSeq: event.seq, feed: appendFeed(state.feed, event) };
-  switch (event.type) {
-    case "room.created":
-      next.agents = event.payload.agents;
-      break;
-    case "room.updated":
-      next.room = { ...state.room, ...(event.payload.title ? { title: event.payload.title } : {}) };
-      if (event.payload.settings) next.settings = event.payload.settings as RoomSettings;
-      break;
-    case "node.created":
-      next.nodes = { ...state.nodes, [event.payload.node.id]: event.payload.node };
-      break;
-    case "node.updated": {
-      const current = state.nodes[event.payload.nodeId];
-      if (current) {
-        next.nodes = {
-          ...state.nodes,
-          [current.id]: {
-            ...current,
-            ...event.payload.changes,
-            version: event.payload.version,
-            updatedAt: event.payload.updatedAt,
-          },
-        };
-      }
-      break;
-    }
-    case "node.deleted": {
-      const nodes = { ...state.nodes };
-      delete nodes[event.payload.nodeId];
-      const edges = { ...state.edges };
-      for (const edgeId of event.payload.edgeIds) delete edges[edgeId];
-      next.nodes = nodes;
-      next.edges = edges;
-      break;
-    }
-    case "edge.created":
-      next.edges = { ...state.edges, [event.payload.edge.id]: event.payload.edge };
-      break;
-    case "edge.updated": {
-      const current = state.edges[event.payload.edgeId];
-      if (current) next.edges = { ...state.edges, [current.id]: { ...current, label: event.payload.label } };
-      break;
-    }
-    case "edge.deleted": {
-      const edges = { ...state.edges };
-      delete edges[event.payload.edgeId];
-      next.edges = edges;
-      break;
-    }
-    case "run.queued":
-      next.runs = { ...state.runs, [event.payload.run.id]: event.payload.run };
-      break;
-    case "run.started": {
-      const run = state.runs[event.payload.runId];
-      if (run) {
-        next.runs = {
-          ...state.runs,
-          [run.id]: { ...run, status: "running", attempts: event.payload.attempt, startedAt: event.payload.startedAt },
-        };
-      }
-      break;
-    }
-    case "run.step": {
-      const { runId, agentId, inputTokens, outputTokens, costUsd } = event.payload;
-      const run = state.runs[runId];
-      if (run) {
-        next.runs = {
-          ...state.runs,
-          [runId]: {
-            ...run,
-            steps: run.steps + 1,
-            inputTokens: run.inputTokens + inputTokens,
-            outputTokens: run.outputTokens + outputTokens,
-            costUsd: run.costUsd + costUsd,
-          },
-        };
-      }
-      next.typing = withoutTyping(state.typing, agentId);
-      break;
-    }
-    case "run.finished": {
-      const { runId, agentId, status, error, steps, attempts, inputTokens, outputTokens, costUsd } = event.payload;
-      const run = state.runs[runId];
-      if (run) {
-        next.runs = {
-          ...state.runs,
-          [runId]: { ...run, status, error, steps, attempts, inputTokens, outputTokens, costUsd, finishedAt: event.timestamp },
-        };
-      }
-      next.typing = withoutTyping(state.typing, agentId);
-      break;
-    }
-    case "board.posted":
-      next.board = { ...state.board, [event.payload.entry.id]: event.payload.entry };
-      break;
-    case "broadcast.asked":
-      next.broadcasts = { ...state.broadcasts, [event.payload.broadcast.id]: event.payload.broadcast };
-      break;
-    case "broadcast.opened": {
-      const broadcast = state.broadcasts[event.payload.broadcastId];
-      if (broadcast) {
-        next.broadcasts = {
-          ...state.broadcasts,
-          [broadcast.id]: { ...broadcast, status: "open", deadlineAt: event.payload.deadlineAt, openedAt: event.payload.openedAt },
-        };
-      }
-      break;
-    }
-    case "broadcast.response": {
-      const { response } = event.payload;
-      next.answers = { ...state.answers, [response.broadcastId]: [...(state.answers[response.broadcastId] ?? []), response] };
-      break;
-    }
-    case "broadcast.closed": {
-      const broadcast = state.broadcasts[event.payload.broadcastId];
-      if (broadcast) {
-        next.broadcasts = {
-          ...state.broadcasts,
-          [broadcast.id]: { ...broadcast, status: event.payload.status, closedAt: event.payload.closedAt },
-        };
-      }
-      break;
-    }
-    case "board.request_updated": {
-      const entry = state.board[event.payload.entryId];
-      if (entry) next.board = { ...state.board, [entry.id]: { ...entry, requestStatus: event.payload.status } };
-      break;
-    }
-    default:
-      break;
-  }
-  return { kind: "applied", state: next };
+/**
+ * Steps over a stored event the page could not read (a newer server's event, or a damaged
+ * one): its number is taken so the stream goes on, and nothing else changes. Reported by the
+ * caller. Out of order it is a gap like any other.
+ */
+export function skipUnreadableEvent(state: RoomState, seq: number): ApplyOutcome {
+  if (seq <= state.lastSeq) return { kind: "duplicate" };
+  if (seq > state.lastSeq + 1) return { kind: "gap" };
+  return { kind: "applied", state: { ...state, lastSeq: seq, unreadableEvents: state.unreadableEvents + 1 } };
 }
 
 /**
@@ -280,6 +250,22 @@ function groupAnswers(responses: BroadcastResponseDto[]): Record<string, Broadca
   const grouped: Record<string, BroadcastResponseDto[]> = {};
   for (const response of responses) (grouped[response.broadcastId] ??= []).push(response);
   return grouped;
+}
+
+function without<T>(items: Record<string, T>, ids: string[]): Record<string, T> {
+  const next = { ...items };
+  for (const id of ids) delete next[id];
+  return next;
+}
+
+function updateRun(state: RoomState, runId: string, change: (run: RunDto) => RunDto): Partial<RoomState> {
+  const run = state.runs[runId];
+  return run ? { runs: { ...state.runs, [runId]: change(run) } } : {};
+}
+
+function updateBroadcast(state: RoomState, broadcastId: string, change: (broadcast: BroadcastDto) => BroadcastDto): Partial<RoomState> {
+  const broadcast = state.broadcasts[broadcastId];
+  return broadcast ? { broadcasts: { ...state.broadcasts, [broadcastId]: change(broadcast) } } : {};
 }
 
 function withoutTyping(typing: Record<string, TypingState>, agentId: string): Record<string, TypingState> {

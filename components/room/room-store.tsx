@@ -12,10 +12,13 @@ import {
   type SeatInfo,
   applyRoomEvent,
   initialRoomState,
+  skipUnreadableEvent,
 } from "./room-state";
 
 export interface RoomActions {
   apply(event: RoomEvent): ApplyOutcome["kind"];
+  /** Steps over stored event `seq`, which this page could not read. */
+  skipUnreadable(seq: number): ApplyOutcome["kind"];
   setConnection(connection: ConnectionState): void;
   setSeat(seat: SeatInfo): void;
   /** The server now counts `seatId` on the stream `connectionId` (if that is still this page's stream). */
@@ -30,6 +33,11 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
     ...initialRoomState(snapshot, seat),
     apply(event) {
       const outcome = applyRoomEvent(get(), event);
+      if (outcome.kind === "applied") set(outcome.state);
+      return outcome.kind;
+    },
+    skipUnreadable(seq) {
+      const outcome = skipUnreadableEvent(get(), seq);
       if (outcome.kind === "applied") set(outcome.state);
       return outcome.kind;
     },

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect } from "react";
-import type { RoomEvent } from "@/lib/protocol";
+import { parseRoomEvent } from "@/lib/protocol";
 import { apiRequest, isTransientFailure } from "./api";
 import { backoffDelay, retryWithBackoff } from "./retry-with-backoff";
 import type { RoomStore } from "./room-store";
@@ -31,15 +31,16 @@ export function useRoomEvents(roomId: string, store: RoomStore): void {
         store.getState().setConnection("live");
       };
       source.onmessage = (message) => {
-        let event: RoomEvent;
-        try {
-          event = JSON.parse(message.data) as RoomEvent;
-        } catch {
+        const parsed = parseRoomEvent(message.data);
+        if (!parsed.ok) {
+          // Dropped rather than folded into the room; a stored one keeps its place in the sequence.
+          console.error(`[parley] could not read an event of room ${roomId}: ${parsed.problem}`);
+          if (parsed.seq !== null && store.getState().skipUnreadable(parsed.seq) === "gap") reopen(0);
           return;
         }
-        const outcome = store.getState().apply(event);
+        const outcome = store.getState().apply(parsed.event);
         if (outcome === "gap") reopen(0);
-        if (event.type === "room.deleted") closeForGood();
+        if (parsed.event.type === "room.deleted") closeForGood();
       };
       source.onerror = () => {
         if (stopped) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ephemeralEventSchema, isStoredEvent, storedEventSchema, storedEventTypes } from "./events";
+import { ephemeralEventSchema, isStoredEvent, parseRoomEvent, storedEventSchema, storedEventTypes } from "./events";
 
 const envelope = {
   id: "e1",
@@ -70,5 +70,26 @@ describe("the event catalogue", () => {
     expect(ephemeralEventSchema.safeParse({ ...presence, payload: { watching: -1, participants: 0 } }).success).toBe(false);
     const typing = { type: "agent.typing", room_id: "r1", payload: { runId: "run", agentId: "a", step: 0, delta: "Ra" } };
     expect(ephemeralEventSchema.safeParse(typing).success).toBe(true);
+  });
+});
+
+describe("parseRoomEvent", () => {
+  it("reads stored and live-only events with the catalogue's schemas", () => {
+    const stored = parseRoomEvent(JSON.stringify({ ...envelope, type: "node.created", payload: { node } }));
+    expect(stored).toMatchObject({ ok: true, event: { type: "node.created", seq: 3 } });
+    const live = parseRoomEvent(JSON.stringify({ type: "presence", room_id: "r1", payload: { watching: 2, participants: 1 } }));
+    expect(live).toMatchObject({ ok: true, event: { type: "presence" } });
+  });
+
+  it("refuses a damaged stored event, keeping its number so the page can step over it", () => {
+    const damaged = parseRoomEvent(JSON.stringify({ ...envelope, type: "node.created", payload: { node: { ...node, x: "left" } } }));
+    expect(damaged).toEqual({ ok: false, seq: 3, problem: expect.stringContaining("payload.node.x") });
+    const unknown = parseRoomEvent(JSON.stringify({ ...envelope, seq: 4, type: "node.teleported", payload: {} }));
+    expect(unknown).toMatchObject({ ok: false, seq: 4, problem: expect.stringContaining("node.teleported") });
+  });
+
+  it("refuses what is not an event at all, with no number", () => {
+    expect(parseRoomEvent("{not json")).toEqual({ ok: false, seq: null, problem: "not JSON" });
+    expect(parseRoomEvent(JSON.stringify({ type: "presence", payload: { watching: -1 } }))).toMatchObject({ ok: false, seq: null });
   });
 });

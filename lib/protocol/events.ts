@@ -120,6 +120,40 @@ export type EphemeralEventOf<T extends EphemeralEventType> = z.infer<(typeof eph
 
 export type RoomEvent = StoredEvent | EphemeralEvent;
 
+const roomEventSchema = z.discriminatedUnion("type", [...storedEventList, ...ephemeralEventList]);
+
+export type ParsedRoomEvent =
+  | { ok: true; event: RoomEvent }
+  /** `seq` when the message carried one: a stored event that cannot be read still has its place. */
+  | { ok: false; seq: number | null; problem: string };
+
+/**
+ * Reads one message of a room's event stream with the catalogue's own schemas, so a page
+ * never folds an event it does not understand (one from a newer server, or damaged) into
+ * its state. What was wrong is described for the report.
+ */
+export function parseRoomEvent(data: string): ParsedRoomEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return { ok: false, seq: null, problem: "not JSON" };
+  }
+  const parsed = roomEventSchema.safeParse(value);
+  if (parsed.success) return { ok: true, event: parsed.data };
+  const seq = (value as { seq?: unknown } | null)?.seq;
+  const type = (value as { type?: unknown } | null)?.type;
+  const where = parsed.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join(".") || "event"}: ${issue.message}`)
+    .join("; ");
+  return {
+    ok: false,
+    seq: typeof seq === "number" && Number.isInteger(seq) && seq > 0 ? seq : null,
+    problem: `${typeof type === "string" ? type : "event"} (${where})`,
+  };
+}
+
 export function isStoredEvent(event: RoomEvent): event is StoredEvent {
   return "seq" in event;
 }
