@@ -1,12 +1,14 @@
 import path from "node:path";
-import type { ExtractTablesWithRelations } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
-import * as schema from "./schema";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { ReservedSql, Sql } from "postgres";
 
-export type Schema = typeof schema;
-/** The query surface shared by the PGlite and postgres.js drivers. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/**
+ * The query surface shared by the PGlite and postgres.js drivers: Drizzle's query builders on
+ * the tables in `./schema` (Parley does not use the relational `db.query` API).
+ */
+export type Db = PgDatabase<PgQueryResultHKT>;
+/** An open transaction on `Db`. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Anything queries can run on: the database or an open transaction. */
 export type DbOrTx = Db | Tx;
 
@@ -39,7 +41,7 @@ export async function openPglite(options: OpenPgliteOptions = {}): Promise<Datab
   const { drizzle } = await import("drizzle-orm/pglite");
   const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await client.waitReady;
-  const db = drizzle({ client, schema }) as unknown as Db;
+  const db = drizzle({ client }) as unknown as Db;
   return {
     db,
     driver: "pglite",
@@ -68,9 +70,7 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Databa
     onnotice: () => {},
     connection: { application_name: "parley" },
   });
-  const { pipelineTransactions, preparingStatements } = await import("./pipelined-transaction");
-  const db = drizzle({ client: preparingStatements(sql), schema }) as unknown as Db;
-  pipelineTransactions(db, sql);
+  const db = drizzle({ client: preparingStatements(sql) }) as unknown as Db;
   return {
     db,
     driver: "postgres",
@@ -82,6 +82,19 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Databa
       await sql.end({ timeout: 5 });
     },
   };
+}
+
+/**
+ * Drizzle sends every query as an unnamed statement unless it was built with `.prepare()`,
+ * and postgres.js describes an unnamed statement with parameters before running it: two
+ * round trips per query. Named statements, prepared once per connection and reused, take one.
+ */
+export function preparingStatements<T extends Sql | ReservedSql>(client: T): T {
+  const unsafe = client.unsafe.bind(client);
+  return Object.assign(client, {
+    unsafe: (query: string, parameters?: unknown[], options?: object) =>
+      unsafe(query, parameters as never, { ...options, prepare: true }),
+  });
 }
 
 const MIGRATION_LOCK_KEY = 7_270_539_112;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { Tx } from "@/db";
+import type { DbOrTx } from "@/db";
 import { type Run, type RunTrigger, runs } from "@/db/schema";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
@@ -25,7 +25,7 @@ export interface EnqueueRunInput {
 }
 
 /** Queues a run inside a room write and announces it (`run.queued`); workers are woken on commit. */
-export async function enqueueRun(tx: Tx, emit: Emit, input: EnqueueRunInput): Promise<Run> {
+export async function enqueueRun(tx: DbOrTx, emit: Emit, input: EnqueueRunInput): Promise<Run> {
   const id = randomUUID();
   const correlationId =
     input.correlationId ?? createCorrelationId({ scope: `run-${input.roomId.slice(0, 8)}`, subject: input.prompt, now: input.at });

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
-import type { Database, Db, Tx } from "@/db";
+import type { Database, Db, DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { type Agent, type BoardEntry, type Run, agents, leases, rooms, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
@@ -96,7 +96,7 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
  * in the room can answer, whose run is gone, or that would go beyond the limit is cancelled.
  */
 async function serveRequest(
-  tx: Tx,
+  tx: DbOrTx,
   emit: Emit,
   input: { request: BoardEntry; team: Agent[]; settings: RoomSettings; at: Date },
 ): Promise<Run | null> {

@@ -1,5 +1,5 @@
 import { and, count, eq } from "drizzle-orm";
-import type { Tx } from "@/db";
+import type { DbOrTx } from "@/db";
 import { type RequestStatus, type Run, runs } from "@/db/schema";
 import { setRequestStatus } from "@/lib/board/post-entry";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
@@ -17,7 +17,7 @@ export const MAX_RUN_ATTEMPTS = 3;
  * on it and it is closed as failed.
  */
 export async function settleRequest(
-  tx: Tx,
+  tx: DbOrTx,
   emit: Emit,
   run: Run,
   outcome: "succeeded" | "failed" | "cancelled",

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { agents, rooms } from "@/db/schema";
 import { badRequest, notFound } from "@/lib/errors";
-import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS } from "@/lib/protocol";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
@@ -40,5 +40,5 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
     },
     { ...options, change: { type: "run.queued", subject: input.agentId, request: { by: actor.id, input } } },
   );
-  return result ?? (events[0]!.payload as { run: ReturnType<typeof runToDto> }).run;
+  return result ?? eventPayload(events, "run.queued").run;
 }

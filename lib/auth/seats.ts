@@ -3,9 +3,9 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type Seat, seats } from "@/db/schema";
-import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
+import { firstEvent, writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import { conflict } from "@/lib/errors";
-import { LIMITS, type StoredEventOf } from "@/lib/protocol";
+import { LIMITS } from "@/lib/protocol";
 import { hashToken, randomToken } from "./tokens";
 
 export const takeSeatInputSchema = z.strictObject({
@@ -63,7 +63,7 @@ export async function takeSeat(db: Db, roomId: string, input: TakeSeatInput, opt
     );
     if (!write.duplicate) return { seat: { id: seatId, displayName: input.displayName }, token };
 
-    const original = write.events[0] as StoredEventOf<"seat.taken">;
+    const original = firstEvent(write.events, "seat.taken");
     const { payload } = original;
     const seat = { id: payload.seatId, displayName: payload.displayName };
     const held = await findSeatByToken(tx, roomId, options.heldToken);

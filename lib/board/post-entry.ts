@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import type { Tx } from "@/db";
+import type { DbOrTx } from "@/db";
 import { type BoardEntry, type RequestStatus, boardEntries } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
@@ -24,7 +24,7 @@ export interface PostEntryInput {
  * Validates and stores a board entry inside a room write, emitting `board.posted`.
  * Reactions must point at an entry that exists in the same room.
  */
-export async function postBoardEntry(tx: Tx, emit: Emit, input: PostEntryInput): Promise<BoardEntry> {
+export async function postBoardEntry(tx: DbOrTx, emit: Emit, input: PostEntryInput): Promise<BoardEntry> {
   const parsed = boardContentSchemas[input.kind].safeParse(input.content);
   if (!parsed.success) throw badRequest(`Invalid ${input.kind} content: ${describeZodError(parsed.error)}`);
   const content = parsed.data as Record<string, unknown>;
@@ -68,7 +68,7 @@ export async function postBoardEntry(tx: Tx, emit: Emit, input: PostEntryInput):
 
 /** Moves a request along (queued, in progress, answered, …) and tells viewers. */
 export async function setRequestStatus(
-  tx: Tx,
+  tx: DbOrTx,
   emit: Emit,
   input: { roomId: string; entryId: string; status: RequestStatus; runId: string | null; actor: Actor; correlationId?: string },
 ): Promise<void> {

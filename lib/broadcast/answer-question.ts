@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Db, Tx } from "@/db";
+import type { Db, DbOrTx } from "@/db";
 import { type Seat, broadcastResponses, broadcasts } from "@/db/schema";
 import { conflict, notFound } from "@/lib/errors";
-import { type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
-import { type BroadcastResponseDto, LIMITS, type PayloadOf } from "@/lib/protocol";
+import { eventPayload, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type BroadcastResponseDto, LIMITS } from "@/lib/protocol";
 import { responseToDto } from "./broadcast-dto";
 import { closeBroadcast } from "./close-broadcast";
 import { markAnswersSeen } from "./human-qa";
@@ -15,7 +15,7 @@ export const answerInputSchema = z.strictObject({
 });
 
 /** The room's open human question `broadcastId`, or the reason it cannot be answered. */
-async function openQuestion(tx: Tx, roomId: string, broadcastId: string) {
+async function openQuestion(tx: DbOrTx, roomId: string, broadcastId: string) {
   const [broadcast] = await tx
     .select()
     .from(broadcasts)
@@ -71,7 +71,7 @@ export async function answerHumanQuestion(
     },
     { ...options, change: { type: "broadcast.response", subject: broadcastId, request: { by: seat.id, answer } } },
   );
-  return result ?? (events[0]!.payload as PayloadOf<"broadcast.response">).response;
+  return result ?? eventPayload(events, "broadcast.response").response;
 }
 
 /**

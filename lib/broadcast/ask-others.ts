@@ -3,9 +3,9 @@ import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Agent, type Broadcast, type BroadcastStatus, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
-import { type WriteWork, writeRoomEvents } from "@/lib/events/write-room-events";
+import { eventPayload, writeRoomEvents, type WriteWork } from "@/lib/events/write-room-events";
 import type { ResolvedModel } from "@/lib/models/registry";
-import type { HumanQa, PayloadOf } from "@/lib/protocol";
+import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { leaveNote, shadowNote } from "./agent-notes";
@@ -131,7 +131,7 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
       request: { by: input.asker.id, question: input.question, targetAgents: input.targetAgents, options: input.options },
     },
   });
-  if (!created) return carryOn(deps, input, (written[0]!.payload as PayloadOf<"broadcast.asked">).broadcast.id, team, settings);
+  if (!created) return carryOn(deps, input, eventPayload(written, "broadcast.asked").broadcast.id, team, settings);
   if (mode === "human") return askHuman(deps, input, created, settings);
   const asking = askAgents(deps, input, created, targets, settings);
   askingHere.set(created.id, asking);

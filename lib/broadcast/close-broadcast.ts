@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
-import type { Tx } from "@/db";
+import type { DbOrTx } from "@/db";
 import { type Broadcast, type BroadcastStatus, broadcastResponses, broadcasts } from "@/db/schema";
 import type { Emit } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
@@ -30,7 +30,7 @@ const SHORTFALLS: Partial<Record<BroadcastOutcome, ErrorDetails>> = {
  * answers came and the wall time). Does nothing when it had already ended.
  */
 export async function closeBroadcast(
-  tx: Tx,
+  tx: DbOrTx,
   emit: Emit,
   broadcast: Broadcast,
   status: BroadcastOutcome,

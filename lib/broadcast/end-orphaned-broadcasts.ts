@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
-import type { Db, Tx } from "@/db";
+import type { Db, DbOrTx } from "@/db";
 import { broadcasts, rooms } from "@/db/schema";
 import { type Actor, type Emit, SYSTEM_ACTOR, writeRoomEvents } from "@/lib/events/write-room-events";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -10,7 +10,7 @@ import { closeBroadcast, isActive } from "./close-broadcast";
  * starts over, since nobody will collect their answers. Without this a crashed or cancelled
  * asker would leave them pending, counted against its limit and shown to the room as open.
  */
-export async function cancelRunBroadcasts(tx: Tx, emit: Emit, runId: string, at: Date, actor: Actor): Promise<void> {
+export async function cancelRunBroadcasts(tx: DbOrTx, emit: Emit, runId: string, at: Date, actor: Actor): Promise<void> {
   const orphans = await tx
     .select()
     .from(broadcasts)
@@ -23,7 +23,7 @@ export async function cancelRunBroadcasts(tx: Tx, emit: Emit, runId: string, at:
  * have stopped waiting, or are gone. Rows written before every question had a deadline get
  * one from the room's timeout.
  */
-export async function expireOverdueBroadcasts(tx: Tx, emit: Emit, roomId: string, at: Date, timeoutSeconds: number): Promise<void> {
+export async function expireOverdueBroadcasts(tx: DbOrTx, emit: Emit, roomId: string, at: Date, timeoutSeconds: number): Promise<void> {
   const undatedCutoff = new Date(at.getTime() - timeoutSeconds * 1000);
   const overdue = await tx
     .select()

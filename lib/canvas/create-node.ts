@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
 import { type CanvasNode, canvasNodes } from "@/db/schema";
-import { type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
+import { eventPayload, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import { nodeToDto } from "@/lib/rooms/dto";
 import type { CanvasAuthor } from "./author";
@@ -45,5 +45,5 @@ export async function createNode(
     },
     { ...options, change: { type: "node.created", request: { by: author.id, input } } },
   );
-  return (events[0]!.payload as { node: CanvasNodeDto }).node;
+  return eventPayload(events, "node.created").node;
 }

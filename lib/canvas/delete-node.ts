@@ -2,7 +2,7 @@ import { and, eq, or } from "drizzle-orm";
 import type { Db } from "@/db";
 import { canvasEdges, canvasNodes } from "@/db/schema";
 import { notFound } from "@/lib/errors";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { PayloadOf } from "@/lib/protocol";
 import type { CanvasAuthor } from "./author";
 import type { CanvasWriteOptions } from "./create-node";
@@ -39,5 +39,5 @@ export async function deleteNode(
     },
     { ...options, change: { type: "node.deleted", subject: nodeId, request: { by: author.id } } },
   );
-  return events[0]!.payload as PayloadOf<"node.deleted">;
+  return eventPayload(events, "node.deleted");
 }

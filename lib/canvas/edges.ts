@@ -3,7 +3,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
 import { canvasEdges, canvasNodes } from "@/db/schema";
 import { badRequest, notFound } from "@/lib/errors";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasEdgeDto, PayloadOf } from "@/lib/protocol";
 import { edgeToDto } from "@/lib/rooms/dto";
 import type { CanvasAuthor } from "./author";
@@ -48,7 +48,7 @@ export async function createEdge(
     },
     { ...options, change: { type: "edge.created", request: { by: author.id, input: rawInput } } },
   );
-  return (events[0]!.payload as { edge: CanvasEdgeDto }).edge;
+  return eventPayload(events, "edge.created").edge;
 }
 
 export async function updateEdge(
@@ -73,7 +73,7 @@ export async function updateEdge(
     },
     { ...options, change: { type: "edge.updated", subject: edgeId, request: { by: author.id, input } } },
   );
-  return events[0]!.payload as PayloadOf<"edge.updated">;
+  return eventPayload(events, "edge.updated");
 }
 
 export async function deleteEdge(
@@ -96,5 +96,5 @@ export async function deleteEdge(
     },
     { ...options, change: { type: "edge.deleted", subject: edgeId, request: { by: author.id } } },
   );
-  return events[0]!.payload as PayloadOf<"edge.deleted">;
+  return eventPayload(events, "edge.deleted");
 }

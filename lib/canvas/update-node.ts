@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { canvasNodes } from "@/db/schema";
 import { notFound } from "@/lib/errors";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { PayloadOf } from "@/lib/protocol";
 import type { CanvasAuthor } from "./author";
 import type { CanvasWriteOptions } from "./create-node";
@@ -36,5 +36,5 @@ export async function updateNode(
     },
     { ...options, change: { type: "node.updated", subject: nodeId, request: { by: author.id, changes } } },
   );
-  return events[0]!.payload as PayloadOf<"node.updated">;
+  return eventPayload(events, "node.updated");
 }

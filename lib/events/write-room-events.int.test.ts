@@ -111,7 +111,7 @@ describe("writeRoomEvents", () => {
     const ben = { ...alice, id: "human:ben", name: "Ben" };
     const note = await createNode(database.db, roomId, alice, { text: "one", x: 0, y: 0 }, { idempotencyKey: "note" });
     const before = await readEventsAfter(database.db, roomId, 0);
-    const refused = { status: 409, message: expect.stringMatching(/already used for a different request/) };
+    const refused = { status: 409, message: expect.stringMatching(/already used for a different change/) };
     await expect(createNode(database.db, roomId, alice, { text: "two", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(refused);
     await expect(createNode(database.db, roomId, ben, { text: "one", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(refused);
     await updateNode(database.db, roomId, note.id, alice, { text: "edited" }, { idempotencyKey: "edit" });

@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import type { Database, Tx } from "@/db";
-import { finishTransaction } from "@/db/pipelined-transaction";
 import { readEventRange } from "@/lib/events/read-events";
 import type { EphemeralEvent, RoomEvent, StoredEvent } from "@/lib/protocol";
 import { EVENTS_CHANNEL, decodeNotification, encodeEphemeralNotification } from "./notification";
@@ -79,15 +78,12 @@ export class RoomBus {
 
   /**
    * Sends a signal that is not stored (typing, presence) to every instance's subscribers.
-   * With `finishing`, a transaction the caller owns, the signal is that transaction's last
-   * statement and goes out when it commits; nothing may run on it afterwards.
+   * Inside a transaction (`within`), it goes out when that transaction commits.
    */
-  async publishEphemeral(event: EphemeralEvent, finishing?: Tx): Promise<void> {
+  async publishEphemeral(event: EphemeralEvent, within?: Tx): Promise<void> {
     const payload = encodeEphemeralNotification(event);
     if (!payload) return;
-    const notify = sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`;
-    if (finishing) await finishTransaction(finishing, notify);
-    else await this.database.db.execute(notify);
+    await (within ?? this.database.db).execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
   }
 
   private onNotification(payload: string): void {

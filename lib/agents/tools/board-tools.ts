@@ -3,8 +3,8 @@ import { z } from "zod";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { readBoard } from "@/lib/board/read-board";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { type BoardEntryDto, type PayloadOf, boardEntryKindSchema } from "@/lib/protocol";
+import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type BoardEntryDto, boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
 import { earlierWrite, toolCallKey } from "./tool-call-key";
@@ -63,7 +63,7 @@ export function createBoardTools(active: ActiveRun) {
             reservation?.release();
             throw error;
           });
-          return sharedEntry((events[0]!.payload as PayloadOf<"board.posted">).entry);
+          return sharedEntry(eventPayload(events, "board.posted").entry);
         }),
     }),
     read_shared_context: tool({

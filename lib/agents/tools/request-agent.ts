@@ -4,8 +4,8 @@ import { z } from "zod";
 import { canvasNodes, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { badRequest } from "@/lib/errors";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
-import { LIMITS, type PayloadOf, boardContentSchemas } from "@/lib/protocol";
+import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
+import { LIMITS, boardContentSchemas } from "@/lib/protocol";
 import { enqueueRun } from "../enqueue-run";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
@@ -105,7 +105,7 @@ export function createRequestAgentTool(active: ActiveRun) {
           release();
           throw error;
         });
-        if (!result) return requestedEarlier((events[0]!.payload as PayloadOf<"board.posted">).entry.id);
+        if (!result) return requestedEarlier(eventPayload(events, "board.posted").entry.id);
         return {
           requestId: result.entryId,
           runId: result.runId,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { events } from "@/db/schema";
 import { eventFromRow } from "@/lib/events/event-row";
-import { canonicalJson } from "@/lib/events/write-room-events";
+import { canonicalJson } from "@/lib/events/idempotency";
 import type { PayloadOf, StoredEvent, StoredEventType } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 

@@ -138,7 +138,7 @@ describe("answering a question asked of the room", () => {
     expect(retried.body).toEqual(given.body);
     expect(refusal(await call(answer, { ...keyed(asked.id, "answer-1"), body: { answer: "Sun" } }))).toEqual([
       409,
-      'Idempotency-Key "answer-1" was already used for a different request; send a new key for a new change.',
+      'Idempotency-Key "answer-1" was already used for a different change (broadcast.response); send a new key for a new change.',
     ]);
     expect(refusal(await call(skip, keyed(asked.id, "answer-1")))).toEqual([
       409,

@@ -1,9 +1,10 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db, DbOrTx } from "@/db";
 import { overSlowNetwork } from "@/test/slow-network";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import type { Tx } from "./client";
-import { finishTransaction } from "./pipelined-transaction";
+import { type RoomWriteBody, pipelinedExecutor, roomWriteExecutor } from "./room-write-executor";
 
 /** How late every answer from the server arrives in the round-trip tests. */
 const DELAY_MS = 60;
@@ -17,24 +18,28 @@ afterAll(() => database.destroy());
 
 /** The rows a raw statement returned (postgres.js gives them as an array). */
 const rows = <T>(result: unknown) => result as T[];
+const clientOf = (db: Db) => (db as unknown as { $client: Sql }).$client;
+const insert = (tx: DbOrTx, id: number, label: string) => tx.execute(sql`insert into pipelined_probe values (${id}, ${label})`);
+const insertStatement = (id: number, label: string): SQL => sql`insert into pipelined_probe values (${id}, ${label})`;
 
 const labels = async () =>
   rows<{ label: string }>(await database.db.execute(sql`select label from pipelined_probe order by id`)).map((row) => row.label);
+const run = <R>(body: RoomWriteBody<R>) => pipelinedExecutor(clientOf(database.db))(body);
 
-describe("transactions on PostgreSQL", () => {
+describe("room writes on PostgreSQL", () => {
   it("send BEGIN with the first statement and the last statement with COMMIT", async () => {
     try {
       await overSlowNetwork(database.url!, DELAY_MS, async (db, roundTrips) => {
-        const insert = (tx: Tx, id: number, label: string) => tx.execute(sql`insert into pipelined_probe values (${id}, ${label})`);
+        const execute = roomWriteExecutor(db);
         const plain = (id: number) =>
-          db.transaction(async (tx) => {
+          execute(async (tx) => {
             await insert(tx, id, "plain");
             await insert(tx, id + 1, "plain");
           });
         const finished = (id: number) =>
-          db.transaction(async (tx) => {
+          execute(async (tx, finish) => {
             await insert(tx, id, "finished");
-            await finishTransaction(tx, sql`insert into pipelined_probe values (${id + 1}, ${"last"})`);
+            await finish(insertStatement(id + 1, "last"));
           });
         // A statement new to a connection costs one more trip to prepare: warm both connections
         // (each kind twice in a row, so that it reaches both).
@@ -50,7 +55,7 @@ describe("transactions on PostgreSQL", () => {
 
         await expect(finished(3)).rejects.toThrow(/duplicate key|Failed query/);
         expect(await labels()).toEqual(kept);
-        // The connection is clean afterwards: a new transaction on it commits.
+        // The connection is clean afterwards: a new write on it commits.
         await finished(5);
         expect(await labels()).toEqual([...kept.slice(0, 4), "finished", "last", ...kept.slice(4)]);
       });
@@ -68,19 +73,20 @@ describe("transactions on PostgreSQL", () => {
     });
   });
 
-  it("run every statement inside the one transaction", async () => {
-    const ids = await database.db.transaction(async (tx) => {
+  it("run every statement, the last one included, inside the one transaction", async () => {
+    const ids = await run(async (tx, finish) => {
       const [first] = rows<{ id: string }>(await tx.execute(sql`select txid_current()::text as id`));
-      const [second] = rows<{ id: string }>(await tx.execute(sql`select txid_current()::text as id`));
-      return [first!.id, second!.id];
+      await finish(sql`insert into pipelined_probe select 1, txid_current()::text`);
+      return first!.id;
     });
-    expect(ids[0]).toBe(ids[1]);
+    expect(await labels()).toEqual([ids]);
+    await database.db.execute(sql`delete from pipelined_probe`);
   });
 
   it("roll back everything when the work throws, and give the connection back", async () => {
     const failing = () =>
-      database.db.transaction(async (tx) => {
-        await tx.execute(sql`insert into pipelined_probe values (10, 'lost')`);
+      run(async (tx) => {
+        await insert(tx, 10, "lost");
         throw new Error("changed my mind");
       });
     // More failures than the pool has connections: each must be released.
@@ -90,53 +96,47 @@ describe("transactions on PostgreSQL", () => {
 
   it("roll back when a statement fails, with the database's reason", async () => {
     await expect(
-      database.db.transaction(async (tx) => {
-        await tx.execute(sql`insert into pipelined_probe values (20, 'kept?')`);
-        await tx.execute(sql`insert into pipelined_probe values (20, 'duplicate')`);
+      run(async (tx) => {
+        await insert(tx, 20, "kept?");
+        await insert(tx, 20, "duplicate");
+      }),
+    ).rejects.toThrow(/duplicate key|Failed query/);
+    await expect(
+      run(async (tx, finish) => {
+        await insert(tx, 21, "kept?");
+        await finish(insertStatement(21, "duplicate"));
       }),
     ).rejects.toThrow(/duplicate key|Failed query/);
     expect(await labels()).toEqual([]);
   });
 
-  it("nest transactions as savepoints: an inner failure undoes only the inner work", async () => {
-    await database.db.transaction(async (tx) => {
-      await tx.execute(sql`insert into pipelined_probe values (30, 'outer')`);
-      await expect(
-        tx.transaction(async (inner) => {
-          await inner.execute(sql`insert into pipelined_probe values (31, 'inner')`);
-          throw new Error("inner only");
-        }),
-      ).rejects.toThrow("inner only");
-      await tx.transaction(async (inner) => {
-        await inner.execute(sql`insert into pipelined_probe values (32, 'inner kept')`);
-      });
-    });
-    expect(await labels()).toEqual(["outer", "inner kept"]);
-    await database.db.execute(sql`delete from pipelined_probe`);
-  });
-
-  it("honour the isolation level and access mode asked for", async () => {
-    const level = await database.db.transaction(
-      async (tx) => rows<{ level: string }>(await tx.execute(sql`select current_setting('transaction_isolation') as level`))[0]!.level,
-      { isolationLevel: "repeatable read", accessMode: "read only" },
-    );
-    expect(level).toBe("repeatable read");
-    await expect(
-      database.db.transaction(async (tx) => tx.execute(sql`insert into pipelined_probe values (40, 'no')`), { accessMode: "read only" }),
-    ).rejects.toThrow(/read-only|Failed query/);
-  });
-
-  it("keep concurrent transactions apart on a small pool", async () => {
+  it("keep concurrent writes apart on a small pool", async () => {
     await Promise.all(
       Array.from({ length: 30 }, (_, index) =>
-        database.db.transaction(async (tx) => {
-          await tx.execute(sql`insert into pipelined_probe values (${100 + index}, ${`t${index}`})`);
+        run(async (tx, finish) => {
+          await insert(tx, 100 + index, `t${index}`);
           if (index % 3 === 0) throw new Error("undo");
+          await finish(sql`select 1`);
         }).catch(() => {}),
       ),
     );
     const kept = await labels();
     expect(kept).toHaveLength(20);
     expect(kept.every((label) => Number(label.slice(1)) % 3 !== 0)).toBe(true);
+    await database.db.execute(sql`delete from pipelined_probe`);
+  });
+
+  it("leave Drizzle's own transaction as it is, savepoints and all", async () => {
+    await database.db.transaction(async (tx) => {
+      await insert(tx, 30, "outer");
+      await expect(
+        tx.transaction(async (inner) => {
+          await insert(inner, 31, "inner");
+          throw new Error("inner only");
+        }),
+      ).rejects.toThrow("inner only");
+    });
+    expect(await labels()).toEqual(["outer"]);
+    await database.db.execute(sql`delete from pipelined_probe`);
   });
 });
