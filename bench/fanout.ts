@@ -7,6 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { startNext } from "../scripts/next-start.mjs";
 import { freshPostgres } from "./support/local-postgres";
 import { cpuMilliseconds, residentBytes } from "./support/process-stats";
 import { type SseClient, connectSse } from "./support/sse-client";
@@ -203,9 +204,10 @@ async function main() {
     }
 
     const port = await freePort();
-    const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), path.join(root, "scripts", "serve.mjs"), "-p", String(port)], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: database.url, PARLEY_WORKER: "0", PARLEY_DEMO_ROOM: "0", PORT: String(port), NODE_ENV: "production" },
+    const server = startNext({
+      port,
+      nodeArgs: process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean),
+      env: { ...process.env, DATABASE_URL: database.url, PARLEY_WORKER: "0", PARLEY_DEMO_ROOM: "0" },
       stdio: ["ignore", "ignore", "inherit"],
     });
     children.push(server);

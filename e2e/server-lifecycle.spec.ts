@@ -1,19 +1,19 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { startNext } from "../scripts/next-start.mjs";
 
 // A server of its own (not the suite's shared one), stopped and started again on the same data.
 const PORT = Number(process.env.E2E_PORT ?? 3210) + 2;
 const base = `http://127.0.0.1:${PORT}`;
-const root = path.resolve(import.meta.dirname, "..");
 
 function startServer(dataDir: string): ChildProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_DEMO_ROOM: "0", ADMIN_TOKEN: "lifecycle-admin-token-0123456789", PORT: String(PORT) };
   delete env.DATABASE_URL;
-  return spawn(process.execPath, [path.join(root, "scripts", "serve.mjs"), "-p", String(PORT)], { cwd: root, env, stdio: "ignore" });
+  return startNext({ port: PORT, env, stdio: "ignore" });
 }
 
 async function untilUp() {

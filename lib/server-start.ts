@@ -1,21 +1,35 @@
 import { resolveAdminToken } from "@/lib/auth/admin";
 import { getEnv } from "@/lib/env";
-import { liveRouteFor } from "@/lib/http/live-routes";
 import { ensureDemoRoom } from "@/lib/rooms/ensure-demo-room";
 import { type Runtime, getRuntime } from "@/lib/runtime";
 
-/**
- * Where Parley's front server (scripts/serve.mjs) finds this build's live routes: it is plain
- * JavaScript outside the bundle, so the bundle hands them over when the server starts.
- */
-const LIVE_ROUTES_KEY = Symbol.for("parley.liveRoutes");
-/** What the front server calls before it exits on SIGINT or SIGTERM. */
-const SHUTDOWN_KEY = Symbol.for("parley.shutdown");
+/** How long a shutdown may take before the process exits anyway. */
+const SHUTDOWN_LIMIT_MS = 5000;
 
 /** Hands running agent runs back to the queue and takes this instance's viewers off the counts. */
 async function stopServer(runtime: Runtime): Promise<void> {
   runtime.scheduler?.stop();
   await Promise.allSettled([runtime.worker?.stop(), runtime.presence.shutdown()]);
+}
+
+/**
+ * On SIGINT or SIGTERM, stops cleanly before exiting; a second signal, or a shutdown longer
+ * than `SHUTDOWN_LIMIT_MS`, exits at once. `npm start` tells Next.js to leave the signals to
+ * Parley (`NEXT_MANUAL_SIG_HANDLE`); otherwise Next.js may exit first, and the runs this
+ * instance held are taken over once their leases lapse.
+ */
+function stopOnSignals(runtime: Runtime): void {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      setTimeout(() => process.exit(0), SHUTDOWN_LIMIT_MS).unref();
+      void stopServer(runtime)
+        .catch((error) => console.error("[parley] shutdown:", error))
+        .finally(() => process.exit(0));
+    });
+  }
 }
 
 /** Brings an app instance up and tells the person who started it where to go. */
@@ -28,8 +42,7 @@ export async function startServer(): Promise<void> {
     console.error(`\n[parley] ${(error as Error).message}\n`);
     process.exit(1);
   }
-  (globalThis as Record<symbol, unknown>)[LIVE_ROUTES_KEY] = liveRouteFor;
-  (globalThis as Record<symbol, unknown>)[SHUTDOWN_KEY] = () => stopServer(runtime);
+  stopOnSignals(runtime);
   resolveAdminToken({ announce: (message) => console.log(`[parley] ${message}`) });
   const port = process.env.PORT ?? "3000";
   const base = `http://localhost:${port}`;

@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { startNext } from "./next-start.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const next = path.join(root, "node_modules", ".bin", "next");
@@ -14,7 +15,7 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.include
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const server = spawn(process.execPath, [path.join(root, "scripts", "serve.mjs")], { cwd: root, stdio: "inherit", env: { ...process.env, PORT: port } });
+const server = startNext({ port });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));
 

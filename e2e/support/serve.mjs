@@ -1,7 +1,7 @@
 // Serves the production build on a fresh embedded database for the end-to-end tests.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { startNext } from "../../scripts/next-start.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 const dataDir = path.join(root, ".test-data", "e2e");
@@ -18,7 +18,7 @@ const env = {
   PORT: port,
 };
 delete env.DATABASE_URL;
-// The production server `npm start` runs, live path included.
-const server = spawn(process.execPath, [path.join(root, "scripts", "serve.mjs"), "-p", port], { cwd: root, stdio: "inherit", env });
+// The production server `npm start` runs.
+const server = startNext({ port, env });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

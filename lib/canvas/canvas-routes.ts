@@ -1,85 +1,48 @@
-// The canvas's write endpoints as web handlers (a Request in, a Response out). The App Router
-// routes under app/api/rooms/[roomId]/nodes and /edges serve them, and so does Parley's
-// front server for the same paths (see lib/http/live-routes.ts).
-import { seatActor } from "@/lib/auth/seats";
+// The canvas's write endpoints, which people use many times a minute: served as Pages API
+// routes under pages/api/rooms/[roomId]/nodes and /edges (see `pagesRoutes`).
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge, updateEdge } from "@/lib/canvas/edges";
 import { createNode } from "@/lib/canvas/create-node";
 import { createEdgeInputSchema, createNodeInputSchema, updateEdgeInputSchema, updateNodeInputSchema } from "@/lib/canvas/inputs";
 import { updateNode } from "@/lib/canvas/update-node";
-import { participantAccess } from "@/lib/http/room-access";
-import { idempotencyKey, readJsonBody, respond } from "@/lib/http/request";
+import { participantRoute } from "@/lib/http/participant-route";
 
 // People write notes; what kind of work a node is (a lyric, a scene) is the agents' to say.
 const humanNoteSchema = createNodeInputSchema.omit({ kind: true });
 const humanEditSchema = updateNodeInputSchema.omit({ kind: true }).refine((input) => Object.keys(input).length > 0, "Nothing to change");
 
-/** POST /api/rooms/[roomId]/nodes — a participant adds a sticky note. */
-export function createNoteRoute(request: Request, { roomId }: { roomId: string }): Promise<Response> {
-  return respond(async () => {
-    const { runtime, seat } = await participantAccess(request, roomId);
-    const input = await readJsonBody(request, humanNoteSchema);
-    const node = await createNode(runtime.database.db, roomId, seatActor(seat), input, {
-      idempotencyKey: idempotencyKey(request),
-    });
-    return Response.json({ node }, { status: 201 });
-  });
-}
+/** A participant adds a sticky note. */
+export const createNoteRoute = participantRoute("/api/rooms/[roomId]/nodes", humanNoteSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
+  const node = await createNode(runtime.database.db, params.roomId, actor, input, { idempotencyKey });
+  return { status: 201, body: { node } };
+});
 
-/** PATCH /api/rooms/[roomId]/nodes/[nodeId] — edit or move a note. */
-export function updateNodeRoute(request: Request, { roomId, nodeId }: { roomId: string; nodeId: string }): Promise<Response> {
-  return respond(async () => {
-    const { runtime, seat } = await participantAccess(request, roomId);
-    const changes = await readJsonBody(request, humanEditSchema);
-    const update = await updateNode(runtime.database.db, roomId, nodeId, seatActor(seat), changes, {
-      idempotencyKey: idempotencyKey(request),
-    });
-    return Response.json(update);
-  });
-}
+/** A participant edits or moves a note. */
+export const updateNodeRoute = participantRoute("/api/rooms/[roomId]/nodes/[nodeId]", humanEditSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
+  status: 200,
+  body: await updateNode(runtime.database.db, params.roomId, params.nodeId, actor, input, { idempotencyKey }),
+}));
 
-/** DELETE /api/rooms/[roomId]/nodes/[nodeId] — remove a note and its edges. */
-export function deleteNodeRoute(request: Request, { roomId, nodeId }: { roomId: string; nodeId: string }): Promise<Response> {
-  return respond(async () => {
-    const { runtime, seat } = await participantAccess(request, roomId);
-    const deleted = await deleteNode(runtime.database.db, roomId, nodeId, seatActor(seat), {
-      idempotencyKey: idempotencyKey(request),
-    });
-    return Response.json(deleted);
-  });
-}
+/** A participant removes a note and its edges. */
+export const deleteNodeRoute = participantRoute("/api/rooms/[roomId]/nodes/[nodeId]", null, async ({ runtime, params, actor, idempotencyKey }) => ({
+  status: 200,
+  body: await deleteNode(runtime.database.db, params.roomId, params.nodeId, actor, { idempotencyKey }),
+}));
 
-/** POST /api/rooms/[roomId]/edges — a participant connects two notes with a labelled edge. */
-export function createEdgeRoute(request: Request, { roomId }: { roomId: string }): Promise<Response> {
-  return respond(async () => {
-    const { runtime, seat } = await participantAccess(request, roomId);
-    const input = await readJsonBody(request, createEdgeInputSchema);
-    const edge = await createEdge(runtime.database.db, roomId, seatActor(seat), input, {
-      idempotencyKey: idempotencyKey(request),
-    });
-    return Response.json({ edge }, { status: 201 });
-  });
-}
+/** A participant connects two notes with a labelled edge. */
+export const createEdgeRoute = participantRoute("/api/rooms/[roomId]/edges", createEdgeInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
+  const edge = await createEdge(runtime.database.db, params.roomId, actor, input, { idempotencyKey });
+  return { status: 201, body: { edge } };
+});
 
-/** PATCH /api/rooms/[roomId]/edges/[edgeId] — relabel an edge. */
-export function updateEdgeRoute(request: Request, { roomId, edgeId }: { roomId: string; edgeId: string }): Promise<Response> {
-  return respond(async () => {
-    const { runtime, seat } = await participantAccess(request, roomId);
-    const input = await readJsonBody(request, updateEdgeInputSchema);
-    const update = await updateEdge(runtime.database.db, roomId, edgeId, seatActor(seat), input, {
-      idempotencyKey: idempotencyKey(request),
-    });
-    return Response.json(update);
-  });
-}
+/** A participant relabels an edge. */
+export const updateEdgeRoute = participantRoute("/api/rooms/[roomId]/edges/[edgeId]", updateEdgeInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
+  status: 200,
+  body: await updateEdge(runtime.database.db, params.roomId, params.edgeId, actor, input, { idempotencyKey }),
+}));
 
-/** DELETE /api/rooms/[roomId]/edges/[edgeId] — remove an edge. */
-export function deleteEdgeRoute(request: Request, { roomId, edgeId }: { roomId: string; edgeId: string }): Promise<Response> {
-  return respond(async () => {
-    const { runtime, seat } = await participantAccess(request, roomId);
-    const deleted = await deleteEdge(runtime.database.db, roomId, edgeId, seatActor(seat), {
-      idempotencyKey: idempotencyKey(request),
-    });
-    return Response.json(deleted);
-  });
-}
+/** A participant removes an edge. */
+export const deleteEdgeRoute = participantRoute("/api/rooms/[roomId]/edges/[edgeId]", null, async ({ runtime, params, actor, idempotencyKey }) => ({
+  status: 200,
+  body: await deleteEdge(runtime.database.db, params.roomId, params.edgeId, actor, { idempotencyKey }),
+}));

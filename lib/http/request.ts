@@ -65,11 +65,7 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
     }
     chunks.push(value);
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, size));
-  } catch {
-    throw badRequest("The body is not valid UTF-8.");
-  }
+  return decodeUtf8(Buffer.concat(chunks, size));
 }
 
 /** A character no text column or JSON value in PostgreSQL can hold: NUL, or half of a surrogate pair. */
@@ -87,13 +83,8 @@ export function findUnstorableText(value: unknown, path: string[] = []): string 
   return null;
 }
 
-/** Reads a JSON body within the size limit and validates it; any problem is a 400 or 413 with the reason. */
-export async function readJsonBody<T extends z.ZodType>(
-  request: Request,
-  schema: T,
-  maxBytes: number = LIMITS.requestBodyBytes,
-): Promise<z.infer<T>> {
-  const text = await readText(request, maxBytes);
+/** Parses a request body's text as JSON and validates it; any problem is a 400 with the reason. */
+export function parseJsonText<T extends z.ZodType>(text: string, schema: T): z.infer<T> {
   if (!text.trim()) throw badRequest("Expected a JSON body.");
   let value: unknown;
   try {
@@ -106,8 +97,31 @@ export async function readJsonBody<T extends z.ZodType>(
   return parseInput(schema, value);
 }
 
+/** Reads a JSON body within the size limit and validates it; any problem is a 400 or 413 with the reason. */
+export async function readJsonBody<T extends z.ZodType>(
+  request: Request,
+  schema: T,
+  maxBytes: number = LIMITS.requestBodyBytes,
+): Promise<z.infer<T>> {
+  return parseJsonText(await readText(request, maxBytes), schema);
+}
+
+/** Decodes a body's bytes as UTF-8, refusing anything else with a 400. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest("The body is not valid UTF-8.");
+  }
+}
+
 export function idempotencyKey(request: Request): string | undefined {
-  const key = request.headers.get("idempotency-key")?.trim();
+  return checkIdempotencyKey(request.headers.get("idempotency-key"));
+}
+
+/** A request's `Idempotency-Key` header, trimmed, when it has one; too long is a 400. */
+export function checkIdempotencyKey(header: string | null | undefined): string | undefined {
+  const key = header?.trim();
   if (!key) return undefined;
   if (key.length > LIMITS.idempotencyKey) {
     throw badRequest(`Idempotency-Key is limited to ${LIMITS.idempotencyKey} characters.`);
@@ -115,16 +129,32 @@ export function idempotencyKey(request: Request): string | undefined {
   return key;
 }
 
+/** What a route answers: a status and a JSON body. */
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The answer to a failed request: expected failures with their status and reason, anything else a logged 500. */
+export function errorAnswer(error: unknown): JsonAnswer {
+  const known =
+    error instanceof AppError
+      ? error
+      : error instanceof z.ZodError
+        ? badRequest(describeZodError(error))
+        : unstorableTextError(error);
+  if (known) return { status: known.status, body: known.toJSON() };
+  console.error("[http] unexpected error:", error);
+  return { status: 500, body: { error: { code: "internal", message: "Something went wrong on our side." } } };
+}
+
 /** Runs a route body, mapping expected failures to their status and anything else to a logged 500. */
 export async function respond(work: () => Promise<Response>): Promise<Response> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppError) return error.toResponse();
-    if (error instanceof z.ZodError) return badRequest(describeZodError(error)).toResponse();
-    const unstorable = unstorableTextError(error);
-    if (unstorable) return unstorable.toResponse();
-    console.error("[http] unexpected error:", error);
-    return Response.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
+    const answer = errorAnswer(error);
+    return Response.json(answer.body, { status: answer.status });
   }
 }

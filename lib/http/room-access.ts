@@ -31,14 +31,22 @@ export async function roomAccessByCookie(cookieHeader: string | null | undefined
 
 /** Like `roomAccess`, but refuses spectators: only people with a seat may change the room. */
 export async function participantAccess(request: Request, roomId: string): Promise<RoomAccess & { seat: Seat }> {
+  return participantAccessByCookie(request.headers.get("cookie"), roomId);
+}
+
+/** `participantAccess` for handlers that see the raw `Cookie` header rather than a `Request`. */
+export async function participantAccessByCookie(
+  cookieHeader: string | null | undefined,
+  roomId: string,
+): Promise<RoomAccess & { seat: Seat }> {
   const runtime = await getRuntime();
-  const token = parseCookies(request.headers.get("cookie"))[seatCookieName(roomId)];
+  const token = parseCookies(cookieHeader ?? null)[seatCookieName(roomId)];
   const cached = token ? runtime.seats.get(roomId, token) : null;
   if (cached) return { runtime, roomId, seat: cached };
-  const access = await roomAccess(request, roomId);
+  const access = await roomAccessByCookie(cookieHeader, roomId);
   if (!access.seat) throw forbidden("Spectators can watch but not change the room. Take a seat to participate.");
   runtime.seats.remember(roomId, token!, access.seat);
-  return access as RoomAccess & { seat: Seat };
+  return { ...access, seat: access.seat };
 }
 
 /** Refuses anyone who is not an admin: 401 without credentials, 403 with wrong ones. */

@@ -1,19 +1,12 @@
 // POST /api/rooms/[roomId]/runs — a participant starts an agent (the run is queued)
-import { seatActor } from "@/lib/auth/seats";
 import { startAgentRun, startRunInputSchema } from "@/lib/agents/start-agent-run";
-import { participantAccess } from "@/lib/http/room-access";
-import { idempotencyKey, readJsonBody, respond } from "@/lib/http/request";
+import { appRoute, participantRoute } from "@/lib/http/participant-route";
 
 export const dynamic = "force-dynamic";
 
-export async function POST(request: Request, { params }: { params: Promise<{ roomId: string }> }) {
-  return respond(async () => {
-    const { roomId } = await params;
-    const { runtime, seat } = await participantAccess(request, roomId);
-    const input = await readJsonBody(request, startRunInputSchema);
-    const run = await startAgentRun(runtime.database.db, roomId, input, seatActor(seat), {
-      idempotencyKey: idempotencyKey(request),
-    });
-    return Response.json({ run }, { status: 201 });
-  });
-}
+export const POST = appRoute(
+  participantRoute("/api/rooms/[roomId]/runs", startRunInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
+    status: 201,
+    body: { run: await startAgentRun(runtime.database.db, params.roomId, input, actor, { idempotencyKey }) },
+  })),
+);

@@ -1,18 +1,32 @@
-import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { canvasEdges, canvasNodes, rooms, seats } from "@/db/schema";
+import http from "node:http";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
+import { canvasEdges, canvasNodes, events, rooms, seats } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { LIMITS } from "@/lib/protocol";
+import edgesIndex from "@/pages/api/rooms/[roomId]/edges/index";
+import edgeById from "@/pages/api/rooms/[roomId]/edges/[edgeId]";
+import nodesIndex from "@/pages/api/rooms/[roomId]/nodes/index";
+import nodeById from "@/pages/api/rooms/[roomId]/nodes/[nodeId]";
 import { createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
+import { servePagesApi } from "@/test/pages-api-server";
 import { useTestRuntime } from "@/test/test-runtime";
-import { DELETE as deleteEdgeRoute, PATCH as patchEdge } from "../edges/[edgeId]/route";
-import { POST as postEdge } from "../edges/route";
-import { POST as takeSeat } from "../seat/route";
-import { DELETE as deleteNodeRoute, PATCH as patchNode } from "./[nodeId]/route";
-import { POST as postNode } from "./route";
 
 const context = useTestRuntime();
+
+// The canvas routes as Next.js serves them: Pages API handlers over a real socket.
+let server: Awaited<ReturnType<typeof servePagesApi>>;
+beforeAll(async () => {
+  server = await servePagesApi({
+    "/api/rooms/[roomId]/nodes": nodesIndex,
+    "/api/rooms/[roomId]/nodes/[nodeId]": nodeById,
+    "/api/rooms/[roomId]/edges": edgesIndex,
+    "/api/rooms/[roomId]/edges/[edgeId]": edgeById,
+  });
+});
+afterAll(() => server.close());
 
 async function seatedRoom() {
   const { roomId } = await createTestRoom(context.database.db);
@@ -22,31 +36,49 @@ async function seatedRoom() {
   return { roomId, cookie: cookieFrom(seat.headers.get("set-cookie")) };
 }
 
+interface SendOptions {
+  cookie?: string;
+  /** A value to send as JSON, or a string sent as it is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+async function send(method: string, path: string, options: SendOptions = {}) {
+  const response = await fetch(server.url(path), {
+    method,
+    headers: { "content-type": "application/json", ...(options.cookie ? { cookie: options.cookie } : {}), ...options.headers },
+    body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as Record<string, any> };
+}
+
 async function lastSeq(roomId: string) {
   const [room] = await context.database.db.select({ lastSeq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId));
   return room!.lastSeq;
 }
 
 const note = (roomId: string, cookie: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
-  call(postNode, { url: `/api/rooms/${roomId}/nodes`, method: "POST", params: { roomId }, body, cookie, headers });
+  send("POST", `/api/rooms/${roomId}/nodes`, { cookie, body, headers });
 
 describe("canvas routes", () => {
   it("lets a participant add, edit, move and delete a note, each with its event", async () => {
     const { roomId, cookie } = await seatedRoom();
     const created = await note(roomId, cookie, { text: "Rain", x: 10, y: 20 });
     expect(created.status).toBe(201);
+    expect(created.headers.get("content-type")).toContain("application/json");
     const nodeId = created.body.node.id as string;
     expect(created.body.node).toMatchObject({ text: "Rain", x: 10, y: 20, authorKind: "human", authorName: "Ada", kind: "note" });
 
-    const edited = await call(patchNode, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "PATCH", params: { roomId, nodeId }, body: { text: "Rain taps" }, cookie });
+    const edited = await send("PATCH", `/api/rooms/${roomId}/nodes/${nodeId}`, { body: { text: "Rain taps" }, cookie });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ nodeId, changes: { text: "Rain taps" }, version: 2 });
-    const moved = await call(patchNode, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "PATCH", params: { roomId, nodeId }, body: { x: 300, y: -40.5 }, cookie });
+    const moved = await send("PATCH", `/api/rooms/${roomId}/nodes/${nodeId}`, { body: { x: 300, y: -40.5 }, cookie });
     expect(moved.body.version).toBe(3);
     const [row] = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.id, nodeId));
     expect(row).toMatchObject({ text: "Rain taps", x: 300, y: -40.5 });
 
-    const removed = await call(deleteNodeRoute, { url: `/api/rooms/${roomId}/nodes/${nodeId}`, method: "DELETE", params: { roomId, nodeId }, cookie });
+    const removed = await send("DELETE", `/api/rooms/${roomId}/nodes/${nodeId}`, { cookie });
     expect(removed.status).toBe(200);
     const types = (await readEventsAfter(context.database.db, roomId, 0)).map((event) => event.type);
     expect(types).toEqual(["room.created", "seat.taken", "node.created", "node.updated", "node.updated", "node.deleted"]);
@@ -56,16 +88,16 @@ describe("canvas routes", () => {
     const { roomId, cookie } = await seatedRoom();
     const a = (await note(roomId, cookie, { text: "A", x: 0, y: 0 })).body.node.id as string;
     const b = (await note(roomId, cookie, { text: "B", x: 0, y: 0 })).body.node.id as string;
-    const edge = await call(postEdge, { url: `/api/rooms/${roomId}/edges`, method: "POST", params: { roomId }, body: { sourceId: a, targetId: b, label: "echoes" }, cookie });
+    const edge = await send("POST", `/api/rooms/${roomId}/edges`, { body: { sourceId: a, targetId: b, label: "echoes" }, cookie });
     expect(edge.status).toBe(201);
     const edgeId = edge.body.edge.id as string;
-    const relabel = await call(patchEdge, { url: `/api/rooms/${roomId}/edges/${edgeId}`, method: "PATCH", params: { roomId, edgeId }, body: { label: "answers" }, cookie });
+    const relabel = await send("PATCH", `/api/rooms/${roomId}/edges/${edgeId}`, { body: { label: "answers" }, cookie });
     expect(relabel.body).toEqual({ edgeId, label: "answers" });
-    const second = await call(postEdge, { url: `/api/rooms/${roomId}/edges`, method: "POST", params: { roomId }, body: { sourceId: b, targetId: a }, cookie });
+    const second = await send("POST", `/api/rooms/${roomId}/edges`, { body: { sourceId: b, targetId: a }, cookie });
     expect(second.body.edge.label).toBe("");
-    const gone = await call(deleteEdgeRoute, { url: `/api/rooms/${roomId}/edges/${edgeId}`, method: "DELETE", params: { roomId, edgeId }, cookie });
+    const gone = await send("DELETE", `/api/rooms/${roomId}/edges/${edgeId}`, { cookie });
     expect(gone.status).toBe(200);
-    const removed = await call(deleteNodeRoute, { url: `/api/rooms/${roomId}/nodes/${a}`, method: "DELETE", params: { roomId, nodeId: a }, cookie });
+    const removed = await send("DELETE", `/api/rooms/${roomId}/nodes/${a}`, { cookie });
     expect(removed.body.edgeIds).toEqual([second.body.edge.id]);
     expect(await context.database.db.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId))).toHaveLength(0);
   });
@@ -86,11 +118,21 @@ describe("canvas routes", () => {
   it("answers 404 for an unknown room, note or link", async () => {
     const { roomId, cookie } = await seatedRoom();
     expect((await note("no-such-room", cookie, { text: "x", x: 0, y: 0 })).status).toBe(404);
-    const missingNode = await call(patchNode, { url: "/x", method: "PATCH", params: { roomId, nodeId: "missing" }, body: { text: "x" }, cookie });
+    const missingNode = await send("PATCH", `/api/rooms/${roomId}/nodes/missing`, { body: { text: "x" }, cookie });
     expect(missingNode.status).toBe(404);
     expect(missingNode.body.error.message).toBe("Node missing not found.");
-    expect((await call(deleteNodeRoute, { url: "/x", method: "DELETE", params: { roomId, nodeId: "missing" }, cookie })).status).toBe(404);
-    expect((await call(patchEdge, { url: "/x", method: "PATCH", params: { roomId, edgeId: "missing" }, body: { label: "x" }, cookie })).status).toBe(404);
+    expect((await send("DELETE", `/api/rooms/${roomId}/nodes/missing`, { cookie })).status).toBe(404);
+    expect((await send("PATCH", `/api/rooms/${roomId}/edges/missing`, { body: { label: "x" }, cookie })).status).toBe(404);
+  });
+
+  it("answers a method a route does not serve with 405 in JSON, naming the ones it does", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const listed = await send("GET", `/api/rooms/${roomId}/nodes`, { cookie });
+    expect(listed).toMatchObject({ status: 405, body: { error: { code: "method_not_allowed" } } });
+    expect(listed.headers.get("allow")).toBe("POST");
+    const replaced = await send("PUT", `/api/rooms/${roomId}/nodes/abc`, { cookie, body: {} });
+    expect(replaced.status).toBe(405);
+    expect(replaced.headers.get("allow")).toBe("PATCH, DELETE");
   });
 
   it("answers bad input with 400 and the reason, and writes nothing", async () => {
@@ -108,21 +150,51 @@ describe("canvas routes", () => {
       [{ text: "a", x: 0, y: 0, color: "red" }, /color: must be a #rrggbb colour/],
       [{ text: "a", x: 0, y: 0, kind: "lyric" }, /unknown field\(s\) kind/],
       [[1, 2], /body: /],
+      // Text PostgreSQL cannot hold is a 400 rather than a crash.
+      [{ text: "a\u0000b", x: 0, y: 0 }, /^text: contains a character that cannot be stored/],
+      ['{"text":"\\ud83d","x":0,"y":0}', /^text: contains a character that cannot be stored/],
     ];
     for (const [body, reason] of cases) {
       const response = await note(roomId, cookie, body);
       expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(response.body.error.message).toMatch(reason);
     }
-    const tooBig = await note(roomId, cookie, { text: "x".repeat(70_000), x: 0, y: 0 });
-    expect(tooBig.status).toBe(413);
+    const invalidUtf8 = await fetch(server.url(`/api/rooms/${roomId}/nodes`), {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json" },
+      body: Buffer.from([0x7b, 0xff, 0x7d]),
+    });
+    expect(invalidUtf8.status).toBe(400);
     const nodeId = (await note(roomId, cookie, { text: "ok", x: 0, y: 0 })).body.node.id as string;
     const afterCreate = await lastSeq(roomId);
     expect(afterCreate).toBe(before + 1);
-    const empty = await call(patchNode, { url: "/x", method: "PATCH", params: { roomId, nodeId }, body: {}, cookie });
+    const empty = await send("PATCH", `/api/rooms/${roomId}/nodes/${nodeId}`, { body: {}, cookie });
     expect(empty.status).toBe(400);
     expect(empty.body.error.message).toMatch(/Nothing to change/);
+    const nulInPath = await send("PATCH", `/api/rooms/${roomId}/nodes/x%00`, { cookie, body: { x: 1 } });
+    expect(nulInPath.status).toBe(400);
+    const nulRoom = await send("POST", "/api/rooms/%00/nodes", { cookie, body: { text: "x", x: 0, y: 0 } });
+    expect(nulRoom.status).toBe(400);
     expect(await lastSeq(roomId)).toBe(afterCreate);
+  });
+
+  it("refuses a body over the limit with 413, even one that does not declare its length", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const before = await lastSeq(roomId);
+    const huge = JSON.stringify({ text: "x".repeat(LIMITS.requestBodyBytes * 4), x: 0, y: 0 });
+    expect((await note(roomId, cookie, huge)).status).toBe(413);
+    // Chunked, with no Content-Length: the limit is enforced on what arrives.
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const request = http.request(server.url(`/api/rooms/${roomId}/nodes`), { method: "POST", headers: { cookie, "content-type": "application/json" } }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.on("error", reject);
+      for (let offset = 0; offset < huge.length; offset += 16_384) request.write(huge.slice(offset, offset + 16_384));
+      request.end();
+    });
+    expect(chunked).toBe(413);
+    expect(await lastSeq(roomId)).toBe(before);
   });
 
   it("refuses links to missing nodes, to themselves and across rooms", async () => {
@@ -131,7 +203,7 @@ describe("canvas routes", () => {
     const a = (await note(roomId, cookie, { text: "A", x: 0, y: 0 })).body.node.id as string;
     const elsewhere = (await note(otherRoom, otherCookie, { text: "B", x: 0, y: 0 })).body.node.id as string;
     const before = await lastSeq(roomId);
-    const link = (body: unknown) => call(postEdge, { url: "/x", method: "POST", params: { roomId }, body, cookie });
+    const link = (body: unknown) => send("POST", `/api/rooms/${roomId}/edges`, { body, cookie });
     const missing = await link({ sourceId: a, targetId: "nope" });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toBe("Node nope does not exist in this room.");
@@ -148,6 +220,11 @@ describe("canvas routes", () => {
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(1);
+    const keyed = await context.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, "retry-abc")));
+    expect(keyed).toHaveLength(1);
     const tooLong = await note(roomId, cookie, { text: "x", x: 1, y: 1 }, { "idempotency-key": "k".repeat(129) });
     expect(tooLong.status).toBe(400);
   });
@@ -158,23 +235,18 @@ describe("canvas routes", () => {
     const other = await note(roomId, cookie, { text: "other", x: 2, y: 2 });
     const nodeId = created.body.node.id as string;
     const seqBefore = await lastSeq(roomId);
-    const node = (id: string) => ({ url: `/api/rooms/${roomId}/nodes/${id}`, params: { roomId, nodeId: id }, cookie });
+    const path = (id: string) => `/api/rooms/${roomId}/nodes/${id}`;
 
-    const deleted = await call(deleteNodeRoute, { ...node(nodeId), method: "DELETE", headers: { "idempotency-key": "key-1" } });
+    const deleted = await send("DELETE", path(nodeId), { cookie, headers: { "idempotency-key": "key-1" } });
     expect(deleted.status).toBe(409);
     expect(deleted.body.error.message).toMatch(/Idempotency-Key "key-1" was already used for a different change \(node.created\)/);
 
-    const moved = await call(patchNode, { ...node(nodeId), method: "PATCH", body: { x: 50 }, headers: { "idempotency-key": "key-2" } });
+    const moved = await send("PATCH", path(nodeId), { cookie, body: { x: 50 }, headers: { "idempotency-key": "key-2" } });
     expect(moved.status).toBe(200);
-    const movedAgain = await call(patchNode, { ...node(nodeId), method: "PATCH", body: { x: 50 }, headers: { "idempotency-key": "key-2" } });
+    const movedAgain = await send("PATCH", path(nodeId), { cookie, body: { x: 50 }, headers: { "idempotency-key": "key-2" } });
     expect(movedAgain.status).toBe(200);
     expect(movedAgain.body).toEqual(moved.body);
-    const otherMoved = await call(patchNode, {
-      ...node(other.body.node.id),
-      method: "PATCH",
-      body: { x: 99 },
-      headers: { "idempotency-key": "key-2" },
-    });
+    const otherMoved = await send("PATCH", path(other.body.node.id), { cookie, body: { x: 99 }, headers: { "idempotency-key": "key-2" } });
     expect(otherMoved.status).toBe(409);
 
     const rows = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
