@@ -34,6 +34,8 @@ export class AgentWorker {
   private readonly active = new Map<string, { stop: (reason: StopReason) => void; done: Promise<void> }>();
   private running = false;
   private wake: (() => void) | null = null;
+  /** Set by `poke` while the loop is not asleep (claiming, say): the loop then looks again at once. */
+  private poked = false;
   private loopDone: Promise<void> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly leaseMs: number;
@@ -75,13 +77,17 @@ export class AgentWorker {
     return [...this.active.keys()];
   }
 
+  /** Tells the worker a run may be waiting: it claims at once rather than at its next poll. */
   poke(): void {
+    this.poked = true;
     this.wake?.();
   }
 
   private async loop(): Promise<void> {
     const maxParallel = this.options.maxParallel ?? 6;
     while (this.running) {
+      // A poke from here on may be about a run this claim's snapshot does not show yet.
+      this.poked = false;
       let claimed: Run | null = null;
       const lease = `${this.options.owner}:${randomUUID()}`;
       if (this.active.size < maxParallel) {
@@ -95,6 +101,7 @@ export class AgentWorker {
         this.launch(claimed, lease);
         continue;
       }
+      if (this.poked) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.options.pollMs ?? 1000);
         timer.unref?.();

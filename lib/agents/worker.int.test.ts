@@ -1,0 +1,67 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@/db";
+import { runs } from "@/db/schema";
+import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { startTestWorker } from "@/test/agents";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { startAgentRun } from "./start-agent-run";
+
+// The worker claims any room's runs, so this file keeps a database of its own.
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.destroy());
+
+/**
+ * The database as the worker sees it, with its first transaction (the first claim, which finds
+ * nothing) held after it has finished until `release()`: the claim is then still in flight.
+ */
+function holdingFirstClaim(source: Database) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  let calls = 0;
+  const db = new Proxy(source.db, {
+    get(target, property) {
+      if (property === "transaction") {
+        return async (...args: Parameters<typeof target.transaction>) => {
+          const result = await target.transaction(...args);
+          if (++calls === 1) {
+            held();
+            await released;
+          }
+          return result;
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { database: { ...source, db } as Database, holding, release };
+}
+
+describe("the agent worker", () => {
+  it("claims a run it was told about while it was claiming, without waiting for its next poll", async () => {
+    const { roomId, agents } = await createTestRoom(database.db);
+    const claiming = holdingFirstClaim(database);
+    // A poll far longer than the test may take: only the notification can start the run in time.
+    const worker = await startTestWorker(claiming.database, { pollMs: 60_000 });
+    try {
+      await claiming.holding;
+      const run = await startAgentRun(database.db, roomId, { agentId: agents[0]!.id }, alice);
+      // The run's notification reaches the worker while its claim is still out.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      claiming.release();
+      await eventually(async () => {
+        const [row] = await database.db.select({ status: runs.status }).from(runs).where(eq(runs.id, run.id));
+        expect(row!.status).not.toBe("queued");
+      }, 3000);
+    } finally {
+      claiming.release();
+      await worker.stop();
+    }
+  });
+});
