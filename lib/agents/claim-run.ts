@@ -5,6 +5,7 @@ import { type Run, agents, rooms, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
+import { setRequestStatus } from "@/lib/board/post-entry";
 import { forgetSavedSteps } from "./save-run-step";
 import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
 
@@ -114,7 +115,18 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
     const actor = { id: claimed!.agentId, name: agent?.name ?? "Agent" };
     // What an earlier attempt asked and is still waiting on stays open: this attempt takes the
     // step that asked it again, and the same call carries on with it (see saveRunStep).
-    await writeRoomEventsInTransaction(tx, roomId, async (_inner, emit, at) => {
+    await writeRoomEventsInTransaction(tx, roomId, async (inner, emit, at) => {
+      // The request the run answers is being worked on from now.
+      if (claimed!.requestEntryId) {
+        await setRequestStatus(inner, emit, {
+          roomId,
+          entryId: claimed!.requestEntryId,
+          status: "in_progress",
+          runId: claimed!.id,
+          actor,
+          correlationId: claimed!.correlationId,
+        });
+      }
       emit({
         type: "run.started",
         actor,

@@ -10,10 +10,8 @@ import {
 } from "ai";
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type Agent, type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms, runs } from "@/db/schema";
-import { setRequestStatus } from "@/lib/board/post-entry";
+import { type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms, runs } from "@/db/schema";
 import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
 import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
 import type { ErrorDetails, PayloadOf } from "@/lib/protocol";
@@ -22,7 +20,7 @@ import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings"
 import { buildPrompt } from "./build-prompt";
 import { type RunOutcome, finishRun } from "./finish-run";
 import { loadPromptContext } from "./load-prompt-context";
-import { recordModelCall } from "./record-model-call";
+import { PendingModelCalls } from "./record-model-call";
 import { type ActiveRun, agentAuthor } from "./run-context";
 import { type ConversationStep, conversationMessages, lateNotesBudget } from "./run-conversation";
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
@@ -146,17 +144,22 @@ export async function executeRun(
   const now = deps.now ?? (() => new Date());
   const started = performance.now();
 
-  const [agent] = await db.select().from(agents).where(eq(agents.id, run.agentId));
-  const [room] = await db.select().from(rooms).where(eq(rooms.id, run.roomId));
+  const [[room], team, saved] = await Promise.all([
+    db.select().from(rooms).where(eq(rooms.id, run.roomId)),
+    db.select().from(agents).where(eq(agents.roomId, run.roomId)),
+    run.attempts > 1 ? loadSavedSteps(db, run.id) : Promise.resolve([]),
+  ]);
+  const agent = team.find((member) => member.id === run.agentId);
   if (!agent || !room) return null;
   const actor = { id: agent.id, name: agent.name };
   const resumed = run.attempts > 1;
-  const saved = resumed ? await loadSavedSteps(db, run.id) : [];
   const earlierMs = saved.reduce((total, step) => total + step.durationMs, 0);
 
+  // Assigned once the run knows its team; a run that fails before that has made no model call.
+  let carry: PendingModelCalls | undefined;
   const finish = async (status: RunOutcome["status"], error: ErrorDetails | null) => {
     const outcome: RunOutcome = { status, error, durationMs: earlierMs + Math.round(performance.now() - started) };
-    const finished = await finishRun(db, run, actor, outcome, options.owner);
+    const finished = await finishRun(db, run, actor, outcome, options.owner, carry);
     return finished ? outcome : null;
   };
 
@@ -168,7 +171,8 @@ export async function executeRun(
   }
 
   const settings = parseRoomSettings(room.settings);
-  const team: Agent[] = await db.select().from(agents).where(eq(agents.roomId, run.roomId));
+  const modelCalls = new PendingModelCalls(run.id);
+  carry = modelCalls;
   const active: ActiveRun = {
     database,
     bus,
@@ -178,6 +182,7 @@ export async function executeRun(
     settings,
     author: agentAuthor(agent),
     now,
+    modelCalls,
     resolveModel: deps.resolveModel,
     // Requests made by earlier attempts still count towards the run's allowance.
     state: {
@@ -189,19 +194,6 @@ export async function executeRun(
   };
   const tools = createAgentTools(active);
   const opening = run.opening ?? (await openConversation(active, Object.keys(tools)));
-
-  if (run.requestEntryId) {
-    await writeRoomEvents(db, run.roomId, (tx, emit) =>
-      setRequestStatus(tx, emit, {
-        roomId: run.roomId,
-        entryId: run.requestEntryId!,
-        status: "in_progress",
-        runId: run.id,
-        actor,
-        correlationId: run.correlationId,
-      }),
-    );
-  }
 
   const remaining = stepsLeft(settings, saved);
   if (remaining === 0) return finish("succeeded", null);
@@ -261,6 +253,7 @@ export async function executeRun(
       attempt: run.attempts,
       opening: unsavedOpening,
       transcript: next,
+      carry: modelCalls,
     });
     transcript = next;
     unsavedOpening = null;
@@ -276,26 +269,25 @@ export async function executeRun(
     halt.abort(error);
   };
   let saving: Promise<void> = Promise.resolve();
-  let recording: Promise<void> = Promise.resolve();
 
-  // Each model call that returned usage is recorded as it returns, before its step's tools run:
-  // the provider bills it even when its step is never saved (the worker dies or loses the run
-  // first, or the save fails) and a later attempt calls the model for that step again.
+  // Each model call that returned usage is written with the first thing its step writes (a
+  // tool's node, or the step itself): the provider bills it even when its step is never saved,
+  // and a later attempt calls the model for that step again. Nothing waits for it on its own.
   let calls = 0;
   const recordCall = ({ usage }: LanguageModelCallEndEvent) => {
-    const call = { attempt: run.attempts, call: calls++, step, ...usageFigures(resolved.spec, usage) };
-    recording = recordModelCall(db, run.id, call).catch(stopOnWriteFailure);
-    return recording;
+    modelCalls.add({ attempt: run.attempts, call: calls++, step, ...usageFigures(resolved.spec, usage) });
   };
 
   const ended = async (failure: unknown): Promise<RunOutcome | null> => {
     clearInterval(typingTimer);
-    // The run's totals are read as it finishes: every call it recorded must be in them.
-    await recording;
     await saving;
     await flushTyping();
     const reason = options.stopReason();
-    if (reason === "lease_lost" || reason === "shutdown" || writeFailure instanceof LeaseLostError) return null;
+    if (reason === "lease_lost" || reason === "shutdown" || writeFailure instanceof LeaseLostError) {
+      // No write of this run will carry them now; they were spent all the same.
+      await modelCalls.flush(db).catch(() => {});
+      return null;
+    }
     if (reason === "cancelled" || (failure && options.signal.aborted)) {
       return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
     }
@@ -343,7 +335,6 @@ export async function executeRun(
         saving = saveStep(result).catch(stopOnWriteFailure);
         return saving;
       },
-      // The SDK runs a step's tools only once this has settled.
       onLanguageModelCallEnd: recordCall,
       // Errors surface in the stream and end this run below; nothing to log twice.
       onError: () => {},

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Run, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
-import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type Actor, type CarriedChanges, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
 import { forgetSavedSteps } from "./save-run-step";
 import { settleRequest } from "./settle-request";
@@ -18,11 +18,19 @@ export interface RunOutcome {
  * Records how a run ended — error, the request it answered, the questions it left
  * unanswered — and announces it (`run.finished`) with its totals as the row holds them:
  * every model call of every attempt that returned usage counts, once, whether or not its
- * step was saved, not only those of the attempt that finished it.
+ * step was saved, not only those of the attempt that finished it. `carry` brings the calls
+ * no earlier write of the run carried, so the totals read here include them.
  * Only the worker that still holds the lease may finish a running run; returns false when
  * the run was taken over meanwhile.
  */
-export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutcome, owner: string | null): Promise<boolean> {
+export async function finishRun(
+  db: Db,
+  run: Run,
+  agent: Actor,
+  outcome: RunOutcome,
+  owner: string | null,
+  carry?: CarriedChanges,
+): Promise<boolean> {
   const { result } = await writeRoomEvents(db, run.roomId, async (tx, emit, at) => {
     const conditions = [eq(runs.id, run.id), sql`${runs.status} in ('queued', 'running')`];
     if (owner) conditions.push(eq(runs.leaseOwner, owner));
@@ -65,6 +73,6 @@ export async function finishRun(db: Db, run: Run, agent: Actor, outcome: RunOutc
       },
     });
     return true;
-  });
+  }, { carry });
   return result === true;
 }

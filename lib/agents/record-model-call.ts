@@ -1,6 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { type SQL, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { runModelCalls, runs } from "@/db/schema";
+import type { CarriedChanges } from "@/lib/events/write-room-events";
 
 export interface ModelCallUsage {
   /** The attempt that made the call, and the call's number within it. */
@@ -13,23 +14,73 @@ export interface ModelCallUsage {
 }
 
 /**
+ * One statement that records model calls of a run and adds them to the run's totals. Only the
+ * run's row is locked: a room write that carries it has locked the room first, as every room
+ * write does before it touches a run, so it cannot deadlock with them.
+ */
+function recordCalls(runId: string, calls: ModelCallUsage[]): SQL {
+  const sum = (pick: (call: ModelCallUsage) => number) => calls.reduce((total, call) => total + pick(call), 0);
+  const insert = sql`insert into ${runModelCalls} ${sql.raw("(run_id, attempt, call, step, input_tokens, output_tokens, cost_usd)")} values ${sql.join(
+    calls.map((call) => sql`(${runId}, ${call.attempt}, ${call.call}, ${call.step}, ${call.inputTokens}, ${call.outputTokens}, ${call.costUsd})`),
+    sql`, `,
+  )}`;
+  return sql`with recorded as (${insert}) update ${runs} set
+    input_tokens = ${runs.inputTokens} + ${sum((call) => call.inputTokens)},
+    output_tokens = ${runs.outputTokens} + ${sum((call) => call.outputTokens)},
+    cost_usd = ${runs.costUsd} + ${sum((call) => call.costUsd)}
+    where ${eq(runs.id, runId)}`;
+}
+
+/**
  * Records a model call of a run that returned usage and adds it to the run's totals, in one
  * write. Not fenced by the lease: a worker that lost the run has still spent what its calls
  * cost. Its calls are keyed by its own attempt, and the totals only ever grow by a call's own
  * figures, so it cannot change what the attempt that took over records.
  */
 export async function recordModelCall(db: Db, runId: string, usage: ModelCallUsage): Promise<void> {
-  await db.transaction(async (tx) => {
-    // Only the run's row is locked, and first: this write cannot deadlock with the room writes,
-    // which lock the room and then the run.
-    await tx
-      .update(runs)
-      .set({
-        inputTokens: sql`${runs.inputTokens} + ${usage.inputTokens}`,
-        outputTokens: sql`${runs.outputTokens} + ${usage.outputTokens}`,
-        costUsd: sql`${runs.costUsd} + ${usage.costUsd}`,
-      })
-      .where(eq(runs.id, runId));
-    await tx.insert(runModelCalls).values({ runId, ...usage });
-  });
+  await db.execute(recordCalls(runId, [usage]));
+}
+
+/**
+ * The model calls of a running run that returned usage and are not written yet. The run's next
+ * room write carries them (`carry`), so a call's tokens and cost commit with the first thing its
+ * step writes — a node, the step itself — and no write waits for a commit of its own. What is
+ * still pending when the run stops without a write of its own is written by `flush`.
+ */
+export class PendingModelCalls implements CarriedChanges {
+  private pending: ModelCallUsage[] = [];
+
+  constructor(private readonly runId: string) {}
+
+  add(call: ModelCallUsage): void {
+    this.pending.push(call);
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  take(): { change: SQL; giveBack(): void } | null {
+    if (this.pending.length === 0) return null;
+    const calls = this.pending;
+    this.pending = [];
+    return {
+      change: recordCalls(this.runId, calls),
+      giveBack: () => {
+        this.pending = [...calls, ...this.pending];
+      },
+    };
+  }
+
+  /** Writes what no room write carried. */
+  async flush(db: Db): Promise<void> {
+    const taken = this.take();
+    if (!taken) return;
+    try {
+      await db.execute(taken.change);
+    } catch (error) {
+      taken.giveBack();
+      throw error;
+    }
+  }
 }

@@ -633,13 +633,13 @@ describe("a run stopped while it saves a step", () => {
     const claimed = await claimNextRun(database.db, { owner: "worker-that-stops", leaseMs: 60_000 });
     expect(claimed?.id).toBe(run.id);
 
-    // The lease is lost just as the first step's save begins (the step has only read): the
-    // save goes through, and nothing after it may reach the model. The write before the save
-    // records the step's model call.
+    // The lease is lost just as the first step's save begins (the step has only read, so its
+    // save is the run's first write, and carries the step's model call): the save goes
+    // through, and nothing after it may reach the model.
     const controller = new AbortController();
     let reason: StopReason | null = null;
-    const stopping = interceptTransactions(database, (index) => {
-      if (index < 2 || reason) return;
+    const stopping = interceptTransactions(database, () => {
+      if (reason) return;
       reason = "lease_lost";
       controller.abort(new Error(reason));
     });

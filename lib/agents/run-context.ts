@@ -4,6 +4,7 @@ import type { CanvasAuthor } from "@/lib/canvas/author";
 import type { ResolvedModel } from "@/lib/models/registry";
 import type { RoomBus } from "@/lib/realtime/bus";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import type { PendingModelCalls } from "./record-model-call";
 
 /** What a running agent's tools can reach. */
 export interface ActiveRun {
@@ -16,6 +17,8 @@ export interface ActiveRun {
   settings: RoomSettings;
   author: CanvasAuthor;
   now: () => Date;
+  /** The run's model calls not yet written: every write the run makes carries them. */
+  modelCalls: PendingModelCalls;
   /** Resolves other agents' models (their shadows answer broadcasts). */
   resolveModel: (spec: string) => ResolvedModel;
   /** Mutable per-run bookkeeping the limits and the tools' idempotency keys rely on. */

@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { type Run, type RunOpening, type RunStep, type ShownNote, runSteps, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
-import { type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type Actor, type CarriedChanges, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { PayloadOf } from "@/lib/protocol";
 
 /** The run was taken over (its lease lapsed) or finished elsewhere: this worker must stop. */
@@ -24,46 +24,54 @@ export interface CompletedStep {
   /** Set when this step is the first this attempt saves and the run has no opening yet. */
   opening: RunOpening | null;
   transcript: unknown[];
+  /** The run's model calls not yet written, written with the step. */
+  carry?: CarriedChanges;
 }
 
 /**
  * Saves a completed step with its `run.step` event, in one write: the step (so that a worker
  * taking the run over continues after it), the run's step count and transcript, and the end
  * of any question of the run that nobody waits for any more. The step's tokens and cost are
- * already in the run's totals: its model call was recorded as it returned (`recordModelCall`).
+ * in the run's totals through its model call, which the step's first write carried (this one,
+ * when its tools wrote nothing).
  * Only the worker holding the run's lease may save; otherwise nothing is written and
  * `LeaseLostError` is thrown, so a worker that lost its run stops instead of racing the one
  * that took it.
  */
 export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string, step: CompletedStep): Promise<void> {
   const { summary } = step;
-  await writeRoomEvents(db, run.roomId, async (tx, emit, at) => {
-    const held = await tx
-      .update(runs)
-      .set({
-        steps: sql`${runs.steps} + 1`,
-        transcript: step.transcript,
-        ...(step.opening ? { opening: step.opening } : {}),
-      })
-      .where(and(eq(runs.id, run.id), eq(runs.leaseOwner, owner), eq(runs.status, "running")))
-      .returning({ id: runs.id });
+  await writeRoomEvents(db, run.roomId, async (tx, emit, at, defer) => {
+    // Sent together: whether the lease is still held, and the run's questions nobody waits for.
+    const [held] = await Promise.all([
+      tx
+        .update(runs)
+        .set({
+          steps: sql`${runs.steps} + 1`,
+          transcript: step.transcript,
+          ...(step.opening ? { opening: step.opening } : {}),
+        })
+        .where(and(eq(runs.id, run.id), eq(runs.leaseOwner, owner), eq(runs.status, "running")))
+        .returning({ id: runs.id }),
+      // A step's questions end before the step does. One still waiting was left by an earlier
+      // attempt at this step whose call this attempt did not make again (or by a call that
+      // failed): nobody will collect its answers.
+      cancelRunBroadcasts(tx, emit, run.id, at, actor),
+    ]);
     if (held.length === 0) throw new LeaseLostError(run.id);
-    await tx.insert(runSteps).values({
-      runId: run.id,
-      step: summary.step,
-      attempt: step.attempt,
-      notes: step.notes,
-      messages: step.messages,
-      inputTokens: summary.inputTokens,
-      outputTokens: summary.outputTokens,
-      costUsd: summary.costUsd,
-      durationMs: summary.durationMs,
-      createdAt: at,
-    });
-    // A step's questions end before the step does. One still waiting was left by an earlier
-    // attempt at this step whose call this attempt did not make again (or by a call that
-    // failed): nobody will collect its answers.
-    await cancelRunBroadcasts(tx, emit, run.id, at, actor);
+    defer(
+      tx.insert(runSteps).values({
+        runId: run.id,
+        step: summary.step,
+        attempt: step.attempt,
+        notes: step.notes,
+        messages: step.messages,
+        inputTokens: summary.inputTokens,
+        outputTokens: summary.outputTokens,
+        costUsd: summary.costUsd,
+        durationMs: summary.durationMs,
+        createdAt: at,
+      }),
+    );
     emit({
       type: "run.step",
       actor,
@@ -71,7 +79,7 @@ export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string,
       nextSteps: summary.toolCalls.length ? ["run.step"] : ["run.finished"],
       payload: summary,
     });
-  });
+  }, { carry: step.carry });
 }
 
 /** The steps a run's earlier attempts completed, in order. */

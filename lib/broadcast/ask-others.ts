@@ -3,7 +3,7 @@ import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Agent, type Broadcast, type BroadcastStatus, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
-import { eventPayload, writeRoomEvents, type WriteWork } from "@/lib/events/write-room-events";
+import { type CarriedChanges, eventPayload, writeRoomEvents, type WriteWork } from "@/lib/events/write-room-events";
 import type { ResolvedModel } from "@/lib/models/registry";
 import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
@@ -38,6 +38,8 @@ export interface AskOthersInput {
    * same key asks nothing new: it carries on with the question the first one asked.
    */
   idempotencyKey?: string;
+  /** Changes the asking run's first write carries (its model calls not yet written). */
+  carry?: CarriedChanges;
   /**
    * Aborted when the asker stops waiting. A question of a run is then left to the run: an
    * attempt that takes the run over carries on with it, and the run's end cancels it.
@@ -126,6 +128,7 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
   // lock (so also while that call is still filing it), and files nothing: no second row, event or slot.
   const { result: created, events: written } = await writeRoomEvents(db, input.roomId, fileQuestion, {
     idempotencyKey: input.idempotencyKey,
+    carry: input.carry,
     change: {
       type: "broadcast.asked",
       request: { by: input.asker.id, question: input.question, targetAgents: input.targetAgents, options: input.options },

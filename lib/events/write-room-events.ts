@@ -48,10 +48,20 @@ export type Defer = (change: SQLWrapper) => void;
  */
 export type WriteWork<R> = (tx: DbOrTx, emit: Emit, at: Date, defer: Defer) => Promise<R>;
 
-/** What the caller of a write passes along: a retry key and, in tests, a clock. */
+/**
+ * A change that rides along with a room write: taken as the write starts, made in its
+ * transaction right behind the room lock (in the same round trip), and given back when the
+ * write fails, for a later write to carry. A duplicate write still makes it.
+ */
+export interface CarriedChanges {
+  take(): { change: SQL; giveBack(): void } | null;
+}
+
+/** What the caller of a write passes along: a retry key, changes to carry and, in tests, a clock. */
 export interface WriteRequestOptions {
   /** A retried write with the same key (per room) does nothing and returns the original event. */
   idempotencyKey?: string;
+  carry?: CarriedChanges;
   now?: () => Date;
 }
 
@@ -101,25 +111,34 @@ export async function writeRoomEvents<R>(
   work: WriteWork<R>,
   options: WriteOptions = {},
 ): Promise<WriteResult<R>> {
-  return roomWriteExecutor(db)(roomWrite(roomId, work, options));
+  const carried = options.carry?.take() ?? null;
+  try {
+    return await roomWriteExecutor(db)(roomWrite(roomId, work, options, carried?.change ?? null));
+  } catch (error) {
+    carried?.giveBack();
+    throw error;
+  }
 }
 
-/** The same as `writeRoomEvents`, inside a transaction the caller already holds. */
+/**
+ * The same as `writeRoomEvents`, inside a transaction the caller already holds (which carries
+ * nothing: whether it commits is the caller's to know).
+ */
 export async function writeRoomEventsInTransaction<R>(
   tx: Tx,
   roomId: string,
   work: WriteWork<R>,
-  options: WriteOptions = {},
+  options: WriteOptions & { carry?: undefined } = {},
 ): Promise<WriteResult<R>> {
-  return inTransaction(tx, roomWrite(roomId, work, options));
+  return inTransaction(tx, roomWrite(roomId, work, options, null));
 }
 
-function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions): RoomWriteBody<WriteResult<R>> {
+function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions, carried: SQL | null): RoomWriteBody<WriteResult<R>> {
   return async (tx, finish) => {
     const now = options.now ?? (() => new Date());
-    // The key lookup is sent right behind the lock, in the same round trip: the server runs
-    // it once the lock is held, with a fresh snapshot, so a retry racing its original waits
-    // for it and then finds its event.
+    // The key lookup and the carried change are sent right behind the lock, in the same round
+    // trip: the server runs them once the lock is held, with a fresh snapshot, so a retry racing
+    // its original waits for it and then finds its event.
     const key = options.idempotencyKey;
     const [[room], [existing]] = await Promise.all([
       tx
@@ -130,6 +149,7 @@ function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions)
       key
         ? tx.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)))
         : Promise.resolve([]),
+      carried ? tx.execute(carried) : null,
     ]);
     if (!room) throw notFound("Room");
 

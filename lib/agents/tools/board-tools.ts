@@ -7,7 +7,7 @@ import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type BoardEntryDto, boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
-import { earlierWrite, toolCallKey } from "./tool-call-key";
+import { earlierWrite, toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
@@ -39,9 +39,10 @@ export function createBoardTools(active: ActiveRun) {
       execute: (input) =>
         toolResult(async () => {
           const { entryType, content } = input;
-          const key = toolCallKey(active, "share_creative_context", input);
-          // Looked up before the request is reserved: the earlier write has spent it already.
-          const earlier = await earlierWrite(active, key, "board.posted");
+          const write = toolWriteOptions(active, "share_creative_context", input);
+          // A request is looked up before it is reserved: the earlier write has spent it already.
+          // Any other entry written before is found by the write itself.
+          const earlier = entryType === "request" ? await earlierWrite(active, write.idempotencyKey, "board.posted") : null;
           if (earlier) return sharedEntry(earlier.payload.entry);
           // A request on the board starts a run of its target later, so it spends this run's request like request_agent.
           const reservation = entryType === "request" ? reserveRequest(active, String(content.targetPersona ?? "")) : null;
@@ -58,7 +59,7 @@ export function createBoardTools(active: ActiveRun) {
                 correlationId: run.correlationId,
                 at,
               }),
-            { idempotencyKey: key, change: { type: "board.posted", request: { by: agent.id, input } } },
+            { idempotencyKey: write.idempotencyKey, carry: write.carry, change: { type: "board.posted", request: { by: agent.id, input } } },
           ).catch((error) => {
             reservation?.release();
             throw error;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { askOthers } from "@/lib/broadcast/ask-others";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
-import { toolCallKey } from "./tool-call-key";
+import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 /**
@@ -40,12 +40,11 @@ export function createBroadcastTools(active: ActiveRun) {
               roomId: active.run.roomId,
               asker: agent,
               runId: active.run.id,
-              correlationId: active.run.correlationId,
               question: input.question,
               targetAgents: input.target_agents,
               options: input.options,
               // The same call in a step taken again carries on with the question it asked the first time.
-              idempotencyKey: toolCallKey(active, "ask_others", input),
+              ...toolWriteOptions(active, "ask_others", input),
               signal: abortSignal,
             },
           ),

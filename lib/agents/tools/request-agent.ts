@@ -9,7 +9,7 @@ import { LIMITS, boardContentSchemas } from "@/lib/protocol";
 import { enqueueRun } from "../enqueue-run";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
-import { earlierWrite, toolCallKey } from "./tool-call-key";
+import { earlierWrite, toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 /**
@@ -52,9 +52,9 @@ export function createRequestAgentTool(active: ActiveRun) {
     execute: (input) =>
       toolResult(async () => {
         const { targetPersona, prompt, refNodeIds } = input;
-        const key = toolCallKey(active, "request_agent", input);
+        const write = toolWriteOptions(active, "request_agent", input);
         // Looked up before the request is reserved: the earlier write has spent it already.
-        const earlier = await earlierWrite(active, key, "board.posted");
+        const earlier = await earlierWrite(active, write.idempotencyKey, "board.posted");
         if (earlier) return requestedEarlier(earlier.payload.entry.id);
         const { target, depth, release } = reserveRequest(active, targetPersona);
         const written = writeRoomEvents(
@@ -99,7 +99,7 @@ export function createRequestAgentTool(active: ActiveRun) {
             });
             return { entryId: entry.id, runId: queued.id, waitingAhead: Number(ahead?.value ?? 0) };
           },
-          { idempotencyKey: key, change: { type: "board.posted", request: { by: agent.id, input } } },
+          { idempotencyKey: write.idempotencyKey, carry: write.carry, change: { type: "board.posted", request: { by: agent.id, input } } },
         );
         const { result, events } = await written.catch((error) => {
           release();

@@ -27,6 +27,19 @@ export function toolCallKey(active: ActiveRun, toolName: string, input: unknown)
 }
 
 /**
+ * What every write a tool makes for its run passes along: the call's idempotency key (see
+ * `toolCallKey`, whose rules for when to call it apply), the run's correlation id, and the run's
+ * model calls not yet written, which the write carries.
+ */
+export function toolWriteOptions(active: ActiveRun, toolName: string, input: unknown) {
+  return {
+    idempotencyKey: toolCallKey(active, toolName, input),
+    correlationId: active.run.correlationId,
+    carry: active.modelCalls,
+  };
+}
+
+/**
  * The event an earlier attempt's write stored under `key`, when it is of `type`. Tools that
  * spend something before they write (a request from the run's allowance) or whose request
  * depends on the room at the time (a free spot on the canvas) look here first.

@@ -1,0 +1,100 @@
+import { asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canvasNodes, runModelCalls, runs } from "@/db/schema";
+import { RoomBus } from "@/lib/realtime/bus";
+import { agentByPersona } from "@/test/agents";
+import { alice, createTestRoom } from "@/test/fixtures";
+import { interceptTransactions } from "@/test/intercept-transactions";
+import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { claimNextRun } from "./claim-run";
+import { executeRun } from "./execute-run";
+import { startAgentRun } from "./start-agent-run";
+
+// Claims here take any room's runs, so this file keeps a database of its own.
+let database: TestDatabase;
+let bus: RoomBus;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  bus = new RoomBus(database);
+  await bus.start();
+});
+afterAll(async () => {
+  await bus.stop();
+  await database.destroy();
+});
+
+/** Runs the Songwriter's next queued run on `steps`, with `beforeTransaction` seeing each write it makes. */
+async function runSongwriter(
+  steps: Parameters<typeof scriptedSteps>[0],
+  beforeTransaction: (index: number, runId: string) => void | Promise<void>,
+) {
+  const { roomId } = await createTestRoom(database.db);
+  const songwriter = await agentByPersona(database, roomId, "coder");
+  await setAgentModel(database, songwriter.id, "mock:model");
+  const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+  const claimed = await claimNextRun(database.db, { owner: "recording-worker", leaseMs: 10_000 });
+  expect(claimed?.id).toBe(run.id);
+  const watched = interceptTransactions(database, (index) => beforeTransaction(index, run.id));
+  const outcome = await executeRun(
+    { database: watched, bus, resolveModel: mockResolver({ model: scriptedSteps(steps) }) },
+    claimed!,
+    { owner: "recording-worker", signal: new AbortController().signal, stopReason: () => null },
+  );
+  expect(outcome?.status).toBe("succeeded");
+  return { roomId, runId: run.id };
+}
+
+const recordedCalls = (runId: string) =>
+  database.db
+    .select({ call: runModelCalls.call, step: runModelCalls.step, inputTokens: runModelCalls.inputTokens })
+    .from(runModelCalls)
+    .where(eq(runModelCalls.runId, runId))
+    .orderBy(asc(runModelCalls.call));
+
+describe("a model call's usage", () => {
+  it("is written with the first thing its step writes, in no transaction of its own", async () => {
+    const seen: { index: number; calls: number; nodes: number; inputTokens: number }[] = [];
+    const { runId } = await runSongwriter(
+      [
+        withUsage(toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]), 100, 50),
+        withUsage(textStep("Done."), 10, 1),
+      ],
+      async (index, id) => {
+        const [row] = await database.db.select({ inputTokens: runs.inputTokens }).from(runs).where(eq(runs.id, id));
+        const nodes = await database.db.select().from(canvasNodes);
+        seen.push({ index, calls: (await recordedCalls(id)).length, nodes: nodes.length, inputTokens: row!.inputTokens });
+      },
+    );
+    // Before each of the run's writes, what the earlier ones left: the node's write carried the
+    // first call, the first step's save nothing more, the second step's save the second call.
+    const nodesBefore = seen[0]!.nodes;
+    expect(seen).toEqual([
+      { index: 1, calls: 0, nodes: nodesBefore, inputTokens: 0 },
+      { index: 2, calls: 1, nodes: nodesBefore + 1, inputTokens: 100 },
+      { index: 3, calls: 1, nodes: nodesBefore + 1, inputTokens: 100 },
+      { index: 4, calls: 2, nodes: nodesBefore + 1, inputTokens: 110 },
+    ]);
+    expect(await recordedCalls(runId)).toEqual([
+      { call: 0, step: 0, inputTokens: 100 },
+      { call: 1, step: 1, inputTokens: 10 },
+    ]);
+  });
+
+  it("goes with the next write when the write that carried it failed", async () => {
+    const { runId } = await runSongwriter(
+      [
+        // The edge's nodes do not exist: the tool's write fails and gives the call back.
+        withUsage(toolStep([{ id: "e1", name: "create_edge", input: { sourceId: "nope", targetId: "none" } }]), 70, 7),
+        withUsage(textStep("Done."), 10, 1),
+      ],
+      () => {},
+    );
+    expect(await recordedCalls(runId)).toEqual([
+      { call: 0, step: 0, inputTokens: 70 },
+      { call: 1, step: 1, inputTokens: 10 },
+    ]);
+    const [row] = await database.db.select().from(runs).where(eq(runs.id, runId));
+    expect(row).toMatchObject({ inputTokens: 80, outputTokens: 8, steps: 2 });
+  });
+});
