@@ -1,35 +1,58 @@
 import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type CanvasNode, canvasNodes } from "@/db/schema";
 import { eventPayload, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import { nodeToDto } from "@/lib/rooms/dto";
 import type { CanvasAuthor } from "./author";
+import { type Point, freeSpot } from "./free-spot";
 import type { CreateNodeInput } from "./inputs";
 
 export interface CanvasWriteOptions extends WriteRequestOptions {
   correlationId?: string;
 }
 
-/** Adds a node (a person's sticky note or an agent's work) and its `node.created` event. */
+export interface CreateNodeOptions extends CanvasWriteOptions {
+  /** Where to look for free space when the input gives no position (an agent's node). */
+  placeNear?: Point;
+}
+
+/** The input of a node whose position may be left to `createNode` to find. */
+export type NodePlacement = Omit<CreateNodeInput, "x" | "y"> & Partial<Point>;
+
+/**
+ * Adds a node (a person's sticky note or an agent's work) and its `node.created` event. A node
+ * without a position goes to the free spot nearest `placeNear`, found under the room lock, so
+ * two nodes placed at once never take the same spot. A retry under the same key names the
+ * same input, not the spot found, and gets the original node back.
+ */
 export async function createNode(
   db: Db,
   roomId: string,
   author: CanvasAuthor,
-  input: CreateNodeInput,
-  options: CanvasWriteOptions = {},
+  input: NodePlacement,
+  options: CreateNodeOptions = {},
 ): Promise<CanvasNodeDto> {
+  const { placeNear, ...writeOptions } = options;
   const { events } = await writeRoomEvents(
     db,
     roomId,
     async (tx, emit, now, defer) => {
+      const place =
+        input.x !== undefined && input.y !== undefined
+          ? { x: input.x, y: input.y }
+          : freeSpot(
+              placeNear ?? { x: 0, y: 0 },
+              await tx.select({ x: canvasNodes.x, y: canvasNodes.y }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId)),
+            );
       const row: CanvasNode = {
         id: randomUUID(),
         roomId,
         kind: input.kind ?? "note",
         text: input.text,
-        x: input.x,
-        y: input.y,
+        x: place.x,
+        y: place.y,
         width: input.width ?? null,
         height: input.height ?? null,
         color: input.color ?? null,
@@ -43,7 +66,7 @@ export async function createNode(
       defer(tx.insert(canvasNodes).values(row));
       emit({ type: "node.created", actor: author, correlationId: options.correlationId, payload: { node: nodeToDto(row) } });
     },
-    { ...options, change: { type: "node.created", request: { by: author.id, input } } },
+    { ...writeOptions, change: { type: "node.created", request: { by: author.id, input } } },
   );
   return eventPayload(events, "node.created").node;
 }

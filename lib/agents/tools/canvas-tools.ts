@@ -1,15 +1,13 @@
 import { tool } from "ai";
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { canvasNodes } from "@/db/schema";
-import { type CanvasWriteOptions, createNode } from "@/lib/canvas/create-node";
+import { createNode } from "@/lib/canvas/create-node";
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge } from "@/lib/canvas/edges";
-import { freeSpot, homeArea } from "@/lib/canvas/free-spot";
+import { homeArea } from "@/lib/canvas/free-spot";
 import { updateNode } from "@/lib/canvas/update-node";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
-import { earlierWrite, toolCallKey } from "./tool-call-key";
+import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 const kind = z
@@ -31,27 +29,6 @@ const createNodeInput = z.object({
   color: color.optional(),
 });
 
-async function freePlaceFor(active: ActiveRun) {
-  const occupied = await active.database.db
-    .select({ x: canvasNodes.x, y: canvasNodes.y })
-    .from(canvasNodes)
-    .where(eq(canvasNodes.roomId, active.run.roomId));
-  return freeSpot(homeArea(active.agent.persona), occupied);
-}
-
-/** Creates a node where the model asked for it, or in free space near the agent's home area. */
-async function createPlacedNode(active: ActiveRun, input: z.infer<typeof createNodeInput>, options: CanvasWriteOptions) {
-  const { text, kind: nodeKind, x, y, color: background } = input;
-  const place = x === undefined || y === undefined ? await freePlaceFor(active) : { x, y };
-  return createNode(
-    active.database.db,
-    active.run.roomId,
-    active.author,
-    { text, kind: nodeKind, x: place.x, y: place.y, color: background },
-    options,
-  );
-}
-
 /**
  * The five canvas tools of seed 002, acting as the agent and tagged with its run's
  * correlation id. Each write carries its call's idempotency key, so a step taken again after
@@ -59,20 +36,22 @@ async function createPlacedNode(active: ActiveRun, input: z.infer<typeof createN
  */
 export function createCanvasTools(active: ActiveRun) {
   const { database, run, author } = active;
-  const options = (name: string, input: unknown) => ({
-    correlationId: run.correlationId,
-    idempotencyKey: toolCallKey(active, name, input),
-  });
+  const options = (name: string, input: unknown) => toolWriteOptions(active, name, input);
   return {
     create_node: tool({
       description: "Create a node on the shared canvas. Returns the node with its id.",
       inputSchema: createNodeInput,
       execute: (input) =>
         toolResult(async () => {
-          const write = options("create_node", input);
-          // Looked up before placing: the free spot has moved since the earlier write took it.
-          const earlier = await earlierWrite(active, write.idempotencyKey, "node.created");
-          const node = earlier ? earlier.payload.node : await createPlacedNode(active, input, write);
+          const { text, kind: nodeKind, x, y, color: background } = input;
+          const node = await createNode(
+            database.db,
+            run.roomId,
+            author,
+            { text, kind: nodeKind, x, y, color: background },
+            // Without a position, the node goes to free space near the agent's home area.
+            { ...options("create_node", input), placeNear: homeArea(active.agent.persona) },
+          );
           active.state.createdNodeIds.push(node.id);
           return { node: { id: node.id, kind: node.kind, x: node.x, y: node.y, text: node.text } };
         }),

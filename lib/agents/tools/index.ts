@@ -1,17 +1,32 @@
+import { type ToolSet, zodSchema } from "ai";
 import type { ActiveRun } from "../run-context";
 import { createBoardTools } from "./board-tools";
 import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
 import { createRequestAgentTool } from "./request-agent";
 
+/**
+ * The SDK turns a zod input schema into JSON Schema again at every step; wrapped once here,
+ * each tool's schema is converted once for the whole run.
+ */
+function withSchemasConvertedOnce<T extends ToolSet>(tools: T): T {
+  for (const definition of Object.values(tools)) {
+    const schema = definition.inputSchema as unknown;
+    if (schema && typeof schema === "object" && "_zod" in schema) {
+      definition.inputSchema = zodSchema(schema as Parameters<typeof zodSchema>[0]);
+    }
+  }
+  return tools;
+}
+
 /** Every tool an agent gets in a room, built for one run. */
 export function createAgentTools(active: ActiveRun) {
-  return {
+  return withSchemasConvertedOnce({
     ...createCanvasTools(active),
     ...createBoardTools(active),
     request_agent: createRequestAgentTool(active),
     ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
-  };
+  });
 }
 
 export type AgentTools = ReturnType<typeof createAgentTools>;
