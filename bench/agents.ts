@@ -25,6 +25,8 @@ import { args, round } from "./support/stats";
 const options = args();
 const ROOMS = Number(options.rooms ?? 6);
 const WORKERS = Number(options.workers ?? 2);
+/** Passes of one room run before measuring, whose figures are dropped: a running worker, not a cold one. */
+const WARMUP_PASSES = Number(options.warmup ?? 1);
 
 /** Times every model call from its start to the end of its stream. */
 function timed(inner: LanguageModelV4, spent: { ms: number; calls: number }): LanguageModelV4 {
@@ -193,6 +195,7 @@ interface Figures {
 /** Throughput with every room busy, and the overhead of a step when runs go one at a time. */
 async function measureDriver(driver: string, database: Database): Promise<Figures> {
   await migrateDatabase(database);
+  for (let index = 0; index < WARMUP_PASSES; index++) await pass(database, `${driver}-warmup-${index}`, 1, 1, 1);
   const solo = await pass(database, `${driver}-solo`, 1, 1, 1);
   const loaded = await pass(database, `${driver}-loaded`, ROOMS, WORKERS, 8);
   return {
