@@ -1,0 +1,131 @@
+import { asc, eq } from "drizzle-orm";
+import type { Database } from "@/db";
+import { type Agent, type Broadcast, type BroadcastStatus, broadcastResponses, broadcasts } from "@/db/schema";
+import type { CarriedChanges } from "@/lib/events/write-room-events";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import type { ResolvedModel } from "@/lib/models/registry";
+import type { HumanQa } from "@/lib/protocol";
+import type { RoomBus } from "@/lib/realtime/bus";
+import { ACTIVE_STATUSES, type BroadcastOutcome, closeBroadcast } from "./close-broadcast";
+import { HUMAN_QA_NOTE, humanQaHistory } from "./human-qa";
+
+// What ask_others takes and gives, and how one of its questions ends: shared by the agents
+// mode (ask-agents.ts), the human mode (ask-human.ts) and the call itself (ask-others.ts).
+
+export interface AskOthersDeps {
+  database: Database;
+  bus: RoomBus;
+  resolveModel: (spec: string) => ResolvedModel;
+  /** Fallback poll while waiting for a person (notifications wake it sooner). */
+  pollMs?: number;
+}
+
+export interface AskOthersInput {
+  roomId: string;
+  asker: Agent;
+  runId: string | null;
+  correlationId: string;
+  question: string;
+  /** Names, personas or ids of the agents to ask; everyone else when omitted. */
+  targetAgents?: string[];
+  /** Answer choices shown to people as buttons. */
+  options?: string[];
+  /**
+   * Names the call (for a tool call: its run, step and arguments). A call made again under the
+   * same key asks nothing new: it carries on with the question the first one asked.
+   */
+  idempotencyKey?: string;
+  /** Changes the asking run's first write carries (its model calls not yet written). */
+  carry?: CarriedChanges;
+  /**
+   * Aborted when the asker stops waiting. A question of a run is then left to the run: an
+   * attempt that takes the run over carries on with it, and the run's end cancels it.
+   */
+  signal?: AbortSignal;
+}
+
+export interface BroadcastAnswer {
+  responder_id: string;
+  responder_name: string;
+  content: string;
+  is_human: boolean;
+}
+
+/** What ask_others returns to the asking agent (the seed's shape). */
+export type AskOthersResult =
+  | { status: "complete" | "timeout" | "skipped" | "cancelled"; responses: BroadcastAnswer[] }
+  | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };
+
+export function actorOf(agent: Pick<Agent, "id" | "name">) {
+  return { id: agent.id, name: agent.name };
+}
+
+/* ───────────── how a question ends ───────────── */
+
+/** Ends a question with its asker's outcome; false when it had already ended. */
+export async function closeQuestion(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, status: BroadcastOutcome): Promise<boolean> {
+  const { result } = await writeRoomEvents(deps.database.db, input.roomId, (tx, emit, at) =>
+    closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)),
+  );
+  return result === true;
+}
+
+/**
+ * Ends a question as its asker's wait ended: answered, out of time, or stopped. A run's
+ * question is not cancelled when its asker stops (its run was stopped): an attempt that takes
+ * the run over carries on with it, and the run's end cancels it. False when not ended here.
+ */
+export async function endQuestion(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcast: Broadcast,
+  status: "complete" | "timeout" | "cancelled",
+): Promise<boolean> {
+  if (status === "cancelled" && input.runId) return false;
+  return closeQuestion(deps, input, broadcast, status);
+}
+
+/** How the room saw a question end, as ask_others reports it. */
+function reportedStatus(status: BroadcastStatus | undefined): "complete" | "timeout" | "skipped" | "cancelled" {
+  if (status === "complete" || status === "skipped" || status === "cancelled") return status;
+  // Still waiting for answers: its asker stopped and left it to its run.
+  if (status && ACTIVE_STATUSES.includes(status)) return "cancelled";
+  return "timeout";
+}
+
+export async function outcomeInRoom(deps: AskOthersDeps, broadcastId: string): Promise<"complete" | "timeout" | "skipped" | "cancelled"> {
+  const [row] = await deps.database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcastId));
+  return reportedStatus(row?.status);
+}
+
+export function deferredResult(history: HumanQa[]): AskOthersResult {
+  return {
+    status: "deferred",
+    responses: [],
+    human_qa_history: history.map(({ question, answer }) => ({ question, answer })),
+    human_qa_note: HUMAN_QA_NOTE,
+  };
+}
+
+/** What a question got, as ask_others reports it: the outcome the room sees and the answers stored. */
+export async function outcomeOf(deps: AskOthersDeps, broadcast: Broadcast): Promise<AskOthersResult> {
+  const db = deps.database.db;
+  const [[row], responses] = await Promise.all([
+    db.select({ status: broadcasts.status, closedAt: broadcasts.closedAt }).from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
+    db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)).orderBy(asc(broadcastResponses.createdAt)),
+  ]);
+  if (row?.status === "deferred") {
+    // A call made again gets the answers the first one was given instead of a prompt.
+    const history = await humanQaHistory(db, broadcast.roomId);
+    return deferredResult(history.filter((qa) => qa.answeredAt <= row.closedAt!));
+  }
+  return {
+    status: reportedStatus(row?.status),
+    responses: responses.map((response) => ({
+      responder_id: response.isHuman ? "human" : response.responderName,
+      responder_name: response.responderName,
+      content: response.content,
+      is_human: response.isHuman,
+    })),
+  };
+}
