@@ -35,8 +35,3 @@ export function getDatabase(): Promise<Database> {
   }
   return globalForDb.__parleyDatabase;
 }
-
-/** Replaces the process-wide database (tests and benchmarks). */
-export function setDatabase(database: Database | undefined): void {
-  globalForDb.__parleyDatabase = database ? Promise.resolve(database) : undefined;
-}

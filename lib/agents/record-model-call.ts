@@ -32,20 +32,14 @@ function recordCalls(runId: string, calls: ModelCallUsage[]): SQL {
 }
 
 /**
- * Records a model call of a run that returned usage and adds it to the run's totals, in one
- * write. Not fenced by the lease: a worker that lost the run has still spent what its calls
- * cost. Its calls are keyed by its own attempt, and the totals only ever grow by a call's own
- * figures, so it cannot change what the attempt that took over records.
- */
-export async function recordModelCall(db: Db, runId: string, usage: ModelCallUsage): Promise<void> {
-  await db.execute(recordCalls(runId, [usage]));
-}
-
-/**
  * The model calls of a running run that returned usage and are not written yet. The run's next
  * room write carries them (`carry`), so a call's tokens and cost commit with the first thing its
  * step writes — a node, the step itself — and no write waits for a commit of its own. What is
  * still pending when the run stops without a write of its own is written by `flush`.
+ *
+ * Not fenced by the lease: a worker that lost the run has still spent what its calls cost. Its
+ * calls are keyed by its own attempt, and the totals only ever grow by a call's own figures, so
+ * it cannot change what the attempt that took over records.
  */
 export class PendingModelCalls implements CarriedChanges {
   private pending: ModelCallUsage[] = [];

@@ -82,7 +82,3 @@ export async function oldestOpenRequest(db: DbOrTx, roomId: string, now: Date = 
   return row ?? null;
 }
 
-export async function recentBoardEntries(db: Db, roomId: string, limit = 100): Promise<BoardEntry[]> {
-  return readBoard(db, roomId, { limit });
-}
-

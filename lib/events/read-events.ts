@@ -1,6 +1,6 @@
 import { and, asc, between, eq, gt } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { events, rooms } from "@/db/schema";
+import { events } from "@/db/schema";
 import type { StoredEvent } from "@/lib/protocol";
 import { eventFromRow } from "./event-row";
 
@@ -29,9 +29,4 @@ export async function readEventRange(db: DbOrTx, roomId: string, from: number, t
     .where(and(eq(events.roomId, roomId), between(events.seq, from, to)))
     .orderBy(asc(events.seq));
   return rows.map(eventFromRow);
-}
-
-export async function readLastSeq(db: DbOrTx, roomId: string): Promise<number | null> {
-  const [room] = await db.select({ lastSeq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId));
-  return room ? room.lastSeq : null;
 }

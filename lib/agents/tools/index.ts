@@ -28,5 +28,3 @@ export function createAgentTools(active: ActiveRun) {
     ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
   });
 }
-
-export type AgentTools = ReturnType<typeof createAgentTools>;
