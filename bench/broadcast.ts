@@ -34,7 +34,7 @@ const personas: PersonaTemplate[] = Array.from({ length: 9 }, (_, index) => ({
   role: "Bench agent",
   description: "Answers with a fixed latency.",
   color: "#4c6ef5",
-  model: `script:coder`,
+  model: `script:songwriter`,
   systemPrompt: "",
 }));
 const { room, agents } = await createRoom(
@@ -46,7 +46,7 @@ const byName = new Map(agents.map((agent) => [agent.name, agent]));
 const [askerAgent] = await database.db.select().from(agentsTable).where(eq(agentsTable.id, byName.get("Asker")!.id));
 
 const resolve = (): ResolvedModel => ({
-  model: createScriptModel({ name: "coder", latencyMs: LATENCY_MS }),
+  model: createScriptModel({ name: "songwriter", latencyMs: LATENCY_MS }),
   provider: "script",
   modelId: "bench",
   spec: "script:bench",

@@ -6,13 +6,13 @@ test("the Songwriter writes, asks the Scene Painter, and both tabs watch the cha
   const participant = await openRoom(roomId, { name: "Ada" });
   const watcher = await openRoom(roomId);
 
-  const songwriter = participant.page.getByTestId("agent-coder");
+  const songwriter = participant.page.getByTestId("agent-songwriter");
   await songwriter.getByTestId("agent-prompt").click();
   await participant.page.getByTestId("agent-prompt-input").fill("Write a short verse about rain on a city window at night.");
   await participant.page.getByTestId("agent-prompt-start").click();
 
   for (const room of [participant, watcher]) {
-    await expect(room.page.getByTestId("agent-coder").getByTestId("agent-status")).toHaveText(/running|typing|queued/, {
+    await expect(room.page.getByTestId("agent-songwriter").getByTestId("agent-status")).toHaveText(/running|typing|queued/, {
       timeout: 10_000,
     });
   }
@@ -28,7 +28,7 @@ test("the Songwriter writes, asks the Scene Painter, and both tabs watch the cha
     await expect(
       room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" }),
     ).toBeVisible({ timeout: 20_000 });
-    await expect(room.page.getByTestId("agent-architect").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
+    await expect(room.page.getByTestId("agent-scene-painter").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
   }
 
   const reaction = watcher.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" });

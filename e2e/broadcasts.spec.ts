@@ -23,8 +23,8 @@ test("people answer an agent's question in the page; a second asker is deferred,
   const ada = await openRoom(roomId, { name: "Ada" });
   const spectator = await openRoom(roomId);
 
-  await startAgent(ada, "coder", "Write a verse about the harbour at night.");
-  await startAgent(ada, "architect", "Paint the harbour at night.");
+  await startAgent(ada, "songwriter", "Write a verse about the harbour at night.");
+  await startAgent(ada, "scene-painter", "Paint the harbour at night.");
 
   const question = ada.page.getByTestId("human-question");
   await expect(question).toBeVisible({ timeout: 15_000 });
@@ -35,7 +35,7 @@ test("people answer an agent's question in the page; a second asker is deferred,
   await expect(spectator.page.getByTestId("question-answer")).toHaveCount(0);
   await expect(spectator.page.getByTestId("question-send")).toHaveCount(0);
   await expect(ada.page.getByTestId("human-question").getByText("1 more waiting")).toBeVisible({ timeout: 15_000 });
-  const askerPersona = asker === "Songwriter" ? "coder" : "architect";
+  const askerPersona = asker === "Songwriter" ? "songwriter" : "scene-painter";
   await expect(ada.page.getByTestId(`agent-${askerPersona}`).getByTestId("agent-status")).toHaveText("asking the room");
 
   await ada.page.getByTestId("question-answer").fill("the gulls over the harbour");
@@ -55,8 +55,8 @@ test("people answer an agent's question in the page; a second asker is deferred,
   const answered = spectator.page.getByTestId("broadcast-thread").filter({ hasText: "the gulls over the harbour" });
   await expect(answered.getByTestId("broadcast-answer").locator(".badge--human")).toHaveText("human");
 
-  await expect(spectator.page.getByTestId("agent-coder").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
-  await expect(spectator.page.getByTestId("agent-architect").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
+  await expect(spectator.page.getByTestId("agent-songwriter").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
+  await expect(spectator.page.getByTestId("agent-scene-painter").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
   await spectator.page.screenshot({ path: "test-results/screenshots/broadcast-human.png" });
 });
 
@@ -64,7 +64,7 @@ test("the countdown runs out and the agent carries on without an answer", async 
   const roomId = await createRoomViaApi(baseURL!, "Nobody answers");
   await configure(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 3 });
   const ada = await openRoom(roomId, { name: "Ada" });
-  await startAgent(ada, "coder", "Write a verse about the harbour at night.");
+  await startAgent(ada, "songwriter", "Write a verse about the harbour at night.");
   await expect(ada.page.getByTestId("human-question")).toBeVisible({ timeout: 15_000 });
   await ada.page.screenshot({ path: "test-results/screenshots/broadcast-question.png" });
   await expect(ada.page.getByTestId("question-countdown")).toHaveText("1s left", { timeout: 4_000 });
@@ -77,7 +77,7 @@ test("agents ask each other: each shadow's answer lands in the thread", async ({
   const roomId = await createRoomViaApi(baseURL!, "Ask the team");
   await configure(baseURL!, roomId, { broadcast: "agents", broadcast_sensitivity: "high" });
   const ada = await openRoom(roomId, { name: "Ada" });
-  await startAgent(ada, "coder", "Write a verse about the harbour at night.");
+  await startAgent(ada, "songwriter", "Write a verse about the harbour at night.");
   const thread = ada.page.getByTestId("broadcast-thread").first();
   await expect(thread).toBeVisible({ timeout: 15_000 });
   await expect(thread.getByTestId("broadcast-answer")).toHaveCount(4, { timeout: 20_000 });

@@ -3,8 +3,8 @@ import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
 import { describeEvent } from "./describe-event";
 
 const agents = [
-  { id: "sw", persona: "coder", name: "Songwriter" },
-  { id: "sp", persona: "architect", name: "Scene Painter" },
+  { id: "sw", persona: "songwriter", name: "Songwriter" },
+  { id: "sp", persona: "scene-painter", name: "Scene Painter" },
 ] as AgentDto[];
 
 const event = (type: string, payload: Record<string, unknown>) =>
@@ -19,7 +19,7 @@ describe("describeEvent", () => {
   it("tells who asked whom for what, linked to the nodes concerned", () => {
     const line = describeEvent(
       event("board.posted", {
-        entry: entry("request", { targetPersona: "architect", ask: "Paint the verse", refNodeIds: ["v"] }, { targetPersona: "architect" }),
+        entry: entry("request", { targetPersona: "scene-painter", ask: "Paint the verse", refNodeIds: ["v"] }, { targetPersona: "scene-painter" }),
       }),
       context,
     );

@@ -8,7 +8,7 @@ export const agents = pgTable(
     roomId: text("room_id")
       .notNull()
       .references(() => rooms.id, { onDelete: "cascade" }),
-    /** Stable persona key within the room, e.g. `coder` for the Songwriter. */
+    /** Stable persona key within the room, e.g. `songwriter`. */
     persona: text("persona").notNull(),
     name: text("name").notNull(),
     role: text("role").notNull(),

@@ -26,8 +26,8 @@ const entry = (index: number, kind: BoardEntryDto["kind"] = "intention"): BoardE
   agentId: null,
   agentName: "Idea Weaver",
   kind,
-  content: kind === "request" ? { targetPersona: "coder", ask: `Request ${index}`, refNodeIds: [] } : { plan: `Plan ${index} ${"detail ".repeat(15)}` },
-  targetPersona: kind === "request" ? "coder" : null,
+  content: kind === "request" ? { targetPersona: "songwriter", ask: `Request ${index}`, refNodeIds: [] } : { plan: `Plan ${index} ${"detail ".repeat(15)}` },
+  targetPersona: kind === "request" ? "songwriter" : null,
   requestStatus: kind === "request" ? "open" : null,
   answersEntryId: null,
   expiresAt: "2026-01-01T01:00:00.000Z",
@@ -36,10 +36,10 @@ const entry = (index: number, kind: BoardEntryDto["kind"] = "intention"): BoardE
 
 function context(overrides: Partial<PromptContext> = {}): PromptContext {
   return {
-    agent: { name: "Songwriter", persona: "coder", role: "Lyricist", systemPrompt: "You write lyrics." },
+    agent: { name: "Songwriter", persona: "songwriter", role: "Lyricist", systemPrompt: "You write lyrics." },
     team: [
-      { name: "Songwriter", persona: "coder", role: "Lyricist", description: "Writes" },
-      { name: "Scene Painter", persona: "architect", role: "Visual artist", description: "Paints" },
+      { name: "Songwriter", persona: "songwriter", role: "Lyricist", description: "Writes" },
+      { name: "Scene Painter", persona: "scene-painter", role: "Visual artist", description: "Paints" },
     ],
     settings: DEFAULT_ROOM_SETTINGS,
     run: { prompt: "Write a verse.", trigger: "human", requestedByName: "Ada", chainDepth: 0 },
@@ -56,11 +56,11 @@ function context(overrides: Partial<PromptContext> = {}): PromptContext {
 describe("buildPrompt", () => {
   it("puts persona, collaboration guidance and team in the system prompt", () => {
     const { system } = buildPrompt(context());
-    expect(system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: coder\)/);
+    expect(system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: songwriter\)/);
     expect(system).toMatch(/You write lyrics\./);
     expect(system).toMatch(/share your creative intention using share_creative_context/);
-    expect(system).toMatch(/Scene Painter \(persona: architect\)/);
-    expect(system).not.toMatch(/Songwriter \(persona: coder\)/);
+    expect(system).toMatch(/Scene Painter \(persona: scene-painter\)/);
+    expect(system).not.toMatch(/Songwriter \(persona: songwriter\)/);
   });
 
   it("shows the task, the canvas, other agents' entries and the requests addressed to the agent", () => {
@@ -111,7 +111,7 @@ describe("buildPrompt", () => {
   it("holds every section to the budget, keeping the request it serves and the latest notes", () => {
     const requests = Array.from({ length: 10 }, (_, index) => ({
       ...entry(100 + index, "request"),
-      content: { targetPersona: "coder", ask: `Request ${index}: ${"x".repeat(590)}`, refNodeIds: [] },
+      content: { targetPersona: "songwriter", ask: `Request ${index}: ${"x".repeat(590)}`, refNodeIds: [] },
     }));
     const notes = Array.from({ length: 40 }, (_, index) => `Note ${index}: ${"the gulls answered ".repeat(12)}`);
     const built = buildPrompt(
@@ -125,7 +125,7 @@ describe("buildPrompt", () => {
     expect(built.contextTokens).toBeLessThanOrEqual(budget);
     const outsideBudget = built.prompt.slice(0, built.prompt.indexOf("\n\n## ", built.prompt.indexOf("## Why you were started")));
     expect(estimateTokens(built.prompt) - estimateTokens(outsideBudget)).toBeLessThanOrEqual(budget);
-    expect(built.prompt).toMatch(/entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"coder","ask":"Request 0: x+…"/);
+    expect(built.prompt).toMatch(/entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"songwriter","ask":"Request 0: x+…"/);
     expect(built.prompt).toMatch(/- Note 39: /);
     expect(built.prompt).not.toMatch(/- Note 0: /);
     expect(built.dropped.notes).toBeGreaterThan(0);
@@ -161,7 +161,7 @@ describe("buildPrompt over a small budget", () => {
   const ask = `Request 0: ${"x".repeat(590)}`;
   const served = (refNodeIds = ["node-1", "node-2"]): BoardEntryDto => ({
     ...entry(100, "request"),
-    content: { targetPersona: "coder", ask, refNodeIds },
+    content: { targetPersona: "songwriter", ask, refNodeIds },
   });
 
   /** A crowded room: a long brief, the request the run serves and another, a full canvas and board, notes and answers. */
@@ -190,12 +190,12 @@ describe("buildPrompt over a small budget", () => {
       const built = buildPrompt(crowded(budget));
       expect(built.contextTokens).toBeLessThanOrEqual(budget);
       expect(estimateTokens(budgeted(built.prompt))).toBeLessThanOrEqual(built.contextTokens);
-      expect(built.system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: coder\)/);
+      expect(built.system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: songwriter\)/);
       expect(built.prompt).toContain(`## Task\nIdea Weaver asks you: ${ask}\n`);
       const line = servedLine(built.prompt);
       expect(line).toMatch(/^- entry entry-100 \[Idea Weaver asks\] \{/);
       const content = JSON.parse(line.slice(line.indexOf("{")));
-      expect(content).toMatchObject({ targetPersona: "coder", refNodeIds: ["node-1", "node-2"] });
+      expect(content).toMatchObject({ targetPersona: "songwriter", refNodeIds: ["node-1", "node-2"] });
       expect(content.ask).toMatch(/^Request 0: x+…$/);
     },
   );
@@ -217,7 +217,7 @@ describe("buildPrompt over a small budget", () => {
     expect(built.contextTokens).toBeLessThanOrEqual(MIN_CONTEXT_TOKEN_BUDGET);
     expect(estimateTokens(budgeted(built.prompt))).toBeLessThanOrEqual(MIN_CONTEXT_TOKEN_BUDGET);
     expect(built.prompt).not.toMatch(/## Room brief/);
-    expect(servedLine(built.prompt)).toMatch(/^- entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"coder","ask":"Request 0: .*…\(truncated\)$/);
+    expect(servedLine(built.prompt)).toMatch(/^- entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"songwriter","ask":"Request 0: .*…\(truncated\)$/);
   });
 
   it("keeps a brief cut to fit when no request is served", () => {

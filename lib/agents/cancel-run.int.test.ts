@@ -22,7 +22,7 @@ afterAll(async () => {
 /** A Songwriter run claimed by `owner`, as if that worker were executing it. */
 async function claimedRun(owner: string, leaseMs = 5000) {
   const { roomId } = await createTestRoom(database.db);
-  const songwriter = await agentByPersona(database, roomId, "coder");
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
   expect((await claimNextRun(database.db, { owner, leaseMs }))?.id).toBe(run.id);
   return { roomId, run };

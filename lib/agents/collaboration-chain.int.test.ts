@@ -22,8 +22,8 @@ afterAll(async () => {
 describe("Songwriter → request_agent → Scene Painter → reaction", () => {
   it("runs the whole chain on the offline model and records every step", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
-    const painter = await agentByPersona(database, roomId, "architect");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
     const started = await startAgentRun(
       database.db,
       roomId,
@@ -65,7 +65,7 @@ describe("Songwriter → request_agent → Scene Painter → reaction", () => {
     expect(kinds(songwriter.id)).toEqual(expect.arrayContaining(["intention", "contribution", "request"]));
     expect(kinds(painter.id)).toEqual(expect.arrayContaining(["intention", "reaction"]));
     const request = board.find((entry) => entry.kind === "request")!;
-    expect(request.targetPersona).toBe("architect");
+    expect(request.targetPersona).toBe("scene-painter");
     expect(request.requestStatus).toBe("answered");
     const reaction = board.find((entry) => entry.kind === "reaction")!;
     const contribution = board.find((entry) => entry.kind === "contribution" && entry.agentId === songwriter.id)!;

@@ -30,7 +30,7 @@ async function runSongwriter(
   beforeTransaction: (index: number, runId: string) => void | Promise<void>,
 ) {
   const { roomId } = await createTestRoom(database.db);
-  const songwriter = await agentByPersona(database, roomId, "coder");
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
   await setAgentModel(database, songwriter.id, "mock:model");
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
   const claimed = await claimNextRun(database.db, { owner: "recording-worker", leaseMs: 10_000 });

@@ -81,8 +81,8 @@ function stallingModel(
 function askingTwice() {
   return stallingModel(
     [
-      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell its story." } }]),
-      toolStep([{ id: "r2", name: "request_agent", input: { targetPersona: "architect", prompt: "Paint it." } }]),
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell its story." } }]),
+      toolStep([{ id: "r2", name: "request_agent", input: { targetPersona: "scene-painter", prompt: "Paint it." } }]),
       textStep("Done."),
     ],
     1,
@@ -178,7 +178,7 @@ async function runTakenOver(
   steps: number,
   ready?: () => Promise<void>,
 ) {
-  const songwriter = await agentByPersona(database, roomId, "coder");
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
   await setAgentModel(database, songwriter.id, "mock:stalling");
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
   await dieAfterSteps(run.id, steps, model, ready);
@@ -193,7 +193,7 @@ async function runTakenOver(
  * saved, as when the worker dies just before saving it. `models` are the other agents' mocks.
  */
 async function firstStepNotSaved(roomId: string, steps: LanguageModelV4StreamPart[][], models: Record<string, LanguageModelV4> = {}) {
-  const songwriter = await agentByPersona(database, roomId, "coder");
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
   const { model, state } = losingLeaseAt(steps, 0);
   const resolveModel = mockResolver({ losing: model, ...models });
   await setAgentModel(database, songwriter.id, "mock:losing");
@@ -265,7 +265,7 @@ describe("a run taken over from a worker that died", () => {
           { id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
           { id: "i1", name: "share_creative_context", input: { entryType: "intention", content: { plan: "A verse about rain" } } },
         ]),
-        toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell the story of this verse." } }]),
+        toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell the story of this verse." } }]),
         textStep("Wrote a verse and asked for its story."),
       ],
       2,
@@ -298,7 +298,7 @@ describe("a run taken over from a worker that died", () => {
 
   it("drops its saved steps when it is ended instead of resumed", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:stalling");
     const reading = toolStep([{ id: "r", name: "read_shared_context", input: {} }]);
     const model = stallingModel([reading, reading, textStep("Done.")], 1);
@@ -341,7 +341,7 @@ describe("a run taken over from a worker that died", () => {
 
   it("finishes without calling the model when its last saved step was its answer", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const stalling = stallingModel([textStep("Nothing to add.")], 99);
     await setAgentModel(database, songwriter.id, "mock:stalling");
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Anything?" }, alice);
@@ -374,7 +374,7 @@ describe("a step whose tools ran but which was not saved", () => {
         { id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
         { id: "n2", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } },
         { id: "i1", name: "share_creative_context", input: { entryType: "intention", content: { plan: "A verse about rain" } } },
-        { id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell the story of this verse." } },
+        { id: "r1", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell the story of this verse." } },
       ]),
       textStep("Wrote a verse and asked for its story."),
     ]);
@@ -426,7 +426,7 @@ function shadowModel(hold = { on: false }) {
 /** Has every agent of the room but the Songwriter answer through `mock:shadow`. */
 async function answerThroughShadowModel(roomId: string) {
   for (const agent of await database.db.select().from(agents).where(eq(agents.roomId, roomId))) {
-    if (agent.persona !== "coder") await setAgentModel(database, agent.id, "mock:shadow");
+    if (agent.persona !== "songwriter") await setAgentModel(database, agent.id, "mock:shadow");
   }
 }
 
@@ -482,7 +482,7 @@ describe("a step that asked a question but was not saved", () => {
   it("carries on with a person's question its dead worker left open, and takes the answer given to it", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30, max_broadcasts_per_agent: 1 });
     const seat = await testSeat(database, roomId);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:stalling");
     const model = stallingModel([asking("Rain or streetlights?"), textStep("Going with the answer.")], Number.POSITIVE_INFINITY);
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
@@ -523,7 +523,7 @@ describe("a step that asked a question but was not saved", () => {
     await answerThroughShadowModel(roomId);
     const hold = { on: true };
     const shadow = shadowModel(hold);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:stalling");
     // Taking the step again, the model asks something else.
     const control = { dying: true };
@@ -566,7 +566,7 @@ describe("notes for an agent that arrive while it works", () => {
 
   it("stay where they arrived for the rest of the run, once, also after a takeover", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const leave = (label: string) => leaveNote(database.db, { roomId, agentId: songwriter.id, text: note(label) });
     // The first note arrives during step 0 and is shown with step 1, which is saved. The
     // second arrives during step 1 and is taken for step 2, which the worker never saves.
@@ -598,7 +598,7 @@ describe("notes for an agent that arrive while it works", () => {
 
   it("keep to the room's context budget, the newest first", async () => {
     const { roomId } = await createTestRoom(database.db, { context_token_budget: 400 });
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const labels = Array.from({ length: 6 }, (_, index) => `tide ${index} ${"and the gulls answering ".repeat(16)}`);
     const busy = stallingModel([reading, reading, textStep("Done.")], 99, async (step) => {
       if (step !== 0) return;
@@ -625,7 +625,7 @@ describe("notes for an agent that arrive while it works", () => {
 describe("a run stopped while it saves a step", () => {
   it("asks the model nothing more", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:stalling");
     const reading = toolStep([{ id: "r", name: "read_shared_context", input: {} }]);
     const model = stallingModel([reading, reading, textStep("Done.")], Number.POSITIVE_INFINITY);
@@ -660,7 +660,7 @@ describe("a run stopped while it saves a step", () => {
 describe("a run its own worker claims again", () => {
   it("is carried on by the new claim alone, the old copy stopping without a trace", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:stalling");
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
 
@@ -748,7 +748,7 @@ describe("a run's totals", () => {
 
   /** Runs the Songwriter on `model` with one worker, until the room has nothing left to do. */
   async function runToTheEnd(roomId: string, model: LanguageModelV4): Promise<string> {
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:model");
     const worker = await startTestWorker(database, { resolveModel: priced({ model }) });
     try {
@@ -762,7 +762,7 @@ describe("a run's totals", () => {
 
   /** Starts the Songwriter on `losing`: its first worker loses the run as the model has it, and a second finishes it. */
   async function runLosingLease(roomId: string, losing: ReturnType<typeof losingLeaseAt>) {
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:losing");
     const resolveModel = priced({ losing: losing.model });
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
@@ -860,7 +860,7 @@ describe("a run's totals", () => {
 
   it("count the model call of a step whose save failed", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:answering");
     const model = scriptedSteps([withUsage(textStep("Done."), 40, 4)]);
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);

@@ -45,8 +45,8 @@ async function settled(roomId: string, count: number, timeout = 20_000) {
 
 /** Queues a Songwriter run as the link at `depth` of a chain the Scene Painter started. */
 async function queueSongwriterAt(roomId: string, depth: number) {
-  const songwriter = await agentByPersona(database, roomId, "coder");
-  const painter = await agentByPersona(database, roomId, "architect");
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
+  const painter = await agentByPersona(database, roomId, "scene-painter");
   const { result } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
     enqueueRun(tx, emit, {
       roomId,
@@ -64,9 +64,9 @@ async function queueSongwriterAt(roomId: string, depth: number) {
 describe("request_agent limits", () => {
   it("allows the third link of a chain and refuses the fourth", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const asking = scriptedSteps([
-      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell the story of this." } }]),
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell the story of this." } }]),
       textStep("Asked for a story."),
     ]);
     await setAgentModel(database, songwriter.id, "mock:asking");
@@ -92,10 +92,10 @@ describe("request_agent limits", () => {
 
   it("refuses a second request_agent in the same run", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const twice = scriptedSteps([
-      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "architect", prompt: "Paint it." } }]),
-      toolStep([{ id: "r2", name: "request_agent", input: { targetPersona: "analyst", prompt: "Tell it." } }]),
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "scene-painter", prompt: "Paint it." } }]),
+      toolStep([{ id: "r2", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell it." } }]),
       textStep("Done."),
     ]);
     await setAgentModel(database, songwriter.id, "mock:twice");
@@ -119,9 +119,9 @@ describe("request_agent limits", () => {
 describe("request_agent's prompt", () => {
   it("is refused beyond what a request can hold, in terms of the tool's own arguments", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const verbose = scriptedSteps([
-      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "architect", prompt: `Paint ${"rain ".repeat(300)}` } }]),
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "scene-painter", prompt: `Paint ${"rain ".repeat(300)}` } }]),
       textStep("Too long."),
     ]);
     await setAgentModel(database, songwriter.id, "mock:verbose");
@@ -149,16 +149,16 @@ describe("requests shared on the board", () => {
       {
         id,
         name: "share_creative_context",
-        input: { entryType: "request", content: { targetPersona: "analyst", ask: "Tell the story of this.", refNodeIds: [] } },
+        input: { entryType: "request", content: { targetPersona: "storyteller", ask: "Tell the story of this.", refNodeIds: [] } },
       },
     ]);
 
   it("count against the run's one request, like request_agent", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const sharing = scriptedSteps([
       shareRequest("s1"),
-      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "architect", prompt: "Paint it." } }]),
+      toolStep([{ id: "r1", name: "request_agent", input: { targetPersona: "scene-painter", prompt: "Paint it." } }]),
       shareRequest("s2"),
       textStep("Done."),
     ]);
@@ -183,7 +183,7 @@ describe("requests shared on the board", () => {
 
   it("are refused beyond the chain's depth limit", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const sharing = scriptedSteps([shareRequest("s1"), textStep("Done.")]);
     await setAgentModel(database, songwriter.id, "mock:sharing");
     const worker = await startTestWorker(database, { resolveModel: mockResolver({ sharing }) });
@@ -239,7 +239,7 @@ describe("the run queue", () => {
 
   it("re-claims a run whose worker died once its lease expires", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
     const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 1500 });
     expect(claimed?.id).toBe(run.id);
@@ -268,8 +268,8 @@ describe("the run queue", () => {
 
   it("cancels a queued run at once and stops a running one", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
-    const painter = await agentByPersona(database, roomId, "architect");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
     const queued = await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
     expect(await cancelRun(database.db, roomId, queued.id, alice)).toBe("cancelled");
     const [cancelled] = await database.db.select().from(runs).where(eq(runs.id, queued.id));
@@ -303,7 +303,7 @@ describe("the run queue", () => {
 describe("failure isolation", () => {
   it("returns invalid tool arguments to the model as a tool error, and the run goes on", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const correcting = scriptedSteps([
       toolStep([{ id: "bad", name: "create_node", input: { text: 42, kind: "lyric" } }], "Writing a verse."),
       toolStep([{ id: "good", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]),
@@ -331,9 +331,9 @@ describe("failure isolation", () => {
 
   it("keeps other runs going when one hits a provider error and another a tool that throws", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
-    const painter = await agentByPersona(database, roomId, "architect");
-    const storyteller = await agentByPersona(database, roomId, "analyst");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    const storyteller = await agentByPersona(database, roomId, "storyteller");
     const broken = new MockLanguageModelV4({
       doStream: async () => {
         throw new APICallError({
@@ -385,7 +385,7 @@ describe("failure isolation", () => {
     const saved = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
     const { roomId } = await createTestRoom(database.db);
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "openai:gpt-5");
     const worker = await startTestWorker(database);
     try {

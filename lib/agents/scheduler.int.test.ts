@@ -31,7 +31,7 @@ async function dueAgain(roomId: string) {
 
 /** A run of the Songwriter at `depth` of a chain, which posts a request for the Storyteller on the board. */
 async function boardRequestFromRun(roomId: string, depth: number) {
-  const songwriter = await agentByPersona(database, roomId, "coder");
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
   const { result } = await writeRoomEvents(database.db, roomId, async (tx, emit, at) => {
     const parent = await enqueueRun(tx, emit, {
       roomId,
@@ -46,7 +46,7 @@ async function boardRequestFromRun(roomId: string, depth: number) {
     const entry = await postBoardEntry(tx, emit, {
       roomId,
       kind: "request",
-      content: { targetPersona: "analyst", ask: "Tell the story of the lighthouse", refNodeIds: [] },
+      content: { targetPersona: "storyteller", ask: "Tell the story of the lighthouse", refNodeIds: [] },
       author: { id: songwriter.id, name: songwriter.name, agentId: songwriter.id, runId: parent.id },
       expiryMinutes: 60,
       correlationId: parent.correlationId,
@@ -80,7 +80,7 @@ describe("the scheduler", () => {
       postBoardEntry(tx, emit, {
         roomId,
         kind: "request",
-        content: { targetPersona: "analyst", ask: "Tell the story of the lighthouse", refNodeIds: [] },
+        content: { targetPersona: "storyteller", ask: "Tell the story of the lighthouse", refNodeIds: [] },
         author: { id: "agent-x", name: "Scene Painter", agentId: null, runId: null },
         expiryMinutes: 60,
         at,
@@ -88,7 +88,7 @@ describe("the scheduler", () => {
     );
     const first = await scheduleRoom(database.db, roomId);
     expect(first.kind).toBe("request");
-    const storyteller = await agentByPersona(database, roomId, "analyst");
+    const storyteller = await agentByPersona(database, roomId, "storyteller");
     const [served] = await database.db.select().from(runs).where(eq(runs.roomId, roomId));
     expect(served!.agentId).toBe(storyteller.id);
     expect(served!.requestEntryId).toBe(request!.id);
@@ -101,7 +101,7 @@ describe("the scheduler", () => {
 
     await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
     const second = await scheduleRoom(database.db, roomId, () => 0);
-    expect(second).toMatchObject({ kind: "random", persona: "coder" });
+    expect(second).toMatchObject({ kind: "random", persona: "songwriter" });
   });
 
   it("does not pile runs onto a busy room", async () => {
@@ -157,9 +157,9 @@ describe("the scheduler", () => {
 
   it("opens a room with the template's first persona, then picks at random", async () => {
     const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
-    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "coder" });
+    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "songwriter" });
     await dueAgain(roomId);
-    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "canvas-agent" });
+    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "curator" });
   });
 
   it("serves a request a run posted on the board as the next link of that run's chain", async () => {
@@ -186,7 +186,7 @@ describe("the scheduler", () => {
   it("stops serving a request once as many runs as a run has attempts failed on it", async () => {
     const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
     const { entry } = await boardRequestFromRun(roomId, 0);
-    const storyteller = await agentByPersona(database, roomId, "analyst");
+    const storyteller = await agentByPersona(database, roomId, "storyteller");
     const failure = { errorType: "provider_error", errorMessage: "overloaded", retryPossible: false };
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       await dueAgain(roomId);

@@ -54,7 +54,7 @@ function slowlyWriting(words: string[]) {
 describe("an agent's streaming text", () => {
   it("reaches the room in order, and before the step it belongs to", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const agent = await agentByPersona(database, roomId, "coder");
+    const agent = await agentByPersona(database, roomId, "songwriter");
     const words = ["Salt ", "on ", "the ", "window, ", "rain ", "in ", "the ", "song."];
     await setAgentModel(database, agent.id, "mock:slow");
     const bus = new SlowFirstTypingBus(database);

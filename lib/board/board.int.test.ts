@@ -39,7 +39,7 @@ describe("the shared context board", () => {
     const request = await post(
       roomId,
       "request",
-      { targetPersona: "architect", ask: "Paint the old verse", refNodeIds: [] },
+      { targetPersona: "scene-painter", ask: "Paint the old verse", refNodeIds: [] },
       start,
     );
 
@@ -51,12 +51,12 @@ describe("the shared context board", () => {
     expect(served.map((entry) => entry.id)).toEqual([fresh.id]);
     const stored = await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId));
     expect(stored.map((entry) => entry.id)).toEqual([fresh.id]);
-    expect(await openRequestsFor(database.db, roomId, "architect", { now: at61 })).toHaveLength(0);
+    expect(await openRequestsFor(database.db, roomId, "scene-painter", { now: at61 })).toHaveLength(0);
   });
 
   it("leaves expired entries out of an agent's prompt", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const painter = await agentByPersona(database, roomId, "architect");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
     const start = new Date(Date.now() - 2 * 60 * 60_000);
     await post(roomId, "theme", { mood: "stale mood", palette: [], keywords: [] }, start);
     await post(roomId, "intention", { plan: "Still relevant" }, new Date());

@@ -52,10 +52,10 @@ async function statusOf(broadcastId: string) {
 describe("ask_others in agents mode", () => {
   it("asks four shadow responders in parallel: the call takes about one responder's time", async () => {
     const { roomId, agents } = await createTestRoom(database.db, { broadcast: "agents" });
-    const songwriter = agents.find((agent) => agent.persona === "coder")!;
+    const songwriter = agents.find((agent) => agent.persona === "songwriter")!;
     for (const agent of agents) if (agent.id !== songwriter.id) await setLatency(database, agent.id, 300);
     const started = performance.now();
-    const result = await ask(roomId, "coder", "Should the verse lean on the rain or on the streetlights?");
+    const result = await ask(roomId, "songwriter", "Should the verse lean on the rain or on the streetlights?");
     const elapsed = performance.now() - started;
     expect(result.status).toBe("complete");
     expect(result.responses).toHaveLength(4);
@@ -74,10 +74,10 @@ describe("ask_others in agents mode", () => {
 
   it("abandons a responder slower than the timeout and returns the others with status timeout", async () => {
     const { roomId, agents } = await createTestRoom(database.db, { broadcast: "agents", broadcast_timeout: 1 });
-    const painter = agents.find((agent) => agent.persona === "architect")!;
-    for (const agent of agents) if (agent.persona !== "coder") await setLatency(database, agent.id, agent.id === painter.id ? 8000 : 50);
+    const painter = agents.find((agent) => agent.persona === "scene-painter")!;
+    for (const agent of agents) if (agent.persona !== "songwriter") await setLatency(database, agent.id, agent.id === painter.id ? 8000 : 50);
     const started = performance.now();
-    const result = await ask(roomId, "coder", "Quick check: rain or streetlights?");
+    const result = await ask(roomId, "songwriter", "Quick check: rain or streetlights?");
     const elapsed = performance.now() - started;
     expect(result.status).toBe("timeout");
     expect(result.responses.map((response) => response.responder_id).sort()).toEqual(
@@ -94,8 +94,8 @@ describe("ask_others in agents mode", () => {
 
   it("does not store an answer, nor leave its note, when its write lands after the broadcast closed", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "agents", broadcast_timeout: 1 });
-    const asker = await agentByPersona(database, roomId, "coder");
-    const painter = await agentByPersona(database, roomId, "architect");
+    const asker = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
     let answered = false;
     const quick = new MockLanguageModelV4({
       doGenerate: async () => {
@@ -133,21 +133,21 @@ describe("ask_others in agents mode", () => {
 
   it("limits active broadcasts per agent with a clear error", async () => {
     const { roomId, agents } = await createTestRoom(database.db, { broadcast: "agents", max_broadcasts_per_agent: 1 });
-    for (const agent of agents) if (agent.persona !== "coder") await setLatency(database, agent.id, 400);
-    const first = ask(roomId, "coder", "First question?");
+    for (const agent of agents) if (agent.persona !== "songwriter") await setLatency(database, agent.id, 400);
+    const first = ask(roomId, "songwriter", "First question?");
     await eventually(async () => expect(await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toHaveLength(1));
-    await expect(ask(roomId, "coder", "Second question?")).rejects.toMatchObject({
+    await expect(ask(roomId, "songwriter", "Second question?")).rejects.toMatchObject({
       status: 400,
       message: expect.stringMatching(/already have 1 active broadcasts; the limit is 1/),
     });
     expect((await first).status).toBe("complete");
-    expect((await ask(roomId, "coder", "Third question, after the first closed?")).status).toBe("complete");
+    expect((await ask(roomId, "songwriter", "Third question, after the first closed?")).status).toBe("complete");
   });
 
   it("asks only the targeted agents, and leaves each responder a note about what its shadow said", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "agents" });
-    const painter = await agentByPersona(database, roomId, "architect");
-    const result = await ask(roomId, "coder", "Which light should the scene have?", { targetAgents: ["Scene Painter"] });
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    const result = await ask(roomId, "songwriter", "Which light should the scene have?", { targetAgents: ["Scene Painter"] });
     expect(result.responses.map((response) => response.responder_id)).toEqual(["Scene Painter"]);
     const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
     expect(row!.targetAgentIds).toEqual([painter.id]);
@@ -155,12 +155,12 @@ describe("ask_others in agents mode", () => {
     expect(notes).toHaveLength(1);
     expect(notes[0]!.agentId).toBe(painter.id);
     expect(notes[0]!.text).toMatch(/^\[INFO\] While you were working, Songwriter asked: "Which light should the scene have\?" Your shadow agent responded: "/);
-    await expect(ask(roomId, "coder", "Anyone?", { targetAgents: ["Nobody"] })).rejects.toThrow(/Unknown target agent/);
+    await expect(ask(roomId, "songwriter", "Anyone?", { targetAgents: ["Nobody"] })).rejects.toThrow(/Unknown target agent/);
   });
 
   it("gives the shadow the responder's conversation and what it is writing right now", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "agents" });
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const worker = await startTestWorker(database);
     try {
       await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain on the window" }, alice);
@@ -186,7 +186,7 @@ describe("ask_others in agents mode", () => {
     });
     const spy = { ...deps, resolveModel: (spec: string) => (spec === "mock:spy" ? { model: capture, provider: "script" as const, modelId: spec, spec, scripted: true } : latencyResolver(spec)) };
     await setAgentModel(database, songwriter.id, "mock:spy");
-    const asker = await agentByPersona(database, roomId, "architect");
+    const asker = await agentByPersona(database, roomId, "scene-painter");
     const result = await askOthers(spy, { roomId, asker, runId: null, correlationId: "c", question: "Rain or streetlights?", targetAgents: ["Songwriter"] });
     expect(result.responses[0]!.content).toBe("Keep the rain.");
     const call = capture.doGenerateCalls[0]!;
@@ -203,7 +203,7 @@ describe("ask_others in agents mode", () => {
 
   it("is refused when broadcasts are off", async () => {
     const { roomId } = await createTestRoom(database.db);
-    await expect(ask(roomId, "coder", "Hello?")).rejects.toThrow(/Broadcasts are turned off/);
+    await expect(ask(roomId, "songwriter", "Hello?")).rejects.toThrow(/Broadcasts are turned off/);
   });
 });
 
@@ -212,7 +212,7 @@ describe("ask_others in human mode", () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 1 });
     const seat = await testSeat(database, roomId);
 
-    const answered = ask(roomId, "coder", "Rain or streetlights?", { options: ["rain", "streetlights"] });
+    const answered = ask(roomId, "songwriter", "Rain or streetlights?", { options: ["rain", "streetlights"] });
     const open = await waitForOpenQuestion(database, roomId);
     expect(open.options).toEqual(["rain", "streetlights"]);
     expect(open.deadlineAt!.getTime() - open.createdAt.getTime()).toBe(1000);
@@ -222,13 +222,13 @@ describe("ask_others in human mode", () => {
       responses: [{ responder_id: "human", responder_name: "Ada", content: "streetlights, please", is_human: true }],
     });
 
-    const skipped = ask(roomId, "coder", "Anything else?");
+    const skipped = ask(roomId, "songwriter", "Anything else?");
     const second = await waitForOpenQuestion(database, roomId);
     await skipHumanQuestion(database.db, roomId, second.id, seat);
     expect(await skipped).toEqual({ status: "skipped", responses: [] });
 
     const started = performance.now();
-    const ignored = await ask(roomId, "coder", "Still there?");
+    const ignored = await ask(roomId, "songwriter", "Still there?");
     expect(ignored).toEqual({ status: "timeout", responses: [] });
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
     const statuses = (await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).map((row) => row.status);
@@ -239,8 +239,8 @@ describe("ask_others in human mode", () => {
   it("keeps one question open at a time; the second asker gets the earlier answer, then its next ask prompts", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
     const seat = await testSeat(database, roomId);
-    const first = ask(roomId, "coder", "What mood should the song have?");
-    const second = ask(roomId, "architect", "What colours should the scene use?");
+    const first = ask(roomId, "songwriter", "What mood should the song have?");
+    const second = ask(roomId, "scene-painter", "What colours should the scene use?");
     const open = await waitForOpenQuestion(database, roomId);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const rows = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
@@ -259,7 +259,7 @@ describe("ask_others in human mode", () => {
     });
     expect((waiter as { human_qa_note: string }).human_qa_note).toMatch(/already answered/);
 
-    const waiterPersona = open.agentName === "Songwriter" ? "architect" : "coder";
+    const waiterPersona = open.agentName === "Songwriter" ? "scene-painter" : "songwriter";
     const again = ask(roomId, waiterPersona, "Specifically: which colours?");
     const reopened = await waitForOpenQuestion(database, roomId);
     expect(reopened.question).toBe("Specifically: which colours?");
@@ -269,10 +269,10 @@ describe("ask_others in human mode", () => {
 
   it("counts the wait for a turn against the timeout", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 2 });
-    const first = ask(roomId, "coder", "What mood should the song have?");
+    const first = ask(roomId, "songwriter", "What mood should the song have?");
     await waitForOpenQuestion(database, roomId);
     const started = performance.now();
-    const second = await within(6000, ask(roomId, "architect", "What colours should the scene use?"));
+    const second = await within(6000, ask(roomId, "scene-painter", "What colours should the scene use?"));
     const waited = performance.now() - started;
     expect(await first).toEqual({ status: "timeout", responses: [] });
     expect(second).toEqual({ status: "timeout", responses: [] });
@@ -285,15 +285,15 @@ describe("ask_others in human mode", () => {
   it("does not let questions whose askers are gone block the room for longer than the timeout", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 1 });
     const seat = await testSeat(database, roomId);
-    const crashed = await leaveWaitingQuestion(roomId, "brainstormer", new Date(Date.now() + 1000));
+    const crashed = await leaveWaitingQuestion(roomId, "idea-weaver", new Date(Date.now() + 1000));
     // Written by an instance from before waiting questions had a deadline.
-    const undated = await leaveWaitingQuestion(roomId, "analyst", null);
+    const undated = await leaveWaitingQuestion(roomId, "storyteller", null);
 
     const started = performance.now();
-    expect(await within(4000, ask(roomId, "coder", "Rain or streetlights?"))).toEqual({ status: "timeout", responses: [] });
+    expect(await within(4000, ask(roomId, "songwriter", "Rain or streetlights?"))).toEqual({ status: "timeout", responses: [] });
     expect(performance.now() - started).toBeLessThan(2500);
 
-    const next = ask(roomId, "architect", "Which light should the scene have?");
+    const next = ask(roomId, "scene-painter", "Which light should the scene have?");
     const open = await waitForOpenQuestion(database, roomId, 3000);
     expect(open.question).toBe("Which light should the scene have?");
     expect(await statusOf(crashed.id)).toBe("timeout");
@@ -305,7 +305,7 @@ describe("ask_others in human mode", () => {
   it("takes its question out of the queue when waiting for a turn fails", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
     const seat = await testSeat(database, roomId);
-    const asker = await agentByPersona(database, roomId, "coder");
+    const asker = await agentByPersona(database, roomId, "songwriter");
     // The first transaction files the question; the second tries to give it its turn.
     const failing = interceptTransactions(database, (index) => {
       if (index === 2) throw new Error("connection lost");
@@ -316,7 +316,7 @@ describe("ask_others in human mode", () => {
     const [row] = await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
     expect(row!.status).toBe("cancelled");
 
-    const next = ask(roomId, "architect", "Which light should the scene have?");
+    const next = ask(roomId, "scene-painter", "Which light should the scene have?");
     const open = await waitForOpenQuestion(database, roomId, 3000);
     await answerHumanQuestion(database.db, roomId, open.id, seat, "one warm lamp");
     expect((await next).status).toBe("complete");
@@ -327,7 +327,7 @@ describe("agents using ask_others", () => {
   it("offers ask_others and respond_to_broadcast only when broadcasts are on", async () => {
     const toolNames = async (settings: { broadcast?: "off" | "agents" | "human" }) => {
       const { roomId } = await createTestRoom(database.db, settings);
-      const songwriter = await agentByPersona(database, roomId, "coder");
+      const songwriter = await agentByPersona(database, roomId, "songwriter");
       const probe = scriptedSteps([textStep("Just looking.")]);
       await setAgentModel(database, songwriter.id, "mock:probe");
       const worker = await startTestWorker(database, {
@@ -355,7 +355,7 @@ describe("agents using ask_others", () => {
 
   it("uses a person's answer in its next output", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 30 });
-    const songwriter = await agentByPersona(database, roomId, "coder");
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
     const seat = await testSeat(database, roomId);
     const worker = await startTestWorker(database);
     try {
@@ -388,7 +388,7 @@ describe("agents using ask_others", () => {
 
   it("tells a running agent what its shadow answered, in its next step", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "agents" });
-    const painter = await agentByPersona(database, roomId, "architect");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
     const release: { open?: () => void } = {};
     const held = new Promise<void>((resolve) => {
       release.open = resolve;
@@ -429,7 +429,7 @@ describe("agents using ask_others", () => {
         expect(row!.steps).toBe(1);
       });
       expect(JSON.stringify(twoSteps.doStreamCalls.at(-1)!.prompt)).not.toMatch(/While you were working/);
-      const songwriter = await agentByPersona(database, roomId, "coder");
+      const songwriter = await agentByPersona(database, roomId, "songwriter");
       const asked = await askOthers(
         { ...deps, resolveModel: resolver },
         { roomId, asker: songwriter, runId: null, correlationId: "c", question: "Which light?", targetAgents: ["Scene Painter"] },

@@ -49,11 +49,11 @@ describe("ask_others made again under the same key", () => {
   it("asks once and answers the call made again with what the question got; another call asks anew", async () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents" });
     const shadows = countingShadows();
-    const first = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    const first = await askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
     expect(first.status).toBe("complete");
     expect(first.responses).toHaveLength(4);
 
-    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    const again = await askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
     expect(again.status).toBe("complete");
     expect(byResponder(again)).toEqual(byResponder(first));
     expect(shadows.launched).toHaveLength(4);
@@ -66,7 +66,7 @@ describe("ask_others made again under the same key", () => {
     expect(await context.database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId))).toHaveLength(4);
 
     // The same question in another call (the next identical call of the step, say) is a question of its own.
-    const other = await askAs(roomId, "coder", "run:1:0:call:1", { resolveModel: shadows.resolveModel });
+    const other = await askAs(roomId, "songwriter", "run:1:0:call:1", { resolveModel: shadows.resolveModel });
     expect(other.status).toBe("complete");
     expect(shadows.launched).toHaveLength(8);
     expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toHaveLength(2);
@@ -74,12 +74,12 @@ describe("ask_others made again under the same key", () => {
 
   it("waits for the answers of the shadows already asked, without asking them again", async () => {
     const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 30 });
-    for (const agent of agents) if (agent.persona !== "coder") await setLatency(context.database, agent.id, 400);
+    for (const agent of agents) if (agent.persona !== "songwriter") await setLatency(context.database, agent.id, 400);
     const shadows = countingShadows();
     // The earlier call still runs where its run was lost, while the run's next attempt makes it again.
-    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    const earlier = askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
     await eventually(async () => expect(await questionEvents(roomId)).toEqual(["broadcast.asked"]));
-    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    const again = await askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
 
     expect(again.status).toBe("complete");
     expect(byResponder(again)).toEqual(byResponder(await earlier));
@@ -90,11 +90,11 @@ describe("ask_others made again under the same key", () => {
 
   it("keeps to the deadline the question was given when it was asked", async () => {
     const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 2 });
-    for (const agent of agents) if (agent.persona !== "coder") await setLatency(context.database, agent.id, 8000);
+    for (const agent of agents) if (agent.persona !== "songwriter") await setLatency(context.database, agent.id, 8000);
     const shadows = countingShadows();
     // The earlier call's run is stopped while its shadows answer: the question is left to the run.
     const stop = new AbortController();
-    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel, signal: stop.signal });
+    const earlier = askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel, signal: stop.signal });
     await new Promise((resolve) => setTimeout(resolve, 800));
     stop.abort(new Error("lease_lost"));
     expect((await earlier).status).toBe("cancelled");
@@ -102,7 +102,7 @@ describe("ask_others made again under the same key", () => {
     expect(asked!.status).toBe("pending");
 
     const started = performance.now();
-    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    const again = await askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
     expect(again).toEqual({ status: "timeout", responses: [] });
     expect(performance.now() - started).toBeLessThan(1700);
     // The stopped call's shadows stopped with it; the call made again asked them again.
@@ -114,21 +114,21 @@ describe("ask_others made again under the same key", () => {
 
   it("asks again only the agents whose shadows stopped with the worker that asked, and stores one answer each", async () => {
     const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 30 });
-    const others = agents.filter((agent) => agent.persona !== "coder");
+    const others = agents.filter((agent) => agent.persona !== "songwriter");
     const [quick, ...slow] = others;
     await setLatency(context.database, quick!.id, 0);
     for (const agent of slow) await setLatency(context.database, agent.id, 20_000);
     const shadows = countingShadows();
     // The worker asking is stopped once the quickest shadow has answered: the others stop with it.
     const stop = new AbortController();
-    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel, signal: stop.signal });
+    const earlier = askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel, signal: stop.signal });
     await eventually(async () => expect(await questionEvents(roomId)).toEqual(["broadcast.asked", "broadcast.response"]));
     stop.abort(new Error("lease_lost"));
     expect((await earlier).status).toBe("cancelled");
 
     for (const agent of slow) await setLatency(context.database, agent.id, 0);
     const started = performance.now();
-    const again = await askAs(roomId, "coder", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
+    const again = await askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel: shadows.resolveModel });
     expect(again.status).toBe("complete");
     expect(performance.now() - started).toBeLessThan(5000);
     expect(again.responses.map((answer) => answer.responder_name).sort()).toEqual(others.map((agent) => agent.name).sort());
@@ -152,7 +152,7 @@ describe("ask_others made again under the same key", () => {
     });
     const resolveModel = (spec: string) => ({ ...latencyResolver(spec), model: deaf });
     const stop = new AbortController();
-    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { resolveModel, signal: stop.signal });
+    const earlier = askAs(roomId, "songwriter", "run:1:0:call:0", { resolveModel, signal: stop.signal });
     await eventually(async () => expect(await questionEvents(roomId)).toEqual(["broadcast.asked"]));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const stopped = performance.now();
@@ -170,13 +170,13 @@ describe("ask_others made again under the same key", () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 30, max_broadcasts_per_agent: 1 });
     const seat = await testSeat(context.database, roomId);
     const stop = new AbortController();
-    const earlier = askAs(roomId, "coder", "run:1:0:call:0", { signal: stop.signal, options: ["rain", "streetlights"] });
+    const earlier = askAs(roomId, "songwriter", "run:1:0:call:0", { signal: stop.signal, options: ["rain", "streetlights"] });
     const open = await waitForOpenQuestion(context.database, roomId);
     stop.abort(new Error("lease_lost"));
     expect((await earlier).status).toBe("cancelled");
     expect(await broadcastStatus(context.database, open.id)).toBe("open");
 
-    const again = askAs(roomId, "coder", "run:1:0:call:0", { options: ["rain", "streetlights"] });
+    const again = askAs(roomId, "songwriter", "run:1:0:call:0", { options: ["rain", "streetlights"] });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await broadcastStatus(context.database, open.id)).toBe("open");
     await answerHumanQuestion(context.database.db, roomId, open.id, seat, "streetlights");
@@ -192,18 +192,18 @@ describe("ask_others made again under the same key", () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 30 });
     const seat = await testSeat(context.database, roomId);
     const answerNext = async (question: string, answer: string) => {
-      const asked = askAs(roomId, "architect", `run:0:${question}`, { question, runId: null });
+      const asked = askAs(roomId, "scene-painter", `run:0:${question}`, { question, runId: null });
       const open = await waitForOpenQuestion(context.database, roomId);
       await answerHumanQuestion(context.database.db, roomId, open.id, seat, answer);
       await asked;
     };
     await answerNext("What mood?", "Melancholic");
 
-    const first = await askAs(roomId, "coder", "run:1:0:call:0");
+    const first = await askAs(roomId, "songwriter", "run:1:0:call:0");
     expect(first).toMatchObject({ status: "deferred", human_qa_history: [{ question: "What mood?", answer: "Melancholic" }] });
     await answerNext("Which colours?", "Deep blue");
-    expect(await askAs(roomId, "coder", "run:1:0:call:0")).toEqual(first);
-    const songwriter = await agentByPersona(context.database, roomId, "coder");
+    expect(await askAs(roomId, "songwriter", "run:1:0:call:0")).toEqual(first);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.agentId, songwriter.id))).toHaveLength(1);
   });
 });

@@ -58,8 +58,8 @@ describe("human mode across two app processes (PostgreSQL)", () => {
       }
     })();
 
-    const songwriter = askFromProcess(roomId, "coder", "What mood should the song have?");
-    const painter = askFromProcess(roomId, "architect", "What colours should the scene use?");
+    const songwriter = askFromProcess(roomId, "songwriter", "What mood should the song have?");
+    const painter = askFromProcess(roomId, "scene-painter", "What colours should the scene use?");
     await new Promise((resolve) => setTimeout(resolve, 500));
     const first = await waitForOpenQuestion(database, roomId, 30_000);
     await eventuallyBothAsked(roomId);
@@ -71,7 +71,7 @@ describe("human mode across two app processes (PostgreSQL)", () => {
 
     await answerHumanQuestion(database.db, roomId, first.id, seat, "Melancholic, like a rainy night");
     const results = await Promise.all([songwriter, painter]);
-    const firstPersona = first.agentName === "Songwriter" ? "coder" : "architect";
+    const firstPersona = first.agentName === "Songwriter" ? "songwriter" : "scene-painter";
     const winner = results.find((entry) => entry.persona === firstPersona)!;
     const other = results.find((entry) => entry.persona !== firstPersona)!;
     expect(winner.result).toMatchObject({

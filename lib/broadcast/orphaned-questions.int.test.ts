@@ -44,10 +44,10 @@ const inOneMinute = () => new Date(Date.now() + 60_000);
 /** A Songwriter run, claimed by `owner`, waiting on the answers to a question it asked the other agents. */
 async function runWaitingOnQuestion(owner: string, leaseMs: number, settings: RoomSettingsPatch = {}) {
   const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 60, ...settings });
-  const songwriter = await agentByPersona(context.database, roomId, "coder");
+  const songwriter = await agentByPersona(context.database, roomId, "songwriter");
   const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
   expect((await claimNextRun(context.database.db, { owner, leaseMs }))?.id).toBe(run.id);
-  const pending = await leaveQuestion(context.database, roomId, "coder", { mode: "agents", status: "pending", runId: run.id, deadlineAt: inOneMinute() });
+  const pending = await leaveQuestion(context.database, roomId, "songwriter", { mode: "agents", status: "pending", runId: run.id, deadlineAt: inOneMinute() });
   return { roomId, songwriter, run, pending };
 }
 const aSecondAgo = () => new Date(Date.now() - 1000);
@@ -55,7 +55,7 @@ const aSecondAgo = () => new Date(Date.now() - 1000);
 describe("a question whose asking run ends without collecting it", () => {
   it("is cancelled, with an event, when the run is cancelled while its shadows answer", async () => {
     const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 60 });
-    const songwriter = agents.find((agent) => agent.persona === "coder")!;
+    const songwriter = agents.find((agent) => agent.persona === "songwriter")!;
     for (const agent of agents) if (agent.id !== songwriter.id) await setLatency(context.database, agent.id, 8000);
     const asks = scriptedSteps([toolStep([{ id: "ask", name: "ask_others", input: { question: "Rain or streetlights?" } }]), textStep("Done.")]);
     await setAgentModel(context.database, songwriter.id, "mock:asks");
@@ -89,11 +89,11 @@ describe("a question whose asking run ends without collecting it", () => {
 
   it("is cancelled when the run fails, and a person's question leaves the room free for the next", async () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 60 });
-    const songwriter = await agentByPersona(context.database, roomId, "coder");
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
     expect((await claimNextRun(context.database.db, { owner: "crashing", leaseMs: 5000 }))?.id).toBe(run.id);
     const [claimed] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
-    const open = await leaveQuestion(context.database, roomId, "coder", { mode: "human", status: "open", runId: run.id, deadlineAt: inOneMinute() });
+    const open = await leaveQuestion(context.database, roomId, "songwriter", { mode: "human", status: "open", runId: run.id, deadlineAt: inOneMinute() });
     const failure = { errorType: "run_error", errorMessage: "crashed", retryPossible: false };
     const usage = { steps: 1, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
     expect(await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, ...usage }, "crashing")).toBe(true);
@@ -101,7 +101,7 @@ describe("a question whose asking run ends without collecting it", () => {
     expect(await statusOf(open.id)).toBe("cancelled");
     expect(await storyOf(roomId, open.id, run.id)).toEqual(["run.started:pending", "broadcast.closed:cancelled", "run.finished:failed"]);
     const seat = await testSeat(context.database, roomId);
-    const next = askOthers(context.deps, { roomId, asker: await agentByPersona(context.database, roomId, "architect"), runId: null, correlationId: "c", question: "Which light?" });
+    const next = askOthers(context.deps, { roomId, asker: await agentByPersona(context.database, roomId, "scene-painter"), runId: null, correlationId: "c", question: "Which light?" });
     const reopened = await waitForOpenQuestion(context.database, roomId, 3000);
     await answerHumanQuestion(context.database.db, roomId, reopened.id, seat, "one warm lamp");
     expect((await next).status).toBe("complete");
@@ -119,7 +119,7 @@ describe("a question whose asking run ends without collecting it", () => {
 
   it("is reported to its asker as the room saw it when it ended elsewhere first", async () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 60 });
-    const songwriter = await agentByPersona(context.database, roomId, "coder");
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
     const claimed = await claimNextRun(context.database.db, { owner: "slow", leaseMs: 5000 });
     expect(claimed?.id).toBe(run.id);
@@ -144,7 +144,7 @@ describe("a question whose asking run ends without collecting it", () => {
   it("is cancelled when its asker stops waiting for a person", async () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 60 });
     const stop = new AbortController();
-    const asker = await agentByPersona(context.database, roomId, "coder");
+    const asker = await agentByPersona(context.database, roomId, "songwriter");
     const asking = askOthers(context.deps, { roomId, asker, runId: null, correlationId: "c", question: "Rain?", signal: stop.signal });
     const open = await waitForOpenQuestion(context.database, roomId);
     stop.abort(new Error("cancelled"));
@@ -179,10 +179,10 @@ describe("the scheduler's sweep for overdue questions", () => {
   it("times out questions of both modes once their deadline passes, in rooms it does not schedule too, and leaves the rest", async () => {
     const { roomId: humanRoom } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 1 });
     const { roomId: agentsRoom } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 1 });
-    const open = await leaveQuestion(context.database, humanRoom, "coder", { mode: "human", status: "open", deadlineAt: aSecondAgo() });
-    const waiting = await leaveQuestion(context.database, humanRoom, "architect", { mode: "human", status: "waiting_turn", deadlineAt: aSecondAgo() });
-    const pending = await leaveQuestion(context.database, agentsRoom, "coder", { mode: "agents", status: "pending", deadlineAt: aSecondAgo() });
-    const notYet = await leaveQuestion(context.database, agentsRoom, "architect", { mode: "agents", status: "pending", deadlineAt: inOneMinute() });
+    const open = await leaveQuestion(context.database, humanRoom, "songwriter", { mode: "human", status: "open", deadlineAt: aSecondAgo() });
+    const waiting = await leaveQuestion(context.database, humanRoom, "scene-painter", { mode: "human", status: "waiting_turn", deadlineAt: aSecondAgo() });
+    const pending = await leaveQuestion(context.database, agentsRoom, "songwriter", { mode: "agents", status: "pending", deadlineAt: aSecondAgo() });
+    const notYet = await leaveQuestion(context.database, agentsRoom, "scene-painter", { mode: "agents", status: "pending", deadlineAt: inOneMinute() });
 
     await context.database.db.delete(leases);
     await new Scheduler(context.database, { owner: "sweeper" }).tick();

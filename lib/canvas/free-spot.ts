@@ -10,11 +10,11 @@ export const CELL = { width: 380, height: 250 };
 
 /** Where each persona starts placing work on an empty part of the canvas. */
 const HOME_AREAS: Record<string, Point> = {
-  brainstormer: { x: -760, y: 0 },
-  coder: { x: -380, y: 0 },
-  architect: { x: 0, y: 0 },
-  analyst: { x: -380, y: 520 },
-  "canvas-agent": { x: -760, y: 520 },
+  "idea-weaver": { x: -760, y: 0 },
+  songwriter: { x: -380, y: 0 },
+  "scene-painter": { x: 0, y: 0 },
+  storyteller: { x: -380, y: 520 },
+  curator: { x: -760, y: 520 },
 };
 
 /** Where a persona starts placing work; a persona without an area of its own starts at the origin. */

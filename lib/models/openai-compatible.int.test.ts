@@ -101,7 +101,7 @@ afterAll(async () => {
 
 async function runAgainst(server: Awaited<ReturnType<typeof chatServer>>, options: { maxRetries?: number } = {}) {
   const { roomId } = await createTestRoom(database.db);
-  const songwriter = await agentByPersona(database, roomId, "coder");
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
   await setAgentModel(database, songwriter.id, "openai-compatible:test-model");
   const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "test-key" };
   const worker = await startTestWorker(database, {
@@ -160,7 +160,7 @@ describe("an agent on an OpenAI-compatible server (wire level)", () => {
     const server = await chatServer(() => ({ status: 500 }));
     const { roomId, songwriter, worker } = await runAgainst(server, { maxRetries: 1 });
     try {
-      const storyteller = await agentByPersona(database, roomId, "analyst");
+      const storyteller = await agentByPersona(database, roomId, "storyteller");
       const failing = await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
       const healthy = await startAgentRun(database.db, roomId, { agentId: storyteller.id }, alice);
       await eventually(async () => {

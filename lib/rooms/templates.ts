@@ -2,7 +2,7 @@ import { ownValue } from "@/lib/own-value";
 import type { RoomSettingsPatch } from "./room-settings";
 
 export interface PersonaTemplate {
-  /** Stable key; seed 002 keys its personas by role slot (`coder` is the Songwriter). */
+  /** Stable key of the persona in its template, e.g. `songwriter`; its vault and plan follow it. */
   persona: string;
   name: string;
   role: string;
@@ -31,7 +31,7 @@ export const CREATIVE_CANVAS: RoomTemplate = {
   summary: "Five creative personas write, paint and connect ideas together on one canvas.",
   agents: [
     {
-      persona: "brainstormer",
+      persona: "idea-weaver",
       name: "Idea Weaver",
       role: "Brainstormer",
       description: "Spins loose sparks into themes and links ideas that belong together.",
@@ -42,7 +42,7 @@ export const CREATIVE_CANVAS: RoomTemplate = {
         "that other agents left on the canvas. Keep ideas short and vivid.",
     },
     {
-      persona: "architect",
+      persona: "scene-painter",
       name: "Scene Painter",
       role: "Visual artist",
       description: "Paints scenes in words and colour that match the room's mood.",
@@ -53,7 +53,7 @@ export const CREATIVE_CANVAS: RoomTemplate = {
         "and you illustrate what others write so the canvas feels like one piece.",
     },
     {
-      persona: "coder",
+      persona: "songwriter",
       name: "Songwriter",
       role: "Lyricist",
       description: "Writes verses and choruses and asks others to bring them to life.",
@@ -64,7 +64,7 @@ export const CREATIVE_CANVAS: RoomTemplate = {
         "so the Scene Painter can illustrate them.",
     },
     {
-      persona: "analyst",
+      persona: "storyteller",
       name: "Storyteller",
       role: "Narrator",
       description: "Turns fragments on the canvas into a short story with a beginning and an end.",
@@ -75,12 +75,12 @@ export const CREATIVE_CANVAS: RoomTemplate = {
         "with characters, tension and a turn.",
     },
     {
-      persona: "canvas-agent",
+      persona: "curator",
       name: "Creative Curator",
       role: "Curator",
       description: "Arranges the canvas, groups related work and names what connects it.",
       color: "#7048e8",
-      model: "script:creative-curator",
+      model: "script:curator",
       systemPrompt:
         "You are the Creative Curator. You keep the canvas coherent: you group related work, label " +
         "connections and point out what is missing.",
@@ -88,11 +88,11 @@ export const CREATIVE_CANVAS: RoomTemplate = {
   ],
   settings: {},
   prompts: [
-    { persona: "coder", prompt: "Write a short verse about rain on a city window at night." },
-    { persona: "architect", prompt: "Paint a scene of a lighthouse at dawn." },
-    { persona: "brainstormer", prompt: "Offer three sparks for a song about leaving home." },
-    { persona: "analyst", prompt: "Tell a tiny story that connects what is on the canvas." },
-    { persona: "canvas-agent", prompt: "Tidy the canvas and name the threads that connect the work." },
+    { persona: "songwriter", prompt: "Write a short verse about rain on a city window at night." },
+    { persona: "scene-painter", prompt: "Paint a scene of a lighthouse at dawn." },
+    { persona: "idea-weaver", prompt: "Offer three sparks for a song about leaving home." },
+    { persona: "storyteller", prompt: "Tell a tiny story that connects what is on the canvas." },
+    { persona: "curator", prompt: "Tidy the canvas and name the threads that connect the work." },
   ],
 };
 

@@ -1,7 +1,7 @@
 import { isStepCount, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type PromptContext, buildPrompt } from "@/lib/agents/build-prompt";
+import { buildPrompt, type PromptContext } from "@/lib/agents/build-prompt";
 import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
@@ -114,7 +114,7 @@ async function play(promptContext: PromptContext, seed = 1, options: { tools?: b
 
 describe("the script model", () => {
   it("is deterministic for a seed, and a different seed writes differently", async () => {
-    const songwriter = context({ agent: persona("coder") });
+    const songwriter = context({ agent: persona("songwriter") });
     const first = await play(songwriter, 7);
     const again = await play(songwriter, 7);
     expect(again.steps).toEqual(first.steps);
@@ -128,7 +128,7 @@ describe("the script model", () => {
   });
 
   it("plays the Songwriter's collaboration flow: intention, lyrics, contribution, request, summary", async () => {
-    const { steps, deltas, usage } = await play(context({ agent: persona("coder") }));
+    const { steps, deltas, usage } = await play(context({ agent: persona("songwriter") }));
     expect(steps.map((step) => step.calls.map((call) => call.name))).toEqual([
       ["share_creative_context"],
       ["create_node", "create_node"],
@@ -142,7 +142,7 @@ describe("the script model", () => {
     );
     expect(steps[1]!.calls.map((call) => call.input.kind)).toEqual(["lyric", "lyric"]);
     expect(steps[2]!.calls[1]!.input).toMatchObject({ entryType: "contribution", content: { nodeIds: ["node-2", "node-3"] } });
-    expect(steps[3]!.calls[0]!.input).toMatchObject({ targetPersona: "architect", refNodeIds: ["node-2", "node-3"] });
+    expect(steps[3]!.calls[0]!.input).toMatchObject({ targetPersona: "scene-painter", refNodeIds: ["node-2", "node-3"] });
     expect(steps[4]!.text).toMatch(/Scene Painter/);
     expect(deltas.length).toBeGreaterThan(10);
     expect(usage.inputTokens).toBeGreaterThan(0);
@@ -151,10 +151,10 @@ describe("the script model", () => {
 
   it("answers a request from another agent instead of starting its own chain", async () => {
     const sparks = [node("spark-1", "idea", "Spark: A lighthouse that keeps a diary", -600, 0)];
-    const request = entry("req-1", "request", { targetPersona: "coder", ask: "Write a chorus from these sparks", refNodeIds: ["spark-1"] });
+    const request = entry("req-1", "request", { targetPersona: "songwriter", ask: "Write a chorus from these sparks", refNodeIds: ["spark-1"] });
     const { steps } = await play(
       context({
-        agent: persona("coder"),
+        agent: persona("songwriter"),
         run: { prompt: "Idea Weaver asks you: Write a chorus from these sparks", trigger: "request", requestedByName: "Idea Weaver", chainDepth: 1 },
         referencedNodes: sparks,
         canvas: { nodes: sparks, edges: [] },
@@ -174,7 +174,7 @@ describe("the script model", () => {
     const painter = (board: BoardEntryDto[]) =>
       play(
         context({
-          agent: persona("architect"),
+          agent: persona("scene-painter"),
           run: { prompt: "Paint a scene.", trigger: "human", requestedByName: "Ada", chainDepth: 0 },
           canvas: { nodes: [lyric], edges: [] },
           board,
@@ -194,10 +194,10 @@ describe("the script model", () => {
   it("illustrates the nodes it was asked about and reacts to the contribution they came from", async () => {
     const verse = node("verse-1", "lyric", "Verse\nRain taps the glass like it knows my name\nStreetlights blur into a slower flame", -380, 0);
     const contribution = entry("contrib-1", "contribution", { summary: "Wrote a verse", nodeIds: ["verse-1"] }, "Songwriter");
-    const request = entry("req-1", "request", { targetPersona: "architect", ask: "Paint the verse", refNodeIds: ["verse-1"] }, "Songwriter");
+    const request = entry("req-1", "request", { targetPersona: "scene-painter", ask: "Paint the verse", refNodeIds: ["verse-1"] }, "Songwriter");
     const { steps } = await play(
       context({
-        agent: persona("architect"),
+        agent: persona("scene-painter"),
         run: { prompt: "Songwriter asks you: Paint the verse", trigger: "request", requestedByName: "Songwriter", chainDepth: 1 },
         referencedNodes: [verse],
         canvas: { nodes: [verse], edges: [] },
@@ -229,7 +229,7 @@ describe("the script model", () => {
   });
 
   it("only calls the tools it is offered", async () => {
-    const { steps } = await play(context({ agent: persona("coder") }), 1, { tools: false });
+    const { steps } = await play(context({ agent: persona("songwriter") }), 1, { tools: false });
     expect(steps.flatMap((step) => step.calls)).toEqual([]);
     expect(steps).toHaveLength(1);
     expect(steps[0]!.text).toMatch(/Verse\n.+\n.+\n.+\n.+\n\nChorus\n/);

@@ -8,9 +8,9 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { ownValue } from "@/lib/own-value";
-import { type PlanContext, type PlannedStep, PLANS, SCRIPT_NAMES, chooseMood, chooseSubject, shadowAnswer } from "./plans";
-import { SeededRandom, hashString } from "./random";
-import { type ScriptReading, readPrompt } from "./read-prompt";
+import { chooseMood, chooseSubject, type PlanContext, type PlannedStep, PLANS, shadowAnswer } from "./plans";
+import { hashString, SeededRandom } from "./random";
+import { readPrompt, type ScriptReading } from "./read-prompt";
 
 export interface ScriptModelOptions {
   /** `script:<name>`; the persona named in the system prompt wins, the name is a fallback. */
@@ -44,7 +44,7 @@ export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, s
     const rng = new SeededRandom(hashString(`${seed}|${persona}|shadow|${reading.shadow.question}`));
     return { text: shadowAnswer({ ...reading, persona }, rng), calls: [], finishReason: "stop" };
   }
-  const builders = ownValue(PLANS, persona) ?? PLANS.coder!;
+  const builders = ownValue(PLANS, persona) ?? PLANS.songwriter!;
   const base = hashString(`${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}`);
   const { mood, palette } = chooseMood(reading, new SeededRandom(base));
   const subject = chooseSubject(reading, mood);
@@ -130,7 +130,7 @@ export class ScriptLanguageModel implements LanguageModelV4 {
 
   decide(options: LanguageModelV4CallOptions): ScriptDecision {
     const reading = readPrompt(options.prompt);
-    return decideNextStep(reading, tools(options), options.seed ?? 1, ownValue(SCRIPT_NAMES, this.options.name) ?? this.options.name);
+    return decideNextStep(reading, tools(options), options.seed ?? 1, this.options.name);
   }
 
   async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {

@@ -38,8 +38,8 @@ describe("starting and stopping agents", () => {
     const { roomId } = await createTestRoom(context.database.db, { task: "A song about the sea" });
     const { roomId: otherRoom } = await createTestRoom(context.database.db);
     const cookie = await seated(roomId);
-    const songwriter = await agentByPersona(context.database, roomId, "coder");
-    const elsewhere = await agentByPersona(context.database, otherRoom, "coder");
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const elsewhere = await agentByPersona(context.database, otherRoom, "songwriter");
 
     const started = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: "Write a verse" }, cookie });
     expect(started.status).toBe(201);
@@ -58,7 +58,7 @@ describe("starting and stopping agents", () => {
   it("lets participants and admins cancel a run, and nobody else", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     const cookie = await seated(roomId);
-    const painter = await agentByPersona(context.database, roomId, "architect");
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
     const run = (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie })).body.run;
     expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id } })).status).toBe(403);
     const stopped = await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id }, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -71,7 +71,7 @@ describe("starting and stopping agents", () => {
     const saved = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
     const { roomId } = await createTestRoom(context.database.db);
-    const songwriter = await agentByPersona(context.database, roomId, "coder");
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     await setAgentModel(context.database, songwriter.id, "openai:gpt-5");
     const room = await call(snapshot, { url: "/x", method: "GET", params: { roomId } });
     const shown = room.body.agents.find((agent: { id: string }) => agent.id === songwriter.id);
@@ -86,7 +86,7 @@ describe("answering a question asked of the room", () => {
     const cookie = await seated(roomId);
     const deps = await broadcastDeps(context.database);
     try {
-      const asker = await agentByPersona(context.database, roomId, "coder");
+      const asker = await agentByPersona(context.database, roomId, "songwriter");
       const asking = askOthers(deps, { roomId, asker, runId: null, correlationId: "c", question: "Rain or sun?" });
       const open = await waitForOpenQuestion(context.database, roomId);
       const route = { url: "/x", method: "POST", params: { roomId, broadcastId: open.id } };
@@ -118,7 +118,7 @@ describe("answering a question asked of the room", () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 60 });
     const cookie = await seated(roomId);
     const openQuestion = () =>
-      leaveQuestion(context.database, roomId, "coder", { mode: "human", status: "open", deadlineAt: new Date(Date.now() + 60_000) });
+      leaveQuestion(context.database, roomId, "songwriter", { mode: "human", status: "open", deadlineAt: new Date(Date.now() + 60_000) });
     const keyed = (broadcastId: string, key: string) => ({
       url: "/x",
       method: "POST",

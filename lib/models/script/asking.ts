@@ -1,0 +1,103 @@
+// Asking others at a natural point of a plan (after sharing an intention), as often as the
+// room's sensitivity says, and reading the answer back in later steps.
+import { MOODS } from "./moods";
+import { ownValue } from "@/lib/own-value";
+import type { PlanContext, StepBuilder } from "./plan";
+
+export interface Answer {
+  by: string;
+  text: string;
+}
+
+const QUESTIONS: Record<string, (context: PlanContext) => { question: string; options: string[] }> = {
+  songwriter: (context) => {
+    const [a, b] = context.rng.sample(context.mood.images, 2);
+    return { question: `Should the verse lean on ${a} or on ${b}?`, options: [a!, b!] };
+  },
+  "scene-painter": (context) => {
+    const [a, b] = context.rng.sample(context.mood.light, 2);
+    return b
+      ? { question: `Which light should the scene have: ${a} or ${b}?`, options: [a!, b] }
+      : { question: `Should the scene be lit by ${a}?`, options: ["yes", "something else"] };
+  },
+  "idea-weaver": (context) => {
+    const other = MOODS.filter((mood) => mood.name !== context.mood.name);
+    const alternative = context.rng.pick(other).name;
+    return {
+      question: `Which way should the sparks go: ${context.mood.name} or ${alternative}?`,
+      options: [context.mood.name, alternative],
+    };
+  },
+  storyteller: () => ({
+    question: "Whose eyes should the story see through: the one who stays or the one who leaves?",
+    options: ["the one who stays", "the one who leaves"],
+  }),
+  curator: () => ({
+    question: "Should I group the canvas by mood or by who made it?",
+    options: ["by mood", "by who made it"],
+  }),
+};
+
+function shouldAsk(context: PlanContext): boolean {
+  if (!context.tools.has("ask_others") || !context.reading.broadcast || context.request) return false;
+  const { sensitivity } = context.reading.broadcast;
+  return sensitivity === "high" || (sensitivity === "medium" && context.rng.chance(0.5));
+}
+
+function questionFor(context: PlanContext) {
+  return (ownValue(QUESTIONS, context.reading.persona) ?? QUESTIONS.songwriter!)(context);
+}
+
+/** Asks others at a natural point (after sharing an intention), as often as the room's sensitivity says. */
+const askStep: StepBuilder = (context) => {
+  if (!shouldAsk(context)) return null;
+  const { question, options } = questionFor(context);
+  return {
+    text: "Before I start, let me check with the others.",
+    calls: [{ tag: "ask", toolName: "ask_others", input: { question, options } }],
+  };
+};
+
+/** When the people's earlier answers came back instead of a prompt and none of them answers this, ask again. */
+const askAgainStep: StepBuilder = (context) => {
+  const first = context.past("ask");
+  const output = first?.output as { status?: string; human_qa_history?: { question: string }[] } | undefined;
+  if (!first || first.failed || output?.status !== "deferred") return null;
+  const asked = String(first.input.question ?? "");
+  if ((output.human_qa_history ?? []).some((qa) => qa.question === asked)) return null;
+  return {
+    text: "Those earlier answers don't settle my question, so I'll ask it directly.",
+    calls: [
+      {
+        tag: "ask-again",
+        toolName: "ask_others",
+        input: { question: `To be specific: ${asked}`, options: first.input.options ?? [] },
+      },
+    ],
+  };
+};
+
+/** The answer this run got to its question, if any: a person's or a teammate's. */
+export function answerFrom(context: PlanContext): Answer | null {
+  for (const call of [context.past("ask-again"), context.past("ask")]) {
+    if (!call || call.failed) continue;
+    const output = call.output as {
+      status?: string;
+      responses?: { responder_name?: string; responder_id?: string; content: string }[];
+      human_qa_history?: { answer: string }[];
+    };
+    const first = output.responses?.[0];
+    if (first) return { by: first.responder_name ?? first.responder_id ?? "someone", text: first.content };
+    const last = output.human_qa_history?.at(-1);
+    if (output.status === "deferred" && last) return { by: "the people here", text: last.answer };
+  }
+  return null;
+}
+
+export function answerWords(answer: Answer | null): string[] {
+  return answer ? answer.text.toLowerCase().split(/\W+/).filter((word) => word.length > 3) : [];
+}
+
+/** Each persona shares its intention, may ask others (as the room's sensitivity says), then works. */
+export const withAsking = (plan: StepBuilder[]): StepBuilder[] => [plan[0]!, askStep, askAgainStep, ...plan.slice(1)];
+

@@ -1,0 +1,144 @@
+// The machinery a scripted persona's plan is built with: a plan is a list of steps, each of
+// which reads the prompt (and what the run's earlier calls returned) and says what to write
+// and which tools to call, or nothing to skip itself.
+import type { Mood } from "./moods";
+import type { SeededRandom } from "./random";
+import type { PastCall, PromptEntry, ScriptReading } from "./read-prompt";
+import { freeSpot, homeArea, type Point } from "@/lib/canvas/free-spot";
+
+export interface PlannedCall {
+  /** Names the call so later steps can find its result. */
+  tag: string;
+  toolName: string;
+  input: Record<string, unknown>;
+}
+
+export interface PlannedStep {
+  text: string;
+  calls: PlannedCall[];
+}
+
+export interface PlanContext {
+  reading: ScriptReading;
+  rng: SeededRandom;
+  tools: Set<string>;
+  mood: Mood;
+  palette: string[];
+  subject: string;
+  /** The request this run answers, when it was asked for by another agent. */
+  request: PromptEntry | null;
+  past: (tag: string) => PastCall | undefined;
+  createdNodes: () => { id: string; x: number; y: number; text: string }[];
+}
+
+export type StepBuilder = (context: PlanContext) => PlannedStep | null;
+
+export function lines(rng: SeededRandom, pool: string[], count: number, prefer: string[] = []): string[] {
+  const preferred = pool.filter((line) => prefer.some((word) => line.toLowerCase().includes(word)));
+  const rest = rng.sample(
+    pool.filter((line) => !preferred.includes(line)),
+    pool.length,
+  );
+  return [...rng.sample(preferred, count), ...rest].slice(0, count);
+}
+
+export function short(text: string, max = 60): string {
+  const single = text.replace(/\s+/g, " ").trim();
+  return single.length > max ? `${single.slice(0, max - 1)}…` : single;
+}
+
+export function nodeIdOf(call: PastCall | undefined): string | undefined {
+  const output = call?.output as { node?: { id?: string } } | undefined;
+  return call && !call.failed ? output?.node?.id : undefined;
+}
+
+export function place(context: PlanContext, anchor: Point): Point {
+  const occupied = [
+    ...context.reading.canvas.map((node) => ({ x: node.x, y: node.y })),
+    ...context.createdNodes().map((node) => ({ x: node.x, y: node.y })),
+  ];
+  return freeSpot(anchor, occupied);
+}
+
+export function home(context: PlanContext): Point {
+  return homeArea(context.reading.persona);
+}
+
+export function anchorNearReferences(context: PlanContext): Point {
+  const first = context.reading.referenced[0];
+  return first ? { x: first.x + 380, y: first.y } : home(context);
+}
+
+export function intention(context: PlanContext, text: string, plan: string): PlannedStep | null {
+  if (!context.tools.has("share_creative_context")) return null;
+  return {
+    text,
+    calls: [
+      {
+        tag: "intention",
+        toolName: "share_creative_context",
+        input: { entryType: "intention", content: { plan } },
+      },
+    ],
+  };
+}
+
+export function contribution(context: PlanContext, summary: string, nodeIds: string[]): PlannedCall | null {
+  if (!context.tools.has("share_creative_context") || nodeIds.length === 0) return null;
+  return {
+    tag: "contribution",
+    toolName: "share_creative_context",
+    input: { entryType: "contribution", content: { summary, nodeIds, mood: context.mood.name } },
+  };
+}
+
+export function reaction(context: PlanContext, toEntryId: string | undefined, response: string): PlannedCall | null {
+  if (!context.tools.has("share_creative_context") || !toEntryId) return null;
+  return {
+    tag: "reaction",
+    toolName: "share_creative_context",
+    input: { entryType: "reaction", content: { toEntryId, response } },
+  };
+}
+
+export function edge(context: PlanContext, tag: string, sourceId: string | undefined, targetId: string | undefined, label: string) {
+  if (!context.tools.has("create_edge") || !sourceId || !targetId || sourceId === targetId) return null;
+  return { tag, toolName: "create_edge", input: { sourceId, targetId, label } } satisfies PlannedCall;
+}
+
+export function node(context: PlanContext, tag: string, kind: string, text: string, at: Point, color?: string): PlannedCall | null {
+  if (!context.tools.has("create_node")) return null;
+  return {
+    tag,
+    toolName: "create_node",
+    input: { kind, text, x: at.x, y: at.y, ...(color ? { color } : {}) },
+  };
+}
+
+export const present = <T>(items: (T | null | undefined)[]): T[] => items.filter((item): item is T => item != null);
+
+export function requesterName(context: PlanContext): string {
+  return context.request?.author ?? "a teammate";
+}
+
+/** The latest contribution by the requester touching the referenced nodes: what a reaction answers. */
+export function answeredEntryId(context: PlanContext): string | undefined {
+  const refs = new Set(context.reading.referenced.map((node) => node.id));
+  const contributions = context.reading.board.filter(
+    (entry) => entry.kind === "contribution" && (!context.request || entry.author === context.request.author),
+  );
+  const touching = contributions.find((entry) =>
+    ((entry.content.nodeIds as string[] | undefined) ?? []).some((id) => refs.has(id)),
+  );
+  return touching?.id ?? context.request?.id ?? contributions[0]?.id;
+}
+
+export function latestOtherContribution(context: PlanContext): PromptEntry | undefined {
+  return context.reading.board.find((entry) => entry.kind === "contribution" && entry.author !== context.reading.name);
+}
+
+export function finalStep(text: string): StepBuilder {
+  return () => ({ text, calls: [] });
+}
+
+
