@@ -19,9 +19,11 @@ const integration = (driver: "pglite" | "postgres", include: string[]) => ({
 });
 
 /**
- * Unit tests, and the integration tests once on PGlite and, when DATABASE_URL points at a
- * PostgreSQL server, once more on PostgreSQL (the same files, a fresh database each).
- * Files ending in `.pg.test.ts` need several real connections and run on PostgreSQL only.
+ * Unit tests (fast, no database, no processes), the integration tests once on PGlite and,
+ * when DATABASE_URL points at a PostgreSQL server, once more on PostgreSQL (the same files,
+ * a fresh database each). Files ending in `.pg.test.ts` need several real connections and
+ * run on PostgreSQL only; files ending in `.process.test.ts` start processes of their own
+ * and run once, beside the integration tests.
  */
 export default defineConfig({
   resolve: { alias },
@@ -32,8 +34,12 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["**/*.test.ts"],
-          exclude: [...ignored, "**/*.int.test.ts", "**/*.pg.test.ts"],
+          exclude: [...ignored, "**/*.int.test.ts", "**/*.pg.test.ts", "**/*.process.test.ts"],
         },
+      },
+      {
+        resolve: { alias },
+        test: { name: "processes", include: ["**/*.process.test.ts"], exclude: ignored, testTimeout: 30_000 },
       },
       integration("pglite", ["**/*.int.test.ts"]),
       ...(process.env.DATABASE_URL ? [integration("postgres", ["**/*.int.test.ts", "**/*.pg.test.ts"])] : []),

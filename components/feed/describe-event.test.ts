@@ -1,17 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
+import type { BoardEntryDto, BoardEntryKindName, PayloadOf, StoredEventType } from "@/lib/protocol";
+import { FIXTURE_TIME, agentDto, boardEntryDto, edgeDto, storedEvent } from "@/test/builders";
 import { describeEvent } from "./describe-event";
 
 const agents = [
-  { id: "sw", persona: "songwriter", name: "Songwriter" },
-  { id: "sp", persona: "scene-painter", name: "Scene Painter" },
-] as AgentDto[];
+  agentDto({ id: "sw", persona: "songwriter", name: "Songwriter" }),
+  agentDto({ id: "sp", persona: "scene-painter", name: "Scene Painter" }),
+];
 
-const event = (type: string, payload: Record<string, unknown>) =>
-  ({ type, payload, seq: 1, agent: "sw", agent_name: "Songwriter" }) as unknown as StoredEvent;
+const event = <T extends StoredEventType>(type: T, payload: PayloadOf<T>) =>
+  storedEvent(type, payload, { agent: "sw", agent_name: "Songwriter" });
 
-const entry = (kind: string, content: Record<string, unknown>, extra: Partial<BoardEntryDto> = {}) =>
-  ({ id: "b1", kind, content, agentName: "Songwriter", targetPersona: null, ...extra }) as BoardEntryDto;
+const entry = (kind: BoardEntryKindName, content: Record<string, unknown>, extra: Partial<BoardEntryDto> = {}) =>
+  boardEntryDto({ id: "b1", kind, content, agentName: "Songwriter", targetPersona: null, ...extra });
 
 describe("describeEvent", () => {
   const context = { agents, nodeText: (id: string) => ({ v: "Verse one", s: "A rainy scene" })[id] };
@@ -58,10 +59,10 @@ describe("describeEvent", () => {
   });
 
   it("describes canvas changes people make", () => {
-    expect(describeEvent(event("edge.created", { edge: { id: "e", sourceId: "v", targetId: "s", label: "echoes" } }), context)).toMatchObject({
+    expect(describeEvent(event("edge.created", { edge: edgeDto({ id: "e", sourceId: "v", targetId: "s", label: "echoes" }) }), context)).toMatchObject({
       text: "linked two notes: “echoes”",
       detail: "Verse one → A rainy scene",
     });
-    expect(describeEvent(event("node.updated", { nodeId: "v", changes: { x: 1 }, version: 2, updatedAt: "" }), context).quiet).toBe(true);
+    expect(describeEvent(event("node.updated", { nodeId: "v", changes: { x: 1 }, version: 2, updatedAt: FIXTURE_TIME }), context).quiet).toBe(true);
   });
 });

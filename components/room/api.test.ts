@@ -1,9 +1,26 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError, apiRequest, apiWrite, isTransientFailure } from "./api";
 
+// Retries wait on timers; the tests move the clock instead of waiting for it.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
 afterEach(() => {
+  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
+
+/** Settles `work`, running the timers it waits on. */
+async function settled<T>(work: Promise<T>): Promise<T> {
+  const outcome = work.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  await vi.runAllTimersAsync();
+  const result = await outcome;
+  if ("error" in result) throw result.error;
+  return result.value;
+}
 
 /** The Idempotency-Key header of each request `fetch` was given. */
 function keysSent(fetch: ReturnType<typeof vi.fn>): string[] {
@@ -17,7 +34,7 @@ describe("apiWrite", () => {
       .mockRejectedValueOnce(new TypeError("Failed to fetch"))
       .mockResolvedValueOnce(Response.json({ response: { id: "a1" } }, { status: 201 }));
     vi.stubGlobal("fetch", fetch);
-    await expect(apiWrite("/api/rooms/r/broadcasts/b/answer", "POST", { answer: "Rain" })).resolves.toEqual({ response: { id: "a1" } });
+    await expect(settled(apiWrite("/api/rooms/r/broadcasts/b/answer", "POST", { answer: "Rain" }))).resolves.toEqual({ response: { id: "a1" } });
     const [first, retry] = keysSent(fetch);
     expect(first).toMatch(/\S{16,}/);
     expect(retry).toBe(first);
@@ -44,29 +61,24 @@ describe("apiWrite after a server error", () => {
       .mockResolvedValueOnce(Response.json({ error: { message: "Something went wrong on our side." } }, { status: 500 }))
       .mockResolvedValueOnce(Response.json({ node: { id: "n1" } }, { status: 201 }));
     vi.stubGlobal("fetch", fetch);
-    await expect(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" })).resolves.toEqual({ node: { id: "n1" } });
+    await expect(settled(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" }))).resolves.toEqual({ node: { id: "n1" } });
     const keys = keysSent(fetch);
     expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(1);
   });
 
   it("gives up with the last failure after its retries, and never retries a refusal", async () => {
-    vi.useFakeTimers();
-    try {
-      const unavailable = vi.fn().mockImplementation(async () => new Response("", { status: 503, statusText: "Service Unavailable" }));
-      vi.stubGlobal("fetch", unavailable);
-      const failing = apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" }).catch((error: unknown) => error);
-      await vi.runAllTimersAsync();
-      expect(await failing).toEqual(new ApiError(503, "Service Unavailable"));
-      expect(unavailable).toHaveBeenCalledTimes(4);
+    const unavailable = vi.fn().mockImplementation(async () => new Response("", { status: 503, statusText: "Service Unavailable" }));
+    vi.stubGlobal("fetch", unavailable);
+    const failing = apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" }).catch((error: unknown) => error);
+    await vi.runAllTimersAsync();
+    expect(await failing).toEqual(new ApiError(503, "Service Unavailable"));
+    expect(unavailable).toHaveBeenCalledTimes(4);
 
-      const refused = vi.fn().mockResolvedValue(Response.json({ error: { message: "Take a seat to change the canvas." } }, { status: 403 }));
-      vi.stubGlobal("fetch", refused);
-      await expect(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" })).rejects.toEqual(new ApiError(403, "Take a seat to change the canvas."));
-      expect(refused).toHaveBeenCalledTimes(1);
-    } finally {
-      vi.useRealTimers();
-    }
+    const refused = vi.fn().mockResolvedValue(Response.json({ error: { message: "Take a seat to change the canvas." } }, { status: 403 }));
+    vi.stubGlobal("fetch", refused);
+    await expect(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" })).rejects.toEqual(new ApiError(403, "Take a seat to change the canvas."));
+    expect(refused).toHaveBeenCalledTimes(1);
   });
 });
 

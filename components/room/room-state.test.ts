@@ -1,43 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { RoomEvent, StoredEvent } from "@/lib/protocol";
+import type { PayloadOf, RoomEvent, StoredEventType } from "@/lib/protocol";
+import { FIXTURE_TIME, broadcastDto, broadcastResponseDto, edgeDto, nodeDto, runDto, storedEvent } from "@/test/builders";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { FEED_LIMIT, type RoomSnapshotLike, type RoomState, applyRoomEvent, initialRoomState, skipUnreadableEvent, uncountedSeat } from "./room-state";
 import { createRoomStore } from "./room-store";
 
-const base = {
-  room_id: "r",
-  correlation_id: "c",
-  agent: "human:s",
-  agent_name: "Ada",
-  target_agent: null,
-  timestamp: "2026-11-22T10:00:00.000Z",
-  status: "success" as const,
-  next_steps: [],
-  error_details: null,
-};
+const node = (id: string, text = "Rain") => nodeDto({ id, text });
 
-const node = (id: string, text = "Rain") => ({
-  id,
-  kind: "note",
-  text,
-  x: 0,
-  y: 0,
-  width: null,
-  height: null,
-  color: null,
-  authorKind: "human" as const,
-  authorId: "human:s",
-  authorName: "Ada",
-  version: 1,
-  createdAt: base.timestamp,
-  updatedAt: base.timestamp,
-});
-
-const stored = (seq: number, type: string, payload: Record<string, unknown>) =>
-  ({ ...base, id: `e${seq}`, seq, type, payload }) as unknown as StoredEvent;
+const stored = <T extends StoredEventType>(seq: number, type: T, payload: PayloadOf<T>) => storedEvent(type, payload, { seq });
 
 const snapshot = (): RoomSnapshotLike => ({
-  room: { id: "r", title: "T", template: "creative-canvas", lastSeq: 1, createdAt: base.timestamp, lastActivityAt: base.timestamp },
+  room: { id: "r", title: "T", template: "creative-canvas", lastSeq: 1, createdAt: FIXTURE_TIME, lastActivityAt: FIXTURE_TIME },
   settings: DEFAULT_ROOM_SETTINGS,
   agents: [],
   nodes: [],
@@ -67,8 +40,8 @@ describe("applyRoomEvent", () => {
     const state = fold(start(), [
       stored(2, "node.created", { node: node("a") }),
       stored(3, "node.created", { node: node("b") }),
-      stored(4, "node.updated", { nodeId: "a", changes: { text: "Rain taps", x: 5 }, version: 2, updatedAt: base.timestamp }),
-      stored(5, "edge.created", { edge: { id: "e", sourceId: "a", targetId: "b", label: "echoes", authorKind: "human", authorId: "h", authorName: "Ada", createdAt: base.timestamp } }),
+      stored(4, "node.updated", { nodeId: "a", changes: { text: "Rain taps", x: 5 }, version: 2, updatedAt: FIXTURE_TIME }),
+      stored(5, "edge.created", { edge: edgeDto({ id: "e", sourceId: "a", targetId: "b", label: "echoes" }) }),
       stored(6, "edge.updated", { edgeId: "e", label: "answers" }),
       stored(7, "node.deleted", { nodeId: "b", edgeIds: ["e"] }),
     ]);
@@ -98,43 +71,22 @@ describe("applyRoomEvent", () => {
   });
 
   it("tracks runs and broadcasts, and clears typing when a step lands", () => {
-    const run = {
-      id: "run",
-      agentId: "a",
-      status: "queued",
-      trigger: "human",
-      requestedBy: "human:s",
-      prompt: "p",
-      parentRunId: null,
-      chainDepth: 0,
-      correlationId: "c",
-      selectedNodeIds: [],
-      requestEntryId: null,
-      attempts: 0,
-      steps: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      costUsd: 0,
-      error: null,
-      createdAt: base.timestamp,
-      startedAt: null,
-      finishedAt: null,
-    };
+    const run = runDto({ id: "run", agentId: "a" });
     const step = { runId: "run", agentId: "a", step: 0, text: "Hi", toolCalls: [], toolResults: [], durationMs: 5, inputTokens: 10, outputTokens: 4, costUsd: 0.5 };
     const state = fold(start(), [
       stored(2, "run.queued", { run }),
-      stored(3, "run.started", { runId: "run", agentId: "a", attempt: 1, startedAt: base.timestamp }),
+      stored(3, "run.started", { runId: "run", agentId: "a", attempt: 1, startedAt: FIXTURE_TIME }),
       { type: "agent.typing", room_id: "r", payload: { runId: "run", agentId: "a", step: 0, delta: "Hi" } },
       stored(4, "run.step", step),
     ]);
     expect(state.runs.run).toMatchObject({ status: "running", steps: 1, inputTokens: 10, outputTokens: 4, costUsd: 0.5 });
     expect(state.typing.a).toBeUndefined();
-    const broadcast = { id: "b", agentId: "a", agentName: "A", runId: "run", mode: "human", question: "?", targetAgentIds: [], options: [], status: "waiting_turn", deadlineAt: null, createdAt: base.timestamp, openedAt: null, closedAt: null };
+    const broadcast = broadcastDto({ id: "b", agentId: "a", runId: "run" });
     const after = fold(state, [
       stored(5, "broadcast.asked", { broadcast }),
-      stored(6, "broadcast.opened", { broadcastId: "b", deadlineAt: base.timestamp, openedAt: base.timestamp }),
-      stored(7, "broadcast.response", { response: { id: "x", broadcastId: "b", responderId: "human:s", responderName: "Ada", isHuman: true, content: "Yes", durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, createdAt: base.timestamp } }),
-      stored(8, "broadcast.closed", { broadcastId: "b", status: "complete", responses: 1, durationMs: 10, closedAt: base.timestamp }),
+      stored(6, "broadcast.opened", { broadcastId: "b", deadlineAt: FIXTURE_TIME, openedAt: FIXTURE_TIME }),
+      stored(7, "broadcast.response", { response: broadcastResponseDto({ id: "x", broadcastId: "b", content: "Yes" }) }),
+      stored(8, "broadcast.closed", { broadcastId: "b", status: "complete", responses: 1, durationMs: 10, closedAt: FIXTURE_TIME }),
     ]);
     expect(after.broadcasts.b!.status).toBe("complete");
     expect(after.answers.b!.map((answer) => answer.content)).toEqual(["Yes"]);

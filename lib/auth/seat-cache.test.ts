@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Seat } from "@/db/schema";
+import { seatRow } from "@/test/builders";
 import { SeatCache } from "./seat-cache";
 
-const seat = (id: string) => ({ id, roomId: "room", displayName: id, tokenHash: `hash-${id}` }) as unknown as Seat;
+const seat = (id: string) => seatRow({ id, roomId: "room", displayName: id, tokenHash: `hash-${id}` });
 
 describe("SeatCache", () => {
   it("returns a remembered seat for the same room and token only", () => {

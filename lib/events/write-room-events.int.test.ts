@@ -171,6 +171,7 @@ describe("writeRoomEvents", () => {
     const { roomId } = await createTestRoom(database.db);
     await expect(
       appendEvents(database.db, roomId, [
+        // Deliberately not what the catalogue says: the write must refuse it.
         { type: "edge.deleted", actor: alice, payload: { edgeId: 42 } as unknown as { edgeId: string } },
       ]),
     ).rejects.toThrow();

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { StoredEvent } from "@/lib/protocol";
+import { storedEvent } from "@/test/builders";
 import { MAX_NOTIFICATION_BYTES, decodeNotification, encodeEphemeralNotification, encodeStoredNotification } from "./notification";
 
-const event = (seq: number, text: string) =>
-  ({ id: `e${seq}`, room_id: "r", seq, type: "edge.deleted", payload: { edgeId: text } }) as unknown as StoredEvent;
+const event = (seq: number, text: string) => storedEvent("edge.deleted", { edgeId: text }, { seq });
 
 describe("notifications", () => {
   it("inline small events and round-trip them", () => {

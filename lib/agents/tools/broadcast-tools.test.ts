@@ -6,6 +6,7 @@ import { createBroadcastTools } from "./broadcast-tools";
 describe("respond_to_broadcast", () => {
   it("only tells the caller that its shadow answers for it", async () => {
     const agent = { id: "a", name: "Songwriter" };
+    // Only what the tools read as they are built: the room's settings and who is on the team.
     const tools = createBroadcastTools({
       settings: { ...DEFAULT_ROOM_SETTINGS, broadcast: "agents" },
       team: [agent, { id: "b", name: "Scene Painter" }],

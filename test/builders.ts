@@ -1,0 +1,182 @@
+// Typed builders for the protocol's DTOs and events, for tests. Each one is parsed by the
+// schema it claims to follow, so a fixture can never drift from what the server sends.
+import type { Seat } from "@/db/schema";
+import {
+  type AgentDto,
+  type BoardEntryDto,
+  type BroadcastDto,
+  type BroadcastResponseDto,
+  type CanvasEdgeDto,
+  type CanvasNodeDto,
+  type PayloadOf,
+  type RunDto,
+  type StoredEventOf,
+  type StoredEventType,
+  agentSchema,
+  boardEntrySchema,
+  broadcastResponseSchema,
+  broadcastSchema,
+  canvasEdgeSchema,
+  canvasNodeSchema,
+  runSchema,
+  storedEventSchemas,
+} from "@/lib/protocol";
+
+/** The time every fixture carries unless told otherwise. */
+export const FIXTURE_TIME = "2026-11-22T10:00:00.000Z";
+
+export function nodeDto(overrides: Partial<CanvasNodeDto> = {}): CanvasNodeDto {
+  return canvasNodeSchema.parse({
+    id: "n1",
+    kind: "note",
+    text: "Rain",
+    x: 0,
+    y: 0,
+    width: null,
+    height: null,
+    color: null,
+    authorKind: "human",
+    authorId: "human:s1",
+    authorName: "Ada",
+    version: 1,
+    createdAt: FIXTURE_TIME,
+    updatedAt: FIXTURE_TIME,
+    ...overrides,
+  });
+}
+
+export function edgeDto(overrides: Partial<CanvasEdgeDto> = {}): CanvasEdgeDto {
+  return canvasEdgeSchema.parse({
+    id: "e1",
+    sourceId: "n1",
+    targetId: "n2",
+    label: "",
+    authorKind: "human",
+    authorId: "human:s1",
+    authorName: "Ada",
+    createdAt: FIXTURE_TIME,
+    ...overrides,
+  });
+}
+
+export function agentDto(overrides: Partial<AgentDto> = {}): AgentDto {
+  return agentSchema.parse({
+    id: "a1",
+    persona: "songwriter",
+    name: "Songwriter",
+    role: "Lyricist",
+    description: "Writes verses.",
+    color: "#d6336c",
+    model: "script:songwriter",
+    position: 0,
+    unavailableReason: null,
+    ...overrides,
+  });
+}
+
+export function runDto(overrides: Partial<RunDto> = {}): RunDto {
+  return runSchema.parse({
+    id: "run1",
+    agentId: "a1",
+    status: "queued",
+    trigger: "human",
+    requestedBy: "human:s1",
+    prompt: "Write about rain",
+    parentRunId: null,
+    chainDepth: 0,
+    correlationId: "c1",
+    selectedNodeIds: [],
+    requestEntryId: null,
+    attempts: 0,
+    steps: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    error: null,
+    createdAt: FIXTURE_TIME,
+    startedAt: null,
+    finishedAt: null,
+    ...overrides,
+  });
+}
+
+export function boardEntryDto(overrides: Partial<BoardEntryDto> = {}): BoardEntryDto {
+  return boardEntrySchema.parse({
+    id: "b1",
+    runId: null,
+    agentId: "a1",
+    agentName: "Songwriter",
+    kind: "intention",
+    content: { plan: "Write a verse" },
+    targetPersona: null,
+    requestStatus: null,
+    answersEntryId: null,
+    expiresAt: FIXTURE_TIME,
+    createdAt: FIXTURE_TIME,
+    ...overrides,
+  });
+}
+
+export function broadcastDto(overrides: Partial<BroadcastDto> = {}): BroadcastDto {
+  return broadcastSchema.parse({
+    id: "q1",
+    agentId: "a1",
+    agentName: "Songwriter",
+    runId: "run1",
+    mode: "human",
+    question: "Rain or sun?",
+    targetAgentIds: [],
+    options: [],
+    status: "waiting_turn",
+    deadlineAt: null,
+    createdAt: FIXTURE_TIME,
+    openedAt: null,
+    closedAt: null,
+    ...overrides,
+  });
+}
+
+export function broadcastResponseDto(overrides: Partial<BroadcastResponseDto> = {}): BroadcastResponseDto {
+  return broadcastResponseSchema.parse({
+    id: "r1",
+    broadcastId: "q1",
+    responderId: "human:s1",
+    responderName: "Ada",
+    isHuman: true,
+    content: "Rain",
+    durationMs: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    createdAt: FIXTURE_TIME,
+    ...overrides,
+  });
+}
+
+type EnvelopeOverrides = Partial<Omit<StoredEventOf<"seat.taken">, "type" | "payload">>;
+
+/** A stored event of `type` with `payload`, as the server sends it: parsed by the catalogue's schema. */
+export function storedEvent<T extends StoredEventType>(type: T, payload: PayloadOf<T>, overrides: EnvelopeOverrides = {}): StoredEventOf<T> {
+  const seq = overrides.seq ?? 1;
+  return storedEventSchemas[type].parse({
+    id: `e${seq}`,
+    room_id: "r",
+    seq,
+    correlation_id: "c",
+    agent: "human:s1",
+    agent_name: "Ada",
+    target_agent: null,
+    timestamp: FIXTURE_TIME,
+    status: "success",
+    next_steps: [],
+    error_details: null,
+    ...overrides,
+    type,
+    payload,
+  }) as StoredEventOf<T>;
+}
+
+/** A seat's row, as the database holds it. */
+export function seatRow(overrides: Partial<Seat> = {}): Seat {
+  return { id: "s1", roomId: "r", displayName: "Ada", tokenHash: "hash", createdAt: new Date(FIXTURE_TIME), ...overrides };
+}
