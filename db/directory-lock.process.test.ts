@@ -54,7 +54,7 @@ describe("lockDataDirectory", () => {
     for (let trial = 0; trial < 2; trial++) {
       const said = await contend(tempDir(), 4);
       expect(said.filter((line) => line === "locked"), said.join(", ")).toHaveLength(1);
-      expect(said.filter((line) => line === "refused")).toHaveLength(3);
+      expect(said.filter((line) => line === "refused"), said.join(", ")).toHaveLength(3);
     }
   }, 30_000);
 
@@ -64,7 +64,7 @@ describe("lockDataDirectory", () => {
       fs.writeFileSync(path.join(directory, "parley.lock"), JSON.stringify({ pid: await deadPid() }));
       const said = await contend(directory, 4);
       expect(said.filter((line) => line === "locked"), said.join(", ")).toHaveLength(1);
-      expect(said.filter((line) => line === "refused")).toHaveLength(3);
+      expect(said.filter((line) => line === "refused"), said.join(", ")).toHaveLength(3);
     }
   }, 30_000);
 

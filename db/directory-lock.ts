@@ -60,10 +60,10 @@ const isLive = (holder: Holder) => holder.pid > 0 && holder.pid !== process.pid 
  *
  * The lock file is written whole under another name and linked into place, so no one ever
  * reads a half-written lock, and two processes cannot both create it. A dead holder's lock is
- * moved aside rather than deleted, then checked: if what was moved is not the dead lock that
- * was read (another process took the lock over in between), it is put back. While the lock is
- * held, it is checked every `checkEveryMs`; should it ever name another holder, `onLost` is
- * called (by default the process stops), so two processes never write to one database for long.
+ * removed by one process at a time, and only while it is still that dead lock (see
+ * `takeOverStaleLock`); the others wait for it and then find the directory taken or free. While the lock is held, it is checked every `checkEveryMs`; should it
+ * ever name another holder, `onLost` is called (by default the process stops), so two processes
+ * never write to one database for long.
  */
 export function lockDataDirectory(
   directory: string,
@@ -76,7 +76,7 @@ export function lockDataDirectory(
   const draft = `${lockPath}.${process.pid}.${token}`;
   fs.writeFileSync(draft, JSON.stringify(mine));
   try {
-    for (let attempt = 0; attempt < 20; attempt++) {
+    for (let attempt = 0; attempt < 200; attempt++) {
       try {
         fs.linkSync(draft, lockPath);
         return holdLock(lockPath, token, checkEveryMs, onLost);
@@ -86,7 +86,8 @@ export function lockDataDirectory(
       const holder = readHolder(lockPath);
       if (!holder) continue;
       if (isLive(holder)) throw new DataDirectoryLockedError(directory, holder.pid);
-      takeOverStaleLock(lockPath, holder, token);
+      // Another process is removing the dead lock: give it a moment before looking again.
+      if (!takeOverStaleLock(lockPath, holder, draft)) pause(5);
     }
   } finally {
     fs.rmSync(draft, { force: true });
@@ -94,25 +95,34 @@ export function lockDataDirectory(
   throw new Error(`Could not lock ${directory}: other processes kept taking and dropping its lock.`);
 }
 
-/** Moves a dead holder's lock out of the way, putting back anything else it moved by mistake. */
-function takeOverStaleLock(lockPath: string, stale: Holder, token: string): void {
-  const aside = `${lockPath}.stale.${process.pid}.${token}`;
+/**
+ * Removes a dead holder's lock so that the next link takes the directory. Only one process
+ * at a time may remove a lock (the takeover file is linked into place, as the lock is), and it
+ * removes it only while it is still the dead lock that was read: a process that took the lock
+ * meanwhile keeps it. A takeover file left by a process that died is cleared for the next try.
+ */
+function takeOverStaleLock(lockPath: string, stale: Holder, draft: string): boolean {
+  const takeover = `${lockPath}.takeover`;
   try {
-    fs.renameSync(lockPath, aside);
+    fs.linkSync(draft, takeover);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const other = readHolder(takeover);
+    if (other && !isLive(other)) fs.rmSync(takeover, { force: true });
+    return false;
   }
-  const moved = readHolder(aside);
-  const sameLock = moved && moved.pid === stale.pid && moved.token === stale.token;
-  if (!sameLock && moved && isLive(moved)) {
-    try {
-      fs.linkSync(aside, lockPath);
-    } catch {
-      // Someone took the free lock meanwhile; the holder we moved finds out at its next check.
-    }
+  try {
+    const current = readHolder(lockPath);
+    if (current && current.pid === stale.pid && current.token === stale.token) fs.rmSync(lockPath, { force: true });
+    return true;
+  } finally {
+    fs.rmSync(takeover, { force: true });
   }
-  fs.rmSync(aside, { force: true });
+}
+
+/** Waits `ms` without returning to the event loop: taking the lock happens once, at start-up. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function holdLock(lockPath: string, token: string, checkEveryMs: number, onLost: (holder: Holder | null) => void) {
