@@ -1,7 +1,15 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import "@xyflow/react/dist/style.css";
+// One stylesheet per area, in this order: later areas may refine what earlier ones set.
 import "./globals.css";
+import "@/components/rooms/rooms.css";
+import "@/components/room/room.css";
+import "@/components/canvas/canvas.css";
+import "@/components/agents/agents.css";
+import "@/components/feed/feed.css";
+import "@/components/admin/admin.css";
+import "@/components/broadcast/broadcast.css";
 import { Providers } from "./providers";
 
 export const metadata: Metadata = {

@@ -3,25 +3,20 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiWrite } from "@/components/room/api";
+import { useSubmit } from "@/components/ui/use-submit";
 
 export function AdminSignIn({ expired }: { expired: boolean }) {
   const router = useRouter();
   const [token, setToken] = useState("");
-  const [error, setError] = useState<string | null>(expired ? "Your admin session is no longer valid." : null);
+  const { busy, error, submit } = useSubmit(expired ? "Your admin session is no longer valid." : null);
   return (
     <form
       className="card admin-sign-in"
       data-testid="admin-sign-in"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        setError(null);
-        try {
-          await apiWrite("/api/admin/session", "POST", { token });
-          router.refresh();
-        } catch (failure) {
-          setError((failure as Error).message);
-        }
-      }}
+      onSubmit={submit(async () => {
+        await apiWrite("/api/admin/session", "POST", { token });
+        router.refresh();
+      })}
     >
       <h1>Admin sign-in</h1>
       <p className="muted">
@@ -36,7 +31,7 @@ export function AdminSignIn({ expired }: { expired: boolean }) {
         aria-label="Admin token"
         autoComplete="current-password"
       />
-      <button className="button button--primary" type="submit" disabled={!token} data-testid="admin-sign-in-submit">
+      <button className="button button--primary" type="submit" disabled={busy || !token} data-testid="admin-sign-in-submit">
         Sign in
       </button>
       {error && <p className="form-error">{error}</p>}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { useSubmit } from "@/components/ui/use-submit";
 import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "./api";
 import { useRoom, useRoomStoreApi } from "./room-store";
@@ -11,8 +12,7 @@ export function SeatForm() {
   const roomId = useRoom((state) => state.room.id);
   const store = useRoomStoreApi();
   const [name, setName] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useSubmit();
 
   if (seat) {
     return (
@@ -25,23 +25,12 @@ export function SeatForm() {
     <form
       className="seat-form"
       data-testid="take-seat-form"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
-          const { seat: taken } = await apiWrite<{ seat: { id: string; displayName: string } }>(
-            `/api/rooms/${roomId}/seat`,
-            "POST",
-            { displayName: name },
-          );
-          store.getState().setSeat(taken);
-        } catch (failure) {
-          setError((failure as Error).message);
-        } finally {
-          setBusy(false);
-        }
-      }}
+      onSubmit={submit(async () => {
+        const { seat: taken } = await apiWrite<{ seat: { id: string; displayName: string } }>(`/api/rooms/${roomId}/seat`, "POST", {
+          displayName: name,
+        });
+        store.getState().setSeat(taken);
+      })}
     >
       <input
         data-testid="display-name-input"

@@ -2,8 +2,9 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "@/components/room/api";
+import { useSubmit } from "@/components/ui/use-submit";
+import { LIMITS } from "@/lib/protocol";
 
 interface TemplateOption {
   id: string;
@@ -16,26 +17,20 @@ export function CreateRoomForm({ templates }: { templates: TemplateOption[] }) {
   const router = useRouter();
   const [title, setTitle] = useState("");
   const [template, setTemplate] = useState(templates[0]?.id ?? "");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useSubmit();
   const chosen = templates.find((candidate) => candidate.id === template);
 
   return (
     <form
       className="card create-room"
       data-testid="create-room-form"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
+      onSubmit={submit(
+        async () => {
           const { room } = await apiWrite<{ room: { id: string } }>("/api/rooms", "POST", { title, template });
           router.push(`/rooms/${room.id}`);
-        } catch (failure) {
-          setError((failure as Error).message);
-          setBusy(false);
-        }
-      }}
+        },
+        { keepBusy: true },
+      )}
     >
       <h2>Start a room</h2>
       <div className="create-room__fields">

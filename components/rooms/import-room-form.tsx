@@ -4,6 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiWrite } from "@/components/room/api";
+import { useSubmit } from "@/components/ui/use-submit";
 
 interface ImportResponse {
   room: { id: string };
@@ -18,32 +19,22 @@ export function ImportRoomForm() {
   const [yaml, setYaml] = useState("");
   const [title, setTitle] = useState("");
   const [offline, setOffline] = useState(true);
-  const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<ImportResponse | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useSubmit();
 
   return (
     <form
       className="card import-room"
       data-testid="import-room-form"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
-          const response = await apiWrite<ImportResponse>("/api/rooms/import", "POST", {
-            yaml,
-            offline,
-            ...(title.trim() ? { title: title.trim() } : {}),
-          });
-          setResult(response);
-          void queryClient.invalidateQueries({ queryKey: ["rooms"] });
-        } catch (failure) {
-          setError((failure as Error).message);
-        } finally {
-          setBusy(false);
-        }
-      }}
+      onSubmit={submit(async () => {
+        const response = await apiWrite<ImportResponse>("/api/rooms/import", "POST", {
+          yaml,
+          offline,
+          ...(title.trim() ? { title: title.trim() } : {}),
+        });
+        setResult(response);
+        void queryClient.invalidateQueries({ queryKey: ["rooms"] });
+      })}
     >
       <h2>Import a team from a configuration file</h2>
       <p className="muted">
