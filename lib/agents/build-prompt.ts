@@ -101,7 +101,7 @@ const SENSITIVITY_GUIDANCE = {
   low: "Use ask_others rarely: only when you are blocked and cannot decide alone.",
 } as const;
 
-/** The broadcast guidance of seed 000, shaped by the room's mode and sensitivity. */
+/** How to use ask_others, shaped by the room's mode and sensitivity (docs/behaviour/asking-others.md). */
 export function broadcastGuidance(settings: RoomSettings): string {
   if (settings.broadcast === "off") return "";
   const who =

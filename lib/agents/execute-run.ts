@@ -306,8 +306,8 @@ export async function executeRun(
       abortSignal: runSignal,
       maxRetries: deps.maxRetries ?? 2,
       seed: settings.script_seed,
-      // Each step reads the whole conversation again, with the notes where they arrived (seed 000's
-      // informational messages): what the agent's shadow answered stays in its context for the rest of the run.
+      // Each step reads the whole conversation again, with the notes where they arrived
+      // (docs/behaviour/asking-others.md): what the agent's shadow answered stays in its context for the rest of the run.
       prepareStep: async ({ stepNumber }) => {
         step = saved.length + stepNumber;
         stepStarted = performance.now();

@@ -25,7 +25,7 @@ function notesMessage(notes: ShownNote[]): ModelMessage {
 /**
  * What the model reads for its next step: the opening message, then each step taken so far
  * after the notes that arrived before it, then the notes that arrived since (`arrived`).
- * Like the seed's informational messages, a note stays in the conversation where it arrived
+ * A note stays in the conversation where it arrived
  * for the rest of the run, and appears there once. When the notes outgrow `budget` tokens
  * the oldest are left out; the newest is always shown.
  */

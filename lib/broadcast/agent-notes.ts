@@ -58,7 +58,7 @@ export async function notesDeliveredTo(db: Db, runId: string): Promise<ShownNote
     .orderBy(asc(agentNotes.deliveredAt), asc(agentNotes.createdAt));
 }
 
-/** The note of the seed: what the agent's shadow answered while it was busy. */
+/** The note an agent gets when its shadow answered a question while it was busy. */
 export function shadowNote(asker: string, question: string, answer: string): string {
   return (
     `[INFO] While you were working, ${asker} asked: "${question}" ` +

@@ -13,7 +13,7 @@ import { type AskOthersDeps, type AskOthersInput, type AskOthersResult, actorOf,
 export type { AskOthersDeps, AskOthersInput, AskOthersResult, BroadcastAnswer } from "./question";
 
 /**
- * ask_others (seed 000). In agents mode every target answers through a parallel shadow
+ * ask_others (docs/behaviour/asking-others.md). In agents mode every target answers through a parallel shadow
  * responder and the call returns when all have answered or `broadcast_timeout` passes,
  * whichever comes first. In human mode the question goes to the people in the room, one
  * question at a time per room; an agent that has not yet seen earlier answers gets them

@@ -51,7 +51,7 @@ export interface BroadcastAnswer {
   is_human: boolean;
 }
 
-/** What ask_others returns to the asking agent (the seed's shape). */
+/** What ask_others returns to the asking agent. */
 export type AskOthersResult =
   | { status: "complete" | "timeout" | "skipped" | "cancelled"; responses: BroadcastAnswer[] }
   | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };

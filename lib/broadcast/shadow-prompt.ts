@@ -4,7 +4,7 @@ import type { Agent } from "@/db/schema";
 export type ResponseDepth = "low" | "medium" | "high";
 
 /**
- * How thorough a shadow's answer should be (the seed's test-time compute scaling):
+ * How thorough a shadow's answer should be (`response_depth`: more effort for a more considered answer):
  * low = quick and minimal, medium = balanced, high = thorough with examples.
  */
 export const DEPTH_GUIDANCE: Record<ResponseDepth, string> = {

@@ -9,7 +9,7 @@ const shortText = z.string().trim().min(1).max(LIMITS.boardText);
 const nodeIdList = z.array(z.string().min(1).max(64)).max(30);
 const hex = z.string().regex(/^#[0-9a-fA-F]{6}$/, "palette colours are #rrggbb");
 
-/** The typed content of each kind of board entry (seed 002's content schema). */
+/** The typed content of each kind of board entry (docs/behaviour/creative-canvas.md). */
 export const boardContentSchemas = {
   theme: z.strictObject({
     mood: z.string().trim().min(1).max(60).describe("One word or short phrase, e.g. melancholic"),

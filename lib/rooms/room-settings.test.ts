@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_ROOM_SETTINGS, MIN_CONTEXT_TOKEN_BUDGET, parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
 
 describe("room settings", () => {
-  it("default to the limits the seeds name", () => {
+  it("default to the limits the behaviour documents name", () => {
     expect(DEFAULT_ROOM_SETTINGS).toMatchObject({
       max_concurrent_runs: 3,
       max_steps: 10,

@@ -7,23 +7,23 @@ import { z } from "zod";
 export const MIN_CONTEXT_TOKEN_BUDGET = 100;
 
 /**
- * Every limit the seeds name, as a per-room setting with the seed's value as default.
- * Keys follow the seeds' own names where they have one (`broadcast_timeout`, …).
+ * Every limit of the agents' behaviour, as a per-room setting whose default is the value given
+ * in docs/behaviour/ (`broadcast_timeout`, `max_chain_depth`, …).
  */
 export const roomSettingsSchema = z.strictObject({
-  /** Runs allowed at once in a room; more wait in the queue (seed 002: 3 per canvas). */
+  /** Runs allowed at once in a room; more wait in the queue (default 3). */
   max_concurrent_runs: z.number().int().min(1).max(20).default(3),
-  /** Model steps per run (seed 002: 10 rounds). */
+  /** Model steps per run (default 10). */
   max_steps: z.number().int().min(1).max(50).default(10),
-  /** How deep request_agent chains may go (seed 002: refuse beyond 3). */
+  /** How deep request_agent chains may go (default 3). */
   max_chain_depth: z.number().int().min(0).max(10).default(3),
-  /** Requests a run may make, through request_agent or on the board (seed 002: 1). */
+  /** Requests a run may make, through request_agent or on the board (default 1). */
   max_requests_per_run: z.number().int().min(0).max(10).default(1),
-  /** Shared context board entries expire after this (seed 002: 1 hour). */
+  /** Shared context board entries expire after this (default 1 hour). */
   board_expiry_minutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
-  /** Board entries from other runs injected into a prompt (seed 002 and 001: 15). */
+  /** Board entries from other runs injected into a prompt (default 15). */
   board_entries_in_prompt: z.number().int().min(0).max(100).default(15),
-  /** Token budget for the injected collaboration context (seed 002: ~2000). */
+  /** Token budget for the injected collaboration context (default 2,000). */
   context_token_budget: z
     .number()
     .int()
@@ -33,7 +33,7 @@ export const roomSettingsSchema = z.strictObject({
     )
     .max(50_000)
     .default(2000),
-  /** The scheduler starts an agent in this room every interval (seed 002: 45 s), when enabled. */
+  /** The scheduler starts an agent in this room every interval (default 45 s), when enabled. */
   scheduler_enabled: z.boolean().default(false),
   scheduler_interval_seconds: z.number().int().min(5).max(3600).default(45),
   /**
@@ -43,7 +43,7 @@ export const roomSettingsSchema = z.strictObject({
   scheduler_needs_viewers: z.boolean().default(true),
   /** Random seed for scripted models, so a room's demo is reproducible. */
   script_seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
-  /** ask_others broadcasts (seed 000). */
+  /** ask_others: who answers, how long the asker waits, how often and how thoroughly (docs/behaviour/asking-others.md). */
   broadcast: z.enum(["off", "agents", "human"]).default("off"),
   broadcast_timeout: z.number().int().min(1).max(3600).default(300),
   max_broadcasts_per_agent: z.number().int().min(1).max(100).default(10),

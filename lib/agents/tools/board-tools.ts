@@ -17,7 +17,7 @@ function sharedEntry(entry: BoardEntryDto) {
   return { entryId: entry.id, kind: entry.kind, expiresAt: entry.expiresAt };
 }
 
-/** share_creative_context and read_shared_context: the shared context board of seed 002. */
+/** share_creative_context and read_shared_context: the shared board (docs/behaviour/creative-canvas.md). */
 export function createBoardTools(active: ActiveRun) {
   const { database, run, agent, settings } = active;
   return {

@@ -7,7 +7,7 @@ import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 /**
- * ask_others and respond_to_broadcast (seed 000), offered only when the room has
+ * ask_others and respond_to_broadcast (docs/behaviour/asking-others.md), offered only when the room has
  * broadcasts on. ask_others blocks this agent until the answers are in or the room's
  * broadcast timeout passes; everyone else keeps working.
  */

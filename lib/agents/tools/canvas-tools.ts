@@ -30,7 +30,7 @@ const createNodeInput = z.object({
 });
 
 /**
- * The five canvas tools of seed 002, acting as the agent and tagged with its run's
+ * The five canvas tools (docs/behaviour/creative-canvas.md), acting as the agent and tagged with its run's
  * correlation id. Each write carries its call's idempotency key, so a step taken again after
  * its worker died does not change the canvas twice.
  */

@@ -13,7 +13,7 @@ import { earlierWrite, toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 /**
- * request_agent (seed 002): writes a request on the board and queues a run of the target
+ * request_agent (docs/behaviour/creative-canvas.md): writes a request on the board and queues a run of the target
  * persona with the referenced nodes selected. Chains are limited in depth, each run may
  * request once, and the new run waits its turn under the room's concurrency limit.
  */
