@@ -31,6 +31,7 @@ async function roomWithOldKeys(id: string, template: string) {
     description: "d",
     color: "#000000",
     model: persona === "canvas-agent" ? "script:creative-curator" : `script:${persona}`,
+    identity: `creative-canvas/${persona}`,
     position,
   }));
   await database.db.insert(agents).values(team);

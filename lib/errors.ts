@@ -5,6 +5,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** Headers the answer carries, such as `Retry-After`. */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "AppError";
@@ -15,7 +17,7 @@ export class AppError extends Error {
   }
 
   toResponse(): Response {
-    return Response.json(this.toJSON(), { status: this.status });
+    return Response.json(this.toJSON(), { status: this.status, headers: this.headers });
   }
 }
 
@@ -24,6 +26,9 @@ export const unauthorized = (message = "Sign in as an admin first.") => new AppE
 export const forbidden = (message: string) => new AppError(403, "forbidden", message);
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, "conflict", message);
+/** A 429 saying when to try again (`Retry-After`, whole seconds). */
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  new AppError(429, "too_many_requests", message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
 export const payloadTooLarge = (limit: number) =>
   new AppError(413, "payload_too_large", `Request body is larger than ${limit} bytes.`);
 

@@ -178,5 +178,5 @@ export function storedEvent<T extends StoredEventType>(type: T, payload: Payload
 
 /** A seat's row, as the database holds it. */
 export function seatRow(overrides: Partial<Seat> = {}): Seat {
-  return { id: "s1", roomId: "r", displayName: "Ada", tokenHash: "hash", createdAt: new Date(FIXTURE_TIME), ...overrides };
+  return { id: "s1", roomId: "r", displayName: "Ada", tokenHash: "hash", focusAgentId: null, createdAt: new Date(FIXTURE_TIME), ...overrides };
 }

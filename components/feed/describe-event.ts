@@ -41,8 +41,15 @@ const TOOL_LABELS: Record<string, string> = {
   delete_edge: "removed a link",
   share_creative_context: "shared context",
   read_shared_context: "read the board",
-  request_agent: "asked for help",
+  request_agent: "asked a teammate",
+  request_help: "asked for help",
+  post_finding: "posted a finding",
+  update_knowledge: "saved knowledge",
 };
+
+function agentName(context: DescribeContext, agentId: string): string {
+  return context.agents.find((agent) => agent.id === agentId)?.name ?? "an agent";
+}
 
 function lowerFirst(text: string): string {
   return text ? text[0]!.toLowerCase() + text.slice(1) : text;
@@ -73,6 +80,9 @@ function describeBoardEntry(entry: BoardEntryDto, context: DescribeContext): Fee
       };
     case "request": {
       const target = personaName(context, entry.targetPersona);
+      if (content.help === true) {
+        return { text: `asked ${target} for help`, detail: String(content.ask ?? ""), nodeIds: [], tone: "collaboration" };
+      }
       return {
         text: `asked ${target} to ${lowerFirst(String(content.ask ?? "help"))}`,
         nodeIds: entryNodeIds(entry),
@@ -103,8 +113,8 @@ function describeBoardEntry(entry: BoardEntryDto, context: DescribeContext): Fee
       return {
         text: `posted a ${String(content.severity ?? "medium")}-severity finding`,
         detail: String(content.finding ?? ""),
-        nodeIds: [],
-        tone: "collaboration",
+        nodeIds: entryNodeIds(entry),
+        tone: content.severity === "high" ? "error" : "collaboration",
       };
     default:
       return unreachable(entry.kind);
@@ -131,6 +141,56 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     tone: "room",
   }),
   "seat.taken": () => ({ text: "took a seat", nodeIds: [], tone: "people" }),
+  "seat.focused": (event, context) => ({
+    text: event.payload.agentId ? `now talks to ${agentName(context, event.payload.agentId)} by default` : "talks to the latest agent by default",
+    nodeIds: [],
+    tone: "people",
+    quiet: true,
+  }),
+  "command.sent": (event, context) => {
+    const { command } = event.payload;
+    const how = { next_step: "in its next step", queued_run: "in its queued run", new_run: "now" }[command.delivery];
+    return {
+      text: `told ${agentName(context, command.agentId)} (${how})`,
+      message: command.text,
+      nodeIds: [],
+      tone: "people",
+    };
+  },
+  "command.delivered": (event) => ({
+    text: `read ${event.payload.commandIds.length === 1 ? "a message" : `${event.payload.commandIds.length} messages`} (step ${event.payload.step + 1})`,
+    nodeIds: [],
+    tone: "people",
+    quiet: true,
+  }),
+  "command.cancelled": (event, context) => ({
+    text: `withdrew a message to ${agentName(context, event.payload.agentId)}`,
+    nodeIds: [],
+    tone: "people",
+    quiet: true,
+  }),
+  "help.answered": (event, context) => {
+    const { answered, askerAgentId, text } = event.payload;
+    const asker = agentName(context, askerAgentId);
+    return answered
+      ? { text: `answered ${asker}'s help request`, detail: excerpt(text, 200), nodeIds: [], tone: "collaboration" }
+      : { text: `could not answer ${asker}'s help request`, detail: text, nodeIds: [], tone: "error" };
+  },
+  "knowledge.updated": (event) => {
+    const { insight, area, level } = event.payload;
+    return {
+      text: area ? `grew in ${area} (${level}/100)` : "saved an insight",
+      detail: insight ?? undefined,
+      nodeIds: [],
+      tone: "agent",
+      quiet: !insight,
+    };
+  },
+  "knowledge.cleared": (event, context) => ({
+    text: `cleared ${agentName(context, event.payload.agentId)}'s knowledge`,
+    nodeIds: [],
+    tone: "room",
+  }),
   "node.created": (event) => {
     const node = event.payload.node;
     const what = node.kind === "note" ? "a note" : `a ${node.kind}`;

@@ -19,6 +19,8 @@ const snapshot = (): RoomSnapshotLike => ({
   board: [],
   broadcasts: [],
   broadcastResponses: [],
+  findings: [],
+  pendingCommands: [],
   recentEvents: [],
   lastSeq: 1,
 });

@@ -16,7 +16,8 @@ import type {
   StoredEventType,
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
-import type { RoomSnapshot } from "@/lib/rooms/get-room-snapshot";
+import type { FindingDto } from "@/lib/findings/read-findings";
+import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
 export const FEED_LIMIT = 300;
@@ -35,6 +36,8 @@ export interface TypingState {
 export interface SeatInfo {
   id: string;
   displayName: string;
+  /** Where this seat's messages go when they name no agent; null: the agent that stepped last. */
+  focusAgentId?: string | null;
 }
 
 /** This page's open event stream, as the server counts it in the room's presence. */
@@ -54,6 +57,12 @@ export interface RoomState {
   feed: StoredEvent[];
   runs: Record<string, RunDto>;
   board: Record<string, BoardEntryDto>;
+  /** The room's findings, oldest first. */
+  findings: FindingDto[];
+  /** Participants' messages waiting for their agents, by id. */
+  pendingCommands: Record<string, PendingCommandDto>;
+  /** Bumped when an agent's knowledge changes, so an open vault drawer reads it again. */
+  vaultVersions: Record<string, number>;
   broadcasts: Record<string, BroadcastDto>;
   /** Answers per broadcast id, in arrival order. */
   answers: Record<string, BroadcastResponseDto[]>;
@@ -85,6 +94,9 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
     feed: snapshot.recentEvents.slice(-FEED_LIMIT),
     runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
     board: Object.fromEntries(snapshot.board.map((entry) => [entry.id, entry])),
+    findings: snapshot.findings,
+    pendingCommands: Object.fromEntries(snapshot.pendingCommands.map((command) => [command.id, command])),
+    vaultVersions: {},
     broadcasts: Object.fromEntries(snapshot.broadcasts.map((broadcast) => [broadcast.id, broadcast])),
     answers: groupAnswers(snapshot.broadcastResponses),
     typing: {},
@@ -119,6 +131,26 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
     ...(payload.settings ? { settings: payload.settings as RoomSettings } : {}),
   }),
   "seat.taken": () => ({}),
+  "seat.focused": (state, { payload }) =>
+    state.seat?.id === payload.seatId ? { seat: { ...state.seat, focusAgentId: payload.agentId } } : {},
+  "command.sent": (state, { payload: { command } }) => ({
+    pendingCommands: {
+      ...state.pendingCommands,
+      [command.id]: {
+        id: command.id,
+        agentId: command.agentId,
+        senderId: command.senderId,
+        senderName: command.senderName,
+        text: command.text,
+        createdAt: command.createdAt,
+      },
+    },
+  }),
+  "command.delivered": (state, { payload }) => ({ pendingCommands: without(state.pendingCommands, payload.commandIds) }),
+  "command.cancelled": (state, { payload }) => ({ pendingCommands: without(state.pendingCommands, [payload.commandId]) }),
+  "help.answered": () => ({}),
+  "knowledge.updated": (state, { payload }) => bumpVault(state, payload.agentId),
+  "knowledge.cleared": (state, { payload }) => bumpVault(state, payload.agentId),
   "node.created": (state, { payload }) => ({ nodes: { ...state.nodes, [payload.node.id]: payload.node } }),
   "node.updated": (state, { payload }) => {
     const current = state.nodes[payload.nodeId];
@@ -166,7 +198,10 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
       typing: withoutTyping(state.typing, agentId),
     };
   },
-  "board.posted": (state, { payload }) => ({ board: { ...state.board, [payload.entry.id]: payload.entry } }),
+  "board.posted": (state, { payload: { entry } }) => ({
+    board: { ...state.board, [entry.id]: entry },
+    ...(entry.kind === "finding" ? { findings: [...state.findings, findingFromEntry(entry)] } : {}),
+  }),
   "board.request_updated": (state, { payload }) => {
     const entry = state.board[payload.entryId];
     return entry ? { board: { ...state.board, [entry.id]: { ...entry, requestStatus: payload.status } } } : {};
@@ -244,6 +279,26 @@ export function skipUnreadableEvent(state: RoomState, seq: number): ApplyOutcome
 export function uncountedSeat(state: RoomState): { connectionId: string; seatId: string } | null {
   if (!state.seat || !state.stream || state.stream.seatId === state.seat.id) return null;
   return { connectionId: state.stream.connectionId, seatId: state.seat.id };
+}
+
+/** A finding as the findings board shows it, from the board entry that carried it. */
+function findingFromEntry(entry: BoardEntryDto): FindingDto {
+  const content = entry.content as { finding?: unknown; severity?: unknown; nodeIds?: unknown };
+  const severity = content.severity === "low" || content.severity === "high" ? content.severity : "medium";
+  return {
+    id: entry.id,
+    runId: entry.runId,
+    agentId: entry.agentId,
+    agentName: entry.agentName,
+    finding: String(content.finding ?? ""),
+    severity,
+    nodeIds: Array.isArray(content.nodeIds) ? content.nodeIds.map(String) : [],
+    createdAt: entry.createdAt,
+  };
+}
+
+function bumpVault(state: RoomState, agentId: string): Partial<RoomState> {
+  return { vaultVersions: { ...state.vaultVersions, [agentId]: (state.vaultVersions[agentId] ?? 0) + 1 } };
 }
 
 function groupAnswers(responses: BroadcastResponseDto[]): Record<string, BroadcastResponseDto[]> {

@@ -43,6 +43,8 @@ function room(lastSeq = 1) {
       board: [],
       broadcasts: [],
       broadcastResponses: [],
+      findings: [],
+      pendingCommands: [],
       recentEvents: [],
       lastSeq,
     },

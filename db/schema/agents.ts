@@ -16,6 +16,11 @@ export const agents = pgTable(
     color: text("color").notNull(),
     /** `provider:model`, e.g. `script:songwriter` or `openai:gpt-5`. */
     model: text("model").notNull(),
+    /**
+     * Who the agent is beyond its room: `<template>/<persona>` (an imported team's agent is
+     * keyed by its id in the file). Every room with the same identity shares its knowledge vault.
+     */
+    identity: text("identity").notNull(),
     systemPrompt: text("system_prompt").notNull().default(""),
     position: integer("position").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -23,6 +28,7 @@ export const agents = pgTable(
   (table) => [
     index("agents_room_idx").on(table.roomId),
     uniqueIndex("agents_room_persona_idx").on(table.roomId, table.persona),
+    index("agents_identity_idx").on(table.identity),
   ],
 );
 

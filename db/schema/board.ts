@@ -7,7 +7,8 @@ export type RequestStatus = "open" | "queued" | "in_progress" | "answered" | "ca
 
 /**
  * The shared context board: what agents tell each other about their work. Entries expire
- * (one hour by default) and expired ones are pruned whenever the board is read.
+ * (one hour by default) and expired ones are pruned whenever the board is read; findings
+ * never expire (`expiresAt` null): they live as long as the room.
  */
 export const boardEntries = pgTable(
   "board_entries",
@@ -27,7 +28,7 @@ export const boardEntries = pgTable(
     requestStatus: text("request_status").$type<RequestStatus>(),
     /** For reactions: the entry they answer. */
     answersEntryId: text("answers_entry_id"),
-    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, doublePrecision, index, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { rooms } from "./rooms";
 
 export type BroadcastMode = "agents" | "human";
@@ -84,14 +84,27 @@ export const agentNotes = pgTable(
       .notNull()
       .references(() => rooms.id, { onDelete: "cascade" }),
     agentId: text("agent_id").notNull(),
+    /** `note`: for the agent's awareness; `command`: a participant's message; `help`: the answer to its help request. */
+    kind: text("kind").$type<AgentNoteKind>().notNull().default("note"),
+    /** Orders notes that share a timestamp: delivered in the order they were left. */
+    ordinal: bigserial("ordinal", { mode: "number" }).notNull(),
     text: text("text").notNull(),
     broadcastId: text("broadcast_id"),
+    /** Who left a command: the seat (`human:<seatId>`) and its display name. */
+    senderId: text("sender_id"),
+    senderName: text("sender_name"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     deliveredAt: timestamp("delivered_at", { withTimezone: true }),
     deliveredToRunId: text("delivered_to_run_id"),
+    /** The step of the run whose model call first showed it. */
+    deliveredAtStep: integer("delivered_at_step"),
+    /** Withdrawn by its sender before it was delivered. */
+    cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
   },
   (table) => [
     index("agent_notes_pending_idx").on(table.agentId, table.deliveredAt),
+    // Commands a seat sent lately, for its rate limit.
+    index("agent_notes_sender_idx").on(table.senderId, table.createdAt),
     // A run taken over by another worker looks up the notes its earlier attempts were given.
     index("agent_notes_run_idx").on(table.deliveredToRunId),
   ],
@@ -109,3 +122,4 @@ export const humanQaReads = pgTable("human_qa_reads", {
 export type Broadcast = typeof broadcasts.$inferSelect;
 export type BroadcastResponse = typeof broadcastResponses.$inferSelect;
 export type AgentNote = typeof agentNotes.$inferSelect;
+export type AgentNoteKind = "note" | "command" | "help";

@@ -6,3 +6,4 @@ export * from "./participants";
 export * from "./runs";
 export * from "./board";
 export * from "./broadcasts";
+export * from "./knowledge";

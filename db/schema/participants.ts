@@ -11,6 +11,8 @@ export const seats = pgTable(
       .references(() => rooms.id, { onDelete: "cascade" }),
     displayName: text("display_name").notNull(),
     tokenHash: text("token_hash").notNull(),
+    /** The agent this seat's messages go to when they name none; null: whichever agent stepped last. */
+    focusAgentId: text("focus_agent_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [uniqueIndex("seats_room_token_idx").on(table.roomId, table.tokenHash)],

@@ -16,8 +16,8 @@ import { agents } from "./agents";
 import { rooms } from "./rooms";
 
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-/** Why a run started: a person, the scheduler, another agent's request, a broadcast. */
-export type RunTrigger = "human" | "scheduler" | "request" | "broadcast" | "dialogue";
+/** Why a run started: a person, the scheduler, another agent's request, a broadcast, a participant's message. */
+export type RunTrigger = "human" | "scheduler" | "request" | "broadcast" | "dialogue" | "command";
 
 /**
  * Agent runs are durable jobs: queued, then claimed by one worker under a lease that its
@@ -94,6 +94,8 @@ export interface RunOpening {
 export interface ShownNote {
   id: string;
   text: string;
+  /** `command` and `help` notes are messages for the agent; plain notes are for its awareness. */
+  kind?: "note" | "command" | "help";
 }
 
 /**

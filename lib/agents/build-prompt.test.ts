@@ -54,13 +54,64 @@ function context(overrides: Partial<PromptContext> = {}): PromptContext {
 }
 
 describe("buildPrompt", () => {
-  it("puts persona, collaboration guidance and team in the system prompt", () => {
-    const { system } = buildPrompt(context());
+  it("puts persona and guidance in the system prompt, and the team in the prompt with their strongest areas", () => {
+    const { system, prompt } = buildPrompt(
+      context({
+        team: [
+          { name: "Songwriter", persona: "songwriter", role: "Lyricist", description: "Writes" },
+          { name: "Scene Painter", persona: "scene-painter", role: "Visual artist", description: "Paints", areas: ["harbours", "light", "fog", "rain"] },
+        ],
+      }),
+    );
     expect(system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: songwriter\)/);
     expect(system).toMatch(/You write lyrics\./);
     expect(system).toMatch(/share your creative intention using share_creative_context/);
-    expect(system).toMatch(/Scene Painter \(persona: scene-painter\)/);
-    expect(system).not.toMatch(/Songwriter \(persona: songwriter\)/);
+    expect(system).toMatch(/post_finding/);
+    expect(prompt).toMatch(/## Your team\n- Scene Painter \(persona: scene-painter\) — Visual artist: Paints · knows harbours, light, fog\n/);
+    expect(prompt).not.toMatch(/Songwriter \(persona: songwriter\)/);
+  });
+
+  it("shows the room's last findings, newest last, clipped, and leaves the 16th-newest out", () => {
+    const findings = Array.from({ length: 16 }, (_, index) => ({
+      agentName: index % 2 ? "Scene Painter" : "Storyteller",
+      severity: index === 15 ? "high" : "low",
+      text: `Finding ${index} ${"x".repeat(index === 15 ? 400 : 5)}`,
+    }));
+    const { prompt, dropped } = buildPrompt(context({ findings, settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 50_000 } }));
+    const section = prompt.split("## Shared findings\n")[1]!.split("\n\n")[0]!.split("\n");
+    expect(section).toHaveLength(15);
+    expect(section[0]).toBe("- [Scene Painter · low] Finding 1 xxxxx");
+    expect(section[14]).toMatch(/^- \[Scene Painter · high\] Finding 15 x+…$/);
+    expect(section[14]!.length).toBe("- [Scene Painter · high] ".length + 300);
+    expect(prompt).not.toMatch(/Finding 0 /);
+    expect(dropped.findings).toBe(1);
+  });
+
+  it("cuts findings to the budget before anything above them, and never the persona", () => {
+    const findings = Array.from({ length: 15 }, (_, index) => ({ agentName: "Storyteller", severity: "medium", text: `Finding ${index} ${"word ".repeat(50)}` }));
+    const built = buildPrompt(context({ findings, messages: ["Ada says: try a sea shanty"], settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 400 } }));
+    expect(built.contextTokens).toBeLessThanOrEqual(400);
+    expect(built.dropped.findings).toBeGreaterThan(0);
+    expect(built.prompt).toMatch(/## Messages for you\n- Ada says: try a sea shanty/);
+    expect(built.system).toMatch(/You write lyrics\./);
+  });
+
+  it("shows the agent's knowledge: top 5 areas, last 3 tasks, last 10 insights", () => {
+    const knowledge = {
+      areas: Array.from({ length: 7 }, (_, index) => ({ area: `area-${index}`, level: 90 - index })),
+      insights: Array.from({ length: 12 }, (_, index) => `Insight ${index}`),
+      tasks: Array.from({ length: 5 }, (_, index) => ({ asked: `Task ${index}`, outcome: "done" })),
+    };
+    const { prompt } = buildPrompt(context({ knowledge, settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 50_000 } }));
+    const section = prompt.split("## Your knowledge\n")[1]!.split("\n\n")[0]!;
+    expect(section).toMatch(/^- Expertise: area-0 90\/100, area-1 89\/100, area-2 88\/100, area-3 87\/100, area-4 86\/100\n/);
+    expect(section).not.toMatch(/area-5/);
+    expect(section.match(/- Task: /g)).toHaveLength(3);
+    expect(section).toMatch(/- Task: Task 4 → done/);
+    expect(section).not.toMatch(/Task 1 /);
+    expect(section.match(/- Insight: /g)).toHaveLength(10);
+    expect(section).toMatch(/Insight 11$/);
+    expect(section).not.toMatch(/Insight 1\n/);
   });
 
   it("shows the task, the canvas, other agents' entries and the requests addressed to the agent", () => {

@@ -8,9 +8,27 @@ export interface PromptAgent {
   systemPrompt: string;
 }
 
+/** A finding as prompts show it. */
+export interface PromptFinding {
+  agentName: string;
+  severity: string;
+  text: string;
+}
+
+/** What an agent remembers from earlier runs, in any room. */
+export interface PromptKnowledge {
+  /** Strongest first. */
+  areas: { area: string; level: number }[];
+  /** Oldest first. */
+  insights: string[];
+  /** Oldest first. */
+  tasks: { asked: string; outcome: string }[];
+}
+
 export interface PromptContext {
   agent: PromptAgent;
-  team: Pick<AgentDto, "name" | "persona" | "role" | "description">[];
+  /** The room's agents; `areas` are each one's strongest areas of expertise. */
+  team: (Pick<AgentDto, "name" | "persona" | "role" | "description"> & { areas?: string[] })[];
   settings: RoomSettings;
   run: { prompt: string; trigger: string; requestedByName: string; chainDepth: number; requestEntryId?: string | null };
   canvas: { nodes: CanvasNodeDto[]; edges: CanvasEdgeDto[] };
@@ -21,6 +39,11 @@ export interface PromptContext {
   requests: BoardEntryDto[];
   /** "While you were working" notes for this agent (answers its shadow gave, etc.). */
   notes: string[];
+  /** Participants' messages and answers to its help requests, oldest first. */
+  messages?: string[];
+  /** The room's newest findings, oldest first. */
+  findings?: PromptFinding[];
+  knowledge?: PromptKnowledge;
   /** Extra sections contributed by features such as broadcasts: formatted lines, oldest first. */
   extraSections?: { title: string; lines: string[] }[];
   toolNames: string[];
@@ -38,6 +61,10 @@ export interface BuiltPrompt {
     requests: number;
     referencedNodes: number;
     notes: number;
+    messages: number;
+    findings: number;
+    knowledge: number;
+    team: number;
     extraLines: number;
   };
 }
@@ -88,6 +115,14 @@ const COLLABORATION_GUIDANCE = [
   "- React to other agents' contributions when your work relates to theirs (entryType \"reaction\" with toEntryId).",
 ].join("\n");
 
+const TEAM_GUIDANCE = [
+  "## Team memory",
+  "- post_finding shares a discovery the whole team should know (a problem, a risk, something that works). Severity: high only for what changes the team's direction (at most two a run), medium for what others should act on, low for observations.",
+  "- update_knowledge saves an insight you will want in later rooms, and raises your expertise in an area you worked in.",
+  "- request_help asks a teammate a question without stopping your work; the answer arrives as a message in a later step.",
+  "- Messages from people in the room (\"Name says: …\") come first: act on them in your next step.",
+].join("\n");
+
 const CANVAS_GUIDANCE = [
   "## Working on the canvas",
   "- create_node places a node (kinds: lyric, scene, idea, story, theme, note, group); omit x/y to be placed in free space.",
@@ -119,6 +154,22 @@ export function broadcastGuidance(settings: RoomSettings): string {
 /** A "while you were working" note as the agent reads it, in its opening message or later in its run. */
 export function formatNote(note: string): string {
   return oneLine(note, 400);
+}
+
+/** A finding as every prompt shows it: `[Agent · high] text`, clipped. */
+export function formatFindingLine(finding: PromptFinding): string {
+  return `- [${finding.agentName} · ${finding.severity}] ${oneLine(finding.text, 300)}`;
+}
+
+/** The lines of "Your knowledge": top areas, last insights, last tasks. */
+function knowledgeLines(knowledge: PromptKnowledge | undefined): string[] {
+  if (!knowledge) return [];
+  const lines: string[] = [];
+  const areas = knowledge.areas.slice(0, 5);
+  if (areas.length) lines.push(`- Expertise: ${areas.map((area) => `${area.area} ${area.level}/100`).join(", ")}`);
+  for (const task of knowledge.tasks.slice(-3)) lines.push(`- Task: ${oneLine(task.asked, 200)} → ${oneLine(task.outcome, 120)}`);
+  for (const insight of knowledge.insights.slice(-10)) lines.push(`- Insight: ${oneLine(insight, 300)}`);
+  return lines;
 }
 
 export function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
@@ -265,31 +316,35 @@ function fitToBudget(sections: BudgetedSection[], budget: number): number {
 }
 
 /**
- * Builds what an agent reads at the start of a run: persona and collaboration guidance in
- * the system prompt; the task, the canvas, the shared board and the requests addressed to
- * it in the user message. Everything in the user message besides the task is held to the
- * room's token budget: long entries are shortened, and sections are trimmed in this order of
- * importance — the room brief and the request the run serves (always kept), other requests,
- * referenced nodes, notes, people's answers, the canvas (newest nodes kept) and the board
- * (newest entries kept) — with each section's share of the budget protected from the ones
- * below it. Should the brief and the request alone overrun a small budget, they say less:
+ * Builds what an agent reads at the start of a run: persona and guidance in the system
+ * prompt (never trimmed); the task, its messages, its team, its knowledge, the findings, the
+ * canvas, the shared board and the requests addressed to it in the user message. Everything
+ * in the user message besides the task is held to the room's token budget: long entries are
+ * shortened, and sections are trimmed in this order of importance — the room brief and the
+ * request the run serves (always kept), other requests, participants' messages (the newest
+ * always kept), referenced nodes, notes, people's answers, the team, the agent's knowledge,
+ * the findings (newest kept), the canvas (newest nodes kept) and the board (newest entries
+ * kept) — with each section's share of the budget protected from the ones below it. Should the brief and the request alone overrun a small budget, they say less:
  * the request's texts are shortened (its ask is the task), then the brief is cut with a
  * "…(truncated)" marker (left out when too little of it fits), then the request's line is
  * cut, down to its id and asker.
  */
 export function buildPrompt(context: PromptContext): BuiltPrompt {
   const { agent, settings } = context;
-  const team = context.team
+  const teamLines = context.team
     .filter((member) => member.persona !== agent.persona)
-    .map((member) => `- ${member.name} (persona: ${member.persona}) — ${member.role}: ${member.description}`)
-    .join("\n");
+    .map(
+      (member) =>
+        `- ${member.name} (persona: ${member.persona}) — ${member.role}: ${oneLine(member.description, 160)}` +
+        (member.areas?.length ? ` · knows ${member.areas.slice(0, 3).join(", ")}` : ""),
+    );
   const system = [
     `You are ${agent.name}, the ${agent.role} of a creative team working together on a shared canvas (persona: ${agent.persona}).`,
     agent.systemPrompt,
     CANVAS_GUIDANCE,
     COLLABORATION_GUIDANCE,
+    TEAM_GUIDANCE,
     broadcastGuidance(settings),
-    team ? `## Your team\n${team}` : "",
   ]
     .filter(Boolean)
     .join("\n\n");
@@ -327,6 +382,17 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     0.25,
   );
   const notes = listSection("While you were working", context.notes.map((note) => `- ${formatNote(note)}`), "last", NOTES_SHARE);
+  const messages = listSection("Messages for you", (context.messages ?? []).map((message) => `- ${formatNote(message)}`), "last", 0.15, {
+    required: 1,
+  });
+  const team = listSection("Your team", teamLines, "first", 0.1);
+  const knowledge = listSection("Your knowledge", knowledgeLines(context.knowledge), "first", 0.1);
+  const findings = listSection(
+    "Shared findings",
+    (context.findings ?? []).slice(-settings.findings_in_prompt).map(formatFindingLine),
+    "last",
+    0.15,
+  );
   const extras = (context.extraSections ?? []).map((section) =>
     listSection(section.title, section.lines.map((line) => clipLines(line, 300)), "last", 0.1),
   );
@@ -352,8 +418,13 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
   const boardEntries = context.board.slice(0, settings.board_entries_in_prompt);
   const board = listSection("Creative context from other agents", boardEntries.map((entry) => formatBoardLine(entry)), "first", 0.3);
 
-  const contextTokens = fitToBudget([brief, requests, referenced, notes, ...extras, canvas, board], settings.context_token_budget);
-  const shown = [brief, referenced, requests, notes, ...extras, canvas, board].map((section) => section.render(section.kept));
+  const contextTokens = fitToBudget(
+    [brief, requests, messages, referenced, notes, ...extras, team, knowledge, findings, canvas, board],
+    settings.context_token_budget,
+  );
+  const shown = [brief, messages, referenced, requests, notes, ...extras, team, knowledge, findings, canvas, board].map((section) =>
+    section.render(section.kept),
+  );
   const prompt = [instructions, ...shown].filter(Boolean).join(SECTION_GAP);
   const droppedFrom = (section: BudgetedSection) => section.count - section.kept;
   return {
@@ -366,6 +437,10 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
       requests: droppedFrom(requests),
       referencedNodes: droppedFrom(referenced),
       notes: droppedFrom(notes),
+      messages: droppedFrom(messages),
+      findings: droppedFrom(findings) + Math.max(0, (context.findings ?? []).length - settings.findings_in_prompt),
+      knowledge: droppedFrom(knowledge),
+      team: droppedFrom(team),
       extraLines: extras.reduce((sum, section) => sum + droppedFrom(section), 0),
     },
   };

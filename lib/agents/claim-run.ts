@@ -7,7 +7,8 @@ import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails } from "@/lib/protocol";
 import { setRequestStatus } from "@/lib/board/post-entry";
 import { forgetSavedSteps } from "./save-run-step";
-import { MAX_RUN_ATTEMPTS, settleRequest } from "./settle-request";
+import { afterRunEnded } from "./finish-run";
+import { MAX_RUN_ATTEMPTS } from "./settle-request";
 
 export interface ClaimOptions {
   /** Identifies the worker holding the lease. */
@@ -149,7 +150,7 @@ async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", er
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
   const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
   await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {
-    await settleRequest(inner, emit, run, status, actor);
+    await afterRunEnded(inner, emit, run, { status, error, at }, actor);
     await cancelRunBroadcasts(inner, emit, run.id, at, actor);
     emit({
       type: "run.finished",

@@ -102,11 +102,19 @@ function callsTools(messages: ModelMessage[]): boolean {
 
 /** Builds what the model is first given: persona and guidance, then the task and the room as it is now. */
 async function openConversation(
-  active: Pick<ActiveRun, "database" | "run" | "agent" | "team" | "settings" | "now">,
+  active: Pick<ActiveRun, "database" | "run" | "agent" | "team" | "settings" | "now" | "state" | "modelCalls">,
   toolNames: string[],
 ): Promise<RunOpening> {
   const { run, agent, team, settings } = active;
-  const context = await loadPromptContext(active.database.db, { run, agent, team, settings, now: active.now(), toolNames });
+  const context = await loadPromptContext(active.database.db, {
+    run,
+    agent,
+    team,
+    settings,
+    now: active.now(),
+    toolNames,
+    notes: { roomId: run.roomId, agentId: agent.id, agentName: agent.name, runId: run.id, step: active.state.step, carry: active.modelCalls },
+  });
   const { system, prompt, contextTokens } = buildPrompt(context);
   return { system, prompt, noteIds: context.noteIds, contextTokens };
 }
@@ -186,7 +194,7 @@ export async function executeRun(
     resolveModel: deps.resolveModel,
     // Requests made by earlier attempts still count towards the run's allowance.
     state: {
-      requestsMade: resumed ? await countRequestsMade(db, run) : 0,
+      ...(resumed ? await countRequestsMade(db, run).then(({ work, help }) => ({ requestsMade: work, helpRequested: help })) : { requestsMade: 0, helpRequested: 0 }),
       createdNodeIds: [],
       step: saved.length,
       callsThisStep: new Map(),
@@ -198,6 +206,14 @@ export async function executeRun(
   const remaining = stepsLeft(settings, saved);
   if (remaining === 0) return finish("succeeded", null);
 
+  const noteReader = (atStep: number) => ({
+    roomId: run.roomId,
+    agentId: agent.id,
+    agentName: agent.name,
+    runId: run.id,
+    step: atStep,
+    carry: modelCalls,
+  });
   const history: ConversationStep[] = saved.map(({ notes, messages }) => ({ notes, messages }));
   const notesBudget = lateNotesBudget(settings, opening.contextTokens);
   // Notes that arrived while the run worked are shown from its next step on.
@@ -314,7 +330,7 @@ export async function executeRun(
         active.state.step = step;
         active.state.callsThisStep.clear();
         // The opening message, when built just now, holds the notes that were waiting.
-        if (stepNumber > 0 || run.opening) arrived.push(...(await takeNotes(db, agent.id, run.id).catch(() => [])));
+        if (stepNumber > 0 || run.opening) arrived.push(...(await takeNotes(db, noteReader(step)).catch(() => [])));
         stepNotes = arrived;
         arrived = [];
         // A run stopped while its last step was being saved (its lease lost, say) asks the model nothing more.

@@ -1,10 +1,13 @@
-import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "@/db";
-import { type Run, runs } from "@/db/schema";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Db, DbOrTx } from "@/db";
+import { type Run, agentNotes, agents, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
-import { type Actor, type CarriedChanges, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type Actor, type CarriedChanges, type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
+import { lockVault, recordTask } from "@/lib/knowledge/vault";
 import type { ErrorDetails } from "@/lib/protocol";
 import { forgetSavedSteps } from "./save-run-step";
+import { commandRunPrompt } from "@/lib/commands/send-command";
+import { enqueueRun } from "./enqueue-run";
 import { settleRequest } from "./settle-request";
 
 export interface RunOutcome {
@@ -52,10 +55,12 @@ export async function finishRun(
         inputTokens: runs.inputTokens,
         outputTokens: runs.outputTokens,
         costUsd: runs.costUsd,
+        transcript: runs.transcript,
       });
     if (!finished) return false;
+    const { transcript, ...totals } = finished;
     await forgetSavedSteps(tx, run.id);
-    await settleRequest(tx, emit, run, outcome.status, agent);
+    await afterRunEnded(tx, emit, { ...run, ...totals, transcript }, { status: outcome.status, error: outcome.error, at }, agent);
     await cancelRunBroadcasts(tx, emit, run.id, at, agent);
     emit({
       type: "run.finished",
@@ -69,10 +74,84 @@ export async function finishRun(
         status: outcome.status,
         error: outcome.error,
         durationMs: outcome.durationMs,
-        ...finished,
+        ...totals,
       },
     });
     return true;
   }, { carry });
   return result === true;
+}
+
+/** The last text a run wrote, from its transcript: what a help request is answered with. */
+export function lastWords(transcript: unknown[]): string {
+  for (let index = transcript.length - 1; index >= 0; index--) {
+    const entry = transcript[index] as { role?: unknown; text?: unknown } | null;
+    if (entry?.role === "assistant" && typeof entry.text === "string" && entry.text.trim()) return entry.text.trim();
+  }
+  return "";
+}
+
+/**
+ * What follows the end of every run, in the write that ends it: the request it served is
+ * settled (a help request answered), the task goes into the agent's knowledge vault, and
+ * participants' messages that arrived too late for it get a run of their own, unless another
+ * run of the agent will read them.
+ */
+export async function afterRunEnded(
+  tx: DbOrTx,
+  emit: Emit,
+  run: Run,
+  outcome: { status: RunOutcome["status"]; error: RunOutcome["error"]; at: Date },
+  agent: Actor,
+): Promise<void> {
+  await settleRequest(
+    tx,
+    emit,
+    run,
+    { status: outcome.status, reason: outcome.error?.errorMessage ?? null, answer: lastWords(run.transcript), at: outcome.at },
+    agent,
+  );
+  const [member] = await tx.select({ identity: agents.identity }).from(agents).where(eq(agents.id, run.agentId));
+  if (member) {
+    await lockVault(tx, member.identity);
+    await recordTask(tx, {
+      identity: member.identity,
+      roomId: run.roomId,
+      runId: run.id,
+      asked: run.prompt,
+      outcome: outcome.status === "succeeded" ? "done" : `${outcome.status}${outcome.error ? `: ${outcome.error.errorMessage}` : ""}`,
+      steps: run.steps,
+      costUsd: run.costUsd,
+      at: outcome.at,
+    });
+  }
+  const [waiting] = await tx
+    .select({ senderId: agentNotes.senderId, senderName: agentNotes.senderName })
+    .from(agentNotes)
+    .where(
+      and(
+        eq(agentNotes.agentId, run.agentId),
+        eq(agentNotes.kind, "command"),
+        isNull(agentNotes.deliveredAt),
+        isNull(agentNotes.cancelledAt),
+      ),
+    )
+    .orderBy(asc(agentNotes.createdAt), asc(agentNotes.ordinal))
+    .limit(1);
+  if (!waiting || outcome.status === "cancelled") return;
+  const [other] = await tx
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.agentId, run.agentId), inArray(runs.status, ["queued", "running"]), sql`${runs.id} <> ${run.id}`))
+    .limit(1);
+  if (other) return;
+  const sender = { id: waiting.senderId ?? "someone", name: waiting.senderName ?? "Someone" };
+  await enqueueRun(tx, emit, {
+    roomId: run.roomId,
+    agentId: run.agentId,
+    trigger: "command",
+    requestedBy: sender,
+    prompt: commandRunPrompt(sender.name),
+    at: outcome.at,
+  });
 }

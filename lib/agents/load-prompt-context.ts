@@ -1,8 +1,10 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type Agent, type Run, canvasEdges, canvasNodes, seats } from "@/db/schema";
+import { type Agent, type Run, boardEntries, canvasEdges, canvasNodes, seats } from "@/db/schema";
 import { boardEntryToDto } from "@/lib/board/board-dto";
-import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
+import { type NoteReader, notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
+import { findingToDto } from "@/lib/findings/read-findings";
+import { readVault, topAreas } from "@/lib/knowledge/vault";
 import { humanQaHistory, markAnswersSeen } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";
 import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
@@ -26,26 +28,45 @@ export interface LoadedPromptContext extends PromptContext {
   noteIds: string[];
 }
 
-/** Reads everything a run's prompt is built from: canvas, board, requests, referenced nodes and notes. */
+/**
+ * Reads everything a run's prompt is built from: canvas, board, findings, requests, referenced
+ * nodes, the agent's knowledge and its team's, and the notes and messages waiting for it
+ * (taken by this run, as `notes` says).
+ */
 export async function loadPromptContext(
   db: Db,
-  input: { run: Run; agent: Agent; team: Agent[]; settings: RoomSettings; now: Date; toolNames: string[] },
+  input: { run: Run; agent: Agent; team: Agent[]; settings: RoomSettings; now: Date; toolNames: string[]; notes: NoteReader },
 ): Promise<LoadedPromptContext> {
   const { run, agent, team, settings, now } = input;
-  const [nodeRows, edgeRows, board, requests] = await Promise.all([
+  const [nodeRows, edgeRows, board, requests, findingRows, vault, areas] = await Promise.all([
     db.select().from(canvasNodes).where(eq(canvasNodes.roomId, run.roomId)).orderBy(asc(canvasNodes.createdAt)),
     db.select().from(canvasEdges).where(eq(canvasEdges.roomId, run.roomId)).orderBy(asc(canvasEdges.createdAt)),
-    readBoard(db, run.roomId, { excludeRunId: run.id, limit: Math.max(settings.board_entries_in_prompt, 1), now }),
+    readBoard(db, run.roomId, { excludeRunId: run.id, excludeKind: "finding", limit: Math.max(settings.board_entries_in_prompt, 1), now }),
     openRequestsFor(db, run.roomId, agent.persona, {
       includeEntryIds: run.requestEntryId ? [run.requestEntryId] : [],
       now,
     }),
+    settings.findings_in_prompt > 0
+      ? db
+          .select()
+          .from(boardEntries)
+          .where(and(eq(boardEntries.roomId, run.roomId), eq(boardEntries.kind, "finding")))
+          .orderBy(desc(boardEntries.createdAt), desc(boardEntries.id))
+          .limit(settings.findings_in_prompt)
+      : Promise.resolve([]),
+    readVault(db, agent.identity, { areas: 5, insights: 10, tasks: 3 }),
+    topAreas(
+      db,
+      team.filter((member) => member.id !== agent.id).map((member) => member.identity),
+      3,
+    ),
   ]);
   const referenced = run.selectedNodeIds.length
     ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds))
     : [];
   // A run taken over before it saved a step has not shown the notes its earlier attempts took.
-  const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, agent.id, run.id))];
+  const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, input.notes))];
+  const isMessage = (note: { kind?: string }) => note.kind === "command" || note.kind === "help";
   const extraSections: NonNullable<PromptContext["extraSections"]> = [];
   if (settings.broadcast === "human") {
     const history = await humanQaHistory(db, run.roomId);
@@ -62,7 +83,13 @@ export async function loadPromptContext(
   );
   return {
     agent: { name: agent.name, persona: agent.persona, role: agent.role, systemPrompt: agent.systemPrompt },
-    team: team.map((member) => ({ name: member.name, persona: member.persona, role: member.role, description: member.description })),
+    team: team.map((member) => ({
+      name: member.name,
+      persona: member.persona,
+      role: member.role,
+      description: member.description,
+      areas: areas.get(member.identity) ?? [],
+    })),
     settings,
     run: {
       prompt: run.prompt,
@@ -75,7 +102,17 @@ export async function loadPromptContext(
     referencedNodes: referenced.map(nodeToDto),
     board: board.filter((entry) => entry.kind !== "request" || entry.targetPersona !== agent.persona).map(boardEntryToDto),
     requests: ownRequestFirst.map(boardEntryToDto),
-    notes: notes.map((note) => note.text),
+    notes: notes.filter((note) => !isMessage(note)).map((note) => note.text),
+    messages: notes.filter(isMessage).map((note) => note.text),
+    findings: findingRows
+      .map(findingToDto)
+      .reverse()
+      .map((finding) => ({ agentName: finding.agentName, severity: finding.severity, text: finding.finding })),
+    knowledge: {
+      areas: vault.areas,
+      insights: vault.insights.map((insight) => insight.text).reverse(),
+      tasks: vault.tasks.map((task) => ({ asked: task.asked, outcome: task.outcome })).reverse(),
+    },
     noteIds: notes.map((note) => note.id),
     extraSections,
     toolNames: input.toolNames,

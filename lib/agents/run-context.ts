@@ -24,6 +24,8 @@ export interface ActiveRun {
   /** Mutable per-run bookkeeping the limits and the tools' idempotency keys rely on. */
   state: {
     requestsMade: number;
+    /** Help requests (request_help) made so far; they have an allowance of their own. */
+    helpRequested: number;
     createdNodeIds: string[];
     /** The step being taken (counted over all the run's attempts). */
     step: number;

@@ -12,7 +12,7 @@ export function boardEntryToDto(entry: BoardEntry): BoardEntryDto {
     targetPersona: entry.targetPersona,
     requestStatus: entry.requestStatus,
     answersEntryId: entry.answersEntryId,
-    expiresAt: entry.expiresAt.toISOString(),
+    expiresAt: entry.expiresAt?.toISOString() ?? null,
     createdAt: entry.createdAt.toISOString(),
   };
 }

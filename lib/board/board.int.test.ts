@@ -69,6 +69,7 @@ describe("the shared context board", () => {
       settings: parseRoomSettings({}),
       now: new Date(),
       toolNames: [],
+      notes: { roomId, agentId: painter.id, agentName: painter.name, runId: run.id, step: 0 },
     });
     expect(context.board.map((entry) => entry.content)).toEqual([{ plan: "Still relevant" }]);
   });

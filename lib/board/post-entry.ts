@@ -13,7 +13,8 @@ export interface PostEntryInput {
   kind: BoardEntryKindName;
   content: unknown;
   author: Actor & { agentId: string | null; runId: string | null };
-  expiryMinutes: number;
+  /** Null: the entry never expires (findings). */
+  expiryMinutes: number | null;
   correlationId?: string;
   /** Requests start `open` (served by the scheduler) unless a run was queued for them. */
   requestStatus?: RequestStatus;
@@ -52,7 +53,7 @@ export async function postBoardEntry(tx: DbOrTx, emit: Emit, input: PostEntryInp
       targetPersona: input.kind === "request" ? String(content.targetPersona) : null,
       requestStatus: input.kind === "request" ? (input.requestStatus ?? "open") : null,
       answersEntryId,
-      expiresAt: new Date(input.at.getTime() + input.expiryMinutes * 60_000),
+      expiresAt: input.expiryMinutes === null ? null : new Date(input.at.getTime() + input.expiryMinutes * 60_000),
       createdAt: input.at,
     })
     .returning();

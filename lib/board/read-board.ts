@@ -13,6 +13,8 @@ export async function pruneExpiredEntries(db: DbOrTx, roomId: string, now: Date 
 
 export interface ReadBoardOptions {
   kind?: BoardEntryKind;
+  /** Leave out entries of this kind (findings have a section of their own in prompts). */
+  excludeKind?: BoardEntryKind;
   limit?: number;
   /** Leave out what this run wrote itself (agents see their own work already). */
   excludeRunId?: string | null;
@@ -23,8 +25,9 @@ export interface ReadBoardOptions {
 export async function readBoard(db: Db, roomId: string, options: ReadBoardOptions = {}): Promise<BoardEntry[]> {
   const now = options.now ?? new Date();
   await pruneExpiredEntries(db, roomId, now);
-  const conditions = [eq(boardEntries.roomId, roomId), gt(boardEntries.expiresAt, now)];
+  const conditions = [eq(boardEntries.roomId, roomId), or(isNull(boardEntries.expiresAt), gt(boardEntries.expiresAt, now))!];
   if (options.kind) conditions.push(eq(boardEntries.kind, options.kind));
+  if (options.excludeKind) conditions.push(ne(boardEntries.kind, options.excludeKind));
   if (options.excludeRunId) {
     conditions.push(or(isNull(boardEntries.runId), ne(boardEntries.runId, options.excludeRunId))!);
   }

@@ -1,49 +1,78 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
-import { type ShownNote, agentNotes } from "@/db/schema";
+import { type AgentNoteKind, type ShownNote, agentNotes } from "@/db/schema";
+import { type CarriedChanges, writeRoomEvents } from "@/lib/events/write-room-events";
 
 /** Leaves a note for an agent, shown from its next step on or in its next run. */
 export async function leaveNote(
   db: DbOrTx,
-  input: { roomId: string; agentId: string; text: string; broadcastId?: string | null; at?: Date },
+  input: { roomId: string; agentId: string; text: string; kind?: AgentNoteKind; broadcastId?: string | null; at?: Date },
 ): Promise<void> {
   await db.insert(agentNotes).values({
     id: randomUUID(),
     roomId: input.roomId,
     agentId: input.agentId,
+    kind: input.kind ?? "note",
     text: input.text,
     broadcastId: input.broadcastId ?? null,
     createdAt: input.at ?? new Date(),
   });
 }
 
-/** Hands an agent its unread notes, oldest first, and marks them read by this run. */
-export async function takeNotes(db: Db, agentId: string, runId: string): Promise<ShownNote[]> {
+/** Who is reading their notes: the agent, the run and the step whose model call shows them. */
+export interface NoteReader {
+  roomId: string;
+  agentId: string;
+  agentName: string;
+  runId: string;
+  step: number;
+  /** The run's model calls not yet written, carried by this write when it makes one. */
+  carry?: CarriedChanges;
+}
+
+/** A note not yet delivered nor withdrawn by its sender. */
+const pendingFor = (agentId: string) =>
+  and(eq(agentNotes.agentId, agentId), isNull(agentNotes.deliveredAt), isNull(agentNotes.cancelledAt));
+
+/**
+ * Hands an agent its unread notes — shadows' answers, participants' messages, answers to its
+ * help requests — in the order they were left, and marks them read by this run at this step.
+ * Participants' messages are announced as delivered (`command.delivered`). Each note is
+ * delivered once: parallel readers skip the notes another holds.
+ */
+export async function takeNotes(db: Db, reader: NoteReader): Promise<ShownNote[]> {
   // Checked before taking a lock: almost every step finds nothing waiting.
-  const [waiting] = await db
-    .select({ id: agentNotes.id })
-    .from(agentNotes)
-    .where(and(eq(agentNotes.agentId, agentId), isNull(agentNotes.deliveredAt)))
-    .limit(1);
+  const [waiting] = await db.select({ id: agentNotes.id }).from(agentNotes).where(pendingFor(reader.agentId)).limit(1);
   if (!waiting) return [];
-  return db.transaction(async (tx) => {
-    const pending = await tx
-      .select()
-      .from(agentNotes)
-      .where(and(eq(agentNotes.agentId, agentId), isNull(agentNotes.deliveredAt)))
-      .orderBy(asc(agentNotes.createdAt))
-      .for("update", { skipLocked: true });
-    if (pending.length === 0) return [];
-    const now = new Date();
-    for (const note of pending) {
+  const { result } = await writeRoomEvents(
+    db,
+    reader.roomId,
+    async (tx, emit, at) => {
+      const pending = await tx
+        .select()
+        .from(agentNotes)
+        .where(pendingFor(reader.agentId))
+        .orderBy(asc(agentNotes.createdAt), asc(agentNotes.ordinal))
+        .for("update", { skipLocked: true });
+      if (pending.length === 0) return [];
       await tx
         .update(agentNotes)
-        .set({ deliveredAt: now, deliveredToRunId: runId })
-        .where(eq(agentNotes.id, note.id));
-    }
-    return pending.map(({ id, text }) => ({ id, text }));
-  });
+        .set({ deliveredAt: at, deliveredToRunId: reader.runId, deliveredAtStep: reader.step })
+        .where(inArray(agentNotes.id, pending.map((note) => note.id)));
+      const commandIds = pending.filter((note) => note.kind === "command").map((note) => note.id);
+      if (commandIds.length) {
+        emit({
+          type: "command.delivered",
+          actor: { id: reader.agentId, name: reader.agentName },
+          payload: { commandIds, agentId: reader.agentId, runId: reader.runId, step: reader.step },
+        });
+      }
+      return pending.map(({ id, text, kind }) => ({ id, text, kind }));
+    },
+    { carry: reader.carry },
+  );
+  return result ?? [];
 }
 
 /**
@@ -52,10 +81,10 @@ export async function takeNotes(db: Db, agentId: string, runId: string): Promise
  */
 export async function notesDeliveredTo(db: Db, runId: string): Promise<ShownNote[]> {
   return db
-    .select({ id: agentNotes.id, text: agentNotes.text })
+    .select({ id: agentNotes.id, text: agentNotes.text, kind: agentNotes.kind })
     .from(agentNotes)
     .where(eq(agentNotes.deliveredToRunId, runId))
-    .orderBy(asc(agentNotes.deliveredAt), asc(agentNotes.createdAt));
+    .orderBy(asc(agentNotes.deliveredAt), asc(agentNotes.createdAt), asc(agentNotes.ordinal));
 }
 
 /** The note an agent gets when its shadow answered a question while it was busy. */

@@ -144,7 +144,7 @@ export function errorAnswer(error: unknown): JsonAnswer {
       : error instanceof z.ZodError
         ? badRequest(describeZodError(error))
         : unstorableTextError(error);
-  if (known) return { status: known.status, body: known.toJSON() };
+  if (known) return { status: known.status, body: known.toJSON(), ...(known.headers ? { headers: known.headers } : {}) };
   console.error("[http] unexpected error:", error);
   return { status: 500, body: { error: { code: "internal", message: "Something went wrong on our side." } } };
 }
@@ -155,6 +155,6 @@ export async function respond(work: () => Promise<Response>): Promise<Response> 
     return await work();
   } catch (error) {
     const answer = errorAnswer(error);
-    return Response.json(answer.body, { status: answer.status });
+    return Response.json(answer.body, { status: answer.status, headers: answer.headers });
   }
 }

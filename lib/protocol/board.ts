@@ -7,6 +7,10 @@ export type BoardEntryKindName = z.infer<typeof boardEntryKindSchema>;
 
 const shortText = z.string().trim().min(1).max(LIMITS.boardText);
 const nodeIdList = z.array(z.string().min(1).max(64)).max(30);
+export const findingSeverities = ["low", "medium", "high"] as const;
+export const findingSeveritySchema = z.enum(findingSeverities);
+export type FindingSeverity = z.infer<typeof findingSeveritySchema>;
+
 const hex = z.string().regex(/^#[0-9a-fA-F]{6}$/, "palette colours are #rrggbb");
 
 /** The typed content of each kind of board entry (docs/behaviour/creative-canvas.md). */
@@ -30,14 +34,18 @@ export const boardContentSchemas = {
     targetPersona: z.string().min(1).max(40),
     ask: shortText,
     refNodeIds: nodeIdList.default([]),
+    /** A help request: the target's answer goes back to the asker as a message. */
+    help: z.literal(true).optional(),
   }),
   reaction: z.strictObject({
     toEntryId: z.string().min(1).max(64).describe("The board entry you are reacting to"),
     response: shortText,
   }),
   finding: z.strictObject({
-    finding: shortText,
-    severity: z.enum(["low", "medium", "high"]).default("medium"),
+    finding: z.string().trim().min(1).max(LIMITS.findingText),
+    severity: findingSeveritySchema.default("medium"),
+    /** Nodes the finding is about. */
+    nodeIds: nodeIdList.default([]),
   }),
 } as const;
 
@@ -55,7 +63,8 @@ export const boardEntrySchema = z.object({
   targetPersona: z.string().nullable(),
   requestStatus: requestStatusSchema.nullable(),
   answersEntryId: z.string().nullable(),
-  expiresAt: z.string(),
+  /** Null for findings: they never expire. */
+  expiresAt: z.string().nullable(),
   createdAt: z.string(),
 });
 export type BoardEntryDto = z.infer<typeof boardEntrySchema>;

@@ -4,6 +4,7 @@ import { broadcastResponseSchema, broadcastSchema } from "./broadcasts";
 import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
 import { runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
 import { envelopeSchema, storedFieldsSchema } from "./envelope";
+import { commandSchema } from "./team";
 
 const base = envelopeSchema.extend(storedFieldsSchema.shape);
 
@@ -29,6 +30,38 @@ export const storedEventSchemas = {
     z.object({ title: z.string().optional(), settings: z.record(z.string(), z.unknown()).optional() }),
   ),
   "seat.taken": storedEvent("seat.taken", z.object({ seatId: z.string(), displayName: z.string() })),
+  /** Where a seat's messages go when they name no agent; null: whichever agent stepped last. */
+  "seat.focused": storedEvent("seat.focused", z.object({ seatId: z.string(), agentId: z.string().nullable() })),
+  "command.sent": storedEvent("command.sent", z.object({ command: commandSchema })),
+  /** Messages shown to their agent in a model call: the run and the step that first read them. */
+  "command.delivered": storedEvent(
+    "command.delivered",
+    z.object({ commandIds: z.array(z.string()).min(1), agentId: z.string(), runId: z.string(), step: z.number().int() }),
+  ),
+  "command.cancelled": storedEvent("command.cancelled", z.object({ commandId: z.string(), agentId: z.string() })),
+  /** A help request's helper finished: its answer, or why it could not answer, is on its way to the asker. */
+  "help.answered": storedEvent(
+    "help.answered",
+    z.object({
+      requestEntryId: z.string(),
+      askerAgentId: z.string(),
+      helperAgentId: z.string(),
+      answered: z.boolean(),
+      text: z.string(),
+    }),
+  ),
+  "knowledge.updated": storedEvent(
+    "knowledge.updated",
+    z.object({
+      agentId: z.string(),
+      identity: z.string(),
+      insight: z.string().nullable(),
+      area: z.string().nullable(),
+      /** The area's expertise after the update. */
+      level: z.number().int().nullable(),
+    }),
+  ),
+  "knowledge.cleared": storedEvent("knowledge.cleared", z.object({ agentId: z.string(), identity: z.string() })),
   "node.created": storedEvent("node.created", z.object({ node: canvasNodeSchema })),
   "node.updated": storedEvent(
     "node.updated",

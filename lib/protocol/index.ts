@@ -5,3 +5,4 @@ export * from "./limits";
 export * from "./board";
 export * from "./runs";
 export * from "./broadcasts";
+export * from "./team";

@@ -5,6 +5,12 @@ export const LIMITS = {
   noteText: 2000,
   /** A board entry's text: a plan, a summary, a request's ask, a reaction. */
   boardText: 600,
+  /** A finding an agent posts for the team. */
+  findingText: 1000,
+  /** One insight in an agent's knowledge vault. */
+  insightText: 300,
+  /** A participant's message to an agent (`@Name …`). */
+  commandText: 2000,
   edgeLabel: 80,
   nodeKind: 32,
   coordinate: 1_000_000,

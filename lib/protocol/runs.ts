@@ -2,7 +2,7 @@ import { z } from "zod";
 import { errorDetailsSchema } from "./envelope";
 
 export const runStatusSchema = z.enum(["queued", "running", "succeeded", "failed", "cancelled"]);
-export const runTriggerSchema = z.enum(["human", "scheduler", "request", "broadcast", "dialogue"]);
+export const runTriggerSchema = z.enum(["human", "scheduler", "request", "broadcast", "dialogue", "command"]);
 
 export const runSchema = z.object({
   id: z.string(),

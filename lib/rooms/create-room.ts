@@ -24,6 +24,14 @@ export interface CreateRoomOptions {
   now?: () => Date;
 }
 
+/**
+ * Who an agent is beyond its room: its template and persona (for an imported team, the
+ * persona is the agent's id in the file). Rooms with the same identity share its knowledge vault.
+ */
+export function agentIdentity(template: string, persona: string): string {
+  return `${template}/${persona}`;
+}
+
 /** Creates a room with its template's agents, and the `room.created` event, in one transaction. */
 export async function createRoom(db: Db, input: CreateRoomInput, options: CreateRoomOptions = {}) {
   const template = findTemplate(input.template);
@@ -51,6 +59,7 @@ export async function createRoom(db: Db, input: CreateRoomInput, options: Create
               description: persona.description,
               color: persona.color,
               model: persona.model,
+              identity: agentIdentity(input.template, persona.persona),
               systemPrompt: persona.systemPrompt,
               position,
               createdAt: now,

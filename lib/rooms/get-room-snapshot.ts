@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, gt, inArray, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { Db } from "@/db";
-import { boardEntries, broadcastResponses, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { agentNotes, boardEntries, broadcastResponses, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { type FindingDto, findingToDto } from "@/lib/findings/read-findings";
 import { broadcastToDto, responseToDto } from "@/lib/broadcast/broadcast-dto";
 import { runToDto } from "@/lib/agents/run-dto";
 import { boardEntryToDto } from "@/lib/board/board-dto";
@@ -15,12 +16,16 @@ import type {
   CanvasEdgeDto,
   CanvasNodeDto,
   RoomSummaryDto,
+  CommandDto,
   RunDto,
   StoredEvent,
 } from "@/lib/protocol";
 import { edgeToDto, nodeToDto, roomToDto } from "./dto";
 import { findRoom, listAgents } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
+
+/** A participant's message still waiting for its agent. */
+export type PendingCommandDto = Pick<CommandDto, "id" | "agentId" | "senderId" | "senderName" | "text" | "createdAt">;
 
 export interface RoomSnapshot {
   room: RoomSummaryDto;
@@ -32,6 +37,10 @@ export interface RoomSnapshot {
   runs: RunDto[];
   /** Live (unexpired) board entries, newest last. */
   board: BoardEntryDto[];
+  /** The newest findings, oldest first. */
+  findings: FindingDto[];
+  /** Participants' messages not yet delivered, oldest first. */
+  pendingCommands: PendingCommandDto[];
   /** Recent ask_others broadcasts and their answers. */
   broadcasts: BroadcastDto[];
   broadcastResponses: BroadcastResponseDto[];
@@ -45,6 +54,7 @@ export const SNAPSHOT_FEED_SIZE = 200;
 const RECENT_RUNS = 30;
 const BOARD_ENTRIES = 200;
 const RECENT_BROADCASTS = 50;
+const FINDINGS = 200;
 
 /**
  * Everything a page needs for its first paint, read in one transaction so that the
@@ -56,7 +66,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
       const room = await findRoom(tx, roomId);
       if (!room) throw notFound("Room");
       const now = new Date();
-      const [agentList, nodeRows, edgeRows, eventRows, runRows, boardRows] = await Promise.all([
+      const [agentList, nodeRows, edgeRows, eventRows, runRows, boardRows, findingRows, pendingRows] = await Promise.all([
         listAgents(tx, roomId),
         tx.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId)).orderBy(asc(canvasNodes.createdAt)),
         tx.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId)).orderBy(asc(canvasEdges.createdAt)),
@@ -78,6 +88,24 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
           .where(and(eq(boardEntries.roomId, roomId), gt(boardEntries.expiresAt, now)))
           .orderBy(desc(boardEntries.createdAt))
           .limit(BOARD_ENTRIES),
+        tx
+          .select()
+          .from(boardEntries)
+          .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding")))
+          .orderBy(desc(boardEntries.createdAt), desc(boardEntries.id))
+          .limit(FINDINGS),
+        tx
+          .select()
+          .from(agentNotes)
+          .where(
+            and(
+              eq(agentNotes.roomId, roomId),
+              eq(agentNotes.kind, "command"),
+              isNull(agentNotes.deliveredAt),
+              isNull(agentNotes.cancelledAt),
+            ),
+          )
+          .orderBy(asc(agentNotes.createdAt), asc(agentNotes.ordinal)),
       ]);
       const active = await tx
         .select()
@@ -105,6 +133,15 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         edges: edgeRows.map(edgeToDto),
         runs: [...runMap.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(runToDto),
         board: boardRows.reverse().map(boardEntryToDto),
+        findings: findingRows.reverse().map(findingToDto),
+        pendingCommands: pendingRows.map((note) => ({
+          id: note.id,
+          agentId: note.agentId,
+          senderId: note.senderId ?? "",
+          senderName: note.senderName ?? "Someone",
+          text: note.text.replace(`${note.senderName} says: `, ""),
+          createdAt: note.createdAt.toISOString(),
+        })),
         broadcasts: broadcastRows.reverse().map(broadcastToDto),
         broadcastResponses: responseRows.map(responseToDto),
         recentEvents: eventRows.reverse().map(eventFromRow),

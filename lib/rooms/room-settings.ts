@@ -23,6 +23,16 @@ export const roomSettingsSchema = z.strictObject({
   board_expiry_minutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
   /** Board entries from other runs injected into a prompt (default 15). */
   board_entries_in_prompt: z.number().int().min(0).max(100).default(15),
+  /** The room's newest findings injected into every prompt (default 15). */
+  findings_in_prompt: z.number().int().min(0).max(100).default(15),
+  /** High-severity findings one run may post (default 2): the rest must be downgraded or merged. */
+  max_high_findings_per_run: z.number().int().min(0).max(20).default(2),
+  /** An agent posting the same finding again within this many minutes gets the earlier one back (default 10). */
+  finding_repeat_minutes: z.number().int().min(0).max(24 * 60).default(10),
+  /** Messages one seat may send the agents per minute (default 10). */
+  commands_per_minute: z.number().int().min(1).max(600).default(10),
+  /** Help requests (request_help) one run may make (default 2). */
+  max_help_per_run: z.number().int().min(0).max(10).default(2),
   /** Token budget for the injected collaboration context (default 2,000). */
   context_token_budget: z
     .number()

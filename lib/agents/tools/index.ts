@@ -3,7 +3,8 @@ import type { ActiveRun } from "../run-context";
 import { createBoardTools } from "./board-tools";
 import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
-import { createRequestAgentTool } from "./request-agent";
+import { createMemoryTools } from "./memory-tools";
+import { createRequestTools } from "./request-agent";
 
 /**
  * The SDK turns a zod input schema into JSON Schema again at every step; wrapped once here,
@@ -24,7 +25,8 @@ export function createAgentTools(active: ActiveRun) {
   return withSchemasConvertedOnce({
     ...createCanvasTools(active),
     ...createBoardTools(active),
-    request_agent: createRequestAgentTool(active),
+    ...createRequestTools(active),
+    ...createMemoryTools(active),
     ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
   });
 }

@@ -1,8 +1,11 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, type Run, events } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import type { ActiveRun } from "../run-context";
+
+/** A request for work (request_agent, the board), or for an answer (request_help). */
+export type RequestKind = "work" | "help";
 
 export interface RequestReservation {
   target: Agent;
@@ -18,19 +21,26 @@ export interface RequestReservation {
  * limit or the chain depth limit. Counted up front so that two calls in one step cannot both
  * pass the limit.
  */
-export function reserveRequest(active: ActiveRun, targetPersona: string): RequestReservation {
+export function reserveRequest(active: ActiveRun, targetPersona: string, kind: RequestKind = "work"): RequestReservation {
   const { run, agent, team, settings, state } = active;
-  const allowed = settings.max_requests_per_run;
-  if (state.requestsMade >= allowed) {
+  const counter = kind === "help" ? "helpRequested" : "requestsMade";
+  const allowed = kind === "help" ? settings.max_help_per_run : settings.max_requests_per_run;
+  if (state[counter] >= allowed) {
     throw badRequest(
-      `Only ${allowed} request${allowed === 1 ? " is" : "s are"} allowed per run, through request_agent or the board; ` +
-        `this run has made ${state.requestsMade}.`,
+      kind === "help"
+        ? `Only ${allowed} help request${allowed === 1 ? " is" : "s are"} allowed per run; this run has made ${state[counter]}.`
+        : `Only ${allowed} request${allowed === 1 ? " is" : "s are"} allowed per run, through request_agent or the board; ` +
+            `this run has made ${state[counter]}.`,
     );
   }
-  const target = team.find((member) => member.persona === targetPersona);
-  if (!target || target.id === agent.id) {
-    const personas = team.filter((member) => member.id !== agent.id).map((member) => member.persona);
-    throw badRequest(`Unknown persona "${targetPersona}". Ask one of: ${personas.join(", ")}.`);
+  const others = team.filter((member) => member.id !== agent.id);
+  const listed = others.map((member) => `${member.persona} (${member.name})`).join(", ");
+  const wanted = targetPersona.trim().toLowerCase();
+  const target = team.find((member) => member.persona === wanted || member.name.toLowerCase() === wanted);
+  if (target?.id === agent.id) throw badRequest(`You cannot ask yourself. Ask one of: ${listed}.`);
+  if (!target) throw badRequest(`Unknown persona "${targetPersona}". Ask one of: ${listed}.`);
+  if (!modelAvailable(active, target)) {
+    throw badRequest(`${target.name} cannot work right now (its model is not configured). Ask one of: ${listed}.`);
   }
   const depth = run.chainDepth + 1;
   if (depth > settings.max_chain_depth) {
@@ -38,16 +48,26 @@ export function reserveRequest(active: ActiveRun, targetPersona: string): Reques
       `This request would be link ${depth} of a chain limited to ${settings.max_chain_depth}; finish the work yourself instead.`,
     );
   }
-  state.requestsMade += 1;
+  state[counter] += 1;
   let released = false;
   return {
     target,
     depth,
     release: () => {
-      if (!released) state.requestsMade -= 1;
+      if (!released) state[counter] -= 1;
       released = true;
     },
   };
+}
+
+/** Whether a teammate's model can be used here: a request to one that cannot would only fail. */
+function modelAvailable(active: ActiveRun, target: Agent): boolean {
+  try {
+    active.resolveModel(target.model);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -55,9 +75,12 @@ export function reserveRequest(active: ActiveRun, targetPersona: string): Reques
  * allowance too). Counted from the room's events: the board forgets expired entries, the
  * event log does not.
  */
-export async function countRequestsMade(db: Db, run: Pick<Run, "id" | "roomId">): Promise<number> {
+export async function countRequestsMade(db: Db, run: Pick<Run, "id" | "roomId">): Promise<{ work: number; help: number }> {
   const [made] = await db
-    .select({ value: count() })
+    .select({
+      work: sql<number>`count(*) filter (where ${events.payload} -> 'entry' -> 'content' ->> 'help' is null)`,
+      help: sql<number>`count(*) filter (where ${events.payload} -> 'entry' -> 'content' ->> 'help' = 'true')`,
+    })
     .from(events)
     .where(
       and(
@@ -67,5 +90,5 @@ export async function countRequestsMade(db: Db, run: Pick<Run, "id" | "roomId">)
         sql`${events.payload} -> 'entry' ->> 'kind' = 'request'`,
       ),
     );
-  return Number(made?.value ?? 0);
+  return { work: Number(made?.work ?? 0), help: Number(made?.help ?? 0) };
 }

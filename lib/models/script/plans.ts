@@ -8,20 +8,22 @@ import { ideaWeaver } from "./personas/idea-weaver";
 import { scenePainter } from "./personas/scene-painter";
 import { songwriter } from "./personas/songwriter";
 import { storyteller } from "./personas/storyteller";
+import { withTeamwork } from "./teamwork";
 
 export type { PlanContext, PlannedStep } from "./plan";
 export { shadowAnswer } from "./shadow-answer";
 
 /**
  * Each persona's plan, by its key (which is also its name in `script:<name>`): it shares its
- * intention, may ask others (as the room's sensitivity says), then works.
+ * intention, may ask others (as the room's sensitivity says) or a teammate for help, works,
+ * and leaves a finding and an insight before it finishes.
  */
 export const PLANS: Record<string, StepBuilder[]> = {
-  songwriter: withAsking(songwriter),
-  "scene-painter": withAsking(scenePainter),
-  "idea-weaver": withAsking(ideaWeaver),
-  storyteller: withAsking(storyteller),
-  curator: withAsking(curator),
+  songwriter: withTeamwork(withAsking(songwriter)),
+  "scene-painter": withTeamwork(withAsking(scenePainter)),
+  "idea-weaver": withTeamwork(withAsking(ideaWeaver)),
+  storyteller: withTeamwork(withAsking(storyteller)),
+  curator: withTeamwork(withAsking(curator)),
 };
 
 /** Mood and palette: an active theme on the board wins; otherwise what the prompt talks about. */

@@ -25,6 +25,22 @@ export interface PastCall {
   failed: boolean;
 }
 
+/** A message for the agent: a participant's (`command`) or the answer to its help request (`help`). */
+export interface PromptMessage {
+  kind: "command" | "help";
+  /** Who sent it, or who answered. */
+  from: string;
+  body: string;
+  /** The line as the agent read it: names the message for good. */
+  line: string;
+}
+
+/** A teammate as "Your team" lists them. */
+export interface PromptTeammate {
+  name: string;
+  persona: string;
+}
+
 /** What a scripted persona understands of the prompt it was given. */
 export interface ScriptReading {
   system: string;
@@ -38,6 +54,11 @@ export interface ScriptReading {
   board: PromptEntry[];
   requests: PromptEntry[];
   notes: string[];
+  /** Messages for it, in the order they arrived: the opening's, then those shown in later steps. */
+  messages: PromptMessage[];
+  team: PromptTeammate[];
+  /** Findings on the room's board, as "[Agent · severity] text" lines. */
+  findings: string[];
   sections: Map<string, string>;
   /** Everything the model wrote or called so far, one entry per earlier step. */
   steps: { text: string; calls: PastCall[] }[];
@@ -118,6 +139,25 @@ function textOf(parts: { type: string; text?: string }[]): string {
     .join("\n");
 }
 
+const COMMAND_LINE = /^(.+?) says: (.+)$/;
+const HELP_LINE = /^(.+?) answered your help request \(".*?"\): (.+)$/;
+
+/** The messages among lines the agent was shown. */
+function parseMessages(lines: string[]): PromptMessage[] {
+  const messages: PromptMessage[] = [];
+  for (const raw of lines) {
+    const line = raw.replace(/^- /, "").trim();
+    const help = line.match(HELP_LINE);
+    if (help) {
+      messages.push({ kind: "help", from: help[1]!, body: help[2]!, line });
+      continue;
+    }
+    const command = line.match(COMMAND_LINE);
+    if (command) messages.push({ kind: "command", from: command[1]!, body: command[2]!, line });
+  }
+  return messages;
+}
+
 /** Reads the sections written by the prompt builder, and the run's own history so far. */
 export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
   const system = prompt
@@ -180,6 +220,20 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
   const answersBody = sections.get("Answers from the people in this room") ?? "";
   const humanAnswers = [...answersBody.matchAll(/- Q: (.+)\n\s+A: (.+)/g)].map((match) => ({ question: match[1]!, answer: match[2]! }));
 
+  // Notes shown in later steps come as user messages after the opening one.
+  const laterLines = prompt
+    .filter((message) => message.role === "user" && message !== firstUser)
+    .flatMap((message) => (message.role === "user" ? textOf(message.content).split("\n") : []));
+  const messages = parseMessages([...(sections.get("Messages for you") ?? "").split("\n"), ...laterLines]);
+  const team = [...(sections.get("Your team") ?? "").matchAll(/^- (.+?) \(persona: ([a-z0-9-]+)\)/gm)].map((match) => ({
+    name: match[1]!,
+    persona: match[2]!,
+  }));
+  const findings = (sections.get("Shared findings") ?? "")
+    .split("\n")
+    .map((line) => line.replace(/^- /, "").trim())
+    .filter(Boolean);
+
   const identity = system.match(/^You are (.+?), the (.+?) of .*\(persona: ([a-z0-9-]+)\)/m);
   return {
     system,
@@ -196,6 +250,9 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
       .split("\n")
       .map((line) => line.replace(/^- /, "").trim())
       .filter(Boolean),
+    messages,
+    team,
+    findings,
     sections,
     steps,
     userText,

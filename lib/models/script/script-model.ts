@@ -11,6 +11,7 @@ import { ownValue } from "@/lib/own-value";
 import { chooseMood, chooseSubject, type PlanContext, type PlannedStep, PLANS, shadowAnswer } from "./plans";
 import { hashString, SeededRandom } from "./random";
 import { readPrompt, type ScriptReading } from "./read-prompt";
+import { helpAnswer, isMessageRun, messageStep, messageTag } from "./teamwork";
 
 export interface ScriptModelOptions {
   /** `script:<name>`; the persona named in the system prompt wins, the name is a fallback. */
@@ -65,18 +66,31 @@ export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, s
         .filter(Boolean),
   };
 
+  const stepNumber = reading.steps.length;
+  const decided = (step: PlannedStep): ScriptDecision => ({
+    text: step.text,
+    calls: step.calls.map((call, callIndex) => ({ ...call, tag: callId(stepNumber, callIndex, call.tag) })),
+    finishReason: step.calls.length ? "tool-calls" : "stop",
+  });
+  const rng = new SeededRandom(base + stepNumber * 104_729);
+  // A help request's run answers in one reply.
+  const answer = stepNumber === 0 ? helpAnswer({ ...context, rng }) : null;
+  if (answer) return decided(answer);
+  // Messages come first: each is acted on in the next step, once.
+  const unanswered = reading.messages.find((message) => !pastCalls.some((call) => call.id.endsWith(`:${messageTag(message)}`)));
+  const acting = unanswered ? messageStep({ ...context, rng }, unanswered) : null;
+  if (acting) return decided(acting);
+  if (isMessageRun(reading)) {
+    return { text: stepNumber > 0 ? "Done — what was asked is on the canvas." : "There was nothing left to act on.", calls: [], finishReason: "stop" };
+  }
+  // The plan's own steps, counted without the steps that acted on messages.
+  const planSteps = reading.steps.filter((step) => !step.calls.some((call) => call.id.includes(":msg-"))).length;
+
   let produced = 0;
   for (let index = 0; index < builders.length; index++) {
     const step = builders[index]!({ ...context, rng: new SeededRandom(base + index * 7919) });
     if (!step) continue;
-    if (produced === reading.steps.length) {
-      const stepNumber = reading.steps.length;
-      return {
-        text: step.text,
-        calls: step.calls.map((call, callIndex) => ({ ...call, tag: callId(stepNumber, callIndex, call.tag) })),
-        finishReason: step.calls.length ? "tool-calls" : "stop",
-      };
-    }
+    if (produced === planSteps) return decided(step);
     produced += 1;
   }
   return { text: "", calls: [], finishReason: "stop" };

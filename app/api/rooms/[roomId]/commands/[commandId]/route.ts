@@ -1,0 +1,12 @@
+// DELETE /api/rooms/[roomId]/commands/[commandId] — its sender withdraws a message that has not reached its agent
+import { cancelCommand } from "@/lib/commands/cancel-command";
+import { appRoute, participantRoute } from "@/lib/http/participant-route";
+
+export const dynamic = "force-dynamic";
+
+export const DELETE = appRoute(
+  participantRoute("/api/rooms/[roomId]/commands/[commandId]", null, async ({ runtime, params, seat }) => {
+    await cancelCommand(runtime.database.db, params.roomId, seat, params.commandId);
+    return { status: 200, body: { commandId: params.commandId, cancelled: true } };
+  }),
+);

@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, DbOrTx } from "@/db";
+import { type Agent, agentNotes, agents, rooms, runs, seats } from "@/db/schema";
+import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { seatActor } from "@/lib/auth/seats";
+import { badRequest, notFound, tooManyRequests } from "@/lib/errors";
+import { type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
+import type { CommandDelivery, CommandDto } from "@/lib/protocol";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { parseCommand } from "./parse-command";
+
+export const sendCommandInputSchema = z.strictObject({ text: z.string().max(10_000) });
+
+/** How a participant's message reads to its agent. */
+export function commandNoteText(senderName: string, text: string): string {
+  return `${senderName} says: ${text}`;
+}
+
+/** The task of a run started to act on participants' messages: the messages themselves come as notes. */
+export function commandRunPrompt(senderName: string): string {
+  return `${senderName} sent you a message (under "Messages for you"). Act on it now.`;
+}
+
+export type SendCommandResult =
+  | { kind: "focus"; agentId: string | null }
+  | { kind: "message"; command: CommandDto };
+
+/** The agent whose step was the room's most recent: where a message naming nobody goes when the seat has no focus. */
+async function lastSteppedAgent(tx: DbOrTx, roomId: string): Promise<string | null> {
+  const [last] = await tx
+    .select({ agentId: runs.agentId })
+    .from(runs)
+    .where(and(eq(runs.roomId, roomId), gt(runs.steps, 0)))
+    .orderBy(desc(runs.startedAt))
+    .limit(1);
+  return last?.agentId ?? null;
+}
+
+/**
+ * What a participant typed in the command bar, acted on in one room write: `/focus` moves the
+ * seat's focus (`seat.focused`); a message is kept for its agent until delivered
+ * (`command.sent`) and reaches it at once — in the next model call of its running run, in
+ * its queued run, or in a run started for it. A seat may send `commands_per_minute`
+ * messages a minute (429 with `Retry-After` beyond).
+ */
+export async function sendCommand(
+  db: Db,
+  roomId: string,
+  seat: { id: string; displayName: string },
+  text: string,
+  options: WriteRequestOptions = {},
+): Promise<SendCommandResult> {
+  const team = await db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
+  const parsed = parseCommand(text, team);
+  const actor = seatActor(seat);
+  const { result, events } = await writeRoomEvents(
+    db,
+    roomId,
+    async (tx, emit, at): Promise<SendCommandResult> => {
+      if (parsed.kind === "focus") {
+        await tx.update(seats).set({ focusAgentId: parsed.agentId }).where(eq(seats.id, seat.id));
+        emit({ type: "seat.focused", actor, payload: { seatId: seat.id, agentId: parsed.agentId } });
+        return parsed;
+      }
+      const [[room], [mine]] = await Promise.all([
+        tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId)),
+        tx.select({ focus: seats.focusAgentId }).from(seats).where(eq(seats.id, seat.id)),
+      ]);
+      if (!room) throw notFound("Room");
+      const settings = parseRoomSettings(room.settings);
+      const window = new Date(at.getTime() - 60_000);
+      const sent = await tx
+        .select({ createdAt: agentNotes.createdAt })
+        .from(agentNotes)
+        .where(and(eq(agentNotes.senderId, actor.id), gt(agentNotes.createdAt, window)))
+        .orderBy(asc(agentNotes.createdAt));
+      if (sent.length >= settings.commands_per_minute) {
+        const freed = sent[sent.length - settings.commands_per_minute]!.createdAt.getTime() + 60_000;
+        const wait = Math.max(1, Math.ceil((freed - at.getTime()) / 1000));
+        throw tooManyRequests(`At most ${settings.commands_per_minute} messages a minute from one seat; try again in ${wait} s.`, wait);
+      }
+      const agentId = parsed.agentId ?? mine?.focus ?? (await lastSteppedAgent(tx, roomId));
+      const agent: Agent | undefined = team.find((member) => member.id === agentId);
+      if (!agent) {
+        throw badRequest(
+          `No agent has worked in this room yet, so there is no one to send it to: name one, e.g. @${team[0]?.name ?? "Name"} ${parsed.text}.`,
+        );
+      }
+      const active = await tx
+        .select({ id: runs.id, status: runs.status })
+        .from(runs)
+        .where(and(eq(runs.agentId, agent.id), inArray(runs.status, ["running", "queued"])))
+        .orderBy(asc(runs.createdAt));
+      const running = active.find((run) => run.status === "running");
+      const queued = active.find((run) => run.status === "queued");
+      let delivery: CommandDelivery;
+      let runId: string;
+      if (running) {
+        delivery = "next_step";
+        runId = running.id;
+      } else if (queued) {
+        delivery = "queued_run";
+        runId = queued.id;
+      } else {
+        delivery = "new_run";
+        const run = await enqueueRun(tx, emit, {
+          roomId,
+          agentId: agent.id,
+          trigger: "command",
+          requestedBy: actor,
+          prompt: commandRunPrompt(seat.displayName),
+          at,
+        });
+        runId = run.id;
+      }
+      const id = randomUUID();
+      await tx.insert(agentNotes).values({
+        id,
+        roomId,
+        agentId: agent.id,
+        kind: "command",
+        text: commandNoteText(seat.displayName, parsed.text),
+        senderId: actor.id,
+        senderName: seat.displayName,
+        createdAt: at,
+      });
+      const command: CommandDto = {
+        id,
+        agentId: agent.id,
+        senderId: actor.id,
+        senderName: seat.displayName,
+        text: parsed.text,
+        delivery,
+        runId,
+        createdAt: at.toISOString(),
+      };
+      emit({ type: "command.sent", actor, targetAgent: agent.id, payload: { command } });
+      return { kind: "message", command };
+    },
+    options.idempotencyKey
+      ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: parsed.kind === "focus" ? "seat.focused" : "command.sent", request: { by: actor.id, text } } }
+      : { ...options, idempotencyKey: undefined },
+  );
+  // A retried request: what the first one did is already in the room.
+  return result ?? (parsed.kind === "focus" ? parsed : { kind: "message", command: eventPayload(events, "command.sent").command });
+}
+
+/** How many of each agent's messages wait to be delivered, for the agents' cards. */
+export async function pendingCommandCounts(db: Db, roomId: string): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ agentId: agentNotes.agentId, value: count() })
+    .from(agentNotes)
+    .where(and(eq(agentNotes.roomId, roomId), eq(agentNotes.kind, "command"), isPending()))
+    .groupBy(agentNotes.agentId);
+  return Object.fromEntries(rows.map((row) => [row.agentId, Number(row.value)]));
+}
+
+/** A note not yet delivered nor withdrawn. */
+export function isPending() {
+  return and(isNull(agentNotes.deliveredAt), isNull(agentNotes.cancelledAt))!;
+}

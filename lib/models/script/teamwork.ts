@@ -1,0 +1,137 @@
+// Team memory in the scripted personas' plans: acting on participants' messages and on
+// answers to help requests first, asking a teammate for help without waiting, answering a
+// help request in one reply, and leaving a finding and an insight before finishing.
+import { ownValue } from "@/lib/own-value";
+import type { Mood } from "./moods";
+import { hashString } from "./random";
+import { type PlanContext, type PlannedStep, type StepBuilder, home, lines, place, short } from "./plan";
+import type { PromptMessage, ScriptReading } from "./read-prompt";
+
+/** The tag of the step that acted on a message: the same message is never acted on twice. */
+export function messageTag(message: PromptMessage): string {
+  return `msg-${hashString(message.line).toString(36)}`;
+}
+
+/** What each persona makes when asked for something directly: a node kind and lines from its mood. */
+const RESPONSES: Record<string, { kind: string; pool: (mood: Mood) => string[]; count: number }> = {
+  songwriter: { kind: "lyric", pool: (mood) => [...mood.verse, ...mood.chorus], count: 4 },
+  "scene-painter": { kind: "scene", pool: (mood) => [...mood.scenes, ...mood.light], count: 2 },
+  "idea-weaver": { kind: "idea", pool: (mood) => mood.sparks, count: 3 },
+  storyteller: { kind: "story", pool: (mood) => [...mood.beats.opening, ...mood.beats.turn, ...mood.beats.ending], count: 3 },
+  curator: { kind: "note", pool: (mood) => mood.images.map((image) => `Gather everything about ${image} in one place`), count: 2 },
+};
+
+const words = (text: string) => text.toLowerCase().split(/\W+/).filter((word) => word.length > 3);
+
+/** The step that acts on one message: a node made for it, saying whom it answers. */
+export function messageStep(context: PlanContext, message: PromptMessage): PlannedStep | null {
+  if (!context.tools.has("create_node")) return null;
+  const response = ownValue(RESPONSES, context.reading.persona) ?? RESPONSES.songwriter!;
+  const body = lines(context.rng, response.pool(context.mood), response.count, words(message.body)).join("\n");
+  const title =
+    message.kind === "command"
+      ? `As ${message.from} asked — “${short(message.body, 70)}”`
+      : `With ${message.from}'s help — “${short(message.body, 70)}”`;
+  const at = place(context, { x: home(context).x, y: home(context).y - 280 });
+  return {
+    text:
+      message.kind === "command"
+        ? `${message.from} asked me to ${short(message.body.replace(/^(please|could you|can you)\s+/i, ""), 80)} — doing that now.`
+        : `${message.from} answered my question; I'm using it.`,
+    calls: [{ tag: messageTag(message), toolName: "create_node", input: { kind: response.kind, text: `${title}\n${body}`, x: at.x, y: at.y } }],
+  };
+}
+
+/** Whether a run was started only to act on messages (its task says so). */
+export function isMessageRun(reading: ScriptReading): boolean {
+  return /sent you a message \(under "Messages for you"\)/.test(reading.task);
+}
+
+const HELP_TASK = /^(.+?) asks for your help: (.+)$/s;
+
+/** A help request's run: one reply, which goes back to the asker as the answer. */
+export function helpAnswer(context: PlanContext): PlannedStep | null {
+  const asked = context.reading.task.match(HELP_TASK);
+  if (!asked) return null;
+  const own = context.reading.canvas.filter((item) => item.author === context.reading.name).at(-1);
+  const pool = (ownValue(RESPONSES, context.reading.persona) ?? RESPONSES.songwriter!).pool(context.mood);
+  const [line] = lines(context.rng, pool, 1, words(asked[2]!));
+  return {
+    text: own
+      ? `Start from my “${short(own.text.split("\n").pop() ?? own.text, 80)}” — and keep it ${context.mood.name}: “${line}”.`
+      : `Keep it ${context.mood.name}; I would open with “${line}”.`,
+    calls: [],
+  };
+}
+
+/** Who asks whom for help, and what: the Storyteller asks the Songwriter for a line to open with. */
+const HELP_QUESTIONS: Record<string, { target: string; question: (context: PlanContext) => string }> = {
+  storyteller: {
+    target: "songwriter",
+    question: (context) => `Which line of your lyrics should my ${context.mood.name} story about ${short(context.subject, 40)} open with?`,
+  },
+};
+
+/** Asks a teammate for help without waiting for the answer (it arrives as a message later). */
+export const helpStep: StepBuilder = (context) => {
+  const ask = ownValue(HELP_QUESTIONS, context.reading.persona);
+  if (!ask || !context.tools.has("request_help") || context.request) return null;
+  if (!context.reading.team.some((member) => member.persona === ask.target)) return null;
+  // Not every run: about one in two, as the run's own seed decides.
+  if (context.rng.next() < 0.5) return null;
+  return {
+    text: "I'll ask for a line to start from while I keep writing.",
+    calls: [{ tag: "help", toolName: "request_help", input: { target: ask.target, question: ask.question(context) } }],
+  };
+};
+
+/** What a persona notes for the team after its work, and how serious it is. */
+function findingFor(context: PlanContext, made: number): { finding: string; severity: "low" | "medium" | "high" } | null {
+  const { reading, mood } = context;
+  const others = reading.canvas.filter((item) => item.author !== reading.name);
+  const hasTheme = reading.board.some((entry) => entry.kind === "theme");
+  if (reading.canvas.length >= 12 && !hasTheme) {
+    return { finding: `The canvas holds ${reading.canvas.length} pieces but no shared theme; a ${mood.name} theme would tie them together.`, severity: "high" };
+  }
+  if (others.length >= 3) {
+    const authors = [...new Set(others.map((item) => item.author))].slice(0, 2).join(" and ");
+    return { finding: `${authors}'s pieces and mine share ${mood.name} imagery; linking them would make one thread.`, severity: "medium" };
+  }
+  if (made > 0) return { finding: `${mood.name[0]!.toUpperCase()}${mood.name.slice(1)} work about ${short(context.subject, 50)} is on the canvas to build on.`, severity: "low" };
+  return null;
+}
+
+/** Before finishing: a finding for the team (when there is one worth sharing) and an insight for later rooms. */
+export const memoryStep: StepBuilder = (context) => {
+  const made = context.createdNodes().length;
+  if (made === 0) return null;
+  const calls: PlannedStep["calls"] = [];
+  const finding = findingFor(context, made);
+  const alreadyPosted = context.reading.findings.some((line) => line.includes(finding?.finding ?? "\u0000"));
+  if (finding && context.tools.has("post_finding") && !alreadyPosted) {
+    calls.push({ tag: "finding", toolName: "post_finding", input: { ...finding, nodeIds: context.createdNodes().map((item) => item.id).slice(0, 5) } });
+  }
+  if (context.tools.has("update_knowledge")) {
+    calls.push({
+      tag: "knowledge",
+      toolName: "update_knowledge",
+      input: {
+        insight: `${mood(context)} pieces about ${short(context.subject, 60)} worked in “${short(context.reading.roomBrief || context.reading.task, 60)}”.`,
+        area: `${context.mood.name} ${ownValue(RESPONSES, context.reading.persona)?.kind ?? "work"}`,
+        amount: Math.min(10, 1 + made),
+      },
+    });
+  }
+  return calls.length ? { text: finding && calls[0]?.tag === "finding" ? "Noting what I found for the team." : "Noting what I learned.", calls } : null;
+};
+
+function mood(context: PlanContext): string {
+  return `${context.mood.name[0]!.toUpperCase()}${context.mood.name.slice(1)}`;
+}
+
+/** A persona's plan with teamwork: help asked after its first step, memory kept before its last. */
+export function withTeamwork(builders: StepBuilder[]): StepBuilder[] {
+  const [first, ...rest] = builders;
+  const last = rest.pop();
+  return [first!, helpStep, ...rest, memoryStep, ...(last ? [last] : [])];
+}

@@ -1,0 +1,60 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A request an OpenAI-compatible stand-in received. */
+export interface ChatRequest {
+  messages: { role: string; content: unknown }[];
+  tools?: { function: { name: string } }[];
+}
+
+export type ChatReply =
+  | { text: string }
+  | { toolCall: { name: string; arguments: Record<string, unknown> } };
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completion.chunk", created: 1_763_800_000, model: "stand-in", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const usage = `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completion.chunk", created: 1_763_800_000, model: "stand-in", choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n`;
+
+/**
+ * A local server speaking the Chat Completions protocol, as a provider would: each request
+ * is recorded, then answered (streamed) with what `reply` returns, which may wait.
+ */
+export async function startChatServer(reply: (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>) {
+  const requests: ChatRequest[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = "";
+    req.setEncoding("utf8");
+    req.on("data", (part: string) => (raw += part));
+    req.on("end", async () => {
+      const body = JSON.parse(raw) as ChatRequest;
+      requests.push(body);
+      const answer = await reply(body, requests.length - 1);
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      if ("text" in answer) {
+        res.end(`${chunk({ role: "assistant", content: answer.text })}${chunk({}, "stop")}${usage}data: [DONE]\n\n`);
+        return;
+      }
+      const args = JSON.stringify(answer.toolCall.arguments);
+      res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: `call_${requests.length}`, type: "function", function: { name: answer.toolCall.name, arguments: "" } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
+      res.end(`${chunk({}, "tool_calls")}${usage}data: [DONE]\n\n`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    requests,
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    /** Everything the user turns of one request said, as text. */
+    userText: (index: number) =>
+      (requests[index]?.messages ?? [])
+        .filter((message) => message.role === "user")
+        .map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)))
+        .join("\n"),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
