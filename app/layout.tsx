@@ -10,6 +10,7 @@ import "@/components/agents/agents.css";
 import "@/components/feed/feed.css";
 import "@/components/admin/admin.css";
 import "@/components/broadcast/broadcast.css";
+import "@/components/findings/findings.css";
 import { Providers } from "./providers";
 
 export const metadata: Metadata = {

@@ -5,11 +5,12 @@
 // Usage: npm run bench:agents [-- --rooms=6 --workers=2]
 import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { isStepCount, streamText, tool } from "ai";
-import { inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Database, migrateDatabase, openPglite, openPostgres } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import { runs } from "@/db/schema";
+import { agentNotes, runs, seats } from "@/db/schema";
+import { sendCommand } from "@/lib/commands/send-command";
 import { buildPrompt } from "@/lib/agents/build-prompt";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { AgentWorker } from "@/lib/agents/worker";
@@ -20,13 +21,15 @@ import { createRoom } from "@/lib/rooms/create-room";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
 import { freshPostgres } from "./support/local-postgres";
-import { args, round } from "./support/stats";
+import { args, percentile, round } from "./support/stats";
 
 const options = args();
 const ROOMS = Number(options.rooms ?? 6);
 const WORKERS = Number(options.workers ?? 2);
 /** Passes of one room run before measuring, whose figures are dropped: a running worker, not a cold one. */
 const WARMUP_PASSES = Number(options.warmup ?? 1);
+/** Participants' messages timed per driver, to a running agent and to an idle one. */
+const COMMANDS = Number(options.commands ?? 30);
 
 /** Times every model call from its start to the end of its stream. */
 function timed(inner: LanguageModelV4, spent: { ms: number; calls: number }): LanguageModelV4 {
@@ -181,7 +184,103 @@ async function inMemory(runCount: number): Promise<{ ms_per_step: number; runs_p
   return { ms_per_step: round(wall / steps, 3), runs_per_minute: round((runCount / wall) * 60_000, 1) };
 }
 
-interface Figures {
+interface CommandFigures {
+  command_to_model_p50_ms: number;
+  command_to_model_p99_ms: number;
+  command_to_start_p50_ms: number;
+  command_to_start_p99_ms: number;
+  /** One step of the scripted model at full speed, from one model call's start to the next's, in the same runs. */
+  step_p50_ms: number;
+}
+
+/**
+ * A participant's message, timed: sent to a running agent → the first model call whose prompt
+ * holds it (the script model sees it as a provider would), and sent to an idle agent → its
+ * new run started (the run's `startedAt` less the message's time, both taken in the same process).
+ */
+async function commandLatencies(database: Database, driver: string): Promise<CommandFigures> {
+  const calls: { at: number; prompt: string }[] = [];
+  const resolve = (spec: string): ResolvedModel => {
+    const inner = createScriptModel({ name: spec.replace(/^script:/, ""), paceMs: 0, latencyMs: 0 });
+    const model: LanguageModelV4 = {
+      ...timed(inner, { ms: 0, calls: 0 }),
+      doStream: (callOptions) => {
+        calls.push({ at: performance.now(), prompt: JSON.stringify(callOptions.prompt) });
+        return inner.doStream(callOptions);
+      },
+    };
+    return { model, provider: "script", modelId: spec, spec, scripted: true };
+  };
+  const { room, agents } = await createRoom(
+    database.db,
+    { title: `Bench commands ${driver}`, template: CREATIVE_CANVAS.id },
+    { settings: { commands_per_minute: 600, max_steps: 50 } },
+  );
+  const songwriter = agents.find((agent) => agent.persona === "songwriter")!;
+  const seat = { id: `bench-seat-${driver}`, displayName: "Ada" };
+  await database.db.insert(seats).values({ ...seat, roomId: room.id, tokenHash: `bench-${driver}` });
+  const bus = new RoomBus(database);
+  await bus.start();
+  const worker = new AgentWorker(database, bus, { owner: `bench-commands-${driver}`, resolveModel: resolve, pollMs: 1000 });
+  await worker.start();
+  const idle = async () => {
+    for (;;) {
+      const active = await database.db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(eq(runs.roomId, room.id), inArray(runs.status, ["queued", "running"])));
+      if (active.length === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  const toModel: number[] = [];
+  const toStart: number[] = [];
+  const steps: number[] = [];
+  try {
+    for (let index = 0; index < COMMANDS; index++) {
+      // To a running agent: sent as soon as its run has called the model once.
+      const seen = calls.length;
+      await startAgentRun(database.db, room.id, { agentId: songwriter.id, prompt: "Write a verse about rain on the window" }, { id: "bench", name: "Bench" });
+      while (calls.length === seen) await new Promise((resolve) => setImmediate(resolve));
+      const marker = `running-${driver}-${index}`;
+      const sent = performance.now();
+      await sendCommand(database.db, room.id, seat, `@Songwriter ${marker}`);
+      for (;;) {
+        const call = calls.slice(seen).find((candidate) => candidate.prompt.includes(marker));
+        if (call) {
+          toModel.push(call.at - sent);
+          break;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await idle();
+      const runCalls = calls.slice(seen).map((call) => call.at);
+      for (let step = 1; step < runCalls.length; step++) steps.push(runCalls[step]! - runCalls[step - 1]!);
+
+      // To an idle agent: a run of its own.
+      const { command } = (await sendCommand(database.db, room.id, seat, `@Songwriter idle-${driver}-${index}`)) as {
+        command: { id: string; runId: string };
+      };
+      await idle();
+      const [note] = await database.db.select({ createdAt: agentNotes.createdAt }).from(agentNotes).where(eq(agentNotes.id, command.id));
+      const [run] = await database.db.select({ startedAt: runs.startedAt }).from(runs).where(eq(runs.id, command.runId));
+      toStart.push(run!.startedAt!.getTime() - note!.createdAt.getTime());
+    }
+  } finally {
+    await worker.stop();
+    await bus.stop();
+  }
+  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+  return {
+    command_to_model_p50_ms: round(percentile(sorted(toModel), 50), 1),
+    command_to_model_p99_ms: round(percentile(sorted(toModel), 99), 1),
+    command_to_start_p50_ms: round(percentile(sorted(toStart), 50), 1),
+    command_to_start_p99_ms: round(percentile(sorted(toStart), 99), 1),
+    step_p50_ms: round(percentile(sorted(steps), 50), 1),
+  };
+}
+
+interface Figures extends CommandFigures {
   driver: string;
   runs_per_minute: number;
   overhead_ms_per_step: number;
@@ -198,7 +297,9 @@ async function measureDriver(driver: string, database: Database): Promise<Figure
   for (let index = 0; index < WARMUP_PASSES; index++) await pass(database, `${driver}-warmup-${index}`, 1, 1, 1);
   const solo = await pass(database, `${driver}-solo`, 1, 1, 1);
   const loaded = await pass(database, `${driver}-loaded`, ROOMS, WORKERS, 8);
+  const commands = await commandLatencies(database, driver);
   return {
+    ...commands,
     driver,
     runs_per_minute: loaded.runs_per_minute,
     overhead_ms_per_step: solo.overhead_ms_per_step,
@@ -242,6 +343,14 @@ console.log(
   `in memory ${String(baseline.runs_per_minute).padStart(9)} ${"0".padStart(17)} ${String(baseline.ms_per_step).padStart(14)}   (the same persona runs with echo tools: no queue, no database)`,
 );
 console.log("\nOverhead is the time a run spends outside the model: tools writing rows and events, the queue, the bus.\n");
+console.log(`Participants' messages (${COMMANDS} each way): to a running agent → its next model call; to an idle agent → its run started.`);
+console.log("driver     to model p50/p99 ms   one step p50 ms   to start p50/p99 ms (target p99 ≤ 250)");
+for (const row of results) {
+  console.log(
+    `${row.driver.padEnd(9)} ${`${row.command_to_model_p50_ms} / ${row.command_to_model_p99_ms}`.padStart(20)} ${String(row.step_p50_ms).padStart(17)} ${`${row.command_to_start_p50_ms} / ${row.command_to_start_p99_ms}`.padStart(21)}`,
+  );
+}
+console.log("");
 const primary = results.find((row) => row.driver === "postgres") ?? results[0]!;
 console.log(
   JSON.stringify({

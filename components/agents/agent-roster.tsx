@@ -8,6 +8,7 @@ import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { agentStatus, formatUsage } from "./agent-status";
+import { VaultDrawer } from "./vault-drawer";
 
 export function modelLabel(model: string): { provider: string; name: string; scripted: boolean } {
   const [provider = "", ...rest] = model.split(":");
@@ -21,6 +22,7 @@ const selectRoster = (state: RoomState) => ({
   broadcasts: state.broadcasts,
   canAct: state.seat !== null && !state.deleted,
   roomId: state.room.id,
+  pending: state.pendingCommands,
 });
 
 /** Re-renders every `ms` while `active`, so time-based statuses (typing) settle. */
@@ -36,7 +38,8 @@ function useNow(active: boolean, ms = 500): number {
 
 /** The room's agents: who they are, what drives them and what each is doing right now. */
 export function AgentRoster({ onError }: { onError: (message: string) => void }) {
-  const { agents, runs, typing, broadcasts, canAct, roomId } = useRoom(useShallow(selectRoster));
+  const { agents, runs, typing, broadcasts, canAct, roomId, pending } = useRoom(useShallow(selectRoster));
+  const waiting = (agentId: string) => Object.values(pending).filter((command) => command.agentId === agentId).length;
   const busy = Object.values(runs).some((run) => run.status === "running" || run.status === "queued");
   const now = useNow(busy);
   return (
@@ -52,6 +55,7 @@ export function AgentRoster({ onError }: { onError: (message: string) => void })
             canAct={canAct}
             roomId={roomId}
             onError={onError}
+            waiting={waiting(agent.id)}
           />
         ))}
       </ul>
@@ -66,6 +70,7 @@ function AgentRow({
   canAct,
   roomId,
   onError,
+  waiting,
 }: {
   agent: AgentDto;
   status: ReturnType<typeof agentStatus>;
@@ -73,8 +78,11 @@ function AgentRow({
   canAct: boolean;
   roomId: string;
   onError: (message: string) => void;
+  /** Participants' messages waiting for it. */
+  waiting: number;
 }) {
   const [prompting, setPrompting] = useState(false);
+  const [knowledge, setKnowledge] = useState(false);
   const [prompt, setPrompt] = useState("");
   const model = modelLabel(agent.model);
   const start = async (text?: string) => {
@@ -142,6 +150,7 @@ function AgentRow({
             </button>
           </form>
         )}
+        {knowledge && <VaultDrawer agent={agent} onClose={() => setKnowledge(false)} />}
       </div>
       <div className="roster__side">
         <span className={`status status--${status.kind}`} data-testid="agent-status">
@@ -150,6 +159,20 @@ function AgentRow({
         <span className={`badge${model.scripted ? " badge--scripted" : ""}`} title={agent.model}>
           {model.scripted ? "scripted" : model.provider}
         </span>
+        {waiting > 0 && (
+          <span className="badge badge--waiting" data-testid="agent-waiting" title="Messages from people waiting for this agent">
+            {waiting} waiting
+          </span>
+        )}
+        <button
+          type="button"
+          className="link-button roster__knowledge"
+          data-testid="agent-knowledge"
+          aria-expanded={knowledge}
+          onClick={() => setKnowledge(!knowledge)}
+        >
+          knowledge
+        </button>
         {canAct &&
           (status.run ? (
             <button type="button" className="link-button" data-testid="agent-cancel" onClick={cancel}>

@@ -5,15 +5,17 @@ import { useShallow } from "zustand/react/shallow";
 import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState, TypingState } from "@/components/room/room-state";
+import type { SidePanelState } from "@/components/room/room-store";
 import { BroadcastThread } from "@/components/broadcast/broadcast-thread";
 import { describeEvent } from "./describe-event";
 
-const selectFeed = (state: RoomState) => ({
+const selectFeed = (state: RoomState & SidePanelState) => ({
   feed: state.feed,
   agents: state.agents,
   nodes: state.nodes,
   board: state.board,
   typing: state.typing,
+  focusedSeq: state.focusedSeq,
 });
 
 function timeOf(iso: string): string {
@@ -22,7 +24,7 @@ function timeOf(iso: string): string {
 
 /** The room's history as it happens: who did what, newest at the bottom. Click an entry to find it on the canvas. */
 export function ActivityFeed() {
-  const { feed, agents, nodes, board, typing } = useRoom(useShallow(selectFeed));
+  const { feed, agents, nodes, board, typing, focusedSeq } = useRoom(useShallow(selectFeed));
   const highlight = useRoom((state) => state.highlight);
   const list = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
@@ -32,12 +34,18 @@ export function ActivityFeed() {
     if (element && stickToBottom.current) element.scrollTop = element.scrollHeight;
   }, [feed, typing]);
 
+  // A finding clicked elsewhere brings its entry into view.
+  useEffect(() => {
+    if (focusedSeq === null) return;
+    stickToBottom.current = false;
+    list.current?.querySelector(`[data-seq="${focusedSeq}"]`)?.scrollIntoView({ block: "center" });
+  }, [focusedSeq]);
+
   const nodeText = useCallback((nodeId: string) => nodes[nodeId]?.text, [nodes]);
   const boardEntry = useCallback((entryId: string) => board[entryId], [board]);
 
   return (
-    <section className="panel feed" aria-label="Activity">
-      <h2 className="panel__title">Activity</h2>
+    <>
       <ol
         className="feed__list"
         data-testid="feed"
@@ -55,13 +63,14 @@ export function ActivityFeed() {
             nodeText={nodeText}
             boardEntry={boardEntry}
             onSelect={highlight}
+            focused={event.seq === focusedSeq}
           />
         ))}
         {Object.entries(typing).map(([agentId, state]) => (
           <TypingEntry key={agentId} agent={agents.find((agent) => agent.id === agentId)} state={state} />
         ))}
       </ol>
-    </section>
+    </>
   );
 }
 
@@ -89,12 +98,14 @@ const FeedEntry = memo(function FeedEntry({
   nodeText,
   boardEntry,
   onSelect,
+  focused,
 }: {
   event: StoredEvent;
   agents: AgentDto[];
   nodeText: (nodeId: string) => string | undefined;
   boardEntry: (entryId: string) => BoardEntryDto | undefined;
   onSelect: (nodeIds: string[]) => void;
+  focused: boolean;
 }) {
   const line = describeEvent(event, { agents, nodeText, boardEntry });
   if (line.hidden) return null;
@@ -102,7 +113,7 @@ const FeedEntry = memo(function FeedEntry({
   const color = agent?.color ?? (event.agent.startsWith("human:") ? "#c9a227" : "#868e96");
   return (
     <li
-      className={`feed__entry feed__entry--${line.tone}${line.quiet ? " feed__entry--quiet" : ""}${line.nodeIds.length ? " feed__entry--linked" : ""}`}
+      className={`feed__entry feed__entry--${line.tone}${line.quiet ? " feed__entry--quiet" : ""}${line.nodeIds.length ? " feed__entry--linked" : ""}${focused ? " feed__entry--focused" : ""}`}
       data-testid="feed-entry"
       data-type={event.type}
       data-seq={event.seq}

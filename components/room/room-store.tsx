@@ -24,13 +24,27 @@ export interface RoomActions {
   /** The server now counts `seatId` on the stream `connectionId` (if that is still this page's stream). */
   seatCounted(connectionId: string, seatId: string): void;
   highlight(nodeIds: string[]): void;
+  /** Shows a tab of the side panel. */
+  showSideTab(tab: SideTab): void;
+  /** Scrolls the feed to the entry of stored event `seq` and marks it (null: none). */
+  focusFeedEntry(seq: number | null): void;
 }
 
-export type RoomStore = StoreApi<RoomState & RoomActions>;
+export type SideTab = "activity" | "findings";
+
+/** What the side panel shows; kept apart from the room's state, which the stream drives. */
+export interface SidePanelState {
+  sideTab: SideTab;
+  focusedSeq: number | null;
+}
+
+export type RoomStore = StoreApi<RoomState & SidePanelState & RoomActions>;
 
 export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomStore {
-  return createStore<RoomState & RoomActions>()((set, get) => ({
+  return createStore<RoomState & SidePanelState & RoomActions>()((set, get) => ({
     ...initialRoomState(snapshot, seat),
+    sideTab: "activity",
+    focusedSeq: null,
     apply(event) {
       const outcome = applyRoomEvent(get(), event);
       if (outcome.kind === "applied") set(outcome.state);
@@ -49,6 +63,8 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
       if (stream?.connectionId === connectionId) set({ stream: { connectionId, seatId } });
     },
     highlight: (nodeIds) => set({ highlighted: nodeIds }),
+    showSideTab: (sideTab) => set({ sideTab }),
+    focusFeedEntry: (focusedSeq) => set({ focusedSeq }),
   }));
 }
 
@@ -76,6 +92,6 @@ export function useRoomStoreApi(): RoomStore {
 }
 
 /** Selects from the room state; re-renders only when the selected value changes. */
-export function useRoom<T>(selector: (state: RoomState & RoomActions) => T): T {
+export function useRoom<T>(selector: (state: RoomState & SidePanelState & RoomActions) => T): T {
   return useStore(useRoomStoreApi(), selector);
 }

@@ -4,9 +4,10 @@ import { ReactFlowProvider } from "@xyflow/react";
 import { useCallback, useState } from "react";
 import { AgentRoster } from "@/components/agents/agent-roster";
 import { RoomCanvas } from "@/components/canvas/room-canvas";
-import { ActivityFeed } from "@/components/feed/activity-feed";
+import { CommandBar } from "./command-bar";
 import { RoomHeader } from "./room-header";
 import { RoomStoreProvider, useRoom, useRoomStoreApi } from "./room-store";
+import { SidePanel } from "./side-panel";
 import type { RoomSnapshotLike, SeatInfo } from "./room-state";
 import { useRoomEvents } from "./use-room-events";
 
@@ -35,12 +36,15 @@ function LiveRoom() {
         </div>
       )}
       <main className="room__body">
-        <ReactFlowProvider>
-          <RoomCanvas onError={showError} />
-        </ReactFlowProvider>
+        <div className="room__main">
+          <ReactFlowProvider>
+            <RoomCanvas onError={showError} />
+          </ReactFlowProvider>
+          <CommandBar />
+        </div>
         <aside className="room__side">
           <AgentRoster onError={showError} />
-          <ActivityFeed />
+          <SidePanel />
         </aside>
       </main>
     </div>

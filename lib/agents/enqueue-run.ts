@@ -10,6 +10,8 @@ import { runToDto } from "./run-dto";
 export const RUNS_CHANNEL = "parley_runs";
 
 export interface EnqueueRunInput {
+  /** The run's id, when the caller must name it before the run is queued. */
+  id?: string;
   roomId: string;
   agentId: string;
   trigger: RunTrigger;
@@ -26,7 +28,7 @@ export interface EnqueueRunInput {
 
 /** Queues a run inside a room write and announces it (`run.queued`); workers are woken on commit. */
 export async function enqueueRun(tx: DbOrTx, emit: Emit, input: EnqueueRunInput): Promise<Run> {
-  const id = randomUUID();
+  const id = input.id ?? randomUUID();
   const correlationId =
     input.correlationId ?? createCorrelationId({ scope: `run-${input.roomId.slice(0, 8)}`, subject: input.prompt, now: input.at });
   const [run] = await tx

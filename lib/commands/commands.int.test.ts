@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentNotes, canvasNodes, events, runs } from "@/db/schema";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import { GET as snapshot } from "@/app/api/rooms/[roomId]/route";
@@ -72,6 +72,14 @@ describe("@agent commands", () => {
     const [started] = await runsOf(songwriter.id);
     expect(started).toMatchObject({ id: idle.body.command.runId, trigger: "command", status: "queued" });
 
+    // A retried request (same key) is the same message, not a second one.
+    const retry = (text: string) =>
+      call(send, { url: "/x", method: "POST", params: { roomId }, body: { text }, cookie, headers: { "idempotency-key": "key-1" } });
+    const once = await retry("@Storyteller begin at the harbour");
+    const twice = await retry("@Storyteller begin at the harbour");
+    expect(twice.body).toEqual(once.body);
+    expect((await retry("@Storyteller something else")).status).toBe(409);
+
     const queued = await startAgentRun(context.database.db, roomId, { agentId: painter.id, prompt: "Paint" }, alice);
     const toQueued = await say(roomId, "@Scene Painter: use more blue", cookie);
     expect(toQueued.body.command).toMatchObject({ agentId: painter.id, delivery: "queued_run", runId: queued.id });
@@ -79,7 +87,10 @@ describe("@agent commands", () => {
 
     // The room shows both as waiting.
     const state = await call(snapshot, { url: "/x", method: "GET", params: { roomId }, cookie });
-    expect(state.body.pendingCommands.map((pending: { agentId: string }) => pending.agentId).sort()).toEqual([songwriter.id, painter.id].sort());
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    expect(state.body.pendingCommands.map((pending: { agentId: string }) => pending.agentId).sort()).toEqual(
+      [songwriter.id, painter.id, storyteller.id].sort(),
+    );
   });
 
   it("sends plain text to the seat's /focus, or to the agent that stepped last", async () => {

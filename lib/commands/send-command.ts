@@ -95,26 +95,9 @@ export async function sendCommand(
         .orderBy(asc(runs.createdAt));
       const running = active.find((run) => run.status === "running");
       const queued = active.find((run) => run.status === "queued");
-      let delivery: CommandDelivery;
-      let runId: string;
-      if (running) {
-        delivery = "next_step";
-        runId = running.id;
-      } else if (queued) {
-        delivery = "queued_run";
-        runId = queued.id;
-      } else {
-        delivery = "new_run";
-        const run = await enqueueRun(tx, emit, {
-          roomId,
-          agentId: agent.id,
-          trigger: "command",
-          requestedBy: actor,
-          prompt: commandRunPrompt(seat.displayName),
-          at,
-        });
-        runId = run.id;
-      }
+      // The message is announced first (an idempotent retry finds it by its first event), then the run started for it.
+      const delivery: CommandDelivery = running ? "next_step" : queued ? "queued_run" : "new_run";
+      const runId = running?.id ?? queued?.id ?? randomUUID();
       const id = randomUUID();
       await tx.insert(agentNotes).values({
         id,
@@ -137,6 +120,17 @@ export async function sendCommand(
         createdAt: at.toISOString(),
       };
       emit({ type: "command.sent", actor, targetAgent: agent.id, payload: { command } });
+      if (delivery === "new_run") {
+        await enqueueRun(tx, emit, {
+          id: runId,
+          roomId,
+          agentId: agent.id,
+          trigger: "command",
+          requestedBy: actor,
+          prompt: commandRunPrompt(seat.displayName),
+          at,
+        });
+      }
       return { kind: "message", command };
     },
     options.idempotencyKey

@@ -32,5 +32,5 @@ export default async function RoomPage({ params }: Props) {
   });
   const cookieStore = await cookies();
   const seat = await findSeatByToken(database.db, roomId, cookieStore.get(seatCookieName(roomId))?.value);
-  return <RoomView snapshot={snapshot} seat={seat ? { id: seat.id, displayName: seat.displayName } : null} />;
+  return <RoomView snapshot={snapshot} seat={seat ? { id: seat.id, displayName: seat.displayName, focusAgentId: seat.focusAgentId } : null} />;
 }

@@ -16,7 +16,8 @@ export interface RequestReservation {
 }
 
 /**
- * Takes one of the run's requests before it is written, whichever way the agent asks —
+ * Takes one of the run's requests before it is written (after checking whom it asks, so a
+ * request to nobody never reads as a spent allowance), whichever way the agent asks —
  * request_agent or a request shared on the board — so that neither gets round the per-run
  * limit or the chain depth limit. Counted up front so that two calls in one step cannot both
  * pass the limit.
@@ -25,14 +26,6 @@ export function reserveRequest(active: ActiveRun, targetPersona: string, kind: R
   const { run, agent, team, settings, state } = active;
   const counter = kind === "help" ? "helpRequested" : "requestsMade";
   const allowed = kind === "help" ? settings.max_help_per_run : settings.max_requests_per_run;
-  if (state[counter] >= allowed) {
-    throw badRequest(
-      kind === "help"
-        ? `Only ${allowed} help request${allowed === 1 ? " is" : "s are"} allowed per run; this run has made ${state[counter]}.`
-        : `Only ${allowed} request${allowed === 1 ? " is" : "s are"} allowed per run, through request_agent or the board; ` +
-            `this run has made ${state[counter]}.`,
-    );
-  }
   const others = team.filter((member) => member.id !== agent.id);
   const listed = others.map((member) => `${member.persona} (${member.name})`).join(", ");
   const wanted = targetPersona.trim().toLowerCase();
@@ -41,6 +34,14 @@ export function reserveRequest(active: ActiveRun, targetPersona: string, kind: R
   if (!target) throw badRequest(`Unknown persona "${targetPersona}". Ask one of: ${listed}.`);
   if (!modelAvailable(active, target)) {
     throw badRequest(`${target.name} cannot work right now (its model is not configured). Ask one of: ${listed}.`);
+  }
+  if (state[counter] >= allowed) {
+    throw badRequest(
+      kind === "help"
+        ? `Only ${allowed} help request${allowed === 1 ? " is" : "s are"} allowed per run; this run has made ${state[counter]}.`
+        : `Only ${allowed} request${allowed === 1 ? " is" : "s are"} allowed per run, through request_agent or the board; ` +
+            `this run has made ${state[counter]}.`,
+    );
   }
   const depth = run.chainDepth + 1;
   if (depth > settings.max_chain_depth) {

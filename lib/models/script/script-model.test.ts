@@ -90,6 +90,9 @@ async function play(promptContext: PromptContext, seed = 1, options: { tools?: b
     share_creative_context: echo(() => ({ entryId: `entry-${++nextId}` })),
     read_shared_context: echo(() => ({ entries: [] })),
     request_agent: echo(() => ({ requestId: `entry-${++nextId}`, runId: "run-2", status: "queued" })),
+    request_help: echo(() => ({ helpId: `entry-${++nextId}`, status: "started" })),
+    post_finding: echo(() => ({ findingId: `entry-${++nextId}`, severity: "low" })),
+    update_knowledge: echo((input) => ({ insight: input.insight ?? null, area: input.area ?? null, level: 3 })),
   };
   const result = streamText({
     model: createScriptModel({ name: promptContext.agent.persona }),
@@ -127,13 +130,14 @@ describe("the script model", () => {
     expect(verses.size).toBeGreaterThan(1);
   });
 
-  it("plays the Songwriter's collaboration flow: intention, lyrics, contribution, request, summary", async () => {
+  it("plays the Songwriter's collaboration flow: intention, lyrics, contribution, request, what it learned, summary", async () => {
     const { steps, deltas, usage } = await play(context({ agent: persona("songwriter") }));
     expect(steps.map((step) => step.calls.map((call) => call.name))).toEqual([
       ["share_creative_context"],
       ["create_node", "create_node"],
       ["create_edge", "share_creative_context"],
       ["request_agent"],
+      ["post_finding", "update_knowledge"],
       [],
     ]);
     expect(steps[0]!.calls[0]!.input).toMatchObject({ entryType: "intention" });
@@ -143,7 +147,7 @@ describe("the script model", () => {
     expect(steps[1]!.calls.map((call) => call.input.kind)).toEqual(["lyric", "lyric"]);
     expect(steps[2]!.calls[1]!.input).toMatchObject({ entryType: "contribution", content: { nodeIds: ["node-2", "node-3"] } });
     expect(steps[3]!.calls[0]!.input).toMatchObject({ targetPersona: "scene-painter", refNodeIds: ["node-2", "node-3"] });
-    expect(steps[4]!.text).toMatch(/Scene Painter/);
+    expect(steps[5]!.text).toMatch(/Scene Painter/);
     expect(deltas.length).toBeGreaterThan(10);
     expect(usage.inputTokens).toBeGreaterThan(0);
     expect(usage.outputTokens).toBeGreaterThan(0);
@@ -233,5 +237,46 @@ describe("the script model", () => {
     expect(steps.flatMap((step) => step.calls)).toEqual([]);
     expect(steps).toHaveLength(1);
     expect(steps[0]!.text).toMatch(/Verse\n.+\n.+\n.+\n.+\n\nChorus\n/);
+  });
+
+  it("acts on a participant's message first, once, then goes on with its plan", async () => {
+    const { steps } = await play(context({ agent: persona("songwriter"), messages: ["Ada says: try a sea shanty"] }));
+    expect(steps[0]!.text).toBe("Ada asked me to try a sea shanty — doing that now.");
+    expect(steps[0]!.calls).toEqual([{ name: "create_node", input: expect.objectContaining({ kind: "lyric", text: expect.stringMatching(/^As Ada asked — “try a sea shanty”\n/) }) }]);
+    const acted = steps.flatMap((step) => step.calls).filter((call) => String(call.input.text ?? "").startsWith("As Ada asked"));
+    expect(acted).toHaveLength(1);
+    // The rest is the usual plan: an intention, then the verse.
+    expect(steps[1]!.calls[0]).toMatchObject({ name: "share_creative_context", input: { entryType: "intention" } });
+  });
+
+  it("in a run started for messages, acts on them and stops", async () => {
+    const { steps } = await play(
+      context({
+        agent: persona("scene-painter"),
+        run: { prompt: 'Ada sent you a message (under "Messages for you"). Act on it now.', trigger: "command", requestedByName: "Ada", chainDepth: 0 },
+        messages: ["Ada says: paint the harbour at dusk", "Ben says: more gulls"],
+      }),
+    );
+    expect(steps.map((step) => step.calls.map((call) => call.name))).toEqual([["create_node"], ["create_node"], []]);
+    expect(String(steps[1]!.calls[0]!.input.text)).toMatch(/^As Ben asked — “more gulls”/);
+    expect(steps[2]!.text).toMatch(/^Done/);
+  });
+
+  it("answers a help request in one reply, and keeps a finding and an insight after its work", async () => {
+    const help = await play(
+      context({
+        agent: persona("songwriter"),
+        run: { prompt: "Storyteller asks for your help: Which line should the story open with?", trigger: "request", requestedByName: "Storyteller", chainDepth: 1 },
+      }),
+    );
+    expect(help.steps).toHaveLength(1);
+    expect(help.steps[0]!.text).toMatch(/^Open with “.+” — it keeps the \w+ feel/);
+
+    const { steps } = await play(context({ agent: persona("songwriter") }));
+    const memory = steps.find((step) => step.calls.some((call) => call.name === "update_knowledge"))!;
+    expect(memory.calls.map((call) => call.name)).toEqual(["post_finding", "update_knowledge"]);
+    expect(memory.calls[0]!.input).toMatchObject({ severity: "low", nodeIds: expect.arrayContaining([expect.stringMatching(/^node-/)]) });
+    expect(memory.calls[1]!.input).toMatchObject({ area: expect.stringMatching(/ lyric$/), amount: expect.any(Number) });
+    expect(steps.at(-1)!.calls).toEqual([]);
   });
 });

@@ -53,13 +53,11 @@ const HELP_TASK = /^(.+?) asks for your help: (.+)$/s;
 export function helpAnswer(context: PlanContext): PlannedStep | null {
   const asked = context.reading.task.match(HELP_TASK);
   if (!asked) return null;
-  const own = context.reading.canvas.filter((item) => item.author === context.reading.name).at(-1);
   const pool = (ownValue(RESPONSES, context.reading.persona) ?? RESPONSES.songwriter!).pool(context.mood);
   const [line] = lines(context.rng, pool, 1, words(asked[2]!));
+  const mine = context.reading.canvas.filter((item) => item.author === context.reading.name).length;
   return {
-    text: own
-      ? `Start from my “${short(own.text.split("\n").pop() ?? own.text, 80)}” — and keep it ${context.mood.name}: “${line}”.`
-      : `Keep it ${context.mood.name}; I would open with “${line}”.`,
+    text: `Open with “${line}” — it keeps the ${context.mood.name} feel${mine ? ` of the ${mine} piece${mine === 1 ? "" : "s"} I have on the canvas` : ""}.`,
     calls: [],
   };
 }

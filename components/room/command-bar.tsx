@@ -1,0 +1,137 @@
+"use client";
+
+import { useState } from "react";
+import { useShallow } from "zustand/react/shallow";
+import { type AgentDto, LIMITS } from "@/lib/protocol";
+import { apiRequest } from "./api";
+import { useRoom } from "./room-store";
+
+interface Sent {
+  kind: "message" | "focus";
+  command?: { agentId: string; delivery: "next_step" | "queued_run" | "new_run" };
+  agentId?: string | null;
+}
+
+const DELIVERY = { next_step: "in its next step", queued_run: "when its queued run starts", new_run: "starting now" } as const;
+
+/** Names offered while typing `@…` or `/focus …`: the agents whose name or persona starts with what was typed. */
+export function suggestions(text: string, agents: Pick<AgentDto, "id" | "name" | "persona">[]): { agent: Pick<AgentDto, "id" | "name" | "persona">; completion: string }[] {
+  const focus = text.match(/^\/focus\s+@?(.*)$/i);
+  const mention = text.match(/^@([^\s,:]*(?:\s[^\s,:]*)?)$/);
+  const typed = (focus?.[1] ?? mention?.[1])?.toLowerCase().replace(/[\s\-_]+/g, "");
+  if (typed === undefined) return [];
+  return agents
+    .filter((agent) => [agent.name, agent.persona].some((key) => key.toLowerCase().replace(/[\s\-_]+/g, "").startsWith(typed)))
+    .map((agent) => ({ agent, completion: focus ? `/focus ${agent.name}` : `@${agent.name} ` }));
+}
+
+/**
+ * Where participants steer the agents: `@Name message` reaches that agent at once (its next
+ * step, its queued run, or a run started for it), plain text goes to the focused agent, and
+ * `/focus Name` (or `/focus` alone: whoever worked last) sets that focus.
+ */
+export function CommandBar() {
+  const { roomId, agents, seat, pending } = useRoom(
+    useShallow((state) => ({ roomId: state.room.id, agents: state.agents, seat: state.seat, pending: state.pendingCommands })),
+  );
+  const [text, setText] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
+  if (!seat) return null;
+  const nameOf = (agentId: string | null | undefined) => agents.find((agent) => agent.id === agentId)?.name;
+  const focusName = nameOf(seat.focusAgentId);
+  const mine = Object.values(pending).filter((command) => command.senderId === `human:${seat.id}`);
+  const offered = suggestions(text, agents);
+
+  const submit = async () => {
+    if (!text.trim() || busy) return;
+    setBusy(true);
+    try {
+      const sent = await apiRequest<Sent>(`/api/rooms/${roomId}/commands`, "POST", { text }, { idempotencyKey: crypto.randomUUID() });
+      setText("");
+      setStatus({
+        tone: "ok",
+        text:
+          sent.kind === "focus"
+            ? `Plain messages now go to ${nameOf(sent.agentId) ?? "whichever agent worked last"}.`
+            : `Sent to ${nameOf(sent.command?.agentId)} — ${DELIVERY[sent.command!.delivery]}.`,
+      });
+    } catch (error) {
+      setStatus({ tone: "error", text: (error as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const withdraw = async (commandId: string) => {
+    try {
+      await apiRequest(`/api/rooms/${roomId}/commands/${commandId}`, "DELETE");
+    } catch (error) {
+      setStatus({ tone: "error", text: (error as Error).message });
+    }
+  };
+
+  return (
+    <div className="command-bar" data-testid="command-bar">
+      {mine.length > 0 && (
+        <ul className="command-bar__pending">
+          {mine.map((command) => (
+            <li key={command.id} data-testid="pending-command">
+              <span className="command-bar__waiting">waiting</span> {nameOf(command.agentId)}: “{command.text}”
+              <button type="button" className="link-button" onClick={() => void withdraw(command.id)} data-testid="withdraw-command">
+                withdraw
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {offered.length > 0 && (
+        <ul className="command-bar__suggestions" role="listbox" data-testid="command-suggestions">
+          {offered.map(({ agent, completion }) => (
+            <li key={agent.id}>
+              <button type="button" role="option" aria-selected={false} onClick={() => setText(completion)}>
+                {agent.name} <span className="command-bar__persona">{agent.persona}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        className="command-bar__form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
+        <span className="command-bar__focus" title="Where a message without @Name goes">
+          → {focusName ?? "latest agent"}
+        </span>
+        <input
+          className="command-bar__input"
+          data-testid="command-input"
+          placeholder="@Songwriter try a sea shanty · /focus Storyteller"
+          value={text}
+          maxLength={LIMITS.commandText}
+          aria-label="Message an agent"
+          onChange={(event) => {
+            setText(event.target.value);
+            setStatus(null);
+          }}
+          onKeyDown={(event) => {
+            if (event.key === "Tab" && offered[0]) {
+              event.preventDefault();
+              setText(offered[0].completion);
+            }
+          }}
+        />
+        <button type="submit" className="button button--primary" disabled={busy || !text.trim()} data-testid="command-send">
+          Send
+        </button>
+      </form>
+      {status && (
+        <div className={`command-bar__status command-bar__status--${status.tone}`} role={status.tone === "error" ? "alert" : "status"} data-testid="command-status">
+          {status.text}
+        </div>
+      )}
+    </div>
+  );
+}

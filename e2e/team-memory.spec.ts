@@ -1,0 +1,48 @@
+import { expect, test } from "./support/fixtures";
+import { createRoomViaApi } from "./support/room-page";
+
+test("a participant steers an agent from the command bar, and findings reach every tab", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Harbour songs");
+  const participant = await openRoom(roomId, { name: "Ada" });
+  const watcher = await openRoom(roomId);
+
+  // Spectators watch; only participants get the bar.
+  await expect(watcher.page.getByTestId("command-bar")).toHaveCount(0);
+  const input = participant.page.getByTestId("command-input");
+  await input.fill("@song");
+  await expect(participant.page.getByTestId("command-suggestions")).toContainText("Songwriter");
+  await input.press("Tab");
+  await expect(input).toHaveValue("@Songwriter ");
+  await input.pressSequentially("write about a lighthouse");
+  await participant.page.getByTestId("command-send").click();
+  await expect(participant.page.getByTestId("command-status")).toHaveText("Sent to Songwriter — starting now.");
+
+  for (const room of [participant, watcher]) {
+    await expect(room.page.locator('[data-kind="lyric"]').filter({ hasText: "As Ada asked — “write about a lighthouse”" })).toHaveCount(1, {
+      timeout: 20_000,
+    });
+    await expect(room.page.getByTestId("feed-entry").filter({ hasText: "told Songwriter" })).toBeVisible();
+  }
+
+  // An unknown agent is refused with the room's agents listed.
+  await input.fill("@Drummer louder");
+  await participant.page.getByTestId("command-send").click();
+  await expect(participant.page.getByTestId("command-status")).toContainText('There is no agent "Drummer" in this room. Agents: @Idea Weaver');
+
+  // The Storyteller's run ends with a finding for the team; the second tab has it within a second.
+  for (const room of [participant, watcher]) await room.page.getByTestId("tab-findings").click();
+  await participant.page.getByTestId("agent-storyteller").getByTestId("agent-start").click();
+  await expect(participant.page.getByTestId("finding")).not.toHaveCount(0, { timeout: 30_000 });
+  const seen = await participant.page.getByTestId("finding").count();
+  await expect(watcher.page.getByTestId("finding")).toHaveCount(seen, { timeout: 1_000 });
+
+  // A finding leads to its entry in the feed.
+  await watcher.page.getByTestId("finding").first().locator("button").click();
+  await expect(watcher.page.getByTestId("tab-activity")).toHaveAttribute("aria-selected", "true");
+  await expect(watcher.page.locator(".feed__entry--focused")).toHaveCount(1);
+  await expect(watcher.page.locator(".feed__entry--focused")).toContainText("finding");
+
+  // The Storyteller's knowledge is on its card.
+  await watcher.page.getByTestId("agent-storyteller").getByTestId("agent-knowledge").click();
+  await expect(watcher.page.getByTestId("vault-insights")).toContainText("pieces about", { timeout: 10_000 });
+});

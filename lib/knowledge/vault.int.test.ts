@@ -1,0 +1,145 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { events, runs, vaultInsights } from "@/db/schema";
+import { DELETE as clearVaultRoute } from "@/app/api/admin/rooms/[roomId]/agents/[agentId]/vault/route";
+import { GET as readVaultRoute } from "@/app/api/rooms/[roomId]/agents/[agentId]/vault/route";
+import { buildPrompt } from "@/lib/agents/build-prompt";
+import { loadPromptContext } from "@/lib/agents/load-prompt-context";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { agentByPersona, startTestWorker } from "@/test/agents";
+import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { call } from "@/test/http";
+import { installTestRuntime, useTestRuntime } from "@/test/test-runtime";
+import { readVault } from "./vault";
+import { updateKnowledge } from "./update-knowledge";
+
+const context = useTestRuntime();
+
+async function promptOf(roomId: string, persona: string) {
+  const agent = await agentByPersona(context.database, roomId, persona);
+  const team = [agent, await agentByPersona(context.database, roomId, persona === "songwriter" ? "scene-painter" : "songwriter")];
+  const run = await startAgentRun(context.database.db, roomId, { agentId: agent.id, prompt: "Work" }, alice);
+  const [row] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
+  const loaded = await loadPromptContext(context.database.db, {
+    run: row!,
+    agent,
+    team,
+    settings: parseRoomSettings({ context_token_budget: 50_000 }),
+    now: new Date(),
+    toolNames: [],
+    notes: { roomId, agentId: agent.id, agentName: agent.name, runId: run.id, step: 0 },
+  });
+  return buildPrompt(loaded).prompt;
+}
+
+describe("the knowledge vault", () => {
+  it("follows an agent's identity into another room's prompt, and survives a restart", async () => {
+    const { roomId: first } = await createTestRoom(context.database.db);
+    const { roomId: second } = await createTestRoom(context.database.db);
+    const songwriter = await agentByPersona(context.database, first, "songwriter");
+    await updateKnowledge(context.database.db, {
+      roomId: first,
+      agent: songwriter,
+      correlationId: "c",
+      update: { insight: "Sea shanties land best with a call-and-response chorus.", area: "Sea Shanties!", amount: 4 },
+    });
+    // A restart: the runtime goes away and comes back on the same database.
+    await context.runtime.stop();
+    context.runtime = await installTestRuntime(context.database);
+
+    const prompt = await promptOf(second, "songwriter");
+    expect(prompt).toMatch(/## Your knowledge\n- Expertise: sea-shanties 4\/100\n/);
+    expect(prompt).toMatch(/- Insight: Sea shanties land best with a call-and-response chorus\./);
+    // Its teammates see its strongest area; another persona does not get its knowledge.
+    const painterPrompt = await promptOf(second, "scene-painter");
+    expect(painterPrompt).toMatch(/- Songwriter \(persona: songwriter\) — .* · knows sea-shanties/);
+    expect(painterPrompt).not.toMatch(/- Insight: Sea shanties/);
+    const logged = await context.database.db.select().from(events).where(eq(events.roomId, first));
+    expect(logged.find((event) => event.type === "knowledge.updated")?.payload).toMatchObject({ area: "sea-shanties", level: 4 });
+  });
+
+  it("loses nothing when fifty updates from two rooms arrive at once", async () => {
+    const { roomId: first } = await createTestRoom(context.database.db);
+    const { roomId: second } = await createTestRoom(context.database.db);
+    const agents = [await agentByPersona(context.database, first, "storyteller"), await agentByPersona(context.database, second, "storyteller")];
+    const { identity } = agents[0]!;
+    expect(agents[1]!.identity).toBe(identity);
+    await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        updateKnowledge(context.database.db, {
+          roomId: index % 2 ? second : first,
+          agent: agents[index % 2]!,
+          correlationId: "c",
+          update: { insight: `Insight ${index}`, area: "endings", amount: 2 },
+        }),
+      ),
+    );
+    const insights = await context.database.db.select().from(vaultInsights).where(eq(vaultInsights.identity, identity));
+    expect(insights).toHaveLength(50);
+    expect((await readVault(context.database.db, identity)).areas).toEqual([{ area: "endings", level: 100 }]);
+  });
+
+  it("keeps its limits: 300-character insights, the newest 200, 20 areas, amounts of 1 to 10", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const curator = await agentByPersona(context.database, roomId, "curator");
+    const update = (change: Parameters<typeof updateKnowledge>[1]["update"]) =>
+      updateKnowledge(context.database.db, { roomId, agent: curator, correlationId: "c", update: change });
+    await expect(update({ insight: "x".repeat(301) })).rejects.toThrow(/at most 300 characters/);
+    await expect(update({})).rejects.toMatchObject({ status: 400 });
+    await expect(update({ area: "!!!" })).rejects.toMatchObject({ status: 400 });
+    await expect(update({ area: "grouping", amount: 11 })).rejects.toMatchObject({ status: 400 });
+    for (let index = 0; index < 205; index++) await context.database.db.insert(vaultInsights).values({ id: `i-${index}`, identity: curator.identity, text: `Old ${index}`, roomId, createdAt: new Date(Date.now() - 1_000_000 + index) });
+    await update({ insight: "The newest" });
+    const vault = await readVault(context.database.db, curator.identity);
+    expect(vault.insights).toHaveLength(200);
+    expect(vault.insights[0]!.text).toBe("The newest");
+    expect(vault.insights.some((insight) => insight.text === "Old 5")).toBe(false);
+    for (let index = 0; index < 20; index++) await update({ area: `area ${index}` });
+    await expect(update({ area: "one too many" })).rejects.toThrow(/20 areas/);
+    expect((await update({ area: "area 3", amount: 10 })).level).toBe(11);
+  });
+
+  it("records every finished run's task, shows it read-only, and an admin can clear it", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    const worker = await startTestWorker(context.database);
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: painter.id, prompt: `Paint a harbour at dawn ${"with gulls ".repeat(30)}` }, alice);
+      // Other rooms' Scene Painters share the vault: this run's task is the one asked about the harbour.
+      const harbour = <T extends { asked: string }>(tasks: T[]) => tasks.filter((task) => task.asked.startsWith("Paint a harbour at dawn"));
+      await eventually(async () => {
+        const vault = await readVault(context.database.db, painter.identity);
+        expect(harbour(vault.tasks).map((task) => task.outcome)).toEqual(["done"]);
+      }, 15_000);
+      const shown = await call(readVaultRoute, { url: "/x", method: "GET", params: { roomId, agentId: painter.id } });
+      expect(shown.status).toBe(200);
+      const [task] = harbour(shown.body.vault.tasks as { asked: string; steps: number; costUsd: number }[]);
+      expect(task!.asked.length).toBeLessThanOrEqual(200);
+      const [row] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
+      expect(task).toMatchObject({ steps: row!.steps, costUsd: row!.costUsd });
+      expect((await call(readVaultRoute, { url: "/x", method: "GET", params: { roomId, agentId: "nobody" } })).status).toBe(404);
+    } finally {
+      await worker.stop();
+    }
+    const saved = process.env.ADMIN_TOKEN;
+    process.env.ADMIN_TOKEN = "admin-token-for-tests-0123";
+    try {
+      expect((await call(clearVaultRoute, { url: "/x", method: "DELETE", params: { roomId, agentId: painter.id } })).status).toBe(401);
+      const cleared = await call(clearVaultRoute, {
+        url: "/x",
+        method: "DELETE",
+        params: { roomId, agentId: painter.id },
+        headers: { authorization: "Bearer admin-token-for-tests-0123" },
+      });
+      expect(cleared.status).toBe(200);
+    } finally {
+      if (saved === undefined) delete process.env.ADMIN_TOKEN;
+      else process.env.ADMIN_TOKEN = saved;
+    }
+    const vault = await readVault(context.database.db, painter.identity);
+    expect(vault).toMatchObject({ areas: [], insights: [], tasks: [] });
+    const logged = await context.database.db.select().from(events).where(eq(events.roomId, roomId));
+    expect(logged.some((event) => event.type === "knowledge.cleared" && event.agent === "admin")).toBe(true);
+  });
+});
