@@ -11,6 +11,7 @@ import "@/components/feed/feed.css";
 import "@/components/admin/admin.css";
 import "@/components/broadcast/broadcast.css";
 import "@/components/findings/findings.css";
+import "@/components/workflows/workflows.css";
 import { Providers } from "./providers";
 
 export const metadata: Metadata = {

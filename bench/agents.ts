@@ -11,6 +11,7 @@ import { type Database, migrateDatabase, openPglite, openPostgres } from "@/db/c
 import { rowsOf } from "@/db/rows";
 import { agentNotes, runs, seats } from "@/db/schema";
 import { sendCommand } from "@/lib/commands/send-command";
+import { readWorkflow } from "@/lib/workflows/read-workflow";
 import { buildPrompt } from "@/lib/agents/build-prompt";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { AgentWorker } from "@/lib/agents/worker";
@@ -314,7 +315,42 @@ async function measureDriver(driver: string, database: Database): Promise<Figure
   };
 }
 
+/**
+ * The workflow endpoint's lookup on a big database: `rooms` rooms of `perRoom` events each,
+ * every room's events spread over 20 workflows; then `samples` workflows read at random.
+ */
+async function workflowLookup(database: Database, rooms = 100, perRoom = 2000, samples = 300) {
+  const picked: { roomId: string; correlationId: string }[] = [];
+  for (let index = 0; index < rooms; index++) {
+    const { room, agents } = await createRoom(database.db, { title: `Lookup ${index}`, template: CREATIVE_CANVAS.id }, {});
+    const agentId = agents[0]!.id;
+    await database.db.execute(sql`
+      insert into runs (id, room_id, agent_id, status, trigger, requested_by, prompt, correlation_id, steps, attempts, created_at, started_at, finished_at)
+      select ${room.id}::text || '-run-' || n, ${room.id}::text, ${agentId}::text, 'succeeded', 'human', 'bench', 'Bench', ${room.id}::text || '-wf-' || n, 5, 1, now(), now(), now()
+      from generate_series(1, 20) as n`);
+    await database.db.execute(sql`
+      insert into events (id, room_id, seq, correlation_id, agent, agent_name, type, status, payload)
+      select ${room.id}::text || '-ev-' || n, ${room.id}::text, n + 1, ${room.id}::text || '-wf-' || (1 + n % 20), ${agentId}::text, 'Bench', 'run.step', 'success',
+             jsonb_build_object('runId', ${room.id}::text || '-run-' || (1 + n % 20), 'agentId', ${agentId}::text, 'step', n, 'text', 'A line of work', 'toolCalls', '[]'::jsonb, 'toolResults', '[]'::jsonb, 'durationMs', 10, 'inputTokens', 100, 'outputTokens', 10, 'costUsd', 0)
+      from generate_series(1, ${perRoom}::int) as n`);
+    await database.db.execute(sql`update rooms set last_seq = ${perRoom + 1} where id = ${room.id}`);
+    picked.push({ roomId: room.id, correlationId: `${room.id}-wf-${1 + (index % 20)}` });
+  }
+  await database.db.execute(sql`analyze`);
+  const times: number[] = [];
+  for (let index = 0; index < samples; index++) {
+    const { roomId, correlationId } = picked[index % picked.length]!;
+    const started = performance.now();
+    const workflow = await readWorkflow(database.db, roomId, correlationId);
+    times.push(performance.now() - started);
+    if (workflow.messages.length !== perRoom / 20) throw new Error(`Expected ${perRoom / 20} messages, read ${workflow.messages.length}.`);
+  }
+  times.sort((a, b) => a - b);
+  return { events: rooms * perRoom, p50: round(percentile(times, 50), 2), p99: round(percentile(times, 99), 2) };
+}
+
 const results: Figures[] = [];
+let lookup: Awaited<ReturnType<typeof workflowLookup>> | null = null;
 const pglite = await openPglite();
 results.push(await measureDriver("pglite", pglite));
 await pglite.close();
@@ -324,6 +360,7 @@ if (server) {
   const postgres = await openPostgres({ url: server.url, max: 12 });
   try {
     results.push(await measureDriver("postgres", postgres));
+    lookup = await workflowLookup(postgres);
   } finally {
     await postgres.close();
     await server.drop();
@@ -354,10 +391,16 @@ for (const row of results) {
   );
 }
 console.log("");
+if (lookup) {
+  console.log(
+    `Workflow lookup (GET /api/rooms/:id/workflows/:correlationId's read) among ${lookup.events.toLocaleString("en-US")} events in 100 rooms on PostgreSQL: p50 ${lookup.p50} ms, p99 ${lookup.p99} ms (target p99 ≤ 20 ms).\n`,
+  );
+}
 const primary = results.find((row) => row.driver === "postgres") ?? results[0]!;
 console.log(
   JSON.stringify({
     ...primary,
+    ...(lookup ? { workflow_lookup_p50_ms: lookup.p50, workflow_lookup_p99_ms: lookup.p99 } : {}),
     baseline_runs_per_minute: baseline.runs_per_minute,
     baseline_ms_per_step: baseline.ms_per_step,
     results,

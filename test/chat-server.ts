@@ -9,7 +9,9 @@ export interface ChatRequest {
 
 export type ChatReply =
   | { text: string }
-  | { toolCall: { name: string; arguments: Record<string, unknown> } };
+  | { toolCall: { name: string; arguments: Record<string, unknown> } }
+  /** A refusal with this status (503, 429, …), as a provider's error body. */
+  | { status: number; headers?: Record<string, string> };
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completion.chunk", created: 1_763_800_000, model: "stand-in", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -29,6 +31,11 @@ export async function startChatServer(reply: (request: ChatRequest, index: numbe
       const body = JSON.parse(raw) as ChatRequest;
       requests.push(body);
       const answer = await reply(body, requests.length - 1);
+      if ("status" in answer) {
+        res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+        res.end(JSON.stringify({ error: { message: "upstream is busy", type: "server_error" } }));
+        return;
+      }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       if ("text" in answer) {
         res.end(`${chunk({ role: "assistant", content: answer.text })}${chunk({}, "stop")}${usage}data: [DONE]\n\n`);

@@ -26,6 +26,7 @@ function timeOf(iso: string): string {
 export function ActivityFeed() {
   const { feed, agents, nodes, board, typing, focusedSeq } = useRoom(useShallow(selectFeed));
   const highlight = useRoom((state) => state.highlight);
+  const trace = useRoom((state) => state.traceWorkflow);
   const list = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
 
@@ -64,6 +65,7 @@ export function ActivityFeed() {
             boardEntry={boardEntry}
             onSelect={highlight}
             focused={event.seq === focusedSeq}
+            onTrace={trace}
           />
         ))}
         {Object.entries(typing).map(([agentId, state]) => (
@@ -72,6 +74,11 @@ export function ActivityFeed() {
       </ol>
     </>
   );
+}
+
+/** Whether an entry belongs to an agent's workflow (a run and what it caused), so it can be traced. */
+function agentWork(event: StoredEvent, agents: AgentDto[]): boolean {
+  return event.type.startsWith("run.") || event.type === "command.sent" || agents.some((agent) => agent.id === event.agent);
 }
 
 function TypingEntry({ agent, state }: { agent: AgentDto | undefined; state: TypingState }) {
@@ -99,6 +106,7 @@ const FeedEntry = memo(function FeedEntry({
   boardEntry,
   onSelect,
   focused,
+  onTrace,
 }: {
   event: StoredEvent;
   agents: AgentDto[];
@@ -106,6 +114,7 @@ const FeedEntry = memo(function FeedEntry({
   boardEntry: (entryId: string) => BoardEntryDto | undefined;
   onSelect: (nodeIds: string[]) => void;
   focused: boolean;
+  onTrace: (correlationId: string) => void;
 }) {
   const line = describeEvent(event, { agents, nodeText, boardEntry });
   if (line.hidden) return null;
@@ -147,9 +156,25 @@ const FeedEntry = memo(function FeedEntry({
           </div>
         )}
       </div>
-      <time className="feed__time" dateTime={event.timestamp}>
-        {timeOf(event.timestamp)}
-      </time>
+      <div className="feed__aside">
+        <time className="feed__time" dateTime={event.timestamp}>
+          {timeOf(event.timestamp)}
+        </time>
+        {agentWork(event, agents) && (
+          <button
+            type="button"
+            className="feed__trace"
+            data-testid="trace-workflow"
+            title="Trace this workflow"
+            onClick={(click) => {
+              click.stopPropagation();
+              onTrace(event.correlation_id);
+            }}
+          >
+            trace
+          </button>
+        )}
+      </div>
     </li>
   );
 });

@@ -262,6 +262,15 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       quiet: !text && chips.length === 0,
     };
   },
+  "run.retrying": (event) => {
+    const { retry, of, delayMs, error } = event.payload;
+    return {
+      text: `will try again in ${(delayMs / 1000).toFixed(delayMs < 10_000 ? 1 : 0)} s (retry ${retry} of ${of})`,
+      detail: error.errorMessage,
+      nodeIds: [],
+      tone: "error",
+    };
+  },
   "run.finished": (event) => {
     const { status, error, steps, attempts } = event.payload;
     const retried = attempts > 1 ? ` · ${attempts} attempts` : "";

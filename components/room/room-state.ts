@@ -181,6 +181,7 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
     })),
     typing: withoutTyping(state.typing, payload.agentId),
   }),
+  "run.retrying": () => ({}),
   "run.finished": (state, event) => {
     const { runId, agentId, status, error, steps, attempts, inputTokens, outputTokens, costUsd } = event.payload;
     return {

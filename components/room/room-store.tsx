@@ -28,6 +28,8 @@ export interface RoomActions {
   showSideTab(tab: SideTab): void;
   /** Scrolls the feed to the entry of stored event `seq` and marks it (null: none). */
   focusFeedEntry(seq: number | null): void;
+  /** Opens the trace of the workflow with this correlation id (null: closes it). */
+  traceWorkflow(correlationId: string | null): void;
 }
 
 export type SideTab = "activity" | "findings";
@@ -36,6 +38,8 @@ export type SideTab = "activity" | "findings";
 export interface SidePanelState {
   sideTab: SideTab;
   focusedSeq: number | null;
+  /** The workflow whose trace is open. */
+  tracing: string | null;
 }
 
 export type RoomStore = StoreApi<RoomState & SidePanelState & RoomActions>;
@@ -45,6 +49,7 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
     ...initialRoomState(snapshot, seat),
     sideTab: "activity",
     focusedSeq: null,
+    tracing: null,
     apply(event) {
       const outcome = applyRoomEvent(get(), event);
       if (outcome.kind === "applied") set(outcome.state);
@@ -65,6 +70,7 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
     highlight: (nodeIds) => set({ highlighted: nodeIds }),
     showSideTab: (sideTab) => set({ sideTab }),
     focusFeedEntry: (focusedSeq) => set({ focusedSeq }),
+    traceWorkflow: (tracing) => set({ tracing }),
   }));
 }
 

@@ -4,6 +4,7 @@ import { ReactFlowProvider } from "@xyflow/react";
 import { useCallback, useState } from "react";
 import { AgentRoster } from "@/components/agents/agent-roster";
 import { RoomCanvas } from "@/components/canvas/room-canvas";
+import { WorkflowTrace } from "@/components/workflows/workflow-trace";
 import { CommandBar } from "./command-bar";
 import { RoomHeader } from "./room-header";
 import { RoomStoreProvider, useRoom, useRoomStoreApi } from "./room-store";
@@ -15,6 +16,8 @@ function LiveRoom() {
   const store = useRoomStoreApi();
   const roomId = useRoom((state) => state.room.id);
   const deleted = useRoom((state) => state.deleted);
+  const tracing = useRoom((state) => state.tracing);
+  const closeTrace = useRoom((state) => state.traceWorkflow);
   const [error, setError] = useState<string | null>(null);
   useRoomEvents(roomId, store);
   const showError = useCallback((message: string) => {
@@ -47,6 +50,7 @@ function LiveRoom() {
           <SidePanel />
         </aside>
       </main>
+      {tracing && <WorkflowTrace correlationId={tracing} onClose={() => closeTrace(null)} />}
     </div>
   );
 }

@@ -31,6 +31,8 @@ export const events = pgTable(
     uniqueIndex("events_room_seq_idx").on(table.roomId, table.seq),
     uniqueIndex("events_room_idempotency_idx").on(table.roomId, table.idempotencyKey),
     index("events_correlation_idx").on(table.correlationId),
+    // A workflow's messages in order: one index range, however big the room.
+    index("events_room_correlation_seq_idx").on(table.roomId, table.correlationId, table.seq),
   ],
 );
 

@@ -72,6 +72,7 @@ export const runs = pgTable(
     index("runs_room_status_idx").on(table.roomId, table.status),
     index("runs_agent_idx").on(table.agentId, table.createdAt),
     index("runs_correlation_idx").on(table.correlationId),
+    index("runs_room_correlation_idx").on(table.roomId, table.correlationId),
     index("runs_active_idx")
       .on(table.roomId)
       .where(sql`${table.status} in ('queued', 'running')`),

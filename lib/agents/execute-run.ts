@@ -12,6 +12,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms, runs } from "@/db/schema";
 import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
+import { appendEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
 import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
 import type { ErrorDetails, PayloadOf } from "@/lib/protocol";
@@ -25,6 +26,7 @@ import { type ActiveRun, agentAuthor } from "./run-context";
 import { type ConversationStep, conversationMessages, lateNotesBudget } from "./run-conversation";
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
 import { createAgentTools } from "./tools";
+import { RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
 import { countRequestsMade } from "./tools/reserve-request";
 
 export interface ExecuteDeps {
@@ -36,8 +38,11 @@ export interface ExecuteDeps {
   typingFlushMs?: number;
   /** How often the text being written is saved for shadows on other instances. */
   streamingSaveMs?: number;
-  /** Retries of a failed model call inside the SDK (transient provider errors). */
-  maxRetries?: number;
+  /**
+   * The waits before each retry of a model call that failed for a passing reason (429, 5xx,
+   * timeouts): about 1, 4 and 16 s by default. Each retry is an event; the SDK retries nothing.
+   */
+  retryDelaysMs?: readonly number[];
 }
 
 /** Why a run stopped early: cancelled by someone, its lease taken over, or its worker shutting down. */
@@ -51,13 +56,7 @@ function errorDetails(error: unknown): ErrorDetails {
   if (error instanceof ModelUnavailableError) {
     return { errorType: "model_unavailable", errorMessage: error.message, retryPossible: false };
   }
-  if (APICallError.isInstance(error)) {
-    return {
-      errorType: error.statusCode === 429 ? "rate_limited" : "provider_error",
-      errorMessage: `${error.message}${error.statusCode ? ` (HTTP ${error.statusCode})` : ""}`,
-      retryPossible: error.isRetryable,
-    };
-  }
+  if (APICallError.isInstance(error)) return providerErrorDetails(error);
   const message = error instanceof Error ? error.message : String(error);
   return { errorType: "run_error", errorMessage: message.slice(0, 500), retryPossible: false };
 }
@@ -113,7 +112,15 @@ async function openConversation(
     settings,
     now: active.now(),
     toolNames,
-    notes: { roomId: run.roomId, agentId: agent.id, agentName: agent.name, runId: run.id, step: active.state.step, carry: active.modelCalls },
+    notes: {
+      roomId: run.roomId,
+      agentId: agent.id,
+      agentName: agent.name,
+      runId: run.id,
+      correlationId: run.correlationId,
+      step: active.state.step,
+      carry: active.modelCalls,
+    },
   });
   const { system, prompt, contextTokens } = buildPrompt(context);
   return { system, prompt, noteIds: context.noteIds, contextTokens };
@@ -211,6 +218,7 @@ export async function executeRun(
     agentId: agent.id,
     agentName: agent.name,
     runId: run.id,
+    correlationId: run.correlationId,
     step: atStep,
     carry: modelCalls,
   });
@@ -314,13 +322,33 @@ export async function executeRun(
   const runSignal = AbortSignal.any([options.signal, halt.signal]);
   try {
     const result = streamText({
-      model: resolved.model,
+      model: withVisibleRetries(resolved.model, {
+        delays: deps.retryDelaysMs ?? RETRY_DELAYS_MS,
+        onRetry: async (notice) => {
+          await appendEvents(
+            db,
+            run.roomId,
+            [
+              {
+                type: "run.retrying",
+                actor,
+                correlationId: run.correlationId,
+                status: "pending",
+                errorDetails: notice.error,
+                payload: { runId: run.id, agentId: agent.id, step, ...notice },
+              },
+            ],
+            { carry: modelCalls },
+          );
+        },
+      }),
       system: opening.system,
       messages: conversationMessages(opening.prompt, history, [], notesBudget),
       tools,
       stopWhen: isStepCount(remaining),
       abortSignal: runSignal,
-      maxRetries: deps.maxRetries ?? 2,
+      // Retries are made by the model itself (`withVisibleRetries`), each announced in the room.
+      maxRetries: 0,
       seed: settings.script_seed,
       // Each step reads the whole conversation again, with the notes where they arrived
       // (docs/behaviour/asking-others.md): what the agent's shadow answered stays in its context for the rest of the run.

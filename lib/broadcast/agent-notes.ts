@@ -26,6 +26,8 @@ export interface NoteReader {
   agentId: string;
   agentName: string;
   runId: string;
+  /** The run's workflow, which the delivery belongs to. */
+  correlationId?: string;
   step: number;
   /** The run's model calls not yet written, carried by this write when it makes one. */
   carry?: CarriedChanges;
@@ -65,6 +67,7 @@ export async function takeNotes(db: Db, reader: NoteReader): Promise<ShownNote[]
         emit({
           type: "command.delivered",
           actor: { id: reader.agentId, name: reader.agentName },
+          correlationId: reader.correlationId,
           payload: { commandIds, agentId: reader.agentId, runId: reader.runId, step: reader.step },
         });
       }

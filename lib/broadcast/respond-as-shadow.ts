@@ -49,7 +49,8 @@ export async function respondAsShadow(
     system,
     messages,
     abortSignal: input.signal,
-    maxRetries: 1,
+    // No silent retries: a shadow that cannot answer says so in the question's thread.
+    maxRetries: 0,
     seed: input.seed,
   });
   return {

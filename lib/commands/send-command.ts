@@ -8,6 +8,7 @@ import { seatActor } from "@/lib/auth/seats";
 import { badRequest, notFound, tooManyRequests } from "@/lib/errors";
 import { type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CommandDelivery, CommandDto } from "@/lib/protocol";
+import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { parseCommand } from "./parse-command";
 
@@ -89,7 +90,7 @@ export async function sendCommand(
         );
       }
       const active = await tx
-        .select({ id: runs.id, status: runs.status })
+        .select({ id: runs.id, status: runs.status, correlationId: runs.correlationId })
         .from(runs)
         .where(and(eq(runs.agentId, agent.id), inArray(runs.status, ["running", "queued"])))
         .orderBy(asc(runs.createdAt));
@@ -98,6 +99,9 @@ export async function sendCommand(
       // The message is announced first (an idempotent retry finds it by its first event), then the run started for it.
       const delivery: CommandDelivery = running ? "next_step" : queued ? "queued_run" : "new_run";
       const runId = running?.id ?? queued?.id ?? randomUUID();
+      // The message belongs to the workflow of the run that will read it.
+      const correlationId =
+        running?.correlationId ?? queued?.correlationId ?? createCorrelationId({ scope: `run-${roomId.slice(0, 8)}`, subject: parsed.text, now: at });
       const id = randomUUID();
       await tx.insert(agentNotes).values({
         id,
@@ -119,10 +123,11 @@ export async function sendCommand(
         runId,
         createdAt: at.toISOString(),
       };
-      emit({ type: "command.sent", actor, targetAgent: agent.id, payload: { command } });
+      emit({ type: "command.sent", actor, targetAgent: agent.id, correlationId, payload: { command } });
       if (delivery === "new_run") {
         await enqueueRun(tx, emit, {
           id: runId,
+          correlationId,
           roomId,
           agentId: agent.id,
           trigger: "command",

@@ -99,14 +99,14 @@ afterAll(async () => {
   await database.destroy();
 });
 
-async function runAgainst(server: Awaited<ReturnType<typeof chatServer>>, options: { maxRetries?: number } = {}) {
+async function runAgainst(server: Awaited<ReturnType<typeof chatServer>>, options: { retryDelaysMs?: number[] } = {}) {
   const { roomId } = await createTestRoom(database.db);
   const songwriter = await agentByPersona(database, roomId, "songwriter");
   await setAgentModel(database, songwriter.id, "openai-compatible:test-model");
   const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "test-key" };
   const worker = await startTestWorker(database, {
     resolveModel: (spec) => resolveModel(spec, { env, scriptPaceMs: 0 }),
-    execute: { typingFlushMs: 10, maxRetries: options.maxRetries ?? 0 },
+    execute: { typingFlushMs: 10, retryDelaysMs: options.retryDelaysMs ?? [] },
     onError: () => {},
   });
   return { roomId, songwriter, worker };
@@ -158,7 +158,7 @@ describe("an agent on an OpenAI-compatible server (wire level)", () => {
 
   it("fails only its own run when the server keeps failing, after retrying", async () => {
     const server = await chatServer(() => ({ status: 500 }));
-    const { roomId, songwriter, worker } = await runAgainst(server, { maxRetries: 1 });
+    const { roomId, songwriter, worker } = await runAgainst(server, { retryDelaysMs: [5] });
     try {
       const storyteller = await agentByPersona(database, roomId, "storyteller");
       const failing = await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
@@ -182,7 +182,7 @@ describe("an agent on an OpenAI-compatible server (wire level)", () => {
 
   it("retries a transient error and succeeds", async () => {
     const server = await chatServer((request, index) => (index === 0 ? { status: 503 } : happyPath(request, index)));
-    const { roomId, songwriter, worker } = await runAgainst(server, { maxRetries: 2 });
+    const { roomId, songwriter, worker } = await runAgainst(server, { retryDelaysMs: [5, 5] });
     try {
       const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
       await eventually(async () => {

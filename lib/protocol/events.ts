@@ -3,7 +3,7 @@ import { boardEntrySchema, requestStatusSchema } from "./board";
 import { broadcastResponseSchema, broadcastSchema } from "./broadcasts";
 import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
 import { runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
-import { envelopeSchema, storedFieldsSchema } from "./envelope";
+import { envelopeSchema, errorDetailsSchema, storedFieldsSchema } from "./envelope";
 import { commandSchema } from "./team";
 
 const base = envelopeSchema.extend(storedFieldsSchema.shape);
@@ -77,6 +77,19 @@ export const storedEventSchemas = {
     z.object({ runId: z.string(), agentId: z.string(), attempt: z.number().int(), startedAt: z.string() }),
   ),
   "run.step": storedEvent("run.step", runStepPayloadSchema),
+  /** A model call failed for a passing reason and is made again after `delayMs`. */
+  "run.retrying": storedEvent(
+    "run.retrying",
+    z.object({
+      runId: z.string(),
+      agentId: z.string(),
+      step: z.number().int(),
+      retry: z.number().int().positive(),
+      of: z.number().int().positive(),
+      delayMs: z.number().int().nonnegative(),
+      error: errorDetailsSchema,
+    }),
+  ),
   "run.finished": storedEvent("run.finished", runFinishedPayloadSchema),
   "board.posted": storedEvent("board.posted", z.object({ entry: boardEntrySchema })),
   "board.request_updated": storedEvent(

@@ -1,0 +1,54 @@
+import { APICallError } from "@ai-sdk/provider";
+import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { type RetryNotice, requestedWait, retryDelay, withVisibleRetries } from "./visible-retries";
+
+const failure = (statusCode: number, headers: Record<string, string> = {}) =>
+  new APICallError({ message: "upstream", url: "http://p/v1", requestBodyValues: {}, statusCode, responseHeaders: headers, isRetryable: statusCode === 429 || statusCode >= 500 });
+
+describe("visible retries", () => {
+  it("waits about 1, 4 and 16 s (±20%), then gives up", () => {
+    const delays = [1000, 4000, 16_000];
+    expect(retryDelay(failure(503), 0, delays, () => 0)).toBe(800);
+    expect(retryDelay(failure(503), 0, delays, () => 1)).toBe(1200);
+    expect(retryDelay(failure(503), 1, delays, () => 0.5)).toBe(4000);
+    expect(retryDelay(failure(429), 2, delays, () => 0.5)).toBe(16_000);
+    expect(retryDelay(failure(503), 3, delays, () => 0.5)).toBeNull();
+  });
+
+  it("does not retry what would fail again", () => {
+    expect(retryDelay(failure(400), 0, [1000])).toBeNull();
+    expect(retryDelay(failure(401), 0, [1000])).toBeNull();
+    expect(retryDelay(new Error("bug"), 0, [1000])).toBeNull();
+  });
+
+  it("honours Retry-After up to 60 s", () => {
+    expect(retryDelay(failure(429, { "retry-after": "7" }), 0, [1000])).toBe(7000);
+    expect(retryDelay(failure(429, { "Retry-After": "600" }), 0, [1000])).toBe(60_000);
+    expect(retryDelay(failure(503, { "retry-after-ms": "250" }), 0, [1000])).toBe(250);
+    expect(requestedWait(failure(429, { "retry-after": new Date(10_000).toUTCString() }), 4000)).toBe(6000);
+    expect(requestedWait(failure(429, { "retry-after": "soon" }))).toBeNull();
+  });
+
+  it("announces each retry before making it, and fails as the call did after the last", async () => {
+    let calls = 0;
+    const inner = new MockLanguageModelV4({
+      doStream: async () => {
+        calls += 1;
+        if (calls < 3) throw failure(503);
+        return { stream: convertArrayToReadableStream([]) };
+      },
+    });
+    const notices: RetryNotice[] = [];
+    const model = withVisibleRetries(inner, { delays: [1, 2, 3], onRetry: async (notice) => void notices.push(notice), random: () => 0.5 });
+    await model.doStream({ prompt: [] } as never);
+    expect(calls).toBe(3);
+    expect(notices.map((notice) => [notice.retry, notice.of, notice.delayMs, notice.error.errorType])).toEqual([
+      [1, 3, 1, "provider_error"],
+      [2, 3, 2, "provider_error"],
+    ]);
+
+    const always = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => Promise.reject(failure(500)) }), { delays: [1, 1], onRetry: async () => {} });
+    await expect(always.doStream({ prompt: [] } as never)).rejects.toMatchObject({ statusCode: 500 });
+  });
+});
