@@ -156,7 +156,7 @@ function summarise(totals: Totals, first: Run, extra: { open: number; errors: nu
 
 /** A room's workflows, newest first, `limit` at a time. */
 export async function listWorkflows(db: Db, roomId: string, query: Partial<z.infer<typeof workflowListQuerySchema>> = {}): Promise<WorkflowSummary[]> {
-  const having = query.before ? sql`min(${runs.createdAt}) < ${new Date(query.before)}` : undefined;
+  const having = query.before ? sql`min(${runs.createdAt}) < ${new Date(query.before).toISOString()}::timestamptz` : undefined;
   const page = await db
     .select(runTotals)
     .from(runs)
