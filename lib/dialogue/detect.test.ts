@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONCERN_PHRASES, type DialogueMember, detectAddressee, proseOf, textSatisfied, textVerdict } from "./detect";
+import { LABELLED, type LabelledMessage, TEAM } from "./fixtures";
+
+const member = (persona: string) => TEAM.find((candidate) => candidate.persona === persona)!;
+
+function ours(message: LabelledMessage): string | null {
+  const speaker = member(message.speaker);
+  const review = message.speaker === "reviewer" && message.approves !== undefined ? { approves: message.approves, authorId: "c" } : undefined;
+  return detectAddressee(message.text, { speaker, team: TEAM, review, concernPhrases: DEFAULT_CONCERN_PHRASES })?.addressee.persona ?? null;
+}
+
+/** The substring rule as other systems run it: mentions and "name," anywhere, any `?` is a question to the architect, concern words from the reviewer go to the coder unless it says "approved". */
+function substringRule(message: LabelledMessage): string | null {
+  const lower = message.text.toLowerCase();
+  const others = TEAM.filter((candidate: DialogueMember) => candidate.persona !== message.speaker);
+  for (const other of others) if (lower.includes(`@${other.persona}`)) return other.persona;
+  for (const other of others) if (lower.includes(`${other.persona},`)) return other.persona;
+  if (message.text.includes("?")) return message.speaker === "architect" ? "coder" : "architect";
+  if (message.speaker === "reviewer" && DEFAULT_CONCERN_PHRASES.some((phrase) => lower.includes(phrase)) && !lower.includes("approved")) return "coder";
+  return null;
+}
+
+function score(detect: (message: LabelledMessage) => string | null) {
+  let truePositives = 0;
+  let detected = 0;
+  const positives = LABELLED.filter((message) => message.expected !== null).length;
+  const wrong: string[] = [];
+  for (const message of LABELLED) {
+    const found = detect(message);
+    if (found !== null) detected += 1;
+    if (found !== null && found === message.expected) truePositives += 1;
+    if (found !== message.expected) wrong.push(`${message.speaker}: ${message.text.slice(0, 50)} → ${found} (expected ${message.expected})`);
+  }
+  return { precision: truePositives / detected, recall: truePositives / positives, wrong };
+}
+
+describe("dialogue detection", () => {
+  it("finds whom a message addresses with precision and recall of at least 0.9, well above a substring rule", () => {
+    expect(LABELLED.length).toBeGreaterThanOrEqual(40);
+    const mine = score(ours);
+    const substring = score(substringRule);
+    console.log(
+      `dialogue detection on ${LABELLED.length} labelled messages: precision ${mine.precision.toFixed(2)}, recall ${mine.recall.toFixed(2)}; ` +
+        `substring rule: precision ${substring.precision.toFixed(2)}, recall ${substring.recall.toFixed(2)}`,
+    );
+    expect(mine.wrong).toEqual([]);
+    expect(mine.precision).toBeGreaterThanOrEqual(0.9);
+    expect(mine.recall).toBeGreaterThanOrEqual(0.9);
+    expect(substring.precision).toBeLessThan(mine.precision);
+  });
+
+  it("reads no code, inline code or links as speech", () => {
+    expect(proseOf("see `a ? b : c` and https://x.test/?q=1 and ```\n@coder?\n```").includes("?")).toBe(false);
+  });
+
+  it("approves only on a VERDICT line, never on a word in prose", () => {
+    expect(textVerdict("This is not approved: the parser drops the last line.")).toBeNull();
+    expect(textVerdict("LGTM. Error handling is thorough, no issues.")).toBeNull();
+    expect(textVerdict("All good.\nVERDICT: APPROVE")).toBe("approve");
+    expect(textVerdict("VERDICT: changes\nThe loop never ends.")).toBe("changes");
+    expect(textVerdict("```\nVERDICT: APPROVE\n```")).toBeNull();
+  });
+
+  it("reads satisfaction from thanks or 'that clarifies' with nothing left to ask and no doubt near it", () => {
+    expect(textSatisfied("Thanks, no further questions.")).toBe(true);
+    expect(textSatisfied("Got it, that makes sense. Approved.")).toBe(true);
+    expect(textSatisfied("Added the submit button. Agreed, thanks.")).toBe(true);
+    expect(textSatisfied("Thanks, but the parser still drops the last line.")).toBe(false);
+    expect(textSatisfied("That clarifies the loop. What about the cache?")).toBe(false);
+    expect(textSatisfied("I see. The recursion is still unbounded.")).toBe(false);
+    expect(textSatisfied("Thanks — `x ? y : z` reads fine now.")).toBe(true);
+  });
+});
