@@ -12,6 +12,7 @@ import "@/components/admin/admin.css";
 import "@/components/broadcast/broadcast.css";
 import "@/components/findings/findings.css";
 import "@/components/workflows/workflows.css";
+import "@/components/dialogue/dialogue.css";
 import { Providers } from "./providers";
 
 export const metadata: Metadata = {

@@ -3,6 +3,7 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { memo, useEffect, useRef, useState } from "react";
 import { LIMITS } from "@/lib/protocol";
+import { CodeBlock } from "./code-block";
 import type { NoteFlowNode } from "./flow-types";
 
 const KIND_LABELS: Record<string, string> = {
@@ -12,6 +13,8 @@ const KIND_LABELS: Record<string, string> = {
   story: "Story",
   theme: "Theme",
   group: "Group",
+  brief: "Brief",
+  code: "Code",
 };
 
 /** One handle per side; any can start or end a link (the canvas connects in loose mode). */
@@ -80,6 +83,8 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
             if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) save();
           }}
         />
+      ) : node.kind === "code" ? (
+        <CodeBlock code={node.text} version={node.version} />
       ) : (
         <div className="note__text" data-testid="note-text">
           {node.text || <span className="note__placeholder">{editable ? "Double-click to write" : "Empty note"}</span>}

@@ -7,6 +7,7 @@ import { useRoom } from "@/components/room/room-store";
 import type { RoomState, TypingState } from "@/components/room/room-state";
 import type { SidePanelState } from "@/components/room/room-store";
 import { BroadcastThread } from "@/components/broadcast/broadcast-thread";
+import { DialogueThread } from "@/components/dialogue/dialogue-thread";
 import { describeEvent } from "./describe-event";
 
 const selectFeed = (state: RoomState & SidePanelState) => ({
@@ -144,6 +145,7 @@ const FeedEntry = memo(function FeedEntry({
         {line.inReplyTo && <div className="feed__reply">↳ in reply to {line.inReplyTo}</div>}
         {line.message && <div className="feed__message">{line.message}</div>}
         {line.broadcastId && <BroadcastThread broadcastId={line.broadcastId} />}
+        {line.dialogueId && <DialogueThread dialogueId={line.dialogueId} />}
         {line.detail && <div className="feed__detail">{line.detail}</div>}
         {(line.chips?.length || line.meta) && (
           <div className="feed__meta">

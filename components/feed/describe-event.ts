@@ -23,6 +23,8 @@ export interface FeedLine {
   inReplyTo?: string;
   /** A broadcast shown as a live thread. */
   broadcastId?: string;
+  /** A dialogue between two agents shown as a live thread. */
+  dialogueId?: string;
   /** Events that only update something shown elsewhere (a thread) and get no line of their own. */
   hidden?: boolean;
 }
@@ -45,6 +47,10 @@ const TOOL_LABELS: Record<string, string> = {
   request_help: "asked for help",
   post_finding: "posted a finding",
   update_knowledge: "saved knowledge",
+  submit_code: "submitted code",
+  submit_verdict: "gave a verdict",
+  ask_teammate: "asked a teammate",
+  reply_in_dialogue: "replied",
 };
 
 function agentName(context: DescribeContext, agentId: string): string {
@@ -186,6 +192,45 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       quiet: !insight,
     };
   },
+  "review.started": (event) => ({ text: "started a build review", detail: event.payload.review.task, nodeIds: [], tone: "collaboration" }),
+  "review.code": (event) => ({
+    text: `submitted version ${event.payload.version} of the code`,
+    nodeIds: [event.payload.nodeId],
+    tone: "canvas",
+  }),
+  "review.verdict": (event) => {
+    const { verdict, version, issues, openQuestions } = event.payload;
+    const detail = [
+      ...issues.map((issue) => `[${issue.severity}] ${issue.text}`),
+      ...openQuestions.map((question) => `? ${question}`),
+    ].join("\n");
+    return {
+      text: verdict === "approve" ? `approved version ${version}` : `asked for changes to version ${version}`,
+      detail: detail || undefined,
+      nodeIds: issues.flatMap((issue) => (issue.nodeId ? [issue.nodeId] : [])),
+      tone: verdict === "approve" ? "collaboration" : "error",
+    };
+  },
+  "review.closed": (event) => {
+    const { outcome, rounds, remainingIssues, reason } = event.payload;
+    const text =
+      outcome === "approved" ? `closed the review: approved after ${rounds} round${rounds === 1 ? "" : "s"}` : outcome === "cancelled" ? "cancelled the review" : "closed the review: not approved";
+    return {
+      text,
+      detail: [reason, ...remainingIssues.map((issue) => `[${issue.severity}] ${issue.text}`)].join("\n"),
+      nodeIds: [],
+      tone: outcome === "approved" ? "collaboration" : "error",
+    };
+  },
+  "dialogue.opened": (event, context) => ({
+    text: `opened a dialogue with ${agentName(context, event.payload.dialogue.addresseeAgentId)}`,
+    dialogueId: event.payload.dialogue.id,
+    nodeIds: [],
+    tone: "collaboration",
+  }),
+  // Shown in the dialogue's thread.
+  "dialogue.message": () => THREAD_UPDATE,
+  "dialogue.closed": () => THREAD_UPDATE,
   "knowledge.cleared": (event, context) => ({
     text: `cleared ${agentName(context, event.payload.agentId)}'s knowledge`,
     nodeIds: [],

@@ -17,6 +17,7 @@ import type {
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
 import type { FindingDto } from "@/lib/findings/read-findings";
+import type { DialogueDto, DialogueMessageDto, PayloadOf } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
@@ -47,6 +48,22 @@ export interface StreamInfo {
   seatId: string | null;
 }
 
+export interface DialogueThreadState {
+  dialogue: DialogueDto;
+  messages: (DialogueMessageDto & { at: string })[];
+  closed: (PayloadOf<"dialogue.closed"> & { at: string }) | null;
+}
+
+export interface ReviewState {
+  id: string;
+  task: string;
+  maxRounds: number;
+  round: number;
+  version: number;
+  verdict: PayloadOf<"review.verdict"> | null;
+  closed: PayloadOf<"review.closed"> | null;
+}
+
 /** Everything the room page shows, kept current by the live event stream. */
 export interface RoomState {
   room: RoomSummaryDto;
@@ -61,6 +78,10 @@ export interface RoomState {
   findings: FindingDto[];
   /** Participants' messages waiting for their agents, by id. */
   pendingCommands: Record<string, PendingCommandDto>;
+  /** Dialogues between two agents seen on this page: the opening, the messages, how it closed. */
+  dialogues: Record<string, DialogueThreadState>;
+  /** Build reviews seen on this page, newest last. */
+  reviews: Record<string, ReviewState>;
   /** Bumped when an agent's knowledge changes, so an open vault drawer reads it again. */
   vaultVersions: Record<string, number>;
   broadcasts: Record<string, BroadcastDto>;
@@ -85,6 +106,19 @@ export interface RoomState {
 export type RoomSnapshotLike = RoomSnapshot;
 
 export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomState {
+  const state = initialFromSnapshot(snapshot, seat);
+  // Threads and reviews are rebuilt from the recent events the snapshot carries.
+  let threads: Partial<RoomState> = {};
+  for (const event of snapshot.recentEvents) {
+    if (event.type.startsWith("dialogue.") || event.type.startsWith("review.")) {
+      const reduce = storedReducers[event.type] as (state: RoomState, event: StoredEvent) => Partial<RoomState>;
+      threads = { ...threads, ...reduce({ ...state, ...threads }, event) };
+    }
+  }
+  return { ...state, ...threads };
+}
+
+function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomState {
   return {
     room: snapshot.room,
     settings: snapshot.settings,
@@ -97,6 +131,8 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
     findings: snapshot.findings,
     pendingCommands: Object.fromEntries(snapshot.pendingCommands.map((command) => [command.id, command])),
     vaultVersions: {},
+    dialogues: {},
+    reviews: {},
     broadcasts: Object.fromEntries(snapshot.broadcasts.map((broadcast) => [broadcast.id, broadcast])),
     answers: groupAnswers(snapshot.broadcastResponses),
     typing: {},
@@ -149,6 +185,25 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "command.delivered": (state, { payload }) => ({ pendingCommands: without(state.pendingCommands, payload.commandIds) }),
   "command.cancelled": (state, { payload }) => ({ pendingCommands: without(state.pendingCommands, [payload.commandId]) }),
   "help.answered": () => ({}),
+  "review.started": (state, { payload: { review } }) => ({
+    reviews: { ...state.reviews, [review.id]: { ...review, round: 1, version: 0, verdict: null, closed: null } },
+  }),
+  "review.code": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, version: payload.version })),
+  "review.verdict": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, round: payload.round, verdict: payload })),
+  "review.closed": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, closed: payload })),
+  "dialogue.opened": (state, { payload: { dialogue } }) => ({
+    dialogues: { ...state.dialogues, [dialogue.id]: { dialogue, messages: [], closed: null } },
+  }),
+  "dialogue.message": (state, event) => {
+    const thread = state.dialogues[event.payload.dialogueId];
+    return thread
+      ? { dialogues: { ...state.dialogues, [thread.dialogue.id]: { ...thread, messages: [...thread.messages, { ...event.payload, at: event.timestamp }] } } }
+      : {};
+  },
+  "dialogue.closed": (state, event) => {
+    const thread = state.dialogues[event.payload.dialogueId];
+    return thread ? { dialogues: { ...state.dialogues, [thread.dialogue.id]: { ...thread, closed: { ...event.payload, at: event.timestamp } } } } : {};
+  },
   "knowledge.updated": (state, { payload }) => bumpVault(state, payload.agentId),
   "knowledge.cleared": (state, { payload }) => bumpVault(state, payload.agentId),
   "node.created": (state, { payload }) => ({ nodes: { ...state.nodes, [payload.node.id]: payload.node } }),
@@ -296,6 +351,11 @@ function findingFromEntry(entry: BoardEntryDto): FindingDto {
     nodeIds: Array.isArray(content.nodeIds) ? content.nodeIds.map(String) : [],
     createdAt: entry.createdAt,
   };
+}
+
+function updateReview(state: RoomState, reviewId: string, change: (review: ReviewState) => ReviewState): Partial<RoomState> {
+  const review = state.reviews[reviewId];
+  return review ? { reviews: { ...state.reviews, [reviewId]: change(review) } } : {};
 }
 
 function bumpVault(state: RoomState, agentId: string): Partial<RoomState> {

@@ -5,6 +5,8 @@ import { useCallback, useState } from "react";
 import { AgentRoster } from "@/components/agents/agent-roster";
 import { RoomCanvas } from "@/components/canvas/room-canvas";
 import { WorkflowTrace } from "@/components/workflows/workflow-trace";
+import { DialogueLinks } from "@/components/dialogue/dialogue-thread";
+import { ReviewPanel } from "@/components/dialogue/review-panel";
 import { CommandBar } from "./command-bar";
 import { RoomHeader } from "./room-header";
 import { RoomStoreProvider, useRoom, useRoomStoreApi } from "./room-store";
@@ -43,6 +45,8 @@ function LiveRoom() {
           <ReactFlowProvider>
             <RoomCanvas onError={showError} />
           </ReactFlowProvider>
+          <DialogueLinks />
+          <ReviewPanel />
           <CommandBar />
         </div>
         <aside className="room__side">

@@ -7,3 +7,4 @@ export * from "./runs";
 export * from "./board";
 export * from "./broadcasts";
 export * from "./knowledge";
+export * from "./reviews";

@@ -45,6 +45,8 @@ export const runs = pgTable(
     selectedNodeIds: jsonb("selected_node_ids").$type<string[]>().notNull().default([]),
     /** The board request this run answers, if any. */
     requestEntryId: text("request_entry_id"),
+    /** The part the run plays in a structured workflow (a build review's step, a dialogue's turn). */
+    purpose: jsonb("purpose").$type<RunPurpose | null>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
     attempts: integer("attempts").notNull().default(0),
@@ -78,6 +80,14 @@ export const runs = pgTable(
       .where(sql`${table.status} in ('queued', 'running')`),
   ],
 );
+
+/** What a run is for in a build review or a dialogue; what follows it depends on it. */
+export type RunPurpose =
+  | { kind: "brief"; buildReviewId: string }
+  | { kind: "code"; buildReviewId: string }
+  | { kind: "review"; buildReviewId: string }
+  | { kind: "answer"; dialogueId: string }
+  | { kind: "reply"; dialogueId: string };
 
 export type Run = typeof runs.$inferSelect;
 export type NewRun = typeof runs.$inferInsert;

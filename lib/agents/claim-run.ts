@@ -150,7 +150,7 @@ async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", er
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
   const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
   await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {
-    await afterRunEnded(inner, emit, run, { status, error, at }, actor);
+    await afterRunEnded(inner, emit, run, { status, error, at, durationMs: 0 }, actor);
     await cancelRunBroadcasts(inner, emit, run.id, at, actor);
     emit({
       type: "run.finished",

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { type Run, type RunTrigger, runs } from "@/db/schema";
+import { type Run, type RunPurpose, type RunTrigger, runs } from "@/db/schema";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import { runToDto } from "./run-dto";
@@ -23,6 +23,8 @@ export interface EnqueueRunInput {
   correlationId?: string;
   selectedNodeIds?: string[];
   requestEntryId?: string | null;
+  /** The part the run plays in a build review or a dialogue. */
+  purpose?: RunPurpose | null;
   at: Date;
 }
 
@@ -46,6 +48,7 @@ export async function enqueueRun(tx: DbOrTx, emit: Emit, input: EnqueueRunInput)
       correlationId,
       selectedNodeIds: input.selectedNodeIds ?? [],
       requestEntryId: input.requestEntryId ?? null,
+      purpose: input.purpose ?? null,
       createdAt: input.at,
     })
     .returning();

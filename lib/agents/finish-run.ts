@@ -6,6 +6,7 @@ import { type Actor, type CarriedChanges, type Emit, writeRoomEvents } from "@/l
 import { lockVault, recordTask } from "@/lib/knowledge/vault";
 import type { ErrorDetails } from "@/lib/protocol";
 import { forgetSavedSteps } from "./save-run-step";
+import { advanceWorkflow } from "@/lib/build-review/advance";
 import { commandRunPrompt } from "@/lib/commands/send-command";
 import { enqueueRun } from "./enqueue-run";
 import { settleRequest } from "./settle-request";
@@ -60,7 +61,7 @@ export async function finishRun(
     if (!finished) return false;
     const { transcript, ...totals } = finished;
     await forgetSavedSteps(tx, run.id);
-    await afterRunEnded(tx, emit, { ...run, ...totals, transcript }, { status: outcome.status, error: outcome.error, at }, agent);
+    await afterRunEnded(tx, emit, { ...run, ...totals, transcript }, { status: outcome.status, error: outcome.error, at, durationMs: outcome.durationMs }, agent);
     await cancelRunBroadcasts(tx, emit, run.id, at, agent);
     emit({
       type: "run.finished",
@@ -92,8 +93,8 @@ export function lastWords(transcript: unknown[]): string {
 }
 
 /**
- * What follows the end of every run, in the write that ends it: the request it served is
- * settled (a help request answered), the task goes into the agent's knowledge vault, and
+ * What follows the end of every run, in the write that ends it: a build review or dialogue it
+ * was part of moves on, the request it served is settled (a help request answered), the task goes into the agent's knowledge vault, and
  * participants' messages that arrived too late for it get a run of their own, unless another
  * run of the agent will read them.
  */
@@ -101,9 +102,11 @@ export async function afterRunEnded(
   tx: DbOrTx,
   emit: Emit,
   run: Run,
-  outcome: { status: RunOutcome["status"]; error: RunOutcome["error"]; at: Date },
+  outcome: { status: RunOutcome["status"]; error: RunOutcome["error"]; at: Date; durationMs: number },
   agent: Actor,
 ): Promise<void> {
+  // A build review or a dialogue moves on in the same write.
+  await advanceWorkflow(tx, emit, run, agent, { status: outcome.status, text: lastWords(run.transcript), durationMs: outcome.durationMs, at: outcome.at });
   await settleRequest(
     tx,
     emit,

@@ -5,6 +5,7 @@ import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
 import { runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
 import { envelopeSchema, errorDetailsSchema, storedFieldsSchema } from "./envelope";
 import { commandSchema } from "./team";
+import { dialogueMessageSchema, dialogueOutcomeSchema, dialogueSchema, reviewIssueSchema, reviewOutcomeSchema } from "./reviews";
 
 const base = envelopeSchema.extend(storedFieldsSchema.shape);
 
@@ -59,6 +60,52 @@ export const storedEventSchemas = {
       area: z.string().nullable(),
       /** The area's expertise after the update. */
       level: z.number().int().nullable(),
+    }),
+  ),
+  "review.started": storedEvent(
+    "review.started",
+    z.object({ review: z.object({ id: z.string(), task: z.string(), maxRounds: z.number().int() }) }),
+  ),
+  /** A new version of the code under review. */
+  "review.code": storedEvent(
+    "review.code",
+    z.object({ reviewId: z.string(), nodeId: z.string(), version: z.number().int().positive(), language: z.string() }),
+  ),
+  "review.verdict": storedEvent(
+    "review.verdict",
+    z.object({
+      reviewId: z.string(),
+      round: z.number().int().positive(),
+      version: z.number().int().nonnegative(),
+      verdict: z.enum(["approve", "changes"]),
+      issues: z.array(reviewIssueSchema),
+      openQuestions: z.array(z.string()),
+    }),
+  ),
+  "review.closed": storedEvent(
+    "review.closed",
+    z.object({
+      reviewId: z.string(),
+      outcome: reviewOutcomeSchema,
+      rounds: z.number().int().nonnegative(),
+      remainingIssues: z.array(reviewIssueSchema),
+      reason: z.string(),
+    }),
+  ),
+  "dialogue.opened": storedEvent("dialogue.opened", z.object({ dialogue: dialogueSchema })),
+  "dialogue.message": storedEvent("dialogue.message", dialogueMessageSchema),
+  "dialogue.closed": storedEvent(
+    "dialogue.closed",
+    z.object({
+      dialogueId: z.string(),
+      outcome: dialogueOutcomeSchema,
+      rounds: z.number().int().nonnegative(),
+      remaining: z.string().nullable(),
+      durationMs: z.number().nonnegative(),
+      inputTokens: z.number().nonnegative(),
+      outputTokens: z.number().nonnegative(),
+      costUsd: z.number().nonnegative(),
+      costKnown: z.boolean(),
     }),
   ),
   "knowledge.cleared": storedEvent("knowledge.cleared", z.object({ agentId: z.string(), identity: z.string() })),

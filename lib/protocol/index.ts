@@ -6,3 +6,4 @@ export * from "./board";
 export * from "./runs";
 export * from "./broadcasts";
 export * from "./team";
+export * from "./reviews";

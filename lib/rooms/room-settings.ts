@@ -33,6 +33,15 @@ export const roomSettingsSchema = z.strictObject({
   commands_per_minute: z.number().int().min(1).max(600).default(10),
   /** Help requests (request_help) one run may make (default 2). */
   max_help_per_run: z.number().int().min(0).max(10).default(2),
+  /** Rounds of a dialogue between two agents (an answer and a reply each); 0 turns dialogues off (default 2). */
+  dialogue_max_rounds: z.number().int().min(0).max(5).default(2),
+  /** Phrases that make a review that does not approve open a dialogue with the Coder. */
+  concern_phrases: z
+    .array(z.string().trim().min(2).max(60))
+    .max(30)
+    .default(["concern", "unclear", "not sure", "could you", "can you explain", "why did you", "question about"]),
+  /** Review rounds of a build review: code, then verdict (default 3). */
+  max_review_rounds: z.number().int().min(1).max(10).default(3),
   /** Token budget for the injected collaboration context (default 2,000). */
   context_token_budget: z
     .number()

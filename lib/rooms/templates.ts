@@ -96,8 +96,49 @@ export const CREATIVE_CANVAS: RoomTemplate = {
   ],
 };
 
+export const BUILD_REVIEW: RoomTemplate = {
+  id: "build-review",
+  name: "Build review",
+  summary: "An Architect briefs, a Coder codes and a Reviewer reviews; when unsure, they talk to each other directly.",
+  agents: [
+    {
+      persona: "architect",
+      name: "Architect",
+      role: "System designer",
+      description: "Turns a task into a short brief: goal, inputs and outputs, edge cases, how it will be judged.",
+      color: "#1c7ed6",
+      model: "script:architect",
+      systemPrompt:
+        "You are the Architect. You write short, concrete briefs a developer can build from, and you answer the Coder's questions directly.",
+    },
+    {
+      persona: "coder",
+      name: "Coder",
+      role: "Developer",
+      description: "Writes the code from the brief, a new version each review round, and answers the Reviewer's questions.",
+      color: "#2f9e44",
+      model: "script:coder",
+      systemPrompt:
+        "You are the Coder. You write small, clear, complete code from the brief, address every issue the Reviewer raises, and answer questions plainly.",
+    },
+    {
+      persona: "reviewer",
+      name: "Reviewer",
+      role: "Code reviewer",
+      description: "Reviews each version, lists issues by severity, and asks the Coder when something is unclear.",
+      color: "#e8590c",
+      model: "script:reviewer",
+      systemPrompt:
+        "You are the Reviewer. You judge whether the code does what the brief asks: list blockers, major and minor issues, ask when unsure, and approve only what you would ship.",
+    },
+  ],
+  settings: {},
+  prompts: [],
+};
+
 export const ROOM_TEMPLATES: Record<string, RoomTemplate> = {
   [CREATIVE_CANVAS.id]: CREATIVE_CANVAS,
+  [BUILD_REVIEW.id]: BUILD_REVIEW,
 };
 
 export function findTemplate(id: string): RoomTemplate | undefined {

@@ -5,6 +5,7 @@ import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
 import { createMemoryTools } from "./memory-tools";
 import { createRequestTools } from "./request-agent";
+import { createReviewTools } from "./review-tools";
 
 /**
  * The SDK turns a zod input schema into JSON Schema again at every step; wrapped once here,
@@ -27,6 +28,7 @@ export function createAgentTools(active: ActiveRun) {
     ...createBoardTools(active),
     ...createRequestTools(active),
     ...createMemoryTools(active),
+    ...createReviewTools(active),
     ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
   });
 }

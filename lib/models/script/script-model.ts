@@ -12,6 +12,7 @@ import { chooseMood, chooseSubject, type PlanContext, type PlannedStep, PLANS, s
 import { hashString, SeededRandom } from "./random";
 import { readPrompt, type ScriptReading } from "./read-prompt";
 import { helpAnswer, isMessageRun, messageStep, messageTag } from "./teamwork";
+import { buildReviewStep } from "./build-review";
 
 export interface ScriptModelOptions {
   /** `script:<name>`; the persona named in the system prompt wins, the name is a fallback. */
@@ -44,6 +45,15 @@ export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, s
   if (reading.shadow) {
     const rng = new SeededRandom(hashString(`${seed}|${persona}|shadow|${reading.shadow.question}`));
     return { text: shadowAnswer({ ...reading, persona }, rng), calls: [], finishReason: "stop" };
+  }
+  const reviewing = buildReviewStep({ ...reading, persona }, toolNames, reading.steps.flatMap((step) => step.calls));
+  if (reviewing) {
+    const stepNumber = reading.steps.length;
+    return {
+      text: reviewing.text,
+      calls: reviewing.calls.map((call, callIndex) => ({ ...call, tag: callId(stepNumber, callIndex, call.tag) })),
+      finishReason: reviewing.calls.length ? "tool-calls" : "stop",
+    };
   }
   const builders = ownValue(PLANS, persona) ?? PLANS.songwriter!;
   const base = hashString(`${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}`);

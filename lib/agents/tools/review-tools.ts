@@ -1,0 +1,187 @@
+import { randomUUID } from "node:crypto";
+import { type ToolSet, tool } from "ai";
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { type CanvasNode, buildReviews, canvasNodes, dialogues } from "@/db/schema";
+import { BUILD_REVIEW_PERSONAS } from "@/lib/build-review/advance";
+import { openDialogue } from "@/lib/build-review/dialogue";
+import { badRequest } from "@/lib/errors";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { LIMITS, reviewIssueSchema } from "@/lib/protocol";
+import { nodeToDto } from "@/lib/rooms/dto";
+import type { ActiveRun } from "../run-context";
+import { toolWriteOptions } from "./tool-call-key";
+import { toolResult } from "./tool-result";
+
+/**
+ * The tools of a build review and of dialogues, offered to the runs that play a part in them:
+ * submit_code (the Coder's code, a new version each round), submit_verdict (the Reviewer's
+ * structured verdict), ask_teammate (a question that opens a dialogue) and reply_in_dialogue
+ * (the asker says whether the answer settles it).
+ */
+export function createReviewTools(active: ActiveRun) {
+  const { database, run, agent, team, settings } = active;
+  const purpose = run.purpose;
+  if (!purpose) return {};
+  const reviewId = "buildReviewId" in purpose ? purpose.buildReviewId : null;
+  const tools: ToolSet = {};
+
+  if (purpose.kind === "code" && reviewId) {
+    tools.submit_code = tool({
+      description: "Submit the complete code for review (the whole file). Each call makes a new version of the code node.",
+      inputSchema: z.object({
+        language: z.string().trim().min(1).max(20).describe("e.g. typescript, python"),
+        code: z.string().min(1).max(LIMITS.noteText).describe(`The whole file, at most ${LIMITS.noteText} characters`),
+      }),
+      execute: (input) =>
+        toolResult(async () => {
+          const write = toolWriteOptions(active, "submit_code", input);
+          const { result } = await writeRoomEvents(
+            database.db,
+            run.roomId,
+            async (tx, emit, at) => {
+              const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
+              if (!review) throw badRequest("This build review is gone.");
+              const version = review.codeVersion + 1;
+              const nodeId = review.codeNodeId ?? randomUUID();
+              // The version is announced first: a retried call finds it by its first event.
+              emit({ type: "review.code", actor: agent, correlationId: run.correlationId, payload: { reviewId, nodeId, version, language: input.language } });
+              if (review.codeNodeId) {
+                const changes = { text: input.code, kind: "code" };
+                const [updated] = await tx
+                  .update(canvasNodes)
+                  .set({ ...changes, version: sql`${canvasNodes.version} + 1`, updatedAt: at })
+                  .where(eq(canvasNodes.id, nodeId))
+                  .returning({ version: canvasNodes.version });
+                emit({ type: "node.updated", actor: agent, correlationId: run.correlationId, payload: { nodeId, changes, version: updated!.version, updatedAt: at.toISOString() } });
+              } else {
+                const row: CanvasNode = {
+                  id: nodeId,
+                  roomId: run.roomId,
+                  kind: "code",
+                  text: input.code,
+                  x: 420,
+                  y: 0,
+                  width: 460,
+                  height: null,
+                  color: null,
+                  authorKind: "agent",
+                  authorId: agent.id,
+                  authorName: agent.name,
+                  version: 1,
+                  createdAt: at,
+                  updatedAt: at,
+                };
+                await tx.insert(canvasNodes).values(row);
+                emit({ type: "node.created", actor: agent, correlationId: run.correlationId, payload: { node: nodeToDto(row) } });
+              }
+              await tx.update(buildReviews).set({ codeVersion: version, codeNodeId: nodeId, language: input.language }).where(eq(buildReviews.id, reviewId));
+              return { nodeId, version };
+            },
+            { ...write, change: { type: "review.code", request: { by: agent.id, input } } },
+          );
+          return result ?? { note: "This code was submitted already." };
+        }),
+    });
+  }
+
+  if ((purpose.kind === "review" || purpose.kind === "reply") && agent.persona === BUILD_REVIEW_PERSONAS.reviewer) {
+    tools.submit_verdict = tool({
+      description:
+        "Submit your verdict on the latest code version: approve, or changes with the issues (blocker, major, minor) and any open questions for the Coder.",
+      inputSchema: z.object({
+        verdict: z.enum(["approve", "changes"]),
+        issues: z.array(reviewIssueSchema).max(20).default([]),
+        openQuestions: z.array(z.string().trim().min(1).max(600)).max(5).default([]),
+      }),
+      execute: (input) =>
+        toolResult(async () => {
+          const write = toolWriteOptions(active, "submit_verdict", input);
+          await writeRoomEvents(
+            database.db,
+            run.roomId,
+            async (tx, emit) => {
+              const [review] = await tx
+                .select()
+                .from(buildReviews)
+                .where(reviewId ? eq(buildReviews.id, reviewId) : and(eq(buildReviews.roomId, run.roomId), eq(buildReviews.correlationId, run.correlationId)))
+                .for("update");
+              if (!review) throw badRequest("There is no build review to give a verdict on.");
+              const verdict = { ...input, version: review.codeVersion, round: review.round };
+              await tx.update(buildReviews).set({ lastVerdict: verdict }).where(eq(buildReviews.id, review.id));
+              emit({
+                type: "review.verdict",
+                actor: agent,
+                correlationId: run.correlationId,
+                payload: { reviewId: review.id, round: review.round, version: review.codeVersion, ...input },
+              });
+            },
+            { ...write, change: { type: "review.verdict", request: { by: agent.id, input } } },
+          );
+          return { verdict: input.verdict, issues: input.issues.length, openQuestions: input.openQuestions.length };
+        }),
+    });
+  }
+
+  if (purpose.kind === "code" && reviewId && settings.dialogue_max_rounds > 0) {
+    tools.ask_teammate = tool({
+      description: "Ask a teammate one question and finish your turn; you continue once the dialogue ends.",
+      inputSchema: z.object({
+        target: z.string().min(1).describe(`Who to ask: ${team.filter((member) => member.id !== agent.id).map((member) => member.persona).join(", ")}`),
+        question: z.string().trim().min(1).max(600),
+      }),
+      execute: (input) =>
+        toolResult(async () => {
+          const target = team.find((member) => member.persona === input.target.toLowerCase() || member.name.toLowerCase() === input.target.toLowerCase());
+          if (!target || target.id === agent.id) {
+            throw badRequest(`Ask one of: ${team.filter((member) => member.id !== agent.id).map((member) => member.persona).join(", ")}.`);
+          }
+          const write = toolWriteOptions(active, "ask_teammate", input);
+          const { result } = await writeRoomEvents(
+            database.db,
+            run.roomId,
+            async (tx, emit, at) => {
+              const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
+              if (!review || review.clarified || review.status === "in_dialogue") {
+                throw badRequest("You have asked your one question already; write the code now.");
+              }
+              const dialogue = await openDialogue(tx, emit, {
+                roomId: run.roomId,
+                correlationId: run.correlationId,
+                asker: agent,
+                addressee: target,
+                topic: input.question,
+                reason: "question",
+                maxRounds: settings.dialogue_max_rounds,
+                buildReviewId: reviewId,
+                chainDepth: run.chainDepth,
+                parentRunId: run.id,
+                at,
+              });
+              if (!dialogue) throw badRequest("The room has two dialogues under way already; write the code with what you know.");
+              await tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, reviewId));
+              return { dialogueId: dialogue.id };
+            },
+            { ...write, change: { type: "dialogue.opened", request: { by: agent.id, input } } },
+          );
+          return { ...(result ?? {}), note: `${target.name} will answer. Finish your turn now; you will write the code once the dialogue ends.` };
+        }),
+    });
+  }
+
+  if (purpose.kind === "reply") {
+    tools.reply_in_dialogue = tool({
+      description: "Say whether the answer settles your question: satisfied true, or false with what remains.",
+      inputSchema: z.object({ satisfied: z.boolean(), remaining: z.string().trim().max(600).optional() }),
+      execute: (input) =>
+        toolResult(async () => {
+          await database.db
+            .update(dialogues)
+            .set({ askerSatisfied: input.satisfied, remaining: input.satisfied ? null : (input.remaining ?? null) })
+            .where(and(eq(dialogues.id, purpose.dialogueId), eq(dialogues.status, "open")));
+          return { satisfied: input.satisfied };
+        }),
+    });
+  }
+  return tools;
+}

@@ -1,0 +1,154 @@
+import { and, asc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { buildReviews, dialogues, events, runs } from "@/db/schema";
+import { POST as startRoute } from "@/app/api/rooms/[roomId]/build-reviews/route";
+import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
+import { getEnv } from "@/lib/env";
+import { resolveModel } from "@/lib/models/registry";
+import { createRoom } from "@/lib/rooms/create-room";
+import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
+import { startTestWorker } from "@/test/agents";
+import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
+import { eventually } from "@/test/fixtures";
+import { call, cookieFrom } from "@/test/http";
+import { setAgentModel } from "@/test/mock-models";
+import { useTestRuntime } from "@/test/test-runtime";
+import { startBuildReview } from "./start-build-review";
+
+const context = useTestRuntime();
+
+async function reviewRoom(settings: RoomSettingsPatch = {}, model?: string) {
+  const { room, agents } = await createRoom(context.database.db, { title: "Review", template: "build-review" }, { settings });
+  if (model) for (const agent of agents) await setAgentModel(context.database, agent.id, model);
+  return { roomId: room.id, agents };
+}
+
+async function closed(roomId: string) {
+  return eventually(async () => {
+    const [review] = await context.database.db.select().from(buildReviews).where(eq(buildReviews.roomId, roomId));
+    expect(["approved", "not_approved", "cancelled"]).toContain(review!.status);
+    const active = await context.database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.status, "queued")));
+    expect(active).toHaveLength(0);
+    return review!;
+  }, 30_000);
+}
+
+async function typesOf(roomId: string) {
+  const rows = await context.database.db.select({ type: events.type, payload: events.payload }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq));
+  return rows;
+}
+
+/** What a stand-in provider answers each agent of a build review, by the step its task names. */
+type Behaviour = {
+  verdict: (version: number) => { verdict: "approve" | "changes"; issues: unknown[]; openQuestions: string[] };
+  satisfied: (round: number) => boolean;
+};
+
+function standIn(behaviour: Behaviour) {
+  return startChatServer((request: ChatRequest) => {
+    const system = String(request.messages.find((message) => message.role === "system")?.content ?? "");
+    const first = request.messages.find((message) => message.role === "user");
+    // The run's own task: what comes before "Why you were started" in its opening message.
+    const user = (typeof first?.content === "string" ? first.content : JSON.stringify(first?.content)).split("## Why you were started")[0]!;
+    const answered = request.messages.some((message) => message.role === "tool");
+    const reply = (value: ChatReply) => value;
+    if (answered) return reply({ text: /You are Reviewer/.test(system) ? "That is my view." : "Done." });
+    const code = user.match(/write the code \(version (\d+)/);
+    if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
+    const review = user.match(/review version (\d+)/);
+    if (review) return reply({ toolCall: { name: "submit_verdict", arguments: behaviour.verdict(Number(review[1])) } });
+    const replying = user.match(/Dialogue with .+? \(round (\d+) of \d+\): reply/);
+    if (replying) {
+      const satisfied = behaviour.satisfied(Number(replying[1]));
+      return reply({ toolCall: { name: "reply_in_dialogue", arguments: satisfied ? { satisfied } : { satisfied, remaining: "the null case" } } });
+    }
+    if (/: answer/.test(user)) return reply({ text: "It returns an empty list for an empty input." });
+    return reply({ text: "Goal: count words. Edge cases: empty input." });
+  });
+}
+
+async function runReview(settings: RoomSettingsPatch, behaviour: Behaviour) {
+  const server = await standIn(behaviour);
+  const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "k" };
+  const worker = await startTestWorker(context.database, { resolveModel: (spec) => resolveModel(spec, { env, scriptPaceMs: 0 }) });
+  try {
+    const { roomId } = await reviewRoom(settings, "openai-compatible:stand-in");
+    await startBuildReview(context.database.db, roomId, "Write a function that counts the words in a sentence", { id: "human:ada", name: "Ada" });
+    const review = await closed(roomId);
+    const talks = await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+    return { roomId, review, talks, server, log: await typesOf(roomId) };
+  } finally {
+    await worker.stop();
+    await server.close();
+  }
+}
+
+const approveFrom = (version: number) => (seen: number) =>
+  seen >= version
+    ? { verdict: "approve" as const, issues: [], openQuestions: [] }
+    : { verdict: "changes" as const, issues: [{ severity: "major", text: "Empty input is not handled." }], openQuestions: ["Coder, what happens on an empty input?"] };
+
+describe("the build review", () => {
+  it("is approved after one dialogue (a provider on the wire)", async () => {
+    const { review, talks, log } = await runReview({}, { verdict: approveFrom(2), satisfied: () => true });
+    expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
+    expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "open question" })]);
+    const types = log.map((row) => row.type);
+    const order = ["review.started", "review.code", "review.verdict", "dialogue.opened", "dialogue.message", "dialogue.message", "dialogue.closed", "review.code", "review.verdict", "review.closed"];
+    expect(types.filter((type) => order.includes(type))).toEqual(order);
+    const message = log.find((row) => row.type === "dialogue.message")!.payload as { durationMs: number; costKnown: boolean; text: string };
+    expect(message).toMatchObject({ costKnown: false, text: "It returns an empty list for an empty input." });
+    expect(message.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("leaves a dialogue unresolved after two rounds, and goes on", async () => {
+    const { review, talks } = await runReview({}, { verdict: approveFrom(2), satisfied: () => false });
+    expect(talks).toEqual([expect.objectContaining({ status: "unresolved", rounds: 2, remaining: "the null case" })]);
+    expect(review.status).toBe("approved");
+  });
+
+  it("opens no dialogue when dialogues are off (0 rounds)", async () => {
+    const { review, talks, log } = await runReview({ dialogue_max_rounds: 0 }, { verdict: approveFrom(2), satisfied: () => true });
+    expect(talks).toEqual([]);
+    expect(log.some((row) => row.type.startsWith("dialogue."))).toBe(false);
+    expect(review.status).toBe("approved");
+  });
+
+  it("ends 'not approved' with the issues left after three rounds without consensus", async () => {
+    const { review, log } = await runReview({ dialogue_max_rounds: 0 }, { verdict: approveFrom(99), satisfied: () => true });
+    expect(review).toMatchObject({ status: "not_approved", round: 3, codeVersion: 3 });
+    const last = log.find((row) => row.type === "review.closed")!.payload;
+    expect(last).toMatchObject({ outcome: "not_approved", rounds: 3, remainingIssues: [{ severity: "major", text: "Empty input is not handled." }] });
+  });
+
+  it("plays the whole workflow offline: a brief, two versions, a two-round dialogue, approval", async () => {
+    const worker = await startTestWorker(context.database);
+    try {
+      const { roomId } = await reviewRoom();
+      const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ada" } });
+      const cookie = cookieFrom(seat.headers.get("set-cookie"));
+      expect((await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { task: "" }, cookie })).status).toBe(400);
+      expect((await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { task: "Count words" } })).status).toBe(403);
+      const started = await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { task: "Write a function that counts the words in a sentence" }, cookie });
+      expect(started.status).toBe(201);
+      const review = await closed(roomId);
+      expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
+      const talks = await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+      expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 2 })]);
+      const log = await typesOf(roomId);
+      const messages = log.filter((row) => row.type === "dialogue.message").map((row) => row.payload as { round: number; text: string; costKnown: boolean });
+      expect(messages.map((message) => message.round)).toEqual([1, 1, 2, 2]);
+      expect(messages.every((message) => message.costKnown)).toBe(true);
+      // One workflow from the brief to the approval.
+      const all = await context.database.db.select().from(runs).where(eq(runs.roomId, roomId));
+      expect(new Set(all.map((run) => run.correlationId)).size).toBe(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("refuses a room without the three personas", async () => {
+    const { room } = await createRoom(context.database.db, { title: "Canvas", template: "creative-canvas" }, {});
+    await expect(startBuildReview(context.database.db, room.id, "Count words", { id: "human:ada", name: "Ada" })).rejects.toThrow(/needs an architect, a coder and a reviewer/);
+  });
+});

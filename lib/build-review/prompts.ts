@@ -1,0 +1,66 @@
+// What each step of a build review asks of its agent. The headings are stable: the offline
+// model reads them to know which step it plays.
+import type { BuildReview, Dialogue, ReviewIssue } from "@/db/schema";
+
+export function briefPrompt(task: string): string {
+  return [
+    "## Build review: write the brief",
+    `Task: ${task}`,
+    "Write a short brief for the Coder: the goal, the inputs and outputs, the edge cases to handle, and how it will be judged. " +
+      "Put it on the canvas (create_node, kind \"brief\"), then end with the brief itself as your final message.",
+  ].join("\n");
+}
+
+function issueLines(issues: ReviewIssue[]): string {
+  return issues.map((issue) => `- [${issue.severity}] ${issue.text}`).join("\n");
+}
+
+export function codePrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "clarified" | "round" | "maxRounds" | "lastVerdict">, notes: string[] = []): string {
+  const version = review.codeVersion + 1;
+  const lines = [
+    `## Build review: write the code (version ${version}, round ${review.round} of ${review.maxRounds})`,
+    `Task: ${review.task}`,
+    `Brief from the Architect:\n${review.brief ?? "(none)"}`,
+  ];
+  if (review.lastVerdict && review.lastVerdict.issues.length) {
+    lines.push(`The Reviewer's issues with version ${review.lastVerdict.version}:\n${issueLines(review.lastVerdict.issues)}`);
+  }
+  if (notes.length) lines.push(`From your dialogue:\n${notes.map((note) => `- ${note}`).join("\n")}`);
+  lines.push(
+    "Write the complete code with submit_code (one call, the whole file). " +
+      (review.clarified || version > 1
+        ? "Then say in one sentence what changed."
+        : "If the brief leaves something essential unclear, you may instead ask the Architect one question with ask_teammate and finish your turn."),
+  );
+  return lines.join("\n\n");
+}
+
+export function reviewPrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds">, code: string): string {
+  return [
+    `## Build review: review version ${review.codeVersion} (round ${review.round} of ${review.maxRounds})`,
+    `Task: ${review.task}`,
+    `Brief:\n${review.brief ?? "(none)"}`,
+    `Code (version ${review.codeVersion}):\n\`\`\`\n${code}\n\`\`\``,
+    "Review it and submit your verdict with submit_verdict: approve, or changes with the issues (blocker, major or minor) " +
+      "and any open questions for the Coder. Without tools, end with a line `VERDICT: APPROVE` or `VERDICT: CHANGES`.",
+  ].join("\n\n");
+}
+
+export function answerPrompt(dialogue: Pick<Dialogue, "topic" | "maxRounds">, askerName: string, round: number, followUp: string | null): string {
+  return [
+    `## Dialogue with ${askerName} (round ${round} of ${dialogue.maxRounds}): answer`,
+    followUp ? `${askerName} replied: ${followUp}` : `${askerName} asks: ${dialogue.topic}`,
+    "Answer directly and briefly, in plain words. Your final message is your answer.",
+  ].join("\n\n");
+}
+
+export function replyPrompt(dialogue: Pick<Dialogue, "topic" | "maxRounds">, addresseeName: string, round: number, answer: string): string {
+  return [
+    `## Dialogue with ${addresseeName} (round ${round} of ${dialogue.maxRounds}): reply`,
+    `You asked: ${dialogue.topic}`,
+    `${addresseeName} answered: ${answer}`,
+    "If the answer settles it, call reply_in_dialogue with satisfied true (and, when reviewing, submit_verdict again if your verdict changes). " +
+      "If not, call reply_in_dialogue with satisfied false and what remains, and ask your follow-up in your final message. " +
+      "Without tools, thank them if it is settled, or ask your follow-up.",
+  ].join("\n\n");
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db";
+import { agents, buildReviews, rooms } from "@/db/schema";
+import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { badRequest, notFound } from "@/lib/errors";
+import { type Actor, type WriteRequestOptions, firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
+import { createCorrelationId } from "@/lib/protocol/correlation-id";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { BUILD_REVIEW_PERSONAS } from "./advance";
+import { briefPrompt } from "./prompts";
+
+export const startBuildReviewSchema = z.strictObject({
+  task: z.string().trim().min(3, "Describe the task in a few words").max(1000),
+});
+
+/**
+ * Starts a build review of `task`: the Architect's brief is queued first, and everything that
+ * follows (code, verdicts, dialogues) shares one workflow.
+ */
+export async function startBuildReview(db: Db, roomId: string, task: string, actor: Actor, options: WriteRequestOptions = {}) {
+  const { events } = await writeRoomEvents(
+    db,
+    roomId,
+    async (tx, emit, at) => {
+      const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
+      if (!room) throw notFound("Room");
+      const team = await tx.select().from(agents).where(eq(agents.roomId, roomId));
+      const missing = Object.values(BUILD_REVIEW_PERSONAS).filter((persona) => !team.some((member) => member.persona === persona));
+      if (missing.length) throw badRequest(`A build review needs an architect, a coder and a reviewer; this room has no ${missing.join(", ")}.`);
+      const settings = parseRoomSettings(room.settings);
+      const id = randomUUID();
+      const correlationId = createCorrelationId({ scope: `review-${roomId.slice(0, 8)}`, subject: task, now: at });
+      await tx.insert(buildReviews).values({ id, roomId, correlationId, task, status: "briefing", maxRounds: settings.max_review_rounds, createdAt: at });
+      emit({ type: "review.started", actor, correlationId, payload: { review: { id, task, maxRounds: settings.max_review_rounds } } });
+      await enqueueRun(tx, emit, {
+        roomId,
+        agentId: team.find((member) => member.persona === BUILD_REVIEW_PERSONAS.architect)!.id,
+        trigger: "human",
+        requestedBy: actor,
+        prompt: briefPrompt(task),
+        correlationId,
+        purpose: { kind: "brief", buildReviewId: id },
+        at,
+      });
+    },
+    options.idempotencyKey
+      ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: "review.started", request: { by: actor.id, task } } }
+      : { ...options, idempotencyKey: undefined },
+  );
+  return firstEvent(events, "review.started");
+}

@@ -1,0 +1,150 @@
+// The Build review personas of the offline model: the Architect briefs, the Coder codes, the
+// Reviewer reviews, and the two talk when the Reviewer has an open question. Each reads which
+// step it plays from the headings of its task. The default run has one two-round dialogue,
+// then a second version that is approved.
+import type { PlannedStep } from "./plan";
+import type { PastCall, ScriptReading } from "./read-prompt";
+
+export const BUILD_REVIEW_SCRIPTS = new Set(["architect", "coder", "reviewer"]);
+
+const STOP_WORDS = new Set(["the", "a", "an", "in", "of", "to", "for", "and", "with", "from", "into", "on", "that", "which", "each", "given"]);
+
+/** A function name from the task: "Write a function that counts the words in a sentence" → countWordsSentence. */
+export function functionName(task: string): string {
+  const phrase = task
+    .toLowerCase()
+    .replace(/^(please\s+)?(write|implement|create|build|make|code)\s+/, "")
+    .replace(/^(a|an|the)\s+/, "")
+    .replace(/^(small\s+)?(function|program|script|helper|module|method|utility)\s+/, "")
+    .replace(/^(that|to|which|who)\s+/, "");
+  const words = phrase
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word && !STOP_WORDS.has(word))
+    .slice(0, 3);
+  if (words.length === 0) return "solve";
+  const [first, ...rest] = words;
+  const verb = first!.endsWith("ies") ? `${first!.slice(0, -3)}y` : first!.endsWith("s") && first!.length > 3 ? first!.slice(0, -1) : first!;
+  return verb + rest.map((word) => word[0]!.toUpperCase() + word.slice(1)).join("");
+}
+
+function taskOf(text: string): string {
+  return text.match(/^Task: (.+)$/m)?.[1]?.trim() ?? "the task";
+}
+
+export function codeFor(task: string, version: number): string {
+  const name = functionName(task);
+  const lines = [
+    `/** ${task.replace(/\*\//g, "")} */`,
+    `export function ${name}(input: string): string[] {`,
+    ...(version > 1
+      ? [
+          `  if (input == null) throw new TypeError("${name} needs a string");`,
+          `  if (input.trim() === "") return [];`,
+        ]
+      : []),
+    "  const parts = input.split(/\\s+/).filter(Boolean);",
+    "  return parts;",
+    "}",
+  ];
+  if (version > 1) {
+    lines.push(
+      "",
+      `// ${name}("") → []`,
+      `// ${name}("a b") → ["a", "b"]`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function call(reading: ScriptReading, toolName: string, input: Record<string, unknown>, tag: string): PlannedStep {
+  void reading;
+  return { text: "", calls: [{ tag, toolName, input }] };
+}
+
+const done = (calls: PastCall[], tool: string) => calls.some((past) => past.toolName === tool && !past.failed);
+
+/** The next step of a Build review persona, or null when the prompt is not a build review's. */
+export function buildReviewStep(reading: ScriptReading, tools: Set<string>, pastCalls: PastCall[]): PlannedStep | null {
+  // The run's own task only: the knowledge section quotes earlier tasks, headings and all.
+  const text = reading.userText.split("\n\n## Why you were started")[0]!;
+  const step = reading.steps.length;
+
+  const brief = text.match(/## Build review: write the brief/);
+  if (brief) {
+    const task = taskOf(text);
+    const body = [
+      `Goal: ${task}`,
+      "Input: one string. Output: the pieces it asks for, in order.",
+      "Edge cases: an empty string, a missing value, extra spaces.",
+      "Done when: the edge cases are handled and shown in examples, and the code reads clearly.",
+    ].join("\n");
+    if (step === 0 && tools.has("create_node")) {
+      return { text: "Here is the brief.", calls: [{ tag: "brief", toolName: "create_node", input: { kind: "brief", text: body, x: 0, y: 0 } }] };
+    }
+    return { text: body, calls: [] };
+  }
+
+  const code = text.match(/## Build review: write the code \(version (\d+), round (\d+) of (\d+)\)/);
+  if (code) {
+    const version = Number(code[1]);
+    if (!done(pastCalls, "submit_code") && tools.has("submit_code") && step === 0) {
+      return { ...call(reading, "submit_code", { language: "typescript", code: codeFor(taskOf(text), version) }, "code"), text: `Writing version ${version}.` };
+    }
+    return {
+      text: version > 1 ? `Version ${version} guards empty and missing input and shows both in examples.` : "Version 1 splits the input and returns the pieces.",
+      calls: [],
+    };
+  }
+
+  const review = text.match(/## Build review: review version (\d+) \(round (\d+) of (\d+)\)/);
+  if (review) {
+    const handled = /if \(input == null\)/.test(text) && /input\.trim\(\) === ""/.test(text);
+    if (step === 0 && tools.has("submit_verdict")) {
+      return handled
+        ? { ...call(reading, "submit_verdict", { verdict: "approve", issues: [], openQuestions: [] }, "verdict"), text: "The guards are in." }
+        : {
+            ...call(
+              reading,
+              "submit_verdict",
+              {
+                verdict: "changes",
+                issues: [{ severity: "major", text: "Empty and missing input are not handled explicitly." }],
+                openQuestions: ["Coder, what does the function return for an empty input?"],
+              },
+              "verdict",
+            ),
+            text: "Changes needed.",
+          };
+    }
+    return handled
+      ? { text: "Approved: empty and missing input are handled and shown in examples.\nVERDICT: APPROVE", calls: [] }
+      : { text: "Empty input is not handled. Coder, what does the function return for an empty input?\nVERDICT: CHANGES", calls: [] };
+  }
+
+  const answer = text.match(/## Dialogue with (.+?) \(round (\d+) of (\d+)\): answer/);
+  if (answer) {
+    const round = Number(answer[2]);
+    if (reading.persona === "architect") return { text: "Keep it to one exported function; an empty input returns an empty result.", calls: [] };
+    return {
+      text:
+        round === 1
+          ? "An empty string splits into nothing, so it returns an empty list."
+          : "A missing value is rejected at the boundary: version 2 throws a TypeError for it and shows both cases in examples.",
+      calls: [],
+    };
+  }
+
+  const reply = text.match(/## Dialogue with (.+?) \(round (\d+) of (\d+)\): reply/);
+  if (reply) {
+    const round = Number(reply[2]);
+    const satisfied = round >= 2;
+    if (step === 0 && tools.has("reply_in_dialogue")) {
+      return {
+        ...call(reading, "reply_in_dialogue", satisfied ? { satisfied: true } : { satisfied: false, remaining: "How is a missing value handled?" }, "reply"),
+        text: "",
+      };
+    }
+    return { text: satisfied ? "Thanks, that clarifies it." : "That helps, though how is a missing value handled?", calls: [] };
+  }
+  return null;
+}
