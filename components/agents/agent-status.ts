@@ -1,3 +1,4 @@
+import { priceFor } from "@/lib/models/pricing";
 import type { AgentDto, BroadcastDto, RunDto } from "@/lib/protocol";
 import type { TypingState } from "@/components/room/room-state";
 
@@ -57,10 +58,14 @@ export function agentStatus(
   return { kind: "idle", label: "idle", run: null, queuePosition: null };
 }
 
-export function formatUsage(figures: { durationMs?: number; inputTokens: number; outputTokens: number; costUsd: number }) {
+/**
+ * Duration, tokens and cost as the page shows them. With the model that spent them, a model
+ * without a known price shows "cost unknown" rather than a false $0.0000.
+ */
+export function formatUsage(figures: { durationMs?: number; inputTokens: number; outputTokens: number; costUsd: number }, model?: string) {
   const parts: string[] = [];
   if (figures.durationMs !== undefined) parts.push(`${(figures.durationMs / 1000).toFixed(1)}s`);
   parts.push(`${(figures.inputTokens + figures.outputTokens).toLocaleString("en-US")} tok`);
-  parts.push(`$${figures.costUsd.toFixed(4)}`);
+  parts.push(model !== undefined && priceFor(model) === null ? "cost unknown" : `$${figures.costUsd.toFixed(4)}`);
   return parts.join(" · ");
 }

@@ -79,7 +79,11 @@ export function ActivityFeed() {
 
 /** Whether an entry belongs to an agent's workflow (a run and what it caused), so it can be traced. */
 function agentWork(event: StoredEvent, agents: AgentDto[]): boolean {
-  return event.type.startsWith("run.") || event.type === "command.sent" || agents.some((agent) => agent.id === event.agent);
+  return (
+    ["run.", "review.", "dialogue.", "help."].some((prefix) => event.type.startsWith(prefix)) ||
+    event.type === "command.sent" ||
+    agents.some((agent) => agent.id === event.agent)
+  );
 }
 
 function TypingEntry({ agent, state }: { agent: AgentDto | undefined; state: TypingState }) {

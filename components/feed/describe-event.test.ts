@@ -58,6 +58,13 @@ describe("describeEvent", () => {
     expect(line.meta).toBe("step 2 · 1.5s · 1,234 tok · $0.0123");
   });
 
+  it("says 'cost unknown' for a model without a known price, never $0.0000", () => {
+    const unpriced = { ...context, agents: context.agents.map((agent) => ({ ...agent, model: "openai-compatible:local-model" })) };
+    const step = { runId: "r", agentId: "sw", step: 0, text: "", toolCalls: [], toolResults: [], durationMs: 900, inputTokens: 10, outputTokens: 5, costUsd: 0 };
+    expect(describeEvent(event("run.step", step), unpriced).meta).toBe("step 1 · 0.9s · 15 tok · cost unknown");
+    expect(describeEvent(event("run.step", step), context).meta).toBe("step 1 · 0.9s · 15 tok · $0.0000");
+  });
+
   it("describes canvas changes people make", () => {
     expect(describeEvent(event("edge.created", { edge: edgeDto({ id: "e", sourceId: "v", targetId: "s", label: "echoes" }) }), context)).toMatchObject({
       text: "linked two notes: “echoes”",

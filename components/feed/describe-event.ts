@@ -53,6 +53,10 @@ const TOOL_LABELS: Record<string, string> = {
   reply_in_dialogue: "replied",
 };
 
+function modelOf(context: DescribeContext, agentId: string): string | undefined {
+  return context.agents.find((agent) => agent.id === agentId)?.model;
+}
+
 function agentName(context: DescribeContext, agentId: string): string {
   return context.agents.find((agent) => agent.id === agentId)?.name ?? "an agent";
 }
@@ -268,7 +272,8 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   "run.queued": (event, context) => {
     const run = event.payload.run;
     const agent = context.agents.find((candidate) => candidate.id === run.agentId);
-    if (run.trigger === "request") {
+    // A requested run, or a dialogue's turn, is introduced by what asked for it.
+    if (run.trigger === "request" || run.trigger === "dialogue") {
       return { text: `queued ${agent?.name ?? "an agent"}`, nodeIds: run.selectedNodeIds, tone: "agent", quiet: true };
     }
     return {
@@ -284,7 +289,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     tone: "agent",
     quiet: true,
   }),
-  "run.step": (event) => {
+  "run.step": (event, context) => {
     const { toolCalls, toolResults, text } = event.payload;
     const created = toolResults
       .filter((result) => result.name === "create_node")
@@ -301,7 +306,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       text: text ? "" : "worked",
       message: text || undefined,
       chips,
-      meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload)}`,
+      meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload, modelOf(context, event.payload.agentId))}`,
       nodeIds: created,
       tone: failed ? "error" : "agent",
       quiet: !text && chips.length === 0,
@@ -316,10 +321,10 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       tone: "error",
     };
   },
-  "run.finished": (event) => {
+  "run.finished": (event, context) => {
     const { status, error, steps, attempts } = event.payload;
     const retried = attempts > 1 ? ` · ${attempts} attempts` : "";
-    const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload)}`;
+    const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload, modelOf(context, event.payload.agentId))}`;
     if (status === "failed") return { text: "failed", detail: error?.errorMessage, meta, nodeIds: [], tone: "error" };
     if (status === "cancelled") return { text: "was stopped", detail: error?.errorMessage, meta, nodeIds: [], tone: "agent" };
     return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };

@@ -108,7 +108,7 @@ export function CommandBar() {
         <input
           className="command-bar__input"
           data-testid="command-input"
-          placeholder="@Songwriter try a sea shanty · /focus Storyteller"
+          placeholder={`@${agents[0]?.name ?? "Name"} your message · /focus ${agents.at(-1)?.name ?? "Name"}`}
           value={text}
           maxLength={LIMITS.commandText}
           aria-label="Message an agent"

@@ -84,7 +84,7 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
                       <div key={column} className="trace__cell">
                         {column === lane && (
                           <div className={`trace__message trace__message--${message.status}`}>
-                            <strong>{message.agent_name}</strong> {line.text || message.type}
+                            <strong>{message.agent_name}</strong> {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
                             {line.meta && <div className="trace__meta">{line.meta}</div>}
                             {message.error_details && <div className="trace__error">{message.error_details.errorMessage}</div>}
                           </div>

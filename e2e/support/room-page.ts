@@ -90,11 +90,11 @@ export class RoomPage {
   }
 }
 
-export async function createRoomViaApi(baseURL: string, title: string): Promise<string> {
+export async function createRoomViaApi(baseURL: string, title: string, template = "creative-canvas"): Promise<string> {
   const response = await fetch(`${baseURL}/api/rooms`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ title, template: "creative-canvas" }),
+    body: JSON.stringify({ title, template }),
   });
   if (response.status !== 201) throw new Error(`Could not create a room: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { room: { id: string } }).room.id;

@@ -42,6 +42,8 @@ async function typesOf(roomId: string) {
 type Behaviour = {
   verdict: (version: number) => { verdict: "approve" | "changes"; issues: unknown[]; openQuestions: string[] };
   satisfied: (round: number) => boolean;
+  /** The Coder asks the Architect its one question before version 1. */
+  coderAsks?: boolean;
 };
 
 function standIn(behaviour: Behaviour) {
@@ -54,6 +56,9 @@ function standIn(behaviour: Behaviour) {
     const reply = (value: ChatReply) => value;
     if (answered) return reply({ text: /You are Reviewer/.test(system) ? "That is my view." : "Done." });
     const code = user.match(/write the code \(version (\d+)/);
+    if (code && behaviour.coderAsks && /you may instead ask the Architect/.test(user)) {
+      return reply({ toolCall: { name: "ask_teammate", arguments: { target: "architect", question: "Should an empty input return an empty list?" } } });
+    }
     if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
     const review = user.match(/review version (\d+)/);
     if (review) return reply({ toolCall: { name: "submit_verdict", arguments: behaviour.verdict(Number(review[1])) } });
@@ -105,6 +110,18 @@ describe("the build review", () => {
     const { review, talks } = await runReview({}, { verdict: approveFrom(2), satisfied: () => false });
     expect(talks).toEqual([expect.objectContaining({ status: "unresolved", rounds: 2, remaining: "the null case" })]);
     expect(review.status).toBe("approved");
+  });
+
+  it("lets the Coder ask the Architect one question before its first version", async () => {
+    const { review, talks, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsks: true });
+    expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1, clarified: true });
+    expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "question", topic: "Should an empty input return an empty list?" })]);
+    const opened = log.find((row) => row.type === "dialogue.opened")!.payload as { dialogue: { askerAgentId: string; addresseeAgentId: string } };
+    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "code", "answer", "reply", "code", "review"]);
+    expect(opened.dialogue.askerAgentId).not.toBe(opened.dialogue.addresseeAgentId);
+    // The question is asked once: the code run after the dialogue has no question to ask.
+    expect(log.filter((row) => row.type === "dialogue.opened")).toHaveLength(1);
   });
 
   it("opens no dialogue when dialogues are off (0 rounds)", async () => {

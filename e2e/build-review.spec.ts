@@ -1,0 +1,31 @@
+import { expect, test } from "./support/fixtures";
+import { createRoomViaApi } from "./support/room-page";
+
+test("a build review runs from a typed task to approval, its dialogue live with timers and costs", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Word counter", "build-review");
+  const participant = await openRoom(roomId, { name: "Ada" });
+  const watcher = await openRoom(roomId);
+  await expect(watcher.page.getByTestId("review-task")).toHaveCount(0);
+
+  await participant.page.getByTestId("review-task").fill("Write a function that counts the words in a sentence");
+  await participant.page.getByTestId("review-start").click();
+
+  for (const room of [participant, watcher]) {
+    const thread = room.page.getByTestId("dialogue-thread");
+    await expect(thread).toBeVisible({ timeout: 30_000 });
+    await expect(thread).toContainText("Reviewer ↔ Coder");
+    // The turn being written shows a running timer; each message its duration and cost once written.
+    await expect(room.page.getByTestId("dialogue-links")).toBeVisible();
+  }
+  await expect(watcher.page.getByTestId("dialogue-timer")).toBeVisible({ timeout: 10_000 });
+  for (const room of [participant, watcher]) {
+    await expect(room.page.getByTestId("dialogue-closed")).toContainText("Resolved after 2 rounds", { timeout: 30_000 });
+    await expect(room.page.getByTestId("dialogue-figures")).toHaveCount(4);
+    await expect(room.page.getByTestId("dialogue-figures").first()).toHaveText(/^\d+\.\d s · \$0\.0000$/);
+    await expect(room.page.getByTestId("review-status")).toContainText("Approved · 2 rounds", { timeout: 30_000 });
+    await expect(room.page.locator('[data-kind="code"]')).toHaveCount(1);
+    await expect(room.page.getByTestId("code-version")).toHaveText("v2");
+    await expect(room.page.locator('[data-kind="code"] .hljs-keyword').first()).toBeVisible();
+  }
+  await expect(watcher.page.getByTestId("dialogue-links")).toHaveCount(0);
+});
