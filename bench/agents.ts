@@ -3,7 +3,7 @@
 // outside the model), on PGlite and on PostgreSQL, beside the same persona runs driven
 // in memory with no queue and no database. Ends with one line of JSON.
 // Usage: npm run bench:agents [-- --rooms=6 --workers=2]
-import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { isStepCount, streamText, tool } from "ai";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -316,6 +316,68 @@ async function measureDriver(driver: string, database: Database): Promise<Figure
 }
 
 /**
+ * Whether a run waiting between retries slows the others: the Storyteller's runs timed alone,
+ * then beside Songwriter runs whose provider always answers 503 (retried after 150 ms, three
+ * times), alternating blocks so both see the same machine. Returns the ratio of the medians.
+ */
+async function retryNeighbour(database: Database, samples = 24) {
+  const failing: LanguageModelV4 = {
+    specificationVersion: "v4",
+    provider: "bench",
+    modelId: "unavailable",
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new APICallError({ message: "busy", url: "http://bench", requestBodyValues: {}, statusCode: 503, isRetryable: true })),
+    doStream: () => Promise.reject(new APICallError({ message: "busy", url: "http://bench", requestBodyValues: {}, statusCode: 503, isRetryable: true })),
+  };
+  const resolve = (spec: string): ResolvedModel =>
+    spec === "bench:unavailable"
+      ? { model: failing, provider: "script", modelId: spec, spec, scripted: true }
+      : { model: createScriptModel({ name: spec.replace(/^script:/, ""), paceMs: 0, latencyMs: 0 }), provider: "script", modelId: spec, spec, scripted: true };
+  const { room, agents } = await createRoom(database.db, { title: "Bench retries", template: CREATIVE_CANVAS.id }, { settings: { max_concurrent_runs: 5 } });
+  const storyteller = agents.find((agent) => agent.persona === "storyteller")!;
+  const songwriter = agents.find((agent) => agent.persona === "songwriter")!;
+  await database.db.execute(sql`update agents set model = 'bench:unavailable' where id = ${songwriter.id}`);
+  const bus = new RoomBus(database);
+  await bus.start();
+  const worker = new AgentWorker(database, bus, {
+    owner: "bench-retries",
+    resolveModel: resolve,
+    maxParallel: 4,
+    pollMs: 20,
+    execute: { retryDelaysMs: [150, 150, 150] },
+  });
+  await worker.start();
+  const finish = async (runId: string) => {
+    for (;;) {
+      const [row] = await database.db.select().from(runs).where(eq(runs.id, runId));
+      if (row && row.status !== "queued" && row.status !== "running") return row;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  const alone: number[] = [];
+  const beside: number[] = [];
+  try {
+    for (let index = 0; index < samples; index++) {
+      const withNeighbour = index % 2 === 1;
+      const neighbours = withNeighbour
+        ? await Promise.all([1, 2].map(() => startAgentRun(database.db, room.id, { agentId: songwriter.id, prompt: "Write" }, { id: "bench", name: "Bench" })))
+        : [];
+      if (withNeighbour) await new Promise((resolve) => setTimeout(resolve, 30));
+      const run = await startAgentRun(database.db, room.id, { agentId: storyteller.id, prompt: "Tell a tiny story" }, { id: "bench", name: "Bench" });
+      const done = await finish(run.id);
+      const perStep = (done.finishedAt!.getTime() - done.startedAt!.getTime()) / Math.max(1, done.steps);
+      (withNeighbour ? beside : alone).push(perStep);
+      for (const neighbour of neighbours) await finish(neighbour.id);
+    }
+  } finally {
+    await worker.stop();
+    await bus.stop();
+  }
+  const med = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+  return { alone_ms_per_step: round(med(alone), 2), beside_retries_ms_per_step: round(med(beside), 2), ratio: round(med(beside) / med(alone), 2) };
+}
+
+/**
  * The workflow endpoint's lookup on a big database: `rooms` rooms of `perRoom` events each,
  * every room's events spread over 20 workflows; then `samples` workflows read at random.
  */
@@ -351,6 +413,7 @@ async function workflowLookup(database: Database, rooms = 100, perRoom = 2000, s
 
 const results: Figures[] = [];
 let lookup: Awaited<ReturnType<typeof workflowLookup>> | null = null;
+let neighbour: Awaited<ReturnType<typeof retryNeighbour>> | null = null;
 const pglite = await openPglite();
 results.push(await measureDriver("pglite", pglite));
 await pglite.close();
@@ -361,6 +424,7 @@ if (server) {
   try {
     results.push(await measureDriver("postgres", postgres));
     lookup = await workflowLookup(postgres);
+    neighbour = await retryNeighbour(postgres);
   } finally {
     await postgres.close();
     await server.drop();
@@ -396,11 +460,18 @@ if (lookup) {
     `Workflow lookup (GET /api/rooms/:id/workflows/:correlationId's read) among ${lookup.events.toLocaleString("en-US")} events in 100 rooms on PostgreSQL: p50 ${lookup.p50} ms, p99 ${lookup.p99} ms (target p99 ≤ 20 ms).\n`,
   );
 }
+if (neighbour) {
+  console.log(
+    `A run beside runs waiting between retries (provider answering 503): ${neighbour.beside_retries_ms_per_step} ms a step, ` +
+      `alone ${neighbour.alone_ms_per_step} ms — ratio ${neighbour.ratio} (target ≤ 1.10).\n`,
+  );
+}
 const primary = results.find((row) => row.driver === "postgres") ?? results[0]!;
 console.log(
   JSON.stringify({
     ...primary,
     ...(lookup ? { workflow_lookup_p50_ms: lookup.p50, workflow_lookup_p99_ms: lookup.p99 } : {}),
+    ...(neighbour ? { retry_neighbour_ratio: neighbour.ratio } : {}),
     baseline_runs_per_minute: baseline.runs_per_minute,
     baseline_ms_per_step: baseline.ms_per_step,
     results,

@@ -18,9 +18,9 @@ import {
 } from "./question";
 
 // The people in a room answer one question at a time: each waits its turn in the order it
-// was asked, and its deadline counts the wait.
+// was asked, and its countdown starts when it opens.
 
-type Turn = { kind: "open" } | { kind: "deferred"; history: HumanQa[] } | { kind: "wait" } | { kind: "ended" };
+type Turn = { kind: "open"; deadline: Date } | { kind: "deferred"; history: HumanQa[] } | { kind: "wait" } | { kind: "ended" };
 
 async function waitForChange(
   deps: AskOthersDeps,
@@ -54,9 +54,9 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
   const { result } = await writeRoomEvents(deps.database.db, broadcast.roomId, async (tx, emit, at): Promise<Turn> => {
     await expireOverdueBroadcasts(tx, emit, broadcast.roomId, at, settings.broadcast_timeout);
 
-    const [own] = await tx.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+    const [own] = await tx.select({ status: broadcasts.status, deadlineAt: broadcasts.deadlineAt }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
     // Opened by the earlier call this one carries on (still running where its run was lost).
-    if (own?.status === "open") return { kind: "open" };
+    if (own?.status === "open") return { kind: "open", deadline: own.deadlineAt! };
     if (own?.status !== "waiting_turn") return { kind: "ended" };
     const [first] = await tx
       .select({ id: broadcasts.id })
@@ -85,7 +85,9 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
       return { kind: "deferred", history: history.map(({ question, answer }) => ({ question, answer })) };
     }
 
-    await tx.update(broadcasts).set({ status: "open", openedAt: at }).where(eq(broadcasts.id, broadcast.id));
+    // The room gets the whole timeout to answer, however long the question waited for its turn.
+    const deadline = new Date(at.getTime() + settings.broadcast_timeout * 1000);
+    await tx.update(broadcasts).set({ status: "open", openedAt: at, deadlineAt: deadline }).where(eq(broadcasts.id, broadcast.id));
     emit({
       type: "broadcast.opened",
       actor: actorOf(asker),
@@ -93,9 +95,9 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
       correlationId: broadcast.correlationId,
       status: "pending",
       nextSteps: ["broadcast.response", "broadcast.closed"],
-      payload: { broadcastId: broadcast.id, deadlineAt: broadcast.deadlineAt!.toISOString(), openedAt: at.toISOString() },
+      payload: { broadcastId: broadcast.id, deadlineAt: deadline.toISOString(), openedAt: at.toISOString() },
     });
-    return { kind: "open" };
+    return { kind: "open", deadline };
   });
   return result!;
 }
@@ -106,7 +108,8 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
  * answers gets them (`deferred`) instead of a new prompt.
  */
 export async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, settings: RoomSettings): Promise<AskOthersResult> {
-  const deadline = broadcast.deadlineAt!;
+  // Until it opens, the question waits at most until its waiting limit; once open, until its own deadline.
+  let deadline = broadcast.deadlineAt!;
   const stillWaiting = async (): Promise<boolean> => {
     if (input.signal?.aborted) await endQuestion(deps, input, broadcast, "cancelled");
     else if (Date.now() >= deadline.getTime()) await endQuestion(deps, input, broadcast, "timeout");
@@ -115,12 +118,13 @@ export async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broad
   };
   try {
     // A question carried on from an earlier call may have had its turn already.
-    let turn: Turn = broadcast.status === "open" ? { kind: "open" } : { kind: "wait" };
+    let turn: Turn = broadcast.status === "open" ? { kind: "open", deadline } : { kind: "wait" };
     while (turn.kind === "wait" && (await stillWaiting())) {
       turn = await tryAcquire(deps, broadcast, settings, input.asker);
       if (turn.kind === "wait") await waitForChange(deps, input.roomId, deadline, input.signal);
     }
     if (turn.kind === "deferred") return deferredResult(turn.history);
+    if (turn.kind === "open") deadline = turn.deadline;
     while (turn.kind === "open" && (await stillWaiting())) {
       const [row] = await deps.database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
       if (row?.status !== "open") break;

@@ -44,6 +44,15 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
           "Wait for their answers before asking again.",
       );
     }
+    // A question to the people waits for its turn: at most one timeout for each question ahead
+    // of it (each ends by its own), then it gets its full timeout once it opens.
+    const [ahead] =
+      mode === "human"
+        ? await tx
+            .select({ value: count() })
+            .from(broadcasts)
+            .where(and(eq(broadcasts.roomId, input.roomId), eq(broadcasts.mode, "human"), inArray(broadcasts.status, ["waiting_turn", "open"])))
+        : [{ value: 0 }];
     const [row] = await tx
       .insert(broadcasts)
       .values({
@@ -58,8 +67,7 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
         options: input.options ?? [],
         status: mode === "agents" ? "pending" : "waiting_turn",
         correlationId: input.correlationId,
-        // In human mode too: the wait for a turn counts, so the whole call ends by then.
-        deadlineAt: new Date(at.getTime() + settings.broadcast_timeout * 1000),
+        deadlineAt: new Date(at.getTime() + settings.broadcast_timeout * 1000 * (1 + Number(ahead?.value ?? 0))),
         createdAt: at,
       })
       .returning();
