@@ -18,8 +18,19 @@ export interface ClaimOptions {
   maxAttempts?: number;
 }
 
+/**
+ * Runs a worker may take: queued ones whose agent is not already working (an agent runs one
+ * run at a time; work for a busy agent waits for its current run), and running ones whose
+ * worker died (lease expired).
+ */
 const claimable = () =>
-  or(eq(runs.status, "queued"), and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, sql`now()`)));
+  or(
+    and(
+      eq(runs.status, "queued"),
+      sql`not exists (select 1 from ${runs} as busy where busy.agent_id = ${runs.agentId} and busy.status = 'running' and busy.lease_expires_at >= now())`,
+    ),
+    and(eq(runs.status, "running"), lt(runs.leaseExpiresAt, sql`now()`)),
+  );
 
 /** How many more runs a room may start: its `max_concurrent_runs` less its running runs with live leases. */
 const freeSlots = (roomId: SQL) => sql`
