@@ -23,6 +23,8 @@ const usage = `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completi
  */
 export async function startChatServer(reply: (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>) {
   const requests: ChatRequest[] = [];
+  /** Where each request went and the key it carried. */
+  const received: { url: string; authorization: string | undefined }[] = [];
   const server = http.createServer((req, res) => {
     let raw = "";
     req.setEncoding("utf8");
@@ -30,6 +32,7 @@ export async function startChatServer(reply: (request: ChatRequest, index: numbe
     req.on("end", async () => {
       const body = JSON.parse(raw) as ChatRequest;
       requests.push(body);
+      received.push({ url: req.url ?? "", authorization: req.headers.authorization });
       const answer = await reply(body, requests.length - 1);
       if ("status" in answer) {
         res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
@@ -51,6 +54,7 @@ export async function startChatServer(reply: (request: ChatRequest, index: numbe
   const port = (server.address() as AddressInfo).port;
   return {
     requests,
+    received,
     baseURL: `http://127.0.0.1:${port}/v1`,
     /** Everything the user turns of one request said, as text. */
     userText: (index: number) =>

@@ -7,10 +7,14 @@ import { apiWrite } from "@/components/room/api";
 import { useSubmit } from "@/components/ui/use-submit";
 
 interface ImportResponse {
-  room: { id: string };
+  room: { id: string; title: string };
+  agents: { id: string; name: string; model: string; endpoint?: string | null }[];
+  settings: Record<string, unknown>;
   ignored: string[];
   notes: string[];
 }
+
+const BROADCAST_KEYS = ["broadcast", "broadcast_timeout", "max_broadcasts_per_agent", "broadcast_sensitivity", "response_depth"];
 
 /** Creates a room from a multi-agent YAML configuration: paste it or pick a file. */
 export function ImportRoomForm() {
@@ -19,6 +23,7 @@ export function ImportRoomForm() {
   const [yaml, setYaml] = useState("");
   const [title, setTitle] = useState("");
   const [offline, setOffline] = useState(true);
+  const [fileName, setFileName] = useState<string | null>(null);
   const [result, setResult] = useState<ImportResponse | null>(null);
   const { busy, error, submit } = useSubmit();
 
@@ -31,6 +36,7 @@ export function ImportRoomForm() {
           yaml,
           offline,
           ...(title.trim() ? { title: title.trim() } : {}),
+          ...(fileName ? { fileName } : {}),
         });
         setResult(response);
         void queryClient.invalidateQueries({ queryKey: ["rooms"] });
@@ -47,7 +53,10 @@ export function ImportRoomForm() {
         aria-label="Configuration file"
         onChange={async (event) => {
           const file = event.target.files?.[0];
-          if (file) setYaml(await file.text());
+          if (file) {
+            setYaml(await file.text());
+            setFileName(file.name);
+          }
         }}
       />
       <textarea
@@ -76,10 +85,38 @@ export function ImportRoomForm() {
       {result && (
         <div className="import-room__result" data-testid="import-result">
           <p>
-            Room created.{" "}
-            <button type="button" className="button button--primary" onClick={() => router.push(`/rooms/${result.room.id}`)}>
-              Open it
+            <strong data-testid="import-title">{result.room.title}</strong> is ready.{" "}
+            <button type="button" className="button button--primary" onClick={() => router.push(`/rooms/${result.room.id}`)} data-testid="import-open">
+              Enter the room
             </button>
+          </p>
+          <table className="import-room__agents" data-testid="import-agents">
+            <thead>
+              <tr>
+                <th>Agent</th>
+                <th>Model</th>
+                <th>Endpoint</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.agents.map((agent) => (
+                <tr key={agent.id} data-testid="import-agent">
+                  <td>{agent.name}</td>
+                  <td>
+                    <code>{agent.model}</code>
+                  </td>
+                  <td>{agent.endpoint ?? (agent.model.startsWith("script:") ? "offline" : "server default")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p className="muted" data-testid="import-broadcast">
+            Asking others:{" "}
+            {BROADCAST_KEYS.some((key) => key in result.settings)
+              ? BROADCAST_KEYS.filter((key) => key in result.settings)
+                  .map((key) => `${key.replace(/_/g, " ")} ${String(result.settings[key])}`)
+                  .join(", ")
+              : "the room's defaults (off)"}
           </p>
           {result.notes.map((note) => (
             <p key={note} className="muted">

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { rooms } from "./rooms";
 
 export const agents = pgTable(
@@ -22,6 +22,8 @@ export const agents = pgTable(
      */
     identity: text("identity").notNull(),
     systemPrompt: text("system_prompt").notNull().default(""),
+    /** Where and how its model is called: its own endpoint, the variable holding its key, generation settings. */
+    modelOptions: jsonb("model_options").$type<AgentModelOptions>().notNull().default({}),
     position: integer("position").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -31,6 +33,17 @@ export const agents = pgTable(
     index("agents_identity_idx").on(table.identity),
   ],
 );
+
+/** An agent's own model settings, beside its `provider:model`. */
+export interface AgentModelOptions {
+  /** The agent's own endpoint (an OpenAI-compatible server, a proxy), over the server-wide one. */
+  baseUrl?: string;
+  /** The environment variable holding the agent's API key (never the key itself). */
+  apiKeyEnv?: string;
+  temperature?: number;
+  topP?: number;
+  maxOutputTokens?: number;
+}
 
 export type Agent = typeof agents.$inferSelect;
 export type NewAgent = typeof agents.$inferInsert;

@@ -14,7 +14,7 @@ import { type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms,
 import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { appendEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
-import { ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
+import { type ModelResolver, ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
 import type { ErrorDetails, PayloadOf } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -32,7 +32,7 @@ import { countRequestsMade } from "./tools/reserve-request";
 export interface ExecuteDeps {
   database: Database;
   bus: RoomBus;
-  resolveModel: (spec: string) => ResolvedModel;
+  resolveModel: ModelResolver;
   now?: () => Date;
   /** How often typed text is flushed to viewers. */
   typingFlushMs?: number;
@@ -180,7 +180,7 @@ export async function executeRun(
 
   let resolved: ResolvedModel;
   try {
-    resolved = deps.resolveModel(agent.model);
+    resolved = deps.resolveModel(agent.model, agent.modelOptions);
   } catch (error) {
     return finish("failed", errorDetails(error));
   }
@@ -349,6 +349,9 @@ export async function executeRun(
       abortSignal: runSignal,
       // Retries are made by the model itself (`withVisibleRetries`), each announced in the room.
       maxRetries: 0,
+      temperature: agent.modelOptions.temperature,
+      topP: agent.modelOptions.topP,
+      maxOutputTokens: agent.modelOptions.maxOutputTokens,
       seed: settings.script_seed,
       // Each step reads the whole conversation again, with the notes where they arrived
       // (docs/behaviour/asking-others.md): what the agent's shadow answered stays in its context for the rest of the run.

@@ -1,7 +1,7 @@
 import type { Database } from "@/db";
 import type { Agent, Run } from "@/db/schema";
 import type { CanvasAuthor } from "@/lib/canvas/author";
-import type { ResolvedModel } from "@/lib/models/registry";
+import type { ModelResolver } from "@/lib/models/registry";
 import type { RoomBus } from "@/lib/realtime/bus";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import type { PendingModelCalls } from "./record-model-call";
@@ -20,7 +20,7 @@ export interface ActiveRun {
   /** The run's model calls not yet written: every write the run makes carries them. */
   modelCalls: PendingModelCalls;
   /** Resolves other agents' models (their shadows answer broadcasts). */
-  resolveModel: (spec: string) => ResolvedModel;
+  resolveModel: ModelResolver;
   /** Mutable per-run bookkeeping the limits and the tools' idempotency keys rely on. */
   state: {
     requestsMade: number;

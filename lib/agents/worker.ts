@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/db";
 import type { Run } from "@/db/schema";
-import type { ResolvedModel } from "@/lib/models/registry";
+import type { ModelResolver } from "@/lib/models/registry";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { claimNextRun, heartbeatRun, releaseRun } from "./claim-run";
 import { RUNS_CHANNEL } from "./enqueue-run";
@@ -14,7 +14,7 @@ export interface WorkerOptions {
    * not also still held by the copy that was running it.
    */
   owner: string;
-  resolveModel: (spec: string) => ResolvedModel;
+  resolveModel: ModelResolver;
   /** Runs this worker executes at once (across rooms; each room has its own limit). */
   maxParallel?: number;
   leaseMs?: number;

@@ -3,7 +3,7 @@ import type { Database } from "@/db";
 import { type Agent, type Broadcast, type BroadcastStatus, broadcastResponses, broadcasts } from "@/db/schema";
 import type { CarriedChanges } from "@/lib/events/write-room-events";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
-import type { ResolvedModel } from "@/lib/models/registry";
+import type { ModelResolver } from "@/lib/models/registry";
 import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { ACTIVE_STATUSES, type BroadcastOutcome, closeBroadcast } from "./close-broadcast";
@@ -15,7 +15,7 @@ import { HUMAN_QA_NOTE, humanQaHistory } from "./human-qa";
 export interface AskOthersDeps {
   database: Database;
   bus: RoomBus;
-  resolveModel: (spec: string) => ResolvedModel;
+  resolveModel: ModelResolver;
   /** Fallback poll while waiting for a person (notifications wake it sooner). */
   pollMs?: number;
 }

@@ -3,7 +3,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, runs } from "@/db/schema";
 import { usageFigures } from "@/lib/models/pricing";
-import type { ResolvedModel } from "@/lib/models/registry";
+import type { ModelResolver } from "@/lib/models/registry";
 import { type ResponseDepth, buildShadowPrompt } from "./shadow-prompt";
 
 export interface ShadowAnswer {
@@ -22,7 +22,7 @@ const HISTORY_RUNS = 3;
  * responder's own run is not touched.
  */
 export async function respondAsShadow(
-  deps: { db: Db; resolveModel: (spec: string) => ResolvedModel },
+  deps: { db: Db; resolveModel: ModelResolver },
   input: { responder: Agent; askerName: string; question: string; depth: ResponseDepth; signal: AbortSignal; seed?: number },
 ): Promise<ShadowAnswer> {
   const started = performance.now();
@@ -43,7 +43,7 @@ export async function respondAsShadow(
   });
   // The asker may have stopped while the history was read: its shadow then asks the model nothing.
   input.signal.throwIfAborted();
-  const resolved = deps.resolveModel(input.responder.model);
+  const resolved = deps.resolveModel(input.responder.model, input.responder.modelOptions);
   const result = await generateText({
     model: resolved.model,
     system,

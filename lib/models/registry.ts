@@ -3,6 +3,7 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { AgentModelOptions } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { createScriptModel } from "./script/script-model";
 
@@ -30,22 +31,26 @@ export function parseModelSpec(spec: string): ParsedModelSpec | { error: string 
  * Why an agent's model cannot run here, or null when it can. Shown in the room so that a
  * missing key reads as an explanation, not a crash.
  */
-export function modelUnavailableReason(spec: string, env: Env = getEnv()): string | null {
+export function modelUnavailableReason(spec: string, env: Env = getEnv(), options: AgentModelOptions = {}, secrets: NodeJS.ProcessEnv = process.env): string | null {
   const parsed = parseModelSpec(spec);
   if ("error" in parsed) return parsed.error;
+  if (parsed.provider !== "script" && options.apiKeyEnv && !secrets[options.apiKeyEnv]) {
+    return `${options.apiKeyEnv} (the key this agent's configuration names) is not set on the server.`;
+  }
+  const ownKey = !!options.apiKeyEnv;
   switch (parsed.provider) {
     case "script":
       return null;
     case "openai":
-      return env.OPENAI_API_KEY ? null : "OPENAI_API_KEY is not set on the server.";
+      return env.OPENAI_API_KEY || ownKey ? null : "OPENAI_API_KEY is not set on the server.";
     case "anthropic":
-      return env.ANTHROPIC_API_KEY ? null : "ANTHROPIC_API_KEY is not set on the server.";
+      return env.ANTHROPIC_API_KEY || ownKey ? null : "ANTHROPIC_API_KEY is not set on the server.";
     case "google":
-      return env.GOOGLE_GENERATIVE_AI_API_KEY ? null : "GOOGLE_GENERATIVE_AI_API_KEY is not set on the server.";
+      return env.GOOGLE_GENERATIVE_AI_API_KEY || ownKey ? null : "GOOGLE_GENERATIVE_AI_API_KEY is not set on the server.";
     case "openai-compatible":
-      return env.OPENAI_COMPATIBLE_BASE_URL
+      return env.OPENAI_COMPATIBLE_BASE_URL || options.baseUrl
         ? null
-        : "OPENAI_COMPATIBLE_BASE_URL is not set on the server (e.g. http://localhost:11434/v1 for Ollama).";
+        : "OPENAI_COMPATIBLE_BASE_URL is not set on the server (e.g. http://localhost:11434/v1 for Ollama), and the agent names no endpoint of its own.";
   }
 }
 
@@ -67,7 +72,14 @@ export interface ResolveOptions {
   scriptThinkMs?: number;
   /** Replaces `fetch` for HTTP providers (wire-level tests). */
   fetch?: typeof globalThis.fetch;
+  /** The agent's own endpoint and key variable, over the server-wide ones. */
+  agent?: AgentModelOptions;
+  /** Where a key variable named by an agent is looked up (the process environment). */
+  secrets?: NodeJS.ProcessEnv;
 }
+
+/** Resolves an agent's model: its `provider:model` and, where it has them, its own endpoint and key. */
+export type ModelResolver = (spec: string, agent?: AgentModelOptions) => ResolvedModel;
 
 export interface ResolvedModel {
   model: LanguageModelV4;
@@ -82,10 +94,13 @@ export function resolveModel(spec: string, options: ResolveOptions = {}): Resolv
   const env = options.env ?? getEnv();
   const parsed = parseModelSpec(spec);
   if ("error" in parsed) throw new ModelUnavailableError(spec, parsed.error);
-  const reason = modelUnavailableReason(spec, env);
+  const own = options.agent ?? {};
+  const secrets = options.secrets ?? process.env;
+  const reason = modelUnavailableReason(spec, env, own, secrets);
   if (reason) throw new ModelUnavailableError(spec, reason);
   const { provider, modelId } = parsed;
   const fetch = options.fetch;
+  const ownKey = own.apiKeyEnv ? secrets[own.apiKeyEnv] : undefined;
   let model: LanguageModelV4;
   switch (provider) {
     case "script":
@@ -96,21 +111,21 @@ export function resolveModel(spec: string, options: ResolveOptions = {}): Resolv
       });
       break;
     case "openai":
-      model = createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL, fetch })(modelId);
+      model = createOpenAI({ apiKey: ownKey ?? env.OPENAI_API_KEY, baseURL: own.baseUrl ?? env.OPENAI_BASE_URL, fetch })(modelId);
       break;
     case "anthropic":
-      model = createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL, fetch })(modelId);
+      model = createAnthropic({ apiKey: ownKey ?? env.ANTHROPIC_API_KEY, baseURL: own.baseUrl ?? env.ANTHROPIC_BASE_URL, fetch })(modelId);
       break;
     case "google":
-      model = createGoogleGenerativeAI({ apiKey: env.GOOGLE_GENERATIVE_AI_API_KEY, baseURL: env.GOOGLE_BASE_URL, fetch })(
+      model = createGoogleGenerativeAI({ apiKey: ownKey ?? env.GOOGLE_GENERATIVE_AI_API_KEY, baseURL: own.baseUrl ?? env.GOOGLE_BASE_URL, fetch })(
         modelId,
       );
       break;
     case "openai-compatible":
       model = createOpenAICompatible({
         name: env.OPENAI_COMPATIBLE_NAME,
-        baseURL: env.OPENAI_COMPATIBLE_BASE_URL!,
-        apiKey: env.OPENAI_COMPATIBLE_API_KEY,
+        baseURL: own.baseUrl ?? env.OPENAI_COMPATIBLE_BASE_URL!,
+        apiKey: own.baseUrl ? ownKey : (ownKey ?? env.OPENAI_COMPATIBLE_API_KEY),
         includeUsage: true,
         fetch,
       }).chatModel(modelId);

@@ -44,6 +44,8 @@ export const agentSchema = z.object({
   description: z.string(),
   color: z.string(),
   model: z.string(),
+  /** The agent's own endpoint, when it does not use the server-wide one. */
+  endpoint: z.string().nullable().optional(),
   position: z.number().int(),
   /** Why the agent's model cannot run on this server (a missing key), when it cannot. */
   unavailableReason: z.string().nullable().optional(),

@@ -61,6 +61,7 @@ export async function createRoom(db: Db, input: CreateRoomInput, options: Create
               model: persona.model,
               identity: agentIdentity(input.template, persona.persona),
               systemPrompt: persona.systemPrompt,
+              modelOptions: persona.modelOptions ?? {},
               position,
               createdAt: now,
             })),

@@ -21,6 +21,7 @@ export function agentToDto(agent: Agent): AgentDto {
     description: agent.description,
     color: agent.color,
     model: agent.model,
+    endpoint: agent.modelOptions?.baseUrl ?? null,
     position: agent.position,
   };
 }

@@ -20,8 +20,8 @@ import type {
   RunDto,
   StoredEvent,
 } from "@/lib/protocol";
-import { edgeToDto, nodeToDto, roomToDto } from "./dto";
-import { findRoom, listAgents } from "./list-rooms";
+import { agentToDto, edgeToDto, nodeToDto, roomToDto } from "./dto";
+import { findRoom, listAgentRows } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
 
 /** A participant's message still waiting for its agent. */
@@ -67,7 +67,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
       if (!room) throw notFound("Room");
       const now = new Date();
       const [agentList, nodeRows, edgeRows, eventRows, runRows, boardRows, findingRows, pendingRows] = await Promise.all([
-        listAgents(tx, roomId),
+        listAgentRows(tx, roomId),
         tx.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId)).orderBy(asc(canvasNodes.createdAt)),
         tx.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId)).orderBy(asc(canvasEdges.createdAt)),
         tx
@@ -128,7 +128,10 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
       return {
         room: roomToDto(room),
         settings: parseRoomSettings(room.settings),
-        agents: agentList.map((agent) => ({ ...agent, unavailableReason: modelUnavailableReason(agent.model) })),
+        agents: agentList.map((agent) => ({
+          ...agentToDto(agent),
+          unavailableReason: modelUnavailableReason(agent.model, undefined, agent.modelOptions),
+        })),
         nodes: nodeRows.map(nodeToDto),
         edges: edgeRows.map(edgeToDto),
         runs: [...runMap.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(runToDto),

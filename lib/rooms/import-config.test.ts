@@ -60,11 +60,13 @@ describe("parseRoomConfig", () => {
     expect(config.settings).toEqual({ broadcast: "off", task: "Plan a weekend trip to the coast and write a packing list." });
     expect(config.task).toMatch(/weekend trip/);
     expect(config.notes).toContain("agents[3].backend.model was not set; using claude-sonnet-4-5.");
+    // The local model keeps its own endpoint and temperature.
+    expect(config.agents[2]!.modelOptions).toEqual({ baseUrl: "http://localhost:11434/v1", temperature: 0.2 });
+    expect(config.ignored).not.toContain("agents[2].backend.base_url");
     expect(config.ignored).toEqual(
       expect.arrayContaining([
         "agents[1].backend.mcp_servers",
         "agents[1].backend.reasoning",
-        "agents[2].backend.base_url",
         "agents[3].backend.permission_mode",
         "orchestrator.context_paths",
         "orchestrator.coordination.enable_planning_mode",
@@ -154,5 +156,39 @@ describe("parseRoomConfig", () => {
 
     const objectModel = failure("agents:\n  - id: a\n    backend: {type: ag2, agent_config: {llm_config: {model: {name: m}}}}\n");
     expect(objectModel.key).toBe("agents[0].backend.type");
+  });
+
+  it("keeps each agent's endpoint, key variable and generation settings", () => {
+    const config = parseRoomConfig(
+      [
+        "agents:",
+        "  - id: local",
+        "    backend: { type: vllm, model: qwen2.5-coder, base_url: 'http://10.0.0.5:8000/v1/', temperature: 0.2, top_p: 0.9, max_tokens: 800 }",
+        "  - id: grok",
+        "    backend: { type: grok, model: grok-4 }",
+        "  - id: cerebras",
+        "    backend: { type: cerebras, model: llama-3.3-70b, api_key: '${MY_CEREBRAS_KEY}' }",
+        "  - id: pasted",
+        "    backend: { type: openai, model: gpt-5, api_key: sk-pasted-into-the-file }",
+      ].join("\n"),
+    );
+    expect(config.agents.map((agent) => [agent.model, agent.modelOptions])).toEqual([
+      ["openai-compatible:qwen2.5-coder", { baseUrl: "http://10.0.0.5:8000/v1", temperature: 0.2, topP: 0.9, maxOutputTokens: 800 }],
+      ["openai-compatible:grok-4", { baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" }],
+      ["openai-compatible:llama-3.3-70b", { baseUrl: "https://api.cerebras.ai/v1", apiKeyEnv: "MY_CEREBRAS_KEY" }],
+      ["openai:gpt-5", {}],
+    ]);
+    expect(config.notes).toContain("agents[3].backend.api_key: a key written in the file is not used; name the environment variable that holds it with api_key_env.");
+    expect(JSON.stringify(config)).not.toContain("sk-pasted-into-the-file");
+    expect(config.ignored).toEqual([]);
+  });
+
+  it("refuses a bad endpoint, key variable or generation setting, naming the key and line", () => {
+    const one = (backend: string) => failure(`agents:\n  - id: a\n    backend: { type: vllm, model: m, ${backend} }`);
+    expect(one("base_url: 'ftp://x'").message).toMatch(/agents\[0\]\.backend\.base_url \(line 3\): must be an http\(s\) address/);
+    expect(one("api_key_env: 'not a name'").message).toMatch(/api_key_env .*must name an environment variable/);
+    expect(one("temperature: 3").message).toMatch(/temperature .*from 0 to 2/);
+    expect(one("top_p: -1").message).toMatch(/top_p .*from 0 to 1/);
+    expect(one("max_tokens: 0").message).toMatch(/max_tokens .*whole number/);
   });
 });

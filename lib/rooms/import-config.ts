@@ -1,6 +1,7 @@
 import { type Document, LineCounter, isMap, isScalar, isSeq, parseDocument } from "yaml";
 import { AppError } from "@/lib/errors";
 import { ownValue } from "@/lib/own-value";
+import type { AgentModelOptions } from "@/db/schema";
 import type { RoomSettingsPatch } from "./room-settings";
 import type { PersonaTemplate } from "./templates";
 
@@ -17,28 +18,32 @@ export class ConfigImportError extends AppError {
 
 type Provider = "openai" | "anthropic" | "google" | "openai-compatible";
 
-/** The backends of that system's configuration files and the provider that serves each here. */
-export const BACKEND_PROVIDERS: Record<string, { provider: Provider; defaultModel: string }> = {
+/**
+ * The backends of that system's configuration files and the provider that serves each here:
+ * for hosted OpenAI-compatible services, their endpoint and the variable their key is usually
+ * kept in, used when the file names neither.
+ */
+export const BACKEND_PROVIDERS: Record<string, { provider: Provider; defaultModel: string; baseUrl?: string; keyEnv?: string }> = {
   openai: { provider: "openai", defaultModel: "gpt-5" },
   claude: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },
   claude_code: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },
   gemini: { provider: "google", defaultModel: "gemini-2.5-flash" },
-  grok: { provider: "openai-compatible", defaultModel: "grok-4" },
+  grok: { provider: "openai-compatible", defaultModel: "grok-4", baseUrl: "https://api.x.ai/v1", keyEnv: "XAI_API_KEY" },
   lmstudio: { provider: "openai-compatible", defaultModel: "local-model" },
   vllm: { provider: "openai-compatible", defaultModel: "local-model" },
   sglang: { provider: "openai-compatible", defaultModel: "local-model" },
   chatcompletion: { provider: "openai-compatible", defaultModel: "default" },
   azure_openai: { provider: "openai-compatible", defaultModel: "gpt-4o" },
-  zai: { provider: "openai-compatible", defaultModel: "glm-4.5" },
-  cerebras: { provider: "openai-compatible", defaultModel: "llama-3.3-70b" },
-  together: { provider: "openai-compatible", defaultModel: "default" },
-  fireworks: { provider: "openai-compatible", defaultModel: "default" },
-  groq: { provider: "openai-compatible", defaultModel: "default" },
-  openrouter: { provider: "openai-compatible", defaultModel: "default" },
-  moonshot: { provider: "openai-compatible", defaultModel: "default" },
-  nebius: { provider: "openai-compatible", defaultModel: "default" },
-  poe: { provider: "openai-compatible", defaultModel: "default" },
-  qwen: { provider: "openai-compatible", defaultModel: "qwen-plus" },
+  zai: { provider: "openai-compatible", defaultModel: "glm-4.5", baseUrl: "https://api.z.ai/api/paas/v4", keyEnv: "ZAI_API_KEY" },
+  cerebras: { provider: "openai-compatible", defaultModel: "llama-3.3-70b", baseUrl: "https://api.cerebras.ai/v1", keyEnv: "CEREBRAS_API_KEY" },
+  together: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.together.xyz/v1", keyEnv: "TOGETHER_API_KEY" },
+  fireworks: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.fireworks.ai/inference/v1", keyEnv: "FIREWORKS_API_KEY" },
+  groq: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY" },
+  openrouter: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY" },
+  moonshot: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.moonshot.ai/v1", keyEnv: "MOONSHOT_API_KEY" },
+  nebius: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.studio.nebius.com/v1", keyEnv: "NEBIUS_API_KEY" },
+  poe: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.poe.com/v1", keyEnv: "POE_API_KEY" },
+  qwen: { provider: "openai-compatible", defaultModel: "qwen-plus", baseUrl: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", keyEnv: "DASHSCOPE_API_KEY" },
 };
 
 /**
@@ -187,6 +192,49 @@ class Reader {
   }
 }
 
+/** An agent's endpoint, key variable and generation settings, from its backend's keys (and the backend's defaults). */
+function readModelOptions(reader: Reader, at: Path, backend: string, provider: Provider, notes: string[]): AgentModelOptions {
+  const options: AgentModelOptions = {};
+  const known = ownValue(BACKEND_PROVIDERS, backend);
+  const baseUrl = reader.optionalString([...at, "base_url"]);
+  if (baseUrl !== undefined) {
+    let url: URL | null = null;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      url = null;
+    }
+    if (!url || !["http:", "https:"].includes(url.protocol)) reader.fail([...at, "base_url"], `must be an http(s) address, not ${JSON.stringify(baseUrl)}`);
+    options.baseUrl = baseUrl.replace(/\/+$/, "");
+  } else if (known?.baseUrl) {
+    options.baseUrl = known.baseUrl;
+  }
+  const keyEnv = reader.optionalString([...at, "api_key_env"]);
+  const key = reader.optionalString([...at, "api_key"]);
+  if (keyEnv !== undefined) {
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) reader.fail([...at, "api_key_env"], "must name an environment variable, such as GROQ_API_KEY");
+    options.apiKeyEnv = keyEnv;
+  } else if (key !== undefined) {
+    const named = key.match(ENV_REFERENCE);
+    if (named) options.apiKeyEnv = named[1]!;
+    else notes.push(`${pathName([...at, "api_key"])}: a key written in the file is not used; name the environment variable that holds it with api_key_env.`);
+  }
+  if (!options.apiKeyEnv && known?.keyEnv && (provider === "openai-compatible" && options.baseUrl === known.baseUrl)) options.apiKeyEnv = known.keyEnv;
+  const temperature = reader.value([...at, "temperature"]);
+  if (temperature !== undefined && temperature !== null) {
+    if (typeof temperature !== "number" || temperature < 0 || temperature > 2) reader.fail([...at, "temperature"], `must be a number from 0 to 2, not ${JSON.stringify(temperature)}`);
+    options.temperature = temperature;
+  }
+  const topP = reader.value([...at, "top_p"]);
+  if (topP !== undefined && topP !== null) {
+    if (typeof topP !== "number" || topP < 0 || topP > 1) reader.fail([...at, "top_p"], `must be a number from 0 to 1, not ${JSON.stringify(topP)}`);
+    options.topP = topP;
+  }
+  const maxTokens = reader.optionalInt([...at, "max_tokens"], 1, 1_000_000);
+  if (maxTokens !== undefined) options.maxOutputTokens = maxTokens;
+  return options;
+}
+
 function resolvePath(value: unknown, path: Path): unknown {
   return path.reduce<unknown>((current, part) => (current as Record<string | number, unknown> | undefined)?.[part], value);
 }
@@ -200,7 +248,10 @@ function personaKey(id: string, taken: Set<string>): string {
 }
 
 const HANDLED_AGENT_KEYS = new Set(["id", "backend", "system_message", "append_system_prompt"]);
-const HANDLED_BACKEND_KEYS = new Set(["type", "model"]);
+const HANDLED_BACKEND_KEYS = new Set(["type", "model", "base_url", "api_key", "api_key_env", "temperature", "top_p", "max_tokens"]);
+
+/** `${NAME}` or `$NAME`: a key named by an environment variable. */
+const ENV_REFERENCE = /^\$\{?([A-Z_][A-Z0-9_]*)\}?$/;
 const HANDLED_COORDINATION_KEYS = new Set([
   "broadcast",
   "broadcast_timeout",
@@ -293,9 +344,11 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
     for (const key of reader.keys([...at, "backend"])) {
       if (!HANDLED_BACKEND_KEYS.has(key)) ignored.push(pathName([...at, "backend", key]));
     }
+    const modelOptions = options.offline ? {} : readModelOptions(reader, [...at, "backend"], normalized, provider, notes);
     const persona = personaKey(id, taken);
     const spec = options.offline ? `script:${persona}` : `${provider}:${model}`;
     agents.push({
+      modelOptions,
       persona,
       name: id,
       role: `${normalized} · ${model}`,

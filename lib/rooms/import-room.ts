@@ -10,6 +10,8 @@ export const importRoomInputSchema = z.strictObject({
   yaml: z.string().min(1, "Paste or upload a configuration file").max(256 * 1024, "Configuration files are limited to 256 KB"),
   title: z.string().trim().max(LIMITS.roomTitle).optional(),
   offline: z.boolean().default(false),
+  /** The uploaded file's name: the room's title when the file has no task. */
+  fileName: z.string().trim().max(200).optional(),
 });
 export type ImportRoomInput = z.input<typeof importRoomInputSchema>;
 
@@ -21,7 +23,12 @@ export async function importRoom(db: Db, input: ImportRoomInput) {
     .split("\n")
     .map((line) => line.trim())
     .find(Boolean);
-  const title = parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || `Imported team of ${config.agents.length}`;
+  const fromFile = parsed.fileName
+    ?.replace(/\.(ya?ml)$/i, "")
+    .replace(/[_-]+/g, " ")
+    .trim();
+  const title =
+    parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || fromFile?.slice(0, LIMITS.roomTitle) || `Imported team of ${config.agents.length}`;
   const { room, agents } = await createRoom(db, { title, template: IMPORTED_TEMPLATE }, { agents: config.agents, settings: config.settings });
   return { room, agents, ignored: config.ignored, notes: config.notes, settings: config.settings };
 }

@@ -39,3 +39,8 @@ export async function listAgents(db: DbOrTx, roomId: string): Promise<AgentDto[]
   const rows = await db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
   return rows.map(agentToDto);
 }
+
+/** A room's agents as rows, with their model settings (for whether each can run). */
+export async function listAgentRows(db: DbOrTx, roomId: string) {
+  return db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
+}

@@ -1,3 +1,4 @@
+import type { AgentModelOptions } from "@/db/schema";
 import { ownValue } from "@/lib/own-value";
 import type { RoomSettingsPatch } from "./room-settings";
 
@@ -10,6 +11,8 @@ export interface PersonaTemplate {
   color: string;
   model: string;
   systemPrompt: string;
+  /** Its own endpoint, key variable and generation settings (an imported team's agents). */
+  modelOptions?: AgentModelOptions;
 }
 
 export interface RoomTemplate {

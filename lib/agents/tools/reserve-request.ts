@@ -64,7 +64,7 @@ export function reserveRequest(active: ActiveRun, targetPersona: string, kind: R
 /** Whether a teammate's model can be used here: a request to one that cannot would only fail. */
 function modelAvailable(active: ActiveRun, target: Agent): boolean {
   try {
-    active.resolveModel(target.model);
+    active.resolveModel(target.model, target.modelOptions);
     return true;
   } catch {
     return false;

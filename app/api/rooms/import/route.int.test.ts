@@ -3,7 +3,13 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agents, rooms } from "@/db/schema";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { resolveModel } from "@/lib/models/registry";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { startTestWorker } from "@/test/agents";
+import { startChatServer } from "@/test/chat-server";
+import { alice, eventually } from "@/test/fixtures";
+import { runs } from "@/db/schema";
 import { jsonRequest, useTestRuntime } from "@/test/test-runtime";
 import { POST } from "./route";
 
@@ -49,5 +55,44 @@ describe("POST /api/rooms/import", () => {
     expect(response.status).toBe(201);
     const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, (await response.json()).room.id));
     expect(room!.title).toBe("Write a lullaby");
+  });
+
+  it("runs each imported agent at its own endpoint, with the key its file names and its temperature", async () => {
+    const local = await startChatServer(() => ({ text: "From the local server." }));
+    const hosted = await startChatServer(() => ({ text: "From the hosted service." }));
+    process.env.PARLEY_TEST_TEAM_KEY = "key-from-the-environment";
+    const yaml = [
+      "agents:",
+      "  - id: local_coder",
+      `    backend: { type: vllm, model: qwen2.5-coder, base_url: '${local.baseURL}', temperature: 0.3 }`,
+      "  - id: hosted_writer",
+      `    backend: { type: chatcompletion, model: big-model, base_url: '${hosted.baseURL}', api_key_env: PARLEY_TEST_TEAM_KEY, max_tokens: 500 }`,
+    ].join("\n");
+    const response = await POST(jsonRequest("/api/rooms/import", "POST", { yaml, fileName: "mixed_endpoints-team.yaml" }));
+    expect(response.status).toBe(201);
+    const body = await response.json();
+    expect(body.room.title).toBe("mixed endpoints team");
+    expect(body.agents.map((agent: { name: string; model: string; endpoint: string }) => [agent.name, agent.model, agent.endpoint])).toEqual([
+      ["local_coder", "openai-compatible:qwen2.5-coder", local.baseURL],
+      ["hosted_writer", "openai-compatible:big-model", hosted.baseURL],
+    ]);
+    // No server-wide endpoint is set: each agent reaches its own.
+    const worker = await startTestWorker(context.database, { resolveModel: (spec, agent) => resolveModel(spec, { agent, scriptPaceMs: 0 }) });
+    try {
+      for (const agent of body.agents) await startAgentRun(context.database.db, body.room.id, { agentId: agent.id, prompt: "Say hello" }, alice);
+      await eventually(async () => {
+        const rows = await context.database.db.select().from(runs).where(eq(runs.roomId, body.room.id));
+        expect(rows.map((row) => row.status)).toEqual(["succeeded", "succeeded"]);
+      }, 15_000);
+    } finally {
+      await worker.stop();
+      await local.close();
+      await hosted.close();
+      delete process.env.PARLEY_TEST_TEAM_KEY;
+    }
+    expect(local.received[0]).toEqual({ url: "/v1/chat/completions", authorization: undefined });
+    expect(local.requests[0]).toMatchObject({ model: "qwen2.5-coder", temperature: 0.3 });
+    expect(hosted.received[0]).toEqual({ url: "/v1/chat/completions", authorization: "Bearer key-from-the-environment" });
+    expect(hosted.requests[0]).toMatchObject({ model: "big-model", max_tokens: 500 });
   });
 });

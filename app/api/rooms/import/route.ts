@@ -11,7 +11,13 @@ export async function POST(request: Request) {
     const { database } = await getRuntime();
     const { room, agents, ignored, notes, settings } = await importRoom(database.db, input);
     return Response.json(
-      { room: { id: room.id, title: room.title, template: room.template }, agents, settings, ignored, notes },
+      {
+        room: { id: room.id, title: room.title, template: room.template },
+        agents,
+        settings,
+        ignored,
+        notes,
+      },
       { status: 201 },
     );
   });

@@ -1,0 +1,2 @@
+-- Each agent may call its model at its own endpoint, with a key named by an environment variable and its own generation settings.
+ALTER TABLE "agents" ADD COLUMN "model_options" jsonb DEFAULT '{}'::jsonb NOT NULL;

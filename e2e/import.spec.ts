@@ -1,0 +1,32 @@
+import { expect, test } from "./support/fixtures";
+
+test("an imported team shows each agent's model and endpoint, the settings applied, and enters its room", async ({ page }) => {
+  await page.goto("/");
+  const yaml = [
+    "task: Review the scraper's retry logic",
+    "agents:",
+    "  - id: local_coder",
+    "    backend: { type: vllm, model: qwen2.5-coder, base_url: 'http://10.0.0.5:8000/v1', temperature: 0.2 }",
+    "  - id: grok_reviewer",
+    "    backend: { type: grok, model: grok-4 }",
+    "orchestrator:",
+    "  coordination: { broadcast: agents, broadcast_timeout: 120 }",
+  ].join("\n");
+  await page.getByTestId("import-yaml").fill(yaml);
+  await page.getByTestId("import-offline").uncheck();
+  await page.getByTestId("import-submit").click();
+
+  await expect(page.getByTestId("import-title")).toHaveText("Review the scraper's retry logic");
+  const rows = page.getByTestId("import-agent");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText("local_coder");
+  await expect(rows.nth(0)).toContainText("openai-compatible:qwen2.5-coder");
+  await expect(rows.nth(0)).toContainText("http://10.0.0.5:8000/v1");
+  await expect(rows.nth(1)).toContainText("https://api.x.ai/v1");
+  await expect(page.getByTestId("import-broadcast")).toContainText("broadcast agents, broadcast timeout 120");
+
+  await page.getByTestId("import-open").click();
+  await expect(page).toHaveURL(/\/rooms\//);
+  // Without its key on the server, the Grok agent says why it cannot run.
+  await expect(page.getByTestId("agent-grok-reviewer").getByTestId("agent-unavailable")).toContainText("XAI_API_KEY");
+});
