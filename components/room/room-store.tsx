@@ -30,7 +30,12 @@ export interface RoomActions {
   focusFeedEntry(seq: number | null): void;
   /** Opens the trace of the workflow with this correlation id (null: closes it). */
   traceWorkflow(correlationId: string | null): void;
+  /** On a phone, which pane fills the screen. */
+  showPane(pane: PhonePane): void;
 }
+
+/** The panes a phone shows one at a time. */
+export type PhonePane = "canvas" | "agents" | "activity";
 
 export type SideTab = "activity" | "findings";
 
@@ -40,6 +45,7 @@ export interface SidePanelState {
   focusedSeq: number | null;
   /** The workflow whose trace is open. */
   tracing: string | null;
+  pane: PhonePane;
 }
 
 export type RoomStore = StoreApi<RoomState & SidePanelState & RoomActions>;
@@ -50,6 +56,7 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
     sideTab: "activity",
     focusedSeq: null,
     tracing: null,
+    pane: "canvas",
     apply(event) {
       const outcome = applyRoomEvent(get(), event);
       if (outcome.kind === "applied") set(outcome.state);
@@ -71,6 +78,7 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
     showSideTab: (sideTab) => set({ sideTab }),
     focusFeedEntry: (focusedSeq) => set({ focusedSeq }),
     traceWorkflow: (tracing) => set({ tracing }),
+    showPane: (pane) => set({ pane }),
   }));
 }
 

@@ -20,6 +20,7 @@ function LiveRoom() {
   const deleted = useRoom((state) => state.deleted);
   const tracing = useRoom((state) => state.tracing);
   const closeTrace = useRoom((state) => state.traceWorkflow);
+  const pane = useRoom((state) => state.pane);
   const [error, setError] = useState<string | null>(null);
   useRoomEvents(roomId, store);
   const showError = useCallback((message: string) => {
@@ -40,7 +41,7 @@ function LiveRoom() {
           {error}
         </div>
       )}
-      <main className="room__body">
+      <main className={`room__body room__body--${pane}`}>
         <div className="room__main">
           <ReactFlowProvider>
             <RoomCanvas onError={showError} />
@@ -54,8 +55,36 @@ function LiveRoom() {
           <SidePanel />
         </aside>
       </main>
+      <PhoneTabs />
       {tracing && <WorkflowTrace correlationId={tracing} onClose={() => closeTrace(null)} />}
     </div>
+  );
+}
+
+/** On a phone, one pane at a time: the canvas, the agents, or the activity and findings. */
+function PhoneTabs() {
+  const pane = useRoom((state) => state.pane);
+  const show = useRoom((state) => state.showPane);
+  const tabs = [
+    { id: "canvas", label: "Canvas" },
+    { id: "agents", label: "Agents" },
+    { id: "activity", label: "Activity" },
+  ] as const;
+  return (
+    <nav className="phone-tabs" aria-label="Room panes">
+      {tabs.map((tab) => (
+        <button
+          key={tab.id}
+          type="button"
+          className="phone-tabs__tab"
+          aria-pressed={pane === tab.id}
+          data-testid={`phone-tab-${tab.id}`}
+          onClick={() => show(tab.id)}
+        >
+          {tab.label}
+        </button>
+      ))}
+    </nav>
   );
 }
 

@@ -1,0 +1,44 @@
+import { expect, test } from "./support/fixtures";
+import { createRoomViaApi } from "./support/room-page";
+
+test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+test("at phone width the header, the canvas and the feed are each usable", async ({ page, baseURL }, testInfo) => {
+  const roomId = await createRoomViaApi(baseURL!, "Harbour songs at night");
+  await page.goto(`/rooms/${roomId}`);
+  const title = page.getByTestId("room-title");
+  await expect(title).toBeVisible();
+  await expect(page.getByTestId("connection-status")).toHaveText("Live");
+
+  // The header's parts do not overlap, and none leaves the screen.
+  const boxes = await Promise.all([title, page.getByTestId("connection-status"), page.getByTestId("watching-count")].map((part) => part.boundingBox()));
+  for (const box of boxes) expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+  const [titleBox, statusBox] = boxes as [{ x: number; y: number; width: number; height: number }, { x: number; y: number; width: number; height: number }];
+  expect(titleBox.y + titleBox.height <= statusBox.y || statusBox.x >= titleBox.x + titleBox.width).toBe(true);
+
+  // The canvas fills most of the screen.
+  const canvas = await page.locator(".react-flow").boundingBox();
+  expect(canvas!.height).toBeGreaterThan(844 * 0.7);
+  expect(canvas!.width).toBeGreaterThan(380);
+  await page.screenshot({ path: testInfo.outputPath("phone-canvas.png") });
+
+  await page.getByTestId("phone-tab-agents").click();
+  await expect(page.getByTestId("agent-roster")).toBeVisible();
+  await expect(page.locator(".react-flow")).toBeHidden();
+  await page.getByTestId("agent-songwriter").scrollIntoViewIfNeeded();
+
+  await page.getByTestId("phone-tab-activity").click();
+  await expect(page.getByTestId("feed")).toBeVisible();
+  await expect(page.getByTestId("agent-roster")).toBeHidden();
+  await page.getByTestId("tab-findings").click();
+  await expect(page.getByTestId("findings")).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath("phone-activity.png") });
+
+  // Seated, a participant can still steer from the canvas pane.
+  await page.getByTestId("phone-tab-canvas").click();
+  await page.getByPlaceholder("Your name").fill("Ada");
+  await page.getByRole("button", { name: "Take a seat" }).click();
+  await expect(page.getByTestId("command-input")).toBeVisible();
+  const bar = await page.getByTestId("command-bar").boundingBox();
+  expect(bar!.y + bar!.height).toBeLessThanOrEqual(844);
+});
