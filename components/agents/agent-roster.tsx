@@ -20,6 +20,7 @@ const selectRoster = (state: RoomState) => ({
   runs: state.runs,
   typing: state.typing,
   broadcasts: state.broadcasts,
+  answers: state.answers,
   canAct: state.seat !== null && !state.deleted,
   roomId: state.room.id,
   pending: state.pendingCommands,
@@ -38,7 +39,7 @@ function useNow(active: boolean, ms = 500): number {
 
 /** The room's agents: who they are, what drives them and what each is doing right now. */
 export function AgentRoster({ onError }: { onError: (message: string) => void }) {
-  const { agents, runs, typing, broadcasts, canAct, roomId, pending } = useRoom(useShallow(selectRoster));
+  const { agents, runs, typing, broadcasts, answers, canAct, roomId, pending } = useRoom(useShallow(selectRoster));
   const waiting = (agentId: string) => Object.values(pending).filter((command) => command.agentId === agentId).length;
   const busy = Object.values(runs).some((run) => run.status === "running" || run.status === "queued");
   const now = useNow(busy);
@@ -50,7 +51,7 @@ export function AgentRoster({ onError }: { onError: (message: string) => void })
           <AgentRow
             key={agent.id}
             agent={agent}
-            status={agentStatus(agent, runs, typing, now, broadcasts)}
+            status={agentStatus(agent, runs, typing, now, broadcasts, answers)}
             typingText={typing[agent.id]?.text}
             canAct={canAct}
             roomId={roomId}

@@ -1,8 +1,8 @@
 import { priceFor } from "@/lib/models/pricing";
-import type { AgentDto, BroadcastDto, RunDto } from "@/lib/protocol";
+import type { AgentDto, BroadcastDto, BroadcastResponseDto, RunDto } from "@/lib/protocol";
 import type { TypingState } from "@/components/room/room-state";
 
-export type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "asking" | "unavailable";
+export type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "asking" | "answering" | "unavailable";
 
 export interface AgentStatus {
   kind: AgentStatusKind;
@@ -23,6 +23,7 @@ export function agentStatus(
   typing: Record<string, TypingState>,
   now: number,
   broadcasts: Record<string, BroadcastDto> = {},
+  answers: Record<string, BroadcastResponseDto[]> = {},
 ): AgentStatus {
   const all = Object.values(runs);
   const running = all.find((run) => run.agentId === agent.id && run.status === "running");
@@ -55,6 +56,16 @@ export function agentStatus(
     return { kind: "queued", label: `queued · #${position}`, run: queued, queuePosition: position };
   }
   if (agent.unavailableReason) return { kind: "unavailable", label: "cannot run", run: null, queuePosition: null };
+  // Not working itself, but its shadow is answering a teammate's question.
+  const answering = Object.values(broadcasts).find(
+    (broadcast) =>
+      broadcast.mode === "agents" &&
+      broadcast.status === "pending" &&
+      broadcast.agentId !== agent.id &&
+      broadcast.targetAgentIds.includes(agent.id) &&
+      !(answers[broadcast.id] ?? []).some((answer) => answer.responderId === agent.id),
+  );
+  if (answering) return { kind: "answering", label: `answering ${answering.agentName}'s question`, run: null, queuePosition: null };
   return { kind: "idle", label: "idle", run: null, queuePosition: null };
 }
 
