@@ -9,6 +9,11 @@ test("any agent's work in the feed opens its workflow as a timeline by agent", a
   await expect(room.page.getByTestId("agent-scene-painter").getByTestId("agent-status")).toHaveText("idle", { timeout: 30_000 });
   await expect(room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" })).toBeVisible({ timeout: 30_000 });
 
+  // Who asked whom: the Songwriter's request to the Scene Painter, counted.
+  await room.page.getByTestId("who-asked-toggle").click();
+  await expect(room.page.locator('[data-testid="who-asked-edge"][data-kind="request"]')).toHaveAttribute("data-count", "1");
+  await room.page.getByTestId("who-asked-toggle").click();
+
   const entry = room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" });
   await entry.hover();
   await entry.getByTestId("trace-workflow").click();

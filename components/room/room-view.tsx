@@ -4,6 +4,7 @@ import { ReactFlowProvider } from "@xyflow/react";
 import { useCallback, useState } from "react";
 import { AgentRoster } from "@/components/agents/agent-roster";
 import { RoomCanvas } from "@/components/canvas/room-canvas";
+import { WhoAskedWhom } from "@/components/canvas/who-asked-whom";
 import { WorkflowTrace } from "@/components/workflows/workflow-trace";
 import { DialogueLinks } from "@/components/dialogue/dialogue-thread";
 import { ReviewPanel } from "@/components/dialogue/review-panel";
@@ -47,6 +48,7 @@ function LiveRoom() {
             <RoomCanvas onError={showError} />
           </ReactFlowProvider>
           <DialogueLinks />
+          <WhoAskedWhom />
           <ReviewPanel />
           <CommandBar />
         </div>
