@@ -1,9 +1,10 @@
 "use client";
 
 import Link from "next/link";
+import { useEffect, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
-import type { RoomState } from "./room-state";
+import { type RoomState, nextTurn } from "./room-state";
 import { SeatForm } from "./seat-form";
 
 const CONNECTION_LABELS = {
@@ -21,6 +22,25 @@ const selectHeader = (state: RoomState) => ({
   connection: state.connection,
   unreadable: state.unreadableEvents,
 });
+
+/** "next: Storyteller in 12 s", counting down, while the room's scheduler is on. */
+function NextTurn() {
+  const next = useRoom(useShallow((state) => nextTurn(state)));
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!next) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [next]);
+  if (!next) return null;
+  const seconds = next.at === null ? null : Math.ceil((next.at - now) / 1000);
+  return (
+    <span className="watching next-turn" data-testid="next-turn">
+      next: <strong style={{ color: next.agent.color }}>{next.agent.name}</strong>{" "}
+      {seconds === null ? "soon" : seconds > 0 ? `in ${seconds} s` : "any moment"}
+    </span>
+  );
+}
 
 export function RoomHeader() {
   const { title, template, watching, participants, connection, unreadable } = useRoom(useShallow(selectHeader));
@@ -42,6 +62,7 @@ export function RoomHeader() {
             {unreadable} update{unreadable === 1 ? "" : "s"} not shown
           </span>
         )}
+        <NextTurn />
         <span className="watching" data-testid="watching-count">
           {watching} watching
         </span>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { PayloadOf, RoomEvent, StoredEventType } from "@/lib/protocol";
-import { FIXTURE_TIME, broadcastDto, broadcastResponseDto, edgeDto, nodeDto, runDto, storedEvent } from "@/test/builders";
+import { FIXTURE_TIME, agentDto, broadcastDto, broadcastResponseDto, edgeDto, nodeDto, runDto, storedEvent } from "@/test/builders";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
-import { FEED_LIMIT, type RoomSnapshotLike, type RoomState, applyRoomEvent, initialRoomState, skipUnreadableEvent, uncountedSeat } from "./room-state";
+import { FEED_LIMIT, type RoomSnapshotLike, type RoomState, applyRoomEvent, initialRoomState, nextTurn, skipUnreadableEvent, uncountedSeat } from "./room-state";
 import { createRoomStore } from "./room-store";
 
 const node = (id: string, text = "Rain") => nodeDto({ id, text });
@@ -21,6 +21,7 @@ const snapshot = (): RoomSnapshotLike => ({
   broadcastResponses: [],
   findings: [],
   pendingCommands: [],
+  turnOrder: [],
   recentEvents: [],
   lastSeq: 1,
 });
@@ -156,5 +157,30 @@ describe("a seat taken while the stream is open", () => {
     store.getState().setConnection("live");
     store.getState().apply(opened("c3", ada.id));
     expect(uncountedSeat(store.getState())).toBeNull();
+  });
+});
+
+describe("nextTurn", () => {
+  const agents = [
+    agentDto({ id: "iw", persona: "idea-weaver", name: "Idea Weaver", position: 0 }),
+    agentDto({ id: "sw", persona: "songwriter", name: "Songwriter", position: 2 }),
+    agentDto({ id: "st", persona: "storyteller", name: "Storyteller", position: 3 }),
+  ];
+  const turnOrder = ["songwriter", "idea-weaver", "storyteller"];
+  const at = (seconds: number) => new Date(Date.parse(FIXTURE_TIME) + seconds * 1000).toISOString();
+
+  it("is nothing while the room's scheduler is off", () => {
+    expect(nextTurn({ settings: DEFAULT_ROOM_SETTINGS, agents, runs: {}, turnOrder })).toBeNull();
+  });
+
+  it("names whoever waited longest, one interval after the last scheduled run", () => {
+    const settings = { ...DEFAULT_ROOM_SETTINGS, scheduler_enabled: true, scheduler_interval_seconds: 45 };
+    expect(nextTurn({ settings, agents, runs: {}, turnOrder })).toEqual({ agent: agents[1], at: null });
+    const runs = {
+      a: runDto({ id: "a", agentId: "sw", trigger: "scheduler", createdAt: at(0) }),
+      b: runDto({ id: "b", agentId: "iw", trigger: "scheduler", createdAt: at(45) }),
+      c: runDto({ id: "c", agentId: "st", trigger: "request", createdAt: at(50) }),
+    };
+    expect(nextTurn({ settings, agents, runs, turnOrder })).toEqual({ agent: agents[1], at: Date.parse(at(90)) });
   });
 });

@@ -100,6 +100,8 @@ export interface RoomState {
   highlighted: string[];
   /** Stored events this page received but could not read, and stepped over. */
   unreadableEvents: number;
+  /** The personas the scheduler takes turns with, in order. */
+  turnOrder: string[];
 }
 
 /** What the server renders the room from (see `getRoomSnapshot`). */
@@ -145,6 +147,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     seat,
     highlighted: [],
     unreadableEvents: 0,
+    turnOrder: snapshot.turnOrder ?? [],
   };
 }
 
@@ -395,4 +398,28 @@ function appendFeed(feed: StoredEvent[], event: StoredEvent): StoredEvent[] {
   const next = feed.length >= FEED_LIMIT ? feed.slice(feed.length - FEED_LIMIT + 1) : feed.slice();
   next.push(event);
   return next;
+}
+
+/**
+ * Who the scheduler starts next and when, as the server decides it (`nextInTurn`): the agent
+ * that has waited longest since its last run, one interval after the last scheduled run. Null
+ * when the room's scheduler is off.
+ */
+export function nextTurn(state: Pick<RoomState, "settings" | "agents" | "runs" | "turnOrder">): { agent: AgentDto; at: number | null } | null {
+  if (!state.settings.scheduler_enabled || state.agents.length === 0) return null;
+  const runs = Object.values(state.runs);
+  const lastRun = new Map<string, number>();
+  let lastScheduled: number | null = null;
+  for (const run of runs) {
+    const at = Date.parse(run.createdAt);
+    lastRun.set(run.agentId, Math.max(lastRun.get(run.agentId) ?? -1, at));
+    if (run.trigger === "scheduler") lastScheduled = Math.max(lastScheduled ?? 0, at);
+  }
+  const order = state.turnOrder;
+  const pool = order.length ? state.agents.filter((agent) => order.includes(agent.persona)) : state.agents;
+  const rank = (agent: AgentDto) => (order.includes(agent.persona) ? order.indexOf(agent.persona) : agent.position);
+  const [agent] = [...(pool.length ? pool : state.agents)].sort(
+    (a, b) => (lastRun.get(a.id) ?? -1) - (lastRun.get(b.id) ?? -1) || rank(a) - rank(b),
+  );
+  return { agent: agent!, at: lastScheduled === null ? null : lastScheduled + state.settings.scheduler_interval_seconds * 1000 };
 }

@@ -45,6 +45,7 @@ function room(lastSeq = 1) {
       broadcastResponses: [],
       findings: [],
       pendingCommands: [],
+      turnOrder: [],
       recentEvents: [],
       lastSeq,
     },

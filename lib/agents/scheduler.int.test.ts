@@ -155,11 +155,30 @@ describe("the scheduler", () => {
     expect(scheduled.map((run) => run.roomId).sort()).toEqual([watched, anyway].sort());
   });
 
-  it("opens a room with the template's first persona, then picks at random", async () => {
+  it("opens a room with the template's first persona, then gives every persona its turn before anyone runs again", async () => {
     const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
-    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "songwriter" });
+    const turns: string[] = [];
+    for (let index = 0; index < 6; index++) {
+      const outcome = await scheduleRoom(database.db, roomId, () => 0.99);
+      if (outcome.kind !== "random") throw new Error(`turn ${index} was ${outcome.kind}`);
+      turns.push(outcome.persona);
+      // The run is done before the next turn: the room is never busy here.
+      await database.db.update(runs).set({ status: "succeeded", finishedAt: new Date() }).where(eq(runs.roomId, roomId));
+      await dueAgain(roomId);
+    }
+    expect(turns).toEqual(["songwriter", "scene-painter", "idea-weaver", "storyteller", "curator", "songwriter"]);
+  });
+
+  it("gives the persona its share of the room's task, never a second subject beside it", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, task: "Write a song about rain on a city window at night." });
+    await scheduleRoom(database.db, roomId);
+    await database.db.update(runs).set({ status: "succeeded", finishedAt: new Date() }).where(eq(runs.roomId, roomId));
     await dueAgain(roomId);
-    expect(await scheduleRoom(database.db, roomId, () => 0.99)).toMatchObject({ kind: "random", persona: "curator" });
+    await scheduleRoom(database.db, roomId);
+    const prompts = (await database.db.select().from(runs).where(eq(runs.roomId, roomId))).map((run) => run.prompt).sort();
+    expect(prompts[0]).toMatch(/^Write a song about rain on a city window at night\.\n\nYour part: paint a scene for it\./);
+    expect(prompts[1]).toMatch(/^Write a song about rain on a city window at night\.\n\nYour part: write a short verse or chorus for it\./);
+    for (const prompt of prompts) expect(prompt).not.toMatch(/lighthouse/);
   });
 
   it("serves a request a run posted on the board as the next link of that run's chain", async () => {

@@ -68,14 +68,8 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
       if (served) return { kind: "request", runId: served.id, entryId: request.id };
     }
 
-    const template = findTemplate(room!.template);
-    const options = template?.prompts.filter((prompt) => team.some((agent) => agent.persona === prompt.persona)) ?? [];
-    const [started] = await tx.select({ id: runs.id }).from(runs).where(eq(runs.roomId, roomId)).limit(1);
-    const choice = options.length ? options[started ? Math.floor(random() * options.length) : 0]! : null;
-    const agent = choice
-      ? team.find((member) => member.persona === choice.persona)!
-      : team[Math.floor(random() * team.length)]!;
-    const prompt = settings.task ? defaultPrompt(room!.template, agent.persona, settings.task) : (choice?.prompt ?? defaultPrompt(room!.template, agent.persona, ""));
+    const agent = await nextInTurn(tx, roomId, room!.template, team, random);
+    const prompt = defaultPrompt(room!.template, agent.persona, settings.task);
     const run = await enqueueRun(tx, emit, {
       roomId,
       agentId: agent.id,
@@ -87,6 +81,29 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
     return { kind: "random", runId: run.id, persona: agent.persona };
   });
   return result!;
+}
+
+/**
+ * Whose turn it is: the agent that has waited longest since its last run (one that never ran
+ * first, in the template's order), so every persona takes its turn within one round of the
+ * team. Ties go to the template's order, then to chance.
+ */
+export async function nextInTurn(tx: DbOrTx, roomId: string, templateId: string, team: Agent[], random: () => number = Math.random): Promise<Agent> {
+  const template = findTemplate(templateId);
+  const order = template?.prompts.map((prompt) => prompt.persona) ?? [];
+  const candidates = order.length ? team.filter((agent) => order.includes(agent.persona)) : team;
+  const pool = candidates.length ? candidates : team;
+  const last = await tx
+    .select({ agentId: runs.agentId, at: sql<string>`max(${runs.createdAt})` })
+    .from(runs)
+    .where(eq(runs.roomId, roomId))
+    .groupBy(runs.agentId);
+  const lastRun = new Map(last.map((row) => [row.agentId, new Date(row.at).getTime()]));
+  const rank = (agent: Agent) => (order.includes(agent.persona) ? order.indexOf(agent.persona) : agent.position);
+  const sorted = [...pool].sort((a, b) => (lastRun.get(a.id) ?? -1) - (lastRun.get(b.id) ?? -1) || rank(a) - rank(b));
+  const oldest = lastRun.get(sorted[0]!.id) ?? -1;
+  const tied = sorted.filter((agent) => (lastRun.get(agent.id) ?? -1) === oldest);
+  return oldest === -1 ? tied[0]! : tied[Math.floor(random() * tied.length)]!;
 }
 
 /**

@@ -16,11 +16,14 @@ export const startRunInputSchema = z.strictObject({
 });
 export type StartRunInput = z.infer<typeof startRunInputSchema>;
 
-/** What an agent does when started without instructions: its template prompt, or the room brief. */
+/**
+ * What an agent does when started without instructions: its share of the room's task when the
+ * room has one (never another subject beside it), else its template prompt.
+ */
 export function defaultPrompt(template: string, persona: string, task: string): string {
-  const fromTemplate = findTemplate(template)?.prompts.find((prompt) => prompt.persona === persona)?.prompt;
-  if (task) return `${task}${fromTemplate ? ` (${fromTemplate})` : ""}`;
-  return fromTemplate ?? "Add something to the canvas that fits what is already there.";
+  const own = findTemplate(template)?.prompts.find((prompt) => prompt.persona === persona);
+  if (task) return own ? `${task}\n\nYour part: ${own.part}.` : task;
+  return own?.prompt ?? "Add something to the canvas that fits what is already there.";
 }
 
 /** A person starts an agent: the run is queued and waits for a free slot in the room. */

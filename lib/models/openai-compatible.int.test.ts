@@ -160,9 +160,10 @@ describe("an agent on an OpenAI-compatible server (wire level)", () => {
     const server = await chatServer(() => ({ status: 500 }));
     const { roomId, songwriter, worker } = await runAgainst(server, { retryDelaysMs: [5] });
     try {
-      const storyteller = await agentByPersona(database, roomId, "storyteller");
+      // The Scene Painter asks nobody for anything: every request the server sees is the Songwriter's.
+      const painter = await agentByPersona(database, roomId, "scene-painter");
       const failing = await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
-      const healthy = await startAgentRun(database.db, roomId, { agentId: storyteller.id }, alice);
+      const healthy = await startAgentRun(database.db, roomId, { agentId: painter.id }, alice);
       await eventually(async () => {
         const rows = await database.db.select().from(runs).where(eq(runs.roomId, roomId));
         expect(rows.every((row) => row.status === "succeeded" || row.status === "failed")).toBe(true);

@@ -23,6 +23,7 @@ import type {
 import { agentToDto, edgeToDto, nodeToDto, roomToDto } from "./dto";
 import { findRoom, listAgentRows } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
+import { findTemplate } from "./templates";
 
 /** A participant's message still waiting for its agent. */
 export type PendingCommandDto = Pick<CommandDto, "id" | "agentId" | "senderId" | "senderName" | "text" | "createdAt">;
@@ -31,6 +32,8 @@ export interface RoomSnapshot {
   room: RoomSummaryDto;
   settings: RoomSettings;
   agents: AgentDto[];
+  /** The personas the scheduler takes turns with, in the template's order (see `nextInTurn`). */
+  turnOrder: string[];
   nodes: CanvasNodeDto[];
   edges: CanvasEdgeDto[];
   /** Runs that are queued or running, and the most recent finished ones. */
@@ -148,6 +151,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         broadcasts: broadcastRows.reverse().map(broadcastToDto),
         broadcastResponses: responseRows.map(responseToDto),
         recentEvents: eventRows.reverse().map(eventFromRow),
+        turnOrder: findTemplate(room.template)?.prompts.map((prompt) => prompt.persona) ?? [],
         lastSeq: room.lastSeq,
       };
     },

@@ -24,8 +24,10 @@ export interface RoomTemplate {
   /**
    * Prompts the scheduler picks from when no request is waiting. The first opens the room:
    * a room's first scheduled run is always that persona's, so a new room starts the same way.
+   * `part` is the persona's share of a room's own task ("paint a scene for it"), used instead
+   * of the prompt when the room has a task, so the two never contradict each other.
    */
-  prompts: { persona: string; prompt: string }[];
+  prompts: { persona: string; prompt: string; part: string }[];
 }
 
 export const CREATIVE_CANVAS: RoomTemplate = {
@@ -91,11 +93,11 @@ export const CREATIVE_CANVAS: RoomTemplate = {
   ],
   settings: {},
   prompts: [
-    { persona: "songwriter", prompt: "Write a short verse about rain on a city window at night." },
-    { persona: "scene-painter", prompt: "Paint a scene of a lighthouse at dawn." },
-    { persona: "idea-weaver", prompt: "Offer three sparks for a song about leaving home." },
-    { persona: "storyteller", prompt: "Tell a tiny story that connects what is on the canvas." },
-    { persona: "curator", prompt: "Tidy the canvas and name the threads that connect the work." },
+    { persona: "songwriter", prompt: "Write a short verse about rain on a city window at night.", part: "write a short verse or chorus for it" },
+    { persona: "scene-painter", prompt: "Paint a scene of a lighthouse at dawn.", part: "paint a scene for it" },
+    { persona: "idea-weaver", prompt: "Offer three sparks for a song about leaving home.", part: "offer a few sparks for it" },
+    { persona: "storyteller", prompt: "Tell a tiny story that connects what is on the canvas.", part: "tell a tiny story that ties it to what is on the canvas" },
+    { persona: "curator", prompt: "Tidy the canvas and name the threads that connect the work.", part: "group and name the work on the canvas that belongs to it" },
   ],
 };
 

@@ -192,3 +192,59 @@ export function imagesIn(text: string, mood: Mood): string[] {
   const lower = text.toLowerCase();
   return mood.images.filter((image) => lower.includes(image.split(" ").pop()!.toLowerCase()));
 }
+
+const NAMES = ["Mara", "Jun", "Teo", "Lina", "Ravi", "Odile", "Sam", "Noor"];
+
+const SPARK_FORMS = [
+  (image: string) => `A song sung to ${image}`,
+  (image: string) => `What ${image} remembers`,
+  (image: string) => `A letter left under ${image}`,
+  (image: string) => `${cap(image)} keeping time for someone`,
+  (image: string) => `The last thing ${image} saw`,
+  (image: string) => `A chorus that starts at ${image}`,
+  (image: string) => `Two strangers sharing ${image}`,
+];
+
+const SCENE_FORMS = [
+  (a: string, b: string) => `${cap(a)} in the foreground, ${b} just behind it`,
+  (a: string, b: string) => `A wide view: ${a} on the left, ${b} on the right, nobody in between`,
+  (a: string, b: string) => `Close up on ${a}, with ${b} out of focus`,
+];
+
+function cap(text: string): string {
+  return text ? text[0]!.toUpperCase() + text.slice(1) : text;
+}
+
+/** Pairs of a mood's images, in a fixed order: the raw material of generated lines. */
+function pairs(mood: Mood): [string, string][] {
+  return mood.images.flatMap((a, index) => mood.images.filter((_, other) => other !== index).map((b) => [a, b] as [string, string]));
+}
+
+/** Sparks: the mood's own, then more made from its images, so a long session rarely repeats one. */
+export function sparksOf(mood: Mood): string[] {
+  return [...new Set([...mood.sparks, ...mood.images.flatMap((image) => SPARK_FORMS.map((form) => form(image)))])];
+}
+
+/** Scenes: the mood's own, then compositions of two of its images. */
+export function scenesOf(mood: Mood): string[] {
+  return [...new Set([...mood.scenes, ...pairs(mood).map(([a, b], index) => SCENE_FORMS[index % SCENE_FORMS.length]!(a, b))])];
+}
+
+/** Light: the mood's own, then each caught on one of its images. */
+export function lightOf(mood: Mood): string[] {
+  return [...mood.light, ...mood.images.flatMap((image) => mood.light.map((light) => `${light}, caught on ${image}`))];
+}
+
+/** Story beats: the mood's own, then beats about someone and one of the mood's images. */
+export function beatsOf(mood: Mood, part: "opening" | "turn" | "ending"): string[] {
+  const made = NAMES.flatMap((name, index) => {
+    const image = mood.images[index % mood.images.length]!;
+    const other = mood.images[(index + 3) % mood.images.length]!;
+    return {
+      opening: `${name} kept ${image} for a reason nobody asked about.`,
+      turn: `Then ${image} was gone, and ${name} found ${other} where it had been.`,
+      ending: `In the end ${name} let ${image} go, and kept ${other} instead.`,
+    }[part];
+  });
+  return [...new Set([...mood.beats[part], ...made])];
+}

@@ -1,7 +1,7 @@
 // The machinery a scripted persona's plan is built with: a plan is a list of steps, each of
 // which reads the prompt (and what the run's earlier calls returned) and says what to write
 // and which tools to call, or nothing to skip itself.
-import type { Mood } from "./moods";
+import { type Mood, MOODS } from "./moods";
 import type { SeededRandom } from "./random";
 import type { PastCall, PromptEntry, ScriptReading } from "./read-prompt";
 import { freeSpot, homeArea, type Point } from "@/lib/canvas/free-spot";
@@ -42,9 +42,13 @@ export function lines(rng: SeededRandom, pool: string[], count: number, prefer: 
   return [...rng.sample(preferred, count), ...rest].slice(0, count);
 }
 
+/** Text on one line in at most `max` characters, cut between words (never mid-word) with an ellipsis. */
 export function short(text: string, max = 60): string {
   const single = text.replace(/\s+/g, " ").trim();
-  return single.length > max ? `${single.slice(0, max - 1)}…` : single;
+  if (single.length <= max) return single;
+  const cut = single.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, "")}…`;
 }
 
 export function nodeIdOf(call: PastCall | undefined): string | undefined {
@@ -142,3 +146,24 @@ export function finalStep(text: string): StepBuilder {
 }
 
 
+
+/**
+ * What a persona can still say that is not on the canvas yet: the items of its mood's pool
+ * (`pick`) that no node already holds, then, when those run short of `need`, unused items of
+ * the other moods' pools (a contrasting touch rather than a repeat). Only when everything has
+ * been used does it repeat itself.
+ */
+export function fresh(context: Pick<PlanContext, "reading" | "mood" | "createdNodes">, pick: (mood: Mood) => string[], need = 1): string[] {
+  const used = [...context.reading.canvas.map((item) => item.text), ...context.createdNodes().map((item) => item.text)].map((text) => text.toLowerCase());
+  const unused = (items: string[]) => items.filter((item) => !used.some((text) => text.includes(item.toLowerCase().slice(0, 40))));
+  // Older nodes may be out of sight (the prompt keeps the newest): each run also starts further
+  // along its pool, by how full the canvas is, so runs that cannot see each other still differ.
+  const rotate = (items: string[]) => {
+    const offset = items.length ? (context.reading.canvasTotal * 3) % items.length : 0;
+    return [...items.slice(offset), ...items.slice(0, offset)];
+  };
+  const own = rotate(unused(pick(context.mood)));
+  if (own.length >= need) return own;
+  const all = [...own, ...rotate(MOODS.filter((mood) => mood.name !== context.mood.name).flatMap((mood) => unused(pick(mood))))];
+  return all.length >= need ? all : rotate(pick(context.mood));
+}

@@ -8,6 +8,7 @@ import { ideaWeaver } from "./personas/idea-weaver";
 import { scenePainter } from "./personas/scene-painter";
 import { songwriter } from "./personas/songwriter";
 import { storyteller } from "./personas/storyteller";
+import { generalist } from "./personas/generalist";
 import { withTeamwork } from "./teamwork";
 
 export type { PlanContext, PlannedStep } from "./plan";
@@ -25,6 +26,9 @@ export const PLANS: Record<string, StepBuilder[]> = {
   storyteller: withTeamwork(withAsking(storyteller)),
   curator: withTeamwork(withAsking(curator)),
 };
+
+/** The plan of any persona without a script of its own: it works on the room's task in plain notes. */
+export const GENERALIST_PLAN: StepBuilder[] = withTeamwork(withAsking(generalist));
 
 /** Mood and palette: an active theme on the board wins; otherwise what the prompt talks about. */
 export function chooseMood(reading: ScriptReading, rng: SeededRandom): { mood: Mood; palette: string[]; source: "theme" | "text" | "default" } {

@@ -50,6 +50,8 @@ export interface ScriptReading {
   why: string;
   roomBrief: string;
   canvas: PromptNode[];
+  /** How many nodes the canvas holds, also those the prompt left out. */
+  canvasTotal: number;
   referenced: PromptNode[];
   board: PromptEntry[];
   requests: PromptEntry[];
@@ -243,6 +245,7 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
     why: sections.get("Why you were started") ?? "",
     roomBrief: sections.get("Room brief") ?? "",
     canvas: parseNodes(sections.get("Canvas")),
+    canvasTotal: Number(userText.match(/^## Canvas \((\d+) nodes/m)?.[1] ?? 0),
     referenced: parseNodes(sections.get("Nodes referenced for you")),
     board: parseEntries(sections.get("Creative context from other agents"), ENTRY_LINE, 3),
     requests: parseEntries(sections.get("Requests directed at you"), REQUEST_LINE, null),
@@ -263,7 +266,8 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
           asker: questionTitle?.slice("Question from ".length) ?? "a teammate",
           question: rawQuestion.replace(/^Options: .+$/m, "").trim(),
           options: optionsLine ? optionsLine[1]!.split(" | ").map((option) => option.trim()) : [],
-          currentWork: shadowSections.get("What you are writing right now") ?? "",
+          // "(nothing at the moment)" says there is nothing: it is not work to quote.
+          currentWork: (shadowSections.get("What you are writing right now") ?? "").replace(/^\(nothing at the moment\)$/, ""),
           depth,
           ownWork,
         }

@@ -8,7 +8,7 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { ownValue } from "@/lib/own-value";
-import { chooseMood, chooseSubject, type PlanContext, type PlannedStep, PLANS, shadowAnswer } from "./plans";
+import { chooseMood, chooseSubject, GENERALIST_PLAN, type PlanContext, type PlannedStep, PLANS, shadowAnswer } from "./plans";
 import { hashString, SeededRandom } from "./random";
 import { readPrompt, type ScriptReading } from "./read-prompt";
 import { helpAnswer, isMessageRun, messageStep, messageTag } from "./teamwork";
@@ -55,8 +55,11 @@ export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, s
       finishReason: reviewing.calls.length ? "tool-calls" : "stop",
     };
   }
-  const builders = ownValue(PLANS, persona) ?? PLANS.songwriter!;
-  const base = hashString(`${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}`);
+  const builders = ownValue(PLANS, persona) ?? GENERALIST_PLAN;
+  // What is on the canvas is part of the seed: the same prompt on a fuller canvas writes something new.
+  const base = hashString(
+    `${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}|${reading.canvas.length}|${reading.canvas.at(-1)?.id ?? ""}`,
+  );
   const { mood, palette } = chooseMood(reading, new SeededRandom(base));
   const subject = chooseSubject(reading, mood);
   const request = reading.why.startsWith("Requested by") || reading.requests.length > 0 ? (reading.requests[0] ?? null) : null;

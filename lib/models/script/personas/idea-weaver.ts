@@ -1,6 +1,8 @@
 // The Idea Weaver's plan: one step per model call, from intention to contribution.
+import { sparksOf } from "../moods";
 import type { Point } from "@/lib/canvas/free-spot";
 import {
+  fresh,
   contribution,
   edge,
   finalStep,
@@ -24,7 +26,7 @@ export const ideaWeaver: StepBuilder[] = [
     ),
   (context) => {
     const answer = answerFrom(context);
-    const sparks = context.rng.sample(context.mood.sparks, 3);
+    const sparks = fresh(context, sparksOf, 3).slice(0, 3);
     if (answer) sparks[0] = `${short(answer.text, 80)} (${answer.by}'s direction)`;
     const anchor = home(context);
     const points: Point[] = [];

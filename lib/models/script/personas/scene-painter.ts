@@ -1,5 +1,5 @@
 // The Scene Painter's plan: one step per model call, from intention to contribution.
-import { imagesIn } from "../moods";
+import { imagesIn, lightOf, scenesOf } from "../moods";
 import {
   anchorNearReferences,
   answeredEntryId,
@@ -16,18 +16,19 @@ import {
   requesterName,
   short,
   type StepBuilder,
+  fresh,
 } from "../plan";
 import { answerFrom } from "../asking";
 
 function sceneText(context: PlanContext): { main: string; detail: string } {
   const fromRefs = context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood));
   const images = [...new Set(fromRefs)].slice(0, 3);
-  const base = context.rng.pick(context.mood.scenes);
+  const base = fresh(context, scenesOf)[0]!;
   const main = images.length
     ? `Scene: ${base}. In the foreground: ${images.join(", ")}.`
     : `Scene: ${base}.`;
   const answer = answerFrom(context);
-  const light = answer ? answer.text : context.rng.pick(context.mood.light);
+  const light = answer ? answer.text : fresh(context, lightOf)[0]!;
   const detail = `Light: ${light}${answer ? ` (as ${answer.by} suggested)` : ""}.\nPalette: ${context.mood.paletteWords} (${context.palette.join(" ")}).`;
   return { main, detail };
 }

@@ -15,6 +15,7 @@ import {
   requesterName,
   short,
   type StepBuilder,
+  fresh,
 } from "../plan";
 import { answerFrom, answerWords } from "../asking";
 
@@ -38,9 +39,9 @@ export const songwriter: StepBuilder[] = [
       ...context.subject.toLowerCase().split(/\W+/),
       ...context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood)),
     ].filter((word) => word.length > 3);
-    const verse = lines(context.rng, context.mood.verse, 4, prefer).join("\n");
+    const verse = lines(context.rng, fresh(context, (mood) => mood.verse, 4), 4, prefer).join("\n");
     const title = answer ? `Verse — after ${answer.by}: “${short(answer.text, 80)}”` : "Verse";
-    const chorus = lines(context.rng, context.mood.chorus, context.request ? 2 : 4).join("\n");
+    const chorus = lines(context.rng, fresh(context, (mood) => mood.chorus, 4), context.request ? 2 : 4).join("\n");
     const anchor = context.request ? anchorNearReferences(context) : home(context);
     const versePoint = place(context, anchor);
     const chorusPoint = place({ ...context, createdNodes: () => [...context.createdNodes(), { id: "", text: "", ...versePoint }] }, {

@@ -1,6 +1,8 @@
 // The Storyteller's plan: one step per model call, from intention to contribution.
+import { beatsOf } from "../moods";
 import type { Point } from "@/lib/canvas/free-spot";
 import {
+  fresh,
   contribution,
   edge,
   finalStep,
@@ -33,9 +35,9 @@ export const storyteller: StepBuilder[] = [
     const quoted = quote ? ` ${quote.kind === "lyric" ? "Someone was singing" : "The room looked like this"}: “${short(quote.text.replace(/^(Verse|Chorus|Scene:)\s*/i, ""), 70)}”` : "";
     const answer = answerFrom(context);
     const beats = [
-      `Opening: ${context.rng.pick(context.mood.beats.opening)}${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
-      `Turn: ${context.rng.pick(context.mood.beats.turn)}`,
-      `Ending: ${context.rng.pick(context.mood.beats.ending)}`,
+      `Opening: ${fresh(context, (mood) => beatsOf(mood, "opening"))[0]}${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
+      `Turn: ${fresh(context, (mood) => beatsOf(mood, "turn"))[0]}`,
+      `Ending: ${fresh(context, (mood) => beatsOf(mood, "ending"))[0]}`,
     ];
     const anchor = home(context);
     const points: Point[] = [];
