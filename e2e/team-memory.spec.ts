@@ -1,4 +1,5 @@
 import { expect, test } from "./support/fixtures";
+import { E2E_ADMIN_TOKEN } from "./support/constants";
 import { createRoomViaApi } from "./support/room-page";
 
 test("a participant steers an agent from the command bar, and findings reach every tab", async ({ openRoom, baseURL }) => {
@@ -45,4 +46,15 @@ test("a participant steers an agent from the command bar, and findings reach eve
   // The Storyteller's knowledge is on its card.
   await watcher.page.getByTestId("agent-storyteller").getByTestId("agent-knowledge").click();
   await expect(watcher.page.getByTestId("vault-insights")).toContainText("pieces about", { timeout: 10_000 });
+  await expect(watcher.page.getByTestId("vault-clear")).toHaveCount(0);
+
+  // An admin can clear it.
+  expect((await watcher.page.request.post("/api/admin/session", { data: { token: E2E_ADMIN_TOKEN } })).status()).toBe(200);
+  await watcher.page.reload();
+  await watcher.page.getByTestId("agent-storyteller").getByTestId("agent-knowledge").click();
+  await expect(watcher.page.getByTestId("vault-insights")).toBeVisible();
+  watcher.page.once("dialog", (dialog) => void dialog.accept());
+  await watcher.page.getByTestId("vault-clear").click();
+  await expect(watcher.page.getByTestId("vault-drawer")).toContainText("Nothing yet");
+  await expect(watcher.page.getByTestId("feed-entry").filter({ hasText: "cleared Storyteller's knowledge" })).toBeVisible();
 });

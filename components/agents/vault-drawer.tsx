@@ -9,6 +9,7 @@ import type { AgentDto, VaultDto } from "@/lib/protocol";
 export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () => void }) {
   const roomId = useRoom((state) => state.room.id);
   const version = useRoom((state) => state.vaultVersions[agent.id] ?? 0);
+  const admin = useRoom((state) => state.admin);
   const [vault, setVault] = useState<VaultDto | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -25,6 +26,19 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
     <div className="vault" data-testid="vault-drawer" role="region" aria-label={`${agent.name}'s knowledge`}>
       <div className="vault__head">
         <strong style={{ color: agent.color }}>{agent.name}</strong> knows
+        {admin && (
+          <button
+            type="button"
+            className="link-button vault__clear"
+            data-testid="vault-clear"
+            onClick={() => {
+              if (!window.confirm(`Clear everything ${agent.name} has learned, in every room?`)) return;
+              apiRequest(`/api/admin/rooms/${roomId}/agents/${agent.id}/vault`, "DELETE").catch((problem: Error) => setError(problem.message));
+            }}
+          >
+            clear
+          </button>
+        )}
         <button type="button" className="link-button" onClick={onClose} aria-label="Close">
           ×
         </button>

@@ -46,17 +46,20 @@ export interface SidePanelState {
   /** The workflow whose trace is open. */
   tracing: string | null;
   pane: PhonePane;
+  /** The page was opened by a signed-in admin: admin actions are offered. */
+  admin: boolean;
 }
 
 export type RoomStore = StoreApi<RoomState & SidePanelState & RoomActions>;
 
-export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomStore {
+export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | null, admin = false): RoomStore {
   return createStore<RoomState & SidePanelState & RoomActions>()((set, get) => ({
     ...initialRoomState(snapshot, seat),
     sideTab: "activity",
     focusedSeq: null,
     tracing: null,
     pane: "canvas",
+    admin,
     apply(event) {
       const outcome = applyRoomEvent(get(), event);
       if (outcome.kind === "applied") set(outcome.state);
@@ -88,13 +91,15 @@ const RoomStoreContext = createContext<RoomStore | null>(null);
 export function RoomStoreProvider({
   snapshot,
   seat,
+  admin = false,
   children,
 }: {
   snapshot: RoomSnapshotLike;
   seat: SeatInfo | null;
+  admin?: boolean;
   children: ReactNode;
 }) {
-  const [store] = useState(() => createRoomStore(snapshot, seat));
+  const [store] = useState(() => createRoomStore(snapshot, seat, admin));
   return <RoomStoreContext.Provider value={store}>{children}</RoomStoreContext.Provider>;
 }
 

@@ -91,9 +91,9 @@ function PhoneTabs() {
 }
 
 /** The live room page: canvas, roster and feed, all fed by one event stream. */
-export function RoomView({ snapshot, seat }: { snapshot: RoomSnapshotLike; seat: SeatInfo | null }) {
+export function RoomView({ snapshot, seat, admin = false }: { snapshot: RoomSnapshotLike; seat: SeatInfo | null; admin?: boolean }) {
   return (
-    <RoomStoreProvider snapshot={snapshot} seat={seat}>
+    <RoomStoreProvider snapshot={snapshot} seat={seat} admin={admin}>
       <LiveRoom />
     </RoomStoreProvider>
   );

@@ -56,6 +56,8 @@ export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: A
     // The Coder asked the Architect first: the review waits for the dialogue.
     if (review.status === "in_dialogue") return;
     if (review.codeVersion < review.round) {
+      // No code, but a question in its words (to the Architect, say): the one clarification it may ask.
+      if (!review.clarified && (await askedInText(context, review, run, outcome.text))) return;
       await closeReview(context, review, "not_approved", "The Coder wrote no code.");
       return;
     }
@@ -164,6 +166,36 @@ async function afterReview(context: Context, review: BuildReview, run: Run, outc
     }
   }
   await decide(context, { ...review, lastVerdict: verdict }, run, []);
+}
+
+/**
+ * Opens a dialogue when an agent's message addresses a teammate (see `detectAddressee`):
+ * how a model without tools asks its question. Returns whether one opened.
+ */
+async function askedInText(context: Context, review: BuildReview, run: Run, text: string): Promise<boolean> {
+  const speaker = context.team.find((agent) => agent.id === run.agentId);
+  if (!speaker || !text) return false;
+  const [room] = await context.tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, review.roomId));
+  const settings = parseRoomSettings(room?.settings);
+  const found = detectAddressee(text, { speaker, team: context.team, concernPhrases: settings.concern_phrases });
+  const addressee = found && context.team.find((agent) => agent.id === found.addressee.id);
+  if (!found || !addressee) return false;
+  const dialogue = await openDialogue(context.tx, context.emit, {
+    roomId: review.roomId,
+    correlationId: review.correlationId,
+    asker: speaker,
+    addressee,
+    topic: found.sentence,
+    reason: found.reason,
+    maxRounds: settings.dialogue_max_rounds,
+    buildReviewId: review.id,
+    chainDepth: run.chainDepth,
+    parentRunId: run.id,
+    at: context.at,
+  });
+  if (!dialogue) return false;
+  await context.tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, review.id));
+  return true;
 }
 
 /** Consensus, another round, or not approved. */

@@ -44,6 +44,8 @@ type Behaviour = {
   satisfied: (round: number) => boolean;
   /** The Coder asks the Architect its one question before version 1. */
   coderAsks?: boolean;
+  /** …in words only, as a model without tools would. */
+  coderAsksInText?: boolean;
 };
 
 function standIn(behaviour: Behaviour) {
@@ -56,6 +58,9 @@ function standIn(behaviour: Behaviour) {
     const reply = (value: ChatReply) => value;
     if (answered) return reply({ text: /You are Reviewer/.test(system) ? "That is my view." : "Done." });
     const code = user.match(/write the code \(version (\d+)/);
+    if (code && behaviour.coderAsksInText && /you may instead ask the Architect/.test(user)) {
+      return reply({ text: "Before I start: Architect, should an empty input return an empty list?" });
+    }
     if (code && behaviour.coderAsks && /you may instead ask the Architect/.test(user)) {
       return reply({ toolCall: { name: "ask_teammate", arguments: { target: "architect", question: "Should an empty input return an empty list?" } } });
     }
@@ -122,6 +127,12 @@ describe("the build review", () => {
     expect(opened.dialogue.askerAgentId).not.toBe(opened.dialogue.addresseeAgentId);
     // The question is asked once: the code run after the dialogue has no question to ask.
     expect(log.filter((row) => row.type === "dialogue.opened")).toHaveLength(1);
+  });
+
+  it("opens the Coder's question from its words when it asks without tools", async () => {
+    const { review, talks } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsksInText: true });
+    expect(review).toMatchObject({ status: "approved", codeVersion: 1, clarified: true });
+    expect(talks).toEqual([expect.objectContaining({ status: "resolved", reason: "question", topic: "Before I start: Architect, should an empty input return an empty list?" })]);
   });
 
   it("opens no dialogue when dialogues are off (0 rounds)", async () => {

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { notFound } from "next/navigation";
 import { RoomView } from "@/components/room/room-view";
+import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
 import { findSeatByToken, seatCookieName } from "@/lib/auth/seats";
 import { AppError, unstorableTextError } from "@/lib/errors";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
@@ -32,5 +33,12 @@ export default async function RoomPage({ params }: Props) {
   });
   const cookieStore = await cookies();
   const seat = await findSeatByToken(database.db, roomId, cookieStore.get(seatCookieName(roomId))?.value);
-  return <RoomView snapshot={snapshot} seat={seat ? { id: seat.id, displayName: seat.displayName, focusAgentId: seat.focusAgentId } : null} />;
+  const admin = adminStatus({ cookie: cookieStore.get(ADMIN_COOKIE)?.value }) === "admin";
+  return (
+    <RoomView
+      snapshot={snapshot}
+      seat={seat ? { id: seat.id, displayName: seat.displayName, focusAgentId: seat.focusAgentId } : null}
+      admin={admin}
+    />
+  );
 }
