@@ -195,20 +195,25 @@ export function imagesIn(text: string, mood: Mood): string[] {
 
 const NAMES = ["Mara", "Jun", "Teo", "Lina", "Ravi", "Odile", "Sam", "Noor"];
 
+/** An image with its article: "window" → "the window"; "an empty chair" stays as it is. */
+function the(image: string): string {
+  return /^(a|an|the) /i.test(image) ? image : `the ${image}`;
+}
+
 const SPARK_FORMS = [
-  (image: string) => `A song sung to ${image}`,
-  (image: string) => `What ${image} remembers`,
-  (image: string) => `A letter left under ${image}`,
-  (image: string) => `${cap(image)} keeping time for someone`,
-  (image: string) => `The last thing ${image} saw`,
-  (image: string) => `A chorus that starts at ${image}`,
-  (image: string) => `Two strangers sharing ${image}`,
+  (image: string) => `A song sung to ${the(image)}`,
+  (image: string) => `A letter left under ${the(image)}`,
+  (image: string) => `The memory kept in ${the(image)}`,
+  (image: string) => `${cap(the(image))}, seen from the last train home`,
+  (image: string) => `A chorus that starts at ${the(image)}`,
+  (image: string) => `Two strangers sharing ${the(image)}`,
+  (image: string) => `Everything ${the(image)} heard last night`,
 ];
 
 const SCENE_FORMS = [
-  (a: string, b: string) => `${cap(a)} in the foreground, ${b} just behind it`,
-  (a: string, b: string) => `A wide view: ${a} on the left, ${b} on the right, nobody in between`,
-  (a: string, b: string) => `Close up on ${a}, with ${b} out of focus`,
+  (a: string, b: string) => `${cap(the(a))} in the foreground, ${the(b)} just behind it`,
+  (a: string, b: string) => `A wide view: ${the(a)} on the left, ${the(b)} on the right, nobody in between`,
+  (a: string, b: string) => `Close up on ${the(a)}, with ${the(b)} out of focus`,
 ];
 
 function cap(text: string): string {
@@ -232,7 +237,7 @@ export function scenesOf(mood: Mood): string[] {
 
 /** Light: the mood's own, then each caught on one of its images. */
 export function lightOf(mood: Mood): string[] {
-  return [...mood.light, ...mood.images.flatMap((image) => mood.light.map((light) => `${light}, caught on ${image}`))];
+  return [...mood.light, ...mood.images.flatMap((image) => mood.light.map((light) => `${light}, caught on ${the(image)}`))];
 }
 
 /** Story beats: the mood's own, then beats about someone and one of the mood's images. */
@@ -241,9 +246,9 @@ export function beatsOf(mood: Mood, part: "opening" | "turn" | "ending"): string
     const image = mood.images[index % mood.images.length]!;
     const other = mood.images[(index + 3) % mood.images.length]!;
     return {
-      opening: `${name} kept ${image} for a reason nobody asked about.`,
-      turn: `Then ${image} was gone, and ${name} found ${other} where it had been.`,
-      ending: `In the end ${name} let ${image} go, and kept ${other} instead.`,
+      opening: `${name} kept watch over ${the(image)} for a reason nobody asked about.`,
+      turn: `Then ${the(image)} was gone, and ${name} found ${the(other)} where it had been.`,
+      ending: `In the end ${name} let ${the(image)} go, and kept ${the(other)} instead.`,
     }[part];
   });
   return [...new Set([...mood.beats[part], ...made])];
