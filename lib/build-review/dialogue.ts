@@ -138,20 +138,23 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
     costUsd: dialogue.costUsd + run.costUsd,
     costKnown: dialogue.costKnown && costKnown,
   };
-  if (answering) {
-    await tx.update(dialogues).set({ ...totals, askerSatisfied: null }).where(eq(dialogues.id, dialogue.id));
-    await enqueueRun(tx, emit, {
+  // The next turn: the other one speaks, in the same workflow, one link after this run.
+  const queueTurn = (speaker: Agent, to: Agent, kind: "answer" | "reply", prompt: string) =>
+    enqueueRun(tx, emit, {
       roomId: dialogue.roomId,
-      agentId: asker.id,
+      agentId: speaker.id,
       trigger: "dialogue",
-      requestedBy: addressee,
-      prompt: replyPrompt(dialogue, addressee.name, round, text),
+      requestedBy: to,
+      prompt,
       parentRunId: run.id,
       chainDepth: run.chainDepth,
       correlationId: dialogue.correlationId,
-      purpose: { kind: "reply", dialogueId: dialogue.id },
+      purpose: { kind, dialogueId: dialogue.id },
       at: outcome.at,
     });
+  if (answering) {
+    await tx.update(dialogues).set({ ...totals, askerSatisfied: null }).where(eq(dialogues.id, dialogue.id));
+    await queueTurn(asker, addressee, "reply", replyPrompt(dialogue, addressee.name, round, text));
     return null;
   }
   const satisfied = dialogue.askerSatisfied ?? textSatisfied(text);
@@ -159,18 +162,7 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
   await tx.update(dialogues).set({ ...totals, rounds: round }).where(eq(dialogues.id, dialogue.id));
   if (satisfied) return closeDialogue(tx, emit, updated, "resolved", actor, outcome.at, null);
   if (round >= dialogue.maxRounds) return closeDialogue(tx, emit, updated, "unresolved", actor, outcome.at, dialogue.remaining ?? text);
-  await enqueueRun(tx, emit, {
-    roomId: dialogue.roomId,
-    agentId: addressee.id,
-    trigger: "dialogue",
-    requestedBy: asker,
-    prompt: answerPrompt(dialogue, asker.name, round + 1, text),
-    parentRunId: run.id,
-    chainDepth: run.chainDepth,
-    correlationId: dialogue.correlationId,
-    purpose: { kind: "answer", dialogueId: dialogue.id },
-    at: outcome.at,
-  });
+  await queueTurn(addressee, asker, "answer", answerPrompt(dialogue, asker.name, round + 1, text));
   return null;
 }
 

@@ -1,7 +1,8 @@
-import { and, count, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, count, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type BoardEntry, boardEntries, canvasNodes } from "@/db/schema";
+import { type BoardEntry, boardEntries } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
+import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
 import { badRequest } from "@/lib/errors";
 import { type Actor, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type FindingSeverity, LIMITS } from "@/lib/protocol";
@@ -94,14 +95,7 @@ export async function postFinding(
           );
         }
       }
-      if (nodeIds.length) {
-        const found = await tx
-          .select({ id: canvasNodes.id })
-          .from(canvasNodes)
-          .where(and(eq(canvasNodes.roomId, input.roomId), inArray(canvasNodes.id, nodeIds)));
-        const missing = nodeIds.filter((id) => !found.some((node) => node.id === id));
-        if (missing.length) throw badRequest(`Unknown node id(s): ${missing.join(", ")}.`);
-      }
+      await assertNodesInRoom(tx, input.roomId, nodeIds);
       const entry = await postBoardEntry(tx, emit, {
         roomId: input.roomId,
         kind: "finding",

@@ -1,9 +1,9 @@
 import { tool } from "ai";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
-import { type Agent, canvasNodes, runs } from "@/db/schema";
+import { type Agent, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
-import { badRequest } from "@/lib/errors";
+import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
 import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, boardContentSchemas } from "@/lib/protocol";
 import { enqueueRun } from "../enqueue-run";
@@ -62,14 +62,7 @@ export function createRequestTools(active: ActiveRun) {
       run.roomId,
       async (tx, emit, at) => {
         const unique = [...new Set(refNodeIds)];
-        if (unique.length) {
-          const found = await tx
-            .select({ id: canvasNodes.id })
-            .from(canvasNodes)
-            .where(and(eq(canvasNodes.roomId, run.roomId), inArray(canvasNodes.id, unique)));
-          const missing = unique.filter((id) => !found.some((node) => node.id === id));
-          if (missing.length) throw badRequest(`Unknown node id(s): ${missing.join(", ")}.`);
-        }
+        await assertNodesInRoom(tx, run.roomId, unique);
         const entry = await postBoardEntry(tx, emit, {
           roomId: run.roomId,
           kind: "request",
