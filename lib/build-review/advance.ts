@@ -33,7 +33,11 @@ function member(context: Context, persona: string): Agent {
  */
 export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
   const purpose = run.purpose;
-  if (!purpose) return;
+  if (!purpose) {
+    // Any other agent's message that addresses a teammate opens a dialogue with it.
+    if (outcome.status === "succeeded" && outcome.text) await dialogueFromWords(tx, emit, run, outcome);
+    return;
+  }
   const team = await tx.select().from(agents).where(eq(agents.roomId, run.roomId));
   const context: Context = { tx, emit, at: outcome.at, team };
   if (purpose.kind === "answer" || purpose.kind === "reply") {
@@ -196,6 +200,32 @@ async function askedInText(context: Context, review: BuildReview, run: Run, text
   if (!dialogue) return false;
   await context.tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, review.id));
   return true;
+}
+
+/** Opens a dialogue when a run outside any workflow ends with words addressed to a teammate. */
+async function dialogueFromWords(tx: DbOrTx, emit: Emit, run: Run, outcome: TurnOutcome): Promise<void> {
+  const [room] = await tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, run.roomId));
+  const settings = parseRoomSettings(room?.settings);
+  if (settings.dialogue_max_rounds === 0) return;
+  const team = await tx.select().from(agents).where(eq(agents.roomId, run.roomId));
+  const speaker = team.find((agent) => agent.id === run.agentId);
+  if (!speaker) return;
+  const found = detectAddressee(outcome.text, { speaker, team, concernPhrases: settings.concern_phrases });
+  const addressee = found && team.find((agent) => agent.id === found.addressee.id);
+  if (!found || !addressee) return;
+  await openDialogue(tx, emit, {
+    roomId: run.roomId,
+    correlationId: run.correlationId,
+    asker: speaker,
+    addressee,
+    topic: found.sentence,
+    reason: found.reason,
+    maxRounds: settings.dialogue_max_rounds,
+    buildReviewId: null,
+    chainDepth: run.chainDepth,
+    parentRunId: run.id,
+    at: outcome.at,
+  });
 }
 
 /** Consensus, another round, or not approved. */

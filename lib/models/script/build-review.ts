@@ -124,6 +124,11 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
   const answer = text.match(/## Dialogue with (.+?) \(round (\d+) of (\d+)\): answer/);
   if (answer) {
     const round = Number(answer[2]);
+    // A persona outside a build review answers in its own terms, briefly.
+    if (!BUILD_REVIEW_SCRIPTS.has(reading.persona)) {
+      const asked = text.match(/asks: (.+)$/m)?.[1] ?? text.match(/replied: (.+)$/m)?.[1] ?? "";
+      return { text: `${asked.includes("?") ? "My answer" : "Noted"}: I would keep it simple and in the mood we already have, and build on what is on the canvas.`, calls: [] };
+    }
     if (reading.persona === "architect") return { text: "Keep it to one exported function; an empty input returns an empty result.", calls: [] };
     return {
       text:
@@ -137,7 +142,8 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
   const reply = text.match(/## Dialogue with (.+?) \(round (\d+) of (\d+)\): reply/);
   if (reply) {
     const round = Number(reply[2]);
-    const satisfied = round >= 2;
+    // Outside a build review, the asker takes the first answer.
+    const satisfied = round >= 2 || !BUILD_REVIEW_SCRIPTS.has(reading.persona);
     if (step === 0 && tools.has("reply_in_dialogue")) {
       return {
         ...call(reading, "reply_in_dialogue", satisfied ? { satisfied: true } : { satisfied: false, remaining: "How is a missing value handled?" }, "reply"),

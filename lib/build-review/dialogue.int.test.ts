@@ -1,0 +1,91 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dialogues, runs } from "@/db/schema";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { agentByPersona, startTestWorker } from "@/test/agents";
+import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { mockResolver, scriptedSteps, setAgentModel, textStep } from "@/test/mock-models";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { MAX_OPEN_DIALOGUES, openDialogue } from "./dialogue";
+
+let database: TestDatabase;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+const models = { asks: scriptedSteps([textStep("Scene Painter, which light should the verse have?")]) };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  worker = await startTestWorker(database, { resolveModel: mockResolver(models) });
+});
+afterAll(async () => {
+  await worker.stop();
+  await database.destroy();
+});
+
+async function settled(roomId: string) {
+  return eventually(async () => {
+    const rows = await database.db.select().from(runs).where(eq(runs.roomId, roomId));
+    expect(rows.every((run) => run.status !== "queued" && run.status !== "running")).toBe(true);
+    return rows;
+  }, 20_000);
+}
+
+describe("dialogues outside a build review", () => {
+  it("open when an agent's message addresses a teammate, and end after the room's rounds", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    await setAgentModel(database, songwriter.id, "mock:asks");
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    const all = await settled(roomId);
+    const [talk] = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+    expect(talk).toMatchObject({
+      askerAgentId: songwriter.id,
+      addresseeAgentId: painter.id,
+      reason: "vocative",
+      topic: "Scene Painter, which light should the verse have?",
+      correlationId: run.correlationId,
+      // The asker keeps asking the same question: it is never satisfied, so the rounds run out.
+      status: "unresolved",
+      rounds: 2,
+    });
+    expect(all.filter((row) => row.trigger === "dialogue")).toHaveLength(4);
+  });
+
+  it("open none when dialogues are off", async () => {
+    const { roomId } = await createTestRoom(database.db, { dialogue_max_rounds: 0 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    await setAgentModel(database, songwriter.id, "mock:asks");
+    await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    await settled(roomId);
+    expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
+  });
+
+  it(`hold at most ${MAX_OPEN_DIALOGUES} open in a room at once`, async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const [asker, first, second, third] = await Promise.all(
+      ["songwriter", "scene-painter", "storyteller", "curator"].map((persona) => agentByPersona(database, roomId, persona)),
+    );
+    const opened = [];
+    for (const addressee of [first!, second!, third!]) {
+      const { result } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
+        openDialogue(tx, emit, {
+          roomId,
+          correlationId: "c",
+          asker: asker!,
+          addressee,
+          topic: "Which light?",
+          reason: "question",
+          maxRounds: 2,
+          buildReviewId: null,
+          chainDepth: 0,
+          parentRunId: null,
+          at,
+        }),
+      );
+      opened.push(result);
+    }
+    expect(opened.map((dialogue) => dialogue?.addresseeAgentId ?? null)).toEqual([first!.id, second!.id, null]);
+  });
+});
