@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useState } from "react";
+import { useNow } from "@/components/ui/use-now";
 import { useShallow } from "zustand/react/shallow";
 import type { AgentDto } from "@/lib/protocol";
 import { LIMITS } from "@/lib/protocol";
@@ -25,17 +26,6 @@ const selectRoster = (state: RoomState) => ({
   roomId: state.room.id,
   pending: state.pendingCommands,
 });
-
-/** Re-renders every `ms` while `active`, so time-based statuses (typing) settle. */
-function useNow(active: boolean, ms = 500): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(timer);
-  }, [active, ms]);
-  return active ? now : Date.now();
-}
 
 /** The room's agents: who they are, what drives them and what each is doing right now. */
 export function AgentRoster({ onError }: { onError: (message: string) => void }) {

@@ -1,15 +1,10 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useNow } from "@/components/ui/use-now";
 
 /** Seconds left until `deadline` (never below 0), ticking while mounted. */
 export function useSecondsLeft(deadline: string | null): number | null {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!deadline) return;
-    const timer = setInterval(() => setNow(Date.now()), 250);
-    return () => clearInterval(timer);
-  }, [deadline]);
+  const now = useNow(deadline !== null, 250);
   if (!deadline) return null;
   return Math.max(0, Math.ceil((new Date(deadline).getTime() - now) / 1000));
 }

@@ -1,22 +1,12 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useNow } from "@/components/ui/use-now";
 import { useRoom } from "@/components/room/room-store";
 
 /** "12.3 s · $0.0234", or "cost unknown" for a model without a known price (never a false $0). */
 export function turnFigures(figures: { durationMs: number; costUsd: number; costKnown: boolean }): string {
   const cost = figures.costKnown ? `$${figures.costUsd.toFixed(4)}` : "cost unknown";
   return `${(figures.durationMs / 1000).toFixed(1)} s · ${cost}`;
-}
-
-function useTicking(active: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => setNow(Date.now()), 100);
-    return () => clearInterval(timer);
-  }, [active]);
-  return now;
 }
 
 /**
@@ -28,7 +18,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   const agents = useRoom((state) => state.agents);
   const typing = useRoom((state) => state.typing);
   const open = !!thread && !thread.closed;
-  const now = useTicking(open);
+  const now = useNow(open, 100);
   if (!thread) return null;
   const { dialogue, messages, closed } = thread;
   const agent = (id: string) => agents.find((candidate) => candidate.id === id);

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { useNow } from "@/components/ui/use-now";
 import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
 import { type RoomState, nextTurn } from "./room-state";
@@ -26,12 +26,7 @@ const selectHeader = (state: RoomState) => ({
 /** "next: Storyteller in 12 s", counting down, while the room's scheduler is on. */
 function NextTurn() {
   const next = useRoom(useShallow((state) => nextTurn(state)));
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!next) return;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [next]);
+  const now = useNow(next !== null, 1000);
   if (!next) return null;
   const seconds = next.at === null ? null : Math.ceil((next.at - now) / 1000);
   return (
