@@ -11,6 +11,6 @@ export interface NoteData extends Record<string, unknown> {
 }
 
 export type NoteFlowNode = Node<NoteData, "note">;
-export type LabelledFlowEdge = Edge<{ edge: CanvasEdgeDto; accent: string }>;
+export type LabelledFlowEdge = Edge<{ edge: CanvasEdgeDto; accent: string; labelAt?: { x: number; y: number } }, "labelled">;
 
 export const HUMAN_NOTE_COLOR = "#fff3bf";

@@ -18,16 +18,20 @@ import {
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { freeSpot } from "@/lib/canvas/free-spot";
+import { type Box, boxOf, shapeOf } from "@/lib/canvas/free-spot";
+import { layoutLinks } from "@/lib/canvas/edge-labels";
+import { tidyLayout, topLeft } from "@/lib/canvas/tidy-layout";
 import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
 import { HumanQuestion } from "@/components/broadcast/human-question";
+import { LabelledEdge } from "./labelled-edge";
 import { NoteNode } from "./note-node";
 
 const nodeTypes = { note: NoteNode };
+const edgeTypes = { labelled: LabelledEdge };
 
 /** After the viewer pans or zooms, the canvas stops following new work for this long. */
 const FOLLOW_PAUSE_MS = 10_000;
@@ -113,32 +117,43 @@ export function RoomCanvas({ onError }: CanvasProps) {
     });
   }, [nodes, agentColors, canEdit, highlighted, saveText]);
 
+  // Where each note is drawn: its measured box once the browser has drawn it, else an estimate.
+  const boxes = useMemo(
+    () =>
+      new Map<string, Box>(
+        flowNodes.map((flowNode) => [
+          flowNode.id,
+          flowNode.measured?.width && flowNode.measured.height
+            ? { ...flowNode.position, width: flowNode.measured.width, height: flowNode.measured.height }
+            : boxOf(shapeOf({ ...flowNode.data.node, ...flowNode.position })),
+        ]),
+      ),
+    [flowNodes],
+  );
+  const links = useMemo(() => layoutLinks(boxes, Object.values(edges)), [boxes, edges]);
+
   useEffect(() => {
     setFlowEdges((previous) => {
       const byId = new Map(previous.map((edge) => [edge.id, edge]));
       return Object.values(edges).map((edge) => {
         const accent =
           edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
-        const sides = facingSides(nodes[edge.sourceId], nodes[edge.targetId]);
+        const layout = links.get(edge.id);
         return {
           id: edge.id,
+          type: "labelled" as const,
           source: edge.sourceId,
           target: edge.targetId,
-          sourceHandle: sides.source,
-          targetHandle: sides.target,
-          label: edge.label || undefined,
+          sourceHandle: layout?.source ?? "bottom",
+          targetHandle: layout?.target ?? "top",
           selected: byId.get(edge.id)?.selected,
           style: { stroke: accent, strokeWidth: 2 },
           markerEnd: { type: MarkerType.ArrowClosed, color: accent, width: 16, height: 16 },
-          labelStyle: { fontSize: 12, fontWeight: 600, fill: "#343a40" },
-          labelBgStyle: { fill: "#ffffff" },
-          labelBgPadding: [6, 3] as [number, number],
-          labelBgBorderRadius: 4,
-          data: { edge, accent },
+          data: { edge, accent, labelAt: layout?.label },
         };
       });
     });
-  }, [edges, nodes, agentColors]);
+  }, [edges, links, agentColors]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<NoteFlowNode>[]) =>
@@ -162,7 +177,28 @@ export function RoomCanvas({ onError }: CanvasProps) {
     const center = pane
       ? screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 2 })
       : { x: 0, y: 0 };
-    addNoteAt(freeSpot({ x: center.x - 90, y: center.y - 40 }, Object.values(nodes)));
+    // The server puts it in the free spot nearest the middle of the view.
+    void write("/nodes", "POST", { text: "", near: { x: Math.round(center.x - 145), y: Math.round(center.y - 60) }, color: HUMAN_NOTE_COLOR });
+  };
+
+  const [tidying, setTidying] = useState(false);
+  const tidy = async () => {
+    setTidying(true);
+    try {
+      const placed = await tidyLayout(
+        [...boxes].map(([id, box]) => ({ id, width: box.width, height: box.height })),
+        Object.values(edges).map((edge) => ({ id: edge.id, sourceId: edge.sourceId, targetId: edge.targetId, label: edge.label })),
+        topLeft([...boxes.values()]),
+      );
+      const positions = [...placed].map(([nodeId, at]) => ({ nodeId, ...at }));
+      await apiWrite(`/api/rooms/${roomId}/canvas/tidy`, "POST", { positions });
+      userMovedAt.current = 0;
+      setTimeout(() => void fitView({ duration: 500, padding: 0.15 }), 120);
+    } catch (error) {
+      onError(error instanceof Error ? error.message : String(error));
+    } finally {
+      setTidying(false);
+    }
   };
 
   const selectedNodes = flowNodes.filter((node) => node.selected);
@@ -174,6 +210,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
         nodes={flowNodes}
         edges={flowEdges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         connectionMode={ConnectionMode.Loose}
@@ -225,6 +262,18 @@ export function RoomCanvas({ onError }: CanvasProps) {
               <button type="button" className="button button--primary" data-testid="add-note" onClick={addNoteInView}>
                 + Note
               </button>
+              {nodeCount > 1 && (
+                <button
+                  type="button"
+                  className="button"
+                  data-testid="tidy-canvas"
+                  disabled={tidying}
+                  title="Lay the canvas out afresh: linked notes in rows from left to right, nothing overlapping"
+                  onClick={() => void tidy()}
+                >
+                  {tidying ? "Tidying…" : "Tidy"}
+                </button>
+              )}
               <label className="toolbar__field">
                 <span>New links read</span>
                 <input
@@ -272,18 +321,6 @@ export function RoomCanvas({ onError }: CanvasProps) {
       </ReactFlow>
     </div>
   );
-}
-
-/** The sides two nodes face each other on, so a link takes the short way between them. */
-export function facingSides(
-  source: { x: number; y: number } | undefined,
-  target: { x: number; y: number } | undefined,
-): { source: string; target: string } {
-  if (!source || !target) return { source: "bottom", target: "top" };
-  const dx = target.x - source.x;
-  const dy = target.y - source.y;
-  if (Math.abs(dx) > Math.abs(dy) * 1.2) return dx > 0 ? { source: "right", target: "left" } : { source: "left", target: "right" };
-  return dy > 0 ? { source: "bottom", target: "top" } : { source: "top", target: "bottom" };
 }
 
 function EdgeEditor({ label, onSave, onDelete }: { label: string; onSave: (label: string) => void; onDelete: () => void }) {

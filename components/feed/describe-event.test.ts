@@ -71,5 +71,10 @@ describe("describeEvent", () => {
       detail: "Verse one → A rainy scene",
     });
     expect(describeEvent(event("node.updated", { nodeId: "v", changes: { x: 1 }, version: 2, updatedAt: FIXTURE_TIME }), context).quiet).toBe(true);
+    const positions = [1, 2, 3].map((index) => ({ nodeId: `n${index}`, x: index, y: 0, version: 2 }));
+    expect(describeEvent(event("canvas.tidied", { positions, updatedAt: FIXTURE_TIME }), context).text).toBe("tidied the canvas (3 notes laid out afresh)");
+    expect(describeEvent(event("canvas.tidied", { positions: positions.slice(0, 1), updatedAt: FIXTURE_TIME }), context).text).toBe(
+      "tidied the canvas (1 note laid out afresh)",
+    );
   });
 });

@@ -255,6 +255,11 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     }
     return { text: "restyled a note", nodeIds: [nodeId], tone: "canvas", quiet: true };
   },
+  "canvas.tidied": (event) => ({
+    text: `tidied the canvas (${event.payload.positions.length} note${event.payload.positions.length === 1 ? "" : "s"} laid out afresh)`,
+    nodeIds: [],
+    tone: "canvas",
+  }),
   "node.deleted": () => ({ text: "deleted a note", nodeIds: [], tone: "canvas" }),
   "edge.created": (event, context) => {
     const edge = event.payload.edge;

@@ -55,6 +55,23 @@ describe("applyRoomEvent", () => {
     expect(state.feed.map((event) => event.seq)).toEqual([2, 3, 4, 5, 6, 7]);
   });
 
+  it("moves every note a tidy laid out, and only notes it still has", () => {
+    const state = fold(start(), [
+      stored(2, "node.created", { node: node("a") }),
+      stored(3, "node.created", { node: node("b") }),
+      stored(4, "canvas.tidied", {
+        positions: [
+          { nodeId: "a", x: 400, y: 20, version: 2 },
+          { nodeId: "gone", x: 1, y: 1, version: 2 },
+        ],
+        updatedAt: FIXTURE_TIME,
+      }),
+    ]);
+    expect(state.nodes.a).toMatchObject({ x: 400, y: 20, version: 2 });
+    expect(state.nodes.b).toEqual(node("b"));
+    expect(Object.keys(state.nodes)).toEqual(["a", "b"]);
+  });
+
   it("ignores an event it has already applied and reports a gap", () => {
     const state = fold(start(), [stored(2, "node.created", { node: node("a") })]);
     expect(applyRoomEvent(state, stored(2, "node.created", { node: node("a", "again") })).kind).toBe("duplicate");

@@ -216,6 +216,14 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
     const node = { ...current, ...payload.changes, version: payload.version, updatedAt: payload.updatedAt };
     return { nodes: { ...state.nodes, [current.id]: node } };
   },
+  "canvas.tidied": (state, { payload }) => {
+    const nodes = { ...state.nodes };
+    for (const { nodeId, x, y, version } of payload.positions) {
+      const current = nodes[nodeId];
+      if (current) nodes[nodeId] = { ...current, x, y, version, updatedAt: payload.updatedAt };
+    }
+    return { nodes };
+  },
   "node.deleted": (state, { payload }) => ({
     nodes: without(state.nodes, [payload.nodeId]),
     edges: without(state.edges, payload.edgeIds),

@@ -82,7 +82,7 @@ export class RoomPage {
   }
 
   edgeLabel(text: string): Locator {
-    return this.page.locator(".react-flow__edge-textwrapper", { hasText: text });
+    return this.page.getByTestId("edge-label").filter({ hasText: text });
   }
 
   async fitView() {

@@ -1,8 +1,11 @@
 import http from "node:http";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as tidy } from "@/app/api/rooms/[roomId]/canvas/tidy/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import { canvasEdges, canvasNodes, events, rooms, seats } from "@/db/schema";
+import { createNode } from "@/lib/canvas/create-node";
+import { type Box, GAP, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { LIMITS } from "@/lib/protocol";
 import edgesIndex from "@/pages/api/rooms/[roomId]/edges/index";
@@ -143,7 +146,9 @@ describe("canvas routes", () => {
       ["", /Expected a JSON body/],
       [{ text: 42, x: 0, y: 0 }, /text: /],
       [{ text: "a", x: "left", y: 0 }, /x: /],
-      [{ text: "a", x: 0 }, /y: /],
+      [{ text: "a", x: 0 }, /Give both x and y, or neither/],
+      [{ text: "a", x: 0, y: 0, near: { x: 5, y: 5 } }, /a position or a spot to be near, not both/],
+      [{ text: "a", near: { x: "middle", y: 5 } }, /near.x: /],
       [{ text: "a", x: 0, y: 0, colour: "#ffffff" }, /unknown field\(s\) colour/],
       [{ text: "a".repeat(LIMITS.noteText + 1), x: 0, y: 0 }, new RegExp(`limited to ${LIMITS.noteText} characters`)],
       [{ text: "a", x: 1e12, y: 0 }, /x: /],
@@ -270,5 +275,90 @@ describe("canvas routes", () => {
     const afterDeletion = await note(roomId, cookie, { text: "third", x: 0, y: 0 });
     expect(afterDeletion.status).toBe(404);
     expect(afterDeletion.body.error.message).toMatch(/Room not found/);
+  });
+});
+
+function apart(a: Box, b: Box): boolean {
+  return a.x + a.width + GAP.x <= b.x || b.x + b.width + GAP.x <= a.x || a.y + a.height + GAP.y <= b.y || b.y + b.height + GAP.y <= a.y;
+}
+
+describe("placing and tidying notes", () => {
+  it("puts a note given only a spot to be near clear of the work around it, and a placed note exactly where it was put", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const tall = await note(roomId, cookie, { text: "word ".repeat(300), x: 0, y: 0 });
+    const near = await note(roomId, cookie, { text: "beside it", near: { x: 10, y: 10 } });
+    expect(near.status).toBe(201);
+    expect(apart(boxOf(shapeOf(tall.body.node)), boxOf(shapeOf(near.body.node)))).toBe(true);
+    const onTop = await note(roomId, cookie, { text: "on purpose", x: 5, y: 5 });
+    expect(onTop.body.node).toMatchObject({ x: 5, y: 5 });
+    const anywhere = await note(roomId, cookie, { text: "wherever" });
+    expect(anywhere.status).toBe(201);
+    for (const other of [tall, near]) expect(apart(boxOf(shapeOf(other.body.node)), boxOf(shapeOf(anywhere.body.node)))).toBe(true);
+  });
+
+  it("moves an agent's node off taken space to the nearest free spot, so agents' work never covers other work", async () => {
+    const { roomId, agents } = await createTestRoom(context.database.db);
+    const agent = { kind: "agent" as const, id: agents[0]!.id, name: agents[0]!.name };
+    const nodes = [];
+    for (let index = 0; index < 12; index++) {
+      const text = index % 3 === 0 ? "A long verse that wraps. ".repeat(20) : `Line ${index}`;
+      nodes.push(await createNode(context.database.db, roomId, agent, { kind: "lyric", text, x: 0, y: 0 }));
+    }
+    expect(nodes[0]).toMatchObject({ x: 0, y: 0 });
+    const boxes = nodes.map((node) => boxOf(shapeOf(node)));
+    for (const [index, box] of boxes.entries()) for (const other of boxes.slice(index + 1)) expect(apart(box, other)).toBe(true);
+  });
+
+  it("lets a participant lay many notes out at once in one event, bumping each one's version", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const a = (await note(roomId, cookie, { text: "A", x: 0, y: 0 })).body.node.id as string;
+    const b = (await note(roomId, cookie, { text: "B", x: 0, y: 0 })).body.node.id as string;
+    const before = await lastSeq(roomId);
+    const tidied = await call(tidy, {
+      url: `/api/rooms/${roomId}/canvas/tidy`,
+      method: "POST",
+      params: { roomId },
+      cookie,
+      body: { positions: [{ nodeId: a, x: 0, y: 0 }, { nodeId: b, x: 400, y: 12.5 }] },
+    });
+    expect(tidied.status).toBe(200);
+    expect(await lastSeq(roomId)).toBe(before + 1);
+    const [event] = await readEventsAfter(context.database.db, roomId, before);
+    expect(event).toMatchObject({ type: "canvas.tidied", agent_name: "Ada" });
+    expect(tidied.body.positions).toEqual(
+      [
+        { nodeId: a, x: 0, y: 0, version: 2 },
+        { nodeId: b, x: 400, y: 12.5, version: 2 },
+      ].sort((p, q) => (p.nodeId < q.nodeId ? -1 : 1)),
+    );
+    const [row] = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.id, b));
+    expect(row).toMatchObject({ x: 400, y: 12.5, version: 2 });
+  });
+
+  it("refuses a tidy naming unknown or repeated notes, or from a spectator, and moves nothing", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const { roomId: otherRoom, cookie: otherCookie } = await seatedRoom();
+    const a = (await note(roomId, cookie, { text: "A", x: 7, y: 7 })).body.node.id as string;
+    const elsewhere = (await note(otherRoom, otherCookie, { text: "B", x: 0, y: 0 })).body.node.id as string;
+    const before = await lastSeq(roomId);
+    const attempt = (body: unknown, who: string | undefined = cookie) =>
+      call(tidy, { url: `/api/rooms/${roomId}/canvas/tidy`, method: "POST", params: { roomId }, cookie: who, body });
+    const cases: [unknown, RegExp][] = [
+      [{ positions: [{ nodeId: a, x: 1, y: 1 }, { nodeId: elsewhere, x: 1, y: 1 }] }, new RegExp(`Unknown node id\\(s\\): ${elsewhere}`)],
+      [{ positions: [{ nodeId: a, x: 1, y: 1 }, { nodeId: a, x: 2, y: 2 }] }, /Each note is placed once/],
+      [{ positions: [] }, /at least one position/],
+      [{ positions: Array.from({ length: LIMITS.tidyNodes + 1 }, (_, index) => ({ nodeId: `n${index}`, x: 0, y: 0 })) }, /At most 500 notes/],
+      [{ positions: [{ nodeId: a, x: 1e12, y: 1 }] }, /x: /],
+    ];
+    for (const [body, reason] of cases) {
+      const response = await attempt(body);
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toMatch(reason);
+    }
+    const spectator = await attempt({ positions: [{ nodeId: a, x: 1, y: 1 }] }, "");
+    expect(spectator.status).toBe(403);
+    expect(await lastSeq(roomId)).toBe(before);
+    const [row] = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.id, a));
+    expect(row).toMatchObject({ x: 7, y: 7, version: 1 });
   });
 });

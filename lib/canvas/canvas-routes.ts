@@ -3,17 +3,17 @@
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge, updateEdge } from "@/lib/canvas/edges";
 import { createNode } from "@/lib/canvas/create-node";
-import { createEdgeInputSchema, createNodeInputSchema, updateEdgeInputSchema, updateNodeInputSchema } from "@/lib/canvas/inputs";
+import { createEdgeInputSchema, placeNoteInputSchema, updateEdgeInputSchema, updateNodeInputSchema } from "@/lib/canvas/inputs";
 import { updateNode } from "@/lib/canvas/update-node";
 import { participantRoute } from "@/lib/http/participant-route";
 
 // People write notes; what kind of work a node is (a lyric, a scene) is the agents' to say.
-const humanNoteSchema = createNodeInputSchema.omit({ kind: true });
 const humanEditSchema = updateNodeInputSchema.omit({ kind: true }).refine((input) => Object.keys(input).length > 0, "Nothing to change");
 
 /** A participant adds a sticky note. */
-export const createNoteRoute = participantRoute("/api/rooms/[roomId]/nodes", humanNoteSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
-  const node = await createNode(runtime.database.db, params.roomId, actor, input, { idempotencyKey });
+export const createNoteRoute = participantRoute("/api/rooms/[roomId]/nodes", placeNoteInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
+  const { near, ...note } = input;
+  const node = await createNode(runtime.database.db, params.roomId, actor, note, { idempotencyKey, placeNear: near });
   return { status: 201, body: { node } };
 });
 

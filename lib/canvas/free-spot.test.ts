@@ -1,51 +1,73 @@
 import { describe, expect, it } from "vitest";
-import { CELL, freeSpot, homeArea } from "./free-spot";
+import { type Box, COLUMN, GAP, NOTE_WIDTH, boxOf, freeSpot, homeArea, shapeOf } from "./free-spot";
 
 describe("homeArea", () => {
   it("starts each persona in its own area and any other name at the origin", () => {
-    expect(homeArea("songwriter")).toEqual({ x: -380, y: 0 });
+    expect(homeArea("songwriter")).toEqual({ x: -COLUMN, y: 0 });
     for (const persona of ["gardener", "constructor", "__proto__", "toString"]) expect(homeArea(persona)).toEqual({ x: 0, y: 0 });
   });
 });
 
+describe("boxOf", () => {
+  const at = { x: 5, y: 7 };
+
+  it("grows with the text, its line breaks and a kind label, always a note wide", () => {
+    const empty = boxOf(shapeOf({ ...at, kind: "note", text: "" }));
+    const line = boxOf(shapeOf({ ...at, kind: "note", text: "a".repeat(30) }));
+    const twoLines = boxOf(shapeOf({ ...at, kind: "note", text: "a".repeat(31) }));
+    const broken = boxOf(shapeOf({ ...at, kind: "note", text: "a\nb\nc" }));
+    const lyric = boxOf(shapeOf({ ...at, kind: "lyric", text: "a".repeat(30) }));
+    expect(empty).toMatchObject({ ...at, width: NOTE_WIDTH });
+    expect(line.height).toBe(empty.height);
+    expect(twoLines.height).toBeGreaterThan(line.height);
+    expect(broken.height).toBeGreaterThan(twoLines.height);
+    expect(lyric.height).toBeGreaterThan(line.height);
+  });
+
+  it("caps a code node at its scrolling height however long the code", () => {
+    const code = (lines: number) => boxOf(shapeOf({ ...at, kind: "code", text: Array.from({ length: lines }, () => "x();").join("\n") })).height;
+    expect(code(10)).toBeGreaterThan(code(2));
+    expect(code(500)).toBe(code(200));
+  });
+});
+
+function clear(a: Box, b: Box): boolean {
+  return a.x + a.width + GAP.x <= b.x || b.x + b.width + GAP.x <= a.x || a.y + a.height + GAP.y <= b.y || b.y + b.height + GAP.y <= a.y;
+}
+
 describe("freeSpot", () => {
   const anchor = { x: 100, y: 40 };
+  const size = { width: NOTE_WIDTH, height: 120 };
+  const box = (x: number, y: number, height = 120): Box => ({ x, y, width: NOTE_WIDTH, height });
 
   it("takes the anchor itself on an empty canvas, rounded to whole units", () => {
-    expect(freeSpot(anchor, [])).toEqual(anchor);
-    expect(freeSpot({ x: 10.4, y: -3.6 }, [])).toEqual({ x: 10, y: -4 });
+    expect(freeSpot(anchor, [], size)).toEqual(anchor);
+    expect(freeSpot({ x: 10.4, y: -3.6 }, [], size)).toEqual({ x: 10, y: -4 });
   });
 
-  it("searches ring by ring around a taken anchor, rightwards and downwards first", () => {
-    const cell = (column: number, row: number) => ({ x: anchor.x + column * CELL.width, y: anchor.y + row * CELL.height });
-    expect(freeSpot(anchor, [cell(0, 0)])).toEqual(cell(1, 0));
-    expect(freeSpot(anchor, [cell(0, 0), cell(1, 0)])).toEqual(cell(1, 1));
-    expect(freeSpot(anchor, [cell(0, 0), cell(1, 0), cell(1, 1)])).toEqual(cell(0, 1));
-    expect(freeSpot(anchor, [cell(0, 0), cell(1, 0), cell(1, 1), cell(0, 1)])).toEqual(cell(2, 0));
+  it("goes just below a box on the anchor, and below a tall one by its whole height", () => {
+    expect(freeSpot(anchor, [box(anchor.x, anchor.y)], size)).toEqual({ x: anchor.x, y: anchor.y + 120 + GAP.y });
+    expect(freeSpot(anchor, [box(anchor.x, anchor.y, 900)], size)).toEqual({ x: anchor.x + COLUMN, y: anchor.y });
   });
 
-  it("counts a node as in the way when it overlaps the cell, not only when it sits on it", () => {
-    const overlapping = { x: anchor.x - 30, y: anchor.y + 10 };
-    expect(freeSpot(anchor, [overlapping])).toEqual({ x: anchor.x + CELL.width, y: anchor.y });
-    const clear = { x: anchor.x + CELL.width - 19, y: anchor.y };
-    expect(freeSpot(anchor, [clear])).toEqual(anchor);
+  it("counts a box as in the way when the new one would come within the gap of it", () => {
+    const near = box(anchor.x + NOTE_WIDTH + GAP.x - 1, anchor.y);
+    expect(freeSpot(anchor, [near], size)).not.toEqual(anchor);
+    const far = box(anchor.x + NOTE_WIDTH + GAP.x, anchor.y);
+    expect(freeSpot(anchor, [far], size)).toEqual(anchor);
   });
 
-  it("never returns a spot a node overlaps while one is free, and gives the same answer every time", () => {
-    const occupied = Array.from({ length: 30 }, (_, index) => ({
-      x: anchor.x + (index % 6) * CELL.width,
-      y: anchor.y + Math.floor(index / 6) * CELL.height,
-    }));
-    const spot = freeSpot(anchor, occupied);
-    for (const node of occupied) {
-      expect(Math.abs(node.x - spot.x) >= CELL.width - 20 || Math.abs(node.y - spot.y) >= CELL.height - 20).toBe(true);
+  it("never returns a spot within the gap of any box, however crowded, and gives the same answer every time", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const occupied: Box[] = [];
+    for (let index = 0; index < 200; index++) {
+      const height = 60 + Math.round(random() * 600);
+      const spot = freeSpot({ x: Math.round(random() * 1200) - 600, y: Math.round(random() * 800) - 400 }, occupied, { width: NOTE_WIDTH, height });
+      const placed = { ...spot, width: NOTE_WIDTH, height };
+      for (const other of occupied) expect(clear(placed, other)).toBe(true);
+      occupied.push(placed);
     }
-    expect(freeSpot(anchor, occupied)).toEqual(spot);
-  });
-
-  it("ends its search on a full neighbourhood, below everything it looked at", () => {
-    const occupied = [];
-    for (let row = 0; row < 14; row++) for (let column = 0; column < 14; column++) occupied.push({ x: anchor.x + column * CELL.width, y: anchor.y + row * CELL.height });
-    expect(freeSpot(anchor, occupied)).toEqual({ x: anchor.x, y: anchor.y + 14 * CELL.height });
+    expect(freeSpot(anchor, occupied, size)).toEqual(freeSpot(anchor, occupied, size));
   });
 });

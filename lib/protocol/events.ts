@@ -114,6 +114,13 @@ export const storedEventSchemas = {
     "node.updated",
     z.object({ nodeId: z.string(), changes: nodeChangesSchema, version: z.number().int(), updatedAt: z.string() }),
   ),
+  "canvas.tidied": storedEvent(
+    "canvas.tidied",
+    z.object({
+      positions: z.array(z.object({ nodeId: z.string(), x: z.number(), y: z.number(), version: z.number().int() })),
+      updatedAt: z.string(),
+    }),
+  ),
   "node.deleted": storedEvent("node.deleted", z.object({ nodeId: z.string(), edgeIds: z.array(z.string()) })),
   "edge.created": storedEvent("edge.created", z.object({ edge: canvasEdgeSchema })),
   "edge.updated": storedEvent("edge.updated", z.object({ edgeId: z.string(), label: z.string() })),

@@ -15,6 +15,8 @@ export const LIMITS = {
   nodeKind: 32,
   coordinate: 1_000_000,
   nodeSize: 4000,
+  /** Notes one "tidy" may move at once (its positions must fit in one request body). */
+  tidyNodes: 500,
   requestBodyBytes: 64 * 1024,
   idempotencyKey: 128,
 } as const;

@@ -24,8 +24,8 @@ const color = z
 const createNodeInput = z.object({
   text: z.string().min(1).max(LIMITS.noteText).describe("The content: a verse, a scene, an idea…"),
   kind: kind.default("note"),
-  x: coordinate.optional().describe("Left edge in canvas units; omit to be placed in free space"),
-  y: coordinate.optional().describe("Top edge in canvas units; omit to be placed in free space"),
+  x: coordinate.optional().describe("Left edge in canvas units; a taken spot moves the node to the nearest free one; omit to be placed near your area"),
+  y: coordinate.optional().describe("Top edge in canvas units; a taken spot moves the node to the nearest free one; omit to be placed near your area"),
   color: color.optional(),
 });
 

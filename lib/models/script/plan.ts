@@ -4,7 +4,7 @@
 import { type Mood, MOODS } from "./moods";
 import type { SeededRandom } from "./random";
 import type { PastCall, PromptEntry, ScriptReading } from "./read-prompt";
-import { freeSpot, homeArea, type Point } from "@/lib/canvas/free-spot";
+import { boxOf, freeSpot, homeArea, type Point, shapeOf } from "@/lib/canvas/free-spot";
 
 export interface PlannedCall {
   /** Names the call so later steps can find its result. */
@@ -57,11 +57,9 @@ export function nodeIdOf(call: PastCall | undefined): string | undefined {
 }
 
 export function place(context: PlanContext, anchor: Point): Point {
-  const occupied = [
-    ...context.reading.canvas.map((node) => ({ x: node.x, y: node.y })),
-    ...context.createdNodes().map((node) => ({ x: node.x, y: node.y })),
-  ];
-  return freeSpot(anchor, occupied);
+  // A wish: the canvas the prompt shows may be clipped, and the server moves a node off taken space.
+  const occupied = [...context.reading.canvas, ...context.createdNodes().map((node) => ({ ...node, kind: "note" }))];
+  return freeSpot(anchor, occupied.map((node) => boxOf(shapeOf(node))));
 }
 
 export function home(context: PlanContext): Point {
