@@ -4,7 +4,7 @@ import { type BoardEntry, boardEntries } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
 import { badRequest } from "@/lib/errors";
-import { type Actor, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
+import { type Actor, type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type FindingSeverity, LIMITS } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
@@ -116,6 +116,6 @@ export async function postFinding(
   const [entry] = await db
     .select()
     .from(boardEntries)
-    .where(eq(boardEntries.id, (events[0]!.payload as { entry: { id: string } }).entry.id));
+    .where(eq(boardEntries.id, eventPayload(events, "board.posted").entry.id));
   return { entry: entry!, repeated: true };
 }
