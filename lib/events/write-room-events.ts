@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type SQL, type SQLWrapper, and, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx, Tx } from "@/db";
-import { events, rooms } from "@/db/schema";
+import { type EventRow, events, rooms } from "@/db/schema";
 import { conflict, notFound } from "@/lib/errors";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import type { ErrorDetails, MessageStatus, PayloadOf, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
@@ -133,6 +133,42 @@ export async function writeRoomEventsInTransaction<R>(
   return inTransaction(tx, roomWrite(roomId, work, options, null));
 }
 
+function storedUnderKey(db: DbOrTx, roomId: string, key: string) {
+  return db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)));
+}
+
+/**
+ * Idempotency is decided here, once, by the fingerprint of the change a key was first used for:
+ * the same change again gets the event stored for it (the retry does nothing); a different
+ * change under the same key is a 409.
+ */
+function replayed(existing: EventRow, fingerprint: string | null): StoredEvent {
+  if (existing.idempotencyFingerprint !== fingerprint) {
+    throw conflict(
+      `Idempotency-Key "${existing.idempotencyKey}" was already used for a different change (${existing.type}); send a new key for a new change.`,
+    );
+  }
+  return eventFromRow(existing);
+}
+
+/**
+ * The first event a write with these options stored earlier, looked up before writing and
+ * decided as the write decides it: the original event when the same change was made under the
+ * key, a 409 when the key was used for a different change, null when nothing was written under
+ * it (or there is no key). For a writer that spends something before it writes (such as a run's
+ * request allowance) and must not spend it again for a retry.
+ */
+export async function earlierWrite<T extends StoredEventType>(
+  db: DbOrTx,
+  roomId: string,
+  options: { idempotencyKey: string | undefined; change: ChangeIdentity<T> },
+): Promise<StoredEventOf<T> | null> {
+  const key = options.idempotencyKey;
+  if (!key) return null;
+  const [existing] = await storedUnderKey(db, roomId, key);
+  return existing ? firstEvent([replayed(existing, changeFingerprint(options.change))], options.change.type) : null;
+}
+
 function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions, carried: SQL | null): RoomWriteBody<WriteResult<R>> {
   return async (tx, finish) => {
     const now = options.now ?? (() => new Date());
@@ -146,23 +182,13 @@ function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions,
         .from(rooms)
         .where(eq(rooms.id, roomId))
         .for("update"),
-      key
-        ? tx.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)))
-        : Promise.resolve([]),
+      key ? storedUnderKey(tx, roomId, key) : Promise.resolve([]),
       carried ? tx.execute(carried) : null,
     ]);
     if (!room) throw notFound("Room");
 
-    // Idempotency is decided here, once: by the fingerprint of the change the key was first used for.
     const fingerprint = key && options.change ? changeFingerprint(options.change) : null;
-    if (existing) {
-      if (existing.idempotencyFingerprint !== fingerprint) {
-        throw conflict(
-          `Idempotency-Key "${key}" was already used for a different change (${existing.type}); send a new key for a new change.`,
-        );
-      }
-      return { events: [eventFromRow(existing)], result: undefined, duplicate: true };
-    }
+    if (existing) return { events: [replayed(existing, fingerprint)], result: undefined, duplicate: true };
 
     const clock = now();
     const timestamp = clock < room.lastActivityAt ? room.lastActivityAt : clock;

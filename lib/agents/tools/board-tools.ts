@@ -3,11 +3,11 @@ import { z } from "zod";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { readBoard } from "@/lib/board/read-board";
-import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
+import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type BoardEntryDto, boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { reserveRequest } from "./reserve-request";
-import { earlierWrite, toolWriteOptions } from "./tool-call-key";
+import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
@@ -40,9 +40,10 @@ export function createBoardTools(active: ActiveRun) {
         toolResult(async () => {
           const { entryType, content } = input;
           const write = toolWriteOptions(active, "share_creative_context", input);
+          const keyed = { idempotencyKey: write.idempotencyKey, change: { type: "board.posted" as const, request: { by: agent.id, input } } };
           // A request is looked up before it is reserved: the earlier write has spent it already.
           // Any other entry written before is found by the write itself.
-          const earlier = entryType === "request" ? await earlierWrite(active, write.idempotencyKey, "board.posted") : null;
+          const earlier = entryType === "request" ? await earlierWrite(database.db, run.roomId, keyed) : null;
           if (earlier) return sharedEntry(earlier.payload.entry);
           // A request on the board starts a run of its target later, so it spends this run's request like request_agent.
           const reservation = entryType === "request" ? reserveRequest(active, String(content.targetPersona ?? "")) : null;
@@ -59,7 +60,7 @@ export function createBoardTools(active: ActiveRun) {
                 correlationId: run.correlationId,
                 at,
               }),
-            { idempotencyKey: write.idempotencyKey, carry: write.carry, change: { type: "board.posted", request: { by: agent.id, input } } },
+            { ...keyed, carry: write.carry },
           ).catch((error) => {
             reservation?.release();
             throw error;

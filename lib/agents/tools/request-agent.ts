@@ -4,12 +4,12 @@ import { z } from "zod";
 import { type Agent, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
-import { eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
+import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, boardContentSchemas } from "@/lib/protocol";
 import { enqueueRun } from "../enqueue-run";
 import type { ActiveRun } from "../run-context";
 import { type RequestKind, reserveRequest } from "./reserve-request";
-import { earlierWrite, toolWriteOptions } from "./tool-call-key";
+import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
 
 /** A request written (or found written by an earlier attempt: `waitingAhead` null). */
@@ -53,8 +53,12 @@ export function createRequestTools(active: ActiveRun) {
   const makeRequest = async (toolName: string, callInput: unknown, request: RequestInput): Promise<MadeRequest> => {
     const { targetPersona, ask, refNodeIds, kind } = request;
     const write = toolWriteOptions(active, toolName, callInput);
+    const keyed = {
+      idempotencyKey: write.idempotencyKey,
+      change: { type: "board.posted" as const, request: { by: agent.id, tool: toolName, input: callInput } },
+    };
     // Looked up before the request is reserved: the earlier write has spent it already.
-    const earlier = await earlierWrite(active, write.idempotencyKey, "board.posted");
+    const earlier = await earlierWrite(database.db, run.roomId, keyed);
     if (earlier) return requestedEarlier(earlier.payload.entry.id);
     const { target, depth, release } = reserveRequest(active, targetPersona, kind);
     const written = writeRoomEvents(
@@ -100,11 +104,7 @@ export function createRequestTools(active: ActiveRun) {
           busy: Number(targetBusy[0]?.value ?? 0) > 0,
         };
       },
-      {
-        idempotencyKey: write.idempotencyKey,
-        carry: write.carry,
-        change: { type: "board.posted", request: { by: agent.id, tool: toolName, input: callInput } },
-      },
+      { ...keyed, carry: write.carry },
     );
     const { result, events } = await written.catch((error) => {
       release();

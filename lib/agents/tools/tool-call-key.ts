@@ -1,9 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
-import { events } from "@/db/schema";
-import { eventFromRow } from "@/lib/events/event-row";
 import { canonicalJson } from "@/lib/events/idempotency";
-import type { PayloadOf, StoredEvent, StoredEventType } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 
 /**
@@ -37,22 +33,4 @@ export function toolWriteOptions(active: ActiveRun, toolName: string, input: unk
     correlationId: active.run.correlationId,
     carry: active.modelCalls,
   };
-}
-
-/**
- * The event an earlier attempt's write stored under `key`, when it is of `type`. Tools that
- * spend something before they write (a request from the run's allowance) or whose request
- * depends on the room at the time (a free spot on the canvas) look here first.
- */
-export async function earlierWrite<T extends StoredEventType>(
-  active: ActiveRun,
-  key: string,
-  type: T,
-): Promise<(StoredEvent & { payload: PayloadOf<T> }) | null> {
-  const [row] = await active.database.db
-    .select()
-    .from(events)
-    .where(and(eq(events.roomId, active.run.roomId), eq(events.idempotencyKey, key)));
-  if (!row || row.type !== type) return null;
-  return eventFromRow(row) as StoredEvent & { payload: PayloadOf<T> };
 }
