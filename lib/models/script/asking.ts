@@ -3,6 +3,7 @@
 import { MOODS } from "./moods";
 import { ownValue } from "@/lib/own-value";
 import type { PlanContext, StepBuilder } from "./plan";
+import { taskQuestion } from "./personas/generalist";
 
 export interface Answer {
   by: string;
@@ -44,8 +45,9 @@ function shouldAsk(context: PlanContext): boolean {
   return sensitivity === "high" || (sensitivity === "medium" && context.rng.chance(0.5));
 }
 
+/** A scripted persona asks about its craft; any other agent asks which part of its task comes first. */
 function questionFor(context: PlanContext) {
-  return (ownValue(QUESTIONS, context.reading.persona) ?? QUESTIONS.songwriter!)(context);
+  return (ownValue(QUESTIONS, context.reading.persona) ?? taskQuestion)(context);
 }
 
 /** Asks others at a natural point (after sharing an intention), as often as the room's sensitivity says. */

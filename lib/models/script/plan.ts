@@ -85,12 +85,13 @@ export function intention(context: PlanContext, text: string, plan: string): Pla
   };
 }
 
-export function contribution(context: PlanContext, summary: string, nodeIds: string[]): PlannedCall | null {
+/** A contribution to the board; `mood: false` for work that has no mood (an agent without a script). */
+export function contribution(context: PlanContext, summary: string, nodeIds: string[], options: { mood?: boolean } = {}): PlannedCall | null {
   if (!context.tools.has("share_creative_context") || nodeIds.length === 0) return null;
   return {
     tag: "contribution",
     toolName: "share_creative_context",
-    input: { entryType: "contribution", content: { summary, nodeIds, mood: context.mood.name } },
+    input: { entryType: "contribution", content: { summary, nodeIds, ...(options.mood === false ? {} : { mood: context.mood.name }) } },
   };
 }
 

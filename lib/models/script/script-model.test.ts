@@ -6,6 +6,9 @@ import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
 import { createScriptModel } from "./script-model";
+import { generateText } from "ai";
+import { buildShadowPrompt } from "@/lib/broadcast/shadow-prompt";
+import { creativeWordsIn } from "@/test/off-task";
 
 const team = CREATIVE_CANVAS.agents.map((agent) => ({
   name: agent.name,
@@ -75,7 +78,11 @@ interface Recorded {
 }
 
 /** Runs the script model through the AI SDK with tools that answer like Parley's, recording every step. */
-async function play(promptContext: PromptContext, seed = 1, options: { tools?: boolean } = {}) {
+async function play(
+  promptContext: PromptContext,
+  seed = 1,
+  options: { tools?: boolean; answers?: { responder_name: string; content: string }[] } = {},
+) {
   const { system, prompt } = buildPrompt(promptContext);
   let nextId = 0;
   const steps: Recorded[] = [];
@@ -93,6 +100,7 @@ async function play(promptContext: PromptContext, seed = 1, options: { tools?: b
     request_help: echo(() => ({ helpId: `entry-${++nextId}`, status: "started" })),
     post_finding: echo(() => ({ findingId: `entry-${++nextId}`, severity: "low" })),
     update_knowledge: echo((input) => ({ insight: input.insight ?? null, area: input.area ?? null, level: 3 })),
+    ask_others: echo(() => ({ status: "complete", responses: options.answers ?? [] })),
   };
   const result = streamText({
     model: createScriptModel({ name: promptContext.agent.persona }),
@@ -278,5 +286,107 @@ describe("the script model", () => {
     expect(memory.calls[0]!.input).toMatchObject({ severity: "low", nodeIds: expect.arrayContaining([expect.stringMatching(/^node-/)]) });
     expect(memory.calls[1]!.input).toMatchObject({ area: expect.stringMatching(/ lyric$/), amount: expect.any(Number) });
     expect(steps.at(-1)!.calls).toEqual([]);
+  });
+});
+
+describe("the script model, for an imported team's agent", () => {
+  const TASK = "Build a web scraper for product prices";
+  const TASK_WORDS = /\b(web|scraper|product|prices)\b/i;
+  const importedTeam = [
+    { name: "planner", persona: "planner", role: "openai · gpt-5", description: "Plans the work." },
+    { name: "fetcher", persona: "fetcher", role: "vllm · qwen2.5-coder", description: "Fetches pages." },
+    { name: "checker", persona: "checker", role: "claude · claude-sonnet-4-5", description: "Checks results." },
+  ];
+  const agent = (key: string) => ({ ...importedTeam.find((member) => member.persona === key)!, systemPrompt: "" });
+  const imported = (overrides: Partial<PromptContext> & Pick<PromptContext, "agent">) =>
+    context({
+      team: importedTeam,
+      settings: { ...DEFAULT_ROOM_SETTINGS, task: TASK, broadcast: "agents", broadcast_sensitivity: "high" },
+      run: { prompt: TASK, trigger: "scheduler", requestedByName: "Scheduler", chainDepth: 0 },
+      ...overrides,
+    });
+  const everything = (steps: Recorded[]) => steps.flatMap((step) => [step.text, JSON.stringify(step.calls.map((call) => call.input))]).join("\n");
+
+  it("asks the others about its own task and builds on their answer, never about verses or scenes", async () => {
+    const seen = new Set<string>();
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const { steps } = await play(imported({ agent: agent("planner") }), seed, {
+        answers: [{ responder_name: "fetcher", content: "From my side: go with scraper. It keeps prices testable." }],
+      });
+      const ask = steps.flatMap((step) => step.calls).find((call) => call.name === "ask_others")!;
+      expect(String(ask.input.question)).toMatch(TASK_WORDS);
+      expect((ask.input.options as string[]).every((option) => TASK_WORDS.test(option))).toBe(true);
+      const made = steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
+      expect(made).toHaveLength(1);
+      expect(String(made[0]!.input.text)).toMatch(TASK_WORDS);
+      expect(String(made[0]!.input.text)).toContain("Agreed with fetcher: From my side: go with scraper.");
+      const contribution = steps.flatMap((step) => step.calls).find((call) => call.input.entryType === "contribution")!;
+      expect(contribution.input.content).not.toHaveProperty("mood");
+      const memory = steps.flatMap((step) => step.calls).filter((call) => call.name === "post_finding" || call.name === "update_knowledge");
+      expect(memory.map((call) => call.name)).toEqual(["post_finding", "update_knowledge"]);
+      expect(JSON.stringify(memory.map((call) => call.input))).toMatch(TASK_WORDS);
+      expect(creativeWordsIn(everything(steps))).toEqual([]);
+      seen.add(String(ask.input.question));
+    }
+    // The question is the task's, but not one fixed sentence.
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
+  it("asks a teammate for help about a part of the task, and answers a help request about the task", async () => {
+    const asked: string[] = [];
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const { steps } = await play(imported({ agent: agent("planner"), settings: { ...DEFAULT_ROOM_SETTINGS, task: TASK } }), seed);
+      const help = steps.flatMap((step) => step.calls).find((call) => call.name === "request_help");
+      if (help) {
+        expect(["fetcher", "checker"]).toContain(help.input.target);
+        asked.push(String(help.input.question));
+      }
+    }
+    expect(asked.length).toBeGreaterThan(0);
+    for (const question of asked) expect(question).toMatch(TASK_WORDS);
+
+    const { steps } = await play(
+      imported({
+        agent: agent("fetcher"),
+        run: { prompt: `planner asks for your help: ${asked[0]}`, trigger: "request", requestedByName: "planner", chainDepth: 1 },
+      }),
+    );
+    expect(steps).toHaveLength(1);
+    expect(steps[0]!.text).toMatch(TASK_WORDS);
+    expect(creativeWordsIn(steps[0]!.text)).toEqual([]);
+  });
+
+  it("acts on a person's message and on a teammate's help answer with notes about the task", async () => {
+    const { steps } = await play(
+      imported({
+        agent: agent("checker"),
+        run: { prompt: 'Ada sent you a message (under "Messages for you"). Act on it now.', trigger: "command", requestedByName: "Ada", chainDepth: 0 },
+        messages: ["Ada says: add a retry when a page times out", 'fetcher answered your help request ("How would you handle prices?"): start with a small parser for prices'],
+      }),
+    );
+    const made = steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
+    expect(made.map((call) => call.input.kind)).toEqual(["note", "note"]);
+    for (const call of made) {
+      expect(String(call.input.text)).toContain(`For: ${TASK}`);
+      expect(creativeWordsIn(String(call.input.text))).toEqual([]);
+    }
+  });
+
+  it("answers as a shadow about the question's task, at every depth", async () => {
+    for (const depth of ["low", "medium", "high"] as const) {
+      const { system, messages } = buildShadowPrompt({
+        agent: { ...agent("fetcher"), systemPrompt: "" },
+        askerName: "planner",
+        question: `For “${TASK}”: what should come first — scraper or prices?\nOptions: scraper | prices`,
+        depth,
+        history: [{ prompt: TASK, transcript: [{ role: "assistant", text: "Here is how I would start.", toolCalls: [{ name: "create_node", input: { kind: "note", text: "fetcher on the scraper: fetch one product page first" } }] }] }],
+        currentText: "",
+      });
+      const { text } = await generateText({ model: createScriptModel({ name: "fetcher" }), system, messages });
+      expect(text).toMatch(/^From my side: go with (scraper|prices)\./);
+      expect(text).toMatch(TASK_WORDS);
+      expect(creativeWordsIn(text)).toEqual([]);
+      if (depth !== "low") expect(text).toContain("fetch one product page first");
+    }
   });
 });

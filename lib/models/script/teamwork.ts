@@ -6,6 +6,7 @@ import type { Mood } from "./moods";
 import { hashString } from "./random";
 import { type PlanContext, type PlannedStep, type StepBuilder, home, lines, place, short } from "./plan";
 import type { PromptMessage, ScriptReading } from "./read-prompt";
+import { taskFinding, taskHelpAnswer, taskHelpQuestion, taskInsight, taskResponse } from "./personas/generalist";
 
 /** The tag of the step that acted on a message: the same message is never acted on twice. */
 export function messageTag(message: PromptMessage): string {
@@ -26,8 +27,11 @@ const words = (text: string) => text.toLowerCase().split(/\W+/).filter((word) =>
 /** The step that acts on one message: a node made for it, saying whom it answers. */
 export function messageStep(context: PlanContext, message: PromptMessage): PlannedStep | null {
   if (!context.tools.has("create_node")) return null;
-  const response = ownValue(RESPONSES, context.reading.persona) ?? RESPONSES.songwriter!;
-  const body = lines(context.rng, response.pool(context.mood), response.count, words(message.body)).join("\n");
+  const response = ownValue(RESPONSES, context.reading.persona);
+  // A persona without a script of its own answers about the room's task, not in another persona's voice.
+  const { kind, body } = response
+    ? { kind: response.kind, body: lines(context.rng, response.pool(context.mood), response.count, words(message.body)).join("\n") }
+    : taskResponse(context, message);
   const title =
     message.kind === "command"
       ? `As ${message.from} asked — “${short(message.body, 70)}”`
@@ -38,7 +42,7 @@ export function messageStep(context: PlanContext, message: PromptMessage): Plann
       message.kind === "command"
         ? `${message.from} asked me to ${short(message.body.replace(/^(please|could you|can you)\s+/i, ""), 80)} — doing that now.`
         : `${message.from} answered my question; I'm using it.`,
-    calls: [{ tag: messageTag(message), toolName: "create_node", input: { kind: response.kind, text: `${title}\n${body}`, x: at.x, y: at.y } }],
+    calls: [{ tag: messageTag(message), toolName: "create_node", input: { kind, text: `${title}\n${body}`, x: at.x, y: at.y } }],
   };
 }
 
@@ -53,8 +57,9 @@ const HELP_TASK = /^(.+?) asks for your help: (.+)$/s;
 export function helpAnswer(context: PlanContext): PlannedStep | null {
   const asked = context.reading.task.match(HELP_TASK);
   if (!asked) return null;
-  const pool = (ownValue(RESPONSES, context.reading.persona) ?? RESPONSES.songwriter!).pool(context.mood);
-  const [line] = lines(context.rng, pool, 1, words(asked[2]!));
+  const response = ownValue(RESPONSES, context.reading.persona);
+  if (!response) return { text: taskHelpAnswer(context, asked[2]!), calls: [] };
+  const [line] = lines(context.rng, response.pool(context.mood), 1, words(asked[2]!));
   const mine = context.reading.canvas.filter((item) => item.author === context.reading.name).length;
   return {
     text: `Open with “${line}” — it keeps the ${context.mood.name} feel${mine ? ` of the ${mine} piece${mine === 1 ? "" : "s"} I have on the canvas` : ""}.`,
@@ -70,21 +75,28 @@ const HELP_QUESTIONS: Record<string, { target: string; question: (context: PlanC
   },
 };
 
-/** Asks a teammate for help without waiting for the answer (it arrives as a message later). */
+/**
+ * Asks a teammate for help without waiting for the answer (it arrives as a message later): a
+ * scripted persona asks its usual partner; an agent without a script asks a teammate about a
+ * part of the room's task.
+ */
 export const helpStep: StepBuilder = (context) => {
-  const ask = ownValue(HELP_QUESTIONS, context.reading.persona);
-  if (!ask || !context.tools.has("request_help") || context.request) return null;
-  if (!context.reading.team.some((member) => member.persona === ask.target)) return null;
+  if (!context.tools.has("request_help") || context.request) return null;
+  const scripted = ownValue(RESPONSES, context.reading.persona) !== undefined;
+  const own = ownValue(HELP_QUESTIONS, context.reading.persona);
+  const ask = own ? { target: own.target, question: own.question(context) } : scripted ? null : taskHelpQuestion(context);
+  if (!ask || !context.reading.team.some((member) => member.persona === ask.target)) return null;
   // Not every run: about one in two, as the run's own seed decides.
   if (context.rng.next() < 0.5) return null;
   return {
-    text: "I'll ask for a line to start from while I keep writing.",
-    calls: [{ tag: "help", toolName: "request_help", input: { target: ask.target, question: ask.question(context) } }],
+    text: own ? "I'll ask for a line to start from while I keep writing." : "I'll ask a teammate about one part while I keep working.",
+    calls: [{ tag: "help", toolName: "request_help", input: { target: ask.target, question: ask.question } }],
   };
 };
 
 /** What a persona notes for the team after its work, and how serious it is. */
 function findingFor(context: PlanContext, made: number): { finding: string; severity: "low" | "medium" | "high" } | null {
+  if (!ownValue(RESPONSES, context.reading.persona)) return taskFinding(context, made);
   const { reading, mood } = context;
   const others = reading.canvas.filter((item) => item.author !== reading.name);
   const hasTheme = reading.board.some((entry) => entry.kind === "theme");
@@ -110,15 +122,14 @@ export const memoryStep: StepBuilder = (context) => {
     calls.push({ tag: "finding", toolName: "post_finding", input: { ...finding, nodeIds: context.createdNodes().map((item) => item.id).slice(0, 5) } });
   }
   if (context.tools.has("update_knowledge")) {
-    calls.push({
-      tag: "knowledge",
-      toolName: "update_knowledge",
-      input: {
-        insight: `${mood(context)} pieces about ${short(context.subject, 60)} worked in “${short(context.reading.roomBrief || context.reading.task, 60)}”.`,
-        area: `${context.mood.name} ${ownValue(RESPONSES, context.reading.persona)?.kind ?? "work"}`,
-        amount: Math.min(10, 1 + made),
-      },
-    });
+    const response = ownValue(RESPONSES, context.reading.persona);
+    const learned = response
+      ? {
+          insight: `${mood(context)} pieces about ${short(context.subject, 60)} worked in “${short(context.reading.roomBrief || context.reading.task, 60)}”.`,
+          area: `${context.mood.name} ${response.kind}`,
+        }
+      : taskInsight(context);
+    calls.push({ tag: "knowledge", toolName: "update_knowledge", input: { ...learned, amount: Math.min(10, 1 + made) } });
   }
   return calls.length ? { text: finding && calls[0]?.tag === "finding" ? "Noting what I found for the team." : "Noting what I learned.", calls } : null;
 };
