@@ -1,6 +1,7 @@
 // Typed builders for the protocol's DTOs and events, for tests. Each one is parsed by the
-// schema it claims to follow, so a fixture can never drift from what the server sends.
-import type { Seat } from "@/db/schema";
+// schema it claims to follow, so a fixture can never drift from what the server sends; the
+// rows at the end are typed by their tables.
+import type { Agent, Run, Seat } from "@/db/schema";
 import {
   type AgentDto,
   type BoardEntryDto,
@@ -74,8 +75,9 @@ export function agentDto(overrides: Partial<AgentDto> = {}): AgentDto {
   });
 }
 
-export function runDto(overrides: Partial<RunDto> = {}): RunDto {
-  return runSchema.parse({
+/** What a queued run's row and its DTO have in common. */
+const queuedRun = () =>
+  ({
     id: "run1",
     agentId: "a1",
     status: "queued",
@@ -93,9 +95,14 @@ export function runDto(overrides: Partial<RunDto> = {}): RunDto {
     outputTokens: 0,
     costUsd: 0,
     error: null,
-    createdAt: FIXTURE_TIME,
     startedAt: null,
     finishedAt: null,
+  }) satisfies Partial<Run> & Partial<RunDto>;
+
+export function runDto(overrides: Partial<RunDto> = {}): RunDto {
+  return runSchema.parse({
+    ...queuedRun(),
+    createdAt: FIXTURE_TIME,
     ...overrides,
   });
 }
@@ -179,4 +186,42 @@ export function storedEvent<T extends StoredEventType>(type: T, payload: Payload
 /** A seat's row, as the database holds it. */
 export function seatRow(overrides: Partial<Seat> = {}): Seat {
   return { id: "s1", roomId: "r", displayName: "Ada", tokenHash: "hash", focusAgentId: null, createdAt: new Date(FIXTURE_TIME), ...overrides };
+}
+
+/** An agent's row, as the database holds it. */
+export function agentRow(overrides: Partial<Agent> = {}): Agent {
+  const persona = overrides.persona ?? "songwriter";
+  return {
+    id: "a1",
+    roomId: "r",
+    persona,
+    name: "Songwriter",
+    role: "Lyricist",
+    description: "Writes verses.",
+    color: "#d6336c",
+    model: `script:${persona}`,
+    identity: `creative-canvas/${persona}`,
+    systemPrompt: "",
+    modelOptions: {},
+    position: 0,
+    createdAt: new Date(FIXTURE_TIME),
+    ...overrides,
+  };
+}
+
+/** A queued run's row, as the database holds it. */
+export function runRow(overrides: Partial<Run> = {}): Run {
+  return {
+    ...queuedRun(),
+    roomId: "r",
+    purpose: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    cancelRequested: false,
+    transcript: [],
+    opening: null,
+    streamingText: "",
+    createdAt: new Date(FIXTURE_TIME),
+    ...overrides,
+  };
 }

@@ -5,6 +5,13 @@ import { assertLocalDatabaseUrl, databaseUrlFor } from "./local-database-url";
 
 export const TEMPLATE_DATABASE = `parley_test_template_${process.pid}`;
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The migrated PostgreSQL database each test file clones (PostgreSQL runs only). */
+    templateDatabase: string;
+  }
+}
+
 /** On PostgreSQL: migrate one template database; every test file clones it (fast) and drops its clone. */
 export default async function setup(project: TestProject) {
   if (project.config.env?.PARLEY_TEST_DRIVER !== "postgres") return;
@@ -17,7 +24,7 @@ export default async function setup(project: TestProject) {
   const template = await openPostgres({ url: databaseUrlFor(baseUrl, TEMPLATE_DATABASE), max: 1 });
   await migrateDatabase(template);
   await template.close();
-  project.provide("templateDatabase" as never, TEMPLATE_DATABASE as never);
+  project.provide("templateDatabase", TEMPLATE_DATABASE);
   return async () => {
     await admin.unsafe(`drop database if exists ${TEMPLATE_DATABASE} with (force)`);
     await admin.end();

@@ -34,7 +34,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const baseUrl = process.env.DATABASE_URL!;
   assertLocalDatabaseUrl(baseUrl);
-  const template = inject("templateDatabase" as never) as string;
+  const template = inject("templateDatabase");
   const name = `parley_test_${randomBytes(6).toString("hex")}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name} template ${template}`);

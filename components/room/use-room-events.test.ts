@@ -46,6 +46,7 @@ function room(lastSeq = 1) {
       findings: [],
       pendingCommands: [],
       turnOrder: [],
+      lastScheduledAt: null,
       recentEvents: [],
       lastSeq,
     },
@@ -149,7 +150,8 @@ describe("the room's event stream", () => {
     const store = room(1);
     connectRoomEvents("r", store, open);
     latest().open();
-    latest().send({ ...node(2), payload: { node: { id: "broken" } } } as unknown as RoomEvent);
+    // @ts-expect-error -- deliberately malformed: a node event whose node has nothing but an id
+    latest().send({ ...node(2), payload: { node: { id: "broken" } } });
     latest().send("not json at all");
     latest().send(node(3));
     expect(store.getState()).toMatchObject({ lastSeq: 3, unreadableEvents: 1 });

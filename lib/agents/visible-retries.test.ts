@@ -41,7 +41,7 @@ describe("visible retries", () => {
     });
     const notices: RetryNotice[] = [];
     const model = withVisibleRetries(inner, { delays: [1, 2, 3], onRetry: async (notice) => void notices.push(notice), random: () => 0.5 });
-    await model.doStream({ prompt: [] } as never);
+    await model.doStream({ prompt: [] });
     expect(calls).toBe(3);
     expect(notices.map((notice) => [notice.retry, notice.of, notice.delayMs, notice.error.errorType])).toEqual([
       [1, 3, 1, "provider_error"],
@@ -49,6 +49,6 @@ describe("visible retries", () => {
     ]);
 
     const always = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => Promise.reject(failure(500)) }), { delays: [1, 1], onRetry: async () => {} });
-    await expect(always.doStream({ prompt: [] } as never)).rejects.toMatchObject({ statusCode: 500 });
+    await expect(always.doStream({ prompt: [] })).rejects.toMatchObject({ statusCode: 500 });
   });
 });

@@ -66,7 +66,7 @@ describe("the event catalogue", () => {
   it("keeps ephemeral signals apart: no sequence number", () => {
     const presence = { type: "presence", room_id: "r1", payload: { watching: 2, participants: 1 } };
     expect(ephemeralEventSchema.safeParse(presence).success).toBe(true);
-    expect(isStoredEvent(presence as never)).toBe(false);
+    expect(isStoredEvent(ephemeralEventSchema.parse(presence))).toBe(false);
     expect(ephemeralEventSchema.safeParse({ ...presence, payload: { watching: -1, participants: 0 } }).success).toBe(false);
     const typing = { type: "agent.typing", room_id: "r1", payload: { runId: "run", agentId: "a", step: 0, delta: "Ra" } };
     expect(ephemeralEventSchema.safeParse(typing).success).toBe(true);

@@ -8,7 +8,8 @@ import { encodeComment, encodeEventFrame, encodeRetry } from "./sse-frame";
 
 export interface RoomEventStreamOptions {
   database: Database;
-  bus: RoomBus;
+  /** Only subscribes: the stream never publishes. */
+  bus: Pick<RoomBus, "subscribe">;
   presence?: PresenceTracker;
   roomId: string;
   /** Deliver stored events with `seq > after` first (from `Last-Event-ID` or `?after=`). */

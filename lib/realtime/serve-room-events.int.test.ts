@@ -167,7 +167,7 @@ describe("streamRoomEvents", () => {
       },
     });
     let deliver: Subscriber = () => {};
-    const bus = { subscribe: (_room: string, subscriber: Subscriber) => ((deliver = subscriber), () => {}) } as unknown as RoomBus;
+    const bus: Pick<RoomBus, "subscribe"> = { subscribe: (_room, subscriber) => ((deliver = subscriber), () => {}) };
     let ended = false;
     const stream = streamRoomEvents(
       { database: { ...context.database, db }, bus, roomId, after: 0 },

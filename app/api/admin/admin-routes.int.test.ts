@@ -41,18 +41,18 @@ describe("admin routes", () => {
       expect(rename.status).toBe(attempt.status);
       const remove = await call(DELETE, { url: "/x", method: "DELETE", params: { roomId }, headers: attempt.headers });
       expect(remove.status).toBe(attempt.status);
-      expect((await call(listRooms as never, { url: "/x", method: "GET", params: {}, headers: attempt.headers })).status).toBe(attempt.status);
+      expect((await call(listRooms, { url: "/x", method: "GET", params: {}, headers: attempt.headers })).status).toBe(attempt.status);
     }
     const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     expect(room!.title).not.toBe("Hacked");
-    const wrongSignIn = await call(signIn as never, { url: "/x", method: "POST", params: {}, body: { token: "not-the-token" } });
+    const wrongSignIn = await call(signIn, { url: "/x", method: "POST", params: {}, body: { token: "not-the-token" } });
     expect(wrongSignIn.status).toBe(403);
     expect(wrongSignIn.headers.get("set-cookie")).toBeNull();
   });
 
   it("let an admin signed in with the token rename a room and change its settings", async () => {
     const { roomId } = await createTestRoom(context.database.db);
-    const session = await call(signIn as never, { url: "/x", method: "POST", params: {}, body: { token: TOKEN } });
+    const session = await call(signIn, { url: "/x", method: "POST", params: {}, body: { token: TOKEN } });
     expect(session.status).toBe(200);
     const cookie = cookieFrom(session.headers.get("set-cookie"));
     const renamed = await call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: { title: "Renamed" }, headers: { cookie } });
@@ -72,9 +72,9 @@ describe("admin routes", () => {
     expect(events.map((event) => event.agent)).toEqual(["admin", "admin"]);
     expect(events[0]!.payload).toEqual({ title: "Renamed" });
 
-    const listed = await call(listRooms as never, { url: "/x", method: "GET", params: {}, headers: { cookie } });
+    const listed = await call(listRooms, { url: "/x", method: "GET", params: {}, headers: { cookie } });
     expect(listed.body.rooms.find((entry: { id: string }) => entry.id === roomId).settings.broadcast).toBe("human");
-    const out = await call(signOut as never, { url: "/x", method: "DELETE", params: {} });
+    const out = await call(signOut, { url: "/x", method: "DELETE", params: {} });
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
   });
 

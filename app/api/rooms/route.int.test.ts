@@ -8,7 +8,7 @@ import { GET, POST } from "./route";
 
 const context = useTestRuntime();
 
-const create = (body: unknown) => call(POST as never, { url: "/api/rooms", method: "POST", params: {}, body });
+const create = (body: unknown) => call(POST, { url: "/api/rooms", method: "POST", params: {}, body });
 
 describe("/api/rooms", () => {
   it("creates a Creative canvas room with its five agents and lists it", async () => {
@@ -31,7 +31,7 @@ describe("/api/rooms", () => {
     const [event] = await readEventsAfter(context.database.db, created.body.room.id, 0);
     expect(event).toMatchObject({ type: "room.created", seq: 1, payload: { title: "Night songs", template: "creative-canvas" } });
 
-    const list = await call(GET as never, { url: "/api/rooms", method: "GET", params: {} });
+    const list = await call(GET, { url: "/api/rooms", method: "GET", params: {} });
     const listed = list.body.rooms.find((room: { id: string }) => room.id === created.body.room.id);
     expect(listed).toMatchObject({ title: "Night songs", template: "creative-canvas", watching: 0 });
     expect(listed.agents).toHaveLength(5);
