@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useNow } from "@/components/ui/use-now";
 import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
-import { type RoomState, nextTurn } from "./room-state";
+import { type RoomState, nextTurn, nextTurnLabel } from "./room-state";
 import { SeatForm } from "./seat-form";
 
 const CONNECTION_LABELS = {
@@ -28,11 +28,9 @@ function NextTurn() {
   const next = useRoom(useShallow((state) => nextTurn(state)));
   const now = useNow(next !== null, 1000);
   if (!next) return null;
-  const seconds = next.at === null ? null : Math.ceil((next.at - now) / 1000);
   return (
-    <span className="watching next-turn" data-testid="next-turn">
-      next: <strong style={{ color: next.agent.color }}>{next.agent.name}</strong>{" "}
-      {seconds === null ? "soon" : seconds > 0 ? `in ${seconds} s` : "any moment"}
+    <span className="watching next-turn" data-testid="next-turn" data-at={next.at ?? undefined}>
+      next: <strong style={{ color: next.agent.color }}>{next.agent.name}</strong> {nextTurnLabel(next.at, now)}
     </span>
   );
 }

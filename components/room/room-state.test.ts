@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import type { PayloadOf, RoomEvent, StoredEventType } from "@/lib/protocol";
 import { FIXTURE_TIME, agentDto, broadcastDto, broadcastResponseDto, edgeDto, nodeDto, runDto, storedEvent } from "@/test/builders";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
-import { FEED_LIMIT, type RoomSnapshotLike, type RoomState, applyRoomEvent, initialRoomState, nextTurn, skipUnreadableEvent, uncountedSeat } from "./room-state";
+import {
+  FEED_LIMIT,
+  type RoomSnapshotLike,
+  type RoomState,
+  applyRoomEvent,
+  initialRoomState,
+  nextTurn,
+  nextTurnLabel,
+  skipUnreadableEvent,
+  uncountedSeat,
+} from "./room-state";
 import { createRoomStore } from "./room-store";
 
 const node = (id: string, text = "Rain") => nodeDto({ id, text });
@@ -22,6 +32,7 @@ const snapshot = (): RoomSnapshotLike => ({
   findings: [],
   pendingCommands: [],
   turnOrder: [],
+  lastScheduledAt: null,
   recentEvents: [],
   lastSeq: 1,
 });
@@ -199,5 +210,27 @@ describe("nextTurn", () => {
       c: runDto({ id: "c", agentId: "st", trigger: "request", createdAt: at(50) }),
     };
     expect(nextTurn({ settings, agents, runs, turnOrder })).toEqual({ agent: agents[1], at: Date.parse(at(90)) });
+  });
+
+  it("counts from the scheduler's last turn as the server reports it, also a turn that found the room busy", () => {
+    const settings = { ...DEFAULT_ROOM_SETTINGS, scheduler_enabled: true, scheduler_interval_seconds: 45 };
+    const turn = (seconds: number): RoomEvent => ({ type: "scheduler.turn", room_id: "r", payload: { lastScheduledAt: at(seconds) } });
+    const scheduled = runDto({ id: "a", agentId: "sw", trigger: "scheduler", createdAt: at(0) });
+    const base: RoomState = { ...start(), settings, agents, turnOrder, runs: { a: scheduled } };
+    // From the runs alone, the turn at 45 s looks overdue: "any moment", for a whole interval.
+    expect(nextTurnLabel(nextTurn(base)!.at, Date.parse(at(78)))).toBe("any moment");
+    // The scheduler took its turn at 45 s, found the room busy and started nobody: the next is at 90 s.
+    const told = fold(base, [turn(45)]);
+    expect(told.lastScheduledAt).toBe(Date.parse(at(45)));
+    expect(nextTurn(told)).toEqual({ agent: agents[0], at: Date.parse(at(90)) });
+    expect(nextTurnLabel(nextTurn(told)!.at, Date.parse(at(78)))).toBe("in 12 s");
+    expect(nextTurnLabel(nextTurn(told)!.at, Date.parse(at(89.2)))).toBe("in 1 s");
+    expect(nextTurnLabel(nextTurn(told)!.at, Date.parse(at(90)))).toBe("any moment");
+    // A late copy of an older turn (a stream's opening frame) does not move the clock back.
+    expect(fold(told, [turn(30)]).lastScheduledAt).toBe(Date.parse(at(45)));
+    // A page opened after the turn has it from the snapshot.
+    const opened = initialRoomState({ ...snapshot(), settings, agents, turnOrder, runs: [scheduled], lastScheduledAt: at(45) }, null);
+    expect(nextTurnLabel(nextTurn(opened)!.at, Date.parse(at(78)))).toBe("in 12 s");
+    expect(nextTurnLabel(null, Date.parse(at(0)))).toBe("soon");
   });
 });

@@ -102,6 +102,8 @@ export interface RoomState {
   unreadableEvents: number;
   /** The personas the scheduler takes turns with, in order. */
   turnOrder: string[];
+  /** When the scheduler last took its turn (ms), as the server says, also for a turn that found the room busy. */
+  lastScheduledAt: number | null;
 }
 
 /** What the server renders the room from (see `getRoomSnapshot`). */
@@ -148,6 +150,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     highlighted: [],
     unreadableEvents: 0,
     turnOrder: snapshot.turnOrder ?? [],
+    lastScheduledAt: snapshot.lastScheduledAt ? Date.parse(snapshot.lastScheduledAt) : null,
   };
 }
 
@@ -301,6 +304,8 @@ const ephemeralReducers: {
   presence: (_state, { payload }) => ({ watching: payload.watching, participants: payload.participants }),
   "room.deleted": () => ({ deleted: true }),
   "stream.opened": (_state, { payload }) => ({ stream: payload }),
+  // Turns only move forward: a late copy (a stream's opening frame after a live one) changes nothing.
+  "scheduler.turn": (state, { payload }) => ({ lastScheduledAt: Math.max(state.lastScheduledAt ?? 0, Date.parse(payload.lastScheduledAt)) }),
   "agent.typing": (state, { payload }, clock) => {
     const { agentId, runId, step, delta } = payload;
     const current = state.typing[agentId];
@@ -410,14 +415,17 @@ function appendFeed(feed: StoredEvent[], event: StoredEvent): StoredEvent[] {
 
 /**
  * Who the scheduler starts next and when, as the server decides it (`nextInTurn`): the agent
- * that has waited longest since its last run, one interval after the last scheduled run. Null
- * when the room's scheduler is off.
+ * that has waited longest since its last run, one interval after the scheduler's last turn —
+ * the one the server reported (which also counts a turn that found the room busy and started
+ * nobody), or the last scheduled run the page saw. Null when the room's scheduler is off.
  */
-export function nextTurn(state: Pick<RoomState, "settings" | "agents" | "runs" | "turnOrder">): { agent: AgentDto; at: number | null } | null {
+export function nextTurn(
+  state: Pick<RoomState, "settings" | "agents" | "runs" | "turnOrder"> & Partial<Pick<RoomState, "lastScheduledAt">>,
+): { agent: AgentDto; at: number | null } | null {
   if (!state.settings.scheduler_enabled || state.agents.length === 0) return null;
   const runs = Object.values(state.runs);
   const lastRun = new Map<string, number>();
-  let lastScheduled: number | null = null;
+  let lastScheduled: number | null = state.lastScheduledAt ?? null;
   for (const run of runs) {
     const at = Date.parse(run.createdAt);
     lastRun.set(run.agentId, Math.max(lastRun.get(run.agentId) ?? -1, at));
@@ -430,4 +438,11 @@ export function nextTurn(state: Pick<RoomState, "settings" | "agents" | "runs" |
     (a, b) => (lastRun.get(a.id) ?? -1) - (lastRun.get(b.id) ?? -1) || rank(a) - rank(b),
   );
   return { agent: agent!, at: lastScheduled === null ? null : lastScheduled + state.settings.scheduler_interval_seconds * 1000 };
+}
+
+/** When the next turn comes, as the header says it at `now`: "in 12 s", "any moment" once due, "soon" before the first turn. */
+export function nextTurnLabel(at: number | null, now: number): string {
+  if (at === null) return "soon";
+  const seconds = Math.ceil((at - now) / 1000);
+  return seconds > 0 ? `in ${seconds} s` : "any moment";
 }

@@ -5,7 +5,9 @@ import { postBoardEntry } from "@/lib/board/post-entry";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { updateRoom } from "@/lib/rooms/update-room";
 import { agentByPersona } from "@/test/agents";
-import { createTestRoom } from "@/test/fixtures";
+import { createTestRoom, eventually } from "@/test/fixtures";
+import { RoomBus } from "@/lib/realtime/bus";
+import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { enqueueRun } from "./enqueue-run";
 import { finishRun } from "./finish-run";
@@ -104,11 +106,29 @@ describe("the scheduler", () => {
     expect(second).toMatchObject({ kind: "random", persona: "songwriter" });
   });
 
-  it("does not pile runs onto a busy room", async () => {
+  it("does not pile runs onto a busy room, and tells its pages the turn was taken", async () => {
     const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, max_concurrent_runs: 1 });
-    expect((await scheduleRoom(database.db, roomId)).kind).toBe("random");
-    await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
-    expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "busy" });
+    const bus = new RoomBus(database);
+    await bus.start();
+    const turns: string[] = [];
+    bus.subscribe(roomId, (delivery) => {
+      if (delivery.kind === "event" && delivery.event.type === "scheduler.turn") turns.push(delivery.event.payload.lastScheduledAt);
+    });
+    try {
+      expect((await scheduleRoom(database.db, roomId)).kind).toBe("random");
+      await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
+      expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "busy" });
+      // Not due: no turn taken, nothing said.
+      expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "not_due" });
+      const [room] = await database.db.select({ at: rooms.lastScheduledAt }).from(rooms).where(eq(rooms.id, roomId));
+      await eventually(() => expect(turns).toHaveLength(2));
+      // The busy turn moved the clock; pages hear it, and a page opened now reads it.
+      expect(turns[1]).toBe(room!.at!.toISOString());
+      expect(Date.parse(turns[1]!)).toBeGreaterThan(Date.parse(turns[0]!));
+      expect((await getRoomSnapshot(database.db, roomId)).lastScheduledAt).toBe(room!.at!.toISOString());
+    } finally {
+      await bus.stop();
+    }
   });
 
   it("schedules only rooms that enabled it, and only from the elected instance", async () => {

@@ -6,6 +6,7 @@ import { setRequestStatus } from "@/lib/board/post-entry";
 import { sweepOverdueBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { oldestOpenRequest } from "@/lib/board/read-board";
 import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
+import { notifyEphemeral } from "@/lib/realtime/bus";
 import { countPresence } from "@/lib/realtime/presence";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
@@ -52,6 +53,8 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
       .where(and(eq(rooms.id, roomId), or(isNull(rooms.lastScheduledAt), lte(rooms.lastScheduledAt, dueBefore))))
       .returning({ id: rooms.id });
     if (claimed.length === 0) return { kind: "skipped", reason: "not_due" };
+    // The turn is taken even when the room is busy: pages count down to the next one from here.
+    await notifyEphemeral(tx, { type: "scheduler.turn", room_id: roomId, payload: { lastScheduledAt: at.toISOString() } });
 
     const active = await tx
       .select({ id: runs.id })

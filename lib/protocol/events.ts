@@ -201,6 +201,16 @@ export const ephemeralEventSchemas = {
     room_id: z.string(),
     payload: z.object({ connectionId: z.string(), seatId: z.string().nullable() }),
   }),
+  /**
+   * When the room's scheduler last took its turn, whether it started an agent or found the room
+   * busy and passed: its next turn is one interval later. Sent as the turn is taken and when a
+   * stream opens.
+   */
+  "scheduler.turn": z.object({
+    type: z.literal("scheduler.turn"),
+    room_id: z.string(),
+    payload: z.object({ lastScheduledAt: z.string() }),
+  }),
   /** Text an agent is streaming right now; a batch of deltas, in order per run. */
   "agent.typing": z.object({
     type: z.literal("agent.typing"),

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Database, Tx } from "@/db";
+import type { Database, DbOrTx, Tx } from "@/db";
 import { readEventRange } from "@/lib/events/read-events";
 import type { EphemeralEvent, RoomEvent, StoredEvent } from "@/lib/protocol";
 import { EVENTS_CHANNEL, decodeNotification, encodeEphemeralNotification } from "./notification";
@@ -12,6 +12,16 @@ export type Delivery =
   | { kind: "resync" };
 
 export type Subscriber = (delivery: Delivery) => void;
+
+/**
+ * Sends a signal that is not stored to every instance's subscribers, from code that holds a
+ * database handle but no bus (the scheduler). Inside a transaction it goes out on commit.
+ */
+export async function notifyEphemeral(db: DbOrTx, event: EphemeralEvent): Promise<void> {
+  const payload = encodeEphemeralNotification(event);
+  if (!payload) return;
+  await db.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
+}
 
 /**
  * Fans room events out to this process's subscribers. Every instance LISTENs on one
@@ -81,9 +91,7 @@ export class RoomBus {
    * Inside a transaction (`within`), it goes out when that transaction commits.
    */
   async publishEphemeral(event: EphemeralEvent, within?: Tx): Promise<void> {
-    const payload = encodeEphemeralNotification(event);
-    if (!payload) return;
-    await (within ?? this.database.db).execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${payload})`);
+    await notifyEphemeral(within ?? this.database.db, event);
   }
 
   private onNotification(payload: string): void {

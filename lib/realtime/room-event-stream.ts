@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
+import { rooms } from "@/db/schema";
 import { readEventsAfter, REPLAY_PAGE_SIZE } from "@/lib/events/read-events";
 import type { StoredEvent } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
@@ -142,6 +144,12 @@ export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSin
       });
   };
 
+  /** A page that connects (or reconnects) learns when the scheduler last took its turn, which no replay carries. */
+  const sendSchedulerTurn = async () => {
+    const [room] = await database.db.select({ at: rooms.lastScheduledAt }).from(rooms).where(eq(rooms.id, roomId));
+    if (room?.at) write(encodeEventFrame({ type: "scheduler.turn", room_id: roomId, payload: { lastScheduledAt: room.at.toISOString() } }));
+  };
+
   const unsubscribe = bus.subscribe(roomId, enqueue);
   const heartbeat = setInterval(() => write(encodeComment("heartbeat")), heartbeatMs);
   heartbeat.unref?.();
@@ -158,6 +166,7 @@ export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSin
         write(encodeEventFrame({ type: "stream.opened", room_id: roomId, payload: { connectionId, seatId } }));
       }
       await catchUp();
+      await sendSchedulerTurn();
       live = true;
       for (const delivery of pending.splice(0)) enqueue(delivery);
     } catch (error) {

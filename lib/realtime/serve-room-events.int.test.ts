@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rooms } from "@/db/schema";
 import { createNode } from "@/lib/canvas/create-node";
 import handler from "@/pages/api/rooms/[roomId]/events";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
@@ -63,6 +65,26 @@ describe("GET /api/rooms/[roomId]/events over HTTP", () => {
     const stored = stream.sse.events().filter((event) => "seq" in event);
     expect(stored.map((event) => event.payload.node.text)).toEqual(["note 3", "note 4", "note 5", "live"]);
     expect(stream.sse.messages[0]!.retry).toBeGreaterThan(0);
+    await stream.close();
+  });
+
+  it("tells a page that opens when the scheduler last took its turn, which no replay carries", async () => {
+    const roomId = await roomWithNotes(1);
+    const quiet = await openStream(roomId);
+    await eventually(() => expect(quiet.ids()).toEqual(["1", "2"]));
+    await quiet.close();
+    expect(quiet.sse.messages.some((message) => message.data.includes('"scheduler.turn"'))).toBe(false);
+
+    const at = new Date("2026-03-01T10:00:00.000Z");
+    await context.database.db.update(rooms).set({ lastScheduledAt: at }).where(eq(rooms.id, roomId));
+    const stream = await openStream(roomId, { "Last-Event-ID": "2" });
+    await eventually(() =>
+      expect(stream.sse.messages.map((message) => message.data).filter(Boolean).map((data) => JSON.parse(data))).toContainEqual({
+        type: "scheduler.turn",
+        room_id: roomId,
+        payload: { lastScheduledAt: at.toISOString() },
+      }),
+    );
     await stream.close();
   });
 

@@ -34,6 +34,8 @@ export interface RoomSnapshot {
   agents: AgentDto[];
   /** The personas the scheduler takes turns with, in the template's order (see `nextInTurn`). */
   turnOrder: string[];
+  /** When the scheduler last took its turn, an agent started or the room found busy; null before its first. */
+  lastScheduledAt: string | null;
   nodes: CanvasNodeDto[];
   edges: CanvasEdgeDto[];
   /** Runs that are queued or running, and the most recent finished ones. */
@@ -152,6 +154,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         broadcastResponses: responseRows.map(responseToDto),
         recentEvents: eventRows.reverse().map(eventFromRow),
         turnOrder: findTemplate(room.template)?.prompts.map((prompt) => prompt.persona) ?? [],
+        lastScheduledAt: room.lastScheduledAt?.toISOString() ?? null,
         lastSeq: room.lastSeq,
       };
     },
