@@ -13,7 +13,7 @@ import { findTemplate } from "@/lib/rooms/templates";
 import { enqueueRun } from "./enqueue-run";
 import { defaultPrompt } from "./start-agent-run";
 
-export const SCHEDULER_ACTOR = { id: "scheduler", name: "Scheduler" };
+const SCHEDULER_ACTOR = { id: "scheduler", name: "Scheduler" };
 const LEASE_NAME = "scheduler";
 
 /**

@@ -27,7 +27,7 @@ export function seatActor(seat: Pick<Seat, "id" | "displayName">) {
 }
 
 /** How long after taking a seat a retry without its cookie may still be answered with it. */
-export const SEAT_RETRY_WINDOW_MS = 60_000;
+const SEAT_RETRY_WINDOW_MS = 60_000;
 
 export interface TakeSeatOptions {
   /** The browser's key for this request: a retry with the same key seats nobody new. */

@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from "@/db";
 import { type BoardEntry, type BoardEntryKind, boardEntries } from "@/db/schema";
 
 /** Deletes a room's expired entries; called on every read so they are never served. */
-export async function pruneExpiredEntries(db: DbOrTx, roomId: string, now: Date = new Date()): Promise<number> {
+async function pruneExpiredEntries(db: DbOrTx, roomId: string, now: Date = new Date()): Promise<number> {
   const deleted = await db
     .delete(boardEntries)
     .where(and(eq(boardEntries.roomId, roomId), lte(boardEntries.expiresAt, now)))

@@ -7,7 +7,7 @@ export type ResponseDepth = "low" | "medium" | "high";
  * How thorough a shadow's answer should be (`response_depth`: more effort for a more considered answer):
  * low = quick and minimal, medium = balanced, high = thorough with examples.
  */
-export const DEPTH_GUIDANCE: Record<ResponseDepth, string> = {
+const DEPTH_GUIDANCE: Record<ResponseDepth, string> = {
   low:
     "Response depth: low. Give a quick, simple answer: prefer the most straightforward option, avoid elaborate " +
     "plans, and keep it to one or two sentences.",
@@ -19,7 +19,7 @@ export const DEPTH_GUIDANCE: Record<ResponseDepth, string> = {
     "examples, details or next steps.",
 };
 
-export const SHADOW_SECTION = "Answering a question from a teammate";
+const SHADOW_SECTION = "Answering a question from a teammate";
 
 export interface ShadowHistoryRun {
   prompt: string;

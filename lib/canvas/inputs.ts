@@ -35,7 +35,6 @@ export const placeNoteInputSchema = z
   })
   .refine((input) => (input.x === undefined) === (input.y === undefined), "Give both x and y, or neither")
   .refine((input) => input.x === undefined || input.near === undefined, "Give a position or a spot to be near, not both");
-export type PlaceNoteInput = z.infer<typeof placeNoteInputSchema>;
 
 export const updateNodeInputSchema = createNodeInputSchema.partial();
 export type UpdateNodeInput = z.infer<typeof updateNodeInputSchema>;

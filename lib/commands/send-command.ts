@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type Agent, agentNotes, agents, rooms, runs, seats } from "@/db/schema";
@@ -144,16 +144,6 @@ export async function sendCommand(
   );
   // A retried request: what the first one did is already in the room.
   return result ?? (parsed.kind === "focus" ? parsed : { kind: "message", command: eventPayload(events, "command.sent").command });
-}
-
-/** How many of each agent's messages wait to be delivered, for the agents' cards. */
-export async function pendingCommandCounts(db: Db, roomId: string): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ agentId: agentNotes.agentId, value: count() })
-    .from(agentNotes)
-    .where(and(eq(agentNotes.roomId, roomId), eq(agentNotes.kind, "command"), isPending()))
-    .groupBy(agentNotes.agentId);
-  return Object.fromEntries(rows.map((row) => [row.agentId, Number(row.value)]));
 }
 
 /** A note not yet delivered nor withdrawn. */

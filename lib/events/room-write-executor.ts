@@ -21,7 +21,7 @@ export function inTransaction<R>(tx: Tx, body: RoomWriteBody<R>): Promise<R> {
 }
 
 /** Drizzle's own transaction: `BEGIN`, the statements one after another, `COMMIT`. */
-export function drizzleExecutor(db: Db): RoomWriteExecutor {
+function drizzleExecutor(db: Db): RoomWriteExecutor {
   return (body) => db.transaction((tx) => inTransaction(tx, body));
 }
 

@@ -38,7 +38,7 @@ export function describeZodError(error: z.ZodError): string {
     .join("; ");
 }
 
-export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw badRequest(describeZodError(parsed.error), { issues: parsed.error.issues });
   return parsed.data;

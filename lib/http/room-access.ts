@@ -29,12 +29,10 @@ export async function roomAccessByCookie(cookieHeader: string | null | undefined
   return { runtime, roomId, seat };
 }
 
-/** Like `roomAccess`, but refuses spectators: only people with a seat may change the room. */
-export async function participantAccess(request: Request, roomId: string): Promise<RoomAccess & { seat: Seat }> {
-  return participantAccessByCookie(request.headers.get("cookie"), roomId);
-}
-
-/** `participantAccess` for handlers that see the raw `Cookie` header rather than a `Request`. */
+/**
+ * Like `roomAccessByCookie`, but refuses spectators: only people with a seat may change the
+ * room. Takes the raw `Cookie` header, so that both App Router and Pages API handlers can use it.
+ */
 export async function participantAccessByCookie(
   cookieHeader: string | null | undefined,
   roomId: string,

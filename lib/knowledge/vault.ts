@@ -9,7 +9,7 @@ import { LIMITS, type VaultDto } from "@/lib/protocol";
 export const VAULT_LIMITS = { insights: 200, tasks: 100, areas: 20, maxLevel: 100, askedText: 200 } as const;
 
 /** An area of expertise as the vault keys it: lowercase words joined by dashes. */
-export function areaSlug(area: string): string {
+function areaSlug(area: string): string {
   return area
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")

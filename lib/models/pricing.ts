@@ -11,7 +11,7 @@ export interface ModelPrice {
  * a key ending in `*` matches any model id with that prefix. A dated snapshot
  * (`gpt-4o-2024-08-06`) costs what its model does.
  */
-export const PRICE_TABLE: Record<string, ModelPrice> = {
+const PRICE_TABLE: Record<string, ModelPrice> = {
   "openai:gpt-5": { input: 1.25, output: 10 },
   "openai:gpt-5-mini": { input: 0.25, output: 2 },
   "openai:gpt-5-nano": { input: 0.05, output: 0.4 },

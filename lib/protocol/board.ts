@@ -49,7 +49,6 @@ export const boardContentSchemas = {
   }),
 } as const;
 
-export type BoardContent<K extends BoardEntryKindName> = z.infer<(typeof boardContentSchemas)[K]>;
 
 export const requestStatusSchema = z.enum(["open", "queued", "in_progress", "answered", "cancelled", "failed"]);
 

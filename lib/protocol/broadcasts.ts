@@ -2,7 +2,6 @@ import { z } from "zod";
 
 export const broadcastModeSchema = z.enum(["agents", "human"]);
 export const broadcastStatusSchema = z.enum(["pending", "waiting_turn", "open", "complete", "timeout", "deferred", "skipped", "cancelled"]);
-export type BroadcastStatusName = z.infer<typeof broadcastStatusSchema>;
 
 export const broadcastSchema = z.object({
   id: z.string(),

@@ -29,7 +29,6 @@ export const envelopeSchema = z.object({
   next_steps: z.array(z.string()),
   error_details: errorDetailsSchema.nullable(),
 });
-export type Envelope = z.infer<typeof envelopeSchema>;
 
 /** Fields every stored event adds to its envelope. */
 export const storedFieldsSchema = z.object({

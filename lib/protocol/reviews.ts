@@ -6,7 +6,6 @@ export const reviewIssueSchema = z.object({
   text: z.string().trim().min(1).max(600),
   nodeId: z.string().max(64).nullable().optional(),
 });
-export type ReviewIssueDto = z.infer<typeof reviewIssueSchema>;
 
 export const dialogueSchema = z.object({
   id: z.string(),

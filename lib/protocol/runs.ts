@@ -47,7 +47,6 @@ export const usageFiguresSchema = z.object({
   outputTokens: z.number().nonnegative(),
   costUsd: z.number().nonnegative(),
 });
-export type UsageFigures = z.infer<typeof usageFiguresSchema>;
 
 export const runStepPayloadSchema = z
   .object({

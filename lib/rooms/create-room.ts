@@ -28,7 +28,7 @@ export interface CreateRoomOptions {
  * Who an agent is beyond its room: its template and persona (for an imported team, the
  * persona is the agent's id in the file). Rooms with the same identity share its knowledge vault.
  */
-export function agentIdentity(template: string, persona: string): string {
+function agentIdentity(template: string, persona: string): string {
   return `${template}/${persona}`;
 }
 

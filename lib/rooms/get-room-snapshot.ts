@@ -55,7 +55,7 @@ export interface RoomSnapshot {
   lastSeq: number;
 }
 
-export const SNAPSHOT_FEED_SIZE = 200;
+const SNAPSHOT_FEED_SIZE = 200;
 const RECENT_RUNS = 30;
 const BOARD_ENTRIES = 200;
 const RECENT_BROADCASTS = 50;

@@ -2,7 +2,7 @@ import { asc, desc, eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { agents, rooms } from "@/db/schema";
 import type { AgentDto, RoomSummaryDto } from "@/lib/protocol";
-import { agentToDto, roomToDto } from "./dto";
+import { roomToDto } from "./dto";
 
 export interface RoomListItem extends RoomSummaryDto {
   agents: Pick<AgentDto, "id" | "name" | "color">[];
@@ -33,11 +33,6 @@ export async function listRooms(db: DbOrTx, limit = 100): Promise<RoomListItem[]
 export async function findRoom(db: DbOrTx, roomId: string) {
   const [room] = await db.select().from(rooms).where(eq(rooms.id, roomId));
   return room ?? null;
-}
-
-export async function listAgents(db: DbOrTx, roomId: string): Promise<AgentDto[]> {
-  const rows = await db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
-  return rows.map(agentToDto);
 }
 
 /** A room's agents as rows, with their model settings (for whether each can run). */

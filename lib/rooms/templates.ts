@@ -101,7 +101,7 @@ export const CREATIVE_CANVAS: RoomTemplate = {
   ],
 };
 
-export const BUILD_REVIEW: RoomTemplate = {
+const BUILD_REVIEW: RoomTemplate = {
   id: "build-review",
   name: "Build review",
   summary: "An Architect briefs, a Coder codes and a Reviewer reviews; when unsure, they talk to each other directly.",
