@@ -16,6 +16,8 @@ const envSchema = z.object({
   PARLEY_SCRIPT_PACE_MS: z.coerce.number().int().min(0).max(1000).default(45),
   /** Pause before each step of the offline model, as if it were thinking. */
   PARLEY_SCRIPT_THINK_MS: z.coerce.number().int().min(0).max(10_000).default(350),
+  /** How long a model call may wait for its provider before it times out and is retried (default 120 s). */
+  PARLEY_MODEL_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),

@@ -34,7 +34,12 @@ async function startRuntime(): Promise<Runtime> {
   let scheduler: Scheduler | null = null;
   if (getEnv().PARLEY_WORKER) {
     const logError = (error: unknown) => console.error("[parley] agent worker:", error);
-    worker = new AgentWorker(database, bus, { owner: `${instanceId}:worker`, resolveModel: (spec, agent) => resolveModel(spec, { agent }), onError: logError });
+    worker = new AgentWorker(database, bus, {
+      owner: `${instanceId}:worker`,
+      resolveModel: (spec, agent) => resolveModel(spec, { agent }),
+      execute: { modelCallTimeoutMs: getEnv().PARLEY_MODEL_TIMEOUT_SECONDS * 1000 },
+      onError: logError,
+    });
     await worker.start();
     scheduler = new Scheduler(database, { owner: instanceId, onError: logError });
     scheduler.start();

@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 
 /** A request an OpenAI-compatible stand-in received. */
 export interface ChatRequest {
+  /** False for a call that wants the whole answer at once (`generateText`: a shadow's answer). */
+  stream?: boolean;
   messages: { role: string; content: unknown }[];
   tools?: { function: { name: string } }[];
 }
@@ -11,7 +13,9 @@ export type ChatReply =
   | { text: string }
   | { toolCall: { name: string; arguments: Record<string, unknown> } }
   /** A refusal with this status (503, 429, …), as a provider's error body. */
-  | { status: number; headers?: Record<string, string> };
+  | { status: number; headers?: Record<string, string> }
+  /** No answer at all: the connection stays open and silent, as a hung provider's does, until the server closes. */
+  | { hang: true };
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completion.chunk", created: 1_763_800_000, model: "stand-in", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -19,7 +23,8 @@ const usage = `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completi
 
 /**
  * A local server speaking the Chat Completions protocol, as a provider would: each request
- * is recorded, then answered (streamed) with what `reply` returns, which may wait.
+ * is recorded, then answered with what `reply` returns, which may wait — streamed when the
+ * request asks for a stream, whole otherwise.
  */
 export async function startChatServer(reply: (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>) {
   const requests: ChatRequest[] = [];
@@ -34,9 +39,28 @@ export async function startChatServer(reply: (request: ChatRequest, index: numbe
       requests.push(body);
       received.push({ url: req.url ?? "", authorization: req.headers.authorization });
       const answer = await reply(body, requests.length - 1);
+      if ("hang" in answer) return;
       if ("status" in answer) {
         res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
         res.end(JSON.stringify({ error: { message: "upstream is busy", type: "server_error" } }));
+        return;
+      }
+      if (!body.stream) {
+        const message =
+          "text" in answer
+            ? { role: "assistant", content: answer.text }
+            : { role: "assistant", content: null, tool_calls: [{ id: `call_${requests.length}`, type: "function", function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) } }] };
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            id: "chatcmpl-t",
+            object: "chat.completion",
+            created: 1_763_800_000,
+            model: "stand-in",
+            choices: [{ index: 0, message, finish_reason: "text" in answer ? "stop" : "tool_calls" }],
+            usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+          }),
+        );
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });

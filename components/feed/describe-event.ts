@@ -1,5 +1,5 @@
 import { formatUsage } from "@/components/agents/agent-status";
-import type { AgentDto, BoardEntryDto, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
+import type { AgentDto, BoardEntryDto, PayloadOf, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
 
 export interface FeedLine {
   /** A short verb phrase after the actor's name: "added a note". */
@@ -317,15 +317,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       quiet: !text && chips.length === 0,
     };
   },
-  "run.retrying": (event) => {
-    const { retry, of, delayMs, error } = event.payload;
-    return {
-      text: `will try again in ${(delayMs / 1000).toFixed(delayMs < 10_000 ? 1 : 0)} s (retry ${retry} of ${of})`,
-      detail: error.errorMessage,
-      nodeIds: [],
-      tone: "error",
-    };
-  },
+  "run.retrying": (event) => describeRetry(event.payload, "will try again"),
   "run.finished": (event, context) => {
     const { status, error, steps, attempts } = event.payload;
     const retried = attempts > 1 ? ` · ${attempts} attempts` : "";
@@ -351,7 +343,19 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   "broadcast.opened": () => THREAD_UPDATE,
   "broadcast.response": () => THREAD_UPDATE,
   "broadcast.closed": () => THREAD_UPDATE,
+  "broadcast.retrying": (event) => describeRetry(event.payload, "will try again to answer the question"),
 };
+
+/** A model call retried after a passing failure: when, which retry of how many, and why. */
+function describeRetry(retry: PayloadOf<"run.retrying" | "broadcast.retrying">, what: string): FeedLine {
+  const seconds = (retry.delayMs / 1000).toFixed(retry.delayMs < 10_000 ? 1 : 0);
+  return {
+    text: `${what} in ${seconds} s (retry ${retry.retry} of ${retry.of})`,
+    detail: retry.error.errorMessage,
+    nodeIds: [],
+    tone: "error",
+  };
+}
 
 const THREAD_UPDATE: FeedLine = { text: "", nodeIds: [], tone: "collaboration", quiet: true, hidden: true };
 

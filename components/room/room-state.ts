@@ -289,6 +289,7 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "broadcast.response": (state, { payload: { response } }) => ({
     answers: { ...state.answers, [response.broadcastId]: [...(state.answers[response.broadcastId] ?? []), response] },
   }),
+  "broadcast.retrying": () => ({}),
   "broadcast.closed": (state, { payload }) =>
     updateBroadcast(state, payload.broadcastId, (broadcast) => ({
       ...broadcast,

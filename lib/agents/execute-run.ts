@@ -26,7 +26,7 @@ import { type ActiveRun, agentAuthor } from "./run-context";
 import { type ConversationStep, conversationMessages, lateNotesBudget } from "./run-conversation";
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
 import { createAgentTools } from "./tools";
-import { RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
+import { MODEL_CALL_TIMEOUT_MS, ModelCallTimeoutError, RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
 import { countRequestsMade } from "./tools/reserve-request";
 
 export interface ExecuteDeps {
@@ -43,6 +43,8 @@ export interface ExecuteDeps {
    * timeouts): about 1, 4 and 16 s by default. Each retry is an event; the SDK retries nothing.
    */
   retryDelaysMs?: readonly number[];
+  /** How long a model call may wait for its provider before it times out (and is retried); `MODEL_CALL_TIMEOUT_MS` by default. */
+  modelCallTimeoutMs?: number;
 }
 
 /** Why a run stopped early: cancelled by someone, its lease taken over, or its worker shutting down. */
@@ -56,7 +58,7 @@ function errorDetails(error: unknown): ErrorDetails {
   if (error instanceof ModelUnavailableError) {
     return { errorType: "model_unavailable", errorMessage: error.message, retryPossible: false };
   }
-  if (APICallError.isInstance(error)) return providerErrorDetails(error);
+  if (APICallError.isInstance(error) || error instanceof ModelCallTimeoutError) return providerErrorDetails(error);
   const message = error instanceof Error ? error.message : String(error);
   return { errorType: "run_error", errorMessage: message.slice(0, 500), retryPossible: false };
 }
@@ -186,6 +188,7 @@ export async function executeRun(
   }
 
   const settings = parseRoomSettings(room.settings);
+  const modelCallPolicy = { retryDelaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS, timeoutMs: deps.modelCallTimeoutMs ?? MODEL_CALL_TIMEOUT_MS };
   const modelCalls = new PendingModelCalls(run.id);
   carry = modelCalls;
   const active: ActiveRun = {
@@ -199,6 +202,7 @@ export async function executeRun(
     now,
     modelCalls,
     resolveModel: deps.resolveModel,
+    modelCallPolicy,
     // Requests made by earlier attempts still count towards the run's allowance.
     state: {
       ...(resumed ? await countRequestsMade(db, run).then(({ work, help }) => ({ requestsMade: work, helpRequested: help })) : { requestsMade: 0, helpRequested: 0 }),
@@ -323,7 +327,8 @@ export async function executeRun(
   try {
     const result = streamText({
       model: withVisibleRetries(resolved.model, {
-        delays: deps.retryDelaysMs ?? RETRY_DELAYS_MS,
+        delays: modelCallPolicy.retryDelaysMs,
+        timeoutMs: modelCallPolicy.timeoutMs,
         onRetry: async (notice) => {
           await appendEvents(
             db,
@@ -360,6 +365,8 @@ export async function executeRun(
         stepStarted = performance.now();
         active.state.step = step;
         active.state.callsThisStep.clear();
+        // A run already stopping takes no more notes: they would count as read by a step it never takes.
+        runSignal.throwIfAborted();
         // The opening message, when built just now, holds the notes that were waiting.
         if (stepNumber > 0 || run.opening) arrived.push(...(await takeNotes(db, noteReader(step)).catch(() => [])));
         stepNotes = arrived;

@@ -6,6 +6,13 @@ import type { RoomBus } from "@/lib/realtime/bus";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import type { PendingModelCalls } from "./record-model-call";
 
+export interface ModelCallPolicy {
+  /** The waits before each retry of a call that failed for a passing reason. */
+  retryDelaysMs: readonly number[];
+  /** How long a call may wait for its provider before it times out. */
+  timeoutMs: number;
+}
+
 /** What a running agent's tools can reach. */
 export interface ActiveRun {
   database: Database;
@@ -21,6 +28,8 @@ export interface ActiveRun {
   modelCalls: PendingModelCalls;
   /** Resolves other agents' models (their shadows answer broadcasts). */
   resolveModel: ModelResolver;
+  /** How model calls made for the run (its own, its question's shadows) are retried and timed out. */
+  modelCallPolicy?: ModelCallPolicy;
   /** Mutable per-run bookkeeping the limits and the tools' idempotency keys rely on. */
   state: {
     requestsMade: number;

@@ -1,7 +1,7 @@
 import { APICallError } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { type RetryNotice, requestedWait, retryDelay, withVisibleRetries } from "./visible-retries";
+import { ModelCallTimeoutError, type RetryNotice, requestedWait, retryDelay, withVisibleRetries } from "./visible-retries";
 
 const failure = (statusCode: number, headers: Record<string, string> = {}) =>
   new APICallError({ message: "upstream", url: "http://p/v1", requestBodyValues: {}, statusCode, responseHeaders: headers, isRetryable: statusCode === 429 || statusCode >= 500 });
@@ -50,5 +50,49 @@ describe("visible retries", () => {
 
     const always = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => Promise.reject(failure(500)) }), { delays: [1, 1], onRetry: async () => {} });
     await expect(always.doStream({ prompt: [] })).rejects.toMatchObject({ statusCode: 500 });
+  });
+
+  it("times out a call whose provider does not answer, aborts its request, and retries it as a passing failure", async () => {
+    const signals: AbortSignal[] = [];
+    let calls = 0;
+    const inner = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => {
+        calls += 1;
+        signals.push(abortSignal!);
+        // The first call hangs, as a provider that never answers does.
+        if (calls === 1) return new Promise<never>(() => {});
+        return { stream: convertArrayToReadableStream([{ type: "text-start", id: "t" }]) };
+      },
+    });
+    const notices: RetryNotice[] = [];
+    const model = withVisibleRetries(inner, { delays: [1], timeoutMs: 30, onRetry: async (notice) => void notices.push(notice) });
+    const { stream } = await model.doStream({ prompt: [] });
+    const parts = [];
+    for await (const part of stream as unknown as AsyncIterable<unknown>) parts.push(part);
+    expect(parts).toEqual([{ type: "text-start", id: "t" }]);
+    expect(calls).toBe(2);
+    expect(signals[0]!.aborted).toBe(true);
+    expect(signals[0]!.reason).toBeInstanceOf(ModelCallTimeoutError);
+    expect(notices).toEqual([
+      { retry: 1, of: 1, delayMs: expect.any(Number), error: { errorType: "timeout", errorMessage: "The model did not answer within 0.03 s.", retryPossible: true } },
+    ]);
+  });
+
+  it("fails a stream that stalls longer than the timeout while it is read, and not while its reader is busy", async () => {
+    let release!: () => void;
+    const stalled = new ReadableStream({
+      start(controller) {
+        controller.enqueue({ type: "text-start", id: "t" });
+        release = () => controller.enqueue({ type: "text-end", id: "t" });
+      },
+    });
+    const model = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => ({ stream: stalled }) }), { delays: [], timeoutMs: 40, onRetry: async () => {} });
+    const reader = (await model.doStream({ prompt: [] })).stream.getReader();
+    expect(await reader.read()).toEqual({ done: false, value: { type: "text-start", id: "t" } });
+    // Longer than the timeout between reads: the reader's own time does not count.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    release();
+    expect(await reader.read()).toEqual({ done: false, value: { type: "text-end", id: "t" } });
+    await expect(reader.read()).rejects.toBeInstanceOf(ModelCallTimeoutError);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { type Agent, type Broadcast, broadcastResponses, broadcasts } from "@/db/schema";
-import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { appendEvents, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { leaveNote, shadowNote } from "./agent-notes";
 import { responseToDto } from "./broadcast-dto";
@@ -33,7 +33,7 @@ export async function askAgents(
 
   const shadows = targets.map(async (responder) => {
     const answer = await respondAsShadow(
-      { db, resolveModel: deps.resolveModel },
+      { db, resolveModel: deps.resolveModel, modelCallPolicy: deps.modelCallPolicy },
       {
         responder,
         askerName: input.asker.name,
@@ -41,6 +41,20 @@ export async function askAgents(
         depth: settings.response_depth,
         signal: abandon.signal,
         seed: settings.script_seed,
+        // Shown in the question's thread and its workflow, as a run's retries are.
+        onRetry: async (notice) => {
+          await appendEvents(db, input.roomId, [
+            {
+              type: "broadcast.retrying",
+              actor: actorOf(responder),
+              targetAgent: input.asker.id,
+              correlationId: broadcast.correlationId,
+              status: "pending",
+              errorDetails: notice.error,
+              payload: { broadcastId: broadcast.id, responderId: responder.id, ...notice },
+            },
+          ]);
+        },
       },
     );
     // An answer that comes after the asker stopped is not stored: a call carrying the question on asks again.

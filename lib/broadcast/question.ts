@@ -3,6 +3,7 @@ import type { Database } from "@/db";
 import { type Agent, type Broadcast, type BroadcastStatus, broadcastResponses, broadcasts } from "@/db/schema";
 import type { CarriedChanges } from "@/lib/events/write-room-events";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
+import type { ModelCallPolicy } from "@/lib/agents/run-context";
 import type { ModelResolver } from "@/lib/models/registry";
 import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
@@ -16,6 +17,8 @@ export interface AskOthersDeps {
   database: Database;
   bus: RoomBus;
   resolveModel: ModelResolver;
+  /** How the shadows' model calls are retried and timed out (as the asking run's are). */
+  modelCallPolicy?: ModelCallPolicy;
   /** Fallback poll while waiting for a person (notifications wake it sooner). */
   pollMs?: number;
 }

@@ -2,6 +2,8 @@ import { generateText } from "ai";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, runs } from "@/db/schema";
+import type { ModelCallPolicy } from "@/lib/agents/run-context";
+import { MODEL_CALL_TIMEOUT_MS, RETRY_DELAYS_MS, type RetryNotice, withVisibleRetries } from "@/lib/agents/visible-retries";
 import { usageFigures } from "@/lib/models/pricing";
 import type { ModelResolver } from "@/lib/models/registry";
 import { type ResponseDepth, buildShadowPrompt } from "./shadow-prompt";
@@ -19,11 +21,20 @@ const HISTORY_RUNS = 3;
 /**
  * Answers a broadcast as the responder's shadow: the responder's model, persona and full
  * recent conversation, plus the text it is streaming right now, with no tools. The
- * responder's own run is not touched.
+ * responder's own run is not touched. Its model call is retried and timed out as a run's
+ * calls are, each retry announced first (`onRetry`).
  */
 export async function respondAsShadow(
-  deps: { db: Db; resolveModel: ModelResolver },
-  input: { responder: Agent; askerName: string; question: string; depth: ResponseDepth; signal: AbortSignal; seed?: number },
+  deps: { db: Db; resolveModel: ModelResolver; modelCallPolicy?: ModelCallPolicy },
+  input: {
+    responder: Agent;
+    askerName: string;
+    question: string;
+    depth: ResponseDepth;
+    signal: AbortSignal;
+    seed?: number;
+    onRetry?: (notice: RetryNotice) => Promise<void>;
+  },
 ): Promise<ShadowAnswer> {
   const started = performance.now();
   const recent = await deps.db
@@ -45,11 +56,15 @@ export async function respondAsShadow(
   input.signal.throwIfAborted();
   const resolved = deps.resolveModel(input.responder.model, input.responder.modelOptions);
   const result = await generateText({
-    model: resolved.model,
+    model: withVisibleRetries(resolved.model, {
+      delays: deps.modelCallPolicy?.retryDelaysMs ?? RETRY_DELAYS_MS,
+      timeoutMs: deps.modelCallPolicy?.timeoutMs ?? MODEL_CALL_TIMEOUT_MS,
+      onRetry: input.onRetry ?? (async () => {}),
+    }),
     system,
     messages,
     abortSignal: input.signal,
-    // No silent retries: a shadow that cannot answer says so in the question's thread.
+    // Retries are made by the model itself (`withVisibleRetries`), each announced in the question's thread.
     maxRetries: 0,
     seed: input.seed,
   });

@@ -156,6 +156,18 @@ export const storedEventSchemas = {
     z.object({ broadcastId: z.string(), deadlineAt: z.string(), openedAt: z.string() }),
   ),
   "broadcast.response": storedEvent("broadcast.response", z.object({ response: broadcastResponseSchema })),
+  /** A shadow's model call failed for a passing reason and is made again after `delayMs`. */
+  "broadcast.retrying": storedEvent(
+    "broadcast.retrying",
+    z.object({
+      broadcastId: z.string(),
+      responderId: z.string(),
+      retry: z.number().int().positive(),
+      of: z.number().int().positive(),
+      delayMs: z.number().int().nonnegative(),
+      error: errorDetailsSchema,
+    }),
+  ),
   "broadcast.closed": storedEvent(
     "broadcast.closed",
     z.object({

@@ -35,7 +35,7 @@ export function createBroadcastTools(active: ActiveRun) {
       execute: (input, { abortSignal }) =>
         toolResult(async () =>
           askOthers(
-            { database: active.database, bus: active.bus, resolveModel: active.resolveModel },
+            { database: active.database, bus: active.bus, resolveModel: active.resolveModel, modelCallPolicy: active.modelCallPolicy },
             {
               roomId: active.run.roomId,
               asker: agent,
