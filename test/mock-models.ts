@@ -49,13 +49,18 @@ export function withUsage(
 
 /**
  * A model that plays the given steps in order within each run (step n is chosen by the
- * number of assistant turns already in the prompt), and records what it was sent.
+ * number of assistant turns already in the prompt), and records what it was sent. `gate`
+ * holds back every call; `stepGates[n]` holds back the calls of step n.
  */
-export function scriptedSteps(steps: LanguageModelV4StreamPart[][], options: { gate?: Promise<void> } = {}) {
+export function scriptedSteps(
+  steps: LanguageModelV4StreamPart[][],
+  options: { gate?: Promise<void>; stepGates?: Record<number, Promise<void>> } = {},
+) {
   return new MockLanguageModelV4({
     doStream: async (call) => {
       await options.gate;
       const done = call.prompt.filter((message) => message.role === "assistant").length;
+      await options.stepGates?.[done];
       return { stream: convertArrayToReadableStream(steps[Math.min(done, steps.length - 1)]!) };
     },
   });

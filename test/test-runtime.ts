@@ -4,7 +4,7 @@ import { SeatCache } from "@/lib/auth/seat-cache";
 import { RoomBus } from "@/lib/realtime/bus";
 import { PresenceTracker } from "@/lib/realtime/presence";
 import { type Runtime, setRuntime } from "@/lib/runtime";
-import { type TestDatabase, createTestDatabase } from "./test-database";
+import { type TestDatabase, type TestDatabaseOptions, createTestDatabase } from "./test-database";
 
 /** Installs a runtime on a test database so route handlers can be called directly. */
 export async function installTestRuntime(database: Database): Promise<Runtime & { stop(): Promise<void> }> {
@@ -37,12 +37,24 @@ export function params<T extends Record<string, string>>(value: T) {
 
 /**
  * A fresh database with a runtime installed for one test file: call at the top of the
- * file, then use `context.database` and `context.runtime` inside the tests.
+ * file, then use `context.database` and `context.runtime` inside the tests. With
+ * `{ durable: true }`, `context.restart()` takes the runtime down, closes the database and
+ * opens it again (see `TestDatabase.reopen`), as a server restart would; stop the file's
+ * workers first.
  */
-export function useTestRuntime() {
-  const context = {} as { database: TestDatabase; runtime: Awaited<ReturnType<typeof installTestRuntime>> };
+export function useTestRuntime(options: TestDatabaseOptions = {}) {
+  const context = {} as {
+    database: TestDatabase;
+    runtime: Awaited<ReturnType<typeof installTestRuntime>>;
+    restart(): Promise<void>;
+  };
+  context.restart = async () => {
+    await context.runtime.stop();
+    context.database = await context.database.reopen();
+    context.runtime = await installTestRuntime(context.database);
+  };
   beforeAll(async () => {
-    context.database = await createTestDatabase();
+    context.database = await createTestDatabase(options);
     context.runtime = await installTestRuntime(context.database);
   });
   afterAll(async () => {

@@ -94,9 +94,9 @@ export function lastWords(transcript: unknown[]): string {
 
 /**
  * What follows the end of every run, in the write that ends it: a build review or dialogue it
- * was part of moves on, the request it served is settled (a help request answered), the task goes into the agent's knowledge vault, and
- * participants' messages that arrived too late for it get a run of their own, unless another
- * run of the agent will read them.
+ * was part of moves on, the request it served is settled (a help request answered), the task
+ * goes into the agent's knowledge vault, and participants' messages it did not take get a run
+ * of their own (see `followUpWaitingMessages`).
  */
 export async function afterRunEnded(
   tx: DbOrTx,
@@ -121,13 +121,40 @@ export async function afterRunEnded(
       identity: member.identity,
       roomId: run.roomId,
       runId: run.id,
-      asked: run.prompt,
+      asked: await whatWasAsked(tx, run),
       outcome: outcome.status === "succeeded" ? "done" : `${outcome.status}${outcome.error ? `: ${outcome.error.errorMessage}` : ""}`,
       steps: run.steps,
       costUsd: run.costUsd,
       at: outcome.at,
     });
   }
+  await followUpWaitingMessages(tx, emit, run, outcome);
+}
+
+/**
+ * What a run was asked, for its task history: its task, or — for a run started to act on
+ * participants' messages — the messages themselves, in the order it read them.
+ */
+async function whatWasAsked(tx: DbOrTx, run: Run): Promise<string> {
+  if (run.trigger !== "command") return run.prompt;
+  const messages = await tx
+    .select({ text: agentNotes.text })
+    .from(agentNotes)
+    .where(and(eq(agentNotes.deliveredToRunId, run.id), eq(agentNotes.kind, "command")))
+    .orderBy(asc(agentNotes.deliveredAt), asc(agentNotes.createdAt), asc(agentNotes.ordinal));
+  return messages.length ? messages.map((message) => message.text).join(" / ") : run.prompt;
+}
+
+/**
+ * Participants' messages still waiting when a run of their agent ends — sent as it took its
+ * last step, or meant for a queued run that was cancelled before it could read them — get a
+ * run of their own, unless another run of the agent is queued or running and will read them.
+ * Not after a run that failed before its first step (its model could not be used, say): a run
+ * queued now would fail the same way, again and again; the messages wait for the agent's next
+ * run instead.
+ */
+async function followUpWaitingMessages(tx: DbOrTx, emit: Emit, run: Run, outcome: { status: RunOutcome["status"]; at: Date }): Promise<void> {
+  if (outcome.status === "failed" && run.steps === 0) return;
   const [waiting] = await tx
     .select({ senderId: agentNotes.senderId, senderName: agentNotes.senderName })
     .from(agentNotes)
@@ -141,7 +168,7 @@ export async function afterRunEnded(
     )
     .orderBy(asc(agentNotes.createdAt), asc(agentNotes.ordinal))
     .limit(1);
-  if (!waiting || outcome.status === "cancelled") return;
+  if (!waiting) return;
   const [other] = await tx
     .select({ id: runs.id })
     .from(runs)

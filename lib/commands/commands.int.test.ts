@@ -1,21 +1,23 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agentNotes, canvasNodes, events, runs } from "@/db/schema";
+import { agentNotes, canvasNodes, events, runs, seats, vaultTasks } from "@/db/schema";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import { GET as snapshot } from "@/app/api/rooms/[roomId]/route";
 import { DELETE as withdraw } from "@/app/api/rooms/[roomId]/commands/[commandId]/route";
 import { POST as send } from "@/app/api/rooms/[roomId]/commands/route";
+import { cancelRun } from "@/lib/agents/cancel-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
-import { getEnv } from "@/lib/env";
-import { resolveModel } from "@/lib/models/registry";
+import type { WorkerOptions } from "@/lib/agents/worker";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { startChatServer } from "@/test/chat-server";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
-import { gate, setAgentModel } from "@/test/mock-models";
+import { gate, mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
+import { standInResolver } from "@/test/stand-in-resolver";
 import { useTestRuntime } from "@/test/test-runtime";
 
-const context = useTestRuntime();
+// Durable: a test restarts the database under the room.
+const context = useTestRuntime({ durable: true });
 
 async function seated(roomId: string, displayName = "Ada") {
   const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName } });
@@ -25,8 +27,55 @@ async function seated(roomId: string, displayName = "Ada") {
 const say = (roomId: string, text: string, cookie?: string) =>
   call(send, { url: `/api/rooms/${roomId}/commands`, method: "POST", params: { roomId }, body: { text }, cookie });
 
+/**
+ * A room with Ada seated and its Songwriter on a stand-in OpenAI-compatible server that
+ * answers with `reply`, and a worker running its runs.
+ */
+async function songwriterOnTheWire(reply: Parameters<typeof startChatServer>[0], workerOptions: Partial<WorkerOptions> = {}) {
+  const { roomId } = await createTestRoom(context.database.db);
+  const cookie = await seated(roomId);
+  const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+  await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
+  const server = await startChatServer(reply);
+  const worker = await startTestWorker(context.database, { resolveModel: standInResolver(server), ...workerOptions });
+  const stop = async () => {
+    await worker.stop();
+    await server.close();
+  };
+  return { roomId, cookie, songwriter, server, stop };
+}
+
 async function runsOf(agentId: string) {
   return context.database.db.select().from(runs).where(eq(runs.agentId, agentId));
+}
+
+async function runOf(runId: string) {
+  const [row] = await context.database.db.select().from(runs).where(eq(runs.id, runId));
+  return row!;
+}
+
+/** Waits until no run of the room is queued or running. */
+async function settled(roomId: string) {
+  await eventually(async () => {
+    const all = await context.database.db.select().from(runs).where(eq(runs.roomId, roomId));
+    expect(all.filter((run) => run.status === "queued" || run.status === "running")).toEqual([]);
+  }, 15_000);
+}
+
+/** The `command.delivered` events of a room, in order. */
+async function deliveries(roomId: string) {
+  const rows = await context.database.db
+    .select({ payload: events.payload })
+    .from(events)
+    .where(and(eq(events.roomId, roomId), eq(events.type, "command.delivered")))
+    .orderBy(events.seq);
+  return rows.map((row) => row.payload);
+}
+
+/** The pieces the offline agents made acting on Ada's message `text`. */
+async function actedOn(roomId: string, text: string) {
+  const made = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+  return made.filter((node) => node.text.startsWith(`As Ada asked — “${text}”`));
 }
 
 async function eventTypes(roomId: string) {
@@ -93,25 +142,58 @@ describe("@agent commands", () => {
     );
   });
 
-  it("sends plain text to the seat's /focus, or to the agent that stepped last", async () => {
+  it("sends plain text to the seat's /focus", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     const cookie = await seated(roomId);
     const storyteller = await agentByPersona(context.database, roomId, "storyteller");
-    const curator = await agentByPersona(context.database, roomId, "curator");
 
     const focus = await say(roomId, "/focus Storyteller", cookie);
     expect(focus.status).toBe(200);
     expect(focus.body).toEqual({ kind: "focus", agentId: storyteller.id });
     expect((await say(roomId, "a twist at the end", cookie)).body.command.agentId).toBe(storyteller.id);
     expect((await say(roomId, "/focus Nobody", cookie)).status).toBe(400);
-
-    // Automatic: whoever stepped most recently.
-    await context.database.db.update(runs).set({ steps: 1, startedAt: new Date() }).where(eq(runs.agentId, storyteller.id));
-    const worked = await startAgentRun(context.database.db, roomId, { agentId: curator.id, prompt: "Group" }, alice);
-    await context.database.db.update(runs).set({ steps: 2, startedAt: new Date(Date.now() + 1000) }).where(eq(runs.id, worked.id));
-    expect((await say(roomId, "/focus", cookie)).body).toEqual({ kind: "focus", agentId: null });
-    expect((await say(roomId, "tidy up", cookie)).body.command.agentId).toBe(curator.id);
     expect(await eventTypes(roomId)).toEqual(expect.arrayContaining(["seat.focused", "command.sent"]));
+  });
+
+  it("sends plain text under automatic focus to the agent that stepped last, not to the run started last", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const cookie = await seated(roomId);
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    const curator = await agentByPersona(context.database, roomId, "curator");
+    const [secondStep, lastStep] = [gate(), gate()];
+    const read = (id: string) => toolStep([{ id, name: "read_shared_context", input: {} }]);
+    const models = {
+      slow: scriptedSteps([read("s1"), read("s2"), textStep("Done.")], { stepGates: { 1: secondStep.promise, 2: lastStep.promise } }),
+      quick: scriptedSteps([read("q1"), textStep("Done.")]),
+    };
+    await setAgentModel(context.database, storyteller.id, "mock:slow");
+    await setAgentModel(context.database, curator.id, "mock:quick");
+    const stepsOf = async (runId: string) =>
+      (await context.database.db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step"))))
+        .map((row) => row.payload as { runId: string; step: number })
+        .filter((step) => step.runId === runId)
+        .map((step) => step.step);
+    const worker = await startTestWorker(context.database, { resolveModel: mockResolver(models) });
+    try {
+      // The Storyteller starts first and keeps stepping; the Curator starts later and is done first.
+      const older = await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt: "Tell it slowly" }, alice);
+      await eventually(async () => expect(await stepsOf(older.id)).toEqual([0]), 10_000);
+      const newer = await startAgentRun(context.database.db, roomId, { agentId: curator.id, prompt: "Group quickly" }, alice);
+      await eventually(async () => expect((await runOf(newer.id)).status).toBe("succeeded"), 10_000);
+      secondStep.release();
+      await eventually(async () => expect(await stepsOf(older.id)).toEqual([0, 1]), 10_000);
+      expect((await runOf(newer.id)).startedAt!.getTime()).toBeGreaterThan((await runOf(older.id)).startedAt!.getTime());
+
+      expect((await say(roomId, "/focus", cookie)).body).toEqual({ kind: "focus", agentId: null });
+      const sent = await say(roomId, "tidy up", cookie);
+      expect(sent.status).toBe(201);
+      expect(sent.body.command).toMatchObject({ agentId: storyteller.id, delivery: "next_step", runId: older.id });
+    } finally {
+      secondStep.release();
+      lastStep.release();
+      await settled(roomId);
+      await worker.stop();
+    }
   });
 
   it("limits a seat to ten messages a minute, saying when to try again", async () => {
@@ -127,6 +209,28 @@ describe("@agent commands", () => {
     expect((await say(roomId, "@Songwriter from Ben", other)).status).toBe(201);
     const notes = await context.database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId));
     expect(notes).toHaveLength(11);
+  });
+
+  it("counts /focus towards the same limit, and a refused /focus changes nothing", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const cookie = await seated(roomId);
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    for (let index = 0; index < 6; index++) expect((await say(roomId, `@Songwriter line ${index}`, cookie)).status).toBe(201);
+    for (const name of ["Curator", "Songwriter", "Curator"]) expect((await say(roomId, `/focus ${name}`, cookie)).status).toBe(200);
+    expect((await say(roomId, "/focus Storyteller", cookie)).body).toEqual({ kind: "focus", agentId: storyteller.id });
+    const before = await eventTypes(roomId);
+
+    const focus = await say(roomId, "/focus Curator", cookie);
+    expect(focus.status).toBe(429);
+    expect(focus.body.error.message).toMatch(/At most 10 messages a minute from one seat, \/focus included/);
+    const wait = Number(focus.headers.get("retry-after"));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect((await say(roomId, "@Songwriter one more", cookie)).status).toBe(429);
+    expect(await eventTypes(roomId)).toEqual(before);
+    // The refused /focus left the seat's focus where it was.
+    const [seat] = await context.database.db.select().from(seats).where(and(eq(seats.roomId, roomId), eq(seats.displayName, "Ada")));
+    expect(seat!.focusAgentId).toBe(storyteller.id);
   });
 
   it("lets only its sender withdraw a waiting message, and not once delivered", async () => {
@@ -153,26 +257,20 @@ describe("@agent commands", () => {
   });
 
   it("puts a message to a running agent into that run's very next model call (on the wire)", async () => {
-    const { roomId } = await createTestRoom(context.database.db);
-    const cookie = await seated(roomId);
-    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
-    await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
     const firstReply = gate();
-    const server = await startChatServer(async (_request, index) => {
+    const { roomId, cookie, songwriter, server, stop } = await songwriterOnTheWire(async (_request, index) => {
       if (index === 0) {
         await firstReply.promise;
         return { toolCall: { name: "create_node", arguments: { text: "A first line", kind: "lyric" } } };
       }
       return { text: "Done." };
     });
-    const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "k" };
-    const worker = await startTestWorker(context.database, { resolveModel: (spec) => resolveModel(spec, { env, scriptPaceMs: 0 }) });
     try {
       const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a line" }, alice);
       await eventually(() => expect(server.requests).toHaveLength(1), 10_000);
-      expect(server.userText(0)).not.toMatch(/sea shanty/);
+      expect(server.userText(0)).not.toMatch(/harbour waltz/);
 
-      const sent = await say(roomId, "@Songwriter try a sea shanty", cookie);
+      const sent = await say(roomId, "@Songwriter try a harbour waltz", cookie);
       expect(sent.body.command).toMatchObject({ delivery: "next_step", runId: run.id });
       firstReply.release();
 
@@ -181,7 +279,7 @@ describe("@agent commands", () => {
         expect(row!.status).toBe("succeeded");
       }, 10_000);
       expect(server.requests).toHaveLength(2);
-      expect(server.userText(1)).toMatch(/Ada says: try a sea shanty/);
+      expect(server.userText(1)).toMatch(/Ada says: try a harbour waltz/);
       const [note] = await context.database.db.select().from(agentNotes).where(eq(agentNotes.id, sent.body.command.id));
       expect(note).toMatchObject({ deliveredToRunId: run.id, deliveredAtStep: 1 });
       const delivered = await context.database.db
@@ -192,8 +290,7 @@ describe("@agent commands", () => {
       // One run: the message did not start another.
       expect(await runsOf(songwriter.id)).toHaveLength(1);
     } finally {
-      await worker.stop();
-      await server.close();
+      await stop();
     }
   });
 
@@ -201,30 +298,87 @@ describe("@agent commands", () => {
     const { roomId } = await createTestRoom(context.database.db);
     const cookie = await seated(roomId);
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
-    // Sent while no worker runs: they wait in the database, as across a restart.
+    // Sent while no worker runs: they wait in the database.
     const first = (await say(roomId, "@Songwriter write about a lighthouse", cookie)).body.command;
     const second = (await say(roomId, "@Songwriter and make it rhyme", cookie)).body.command;
     expect(second.delivery).toBe("queued_run");
+    // The server goes down and comes back: PGlite reopens its directory, PostgreSQL gets a new pool.
+    await context.restart();
+    const state = await call(snapshot, { url: "/x", method: "GET", params: { roomId }, cookie });
+    expect(state.body.pendingCommands.map((pending: { id: string }) => pending.id)).toEqual([first.id, second.id]);
+
     const workers = [await startTestWorker(context.database), await startTestWorker(context.database)];
     try {
-      await eventually(async () => {
-        const [row] = await context.database.db.select().from(runs).where(eq(runs.id, first.runId));
-        expect(row!.status).toBe("succeeded");
-      }, 15_000);
+      await eventually(async () => expect((await runOf(first.runId)).status).toBe("succeeded"), 15_000);
+      await settled(roomId);
       const notes = await context.database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
       expect(notes.every((note) => note.deliveredToRunId === first.runId && note.deliveredAtStep === 0)).toBe(true);
-      const delivered = await context.database.db
-        .select({ payload: events.payload })
-        .from(events)
-        .where(and(eq(events.roomId, roomId), eq(events.type, "command.delivered")));
-      expect(delivered.map((row) => row.payload)).toEqual([{ commandIds: [first.id, second.id], agentId: songwriter.id, runId: first.runId, step: 0 }]);
-      const made = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
-      const texts = made.map((node) => node.text);
-      expect(texts.some((text) => text.startsWith("As Ada asked — “write about a lighthouse”"))).toBe(true);
-      expect(texts.some((text) => text.startsWith("As Ada asked — “and make it rhyme”"))).toBe(true);
+      expect(await deliveries(roomId)).toEqual([{ commandIds: [first.id, second.id], agentId: songwriter.id, runId: first.runId, step: 0 }]);
+      expect(await actedOn(roomId, "write about a lighthouse")).toHaveLength(1);
+      expect(await actedOn(roomId, "and make it rhyme")).toHaveLength(1);
       expect(await runsOf(songwriter.id)).toHaveLength(1);
+      // The agent's task history says what it was asked: the messages, not "act on your messages".
+      const [task] = await context.database.db.select().from(vaultTasks).where(eq(vaultTasks.runId, first.runId));
+      expect(task).toMatchObject({ identity: songwriter.identity, asked: "Ada says: write about a lighthouse / Ada says: and make it rhyme", outcome: "done" });
     } finally {
       for (const worker of workers) await worker.stop();
+    }
+  });
+
+  it("gives messages meant for a queued run that is cancelled a run of their own: delivered once, in order", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const cookie = await seated(roomId);
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    const queued = await startAgentRun(context.database.db, roomId, { agentId: painter.id, prompt: "Paint" }, alice);
+    const first = (await say(roomId, "@Scene Painter use more blue", cookie)).body.command;
+    const second = (await say(roomId, "@Scene Painter and a little gold", cookie)).body.command;
+    expect([first.delivery, second.delivery]).toEqual(["queued_run", "queued_run"]);
+    expect(await cancelRun(context.database.db, roomId, queued.id, alice)).toBe("cancelled");
+
+    const followUp = (await runsOf(painter.id)).find((run) => run.id !== queued.id);
+    expect(followUp).toMatchObject({ status: "queued", trigger: "command", requestedBy: first.senderId });
+    const worker = await startTestWorker(context.database);
+    try {
+      await eventually(async () => expect((await runOf(followUp!.id)).status).toBe("succeeded"), 15_000);
+      await settled(roomId);
+      expect(await deliveries(roomId)).toEqual([{ commandIds: [first.id, second.id], agentId: painter.id, runId: followUp!.id, step: 0 }]);
+      expect(await actedOn(roomId, "use more blue")).toHaveLength(1);
+      expect(await actedOn(roomId, "and a little gold")).toHaveLength(1);
+      expect((await runsOf(painter.id)).map((run) => run.status).sort()).toEqual(["cancelled", "succeeded"]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("gives a message meant for a running run's next step a run of its own when that run is cancelled first", async () => {
+    const never = gate();
+    const { roomId, cookie, songwriter, server, stop } = await songwriterOnTheWire(
+      async (_request, index) => {
+        // The first call hangs until the run is cancelled under it.
+        if (index === 0) await never.promise;
+        return { text: "Done." };
+      },
+      { heartbeatMs: 100 },
+    );
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a line" }, alice);
+      await eventually(() => expect(server.requests).toHaveLength(1), 10_000);
+      const sent = (await say(roomId, "@Songwriter try a rowing song", cookie)).body.command;
+      expect(sent).toMatchObject({ delivery: "next_step", runId: run.id });
+      expect(await cancelRun(context.database.db, roomId, run.id, alice)).toBe("stopping");
+
+      await eventually(() => expect(server.requests).toHaveLength(2), 10_000);
+      await settled(roomId);
+      expect((await runOf(run.id)).status).toBe("cancelled");
+      const followUp = (await runsOf(songwriter.id)).find((other) => other.id !== run.id)!;
+      expect(followUp).toMatchObject({ status: "succeeded", trigger: "command" });
+      expect(server.userText(0)).not.toMatch(/rowing song/);
+      expect(server.userText(1)).toMatch(/Ada says: try a rowing song/);
+      expect(await deliveries(roomId)).toEqual([{ commandIds: [sent.id], agentId: songwriter.id, runId: followUp.id, step: 0 }]);
+      expect(await runsOf(songwriter.id)).toHaveLength(2);
+    } finally {
+      never.release();
+      await stop();
     }
   });
 });

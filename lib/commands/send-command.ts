@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
-import { type Agent, agentNotes, agents, rooms, runs, seats } from "@/db/schema";
+import { type Agent, agentNotes, agents, events, rooms, runs, seats } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { seatActor } from "@/lib/auth/seats";
 import { badRequest, notFound, tooManyRequests } from "@/lib/errors";
@@ -28,15 +28,52 @@ export type SendCommandResult =
   | { kind: "focus"; agentId: string | null }
   | { kind: "message"; command: CommandDto };
 
-/** The agent whose step was the room's most recent: where a message naming nobody goes when the seat has no focus. */
+/**
+ * The agent whose step was the room's most recent (the newest `run.step` event): where a
+ * message naming nobody goes when the seat has no focus. An agent still stepping in an older
+ * run is more recent than one whose newer run finished earlier.
+ */
 async function lastSteppedAgent(tx: DbOrTx, roomId: string): Promise<string | null> {
   const [last] = await tx
-    .select({ agentId: runs.agentId })
-    .from(runs)
-    .where(and(eq(runs.roomId, roomId), gt(runs.steps, 0)))
-    .orderBy(desc(runs.startedAt))
+    .select({ agentId: events.agent })
+    .from(events)
+    .where(and(eq(events.roomId, roomId), eq(events.type, "run.step")))
+    .orderBy(desc(events.seq))
     .limit(1);
   return last?.agentId ?? null;
+}
+
+/**
+ * A seat's focus changes form one workflow of their own, whose correlation id is made from the
+ * seat alone: its rate limit finds them through the room's (correlation, seq) index instead of
+ * reading the room's whole history.
+ */
+export function focusCorrelationId(seat: { id: string; createdAt: Date }): string {
+  const random = () => createHash("sha256").update(seat.id).digest("hex").slice(0, 16);
+  return createCorrelationId({ scope: "focus", subject: seat.id, now: seat.createdAt, random });
+}
+
+/**
+ * Refuses a seat's message or `/focus` beyond `commands_per_minute` within the last minute
+ * (both count), with the seconds until one more is allowed.
+ */
+async function checkRate(tx: DbOrTx, roomId: string, senderId: string, focusWorkflow: string, limit: number, at: Date): Promise<void> {
+  const window = new Date(at.getTime() - 60_000);
+  const [messages, focusChanges] = await Promise.all([
+    tx
+      .select({ createdAt: agentNotes.createdAt })
+      .from(agentNotes)
+      .where(and(eq(agentNotes.senderId, senderId), gt(agentNotes.createdAt, window))),
+    tx
+      .select({ createdAt: events.createdAt })
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.correlationId, focusWorkflow), eq(events.type, "seat.focused"), gt(events.createdAt, window))),
+  ]);
+  const sent = [...messages, ...focusChanges].map((row) => row.createdAt.getTime()).sort((a, b) => a - b);
+  if (sent.length < limit) return;
+  const freed = sent[sent.length - limit]! + 60_000;
+  const wait = Math.max(1, Math.ceil((freed - at.getTime()) / 1000));
+  throw tooManyRequests(`At most ${limit} messages a minute from one seat, /focus included; try again in ${wait} s.`, wait);
 }
 
 /**
@@ -44,7 +81,7 @@ async function lastSteppedAgent(tx: DbOrTx, roomId: string): Promise<string | nu
  * seat's focus (`seat.focused`); a message is kept for its agent until delivered
  * (`command.sent`) and reaches it at once — in the next model call of its running run, in
  * its queued run, or in a run started for it. A seat may send `commands_per_minute`
- * messages a minute (429 with `Retry-After` beyond).
+ * messages and focus changes a minute (429 with `Retry-After` beyond).
  */
 export async function sendCommand(
   db: Db,
@@ -56,33 +93,25 @@ export async function sendCommand(
   const team = await db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
   const parsed = parseCommand(text, team);
   const actor = seatActor(seat);
-  const { result, events } = await writeRoomEvents(
+  const { result, events: written } = await writeRoomEvents(
     db,
     roomId,
     async (tx, emit, at): Promise<SendCommandResult> => {
-      if (parsed.kind === "focus") {
-        await tx.update(seats).set({ focusAgentId: parsed.agentId }).where(eq(seats.id, seat.id));
-        emit({ type: "seat.focused", actor, payload: { seatId: seat.id, agentId: parsed.agentId } });
-        return parsed;
-      }
       const [[room], [mine]] = await Promise.all([
         tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId)),
-        tx.select({ focus: seats.focusAgentId }).from(seats).where(eq(seats.id, seat.id)),
+        tx.select({ focus: seats.focusAgentId, createdAt: seats.createdAt }).from(seats).where(eq(seats.id, seat.id)),
       ]);
       if (!room) throw notFound("Room");
+      if (!mine) throw notFound("Seat");
       const settings = parseRoomSettings(room.settings);
-      const window = new Date(at.getTime() - 60_000);
-      const sent = await tx
-        .select({ createdAt: agentNotes.createdAt })
-        .from(agentNotes)
-        .where(and(eq(agentNotes.senderId, actor.id), gt(agentNotes.createdAt, window)))
-        .orderBy(asc(agentNotes.createdAt));
-      if (sent.length >= settings.commands_per_minute) {
-        const freed = sent[sent.length - settings.commands_per_minute]!.createdAt.getTime() + 60_000;
-        const wait = Math.max(1, Math.ceil((freed - at.getTime()) / 1000));
-        throw tooManyRequests(`At most ${settings.commands_per_minute} messages a minute from one seat; try again in ${wait} s.`, wait);
+      const focusWorkflow = focusCorrelationId({ id: seat.id, createdAt: mine.createdAt });
+      await checkRate(tx, roomId, actor.id, focusWorkflow, settings.commands_per_minute, at);
+      if (parsed.kind === "focus") {
+        await tx.update(seats).set({ focusAgentId: parsed.agentId }).where(eq(seats.id, seat.id));
+        emit({ type: "seat.focused", actor, correlationId: focusWorkflow, payload: { seatId: seat.id, agentId: parsed.agentId } });
+        return parsed;
       }
-      const agentId = parsed.agentId ?? mine?.focus ?? (await lastSteppedAgent(tx, roomId));
+      const agentId = parsed.agentId ?? mine.focus ?? (await lastSteppedAgent(tx, roomId));
       const agent: Agent | undefined = team.find((member) => member.id === agentId);
       if (!agent) {
         throw badRequest(
@@ -143,7 +172,7 @@ export async function sendCommand(
       : { ...options, idempotencyKey: undefined },
   );
   // A retried request: what the first one did is already in the room.
-  return result ?? (parsed.kind === "focus" ? parsed : { kind: "message", command: eventPayload(events, "command.sent").command });
+  return result ?? (parsed.kind === "focus" ? parsed : { kind: "message", command: eventPayload(written, "command.sent").command });
 }
 
 /** A note not yet delivered nor withdrawn. */

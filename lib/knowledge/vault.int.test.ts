@@ -1,24 +1,30 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { events, runs, vaultInsights } from "@/db/schema";
+import { agents, events, runs, vaultInsights, vaultTasks } from "@/db/schema";
 import { DELETE as clearVaultRoute } from "@/app/api/admin/rooms/[roomId]/agents/[agentId]/vault/route";
 import { GET as readVaultRoute } from "@/app/api/rooms/[roomId]/agents/[agentId]/vault/route";
 import { buildPrompt } from "@/lib/agents/build-prompt";
 import { loadPromptContext } from "@/lib/agents/load-prompt-context";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { importRoom } from "@/lib/rooms/import-room";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { agentByPersona, startTestWorker } from "@/test/agents";
+import { startChatServer } from "@/test/chat-server";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { call } from "@/test/http";
-import { installTestRuntime, useTestRuntime } from "@/test/test-runtime";
-import { readVault } from "./vault";
+import { setAgentModel } from "@/test/mock-models";
+import { standInResolver } from "@/test/stand-in-resolver";
+import { useTestRuntime } from "@/test/test-runtime";
+import { VAULT_LIMITS, lockVault, readVault, recordTask } from "./vault";
 import { updateKnowledge } from "./update-knowledge";
 
-const context = useTestRuntime();
+// Durable: a test restarts the database between two rooms.
+const context = useTestRuntime({ durable: true });
 
+/** The prompt a run of `persona` in the room would be given now, built as a worker builds it. */
 async function promptOf(roomId: string, persona: string) {
   const agent = await agentByPersona(context.database, roomId, persona);
-  const team = [agent, await agentByPersona(context.database, roomId, persona === "songwriter" ? "scene-painter" : "songwriter")];
+  const team = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
   const run = await startAgentRun(context.database.db, roomId, { agentId: agent.id, prompt: "Work" }, alice);
   const [row] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
   const loaded = await loadPromptContext(context.database.db, {
@@ -44,19 +50,67 @@ describe("the knowledge vault", () => {
       correlationId: "c",
       update: { insight: "Sea shanties land best with a call-and-response chorus.", area: "Sea Shanties!", amount: 4 },
     });
-    // A restart: the runtime goes away and comes back on the same database.
-    await context.runtime.stop();
-    context.runtime = await installTestRuntime(context.database);
+    // The server goes down and comes back: PGlite reopens its directory, PostgreSQL gets a new pool.
+    await context.restart();
 
-    const prompt = await promptOf(second, "songwriter");
-    expect(prompt).toMatch(/## Your knowledge\n- Expertise: sea-shanties 4\/100\n/);
-    expect(prompt).toMatch(/- Insight: Sea shanties land best with a call-and-response chorus\./);
+    // The next run of a Songwriter, in the other room, is given the vault (as its model received it).
+    const other = await agentByPersona(context.database, second, "songwriter");
+    await setAgentModel(context.database, other.id, "openai-compatible:stand-in");
+    const server = await startChatServer(() => ({ text: "Done." }));
+    const worker = await startTestWorker(context.database, { resolveModel: standInResolver(server) });
+    try {
+      const run = await startAgentRun(context.database.db, second, { agentId: other.id, prompt: "Write a chorus" }, alice);
+      await eventually(async () => {
+        const [row] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
+        expect(row!.status).toBe("succeeded");
+      }, 15_000);
+      expect(server.requests).toHaveLength(1);
+      const prompt = server.userText(0);
+      expect(prompt).toMatch(/## Your knowledge\n- Expertise: sea-shanties 4\/100\n/);
+      expect(prompt).toMatch(/- Insight: Sea shanties land best with a call-and-response chorus\./);
+    } finally {
+      await worker.stop();
+      await server.close();
+    }
     // Its teammates see its strongest area; another persona does not get its knowledge.
     const painterPrompt = await promptOf(second, "scene-painter");
     expect(painterPrompt).toMatch(/- Songwriter \(persona: songwriter\) — .* · knows sea-shanties/);
     expect(painterPrompt).not.toMatch(/- Insight: Sea shanties/);
     const logged = await context.database.db.select().from(events).where(eq(events.roomId, first));
     expect(logged.find((event) => event.type === "knowledge.updated")?.payload).toMatchObject({ area: "sea-shanties", level: 4 });
+  });
+
+  it("keys an imported team's agent by its id in the file, so a second import of the team shares its vault", async () => {
+    const yaml = [
+      "agents:",
+      '  - id: "Harbour_Researcher"',
+      "    backend:",
+      '      type: "openai"',
+      '      model: "gpt-5-nano"',
+      '    system_message: "You research harbours."',
+      '  - id: "writer"',
+      "    backend:",
+      '      type: "openai"',
+      '      model: "gpt-5-nano"',
+    ].join("\n");
+    const once = await importRoom(context.database.db, { yaml, offline: true });
+    const again = await importRoom(context.database.db, { yaml, offline: true });
+    const researcher = await agentByPersona(context.database, once.room.id, "harbour-researcher");
+    expect(researcher.identity).toBe("imported/harbour-researcher");
+    expect((await agentByPersona(context.database, again.room.id, "harbour-researcher")).identity).toBe(researcher.identity);
+    // A template's persona of another name is another identity.
+    expect((await agentByPersona(context.database, again.room.id, "writer")).identity).toBe("imported/writer");
+
+    await updateKnowledge(context.database.db, {
+      roomId: once.room.id,
+      agent: researcher,
+      correlationId: "c",
+      update: { insight: "Tide tables explain most of the harbour's rhythm.", area: "tides", amount: 3 },
+    });
+    const prompt = await promptOf(again.room.id, "harbour-researcher");
+    expect(prompt).toMatch(/- Expertise: tides 3\/100/);
+    expect(prompt).toMatch(/- Insight: Tide tables explain most of the harbour's rhythm\./);
+    expect(await promptOf(again.room.id, "writer")).not.toMatch(/- Insight: Tide tables/);
   });
 
   it("loses nothing when fifty updates from two rooms arrive at once", async () => {
@@ -98,6 +152,40 @@ describe("the knowledge vault", () => {
     for (let index = 0; index < 20; index++) await update({ area: `area ${index}` });
     await expect(update({ area: "one too many" })).rejects.toThrow(/20 areas/);
     expect((await update({ area: "area 3", amount: 10 })).level).toBe(11);
+  });
+
+  it("keeps the newest 100 tasks", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const identity = "test/task-keeper";
+    const old = Date.now() - 1_000_000;
+    await context.database.db.insert(vaultTasks).values(
+      Array.from({ length: VAULT_LIMITS.tasks }, (_, index) => ({
+        id: `t-${index}`,
+        identity,
+        roomId,
+        runId: `r-${index}`,
+        asked: `Old task ${index}`,
+        outcome: "done",
+        steps: 1,
+        costUsd: 0,
+        createdAt: new Date(old + index),
+      })),
+    );
+    const record = (asked: string) =>
+      context.database.db.transaction(async (tx) => {
+        await lockVault(tx, identity);
+        await recordTask(tx, { identity, roomId, runId: `r-${asked}`, asked, outcome: "done", steps: 2, costUsd: 0.01, at: new Date() });
+      });
+    await record("The newest task");
+    const vault = await readVault(context.database.db, identity);
+    expect(vault.tasks).toHaveLength(100);
+    expect(vault.tasks[0]!.asked).toBe("The newest task");
+    expect(vault.tasks.map((task) => task.asked)).not.toContain("Old task 0");
+    expect(vault.tasks.map((task) => task.asked)).toContain("Old task 1");
+    await record("One more");
+    const rows = await context.database.db.select({ asked: vaultTasks.asked }).from(vaultTasks).where(eq(vaultTasks.identity, identity));
+    expect(rows).toHaveLength(100);
+    expect(rows.map((row) => row.asked)).not.toContain("Old task 1");
   });
 
   it("records every finished run's task, shows it read-only, and an admin can clear it", async () => {
