@@ -1,56 +1,28 @@
 "use client";
 
-import { useMemo, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { AgentDto, StoredEvent } from "@/lib/protocol";
+import { type AskCounts, type AskEdge, type AskKind, PEOPLE, askEdges, asksIn, tallyAsks } from "@/lib/protocol/asks";
 
-export type AskKind = "request" | "question" | "help" | "command" | "dialogue";
-
-export interface AskEdge {
-  from: string;
-  to: string;
-  kind: AskKind;
-  count: number;
-}
-
-const PEOPLE = "people";
-
-/** Who asked whom, counted from the room's events: requests, questions, help, messages from people, dialogues. */
-export function askEdges(feed: StoredEvent[], agents: Pick<AgentDto, "id" | "persona">[]): AskEdge[] {
-  const byPersona = new Map(agents.map((agent) => [agent.persona, agent.id]));
-  const counts = new Map<string, AskEdge>();
-  const add = (from: string, to: string | undefined, kind: AskKind) => {
-    if (!to || from === to) return;
-    const key = `${from}|${to}|${kind}`;
-    const edge = counts.get(key) ?? { from, to, kind, count: 0 };
-    edge.count += 1;
-    counts.set(key, edge);
-  };
-  for (const event of feed) {
-    switch (event.type) {
-      case "board.posted": {
-        const { entry } = event.payload;
-        if (entry.kind === "request" && entry.agentId) add(entry.agentId, byPersona.get(entry.targetPersona ?? ""), entry.content.help === true ? "help" : "request");
-        break;
-      }
-      case "broadcast.asked": {
-        const { broadcast } = event.payload;
-        if (broadcast.mode === "human") add(broadcast.agentId, PEOPLE, "question");
-        else for (const target of broadcast.targetAgentIds) add(broadcast.agentId, target, "question");
-        break;
-      }
-      case "command.sent":
-        add(PEOPLE, event.payload.command.agentId, "command");
-        break;
-      case "dialogue.opened":
-        add(event.payload.dialogue.askerAgentId, event.payload.dialogue.addresseeAgentId, "dialogue");
-        break;
-      default:
-        break;
-    }
-  }
-  return [...counts.values()];
+/**
+ * What the overlay counts: the server's count of the room's whole history through event
+ * `through`, plus the asking in events the page received after it. `stale` when the feed no
+ * longer holds every event since `through` (it keeps the newest only): the count must be read
+ * again. Until the server's count arrives, the feed's own.
+ */
+export function liveAskEdges(
+  counted: AskCounts | null,
+  feed: StoredEvent[],
+  agents: Pick<AgentDto, "id" | "persona">[],
+): { edges: AskEdge[]; stale: boolean } {
+  if (!counted) return { edges: askEdges(feed, agents), stale: false };
+  const later = feed.filter((event) => event.seq > counted.through);
+  const stale = later.length > 0 && later[0]!.seq > counted.through + 1;
+  return { edges: tallyAsks(counted.edges, later.flatMap(asksIn), agents), stale };
 }
 
 const KIND_COLORS: Record<AskKind, string> = {
@@ -72,8 +44,16 @@ const KIND_LABELS: Record<AskKind, string> = {
 /** The agents as a small graph: who asked whom, how often, live. A toggle on the canvas. */
 export function WhoAskedWhom() {
   const [open, setOpen] = useState(false);
-  const { feed, agents } = useRoom(useShallow((state) => ({ feed: state.feed, agents: state.agents })));
-  const edges = useMemo(() => askEdges(feed, agents), [feed, agents]);
+  const { feed, agents, roomId } = useRoom(useShallow((state) => ({ feed: state.feed, agents: state.agents, roomId: state.room.id })));
+  const { data: counted, refetch } = useQuery({
+    queryKey: ["asks", roomId],
+    queryFn: () => apiRequest<AskCounts>(`/api/rooms/${roomId}/asks`, "GET"),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const { edges, stale } = useMemo(() => liveAskEdges(counted ?? null, feed, agents), [counted, feed, agents]);
+  useEffect(() => {
+    if (stale) void refetch();
+  }, [stale, refetch]);
   const people = edges.some((edge) => edge.from === PEOPLE || edge.to === PEOPLE);
   const points = useMemo(() => {
     const members = [...agents.map((agent) => ({ id: agent.id, name: agent.name, color: agent.color })), ...(people ? [{ id: PEOPLE, name: "People", color: "#c9a227" }] : [])];
