@@ -65,6 +65,27 @@ describe("describeEvent", () => {
     expect(describeEvent(event("run.step", step), context).meta).toBe("step 1 · 0.9s · 15 tok · $0.0000");
   });
 
+  it("says who answered whose help request, in the helper's words", () => {
+    const answered = storedEvent(
+      "help.answered",
+      { requestEntryId: "b1", askerAgentId: "sw", helperAgentId: "sp", answered: true, text: "Open with the keeper lighting the lamp." },
+      { agent: "sp", agent_name: "Scene Painter", target_agent: "sw" },
+    );
+    const line = describeEvent(answered, context);
+    // The feed shows the actor's name, then the line.
+    expect(`${answered.agent_name} ${line.text}`).toBe("Scene Painter answered Songwriter's help request");
+    expect(line).toMatchObject({ detail: "Open with the keeper lighting the lamp.", tone: "collaboration" });
+
+    const failed = storedEvent(
+      "help.answered",
+      { requestEntryId: "b1", askerAgentId: "sw", helperAgentId: "sp", answered: false, text: "the provider is down" },
+      { agent: "sp", agent_name: "Scene Painter", target_agent: "sw" },
+    );
+    const failure = describeEvent(failed, context);
+    expect(`${failed.agent_name} ${failure.text}`).toBe("Scene Painter could not answer Songwriter's help request");
+    expect(failure).toMatchObject({ detail: "the provider is down", tone: "error" });
+  });
+
   it("describes canvas changes people make", () => {
     expect(describeEvent(event("edge.created", { edge: edgeDto({ id: "e", sourceId: "v", targetId: "s", label: "echoes" }) }), context)).toMatchObject({
       text: "linked two notes: “echoes”",
