@@ -115,7 +115,7 @@ function AgentRow({
           </div>
         ) : active && status.run ? (
           <div className="roster__description">
-            Working on: {status.run.prompt.slice(0, 80)} · {formatUsage(status.run)}
+            Working on: {status.run.prompt.slice(0, 80)} · {formatUsage(status.run, { model: agent.model })}
           </div>
         ) : (
           <div className="roster__description">{agent.description}</div>

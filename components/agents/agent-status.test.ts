@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { agentDto, broadcastDto, broadcastResponseDto, runDto } from "@/test/builders";
-import { agentStatus } from "./agent-status";
+import { agentStatus, formatCost, formatUsage } from "./agent-status";
 
 const painter = agentDto({ id: "painter", name: "Scene Painter", persona: "scene-painter" });
 const question = broadcastDto({ id: "b1", agentId: "songwriter", agentName: "Songwriter", mode: "agents", status: "pending", targetAgentIds: ["painter", "storyteller"] });
@@ -19,5 +19,25 @@ describe("agentStatus", () => {
   it("shows its own work first: a running agent is running", () => {
     const running = runDto({ id: "r1", agentId: "painter", status: "running", steps: 1 });
     expect(agentStatus(painter, { r1: running }, {}, 0, { b1: question }, {})).toMatchObject({ kind: "running", label: "running · step 2" });
+  });
+});
+
+describe("formatUsage", () => {
+  const spent = { durationMs: 1234, inputTokens: 100, outputTokens: 20, costUsd: 0 };
+
+  it("says 'cost unknown' for a model without a known price, never $0.0000", () => {
+    expect(formatUsage(spent, { model: "openai-compatible:llama3" })).toBe("1.2s · 120 tok · cost unknown");
+    expect(formatUsage(spent, { model: undefined })).toBe("1.2s · 120 tok · cost unknown");
+    expect(formatUsage(spent, { costKnown: false })).toBe("1.2s · 120 tok · cost unknown");
+  });
+
+  it("shows the cost of a priced model, the offline one included", () => {
+    expect(formatUsage({ ...spent, costUsd: 0.0123 }, { model: "openai:gpt-5" })).toBe("1.2s · 120 tok · $0.0123");
+    expect(formatUsage(spent, { model: "script:songwriter" })).toBe("1.2s · 120 tok · $0.0000");
+    expect(formatUsage({ inputTokens: 1, outputTokens: 1, costUsd: 0.5 }, { costKnown: true })).toBe("2 tok · $0.5000");
+  });
+
+  it("shows what is known of a total that is only partly priced", () => {
+    expect(formatCost(0.0123, { costKnown: false })).toBe("$0.0123 + cost unknown");
   });
 });

@@ -70,13 +70,26 @@ export function agentStatus(
 }
 
 /**
- * Duration, tokens and cost as the page shows them. With the model that spent them, a model
- * without a known price shows "cost unknown" rather than a false $0.0000.
+ * What a cost is counted at: the model that spent it, or whether every part of it had a known
+ * price (a workflow's total, a dialogue's turn).
  */
-export function formatUsage(figures: { durationMs?: number; inputTokens: number; outputTokens: number; costUsd: number }, model?: string) {
+export type CostBasis = { model: string | undefined } | { costKnown: boolean };
+
+/**
+ * A cost as the page shows it: "$0.0123", or "cost unknown" when a model without a known price
+ * spent it (such a model reports 0, which is not what it cost), or both when only part is known.
+ */
+export function formatCost(costUsd: number, basis: CostBasis): string {
+  const known = "costKnown" in basis ? basis.costKnown : basis.model !== undefined && priceFor(basis.model) !== null;
+  if (known) return `$${costUsd.toFixed(4)}`;
+  return costUsd > 0 ? `$${costUsd.toFixed(4)} + cost unknown` : "cost unknown";
+}
+
+/** Duration, tokens and cost as the page shows them; the cost as `formatCost` words it. */
+export function formatUsage(figures: { durationMs?: number; inputTokens: number; outputTokens: number; costUsd: number }, basis: CostBasis) {
   const parts: string[] = [];
   if (figures.durationMs !== undefined) parts.push(`${(figures.durationMs / 1000).toFixed(1)}s`);
   parts.push(`${(figures.inputTokens + figures.outputTokens).toLocaleString("en-US")} tok`);
-  parts.push(model !== undefined && priceFor(model) === null ? "cost unknown" : `$${figures.costUsd.toFixed(4)}`);
+  parts.push(formatCost(figures.costUsd, basis));
   return parts.join(" · ");
 }

@@ -47,7 +47,7 @@ export function BroadcastThread({ broadcastId }: { broadcastId: string }) {
                   {answer.isHuman ? (
                     <span className="badge badge--human">human</span>
                   ) : (
-                    <span className="feed__figures">{formatUsage(answer)}</span>
+                    <span className="feed__figures">{formatUsage(answer, { model: agent?.model })}</span>
                   )}
                 </div>
                 <div>{answer.content}</div>

@@ -311,7 +311,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       text: text ? "" : "worked",
       message: text || undefined,
       chips,
-      meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload, modelOf(context, event.payload.agentId))}`,
+      meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload, { model: modelOf(context, event.payload.agentId) })}`,
       nodeIds: created,
       tone: failed ? "error" : "agent",
       quiet: !text && chips.length === 0,
@@ -321,7 +321,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   "run.finished": (event, context) => {
     const { status, error, steps, attempts } = event.payload;
     const retried = attempts > 1 ? ` · ${attempts} attempts` : "";
-    const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload, modelOf(context, event.payload.agentId))}`;
+    const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload, { model: modelOf(context, event.payload.agentId) })}`;
     if (status === "failed") return { text: "failed", detail: error?.errorMessage, meta, nodeIds: [], tone: "error" };
     if (status === "cancelled") return { text: "was stopped", detail: error?.errorMessage, meta, nodeIds: [], tone: "agent" };
     return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };

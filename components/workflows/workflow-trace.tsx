@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { formatUsage } from "@/components/agents/agent-status";
 import { describeEvent } from "@/components/feed/describe-event";
 import { apiRequest } from "@/components/room/api";
@@ -9,6 +9,27 @@ import type { StoredEvent } from "@/lib/protocol";
 import type { WorkflowDetail } from "@/lib/workflows/read-workflow";
 
 const STATUS_LABEL = { active: "in progress", complete: "complete", degraded: "degraded", failed: "failed" } as const;
+
+/** Messages a trace shows: the first page of the workflow, extended as it goes on. */
+const TRACE_LIMIT = 1000;
+
+const workflowUrl = (roomId: string, correlationId: string, query: string) => `/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}?${query}`;
+
+/** The sequence number of the newest event of the workflow the page has seen (0: none). */
+export function newestSeqOf(feed: StoredEvent[], correlationId: string): number {
+  for (let index = feed.length - 1; index >= 0; index--) if (feed[index]!.correlation_id === correlationId) return feed[index]!.seq;
+  return 0;
+}
+
+/** A trace with the newest totals, and the messages read since it was shown added once each, in order. */
+export function withNewMessages(shown: WorkflowDetail, latest: WorkflowDetail, truncated: boolean): WorkflowDetail {
+  if (truncated) return { ...latest, messages: shown.messages, nextAfter: shown.nextAfter };
+  const bySeq = new Map(shown.messages.map((message) => [message.seq, message]));
+  for (const message of latest.messages) bySeq.set(message.seq, message);
+  const messages = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  const overflow = messages.length > TRACE_LIMIT;
+  return { ...latest, messages: messages.slice(0, TRACE_LIMIT), nextAfter: overflow ? messages[TRACE_LIMIT - 1]!.seq : latest.nextAfter };
+}
 
 function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
@@ -22,19 +43,49 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
   const roomId = useRoom((state) => state.room.id);
   const agents = useRoom((state) => state.agents);
   const nodes = useRoom((state) => state.nodes);
-  const lastSeq = useRoom((state) => state.lastSeq);
+  // Read again only when the workflow itself moves on, not on every event of the room.
+  const newest = useRoom((state) => newestSeqOf(state.feed, correlationId));
   const [trace, setTrace] = useState<WorkflowDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const readUpTo = useRef(0);
+  const requests = useRef(0);
+
   useEffect(() => {
     let current = true;
-    apiRequest<{ workflow: WorkflowDetail }>(`/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}?limit=1000`, "GET")
-      .then((answer) => current && setTrace(answer.workflow))
+    readUpTo.current = 0;
+    setTrace(null);
+    apiRequest<{ workflow: WorkflowDetail }>(workflowUrl(roomId, correlationId, `limit=${TRACE_LIMIT}`), "GET")
+      .then(({ workflow }) => {
+        if (!current) return;
+        readUpTo.current = workflow.messages.at(-1)?.seq ?? 0;
+        setTrace(workflow);
+      })
       .catch((problem: Error) => current && setError(problem.message));
     return () => {
       current = false;
     };
-    // Read again as the room moves on, while the workflow may still be running.
-  }, [roomId, correlationId, lastSeq]);
+  }, [roomId, correlationId]);
+
+  const loaded = trace !== null;
+  useEffect(() => {
+    if (!loaded || newest <= readUpTo.current) return;
+    const request = ++requests.current;
+    const after = readUpTo.current;
+    // Past the first page the list is not extended (the export has it all); the totals still are.
+    const truncated = trace.nextAfter !== null;
+    apiRequest<{ workflow: WorkflowDetail }>(workflowUrl(roomId, correlationId, `after=${after}&limit=${truncated ? 1 : TRACE_LIMIT}`), "GET")
+      .then(({ workflow }) => {
+        // An answer overtaken by a later one has nothing to add.
+        if (request !== requests.current) return;
+        if (!truncated) readUpTo.current = Math.max(readUpTo.current, workflow.messages.at(-1)?.seq ?? after);
+        setTrace((shown) => (shown ? withNewMessages(shown, workflow, truncated) : workflow));
+      })
+      .catch(() => {
+        // The next event of the workflow tries again.
+      });
+    // `trace` is read for its page state only; the refetch follows the workflow's newest event.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [roomId, correlationId, loaded, newest]);
 
   const lanes = trace ? [...trace.agents.map((agent) => agent.id), "others"] : [];
   const laneOf = (message: StoredEvent) => (lanes.includes(message.agent) ? message.agent : "others");
@@ -58,7 +109,7 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
               <span className={`trace__status trace__status--${trace.status}`}>{STATUS_LABEL[trace.status]}</span>
               <span>{trace.runs} run{trace.runs === 1 ? "" : "s"}</span>
               <span>{trace.durationMs === null ? "running" : seconds(trace.durationMs)}</span>
-              <span>{formatUsage({ inputTokens: trace.inputTokens, outputTokens: trace.outputTokens, costUsd: trace.costUsd })}</span>
+              <span data-testid="trace-usage">{formatUsage({ inputTokens: trace.inputTokens, outputTokens: trace.outputTokens, costUsd: trace.costUsd }, trace)}</span>
               <span>{trace.attempts} attempt{trace.attempts === 1 ? "" : "s"}</span>
               <a className="link-button" href={`/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}/export`} download>
                 Export (JSON Lines)

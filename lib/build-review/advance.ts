@@ -48,7 +48,7 @@ export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: A
   const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, purpose.buildReviewId)).for("update");
   if (!review || FINAL.has(review.status)) return;
   if (outcome.status !== "succeeded") {
-    await closeReview(context, review, outcome.status === "cancelled" ? "cancelled" : "not_approved", `${actor.name}'s run ${outcome.status}.`);
+    await closeReview(context, review, outcome.status === "cancelled" ? "cancelled" : "not_approved", `${actor.name}'s run ${outcome.status}.`, outcome.status === "failed");
     return;
   }
   if (purpose.kind === "brief") {
@@ -228,6 +228,15 @@ async function dialogueFromWords(tx: DbOrTx, emit: Emit, run: Run, outcome: Turn
   });
 }
 
+/**
+ * Consensus: the last verdict approves, lists no blocker or major issue, reviewed the latest
+ * version of the code, and no dialogue of the review is open.
+ */
+export function isConsensus(verdict: ReviewVerdict | null, latestVersion: number, dialogueOpen: boolean): boolean {
+  if (!verdict || verdict.verdict !== "approve" || dialogueOpen || verdict.version !== latestVersion) return false;
+  return !verdict.issues.some((issue) => issue.severity === "blocker" || issue.severity === "major");
+}
+
 /** Consensus, another round, or not approved. */
 async function decide(context: Context, review: BuildReview, after: Run, notes: string[]): Promise<void> {
   const verdict = review.lastVerdict;
@@ -236,9 +245,7 @@ async function decide(context: Context, review: BuildReview, after: Run, notes: 
     .from(dialogues)
     .where(and(eq(dialogues.buildReviewId, review.id), eq(dialogues.status, "open")))
     .limit(1);
-  const serious = verdict?.issues.filter((issue) => issue.severity === "blocker" || issue.severity === "major") ?? [];
-  const consensus = verdict?.verdict === "approve" && serious.length === 0 && !open && verdict.version === review.codeVersion;
-  if (consensus) {
+  if (isConsensus(verdict, review.codeVersion, !!open)) {
     await closeReview(context, review, "approved", `Approved in round ${review.round}, version ${review.codeVersion}.`);
     return;
   }
@@ -267,7 +274,17 @@ async function afterDialogue(context: Context, dialogue: Dialogue, run: Run): Pr
   await decide(context, review, run, [summary]);
 }
 
-async function closeReview(context: Context, review: BuildReview, outcome: "approved" | "not_approved" | "cancelled", reason: string): Promise<void> {
+/**
+ * Closes a review. Approved, not approved and cancelled are outcomes a review may reach; only a
+ * step that failed makes its closing an error.
+ */
+async function closeReview(
+  context: Context,
+  review: BuildReview,
+  outcome: "approved" | "not_approved" | "cancelled",
+  reason: string,
+  failed = false,
+): Promise<void> {
   const remaining = outcome === "approved" ? [] : (review.lastVerdict?.issues ?? []);
   await context.tx
     .update(buildReviews)
@@ -277,7 +294,7 @@ async function closeReview(context: Context, review: BuildReview, outcome: "appr
     type: "review.closed",
     actor: { id: "system", name: "Build review" },
     correlationId: review.correlationId,
-    status: outcome === "approved" ? "success" : "error",
+    status: failed ? "error" : "success",
     payload: { reviewId: review.id, outcome, rounds: review.round, remainingIssues: remaining, reason },
   });
 }

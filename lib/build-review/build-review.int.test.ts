@@ -13,6 +13,7 @@ import { eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
 import { setAgentModel } from "@/test/mock-models";
 import { useTestRuntime } from "@/test/test-runtime";
+import { readWorkflow } from "@/lib/workflows/read-workflow";
 import { startBuildReview } from "./start-build-review";
 
 const context = useTestRuntime();
@@ -46,6 +47,8 @@ type Behaviour = {
   coderAsks?: boolean;
   /** …in words only, as a model without tools would. */
   coderAsksInText?: boolean;
+  /** The Reviewer answers in words only, as a model without tools does: what it says of each version. */
+  reviewerSays?: (version: number) => string;
 };
 
 function standIn(behaviour: Behaviour) {
@@ -66,6 +69,7 @@ function standIn(behaviour: Behaviour) {
     }
     if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
     const review = user.match(/review version (\d+)/);
+    if (review && behaviour.reviewerSays) return reply({ text: behaviour.reviewerSays(Number(review[1])) });
     if (review) return reply({ toolCall: { name: "submit_verdict", arguments: behaviour.verdict(Number(review[1])) } });
     const replying = user.match(/Dialogue with .+? \(round (\d+) of \d+\): reply/);
     if (replying) {
@@ -142,11 +146,42 @@ describe("the build review", () => {
     expect(review.status).toBe("approved");
   });
 
-  it("ends 'not approved' with the issues left after three rounds without consensus", async () => {
+  it("ends 'not approved' with the issues left after three rounds without consensus, a normal end of its workflow", async () => {
     const { review, log } = await runReview({ dialogue_max_rounds: 0 }, { verdict: approveFrom(99), satisfied: () => true });
     expect(review).toMatchObject({ status: "not_approved", round: 3, codeVersion: 3 });
     const last = log.find((row) => row.type === "review.closed")!.payload;
     expect(last).toMatchObject({ outcome: "not_approved", rounds: 3, remainingIssues: [{ severity: "major", text: "Empty input is not handled." }] });
+    const [closing] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
+    expect(closing!.status).toBe("success");
+    expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("complete");
+  });
+
+  it("does not take an approval that lists a major issue as consensus", async () => {
+    const approvesWithMajor = () => ({ verdict: "approve" as const, issues: [{ severity: "major", text: "Empty input is not handled." }], openQuestions: [] });
+    const { review, log } = await runReview({ dialogue_max_rounds: 0, max_review_rounds: 2 }, { verdict: approvesWithMajor, satisfied: () => true });
+    expect(review).toMatchObject({ status: "not_approved", round: 2, codeVersion: 2 });
+    expect(log.filter((row) => row.type === "review.verdict").map((row) => (row.payload as { verdict: string }).verdict)).toEqual(["approve", "approve"]);
+    expect(log.find((row) => row.type === "review.closed")!.payload).toMatchObject({ remainingIssues: [{ severity: "major" }] });
+  });
+
+  it("lets a Reviewer without tools approve only with a VERDICT: APPROVE line, never by a word in its prose", async () => {
+    const says = (version: number) => (version === 1 ? "Looks approved to me, nice and short." : "The empty input is handled now.\nVERDICT: APPROVE");
+    const { review, log, talks } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, reviewerSays: says });
+    expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
+    expect(talks).toEqual([]);
+    const verdicts = log.filter((row) => row.type === "review.verdict").map((row) => row.payload);
+    expect(verdicts).toEqual([
+      expect.objectContaining({ version: 1, verdict: "changes", issues: [{ severity: "major", text: "The review stated no verdict." }] }),
+      expect.objectContaining({ version: 2, verdict: "approve", issues: [] }),
+    ]);
+  });
+
+  it("opens a dialogue from the room's own concern phrases in a review that does not approve", async () => {
+    const says = (version: number) => (version === 1 ? "It is unclear to me. The loop smells off.\nVERDICT: CHANGES" : "VERDICT: APPROVE");
+    const { review, talks } = await runReview({ concern_phrases: ["smells off"] }, { verdict: approveFrom(1), satisfied: () => true, reviewerSays: says });
+    expect(review.status).toBe("approved");
+    // "unclear" is a default phrase, not one of this room's: the sentence with the room's phrase is the topic.
+    expect(talks).toEqual([expect.objectContaining({ reason: "concern", topic: "The loop smells off.", status: "resolved" })]);
   });
 
   it("plays the whole workflow offline: a brief, two versions, a two-round dialogue, approval", async () => {

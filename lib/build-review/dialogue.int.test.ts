@@ -1,8 +1,11 @@
-import { eq } from "drizzle-orm";
+import { MockLanguageModelV4 } from "ai/test";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dialogues, runs } from "@/db/schema";
+import { dialogues, events, runs } from "@/db/schema";
+import { cancelRun } from "@/lib/agents/cancel-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { readWorkflow } from "@/lib/workflows/read-workflow";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { mockResolver, scriptedSteps, setAgentModel, textStep } from "@/test/mock-models";
@@ -12,7 +15,12 @@ import { MAX_OPEN_DIALOGUES, openDialogue } from "./dialogue";
 let database: TestDatabase;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 
-const models = { asks: scriptedSteps([textStep("Scene Painter, which light should the verse have?")]) };
+/** A model that answers nothing until its call is stopped. */
+const silent = new MockLanguageModelV4({
+  doStream: ({ abortSignal }) => new Promise((_, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })),
+});
+
+const models = { asks: scriptedSteps([textStep("Scene Painter, which light should the verse have?")]), silent };
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -51,6 +59,29 @@ describe("dialogues outside a build review", () => {
       rounds: 2,
     });
     expect(all.filter((row) => row.trigger === "dialogue")).toHaveLength(4);
+  });
+
+  it("end 'cancelled' when a turn is stopped, which is no error of their workflow", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    await setAgentModel(database, songwriter.id, "mock:asks");
+    await setAgentModel(database, painter.id, "mock:silent");
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    const answering = await eventually(async () => {
+      const [turn] = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.agentId, painter.id), eq(runs.status, "running")));
+      expect(turn).toBeDefined();
+      return turn!;
+    }, 20_000);
+    expect(await cancelRun(database.db, roomId, answering.id, alice)).toBe("stopping");
+    await settled(roomId);
+    const [talk] = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+    expect(talk).toMatchObject({ status: "cancelled", rounds: 0, remaining: "Scene Painter's turn cancelled." });
+    const [closing] = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.closed")));
+    expect(closing).toMatchObject({ status: "success", payload: expect.objectContaining({ outcome: "cancelled" }) });
+    const trace = await readWorkflow(database.db, roomId, run.correlationId);
+    expect(trace.runList.map((turn) => turn.status)).toEqual(["succeeded", "cancelled"]);
+    expect(trace.status).toBe("complete");
   });
 
   it("open none when dialogues are off", async () => {

@@ -106,7 +106,9 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
   const team = await tx.select().from(agents).where(eq(agents.roomId, dialogue.roomId));
   const asker = team.find((member) => member.id === dialogue.askerAgentId)!;
   const addressee = team.find((member) => member.id === dialogue.addresseeAgentId)!;
-  if (outcome.status !== "succeeded") return closeDialogue(tx, emit, dialogue, "cancelled", actor, outcome.at, `${actor.name}'s turn ${outcome.status}.`);
+  if (outcome.status !== "succeeded") {
+    return closeDialogue(tx, emit, dialogue, "cancelled", actor, outcome.at, `${actor.name}'s turn ${outcome.status}.`, outcome.status === "failed");
+  }
 
   const answering = run.purpose.kind === "answer";
   const round = dialogue.rounds + 1;
@@ -174,6 +176,7 @@ async function closeDialogue(
   actor: Actor,
   at: Date,
   remaining: string | null,
+  failed = false,
 ): Promise<Dialogue> {
   const [closed] = await tx
     .update(dialogues)
@@ -184,7 +187,8 @@ async function closeDialogue(
     type: "dialogue.closed",
     actor,
     correlationId: dialogue.correlationId,
-    status: outcome === "cancelled" ? "error" : "success",
+    // A dialogue stopped or left unresolved is an outcome, not an error; a turn that failed is.
+    status: failed ? "error" : "success",
     payload: {
       dialogueId: dialogue.id,
       outcome,

@@ -50,6 +50,17 @@ describe("dialogue detection", () => {
     expect(substring.precision).toBeLessThan(mine.precision);
   });
 
+  it("hears a concern only in the room's own phrases, only in a review that does not approve", () => {
+    const reviewer = member("reviewer");
+    const coder = member("coder");
+    const context = (approves: boolean, concernPhrases: readonly string[]) => ({ speaker: reviewer, team: TEAM, review: { approves, authorId: coder.id }, concernPhrases });
+    const text = "The naming is unclear. The loop smells off.";
+    expect(detectAddressee(text, context(false, ["smells off"]))).toEqual({ addressee: coder, reason: "concern", sentence: "The loop smells off." });
+    expect(detectAddressee(text, context(false, DEFAULT_CONCERN_PHRASES))).toMatchObject({ reason: "concern", sentence: "The naming is unclear." });
+    expect(detectAddressee("The loop is fine.", context(false, ["smells off"]))).toBeNull();
+    expect(detectAddressee(text, context(true, ["smells off"]))).toBeNull();
+  });
+
   it("reads no code, inline code or links as speech", () => {
     expect(proseOf("see `a ? b : c` and https://x.test/?q=1 and ```\n@coder?\n```").includes("?")).toBe(false);
   });

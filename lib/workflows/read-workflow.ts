@@ -1,17 +1,21 @@
-import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, notInArray, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { type Run, broadcasts, events, runs } from "@/db/schema";
+import { type Run, agents, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
 import { runToDto } from "@/lib/agents/run-dto";
 import { badRequest, notFound } from "@/lib/errors";
 import { eventFromRow } from "@/lib/events/event-row";
+import { priceFor } from "@/lib/models/pricing";
 import type { RunDto, StoredEvent } from "@/lib/protocol";
 
 /**
  * Where a workflow stands, derived from its rows and never stored: `active` while any of its
- * runs is queued or running or any of its questions is open; otherwise `failed` when nothing
- * in it succeeded and something failed, `degraded` when it produced output but something
- * failed on the way, `complete` when nothing did.
+ * runs is queued or running, any of its questions or dialogues is open or a build review of it
+ * has not closed; otherwise `failed` when nothing in it succeeded and something failed,
+ * `degraded` when it produced output but something failed on the way, `complete` when nothing
+ * did. Outcomes a workflow is allowed to reach — a review not approved, a dialogue left
+ * unresolved or stopped — are not failures.
  */
 export type WorkflowStatus = "active" | "complete" | "degraded" | "failed";
 
@@ -22,13 +26,25 @@ export interface WorkflowCounts {
   /** Events of the workflow that report an error (a step whose tools failed, a retry given up). */
   errors: number;
   openQuestions: number;
+  openDialogues: number;
+  /** Build reviews of the workflow not yet approved, not approved or cancelled. */
+  openReviews: number;
 }
 
 export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
-  if (counts.active > 0 || counts.openQuestions > 0) return "active";
+  if (counts.active > 0 || counts.openQuestions > 0 || counts.openDialogues > 0 || counts.openReviews > 0) return "active";
   const errors = counts.failed + counts.errors;
   if (counts.succeeded === 0 && errors > 0) return "failed";
   return errors > 0 ? "degraded" : "complete";
+}
+
+/**
+ * Whether what a part of a workflow spent has a known price: it spent nothing, or its model is
+ * in the price table. A model without a price reports a cost of 0, which is not what it cost.
+ */
+export function spendPriced(model: string | undefined, spend: { inputTokens: number; outputTokens: number; costUsd: number }): boolean {
+  if (spend.inputTokens + spend.outputTokens === 0 || spend.costUsd > 0) return true;
+  return model !== undefined && priceFor(model) !== null;
 }
 
 export interface WorkflowSummary {
@@ -42,23 +58,73 @@ export interface WorkflowSummary {
   durationMs: number | null;
   inputTokens: number;
   outputTokens: number;
+  /** What its runs and its agents' shadow answers cost, at the prices known. */
   costUsd: number;
+  /** False when some of it was spent by a model without a known price: `costUsd` is then not the whole cost. */
+  costKnown: boolean;
   attempts: number;
 }
 
+export interface WorkflowAgent {
+  id: string;
+  name: string;
+  runs: number;
+  steps: number;
+  costUsd: number;
+  costKnown: boolean;
+}
+
 export interface WorkflowDetail extends WorkflowSummary {
-  agents: { id: string; name: string; runs: number; steps: number; costUsd: number }[];
+  /** Everyone who worked in it: its runs' agents, and agents whose shadows answered its questions. */
+  agents: WorkflowAgent[];
   runList: RunDto[];
   /** Its messages in order, a page at a time (`after`, `limit`); `nextAfter` continues when there are more. */
   messages: StoredEvent[];
   nextAfter: number | null;
 }
 
-export const workflowListQuerySchema = z.strictObject({
-  /** Workflows started before this time (ISO 8601): the `startedAt` of the last one a page showed. */
-  before: z.iso.datetime({ offset: true, message: "before must be an ISO 8601 time" }).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-});
+/**
+ * Where a page of workflows ends: the start and correlation id of its last workflow. Several
+ * workflows can start in the same millisecond; the id orders them, so none is skipped.
+ */
+export interface WorkflowCursor {
+  startedAt: string;
+  correlationId: string;
+}
+
+export function encodeWorkflowCursor(cursor: WorkflowCursor): string {
+  return Buffer.from(JSON.stringify([cursor.startedAt, cursor.correlationId])).toString("base64url");
+}
+
+const cursorSchema = z
+  .string()
+  .transform((value, context): WorkflowCursor => {
+    try {
+      const [startedAt, correlationId] = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as unknown[];
+      if (typeof startedAt === "string" && !Number.isNaN(Date.parse(startedAt)) && typeof correlationId === "string" && correlationId) {
+        return { startedAt: new Date(startedAt).toISOString(), correlationId };
+      }
+    } catch {
+      // Reported below.
+    }
+    context.addIssue({ code: "custom", message: "cursor must be the nextCursor of an earlier page" });
+    return z.NEVER;
+  });
+
+export const workflowListQuerySchema = z
+  .strictObject({
+    /** Continues after the last workflow a page showed: that page's `nextCursor`. */
+    cursor: cursorSchema.optional(),
+    /** Only workflows started before this time (ISO 8601). */
+    before: z.iso.datetime({ offset: true, message: "before must be an ISO 8601 time" }).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  });
+
+export interface WorkflowPage {
+  workflows: WorkflowSummary[];
+  /** Give it as `cursor` for the next page; null on the last one. */
+  nextCursor: string | null;
+}
 
 export const workflowMessagesQuerySchema = z.strictObject({
   /** Messages after this sequence number. */
@@ -87,11 +153,8 @@ const runTotals = {
   active: sql<number>`(count(*) filter (where ${runs.status} in ('queued', 'running')))::int`,
   succeeded: sql<number>`(count(*) filter (where ${runs.status} = 'succeeded'))::int`,
   failed: sql<number>`(count(*) filter (where ${runs.status} = 'failed'))::int`,
-  startedAt: sql<string>`min(${runs.createdAt})`,
+  startedAt: sql<string>`min(date_trunc('milliseconds', ${runs.createdAt}))`,
   endedAt: sql<string | null>`case when count(*) filter (where ${runs.finishedAt} is null) > 0 then null else max(${runs.finishedAt}) end`,
-  inputTokens: sql<number>`coalesce(sum(${runs.inputTokens}), 0)::float8`,
-  outputTokens: sql<number>`coalesce(sum(${runs.outputTokens}), 0)::float8`,
-  costUsd: sql<number>`coalesce(sum(${runs.costUsd}), 0)::float8`,
   attempts: sql<number>`coalesce(sum(${runs.attempts}), 0)::int`,
 };
 
@@ -103,17 +166,34 @@ interface Totals {
   failed: number;
   startedAt: string;
   endedAt: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
   attempts: number;
 }
 
-async function questionsAndErrors(db: Db, roomId: string, correlationIds: string[]) {
-  if (correlationIds.length === 0) return new Map<string, { open: number; errors: number }>();
-  const [open, failing] = await Promise.all([
+interface Extras {
+  openQuestions: number;
+  openDialogues: number;
+  openReviews: number;
+  errors: number;
+  /** What each agent spent in it: its runs, and its shadow's answers to the workflow's questions. */
+  spend: Map<string, { runs: number; steps: number; inputTokens: number; outputTokens: number; costUsd: number; name: string }>;
+}
+
+const FINAL_REVIEW_STATUSES = ["approved", "not_approved", "cancelled"] as const;
+
+/**
+ * Ends of a dialogue or a review are reported by the events that close them; a failure among
+ * them is a failed run, counted as such, so the closing event is not counted again.
+ */
+const OUTCOME_EVENT_TYPES = ["run.finished", "review.closed", "dialogue.closed"];
+
+/** What the runs table does not say about workflows: what is still open, errors reported, spending by agent. */
+async function workflowExtras(db: Db, roomId: string, correlationIds: string[]): Promise<Map<string, Extras>> {
+  const result = new Map<string, Extras>();
+  if (correlationIds.length === 0) return result;
+  const countBy = <C extends AnyPgColumn>(correlationId: C) => ({ correlationId, value: sql<number>`count(*)::int` });
+  const [open, talking, reviewing, failing, runSpend, shadowSpend] = await Promise.all([
     db
-      .select({ correlationId: broadcasts.correlationId, value: sql<number>`count(*)::int` })
+      .select(countBy(broadcasts.correlationId))
       .from(broadcasts)
       .where(
         and(
@@ -124,58 +204,127 @@ async function questionsAndErrors(db: Db, roomId: string, correlationIds: string
       )
       .groupBy(broadcasts.correlationId),
     db
-      .select({ correlationId: events.correlationId, value: sql<number>`count(*)::int` })
+      .select(countBy(dialogues.correlationId))
+      .from(dialogues)
+      .where(and(eq(dialogues.roomId, roomId), eq(dialogues.status, "open"), inArray(dialogues.correlationId, correlationIds)))
+      .groupBy(dialogues.correlationId),
+    db
+      .select(countBy(buildReviews.correlationId))
+      .from(buildReviews)
+      .where(and(eq(buildReviews.roomId, roomId), inArray(buildReviews.correlationId, correlationIds), notInArray(buildReviews.status, [...FINAL_REVIEW_STATUSES])))
+      .groupBy(buildReviews.correlationId),
+    db
+      .select(countBy(events.correlationId))
       .from(events)
-      .where(and(eq(events.roomId, roomId), inArray(events.correlationId, correlationIds), eq(events.status, "error"), sql`${events.type} <> 'run.finished'`))
+      .where(and(eq(events.roomId, roomId), inArray(events.correlationId, correlationIds), eq(events.status, "error"), notInArray(events.type, OUTCOME_EVENT_TYPES)))
       .groupBy(events.correlationId),
+    db
+      .select({
+        correlationId: runs.correlationId,
+        agentId: runs.agentId,
+        runs: sql<number>`count(*)::int`,
+        steps: sql<number>`coalesce(sum(${runs.steps}), 0)::int`,
+        inputTokens: sql<number>`coalesce(sum(${runs.inputTokens}), 0)::float8`,
+        outputTokens: sql<number>`coalesce(sum(${runs.outputTokens}), 0)::float8`,
+        costUsd: sql<number>`coalesce(sum(${runs.costUsd}), 0)::float8`,
+      })
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), inArray(runs.correlationId, correlationIds)))
+      .groupBy(runs.correlationId, runs.agentId),
+    db
+      .select({
+        correlationId: broadcasts.correlationId,
+        agentId: broadcastResponses.responderId,
+        name: sql<string>`max(${broadcastResponses.responderName})`,
+        inputTokens: sql<number>`coalesce(sum(${broadcastResponses.inputTokens}), 0)::float8`,
+        outputTokens: sql<number>`coalesce(sum(${broadcastResponses.outputTokens}), 0)::float8`,
+        costUsd: sql<number>`coalesce(sum(${broadcastResponses.costUsd}), 0)::float8`,
+      })
+      .from(broadcastResponses)
+      .innerJoin(broadcasts, eq(broadcasts.id, broadcastResponses.broadcastId))
+      .where(and(eq(broadcasts.roomId, roomId), inArray(broadcasts.correlationId, correlationIds), eq(broadcastResponses.isHuman, false)))
+      .groupBy(broadcasts.correlationId, broadcastResponses.responderId),
   ]);
-  const result = new Map<string, { open: number; errors: number }>();
-  for (const id of correlationIds) result.set(id, { open: 0, errors: 0 });
-  for (const row of open) result.get(row.correlationId)!.open = Number(row.value);
+  for (const id of correlationIds) result.set(id, { openQuestions: 0, openDialogues: 0, openReviews: 0, errors: 0, spend: new Map() });
+  for (const row of open) result.get(row.correlationId)!.openQuestions = Number(row.value);
+  for (const row of talking) result.get(row.correlationId)!.openDialogues = Number(row.value);
+  for (const row of reviewing) result.get(row.correlationId)!.openReviews = Number(row.value);
   for (const row of failing) result.get(row.correlationId)!.errors = Number(row.value);
+  for (const row of runSpend) {
+    result.get(row.correlationId)!.spend.set(row.agentId, { ...row, runs: Number(row.runs), steps: Number(row.steps), name: "" });
+  }
+  for (const row of shadowSpend) {
+    const spend = result.get(row.correlationId)!.spend;
+    const agent = spend.get(row.agentId) ?? { runs: 0, steps: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, name: row.name };
+    spend.set(row.agentId, {
+      ...agent,
+      inputTokens: agent.inputTokens + Number(row.inputTokens),
+      outputTokens: agent.outputTokens + Number(row.outputTokens),
+      costUsd: agent.costUsd + Number(row.costUsd),
+    });
+  }
   return result;
 }
 
-function summarise(totals: Totals, first: Run, extra: { open: number; errors: number }): WorkflowSummary {
+/** The room's agents by id: their names, and the models their spending is priced at. */
+async function roomAgents(db: Db, roomId: string): Promise<Map<string, { name: string; model: string }>> {
+  const rows = await db.select({ id: agents.id, name: agents.name, model: agents.model }).from(agents).where(eq(agents.roomId, roomId));
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+function summarise(totals: Totals, first: Run, extra: Extras, team: Map<string, { model: string }>): WorkflowSummary {
   const startedAt = new Date(totals.startedAt);
   const endedAt = totals.endedAt ? new Date(totals.endedAt) : null;
+  const spent = [...extra.spend.entries()];
   return {
     correlationId: totals.correlationId,
-    status: workflowStatus({ ...totals, openQuestions: extra.open, errors: extra.errors }),
+    status: workflowStatus({ ...totals, ...extra }),
     startedBy: { agentId: first.agentId, prompt: first.prompt, trigger: first.trigger },
     runs: totals.runs,
     startedAt: startedAt.toISOString(),
     endedAt: endedAt?.toISOString() ?? null,
     durationMs: endedAt ? endedAt.getTime() - startedAt.getTime() : null,
-    inputTokens: totals.inputTokens,
-    outputTokens: totals.outputTokens,
-    costUsd: totals.costUsd,
+    inputTokens: spent.reduce((sum, [, agent]) => sum + agent.inputTokens, 0),
+    outputTokens: spent.reduce((sum, [, agent]) => sum + agent.outputTokens, 0),
+    costUsd: spent.reduce((sum, [, agent]) => sum + agent.costUsd, 0),
+    costKnown: spent.every(([agentId, agent]) => spendPriced(team.get(agentId)?.model, agent)),
     attempts: totals.attempts,
   };
 }
 
-/** A room's workflows, newest first, `limit` at a time. */
-export async function listWorkflows(db: Db, roomId: string, query: Partial<z.infer<typeof workflowListQuerySchema>> = {}): Promise<WorkflowSummary[]> {
-  const having = query.before ? sql`min(${runs.createdAt}) < ${new Date(query.before).toISOString()}::timestamptz` : undefined;
+/** A room's workflows, newest first, `limit` at a time; `nextCursor` continues after the last one. */
+export async function listWorkflows(db: Db, roomId: string, query: Partial<z.infer<typeof workflowListQuerySchema>> = {}): Promise<WorkflowPage> {
+  const limit = query.limit ?? 20;
+  const started = sql`min(date_trunc('milliseconds', ${runs.createdAt}))`;
   const page = await db
     .select(runTotals)
     .from(runs)
     .where(eq(runs.roomId, roomId))
     .groupBy(runs.correlationId)
-    .having(having)
-    .orderBy(desc(sql`min(${runs.createdAt})`))
-    .limit(query.limit ?? 20);
+    .having(
+      and(
+        query.before ? sql`${started} < ${new Date(query.before).toISOString()}::timestamptz` : undefined,
+        query.cursor ? sql`(${started}, ${runs.correlationId}) < (${query.cursor.startedAt}::timestamptz, ${query.cursor.correlationId})` : undefined,
+      ),
+    )
+    .orderBy(desc(started), desc(runs.correlationId))
+    .limit(limit);
   const ids = page.map((row) => row.correlationId);
-  if (ids.length === 0) return [];
-  const [firstRuns, extras] = await Promise.all([
+  if (ids.length === 0) return { workflows: [], nextCursor: null };
+  const [firstRuns, extras, team] = await Promise.all([
     db
       .selectDistinctOn([runs.correlationId])
       .from(runs)
       .where(and(eq(runs.roomId, roomId), inArray(runs.correlationId, ids)))
       .orderBy(runs.correlationId, asc(runs.createdAt)),
-    questionsAndErrors(db, roomId, ids),
+    workflowExtras(db, roomId, ids),
+    roomAgents(db, roomId),
   ]);
-  return page.map((totals) => summarise(totals, firstRuns.find((run) => run.correlationId === totals.correlationId)!, extras.get(totals.correlationId)!));
+  const workflows = page.map((totals) =>
+    summarise(totals, firstRuns.find((run) => run.correlationId === totals.correlationId)!, extras.get(totals.correlationId)!, team),
+  );
+  const last = workflows.at(-1)!;
+  return { workflows, nextCursor: page.length === limit ? encodeWorkflowCursor(last) : null };
 }
 
 /** One workflow: its totals, its agents and runs, and its messages in order, a page at a time. */
@@ -186,7 +335,7 @@ export async function readWorkflow(
   page: Partial<z.infer<typeof workflowMessagesQuerySchema>> = {},
 ): Promise<WorkflowDetail> {
   const limit = page.limit ?? 500;
-  const [[totals], runRows, messageRows, extras] = await Promise.all([
+  const [[totals], runRows, messageRows, extras, team] = await Promise.all([
     db.select(runTotals).from(runs).where(and(eq(runs.roomId, roomId), eq(runs.correlationId, correlationId))).groupBy(runs.correlationId),
     db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.correlationId, correlationId))).orderBy(asc(runs.createdAt)),
     db
@@ -195,25 +344,28 @@ export async function readWorkflow(
       .where(and(eq(events.roomId, roomId), eq(events.correlationId, correlationId), gt(events.seq, page.after ?? 0)))
       .orderBy(asc(events.seq))
       .limit(limit + 1),
-    questionsAndErrors(db, roomId, [correlationId]),
+    workflowExtras(db, roomId, [correlationId]),
+    roomAgents(db, roomId),
   ]);
   if (!totals || runRows.length === 0) throw notFound(`Workflow ${correlationId}`);
-  const agents = new Map<string, WorkflowDetail["agents"][number]>();
-  for (const run of runRows) {
-    const agent = agents.get(run.agentId) ?? { id: run.agentId, name: "", runs: 0, steps: 0, costUsd: 0 };
-    agent.runs += 1;
-    agent.steps += run.steps;
-    agent.costUsd += run.costUsd;
-    agents.set(run.agentId, agent);
-  }
+  const extra = extras.get(correlationId)!;
   const messages = messageRows.slice(0, limit).map(eventFromRow);
-  for (const message of messages) {
-    const agent = agents.get(message.agent);
-    if (agent && !agent.name) agent.name = message.agent_name;
-  }
+  // Its runs' agents in the order they first worked, then agents that only answered its questions.
+  const order = [...new Set([...runRows.map((run) => run.agentId), ...extra.spend.keys()])];
+  const workflowAgents = order.map((id): WorkflowAgent => {
+    const spend = extra.spend.get(id)!;
+    return {
+      id,
+      name: team.get(id)?.name ?? spend.name,
+      runs: spend.runs,
+      steps: spend.steps,
+      costUsd: spend.costUsd,
+      costKnown: spendPriced(team.get(id)?.model, spend),
+    };
+  });
   return {
-    ...summarise(totals, runRows[0]!, extras.get(correlationId)!),
-    agents: [...agents.values()],
+    ...summarise(totals, runRows[0]!, extra, team),
+    agents: workflowAgents,
     runList: runRows.map(runToDto),
     messages,
     nextAfter: messageRows.length > limit ? messages.at(-1)!.seq : null,

@@ -1,14 +1,18 @@
 import { randomUUID } from "node:crypto";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
 import { describe, expect, it } from "vitest";
-import { events, runs } from "@/db/schema";
+import { buildReviews, dialogues, events, runs } from "@/db/schema";
 import { GET as exportRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/export/route";
 import { GET as workflowRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/route";
 import { GET as listRoute } from "@/app/api/rooms/[roomId]/workflows/route";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { openDialogue } from "@/lib/build-review/dialogue";
+import { startBuildReview } from "@/lib/build-review/start-build-review";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { createRoom } from "@/lib/rooms/create-room";
 import { getEnv } from "@/lib/env";
 import { resolveModel } from "@/lib/models/registry";
 import type { PayloadOf } from "@/lib/protocol";
@@ -22,11 +26,11 @@ import { jsonRequest } from "@/test/test-runtime";
 
 const context = useTestRuntime();
 
-async function workerOn(server: { baseURL: string }) {
+async function workerOn(server: { baseURL: string }, modelCallTimeoutMs?: number) {
   const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "k" };
   return startTestWorker(context.database, {
     resolveModel: (spec) => resolveModel(spec, { env, scriptPaceMs: 0 }),
-    execute: { typingFlushMs: 10, retryDelaysMs: [20, 40, 80] },
+    execute: { typingFlushMs: 10, retryDelaysMs: [20, 40, 80], modelCallTimeoutMs },
     onError: () => {},
   });
 }
@@ -89,7 +93,11 @@ describe("workflows", () => {
       const trace = (await workflow(roomId, run.correlationId)).body.workflow;
       expect(trace.status).toBe("degraded");
       expect(trace.runList.map((row: { agentId: string }) => row.agentId)).toEqual([songwriter.id, painter.id]);
-      expect(trace.agents.map((agent: { name: string }) => agent.name).sort()).toEqual(["Scene Painter", "Songwriter"]);
+      // Its runs' agents, then the agents whose shadows answered the question.
+      const working = trace.agents.filter((agent: { runs: number }) => agent.runs > 0);
+      expect(working.map((agent: { name: string }) => agent.name).sort()).toEqual(["Scene Painter", "Songwriter"]);
+      const answered = trace.messages.filter((message: { type: string }) => message.type === "broadcast.response").map((message: { agent: string }) => message.agent);
+      expect(trace.agents.slice(working.length).map((agent: { id: string }) => agent.id).sort()).toEqual(answered.filter((id: string) => id !== painter.id).sort());
       const types = trace.messages.map((message: { type: string }) => message.type);
       expect(types).toEqual(expect.arrayContaining(["broadcast.asked", "broadcast.closed", "board.posted", "run.retrying", "run.finished"]));
       expect(types.filter((type: string) => type === "run.retrying")).toHaveLength(3);
@@ -112,11 +120,16 @@ describe("workflows", () => {
     const second = await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt: "Two" }, alice);
     await context.database.db.update(runs).set({ status: "failed", finishedAt: new Date() }).where(eq(runs.id, first.id));
     const list = (query = "") => call(listRoute, { url: `/api/rooms/${roomId}/workflows${query}`, method: "GET", params: { roomId } });
-    const page = (await list("?limit=1")).body.workflows;
-    expect(page).toEqual([expect.objectContaining({ correlationId: second.correlationId, status: "active", startedBy: expect.objectContaining({ prompt: "Two" }) })]);
-    const next = (await list(`?limit=1&before=${encodeURIComponent(page[0].startedAt)}`)).body.workflows;
-    expect(next).toEqual([expect.objectContaining({ correlationId: first.correlationId, status: "failed" })]);
-    for (const bad of ["?limit=0", "?limit=500", "?before=later", "?sort=asc"]) expect((await list(bad)).status, bad).toBe(400);
+    const page = (await list("?limit=1")).body;
+    expect(page.workflows).toEqual([expect.objectContaining({ correlationId: second.correlationId, status: "active", startedBy: expect.objectContaining({ prompt: "Two" }) })]);
+    const next = (await list(`?limit=1&cursor=${page.nextCursor}`)).body;
+    expect(next.workflows).toEqual([expect.objectContaining({ correlationId: first.correlationId, status: "failed" })]);
+    expect((await list(`?limit=1&cursor=${next.nextCursor}`)).body).toEqual({ workflows: [], nextCursor: null });
+    const earlier = (await list(`?before=${encodeURIComponent(page.workflows[0].startedAt)}`)).body.workflows;
+    expect(earlier.map((workflow: { correlationId: string }) => workflow.correlationId)).toEqual([first.correlationId]);
+    for (const bad of ["?limit=0", "?limit=500", "?before=later", "?sort=asc", "?cursor=not-a-cursor", `?cursor=${Buffer.from("[1,2]").toString("base64url")}`]) {
+      expect((await list(bad)).status, bad).toBe(400);
+    }
     expect((await workflow(roomId, "no-such-workflow")).status).toBe(404);
     expect((await workflow(roomId, first.correlationId, "?after=-1")).status).toBe(400);
   });
@@ -198,5 +211,166 @@ describe("workflows", () => {
     expect(new Set(results.map((run) => run.id)).size).toBe(1);
     const queued = await context.database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.queued")));
     expect(queued).toHaveLength(1);
+  });
+
+  it("pages through workflows that start in the same millisecond without skipping one", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    const started = [];
+    for (const prompt of ["A", "B", "C", "D", "E"]) started.push(await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt }, alice));
+    // Four of them at one instant, as a busy room can start them.
+    const instant = new Date("2030-01-01T00:00:00.123Z");
+    await context.database.db.update(runs).set({ createdAt: instant }).where(inArray(runs.id, started.slice(0, 4).map((run) => run.id)));
+    const seen: string[] = [];
+    let cursor: string | null = "";
+    while (cursor !== null) {
+      const answer: { status: number; body: { workflows: { correlationId: string }[]; nextCursor: string | null } } = await call(listRoute, {
+        url: `/api/rooms/${roomId}/workflows?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        method: "GET",
+        params: { roomId },
+      });
+      expect(answer.status).toBe(200);
+      seen.push(...answer.body.workflows.map((workflow: { correlationId: string }) => workflow.correlationId));
+      cursor = answer.body.nextCursor;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen)).toEqual(new Set(started.map((run) => run.correlationId)));
+    // Newest first: the four at the later instant, then the one started now.
+    expect(seen.at(-1)).toBe(started[4]!.correlationId);
+  });
+
+  it("times out a provider that hangs, retries the call where the trace shows it, and the run completes", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
+    const server = await startChatServer((_request, index) => (index === 0 ? { hang: true } : { text: "A verse about the harbour." }));
+    const worker = await workerOn(server, 2500);
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+      const [finishedRun] = await finished(roomId, 1);
+      expect(finishedRun).toMatchObject({ status: "succeeded" });
+      const trace = (await workflow(roomId, run.correlationId)).body.workflow;
+      expect(trace.status).toBe("complete");
+      const retries = trace.messages.filter((message: { type: string }) => message.type === "run.retrying");
+      expect(retries[0]).toMatchObject({
+        status: "pending",
+        error_details: { errorType: "timeout", errorMessage: "The model did not answer within 2.5 s.", retryPossible: true },
+        payload: { retry: 1, of: 3 },
+      });
+      // One retry, unless a busy machine held the stand-in's answer as long again.
+      expect(retries.every((retry: { error_details: { errorType: string } }) => retry.error_details.errorType === "timeout")).toBe(true);
+      expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await worker.stop();
+      await server.close();
+    }
+  });
+
+  it("fails a run whose provider always hangs with a timeout once its retries are spent", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
+    const server = await startChatServer(() => ({ hang: true }));
+    const worker = await workerOn(server, 150);
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+      const [failed] = await finished(roomId, 1);
+      expect(failed).toMatchObject({ status: "failed", error: { errorType: "timeout", retryPossible: true } });
+      expect(server.requests).toHaveLength(4);
+      expect((await workflow(roomId, run.correlationId)).body.workflow.status).toBe("failed");
+    } finally {
+      await worker.stop();
+      await server.close();
+    }
+  });
+
+  it("retries a shadow whose provider hangs where the question's workflow shows it, and stores its answer", async () => {
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_sensitivity: "high", broadcast_timeout: 20 });
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    await setAgentModel(context.database, painter.id, "openai-compatible:stand-in");
+    let shadowCalls = 0;
+    // A shadow's call offers no tools; its first one hangs.
+    const server = await startChatServer((request) => (!request.tools && shadowCalls++ === 0 ? { hang: true } : { text: "Blue hour light over the harbour." }));
+    const worker = await workerOn(server, 2500);
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a verse about rain" }, alice);
+      await finished(roomId, 2);
+      expect(shadowCalls).toBeGreaterThanOrEqual(2);
+      const trace = (await workflow(roomId, run.correlationId)).body.workflow;
+      const retry = trace.messages.find((message: { type: string }) => message.type === "broadcast.retrying");
+      expect(retry).toMatchObject({
+        agent: painter.id,
+        target_agent: songwriter.id,
+        status: "pending",
+        error_details: { errorType: "timeout", retryPossible: true },
+        payload: { responderId: painter.id, retry: 1, of: 3 },
+      });
+      const answer = trace.messages.find((message: { type: string; agent: string }) => message.type === "broadcast.response" && message.agent === painter.id);
+      expect(answer.payload.response).toMatchObject({ content: "Blue hour light over the harbour." });
+      // The stand-in has no price: what the painter spent, its shadow included, is not a known cost.
+      expect(trace).toMatchObject({ status: "complete", costKnown: false });
+      expect(trace.agents.find((agent: { id: string }) => agent.id === painter.id)).toMatchObject({ costKnown: false });
+      expect(trace.agents.find((agent: { id: string }) => agent.id === songwriter.id)).toMatchObject({ costKnown: true });
+    } finally {
+      await worker.stop();
+      await server.close();
+    }
+  });
+
+  it("counts a workflow's cost as known only when every model that spent in it has a price", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    const run = await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt: "Tell" }, alice);
+    const read = async () => (await workflow(roomId, run.correlationId)).body.workflow;
+    // Nothing spent yet: nothing unknown.
+    await setAgentModel(context.database, storyteller.id, "openai-compatible:unpriced");
+    expect(await read()).toMatchObject({ costUsd: 0, costKnown: true });
+    await context.database.db.update(runs).set({ inputTokens: 100, outputTokens: 10 }).where(eq(runs.id, run.id));
+    expect(await read()).toMatchObject({ costUsd: 0, costKnown: false, inputTokens: 100, outputTokens: 10 });
+    const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
+    expect(listed.body.workflows[0]).toMatchObject({ costKnown: false });
+    await setAgentModel(context.database, storyteller.id, "script:storyteller");
+    expect(await read()).toMatchObject({ costKnown: true });
+  });
+
+  it("stays active while a dialogue or a build review of it is open, whatever its runs say", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    const run = await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt: "Tell" }, alice);
+    const status = async (correlationId: string, room = roomId) => (await workflow(room, correlationId)).body.workflow.status;
+    const endRuns = (correlationId: string) =>
+      context.database.db.update(runs).set({ status: "succeeded", finishedAt: new Date() }).where(eq(runs.correlationId, correlationId));
+    await endRuns(run.correlationId);
+    expect(await status(run.correlationId)).toBe("complete");
+    const { result: dialogue } = await writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
+      openDialogue(tx, emit, {
+        roomId,
+        correlationId: run.correlationId,
+        asker: storyteller,
+        addressee: painter,
+        topic: "Which light?",
+        reason: "question",
+        maxRounds: 2,
+        buildReviewId: null,
+        chainDepth: 0,
+        parentRunId: run.id,
+        at,
+      }),
+    );
+    // Its turn has ended, but the dialogue has not.
+    await endRuns(run.correlationId);
+    expect(await status(run.correlationId)).toBe("active");
+    await context.database.db.update(dialogues).set({ status: "unresolved" }).where(eq(dialogues.id, dialogue!.id));
+    expect(await status(run.correlationId)).toBe("complete");
+
+    const { room } = await createRoom(context.database.db, { title: "Review", template: "build-review" });
+    const started = await startBuildReview(context.database.db, room.id, "Count words", { id: "human:ada", name: "Ada" });
+    await endRuns(started.correlation_id);
+    expect(await status(started.correlation_id, room.id)).toBe("active");
+    // Not approved is an outcome a review may reach, not a failure.
+    await context.database.db.update(buildReviews).set({ status: "not_approved" }).where(eq(buildReviews.roomId, room.id));
+    expect(await status(started.correlation_id, room.id)).toBe("complete");
   });
 });

@@ -110,6 +110,32 @@ describe("admin routes", () => {
     expect((await call(PATCH, { url: "/x", method: "PATCH", params: { roomId: "missing" }, body: { title: "x" }, headers: bearer(TOKEN) })).status).toBe(404);
   });
 
+  it("keep dialogue rounds within 0–5 and review rounds within 1–10, refusing anything outside with the setting named", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const patch = (settings: Record<string, unknown>) => call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: { settings }, headers: bearer(TOKEN) });
+    const [before] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
+    const outside = [
+      [{ dialogue_max_rounds: -1 }, "dialogue_max_rounds"],
+      [{ dialogue_max_rounds: 6 }, "dialogue_max_rounds"],
+      [{ dialogue_max_rounds: 1.5 }, "dialogue_max_rounds"],
+      [{ max_review_rounds: 0 }, "max_review_rounds"],
+      [{ max_review_rounds: 11 }, "max_review_rounds"],
+      [{ concern_phrases: ["x"] }, "concern_phrases"],
+    ] as const;
+    for (const [settings, name] of outside) {
+      const refused = await patch(settings);
+      expect(refused.status, JSON.stringify(settings)).toBe(400);
+      expect(refused.body.error.message).toMatch(new RegExp(`^settings\\.${name}`));
+    }
+    const [unchanged] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
+    expect(unchanged).toEqual(before);
+    for (const settings of [{ dialogue_max_rounds: 0, max_review_rounds: 1 }, { dialogue_max_rounds: 5, max_review_rounds: 10, concern_phrases: ["smells off"] }]) {
+      expect((await patch(settings)).status).toBe(200);
+      const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
+      expect(parseRoomSettings(room!.settings)).toMatchObject(settings);
+    }
+  });
+
   it("delete a room with everything in it", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     await createNode(context.database.db, roomId, alice, { text: "bye", x: 0, y: 0 });

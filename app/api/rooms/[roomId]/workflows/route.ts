@@ -1,4 +1,4 @@
-// GET /api/rooms/[roomId]/workflows?before=&limit= — the room's workflows, newest first, with status and totals
+// GET /api/rooms/[roomId]/workflows?cursor=&before=&limit= — the room's workflows, newest first, with status and totals
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { listWorkflows, parseQuery, workflowListQuerySchema } from "@/lib/workflows/read-workflow";
@@ -10,6 +10,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { roomId } = await params;
     const query = parseQuery(workflowListQuerySchema, new URL(request.url).searchParams);
     const { runtime } = await roomAccess(request, roomId);
-    return Response.json({ workflows: await listWorkflows(runtime.database.db, roomId, query) });
+    return Response.json(await listWorkflows(runtime.database.db, roomId, query));
   });
 }

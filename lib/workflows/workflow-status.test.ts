@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { spendPriced, workflowStatus } from "./read-workflow";
+
+const quiet = { active: 0, succeeded: 1, failed: 0, errors: 0, openQuestions: 0, openDialogues: 0, openReviews: 0 };
+
+describe("a workflow's status", () => {
+  it("is active while a run, a question, a dialogue or a build review in it is open", () => {
+    expect(workflowStatus(quiet)).toBe("complete");
+    for (const open of ["active", "openQuestions", "openDialogues", "openReviews"] as const) {
+      expect(workflowStatus({ ...quiet, [open]: 1 }), open).toBe("active");
+    }
+  });
+
+  it("is failed with errors and nothing done, degraded with errors and output", () => {
+    expect(workflowStatus({ ...quiet, succeeded: 0, failed: 1 })).toBe("failed");
+    expect(workflowStatus({ ...quiet, errors: 1 })).toBe("degraded");
+  });
+});
+
+describe("a cost's price", () => {
+  it("is unknown only for tokens a model without a price spent", () => {
+    const spent = { inputTokens: 10, outputTokens: 5, costUsd: 0 };
+    expect(spendPriced("openai-compatible:llama3", spent)).toBe(false);
+    expect(spendPriced(undefined, spent)).toBe(false);
+    expect(spendPriced("openai-compatible:llama3", { ...spent, inputTokens: 0, outputTokens: 0 })).toBe(true);
+    expect(spendPriced("script:songwriter", spent)).toBe(true);
+    expect(spendPriced("openai:gpt-5", { ...spent, costUsd: 0.01 })).toBe(true);
+  });
+});
