@@ -37,6 +37,55 @@ test("a participant steers an agent from the command bar, and findings reach eve
   const seen = await participant.page.getByTestId("finding").count();
   await expect(watcher.page.getByTestId("finding")).toHaveCount(seen, { timeout: 1_000 });
 
+  // The board filters by severity and by agent: each filter lists exactly the findings that match it.
+  const board = watcher.page;
+  const listed = board.getByTestId("finding");
+  await participant.page.getByTestId("agent-scene-painter").getByTestId("agent-start").click();
+  for (const author of ["Storyteller", "Scene Painter"]) {
+    await expect(listed.filter({ has: board.locator(".finding__who", { hasText: author }) })).not.toHaveCount(0, { timeout: 30_000 });
+  }
+  // Once every run has ended (a help request may have started another), the board holds still.
+  await expect
+    .poll(async () => {
+      const room = (await (await board.request.get(`/api/rooms/${roomId}`)).json()) as { runs: { status: string }[] };
+      return room.runs.filter((run) => run.status === "queued" || run.status === "running").length;
+    }, { timeout: 30_000 })
+    .toBe(0);
+  const posted = ((await (await board.request.get(`/api/rooms/${roomId}/findings?limit=100`)).json()) as { findings: unknown[] }).findings;
+  await expect(listed).toHaveCount(posted.length);
+  const all = await listed.evaluateAll((items) =>
+    items.map((item) => ({ severity: item.getAttribute("data-severity"), agent: item.querySelector(".finding__who")?.textContent })),
+  );
+  for (const severity of ["low", "medium", "high"]) {
+    await board.getByTestId(`findings-severity-${severity}`).click();
+    await expect(board.getByTestId(`findings-severity-${severity}`)).toHaveAttribute("aria-pressed", "true");
+    await expect(listed).toHaveCount(all.filter((finding) => finding.severity === severity).length);
+    for (const shown of await listed.all()) await expect(shown).toHaveAttribute("data-severity", severity);
+  }
+  await board.getByTestId("findings-severity-all").click();
+  await expect(listed).toHaveCount(all.length);
+  await board.getByTestId("findings-agent").selectOption({ label: "Storyteller" });
+  const byStoryteller = all.filter((finding) => finding.agent === "Storyteller");
+  expect(byStoryteller.length).toBeLessThan(all.length);
+  await expect(listed).toHaveCount(byStoryteller.length);
+  await expect(listed.locator(".finding__who")).toHaveText(byStoryteller.map(() => "Storyteller"));
+  // Both at once.
+  const severity = byStoryteller[0]!.severity!;
+  await board.getByTestId(`findings-severity-${severity}`).click();
+  await expect(listed).toHaveCount(byStoryteller.filter((finding) => finding.severity === severity).length);
+  // The filter is kept while the feed is shown.
+  await board.getByTestId("tab-activity").click();
+  await board.getByTestId("tab-findings").click();
+  await expect(board.getByTestId("findings-agent").locator("option:checked")).toHaveText("Storyteller");
+  await expect(board.getByTestId(`findings-severity-${severity}`)).toHaveAttribute("aria-pressed", "true");
+  await board.getByTestId("findings-agent").selectOption("all");
+  await board.getByTestId("findings-severity-all").click();
+  await expect(listed).toHaveCount(all.length);
+  // Nothing older than what the page holds: asking for more says so.
+  await board.getByTestId("findings-older").click();
+  await expect(board.getByTestId("findings-no-older")).toBeVisible();
+  await expect(listed).toHaveCount(all.length);
+
   // A finding leads to its entry in the feed.
   await watcher.page.getByTestId("finding").first().locator("button").click();
   await expect(watcher.page.getByTestId("tab-activity")).toHaveAttribute("aria-selected", "true");

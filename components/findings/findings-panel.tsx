@@ -1,38 +1,72 @@
 "use client";
 
+import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { FindingDto } from "@/lib/findings/read-findings";
-import { type FindingSeverity, findingSeverities } from "@/lib/protocol";
+import { findingSeverities } from "@/lib/protocol";
+import { findingDestination, nextOlderCursor, olderCursor, olderFindingsQuery, visibleFindings } from "./findings-view";
 
 function timeOf(iso: string): string {
   return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
 /**
- * What the agents found, newest first, filterable by severity and agent. Clicking a finding
- * shows its nodes on the canvas and its entry in the feed.
+ * What the agents found, newest first, filterable by severity and agent: the findings the page
+ * holds, then older ones a page at a time ("Show older"). Clicking a finding shows its nodes on
+ * the canvas and its entry in the feed, or says that the entry is older than the feed keeps.
  */
 export function FindingsPanel() {
-  const { findings, agents, feed } = useRoom(useShallow((state) => ({ findings: state.findings, agents: state.agents, feed: state.feed })));
-  const { highlight, showSideTab, focusFeedEntry } = useRoom(
-    useShallow((state) => ({ highlight: state.highlight, showSideTab: state.showSideTab, focusFeedEntry: state.focusFeedEntry })),
+  const { roomId, findings, agents, feed, nodes, filter } = useRoom(
+    useShallow((state) => ({
+      roomId: state.room.id,
+      findings: state.findings,
+      agents: state.agents,
+      feed: state.feed,
+      nodes: state.nodes,
+      filter: state.findingsFilter,
+    })),
   );
-  const [severity, setSeverity] = useState<FindingSeverity | "all">("all");
-  const [agentId, setAgentId] = useState<string>("all");
-  const shown = findings
-    .filter((finding) => (severity === "all" || finding.severity === severity) && (agentId === "all" || finding.agentId === agentId))
-    .slice()
-    .reverse();
+  const { highlight, showSideTab, focusFeedEntry, filterFindings } = useRoom(
+    useShallow((state) => ({
+      highlight: state.highlight,
+      showSideTab: state.showSideTab,
+      focusFeedEntry: state.focusFeedEntry,
+      filterFindings: state.filterFindings,
+    })),
+  );
+  const [notice, setNotice] = useState<string | null>(null);
+  // Findings older than those the page holds, fetched on demand for the filter and kept for it.
+  const oldestHeld = findings[0];
+  const older = useInfiniteQuery({
+    queryKey: ["findings", roomId, oldestHeld?.id ?? null, filter.severity, filter.agentId],
+    queryFn: async ({ pageParam }) =>
+      (await apiRequest<{ findings: FindingDto[] }>(`/api/rooms/${roomId}/findings?${olderFindingsQuery(filter, pageParam)}`, "GET")).findings,
+    initialPageParam: olderCursor(oldestHeld) ?? "",
+    getNextPageParam: (page) => nextOlderCursor(page),
+    enabled: false,
+    staleTime: Infinity,
+  });
+  const pages = older.data?.pages ?? [];
+  const shown = visibleFindings(findings, pages, filter);
+  const exhausted = pages.length > 0 && !older.hasNextPage;
 
   const open = (finding: FindingDto) => {
-    highlight(finding.nodeIds);
-    const posted = feed.find((event) => event.type === "board.posted" && event.payload.entry.id === finding.id);
-    if (posted) {
-      focusFeedEntry(posted.seq);
+    const destination = findingDestination(finding, feed, (nodeId) => nodeId in nodes);
+    highlight(destination.nodeIds);
+    if (destination.kind === "feed") {
+      setNotice(null);
+      focusFeedEntry(destination.seq);
       showSideTab("activity");
+    } else {
+      setNotice(destination.notice);
     }
+  };
+  const choose = (change: Partial<typeof filter>) => {
+    setNotice(null);
+    filterFindings({ ...filter, ...change });
   };
 
   return (
@@ -42,15 +76,21 @@ export function FindingsPanel() {
           <button
             key={option}
             type="button"
-            className={`chip findings__filter${severity === option ? " chip--on" : ""}`}
-            aria-pressed={severity === option}
+            className={`chip findings__filter${filter.severity === option ? " chip--on" : ""}`}
+            aria-pressed={filter.severity === option}
             data-testid={`findings-severity-${option}`}
-            onClick={() => setSeverity(option)}
+            onClick={() => choose({ severity: option })}
           >
             {option === "all" ? "All" : option}
           </button>
         ))}
-        <select className="findings__agent" value={agentId} aria-label="Agent" data-testid="findings-agent" onChange={(event) => setAgentId(event.target.value)}>
+        <select
+          className="findings__agent"
+          value={filter.agentId}
+          aria-label="Agent"
+          data-testid="findings-agent"
+          onChange={(event) => choose({ agentId: event.target.value })}
+        >
           <option value="all">Every agent</option>
           {agents.map((agent) => (
             <option key={agent.id} value={agent.id}>
@@ -59,14 +99,21 @@ export function FindingsPanel() {
           ))}
         </select>
       </div>
+      {notice && (
+        <p className="findings__notice" role="status" data-testid="findings-notice">
+          {notice}
+        </p>
+      )}
       {shown.length === 0 ? (
-        <p className="findings__empty">{findings.length ? "No finding matches." : "No findings yet: agents post what they discover here."}</p>
+        <p className="findings__empty">
+          {findings.length ? (exhausted ? "No finding matches." : "None of the latest findings match.") : "No findings yet: agents post what they discover here."}
+        </p>
       ) : (
         <ol className="findings__list">
           {shown.map((finding) => {
             const agent = agents.find((candidate) => candidate.id === finding.agentId);
             return (
-              <li key={finding.id} className={`finding finding--${finding.severity}`} data-testid="finding" data-severity={finding.severity}>
+              <li key={finding.id} className={`finding finding--${finding.severity}`} data-testid="finding" data-severity={finding.severity} data-agent={finding.agentId ?? ""}>
                 <button type="button" className="finding__open" onClick={() => open(finding)} title="Show in the feed and on the canvas">
                   <span className={`severity severity--${finding.severity}`}>{finding.severity}</span>
                   <span className="finding__who" style={{ color: agent?.color }}>
@@ -81,6 +128,24 @@ export function FindingsPanel() {
             );
           })}
         </ol>
+      )}
+      {oldestHeld && (
+        <div className="findings__more">
+          {exhausted ? (
+            <span data-testid="findings-no-older">No older findings.</span>
+          ) : (
+            <button
+              type="button"
+              className="chip findings__older"
+              data-testid="findings-older"
+              disabled={older.isFetching}
+              onClick={() => void older.fetchNextPage()}
+            >
+              {older.isFetching ? "Loading…" : "Show older"}
+            </button>
+          )}
+          {older.error && <span className="findings__error">{older.error.message}</span>}
+        </div>
       )}
     </div>
   );

@@ -3,6 +3,7 @@
 import { createContext, useContext, useState, type ReactNode } from "react";
 import { useStore } from "zustand";
 import { type StoreApi, createStore } from "zustand/vanilla";
+import { EVERY_FINDING, type FindingsFilter } from "@/components/findings/findings-view";
 import type { RoomEvent } from "@/lib/protocol";
 import {
   type ApplyOutcome,
@@ -28,6 +29,8 @@ export interface RoomActions {
   showSideTab(tab: SideTab): void;
   /** Scrolls the feed to the entry of stored event `seq` and marks it (null: none). */
   focusFeedEntry(seq: number | null): void;
+  /** Chooses which findings the findings board lists. */
+  filterFindings(filter: FindingsFilter): void;
   /** Opens the trace of the workflow with this correlation id (null: closes it). */
   traceWorkflow(correlationId: string | null): void;
   /** On a phone, which pane fills the screen. */
@@ -43,6 +46,8 @@ export type SideTab = "activity" | "findings";
 export interface SidePanelState {
   sideTab: SideTab;
   focusedSeq: number | null;
+  /** Which findings the findings board lists; kept while the feed is shown instead. */
+  findingsFilter: FindingsFilter;
   /** The workflow whose trace is open. */
   tracing: string | null;
   pane: PhonePane;
@@ -57,6 +62,7 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
     ...initialRoomState(snapshot, seat),
     sideTab: "activity",
     focusedSeq: null,
+    findingsFilter: EVERY_FINDING,
     tracing: null,
     pane: "canvas",
     admin,
@@ -80,6 +86,7 @@ export function createRoomStore(snapshot: RoomSnapshotLike, seat: SeatInfo | nul
     highlight: (nodeIds) => set({ highlighted: nodeIds }),
     showSideTab: (sideTab) => set({ sideTab }),
     focusFeedEntry: (focusedSeq) => set({ focusedSeq }),
+    filterFindings: (findingsFilter) => set({ findingsFilter }),
     traceWorkflow: (tracing) => set({ tracing }),
     showPane: (pane) => set({ pane }),
   }));
