@@ -1,5 +1,17 @@
+import type { Locator } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
 import { createRoomViaApi } from "./support/room-page";
+
+/** Both are on screen and no part of one lies over the other. */
+async function expectApart(one: Locator, other: Locator) {
+  await expect(one).toBeVisible();
+  await expect(other).toBeVisible();
+  const [a, b] = (await Promise.all([one.boundingBox(), other.boundingBox()])) as [Box, Box];
+  const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+  expect(apart, `${JSON.stringify(a)} overlaps ${JSON.stringify(b)}`).toBe(true);
+}
+
+type Box = { x: number; y: number; width: number; height: number };
 
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
@@ -20,6 +32,8 @@ test("at phone width the header, the canvas and the feed are each usable", async
   const canvas = await page.locator(".react-flow").boundingBox();
   expect(canvas!.height).toBeGreaterThan(844 * 0.7);
   expect(canvas!.width).toBeGreaterThan(380);
+  // The who-asked-whom toggle does not cover the spectator's note, nor (below) a participant's toolbar.
+  await expectApart(page.getByTestId("who-asked-toggle"), page.getByTestId("spectator-badge"));
   await page.screenshot({ path: testInfo.outputPath("phone-canvas.png") });
 
   await page.getByTestId("phone-tab-agents").click();
@@ -39,6 +53,7 @@ test("at phone width the header, the canvas and the feed are each usable", async
   await page.getByPlaceholder("Your name").fill("Ada");
   await page.getByRole("button", { name: "Take a seat" }).click();
   await expect(page.getByTestId("command-input")).toBeVisible();
+  await expectApart(page.getByTestId("who-asked-toggle"), page.getByTestId("canvas-toolbar"));
   const bar = await page.getByTestId("command-bar").boundingBox();
   expect(bar!.y + bar!.height).toBeLessThanOrEqual(844);
 });
