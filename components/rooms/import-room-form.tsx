@@ -5,13 +5,22 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiWrite } from "@/components/room/api";
 import { useSubmit } from "@/components/ui/use-submit";
+import { type GenerationSetting, type GenerationSettings, SETTING_FILE_KEYS } from "@/lib/models/generation-settings";
 
 interface ImportResponse {
   room: { id: string; title: string };
-  agents: { id: string; name: string; model: string; endpoint?: string | null }[];
+  agents: { id: string; name: string; model: string; endpoint?: string | null; generation: GenerationSettings }[];
   settings: Record<string, unknown>;
   ignored: string[];
   notes: string[];
+}
+
+/** An agent's generation settings as the file names them: "temperature 0.2 · top_p 0.9". */
+function describeGeneration(generation: GenerationSettings): string {
+  const parts = (Object.entries(generation) as [GenerationSetting, GenerationSettings[GenerationSetting]][]).map(
+    ([setting, value]) => `${SETTING_FILE_KEYS[setting]} ${Array.isArray(value) ? value.map((item) => JSON.stringify(item)).join(", ") : String(value)}`,
+  );
+  return parts.length ? parts.join(" · ") : "the model's defaults";
 }
 
 const BROADCAST_KEYS = ["broadcast", "broadcast_timeout", "max_broadcasts_per_agent", "broadcast_sensitivity", "response_depth"];
@@ -96,6 +105,7 @@ export function ImportRoomForm() {
                 <th>Agent</th>
                 <th>Model</th>
                 <th>Endpoint</th>
+                <th>Settings</th>
               </tr>
             </thead>
             <tbody>
@@ -106,6 +116,7 @@ export function ImportRoomForm() {
                     <code>{agent.model}</code>
                   </td>
                   <td>{agent.endpoint ?? (agent.model.startsWith("script:") ? "offline" : "server default")}</td>
+                  <td data-testid="import-agent-settings">{describeGeneration(agent.generation)}</td>
                 </tr>
               ))}
             </tbody>
@@ -124,8 +135,10 @@ export function ImportRoomForm() {
             </p>
           ))}
           {result.ignored.length > 0 && (
-            <details>
-              <summary>{result.ignored.length} keys Parley does not use were ignored</summary>
+            <details data-testid="import-ignored-keys">
+              <summary>
+                {result.ignored.length} key{result.ignored.length === 1 ? "" : "s"} Parley does not use {result.ignored.length === 1 ? "was" : "were"} ignored
+              </summary>
               <ul data-testid="import-ignored">
                 {result.ignored.map((key) => (
                   <li key={key}>

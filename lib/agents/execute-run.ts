@@ -28,6 +28,7 @@ import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
 import { createAgentTools } from "./tools";
 import { MODEL_CALL_TIMEOUT_MS, ModelCallTimeoutError, RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
 import { countRequestsMade } from "./tools/reserve-request";
+import { generationSettings } from "@/lib/models/generation-settings";
 
 export interface ExecuteDeps {
   database: Database;
@@ -354,10 +355,9 @@ export async function executeRun(
       abortSignal: runSignal,
       // Retries are made by the model itself (`withVisibleRetries`), each announced in the room.
       maxRetries: 0,
-      temperature: agent.modelOptions.temperature,
-      topP: agent.modelOptions.topP,
-      maxOutputTokens: agent.modelOptions.maxOutputTokens,
+      // The room's seed keeps the offline model reproducible; an agent's own seed wins.
       seed: settings.script_seed,
+      ...generationSettings(agent.modelOptions),
       // Each step reads the whole conversation again, with the notes where they arrived
       // (docs/behaviour/asking-others.md): what the agent's shadow answered stays in its context for the rest of the run.
       prepareStep: async ({ stepNumber }) => {

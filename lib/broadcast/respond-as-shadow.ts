@@ -7,6 +7,7 @@ import { MODEL_CALL_TIMEOUT_MS, RETRY_DELAYS_MS, type RetryNotice, withVisibleRe
 import { usageFigures } from "@/lib/models/pricing";
 import type { ModelResolver } from "@/lib/models/registry";
 import { type ResponseDepth, buildShadowPrompt } from "./shadow-prompt";
+import { generationSettings } from "@/lib/models/generation-settings";
 
 export interface ShadowAnswer {
   content: string;
@@ -66,7 +67,9 @@ export async function respondAsShadow(
     abortSignal: input.signal,
     // Retries are made by the model itself (`withVisibleRetries`), each announced in the question's thread.
     maxRetries: 0,
+    // The responder's own generation settings, as in its runs.
     seed: input.seed,
+    ...generationSettings(input.responder.modelOptions),
   });
   return {
     content: result.text.trim() || "(no answer)",

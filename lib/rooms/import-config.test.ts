@@ -183,6 +183,93 @@ describe("parseRoomConfig", () => {
     expect(config.ignored).toEqual([]);
   });
 
+  it("maps every generation setting the AI SDK takes, and lists those an agent's provider does not", () => {
+    const settings = "temperature: 0.4, top_p: 0.8, top_k: 40, max_tokens: 900, frequency_penalty: 0.5, presence_penalty: -0.25, stop: ['END', '###'], seed: 7";
+    const config = parseRoomConfig(
+      [
+        "agents:",
+        `  - id: local\n    backend: { type: vllm, model: qwen, base_url: 'http://10.0.0.5:8000/v1', ${settings} }`,
+        `  - id: claude\n    backend: { type: claude, model: claude-sonnet-4-5, ${settings} }`,
+        `  - id: gpt\n    backend: { type: openai, model: gpt-5, ${settings} }`,
+        "  - id: gemini\n    backend: { type: gemini, model: gemini-2.5-flash, stop: END, seed: 3 }",
+      ].join("\n"),
+    );
+    expect(config.agents.map((agent) => agent.modelOptions)).toEqual([
+      {
+        baseUrl: "http://10.0.0.5:8000/v1",
+        temperature: 0.4,
+        topP: 0.8,
+        maxOutputTokens: 900,
+        frequencyPenalty: 0.5,
+        presencePenalty: -0.25,
+        stopSequences: ["END", "###"],
+        seed: 7,
+      },
+      { temperature: 0.4, topP: 0.8, topK: 40, maxOutputTokens: 900, stopSequences: ["END", "###"] },
+      { temperature: 0.4, topP: 0.8, maxOutputTokens: 900 },
+      { stopSequences: ["END"], seed: 3 },
+    ]);
+    expect(config.ignored).toEqual([
+      "agents[0].backend.top_k",
+      "agents[1].backend.frequency_penalty",
+      "agents[1].backend.presence_penalty",
+      "agents[1].backend.seed",
+      "agents[2].backend.top_k",
+      "agents[2].backend.frequency_penalty",
+      "agents[2].backend.presence_penalty",
+      "agents[2].backend.stop",
+      "agents[2].backend.seed",
+    ]);
+    expect(config.notes).toEqual(
+      expect.arrayContaining([
+        "agents[0].backend: openai-compatible models do not take top_k; it is ignored.",
+        "agents[1].backend: anthropic models do not take frequency_penalty, presence_penalty, seed; they are ignored.",
+      ]),
+    );
+  });
+
+  it("takes a framework agent's endpoint, key and generation settings from its llm_config, and lists what it does not use", () => {
+    const config = parseRoomConfig(
+      [
+        "agents:",
+        "  - id: listed",
+        "    backend:",
+        "      type: ag2",
+        "      agent_config:",
+        "        type: assistant",
+        "        name: Helper",
+        "        system_message: You help.",
+        "        code_execution_config: false",
+        "        llm_config:",
+        "          temperature: 0.3",
+        "          cache_seed: 42",
+        "          config_list:",
+        "            - { api_type: openai, model: local-model, base_url: 'http://localhost:8000/v1/', api_key: '${LOCAL_KEY}', max_tokens: 300, api_version: '2024' }",
+        "            - { api_type: openai, model: fallback-model }",
+        "  - id: inline",
+        "    backend:",
+        "      type: autogen",
+        "      group_config:",
+        "        llm_config: { api_type: anthropic, model: claude-sonnet-4-5, temperature: 0.9, top_k: 20 }",
+      ].join("\n"),
+    );
+    expect(config.agents.map((agent) => [agent.model, agent.modelOptions])).toEqual([
+      ["openai:local-model", { baseUrl: "http://localhost:8000/v1", apiKeyEnv: "LOCAL_KEY", temperature: 0.3, maxOutputTokens: 300 }],
+      ["anthropic:claude-sonnet-4-5", { temperature: 0.9, topK: 20 }],
+    ]);
+    expect(config.ignored).toEqual([
+      "agents[0].backend.agent_config.type",
+      "agents[0].backend.agent_config.name",
+      "agents[0].backend.agent_config.code_execution_config",
+      "agents[0].backend.agent_config.llm_config.cache_seed",
+      "agents[0].backend.agent_config.llm_config.config_list[0].api_version",
+      "agents[0].backend.agent_config.llm_config.config_list[1]",
+    ]);
+    const bad = failure("agents:\n  - id: a\n    backend:\n      type: ag2\n      agent_config:\n        llm_config: { model: m, base_url: 'file:///etc' }\n");
+    expect(bad.key).toBe("agents[0].backend.agent_config.llm_config.base_url");
+    expect(bad.line).toBe(6);
+  });
+
   it("refuses a bad endpoint, key variable or generation setting, naming the key and line", () => {
     const one = (backend: string) => failure(`agents:\n  - id: a\n    backend: { type: vllm, model: m, ${backend} }`);
     expect(one("base_url: 'ftp://x'").message).toMatch(/agents\[0\]\.backend\.base_url \(line 3\): must be an http\(s\) address/);
@@ -190,5 +277,11 @@ describe("parseRoomConfig", () => {
     expect(one("temperature: 3").message).toMatch(/temperature .*from 0 to 2/);
     expect(one("top_p: -1").message).toMatch(/top_p .*from 0 to 1/);
     expect(one("max_tokens: 0").message).toMatch(/max_tokens .*whole number/);
+    expect(one("frequency_penalty: 3").message).toMatch(/agents\[0\]\.backend\.frequency_penalty \(line 3\): must be a number from -2 to 2, not 3/);
+    expect(one("presence_penalty: 'high'").message).toMatch(/presence_penalty .*from -2 to 2, not "high"/);
+    expect(one("top_k: 0").message).toMatch(/top_k .*whole number from 1 to 1000/);
+    expect(one("seed: 1.5").message).toMatch(/seed .*whole number/);
+    expect(one("stop: []").message).toMatch(/stop .*text or a list of 1 to 16 texts/);
+    expect(one("stop: [1, 2]").message).toMatch(/stop .*text or a list/);
   });
 });

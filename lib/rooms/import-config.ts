@@ -1,7 +1,7 @@
 import { type Document, LineCounter, isMap, isScalar, isSeq, parseDocument } from "yaml";
 import { AppError } from "@/lib/errors";
 import { ownValue } from "@/lib/own-value";
-import type { AgentModelOptions } from "@/db/schema";
+import { type GenerationSetting, type GenerationSettings, type ModelOptions, SETTING_FILE_KEYS, SUPPORTED_SETTINGS } from "@/lib/models/generation-settings";
 import type { RoomSettingsPatch } from "./room-settings";
 import type { PersonaTemplate } from "./templates";
 
@@ -59,21 +59,37 @@ const API_TYPES: Record<string, Provider> = {
   gemini: "google",
 };
 
-/** The model an adapter agent's `llm_config` names (a mapping, a list, or `config_list`). */
-function frameworkModel(backend: unknown): { provider: Provider; model: string; systemMessage?: string } | null {
+/**
+ * The model an adapter agent's `llm_config` names (a mapping, a list, or `config_list`), and
+ * where its settings are: the entry that names the model, then the `llm_config` around a
+ * `config_list` (which often holds the temperature). Only the first entry is used.
+ */
+function frameworkModel(
+  backend: unknown,
+  backendPath: Path,
+): { provider: Provider; model: string; systemMessage?: string; holder: string; settingsAt: Path[]; fallbacks: Path[] } | null {
   const source = (backend ?? {}) as Record<string, Record<string, unknown> | undefined>;
-  for (const holder of [source.agent_config, source.group_config]) {
+  for (const holderKey of ["agent_config", "group_config"]) {
+    const holder = source[holderKey];
     if (!holder) continue;
     let config = holder.llm_config as unknown;
+    let configPath: Path = [...backendPath, holderKey, "llm_config"];
+    const around: Path[] = [];
     if (config && typeof config === "object" && !Array.isArray(config) && Array.isArray((config as { config_list?: unknown }).config_list)) {
+      around.push(configPath);
       config = (config as { config_list: unknown[] }).config_list;
+      configPath = [...configPath, "config_list"];
     }
-    const first = (Array.isArray(config) ? config[0] : config) as { api_type?: unknown; model?: unknown } | undefined;
+    const list = Array.isArray(config) ? config : null;
+    const first = (list ? list[0] : config) as { api_type?: unknown; model?: unknown } | undefined;
     if (typeof first?.model === "string" && first.model.trim()) {
       return {
         provider: ownValue(API_TYPES, String(first.api_type ?? "openai").toLowerCase()) ?? "openai-compatible",
         model: String(first.model),
         systemMessage: typeof holder.system_message === "string" ? holder.system_message : undefined,
+        holder: holderKey,
+        settingsAt: [list ? [...configPath, 0] : configPath, ...around],
+        fallbacks: (list ?? []).slice(1).map((_, index) => [...configPath, index + 1]),
       };
     }
   }
@@ -182,6 +198,27 @@ class Reader {
     return value;
   }
 
+  optionalNumber(path: Path, min: number, max: number): number | undefined {
+    const value = this.value(path);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
+      this.fail(path, `must be a number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  /** Text, or a list of at most `max` texts: always a list. */
+  optionalTexts(path: Path, max: number): string[] | undefined {
+    const value = this.value(path);
+    if (value === undefined || value === null) return undefined;
+    const node = this.doc.getIn(path, true);
+    const list: unknown[] = isSeq(node) ? node.items.map((item) => (isScalar(item) ? item.value : item)) : [value];
+    if (list.length === 0 || list.length > max || !list.every((item) => typeof item === "string" && item.length > 0 && item.length <= 200)) {
+      this.fail(path, `must be text or a list of 1 to ${max} texts (each at most 200 characters)`);
+    }
+    return list as string[];
+  }
+
   optionalChoice<T extends string>(path: Path, choices: readonly T[]): T | undefined {
     const value = this.value(path);
     if (value === undefined || value === null) return undefined;
@@ -192,11 +229,45 @@ class Reader {
   }
 }
 
-/** An agent's endpoint, key variable and generation settings, from its backend's keys (and the backend's defaults). */
-function readModelOptions(reader: Reader, at: Path, backend: string, provider: Provider, notes: string[]): AgentModelOptions {
-  const options: AgentModelOptions = {};
+/** How each generation setting is read from a file, and the range it must be in. */
+const SETTING_READERS: Record<GenerationSetting, (reader: Reader, path: Path) => GenerationSettings[GenerationSetting]> = {
+  temperature: (reader, path) => reader.optionalNumber(path, 0, 2),
+  topP: (reader, path) => reader.optionalNumber(path, 0, 1),
+  topK: (reader, path) => reader.optionalInt(path, 1, 1000),
+  maxOutputTokens: (reader, path) => reader.optionalInt(path, 1, 1_000_000),
+  frequencyPenalty: (reader, path) => reader.optionalNumber(path, -2, 2),
+  presencePenalty: (reader, path) => reader.optionalNumber(path, -2, 2),
+  stopSequences: (reader, path) => reader.optionalTexts(path, 16),
+  seed: (reader, path) => reader.optionalInt(path, 0, Number.MAX_SAFE_INTEGER),
+};
+const GENERATION_KEYS = (Object.keys(SETTING_READERS) as GenerationSetting[]).map((setting) => ({
+  key: SETTING_FILE_KEYS[setting],
+  setting,
+  read: SETTING_READERS[setting],
+}));
+
+const SETTINGS_KEYS = ["base_url", "api_key", "api_key_env", ...GENERATION_KEYS.map((entry) => entry.key)];
+
+/**
+ * An agent's endpoint, key variable and generation settings, from its backend's keys (each
+ * read from the first of `places` that has it) and the backend's defaults. A setting its
+ * provider does not take is listed as ignored, with a note saying why.
+ */
+function readModelOptions(
+  reader: Reader,
+  places: Path[],
+  backend: string,
+  provider: Provider,
+  found: { notes: string[]; ignored: string[] },
+): ModelOptions {
+  const { notes } = found;
+  const where = (key: string): Path => {
+    const place = places.find((candidate) => reader.value([...candidate, key]) !== undefined && reader.value([...candidate, key]) !== null);
+    return [...(place ?? places[0]!), key];
+  };
+  const options: ModelOptions = {};
   const known = ownValue(BACKEND_PROVIDERS, backend);
-  const baseUrl = reader.optionalString([...at, "base_url"]);
+  const baseUrl = reader.optionalString(where("base_url"));
   if (baseUrl !== undefined) {
     let url: URL | null = null;
     try {
@@ -204,34 +275,38 @@ function readModelOptions(reader: Reader, at: Path, backend: string, provider: P
     } catch {
       url = null;
     }
-    if (!url || !["http:", "https:"].includes(url.protocol)) reader.fail([...at, "base_url"], `must be an http(s) address, not ${JSON.stringify(baseUrl)}`);
+    if (!url || !["http:", "https:"].includes(url.protocol)) reader.fail(where("base_url"), `must be an http(s) address, not ${JSON.stringify(baseUrl)}`);
     options.baseUrl = baseUrl.replace(/\/+$/, "");
   } else if (known?.baseUrl) {
     options.baseUrl = known.baseUrl;
   }
-  const keyEnv = reader.optionalString([...at, "api_key_env"]);
-  const key = reader.optionalString([...at, "api_key"]);
+  const keyEnv = reader.optionalString(where("api_key_env"));
+  const key = reader.optionalString(where("api_key"));
   if (keyEnv !== undefined) {
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) reader.fail([...at, "api_key_env"], "must name an environment variable, such as GROQ_API_KEY");
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) reader.fail(where("api_key_env"), "must name an environment variable, such as GROQ_API_KEY");
     options.apiKeyEnv = keyEnv;
   } else if (key !== undefined) {
     const named = key.match(ENV_REFERENCE);
     if (named) options.apiKeyEnv = named[1]!;
-    else notes.push(`${pathName([...at, "api_key"])}: a key written in the file is not used; name the environment variable that holds it with api_key_env.`);
+    else notes.push(`${pathName(where("api_key"))}: a key written in the file is not used; name the environment variable that holds it with api_key_env.`);
   }
   if (!options.apiKeyEnv && known?.keyEnv && (provider === "openai-compatible" && options.baseUrl === known.baseUrl)) options.apiKeyEnv = known.keyEnv;
-  const temperature = reader.value([...at, "temperature"]);
-  if (temperature !== undefined && temperature !== null) {
-    if (typeof temperature !== "number" || temperature < 0 || temperature > 2) reader.fail([...at, "temperature"], `must be a number from 0 to 2, not ${JSON.stringify(temperature)}`);
-    options.temperature = temperature;
+
+  const unsupported: string[] = [];
+  for (const { key: name, setting, read } of GENERATION_KEYS) {
+    const path = where(name);
+    const value = read(reader, path);
+    if (value === undefined) continue;
+    if (!SUPPORTED_SETTINGS[provider].includes(setting)) {
+      unsupported.push(name);
+      found.ignored.push(pathName(path));
+      continue;
+    }
+    Object.assign(options, { [setting]: value });
   }
-  const topP = reader.value([...at, "top_p"]);
-  if (topP !== undefined && topP !== null) {
-    if (typeof topP !== "number" || topP < 0 || topP > 1) reader.fail([...at, "top_p"], `must be a number from 0 to 1, not ${JSON.stringify(topP)}`);
-    options.topP = topP;
+  if (unsupported.length) {
+    notes.push(`${pathName(places[0]!)}: ${provider} models do not take ${unsupported.join(", ")}; ${unsupported.length === 1 ? "it is" : "they are"} ignored.`);
   }
-  const maxTokens = reader.optionalInt([...at, "max_tokens"], 1, 1_000_000);
-  if (maxTokens !== undefined) options.maxOutputTokens = maxTokens;
   return options;
 }
 
@@ -248,7 +323,25 @@ function personaKey(id: string, taken: Set<string>): string {
 }
 
 const HANDLED_AGENT_KEYS = new Set(["id", "backend", "system_message", "append_system_prompt"]);
-const HANDLED_BACKEND_KEYS = new Set(["type", "model", "base_url", "api_key", "api_key_env", "temperature", "top_p", "max_tokens"]);
+const HANDLED_BACKEND_KEYS = new Set(["type", "model", ...SETTINGS_KEYS]);
+/** What Parley reads of a framework agent's `llm_config` entry. */
+const HANDLED_LLM_KEYS = new Set(["api_type", "model", ...SETTINGS_KEYS]);
+
+/**
+ * What a framework agent's file holds that Parley does not use: the framework's own settings,
+ * everything in its `llm_config` but the model, endpoint, key and generation settings, and the
+ * fallback models after the first.
+ */
+function unusedFrameworkKeys(reader: Reader, backend: Path, framework: NonNullable<ReturnType<typeof frameworkModel>>): string[] {
+  const unused: string[] = [];
+  const holder = [...backend, framework.holder];
+  const [entry, around] = framework.settingsAt;
+  for (const key of reader.keys(backend)) if (key !== "type" && key !== framework.holder) unused.push(pathName([...backend, key]));
+  for (const key of reader.keys(holder)) if (key !== "llm_config" && key !== "system_message") unused.push(pathName([...holder, key]));
+  if (around) for (const key of reader.keys(around)) if (key !== "config_list" && !SETTINGS_KEYS.includes(key)) unused.push(pathName([...around, key]));
+  for (const key of reader.keys(entry!)) if (!HANDLED_LLM_KEYS.has(key)) unused.push(pathName([...entry!, key]));
+  return [...unused, ...framework.fallbacks.map(pathName)];
+}
 
 /** `${NAME}` or `$NAME`: a key named by an environment variable. */
 const ENV_REFERENCE = /^\$\{?([A-Z_][A-Z0-9_]*)\}?$/;
@@ -308,8 +401,9 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
     let provider: Provider;
     let model = reader.optionalString([...at, "backend", "model"]);
     let adapterMessage: string | undefined;
+    let framework: ReturnType<typeof frameworkModel> = null;
     if (FRAMEWORK_BACKENDS.has(normalized)) {
-      const named = frameworkModel(resolvePath(plainDocument(doc), [...at, "backend"]));
+      const named = frameworkModel(resolvePath(plainDocument(doc), [...at, "backend"]), [...at, "backend"]);
       if (!named) {
         reader.fail(
           [...at, "backend", "type"],
@@ -319,6 +413,7 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       provider = named.provider;
       model = named.model;
       adapterMessage = named.systemMessage;
+      framework = named;
       notes.push(`${pathName(at)} (${type}) runs as one agent on ${provider}:${model}; its framework features are ignored.`);
     } else {
       const backend = ownValue(BACKEND_PROVIDERS, normalized);
@@ -341,10 +436,14 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       .filter(Boolean)
       .join("\n\n");
     for (const key of reader.keys(at)) if (!HANDLED_AGENT_KEYS.has(key)) ignored.push(pathName([...at, key]));
-    for (const key of reader.keys([...at, "backend"])) {
-      if (!HANDLED_BACKEND_KEYS.has(key)) ignored.push(pathName([...at, "backend", key]));
+    if (framework) ignored.push(...unusedFrameworkKeys(reader, [...at, "backend"], framework));
+    else {
+      for (const key of reader.keys([...at, "backend"])) {
+        if (!HANDLED_BACKEND_KEYS.has(key)) ignored.push(pathName([...at, "backend", key]));
+      }
     }
-    const modelOptions = options.offline ? {} : readModelOptions(reader, [...at, "backend"], normalized, provider, notes);
+    const settingsAt = framework ? framework.settingsAt : [[...at, "backend"]];
+    const modelOptions = options.offline ? {} : readModelOptions(reader, settingsAt, normalized, provider, { notes, ignored });
     const persona = personaKey(id, taken);
     const spec = options.offline ? `script:${persona}` : `${provider}:${model}`;
     agents.push({

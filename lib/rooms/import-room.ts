@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/db";
+import { generationSettings } from "@/lib/models/generation-settings";
 import { LIMITS } from "@/lib/protocol";
 import { createRoom } from "./create-room";
 import { parseRoomConfig } from "./import-config";
@@ -30,5 +31,10 @@ export async function importRoom(db: Db, input: ImportRoomInput) {
   const title =
     parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || fromFile?.slice(0, LIMITS.roomTitle) || `Imported team of ${config.agents.length}`;
   const { room, agents } = await createRoom(db, { title, template: IMPORTED_TEMPLATE }, { agents: config.agents, settings: config.settings });
-  return { room, agents, ignored: config.ignored, notes: config.notes, settings: config.settings };
+  // Each agent with the generation settings it runs with, for the result to show.
+  const withSettings = agents.map((agent) => ({
+    ...agent,
+    generation: generationSettings(config.agents.find((imported) => imported.persona === agent.persona)?.modelOptions ?? {}),
+  }));
+  return { room, agents: withSettings, ignored: config.ignored, notes: config.notes, settings: config.settings };
 }
