@@ -1,15 +1,5 @@
-import { E2E_ADMIN_TOKEN } from "./support/constants";
 import { expect, test } from "./support/fixtures";
-import { type RoomPage, createRoomViaApi } from "./support/room-page";
-
-async function configure(baseURL: string, roomId: string, settings: Record<string, unknown>) {
-  const response = await fetch(`${baseURL}/api/admin/rooms/${roomId}`, {
-    method: "PATCH",
-    headers: { "content-type": "application/json", authorization: `Bearer ${E2E_ADMIN_TOKEN}` },
-    body: JSON.stringify({ settings }),
-  });
-  expect(response.status).toBe(200);
-}
+import { type RoomPage, configureRoom, createRoomViaApi } from "./support/room-page";
 
 async function startAgent(room: RoomPage, persona: string, prompt: string) {
   await room.page.getByTestId(`agent-${persona}`).getByTestId("agent-prompt").click();
@@ -19,7 +9,7 @@ async function startAgent(room: RoomPage, persona: string, prompt: string) {
 
 test("people answer an agent's question in the page; a second asker is deferred, then asks again", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Ask the room");
-  await configure(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 120 });
+  await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 120 });
   const ada = await openRoom(roomId, { name: "Ada" });
   const spectator = await openRoom(roomId);
 
@@ -62,7 +52,7 @@ test("people answer an agent's question in the page; a second asker is deferred,
 
 test("the countdown runs out and the agent carries on without an answer", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Nobody answers");
-  await configure(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 3 });
+  await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 3 });
   const ada = await openRoom(roomId, { name: "Ada" });
   await startAgent(ada, "songwriter", "Write a verse about the harbour at night.");
   await expect(ada.page.getByTestId("human-question")).toBeVisible({ timeout: 15_000 });
@@ -75,7 +65,7 @@ test("the countdown runs out and the agent carries on without an answer", async 
 
 test("agents ask each other: each shadow's answer lands in the thread", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Ask the team");
-  await configure(baseURL!, roomId, { broadcast: "agents", broadcast_sensitivity: "high" });
+  await configureRoom(baseURL!, roomId, { broadcast: "agents", broadcast_sensitivity: "high" });
   const ada = await openRoom(roomId, { name: "Ada" });
   await startAgent(ada, "songwriter", "Write a verse about the harbour at night.");
   const thread = ada.page.getByTestId("broadcast-thread").first();
@@ -83,4 +73,24 @@ test("agents ask each other: each shadow's answer lands in the thread", async ({
   await expect(thread.getByTestId("broadcast-answer")).toHaveCount(4, { timeout: 20_000 });
   await expect(thread.getByTestId("broadcast-outcome")).toHaveText(/answered in [\d.]+s/);
   await expect(thread).toContainText("From the painting side");
+});
+
+test("a question that waited behind another gets the room's whole countdown when it opens", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Questions in turn");
+  await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 40 });
+  const ada = await openRoom(roomId, { name: "Ada" });
+  await startAgent(ada, "songwriter", "Write a verse about the harbour at night.");
+  await startAgent(ada, "scene-painter", "Paint the harbour at night.");
+
+  const question = ada.page.getByTestId("human-question");
+  await expect(question.getByText("1 more waiting")).toBeVisible({ timeout: 15_000 });
+  const first = (await question.getAttribute("data-broadcast-id"))!;
+  // The second question waits its turn for ten seconds, which must not come off its own time.
+  await ada.page.waitForTimeout(10_000);
+  await ada.page.getByTestId("question-skip").click();
+  await expect(question).not.toHaveAttribute("data-broadcast-id", first, { timeout: 10_000 });
+  await expect(question).toBeVisible();
+  const shown = (await ada.page.getByTestId("question-countdown").textContent())!;
+  expect(shown).toMatch(/^\d+s left$/);
+  expect(Number.parseInt(shown, 10)).toBeGreaterThanOrEqual(38);
 });

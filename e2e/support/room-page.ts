@@ -1,4 +1,5 @@
 import { type Locator, type Page, expect } from "@playwright/test";
+import { E2E_ADMIN_TOKEN } from "./constants";
 
 /** The room page as a participant or spectator uses it. */
 export class RoomPage {
@@ -98,4 +99,14 @@ export async function createRoomViaApi(baseURL: string, title: string, template 
   });
   if (response.status !== 201) throw new Error(`Could not create a room: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { room: { id: string } }).room.id;
+}
+
+/** Changes a room's settings as an admin would. */
+export async function configureRoom(baseURL: string, roomId: string, settings: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${baseURL}/api/admin/rooms/${roomId}`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json", authorization: `Bearer ${E2E_ADMIN_TOKEN}` },
+    body: JSON.stringify({ settings }),
+  });
+  expect(response.status).toBe(200);
 }
