@@ -5,7 +5,7 @@ import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { detectAddressee, textVerdict } from "@/lib/dialogue/detect";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
-import { type TurnOutcome, advanceDialogue, openDialogue } from "./dialogue";
+import { type TurnOutcome, advanceDialogue, askedTeammate, openDialogue } from "./dialogue";
 import { codePrompt, reviewPrompt } from "./prompts";
 
 /** The three personas of a build review. */
@@ -133,6 +133,16 @@ async function verdictOf(context: Context, review: BuildReview, text: string): P
 
 async function afterReview(context: Context, review: BuildReview, run: Run, outcome: TurnOutcome): Promise<void> {
   const verdict = await verdictOf(context, review, outcome.text);
+  // The Reviewer put a question with ask_teammate: the review waits for that dialogue.
+  const [asked] = await context.tx
+    .select({ id: dialogues.id })
+    .from(dialogues)
+    .where(and(eq(dialogues.buildReviewId, review.id), eq(dialogues.status, "open")))
+    .limit(1);
+  if (asked) {
+    await context.tx.update(buildReviews).set({ status: "in_dialogue" }).where(eq(buildReviews.id, review.id));
+    return;
+  }
   const reviewer = member(context, BUILD_REVIEW_PERSONAS.reviewer);
   const coder = member(context, BUILD_REVIEW_PERSONAS.coder);
   const [room] = await context.tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, review.roomId));
@@ -202,11 +212,14 @@ async function askedInText(context: Context, review: BuildReview, run: Run, text
   return true;
 }
 
-/** Opens a dialogue when a run outside any workflow ends with words addressed to a teammate. */
+/**
+ * Opens a dialogue when a run outside any workflow ends with words addressed to a teammate,
+ * unless it put its question with ask_teammate already (the structured signal comes first).
+ */
 async function dialogueFromWords(tx: DbOrTx, emit: Emit, run: Run, outcome: TurnOutcome): Promise<void> {
   const [room] = await tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, run.roomId));
   const settings = parseRoomSettings(room?.settings);
-  if (settings.dialogue_max_rounds === 0) return;
+  if (settings.dialogue_max_rounds === 0 || (await askedTeammate(tx, run))) return;
   const team = await tx.select().from(agents).where(eq(agents.roomId, run.roomId));
   const speaker = team.find((agent) => agent.id === run.agentId);
   if (!speaker) return;

@@ -49,6 +49,8 @@ type Behaviour = {
   coderAsksInText?: boolean;
   /** The Reviewer answers in words only, as a model without tools does: what it says of each version. */
   reviewerSays?: (version: number) => string;
+  /** The Reviewer puts a question to the Coder with ask_teammate when it reviews version 1. */
+  reviewerAsks?: boolean;
 };
 
 function standIn(behaviour: Behaviour) {
@@ -70,6 +72,9 @@ function standIn(behaviour: Behaviour) {
     if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
     const review = user.match(/review version (\d+)/);
     if (review && behaviour.reviewerSays) return reply({ text: behaviour.reviewerSays(Number(review[1])) });
+    if (review && behaviour.reviewerAsks && review[1] === "1") {
+      return reply({ toolCall: { name: "ask_teammate", arguments: { target: "coder", question: "What does it return for an empty sentence?" } } });
+    }
     if (review) return reply({ toolCall: { name: "submit_verdict", arguments: behaviour.verdict(Number(review[1])) } });
     const replying = user.match(/Dialogue with .+? \(round (\d+) of \d+\): reply/);
     if (replying) {
@@ -137,6 +142,15 @@ describe("the build review", () => {
     const { review, talks } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsksInText: true });
     expect(review).toMatchObject({ status: "approved", codeVersion: 1, clarified: true });
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", reason: "question", topic: "Before I start: Architect, should an empty input return an empty list?" })]);
+  });
+
+  it("lets the Reviewer put a question with ask_teammate, and waits for that dialogue before it decides", async () => {
+    const { review, talks, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, reviewerAsks: true });
+    expect(talks).toEqual([expect.objectContaining({ reason: "question", topic: "What does it return for an empty sentence?", status: "resolved" })]);
+    // Version 1 had no verdict (the Reviewer only asked): a second round, after the dialogue.
+    expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
+    const order = ["review.code", "dialogue.opened", "dialogue.closed", "review.code", "review.closed"];
+    expect(log.map((row) => row.type).filter((type) => order.includes(type))).toEqual(order);
   });
 
   it("opens no dialogue when dialogues are off (0 rounds)", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, count, eq } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { type Agent, type Dialogue, type Run, agents, dialogues } from "@/db/schema";
+import { type Agent, type Dialogue, type Run, agents, dialogues, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { priceFor } from "@/lib/models/pricing";
@@ -10,6 +10,16 @@ import { answerPrompt, replyPrompt } from "./prompts";
 
 /** Dialogues a room may hold open at once. */
 export const MAX_OPEN_DIALOGUES = 2;
+
+/** Whether `run` has put a question to a teammate (ask_teammate): a dialogue's first answer follows from it. */
+export async function askedTeammate(tx: DbOrTx, run: Pick<Run, "id" | "roomId" | "correlationId">): Promise<boolean> {
+  const [answer] = await tx
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.roomId, run.roomId), eq(runs.correlationId, run.correlationId), eq(runs.parentRunId, run.id), sql`${runs.purpose}->>'kind' = 'answer'`))
+    .limit(1);
+  return !!answer;
+}
 
 export async function openDialogueCount(tx: DbOrTx, roomId: string): Promise<number> {
   const [open] = await tx.select({ value: count() }).from(dialogues).where(and(eq(dialogues.roomId, roomId), eq(dialogues.status, "open")));

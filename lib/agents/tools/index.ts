@@ -1,5 +1,6 @@
 import { type ToolSet, zodSchema } from "ai";
 import type { ActiveRun } from "../run-context";
+import { createAskTeammateTool } from "./ask-teammate";
 import { createBoardTools } from "./board-tools";
 import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
@@ -29,6 +30,7 @@ export function createAgentTools(active: ActiveRun) {
     ...createRequestTools(active),
     ...createMemoryTools(active),
     ...createReviewTools(active),
+    ...createAskTeammateTool(active),
     ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
   });
 }

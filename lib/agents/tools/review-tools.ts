@@ -4,7 +4,6 @@ import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type CanvasNode, buildReviews, canvasNodes, dialogues } from "@/db/schema";
 import { BUILD_REVIEW_PERSONAS } from "@/lib/build-review/advance";
-import { openDialogue } from "@/lib/build-review/dialogue";
 import { badRequest } from "@/lib/errors";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, reviewIssueSchema } from "@/lib/protocol";
@@ -16,11 +15,11 @@ import { toolResult } from "./tool-result";
 /**
  * The tools of a build review and of dialogues, offered to the runs that play a part in them:
  * submit_code (the Coder's code, a new version each round), submit_verdict (the Reviewer's
- * structured verdict), ask_teammate (a question that opens a dialogue) and reply_in_dialogue
- * (the asker says whether the answer settles it).
+ * structured verdict) and reply_in_dialogue (the asker says whether the answer settles it).
+ * The question that opens a dialogue is every agent's (`ask_teammate`).
  */
 export function createReviewTools(active: ActiveRun) {
-  const { database, run, agent, team, settings } = active;
+  const { database, run, agent } = active;
   const purpose = run.purpose;
   if (!purpose) return {};
   const reviewId = "buildReviewId" in purpose ? purpose.buildReviewId : null;
@@ -119,52 +118,6 @@ export function createReviewTools(active: ActiveRun) {
             { ...write, change: { type: "review.verdict", request: { by: agent.id, input } } },
           );
           return { verdict: input.verdict, issues: input.issues.length, openQuestions: input.openQuestions.length };
-        }),
-    });
-  }
-
-  if (purpose.kind === "code" && reviewId && settings.dialogue_max_rounds > 0) {
-    tools.ask_teammate = tool({
-      description: "Ask a teammate one question and finish your turn; you continue once the dialogue ends.",
-      inputSchema: z.object({
-        target: z.string().min(1).describe(`Who to ask: ${team.filter((member) => member.id !== agent.id).map((member) => member.persona).join(", ")}`),
-        question: z.string().trim().min(1).max(600),
-      }),
-      execute: (input) =>
-        toolResult(async () => {
-          const target = team.find((member) => member.persona === input.target.toLowerCase() || member.name.toLowerCase() === input.target.toLowerCase());
-          if (!target || target.id === agent.id) {
-            throw badRequest(`Ask one of: ${team.filter((member) => member.id !== agent.id).map((member) => member.persona).join(", ")}.`);
-          }
-          const write = toolWriteOptions(active, "ask_teammate", input);
-          const { result } = await writeRoomEvents(
-            database.db,
-            run.roomId,
-            async (tx, emit, at) => {
-              const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
-              if (!review || review.clarified || review.status === "in_dialogue") {
-                throw badRequest("You have asked your one question already; write the code now.");
-              }
-              const dialogue = await openDialogue(tx, emit, {
-                roomId: run.roomId,
-                correlationId: run.correlationId,
-                asker: agent,
-                addressee: target,
-                topic: input.question,
-                reason: "question",
-                maxRounds: settings.dialogue_max_rounds,
-                buildReviewId: reviewId,
-                chainDepth: run.chainDepth,
-                parentRunId: run.id,
-                at,
-              });
-              if (!dialogue) throw badRequest("The room has two dialogues under way already; write the code with what you know.");
-              await tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, reviewId));
-              return { dialogueId: dialogue.id };
-            },
-            { ...write, change: { type: "dialogue.opened", request: { by: agent.id, input } } },
-          );
-          return { ...(result ?? {}), note: `${target.name} will answer. Finish your turn now; you will write the code once the dialogue ends.` };
         }),
     });
   }

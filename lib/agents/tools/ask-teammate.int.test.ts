@@ -1,0 +1,130 @@
+import { and, asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agents, dialogues, events, runs } from "@/db/schema";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { openDialogue } from "@/lib/build-review/dialogue";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { createRoom } from "@/lib/rooms/create-room";
+import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
+import { activeRun } from "@/test/active-run";
+import { agentByPersona, startTestWorker } from "@/test/agents";
+import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { createAgentTools } from ".";
+import { createAskTeammateTool } from "./ask-teammate";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.destroy();
+});
+
+const call = { toolCallId: "call-1", messages: [], context: {} };
+const QUESTION = { target: "scene-painter", question: "Which light should the verse have: dawn or dusk?" };
+
+/** A queued run of the room's `persona`, and how to build an attempt of it. */
+async function runOf(roomId: string, persona: string, settings: RoomSettingsPatch = {}) {
+  const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+  const agent = team.find((member) => member.persona === persona)!;
+  const started = await startAgentRun(database.db, roomId, { agentId: agent.id, prompt: "Work." }, alice);
+  const [run] = await database.db.select().from(runs).where(eq(runs.id, started.id));
+  return { run: run!, agent, team, attempt: () => activeRun(database, { run: run!, agent, team, settings }) };
+}
+
+const ask = (active: ReturnType<typeof activeRun>, input: { target: string; question: string }) => createAskTeammateTool(active).ask_teammate!.execute!(input, call);
+
+describe("ask_teammate", () => {
+  it("is offered to every agent of every template while dialogues are on, and not in a dialogue's own turns", async () => {
+    for (const template of ["creative-canvas", "build-review"]) {
+      const { room, agents: team } = await createRoom(database.db, { title: template, template });
+      for (const member of team) {
+        const { attempt } = await runOf(room.id, member.persona);
+        expect(Object.keys(createAgentTools(attempt())), `${template}/${member.persona}`).toContain("ask_teammate");
+      }
+    }
+    const { roomId } = await createTestRoom(database.db);
+    const { run, agent, team } = await runOf(roomId, "songwriter");
+    expect(Object.keys(createAgentTools(activeRun(database, { run, agent, team, settings: { dialogue_max_rounds: 0 } })))).not.toContain("ask_teammate");
+    const turn = { ...run, purpose: { kind: "answer" as const, dialogueId: "d" } };
+    expect(Object.keys(createAgentTools(activeRun(database, { run: turn, agent, team })))).not.toContain("ask_teammate");
+  });
+
+  it("opens a dialogue with the teammate asked, in the run's workflow, once per run", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const { run, agent, attempt } = await runOf(roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    const asked = await ask(attempt(), QUESTION);
+    expect(asked).toMatchObject({ ok: true, dialogueId: expect.any(String) });
+    const [talk] = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+    expect(talk).toMatchObject({ askerAgentId: agent.id, addresseeAgentId: painter.id, topic: QUESTION.question, reason: "question", correlationId: run.correlationId, buildReviewId: null });
+    const [answer] = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.agentId, painter.id)));
+    expect(answer).toMatchObject({ trigger: "dialogue", parentRunId: run.id, correlationId: run.correlationId, purpose: { kind: "answer", dialogueId: talk!.id } });
+
+    // The same call taken again by a later attempt is the same question, not a second one.
+    expect(await ask(attempt(), QUESTION)).toMatchObject({ ok: true, dialogueId: talk!.id });
+    expect(await ask(attempt(), { target: "Storyteller", question: "And the ending?" })).toEqual({
+      ok: false,
+      error: "You have asked your question in this run already; carry on with what you know.",
+    });
+    expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toHaveLength(1);
+  });
+
+  it("refuses a target that is not a teammate, naming those it can ask, and changes nothing", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const { attempt } = await runOf(roomId, "songwriter");
+    for (const target of ["songwriter", "the moon"]) {
+      const refused = await ask(attempt(), { ...QUESTION, target });
+      expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/is not a teammate you can ask\. Ask one of: .*Scene Painter \(scene-painter\)/) });
+      expect((refused as { error: string }).error).not.toMatch(/Songwriter \(songwriter\)/);
+    }
+    expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
+    expect(await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.opened")))).toEqual([]);
+  });
+
+  it("keeps to two dialogues at once in a room", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const [curator, weaver, storyteller] = await Promise.all(["curator", "idea-weaver", "storyteller"].map((persona) => agentByPersona(database, roomId, persona)));
+    for (const asker of [curator!, weaver!]) {
+      await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
+        openDialogue(tx, emit, { roomId, correlationId: "other", asker, addressee: storyteller!, topic: "?", reason: "question", maxRounds: 2, buildReviewId: null, chainDepth: 0, parentRunId: null, at }),
+      );
+    }
+    const { attempt } = await runOf(roomId, "songwriter");
+    expect(await ask(attempt(), QUESTION)).toEqual({ ok: false, error: "The room has two dialogues under way already; carry on with what you know." });
+    expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toHaveLength(2);
+  });
+
+  it("is how a model with tools asks in a creative room: the dialogue runs, and its words open no second one", async () => {
+    const models = {
+      // It asks with the tool, and its last words also name the teammate: the structured question is the one taken.
+      asks: scriptedSteps([toolStep([{ id: "q", name: "ask_teammate", input: QUESTION }]), textStep("Scene Painter, which light should it be?")]),
+      answers: scriptedSteps([textStep("Dusk: the harbour lamps are lit.")]),
+    };
+    const worker = await startTestWorker(database, { resolveModel: mockResolver(models) });
+    try {
+      const { roomId } = await createTestRoom(database.db);
+      const songwriter = await agentByPersona(database, roomId, "songwriter");
+      const painter = await agentByPersona(database, roomId, "scene-painter");
+      await setAgentModel(database, songwriter.id, "mock:asks");
+      await setAgentModel(database, painter.id, "mock:answers");
+      const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+      const talks = await eventually(async () => {
+        const rows = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+        expect(rows.length).toBeGreaterThan(0);
+        expect(rows.every((row) => row.status !== "open")).toBe(true);
+        const all = await database.db.select().from(runs).where(eq(runs.roomId, roomId));
+        expect(all.every((row) => row.status !== "queued" && row.status !== "running")).toBe(true);
+        return rows;
+      }, 20_000);
+      expect(talks).toEqual([expect.objectContaining({ reason: "question", topic: QUESTION.question, correlationId: run.correlationId, addresseeAgentId: painter.id })]);
+      const messages = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.message"))).orderBy(asc(events.seq));
+      expect(messages[0]!.payload).toMatchObject({ round: 1, fromAgentId: painter.id, text: "Dusk: the harbour lamps are lit." });
+    } finally {
+      await worker.stop();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import { type ToolSet, tool } from "ai";
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { buildReviews, dialogues } from "@/db/schema";
+import { askedTeammate, openDialogue } from "@/lib/build-review/dialogue";
+import { badRequest } from "@/lib/errors";
+import { firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
+import type { ActiveRun } from "../run-context";
+import { toolWriteOptions } from "./tool-call-key";
+import { toolResult } from "./tool-result";
+
+/**
+ * ask_teammate: a question put to one teammate, which opens a dialogue with it — the teammate
+ * answers, the asker replies, for the room's `dialogue_max_rounds` rounds at most. Offered to
+ * every agent's runs in every room while dialogues are on, except to a dialogue's own turns.
+ * One question a run; the room holds at most two dialogues at once. In a build review the
+ * Coder's question before its first version is its one clarification, and the review waits for
+ * the Coder's or the Reviewer's dialogue before it goes on.
+ */
+export function createAskTeammateTool(active: ActiveRun): ToolSet {
+  const { database, run, agent, team, settings } = active;
+  const kind = run.purpose?.kind;
+  if (settings.dialogue_max_rounds === 0 || kind === "answer" || kind === "reply") return {};
+  const others = team.filter((member) => member.id !== agent.id);
+  if (others.length === 0) return {};
+  // The review this question belongs to: the Coder's code step and the Reviewer's review wait for its dialogue.
+  const reviewId = run.purpose && (kind === "code" || kind === "review") && "buildReviewId" in run.purpose ? run.purpose.buildReviewId : null;
+  const choices = others.map((member) => `${member.name} (${member.persona})`).join(", ");
+
+  return {
+    ask_teammate: tool({
+      description:
+        "Put one question to a teammate directly. They answer in a short dialogue and you reply to their answer " +
+        `(at most ${settings.dialogue_max_rounds} round${settings.dialogue_max_rounds === 1 ? "" : "s"}). One question a run; ` +
+        (reviewId && kind === "code" ? "finish your turn after asking: you write the code once the dialogue ends." : "carry on with your work meanwhile."),
+      inputSchema: z.object({
+        target: z.string().trim().min(1).max(80).describe(`Who to ask, by name or persona: ${choices}`),
+        question: z.string().trim().min(1).max(600).describe("The question, with what they need to answer it"),
+      }),
+      execute: (input) =>
+        toolResult(async () => {
+          const wanted = input.target.toLowerCase();
+          const target = others.find((member) => member.persona === wanted || member.name.toLowerCase() === wanted);
+          if (!target) throw badRequest(`${input.target} is not a teammate you can ask. Ask one of: ${choices}.`);
+          const write = toolWriteOptions(active, "ask_teammate", input);
+          const { events, duplicate } = await writeRoomEvents(
+            database.db,
+            run.roomId,
+            async (tx, emit, at) => {
+              if (await askedTeammate(tx, run)) throw badRequest("You have asked your question in this run already; carry on with what you know.");
+              if (reviewId) {
+                const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
+                if (!review) throw badRequest("This build review is gone.");
+                if (kind === "code" && (review.clarified || review.status === "in_dialogue")) {
+                  throw badRequest("You have asked your one question already; write the code now.");
+                }
+                const [open] = await tx
+                  .select({ id: dialogues.id })
+                  .from(dialogues)
+                  .where(and(eq(dialogues.buildReviewId, reviewId), eq(dialogues.status, "open")))
+                  .limit(1);
+                if (open) throw badRequest("A dialogue of this review is under way; carry on with what you know.");
+              }
+              const dialogue = await openDialogue(tx, emit, {
+                roomId: run.roomId,
+                correlationId: run.correlationId,
+                asker: agent,
+                addressee: target,
+                topic: input.question,
+                reason: "question",
+                maxRounds: settings.dialogue_max_rounds,
+                buildReviewId: reviewId,
+                chainDepth: run.chainDepth,
+                parentRunId: run.id,
+                at,
+              });
+              if (!dialogue) throw badRequest("The room has two dialogues under way already; carry on with what you know.");
+              if (reviewId && kind === "code") {
+                await tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, reviewId));
+              }
+            },
+            { ...write, change: { type: "dialogue.opened", request: { by: agent.id, input } } },
+          );
+          const next =
+            reviewId && kind === "code"
+              ? "Finish your turn now; you will write the code once the dialogue ends."
+              : "You will be asked to reply once they have answered; carry on with your work meanwhile.";
+          // A call taken again (its step retried) finds the dialogue its first write opened.
+          const opened = firstEvent(events, "dialogue.opened").payload.dialogue;
+          return { dialogueId: opened.id, note: duplicate ? `You asked ${target.name} this already. ${next}` : `${target.name} will answer. ${next}` };
+        }),
+    }),
+  };
+}
