@@ -2,6 +2,7 @@
 
 import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { memo, useEffect, useRef, useState } from "react";
+import { useRoom } from "@/components/room/room-store";
 import { LIMITS } from "@/lib/protocol";
 import { CodeBlock } from "./code-block";
 import type { NoteFlowNode } from "./flow-types";
@@ -28,6 +29,8 @@ const HANDLES = [
 /** A sticky note or an agent's piece of work on the canvas. Double-click to edit when allowed. */
 function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
   const { node, accent, editable, highlighted, onSaveText } = data;
+  // The code a build review's Coder submitted: its version counts submissions, not the node's moves and edits.
+  const submitted = useRoom((state) => state.codeNodes[id]);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(node.text);
   const textarea = useRef<HTMLTextAreaElement>(null);
@@ -84,7 +87,7 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
           }}
         />
       ) : node.kind === "code" ? (
-        <CodeBlock code={node.text} version={node.version} />
+        <CodeBlock code={node.text} language={submitted?.language ?? null} version={submitted?.version ?? null} reviewId={submitted?.reviewId ?? null} />
       ) : (
         <div className="note__text" data-testid="note-text">
           {node.text || <span className="note__placeholder">{editable ? "Double-click to write" : "Empty note"}</span>}

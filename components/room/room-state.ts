@@ -5,6 +5,7 @@ import type {
   BroadcastResponseDto,
   CanvasEdgeDto,
   CanvasNodeDto,
+  CodeNodeDto,
   RoomEvent,
   RoomSummaryDto,
   EphemeralEvent,
@@ -70,6 +71,8 @@ export interface RoomState {
   settings: RoomSettings;
   agents: AgentDto[];
   nodes: Record<string, CanvasNodeDto>;
+  /** Build reviews' code nodes by node id: the code version each shows (not the node's own version), its language. */
+  codeNodes: Record<string, CodeNodeDto>;
   edges: Record<string, CanvasEdgeDto>;
   feed: StoredEvent[];
   runs: Record<string, RunDto>;
@@ -128,6 +131,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     settings: snapshot.settings,
     agents: snapshot.agents,
     nodes: Object.fromEntries(snapshot.nodes.map((node) => [node.id, node])),
+    codeNodes: Object.fromEntries((snapshot.codeNodes ?? []).map((code) => [code.nodeId, code])),
     edges: Object.fromEntries(snapshot.edges.map((edge) => [edge.id, edge])),
     feed: snapshot.recentEvents.slice(-FEED_LIMIT),
     runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
@@ -194,7 +198,10 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "review.started": (state, { payload: { review } }) => ({
     reviews: { ...state.reviews, [review.id]: { ...review, round: 1, version: 0, verdict: null, closed: null } },
   }),
-  "review.code": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, version: payload.version })),
+  "review.code": (state, { payload }) => ({
+    ...updateReview(state, payload.reviewId, (review) => ({ ...review, version: payload.version })),
+    codeNodes: { ...state.codeNodes, [payload.nodeId]: { nodeId: payload.nodeId, reviewId: payload.reviewId, version: payload.version, language: payload.language } },
+  }),
   "review.verdict": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, round: payload.round, verdict: payload })),
   "review.closed": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, closed: payload })),
   "dialogue.opened": (state, { payload: { dialogue } }) => ({

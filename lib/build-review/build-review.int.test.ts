@@ -2,14 +2,17 @@ import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { buildReviews, dialogues, events, runs } from "@/db/schema";
 import { POST as startRoute } from "@/app/api/rooms/[roomId]/build-reviews/route";
+import { GET as codeRoute } from "@/app/api/rooms/[roomId]/build-reviews/[reviewId]/code/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
+import { updateNode } from "@/lib/canvas/update-node";
 import { getEnv } from "@/lib/env";
 import { resolveModel } from "@/lib/models/registry";
 import { createRoom } from "@/lib/rooms/create-room";
+import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
 import { startTestWorker } from "@/test/agents";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
-import { eventually } from "@/test/fixtures";
+import { alice, eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
 import { setAgentModel } from "@/test/mock-models";
 import { useTestRuntime } from "@/test/test-runtime";
@@ -142,6 +145,28 @@ describe("the build review", () => {
     const { review, talks } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsksInText: true });
     expect(review).toMatchObject({ status: "approved", codeVersion: 1, clarified: true });
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", reason: "question", topic: "Before I start: Architect, should an empty input return an empty list?" })]);
+  });
+
+  it("keeps every version of the code the Coder submitted, whatever happens to its node since", async () => {
+    const { roomId, review } = await runReview({}, { verdict: approveFrom(2), satisfied: () => true });
+    const nodeId = review.codeNodeId!;
+    // People move and edit the node: its own version moves on, the code's does not.
+    await updateNode(context.database.db, roomId, nodeId, alice, { x: 900, y: 40 });
+    await updateNode(context.database.db, roomId, nodeId, alice, { text: "export const version = 2; // tidied" });
+    const history = await call(codeRoute, { url: "/x", method: "GET", params: { roomId, reviewId: review.id } });
+    expect(history.status).toBe(200);
+    expect(history.body.code).toMatchObject({ reviewId: review.id, nodeId });
+    expect(history.body.code.versions.map((entry: { version: number; language: string; code: string }) => [entry.version, entry.language, entry.code])).toEqual([
+      [1, "typescript", "export const version = 1;"],
+      [2, "typescript", "export const version = 2;"],
+    ]);
+    const snapshot = await getRoomSnapshot(context.database.db, roomId);
+    expect(snapshot.nodes.find((node) => node.id === nodeId)!.version).toBe(4);
+    expect(snapshot.codeNodes).toEqual([{ nodeId, reviewId: review.id, version: 2, language: "typescript" }]);
+
+    expect((await call(codeRoute, { url: "/x", method: "GET", params: { roomId, reviewId: "no-such-review" } })).status).toBe(404);
+    const other = await reviewRoom();
+    expect((await call(codeRoute, { url: "/x", method: "GET", params: { roomId: other.roomId, reviewId: review.id } })).status).toBe(404);
   });
 
   it("lets the Reviewer put a question with ask_teammate, and waits for that dialogue before it decides", async () => {

@@ -38,3 +38,11 @@ export const dialogueMessageSchema = z.object({
 export type DialogueMessageDto = z.infer<typeof dialogueMessageSchema>;
 
 export const reviewOutcomeSchema = z.enum(["approved", "not_approved", "cancelled"]);
+
+/** A build review's code node: the version the Coder submitted last, and its language. */
+export interface CodeNodeDto {
+  nodeId: string;
+  reviewId: string;
+  version: number;
+  language: string | null;
+}

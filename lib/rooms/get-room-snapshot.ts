@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or } from "drizzle-orm";
 import type { Db } from "@/db";
-import { agentNotes, boardEntries, broadcastResponses, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { agentNotes, boardEntries, broadcastResponses, broadcasts, buildReviews, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
 import { type FindingDto, findingToDto } from "@/lib/findings/read-findings";
 import { broadcastToDto, responseToDto } from "@/lib/broadcast/broadcast-dto";
 import { runToDto } from "@/lib/agents/run-dto";
@@ -15,6 +15,7 @@ import type {
   BroadcastResponseDto,
   CanvasEdgeDto,
   CanvasNodeDto,
+  CodeNodeDto,
   RoomSummaryDto,
   CommandDto,
   RunDto,
@@ -53,6 +54,8 @@ export interface RoomSnapshot {
   recentEvents: StoredEvent[];
   /** Every event up to and including this one is reflected above; stream from here. */
   lastSeq: number;
+  /** The room's build review code nodes: the code version each shows, and its language. */
+  codeNodes?: CodeNodeDto[];
 }
 
 const SNAPSHOT_FEED_SIZE = 200;
@@ -129,6 +132,10 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
             .where(inArray(broadcastResponses.broadcastId, broadcastRows.map((row) => row.id)))
             .orderBy(asc(broadcastResponses.createdAt))
         : [];
+      const codeRows = await tx
+        .select({ nodeId: buildReviews.codeNodeId, reviewId: buildReviews.id, version: buildReviews.codeVersion, language: buildReviews.language })
+        .from(buildReviews)
+        .where(and(eq(buildReviews.roomId, roomId), isNotNull(buildReviews.codeNodeId)));
       const runMap = new Map([...runRows, ...active].map((run) => [run.id, run]));
       return {
         room: roomToDto(room),
@@ -156,6 +163,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         turnOrder: findTemplate(room.template)?.prompts.map((prompt) => prompt.persona) ?? [],
         lastScheduledAt: room.lastScheduledAt?.toISOString() ?? null,
         lastSeq: room.lastSeq,
+        codeNodes: codeRows.map((row) => ({ ...row, nodeId: row.nodeId! })),
       };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
