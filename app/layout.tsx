@@ -13,6 +13,7 @@ import "@/components/broadcast/broadcast.css";
 import "@/components/findings/findings.css";
 import "@/components/workflows/workflows.css";
 import "@/components/dialogue/dialogue.css";
+import "@/components/brainstorm/brainstorm.css";
 import { Providers } from "./providers";
 
 export const metadata: Metadata = {

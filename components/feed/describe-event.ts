@@ -1,5 +1,6 @@
 import { formatUsage } from "@/components/agents/agent-status";
 import type { AgentDto, BoardEntryDto, PayloadOf, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
+import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 
 export interface FeedLine {
   /** A short verb phrase after the actor's name: "added a note". */
@@ -142,6 +143,12 @@ function excerpt(text: string | undefined, length = 80): string | undefined {
   return single.length > length ? `${single.slice(0, length - 1)}…` : single;
 }
 
+/** "stage 3 (Convergent thinking)", or "the gate". */
+function stageLabel(stage: StageKey): string {
+  const definition = stageDefinition(stage);
+  return definition.number === null ? "the gate" : `stage ${definition.number} (${definition.name})`;
+}
+
 /** How each stored event reads in the feed: one entry per event type, so none is left undescribed. */
 const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: DescribeContext) => FeedLine } = {
   "room.created": (event) => ({ text: `opened the room with ${event.payload.agents.length} agents`, nodeIds: [], tone: "room" }),
@@ -196,6 +203,50 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       quiet: !insight,
     };
   },
+  "brainstorm.started": (event) => ({ text: "started a brainstorm", detail: event.payload.brainstorm.problem, nodeIds: [], tone: "collaboration" }),
+  "brainstorm.stage": (event) => {
+    const { stage, status, rerun, count, shortfall } = event.payload;
+    const name = stageLabel(stage);
+    const counted = count !== null && status !== "running" ? ` (${count})` : "";
+    const text =
+      status === "running"
+        ? rerun
+          ? `asked ${name} again: it fell short`
+          : `started ${name}`
+        : status === "skipped"
+          ? `skipped ${name}`
+          : status === "pending"
+            ? `sent the process back from ${name}`
+            : `finished ${name}${status === "short" ? " short" : ""}${counted}`;
+    return { text, detail: shortfall ?? undefined, nodeIds: [], tone: status === "short" ? "error" : "collaboration", quiet: status === "running" && !rerun };
+  },
+  "brainstorm.submitted": (event) => ({ text: `submitted ${event.payload.summary}`, nodeIds: event.payload.nodeIds, tone: "agent" }),
+  "brainstorm.ideas_released": (event) => ({
+    text: `released all ${event.payload.ideas.length} ideas at once to the next stages`,
+    nodeIds: event.payload.ideas.flatMap((idea) => (idea.nodeId ? [idea.nodeId] : [])),
+    tone: "collaboration",
+  }),
+  "brainstorm.gate_opened": (event) => ({
+    text: `is waiting for the room to decide on a shortlist of ${event.payload.ranking.length}`,
+    detail: event.payload.ranking.map((candidate, index) => `${index + 1}. ${candidate.title} (${candidate.score})`).join(" · "),
+    nodeIds: [],
+    tone: "people",
+  }),
+  "brainstorm.gate_decided": (event) => {
+    const { action, candidateId, comment } = event.payload.decision;
+    const text = {
+      approve: "approved the shortlist",
+      drop: `dropped ${candidateId} from the shortlist`,
+      redirect: "sent the ranking back",
+      deepen: `asked for a closer look at ${candidateId}`,
+    }[action];
+    return { text, detail: comment ?? undefined, nodeIds: [], tone: "people" };
+  },
+  "brainstorm.completed": (event) => ({
+    text: event.payload.outcome === "complete" ? "finished the brainstorm: the deliverable is ready" : "stopped the brainstorm",
+    nodeIds: [],
+    tone: "collaboration",
+  }),
   "review.started": (event) => ({ text: "started a build review", detail: event.payload.review.task, nodeIds: [], tone: "collaboration" }),
   "review.code": (event) => ({
     text: `submitted version ${event.payload.version} of the code`,

@@ -34,6 +34,7 @@ const snapshot = (): RoomSnapshotLike => ({
   turnOrder: [],
   lastScheduledAt: null,
   recentEvents: [],
+  brainstorm: null,
   lastSeq: 1,
 });
 

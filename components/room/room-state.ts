@@ -18,7 +18,7 @@ import type {
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
 import type { FindingDto } from "@/lib/findings/read-findings";
-import type { DialogueDto, DialogueMessageDto, PayloadOf } from "@/lib/protocol";
+import type { BrainstormDto, DialogueDto, DialogueMessageDto, PayloadOf } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
@@ -85,6 +85,8 @@ export interface RoomState {
   dialogues: Record<string, DialogueThreadState>;
   /** Build reviews seen on this page, newest last. */
   reviews: Record<string, ReviewState>;
+  /** The room's latest brainstorm, where it stands. */
+  brainstorm: BrainstormDto | null;
   /** Bumped when an agent's knowledge changes, so an open vault drawer reads it again. */
   vaultVersions: Record<string, number>;
   broadcasts: Record<string, BroadcastDto>;
@@ -141,6 +143,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     vaultVersions: {},
     dialogues: {},
     reviews: {},
+    brainstorm: snapshot.brainstorm ?? null,
     broadcasts: Object.fromEntries(snapshot.broadcasts.map((broadcast) => [broadcast.id, broadcast])),
     answers: groupAnswers(snapshot.broadcastResponses),
     typing: {},
@@ -172,6 +175,13 @@ export type ApplyOutcome =
  */
 const storedReducers: { [T in StoredEventType]: (state: RoomState, event: StoredEventOf<T>) => Partial<RoomState> } = {
   "room.created": (_state, event) => ({ agents: event.payload.agents }),
+  "brainstorm.started": (_state, { payload }) => ({ brainstorm: payload.brainstorm }),
+  "brainstorm.stage": (state, { payload }) => laterBrainstorm(state, payload.brainstorm),
+  "brainstorm.submitted": (state, { payload }) => laterBrainstorm(state, payload.brainstorm),
+  "brainstorm.ideas_released": () => ({}),
+  "brainstorm.gate_opened": (state, { payload }) => laterBrainstorm(state, payload.brainstorm),
+  "brainstorm.gate_decided": (state, { payload }) => laterBrainstorm(state, payload.brainstorm),
+  "brainstorm.completed": (state, { payload }) => laterBrainstorm(state, payload.brainstorm),
   "room.updated": (state, { payload }) => ({
     room: { ...state.room, ...(payload.title ? { title: payload.title } : {}) },
     ...(payload.settings ? { settings: payload.settings as RoomSettings } : {}),
@@ -375,6 +385,12 @@ function findingFromEntry(entry: BoardEntryDto): FindingDto {
     nodeIds: Array.isArray(content.nodeIds) ? content.nodeIds.map(String) : [],
     createdAt: entry.createdAt,
   };
+}
+
+/** A brainstorm's newer state, unless it is of an earlier brainstorm than the one shown. */
+function laterBrainstorm(state: RoomState, brainstorm: BrainstormDto): Partial<RoomState> {
+  if (state.brainstorm && state.brainstorm.id !== brainstorm.id && state.brainstorm.createdAt > brainstorm.createdAt) return {};
+  return { brainstorm };
 }
 
 function updateReview(state: RoomState, reviewId: string, change: (review: ReviewState) => ReviewState): Partial<RoomState> {

@@ -8,6 +8,8 @@ import { WhoAskedWhom } from "@/components/canvas/who-asked-whom";
 import { WorkflowTrace } from "@/components/workflows/workflow-trace";
 import { DialogueLinks } from "@/components/dialogue/dialogue-thread";
 import { ReviewPanel } from "@/components/dialogue/review-panel";
+import { BrainstormPanel } from "@/components/brainstorm/brainstorm-panel";
+import { StageTracker } from "@/components/brainstorm/stage-tracker";
 import { CommandBar } from "./command-bar";
 import { RoomHeader } from "./room-header";
 import { RoomStoreProvider, useRoom, useRoomStoreApi } from "./room-store";
@@ -44,12 +46,14 @@ function LiveRoom() {
       )}
       <main className={`room__body room__body--${pane}`}>
         <div className="room__main">
+          <StageTracker />
           <ReactFlowProvider>
             <RoomCanvas onError={showError} />
           </ReactFlowProvider>
           <DialogueLinks />
           <WhoAskedWhom />
           <ReviewPanel />
+          <BrainstormPanel />
           <CommandBar />
         </div>
         <aside className="room__side">

@@ -48,6 +48,7 @@ function room(lastSeq = 1) {
       turnOrder: [],
       lastScheduledAt: null,
       recentEvents: [],
+      brainstorm: null,
       lastSeq,
     },
     null,

@@ -8,3 +8,4 @@ export * from "./board";
 export * from "./broadcasts";
 export * from "./knowledge";
 export * from "./reviews";
+export * from "./brainstorms";

@@ -12,6 +12,7 @@ import {
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
+import type { StageKey } from "@/lib/protocol/brainstorm";
 import { agents } from "./agents";
 import { rooms } from "./rooms";
 
@@ -81,13 +82,15 @@ export const runs = pgTable(
   ],
 );
 
-/** What a run is for in a build review or a dialogue; what follows it depends on it. */
+/** What a run is for in a build review, a dialogue or a brainstorm; what follows it depends on it. */
 export type RunPurpose =
   | { kind: "brief"; buildReviewId: string }
   | { kind: "code"; buildReviewId: string }
   | { kind: "review"; buildReviewId: string }
   | { kind: "answer"; dialogueId: string }
-  | { kind: "reply"; dialogueId: string };
+  | { kind: "reply"; dialogueId: string }
+  /** A brainstorm stage's work: its stage, the stage's pass, and whether it is the one re-run for a shortfall. */
+  | { kind: "brainstorm"; brainstormId: string; stage: StageKey; pass: number; rerun: boolean };
 
 export type Run = typeof runs.$inferSelect;
 export type NewRun = typeof runs.$inferInsert;

@@ -44,8 +44,14 @@ export interface PromptContext {
   /** The room's newest findings, oldest first. */
   findings?: PromptFinding[];
   knowledge?: PromptKnowledge;
-  /** Extra sections contributed by features such as broadcasts: formatted lines, oldest first. */
-  extraSections?: { title: string; lines: string[] }[];
+  /**
+   * Extra sections contributed by features such as broadcasts and brainstorms: formatted lines,
+   * oldest first; `required` lines are never trimmed, `share` is the part of the budget the
+   * section is protected for (default 0.1).
+   */
+  extraSections?: { title: string; lines: string[]; required?: number; share?: number }[];
+  /** Guidance that replaces the canvas, collaboration and team-memory guidance (a brainstorm stage's). */
+  guidance?: string;
   toolNames: string[];
 }
 
@@ -341,10 +347,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
   const system = [
     `You are ${agent.name}, the ${agent.role} of a creative team working together on a shared canvas (persona: ${agent.persona}).`,
     agent.systemPrompt,
-    CANVAS_GUIDANCE,
-    COLLABORATION_GUIDANCE,
-    TEAM_GUIDANCE,
-    broadcastGuidance(settings),
+    ...(context.guidance ? [context.guidance] : [CANVAS_GUIDANCE, COLLABORATION_GUIDANCE, TEAM_GUIDANCE, broadcastGuidance(settings)]),
   ]
     .filter(Boolean)
     .join("\n\n");
@@ -394,7 +397,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     0.15,
   );
   const extras = (context.extraSections ?? []).map((section) =>
-    listSection(section.title, section.lines.map((line) => clipLines(line, 300)), "last", 0.1),
+    listSection(section.title, section.lines.map((line) => clipLines(line, 300)), "last", section.share ?? 0.1, { required: section.required ?? 0 }),
   );
 
   const allNodes = context.canvas.nodes;

@@ -26,6 +26,7 @@ import { type ActiveRun, agentAuthor } from "./run-context";
 import { type ConversationStep, conversationMessages, lateNotesBudget } from "./run-conversation";
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
 import { createAgentTools } from "./tools";
+import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { MODEL_CALL_TIMEOUT_MS, ModelCallTimeoutError, RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
 import { countRequestsMade } from "./tools/reserve-request";
 import { generationSettings } from "@/lib/models/generation-settings";
@@ -104,7 +105,7 @@ function callsTools(messages: ModelMessage[]): boolean {
 
 /** Builds what the model is first given: persona and guidance, then the task and the room as it is now. */
 async function openConversation(
-  active: Pick<ActiveRun, "database" | "run" | "agent" | "team" | "settings" | "now" | "state" | "modelCalls">,
+  active: Pick<ActiveRun, "database" | "run" | "agent" | "team" | "isolated" | "settings" | "now" | "state" | "modelCalls">,
   toolNames: string[],
 ): Promise<RunOpening> {
   const { run, agent, team, settings } = active;
@@ -112,6 +113,7 @@ async function openConversation(
     run,
     agent,
     team,
+    isolated: active.isolated,
     settings,
     now: active.now(),
     toolNames,
@@ -162,12 +164,15 @@ export async function executeRun(
   const now = deps.now ?? (() => new Date());
   const started = performance.now();
 
-  const [[room], team, saved] = await Promise.all([
+  const [[room], everyone, saved, alone] = await Promise.all([
     db.select().from(rooms).where(eq(rooms.id, run.roomId)),
     db.select().from(agents).where(eq(agents.roomId, run.roomId)),
     run.attempts > 1 ? loadSavedSteps(db, run.id) : Promise.resolve([]),
+    isolatedAgentIds(db, run.roomId),
   ]);
-  const agent = team.find((member) => member.id === run.agentId);
+  const agent = everyone.find((member) => member.id === run.agentId);
+  const isolated = !!agent && alone.has(agent.id);
+  const team = isolated ? [agent] : everyone.filter((member) => !alone.has(member.id));
   if (!agent || !room) return null;
   const actor = { id: agent.id, name: agent.name };
   const resumed = run.attempts > 1;
@@ -198,6 +203,7 @@ export async function executeRun(
     run,
     agent,
     team,
+    isolated,
     settings,
     author: agentAuthor(agent),
     now,

@@ -9,11 +9,15 @@ import { humanQaHistory, markAnswersSeen } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";
 import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { BRAINSTORM_AUTHOR } from "@/lib/brainstorm/lanes";
+import { BRAINSTORM_GUIDANCE } from "@/lib/brainstorm/prompts";
+import { isolationOf, loadStageContext, visibleTo } from "@/lib/brainstorm/stage-context";
 import type { PromptContext } from "./build-prompt";
 
 /** Who a run's `requestedBy` id names, for the "why you were started" line. */
 async function requesterName(db: Db, run: Run, team: Agent[]): Promise<string> {
   if (run.requestedBy === "scheduler") return "the scheduler";
+  if (run.requestedBy === BRAINSTORM_AUTHOR.id) return "the brainstorm's process";
   const agent = team.find((member) => member.id === run.requestedBy);
   if (agent) return agent.name;
   if (run.requestedBy.startsWith("human:")) {
@@ -35,10 +39,14 @@ export interface LoadedPromptContext extends PromptContext {
  */
 export async function loadPromptContext(
   db: Db,
-  input: { run: Run; agent: Agent; team: Agent[]; settings: RoomSettings; now: Date; toolNames: string[]; notes: NoteReader },
+  input: { run: Run; agent: Agent; team: Agent[]; isolated?: boolean; settings: RoomSettings; now: Date; toolNames: string[]; notes: NoteReader },
 ): Promise<LoadedPromptContext> {
-  const { run, agent, team, settings, now } = input;
-  const [nodeRows, edgeRows, board, requests, findingRows, vault, areas] = await Promise.all([
+  const { run, agent, settings, now } = input;
+  // A brainstorm stage's run reads the prior stages' artifacts; a divergent thinker sees only its own work.
+  const stage = await loadStageContext(db, run, agent, input.team);
+  const isolation = stage?.isolation ?? (input.isolated ? isolationOf(agent.id) : null);
+  const team = isolation ? input.team.filter((member) => member.id === agent.id) : input.team;
+  const [allNodes, allEdges, allBoard, requests, allFindings, vault, areas] = await Promise.all([
     db.select().from(canvasNodes).where(eq(canvasNodes.roomId, run.roomId)).orderBy(asc(canvasNodes.createdAt)),
     db.select().from(canvasEdges).where(eq(canvasEdges.roomId, run.roomId)).orderBy(asc(canvasEdges.createdAt)),
     readBoard(db, run.roomId, { excludeRunId: run.id, excludeKind: "finding", limit: Math.max(settings.board_entries_in_prompt, 1), now }),
@@ -61,13 +69,18 @@ export async function loadPromptContext(
       3,
     ),
   ]);
+  const nodeRows = allNodes.filter((node) => visibleTo(isolation, node));
+  const visibleNodes = new Set(nodeRows.map((node) => node.id));
+  const edgeRows = allEdges.filter((edge) => visibleNodes.has(edge.sourceId) && visibleNodes.has(edge.targetId));
+  const board = isolation ? allBoard.filter((entry) => entry.agentId === agent.id) : allBoard;
+  const findingRows = isolation ? allFindings.filter((entry) => entry.agentId === agent.id) : allFindings;
   const referenced = run.selectedNodeIds.length
     ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds))
     : [];
   // A run taken over before it saved a step has not shown the notes its earlier attempts took.
   const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, input.notes))];
   const isMessage = (note: { kind?: string }) => note.kind === "command" || note.kind === "help";
-  const extraSections: NonNullable<PromptContext["extraSections"]> = [];
+  const extraSections: NonNullable<PromptContext["extraSections"]> = stage ? [...stage.sections] : [];
   if (settings.broadcast === "human") {
     const history = await humanQaHistory(db, run.roomId);
     if (history.length) {
@@ -115,6 +128,7 @@ export async function loadPromptContext(
     },
     noteIds: notes.map((note) => note.id),
     extraSections,
+    ...(stage ? { guidance: BRAINSTORM_GUIDANCE } : {}),
     toolNames: input.toolNames,
   };
 }

@@ -19,8 +19,14 @@ export interface ActiveRun {
   bus: RoomBus;
   run: Run;
   agent: Agent;
-  /** Every agent in the room (for request targets). */
+  /**
+   * The agents this run may reach and name (request targets, ask_others responders, its team
+   * list): the room's agents, less those working alone in a brainstorm's divergent stage; only
+   * itself when it is one of them.
+   */
   team: Agent[];
+  /** It is a divergent thinker working alone: it sees only its own work and the framing. */
+  isolated?: boolean;
   settings: RoomSettings;
   author: CanvasAuthor;
   now: () => Date;

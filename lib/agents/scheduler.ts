@@ -10,6 +10,7 @@ import { notifyEphemeral } from "@/lib/realtime/bus";
 import { countPresence } from "@/lib/realtime/presence";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
+import { sweepStageLimits } from "@/lib/brainstorm/sweep-stage-limits";
 import { enqueueRun } from "./enqueue-run";
 import { defaultPrompt } from "./start-agent-run";
 
@@ -170,8 +171,8 @@ export interface SchedulerOptions {
 }
 
 /**
- * Every tick, the elected instance times out overdue broadcasts and starts agents in rooms
- * whose scheduler is on and due.
+ * Every tick, the elected instance times out overdue broadcasts, stops brainstorm stages past
+ * their time limit, and starts agents in rooms whose scheduler is on and due.
  */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
@@ -204,6 +205,8 @@ export class Scheduler {
       // In every room, scheduled or not: a question whose asker is gone ends at its deadline.
       const onError = (error: unknown) => this.options.onError?.(error);
       await sweepOverdueBroadcasts(db, { onError }).catch(onError);
+      // Brainstorm stages past their time limit go on with what they have.
+      await sweepStageLimits(db).catch(onError);
       const enabled = await db
         .select({ id: rooms.id, settings: rooms.settings })
         .from(rooms)

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { type Agent, type BuildReview, type Dialogue, type ReviewVerdict, type Run, agents, buildReviews, canvasNodes, dialogues, rooms } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { advanceBrainstorm } from "@/lib/brainstorm/advance-brainstorm";
 import { detectAddressee, textVerdict } from "@/lib/dialogue/detect";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -27,15 +28,19 @@ function member(context: Context, persona: string): Agent {
 }
 
 /**
- * Moves a build review or a dialogue on when one of its runs ends, in the write that ends
- * the run: the next agent's run is queued, a dialogue opened or closed, or the review closed
- * (approved, not approved, cancelled).
+ * Moves a build review, a dialogue or a brainstorm on when one of its runs ends, in the write
+ * that ends the run: the next agent's run is queued, a dialogue opened or closed, the review
+ * closed (approved, not approved, cancelled), or the brainstorm's stage measured and ended.
  */
 export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
   const purpose = run.purpose;
   if (!purpose) {
     // Any other agent's message that addresses a teammate opens a dialogue with it.
     if (outcome.status === "succeeded" && outcome.text) await dialogueFromWords(tx, emit, run, outcome);
+    return;
+  }
+  if (purpose.kind === "brainstorm") {
+    await advanceBrainstorm(tx, emit, run, outcome.at);
     return;
   }
   const team = await tx.select().from(agents).where(eq(agents.roomId, run.roomId));

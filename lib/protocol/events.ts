@@ -5,6 +5,7 @@ import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
 import { runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
 import { envelopeSchema, errorDetailsSchema, storedFieldsSchema } from "./envelope";
 import { commandSchema } from "./team";
+import { brainstormSchema, gateDecisionSchema, rankedCandidateSchema, stageKeySchema, stageStatusSchema } from "./brainstorm";
 import { dialogueMessageSchema, dialogueOutcomeSchema, dialogueSchema, reviewIssueSchema, reviewOutcomeSchema } from "./reviews";
 
 const base = envelopeSchema.extend(storedFieldsSchema.shape);
@@ -91,6 +92,54 @@ export const storedEventSchemas = {
       remainingIssues: z.array(reviewIssueSchema),
       reason: z.string(),
     }),
+  ),
+  "brainstorm.started": storedEvent("brainstorm.started", z.object({ brainstorm: brainstormSchema })),
+  /** A brainstorm stage started, was run again for a shortfall, or ended (done, short, skipped). */
+  "brainstorm.stage": storedEvent(
+    "brainstorm.stage",
+    z.object({
+      brainstormId: z.string(),
+      stage: stageKeySchema,
+      status: stageStatusSchema,
+      pass: z.number().int().nonnegative(),
+      rerun: z.boolean(),
+      count: z.number().int().nullable(),
+      shortfall: z.string().nullable(),
+      brainstorm: brainstormSchema,
+    }),
+  ),
+  /** An agent submitted its part of a stage's artifact (ideas, candidates, checks, …). */
+  "brainstorm.submitted": storedEvent(
+    "brainstorm.submitted",
+    z.object({
+      brainstormId: z.string(),
+      stage: stageKeySchema,
+      agentId: z.string(),
+      /** What it submitted, as the feed says it: "6 ideas", "the proposal". */
+      summary: z.string(),
+      nodeIds: z.array(z.string()),
+      brainstorm: brainstormSchema,
+    }),
+  ),
+  /** Divergent thinking ended: every ideator's ideas, until now each one's alone, are released at once. */
+  "brainstorm.ideas_released": storedEvent(
+    "brainstorm.ideas_released",
+    z.object({
+      brainstormId: z.string(),
+      ideas: z.array(z.object({ id: z.string(), title: z.string(), agentName: z.string(), nodeId: z.string().nullable() })),
+    }),
+  ),
+  "brainstorm.gate_opened": storedEvent(
+    "brainstorm.gate_opened",
+    z.object({ brainstormId: z.string(), round: z.number().int().positive(), ranking: z.array(rankedCandidateSchema), brainstorm: brainstormSchema }),
+  ),
+  "brainstorm.gate_decided": storedEvent(
+    "brainstorm.gate_decided",
+    z.object({ brainstormId: z.string(), decision: gateDecisionSchema, brainstorm: brainstormSchema }),
+  ),
+  "brainstorm.completed": storedEvent(
+    "brainstorm.completed",
+    z.object({ brainstormId: z.string(), outcome: z.enum(["complete", "cancelled"]), brainstorm: brainstormSchema }),
   ),
   "dialogue.opened": storedEvent("dialogue.opened", z.object({ dialogue: dialogueSchema })),
   "dialogue.message": storedEvent("dialogue.message", dialogueMessageSchema),

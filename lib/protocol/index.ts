@@ -7,3 +7,4 @@ export * from "./runs";
 export * from "./broadcasts";
 export * from "./team";
 export * from "./reviews";
+export * from "./brainstorm";

@@ -10,6 +10,7 @@ import { notFound } from "@/lib/errors";
 import { eventFromRow } from "@/lib/events/event-row";
 import type {
   AgentDto,
+  BrainstormDto,
   BoardEntryDto,
   BroadcastDto,
   BroadcastResponseDto,
@@ -25,6 +26,7 @@ import { agentToDto, edgeToDto, nodeToDto, roomToDto } from "./dto";
 import { findRoom, listAgentRows } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
 import { findTemplate } from "./templates";
+import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
 
 /** A participant's message still waiting for its agent. */
 export type PendingCommandDto = Pick<CommandDto, "id" | "agentId" | "senderId" | "senderName" | "text" | "createdAt">;
@@ -50,6 +52,8 @@ export interface RoomSnapshot {
   /** Recent ask_others broadcasts and their answers. */
   broadcasts: BroadcastDto[];
   broadcastResponses: BroadcastResponseDto[];
+  /** The room's latest brainstorm, where it stands (a Brainstorm room's). */
+  brainstorm: BrainstormDto | null;
   /** The most recent events, oldest first, for the activity feed. */
   recentEvents: StoredEvent[];
   /** Every event up to and including this one is reflected above; stream from here. */
@@ -160,6 +164,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         broadcasts: broadcastRows.reverse().map(broadcastToDto),
         broadcastResponses: responseRows.map(responseToDto),
         recentEvents: eventRows.reverse().map(eventFromRow),
+        brainstorm: await latestBrainstorm(tx, roomId, parseRoomSettings(room.settings)),
         turnOrder: findTemplate(room.template)?.prompts.map((prompt) => prompt.persona) ?? [],
         lastScheduledAt: room.lastScheduledAt?.toISOString() ?? null,
         lastSeq: room.lastSeq,

@@ -1,4 +1,12 @@
 import { z } from "zod";
+import { STAGE_KEYS, type StageKey } from "@/lib/protocol/brainstorm";
+
+/** The brainstorm's stages that run agents (all but the gate, which waits for people and never times out). */
+export const BRAINSTORM_WORK_STAGES = STAGE_KEYS.filter((stage): stage is Exclude<StageKey, "gate"> => stage !== "gate");
+type StageMinutesShape = Record<Exclude<StageKey, "gate">, z.ZodNumber>;
+
+/** A brainstorm stage's time limit when the room names none. */
+export const DEFAULT_STAGE_MINUTES = 10;
 
 /**
  * The smallest context token budget a room may set: enough to hold the canvas line and the
@@ -40,6 +48,16 @@ export const roomSettingsSchema = z.strictObject({
     .array(z.string().trim().min(2).max(60))
     .max(30)
     .default(["concern", "unclear", "not sure", "could you", "can you explain", "why did you", "question about"]),
+  /** Who may decide at a brainstorm's gate: any participant (default) or admins only. */
+  brainstorm_gate: z.enum(["participants", "admins"]).default("participants"),
+  /**
+   * How long each brainstorm stage may run, in minutes (default 10 each): a stage still running
+   * then is stopped and goes on with what it has, marked short if that falls short.
+   */
+  brainstorm_stage_minutes: z
+    .strictObject(Object.fromEntries(BRAINSTORM_WORK_STAGES.map((stage) => [stage, z.number().int().min(1).max(240)])) as StageMinutesShape)
+    .partial()
+    .default({}),
   /** Review rounds of a build review: code, then verdict (default 3). */
   max_review_rounds: z.number().int().min(1).max(10).default(3),
   /** Token budget for the injected collaboration context (default 2,000). */

@@ -76,7 +76,10 @@ export function createBoardTools(active: ActiveRun) {
       }),
       execute: ({ entryType, limit }) =>
         toolResult(async () => {
-          const entries = await readBoard(database.db, run.roomId, { kind: entryType, limit, now: active.now() });
+          // A divergent thinker working alone reads only what it shared itself.
+          const entries = (await readBoard(database.db, run.roomId, { kind: entryType, limit, now: active.now() })).filter(
+            (entry) => !active.isolated || entry.agentId === agent.id,
+          );
           return {
             entries: entries.map(boardEntryToDto).map((entry) => ({
               id: entry.id,

@@ -2,6 +2,7 @@ import { type ToolSet, zodSchema } from "ai";
 import type { ActiveRun } from "../run-context";
 import { createAskTeammateTool } from "./ask-teammate";
 import { createBoardTools } from "./board-tools";
+import { createBrainstormTools } from "./brainstorm-tools";
 import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
 import { createMemoryTools } from "./memory-tools";
@@ -22,8 +23,15 @@ function withSchemasConvertedOnce<T extends ToolSet>(tools: T): T {
   return tools;
 }
 
-/** Every tool an agent gets in a room, built for one run. */
+/**
+ * Every tool an agent gets in a room, built for one run. A brainstorm stage's run gets its
+ * stage's submit tool and the team-memory tools only: the process, not the agent, decides who
+ * works next, and a divergent thinker has nothing to reach the others with.
+ */
 export function createAgentTools(active: ActiveRun) {
+  if (active.run.purpose?.kind === "brainstorm") {
+    return withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) });
+  }
   return withSchemasConvertedOnce({
     ...createCanvasTools(active),
     ...createBoardTools(active),

@@ -13,6 +13,7 @@ import { hashString, SeededRandom } from "./random";
 import { readPrompt, type ScriptReading } from "./read-prompt";
 import { helpAnswer, isMessageRun, messageStep, messageTag } from "./teamwork";
 import { buildReviewStep } from "./build-review";
+import { brainstormStep } from "./brainstorm/brainstorm-step";
 
 export interface ScriptModelOptions {
   /** `script:<name>`; the persona named in the system prompt wins, the name is a fallback. */
@@ -46,13 +47,14 @@ export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, s
     const rng = new SeededRandom(hashString(`${seed}|${persona}|shadow|${reading.shadow.question}`));
     return { text: shadowAnswer({ ...reading, persona }, rng), calls: [], finishReason: "stop" };
   }
-  const reviewing = buildReviewStep({ ...reading, persona }, toolNames, reading.steps.flatMap((step) => step.calls));
-  if (reviewing) {
+  const pastCalls = reading.steps.flatMap((step) => step.calls);
+  const staged = brainstormStep({ ...reading, persona }, toolNames, pastCalls) ?? buildReviewStep({ ...reading, persona }, toolNames, pastCalls);
+  if (staged) {
     const stepNumber = reading.steps.length;
     return {
-      text: reviewing.text,
-      calls: reviewing.calls.map((call, callIndex) => ({ ...call, tag: callId(stepNumber, callIndex, call.tag) })),
-      finishReason: reviewing.calls.length ? "tool-calls" : "stop",
+      text: staged.text,
+      calls: staged.calls.map((call, callIndex) => ({ ...call, tag: callId(stepNumber, callIndex, call.tag) })),
+      finishReason: staged.calls.length ? "tool-calls" : "stop",
     };
   }
   const builders = ownValue(PLANS, persona) ?? GENERALIST_PLAN;
@@ -63,7 +65,6 @@ export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, s
   const { mood, palette } = chooseMood(reading, new SeededRandom(base));
   const subject = chooseSubject(reading, mood);
   const request = reading.why.startsWith("Requested by") || reading.requests.length > 0 ? (reading.requests[0] ?? null) : null;
-  const pastCalls = reading.steps.flatMap((step) => step.calls);
   const context: Omit<PlanContext, "rng"> = {
     reading: { ...reading, persona },
     tools: toolNames,

@@ -1,0 +1,48 @@
+"use client";
+
+import { useRoom } from "@/components/room/room-store";
+import { useNow } from "@/components/ui/use-now";
+import { BRAINSTORM_STAGES } from "@/lib/protocol/brainstorm";
+import { STATUS_LABEL, formatElapsed, stageCount, stageElapsed } from "./stage-figures";
+
+/**
+ * Across the top of a Brainstorm room: the nine stages and the gate as chips, each with its
+ * status, what its artifact counts against what it must hold, and how long it took or has run.
+ */
+export function StageTracker() {
+  const brainstorm = useRoom((state) => state.brainstorm);
+  const template = useRoom((state) => state.room.template);
+  const live = !!brainstorm && (brainstorm.status === "running" || brainstorm.status === "awaiting_gate");
+  const now = useNow(live, 1000);
+  if (template !== "brainstorm" || !brainstorm) return null;
+  const candidates = brainstorm.stages.convergent.count;
+  return (
+    <ol className="stage-tracker" data-testid="stage-tracker" aria-label="Brainstorm stages">
+      {BRAINSTORM_STAGES.map((stage) => {
+        const state = brainstorm.stages[stage.key];
+        const elapsed = stageElapsed(state, now);
+        const count = stageCount(stage.key, state, candidates);
+        return (
+          <li
+            key={stage.key}
+            className={`stage-chip stage-chip--${state.status}`}
+            data-testid={`stage-${stage.key}`}
+            data-status={state.status}
+            title={[stage.goal, state.shortfall].filter(Boolean).join("\n")}
+          >
+            <span className="stage-chip__name">
+              {stage.number !== null && <span className="stage-chip__number">{stage.number}</span>}
+              {stage.name}
+            </span>
+            <span className="stage-chip__meta">
+              {STATUS_LABEL[state.status]}
+              {state.rerun && state.status === "running" ? " again" : ""}
+              {count && ` · ${count}`}
+              {elapsed !== null && ` · ${formatElapsed(elapsed)}`}
+            </span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

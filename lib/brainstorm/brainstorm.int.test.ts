@@ -1,0 +1,414 @@
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { POST as decideRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/gate/route";
+import { GET as deliverableRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/deliverable/route";
+import { GET as latestRoute, POST as startRoute } from "@/app/api/rooms/[roomId]/brainstorms/route";
+import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
+import type { Database } from "@/db";
+import { type Brainstorm, agents, brainstorms, canvasNodes, events, rooms, runs } from "@/db/schema";
+import { getEnv } from "@/lib/env";
+import { resolveModel } from "@/lib/models/registry";
+import type { BrainstormDto } from "@/lib/protocol/brainstorm";
+import { createRoom } from "@/lib/rooms/create-room";
+import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
+import { startTestWorker } from "@/test/agents";
+import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
+import { eventually } from "@/test/fixtures";
+import { call, cookieFrom } from "@/test/http";
+import { setAgentModel } from "@/test/mock-models";
+import { createTestDatabase } from "@/test/test-database";
+import { useTestRuntime } from "@/test/test-runtime";
+import { startBrainstorm } from "./start-brainstorm";
+import { sweepStageLimits } from "./sweep-stage-limits";
+
+const context = useTestRuntime();
+const ADA = { id: "human:ada", name: "Ada" };
+const PROBLEM = "How might we cut onboarding time for new engineers?";
+
+async function brainstormRoom(database: Database = context.database, settings: RoomSettingsPatch = {}) {
+  const { room, agents: team } = await createRoom(database.db, { title: "Onboarding", template: "brainstorm" }, { settings });
+  return { roomId: room.id, team };
+}
+
+async function stateOf(roomId: string, database: Database = context.database): Promise<Brainstorm> {
+  const [row] = await database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId));
+  return row!;
+}
+
+/** Waits until the brainstorm is in one of `status` with no run of the room queued or running. */
+async function settled(roomId: string, status: BrainstormDto["status"][], database: Database = context.database) {
+  return eventually(async () => {
+    const row = await stateOf(roomId, database);
+    expect(status).toContain(row.status);
+    const active = await database.db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
+    expect(active).toHaveLength(0);
+    return row;
+  }, 30_000);
+}
+
+async function eventTypes(roomId: string) {
+  const rows = await context.database.db.select({ type: events.type, payload: events.payload }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq));
+  return rows;
+}
+
+const statuses = (row: Brainstorm) => Object.fromEntries(Object.entries(row.stages).map(([key, stage]) => [key, stage.status]));
+
+async function stageRuns(roomId: string, stage: string) {
+  return context.database.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = ${stage}`))
+    .orderBy(asc(runs.createdAt));
+}
+
+async function seatIn(roomId: string, name = "Ada") {
+  const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: name } });
+  return cookieFrom(seat.headers.get("set-cookie"));
+}
+
+function decide(roomId: string, brainstormId: string, body: unknown, cookie?: string) {
+  return call(decideRoute, { url: "/x", method: "POST", params: { roomId, brainstormId }, body, cookie });
+}
+
+/**
+ * A stand-in OpenAI-compatible provider playing some of the brainstorm's personas (the rest stay
+ * on the offline model): `answer` gets the persona and the request, and returns the reply, or
+ * null to finish its turn.
+ */
+async function standIn(personas: string[], roomId: string, answer: (persona: string, request: ChatRequest) => ChatReply | null) {
+  const server = await startChatServer((request) => {
+    const system = String(request.messages.find((message) => message.role === "system")?.content ?? "");
+    const persona = system.match(/\(persona: ([a-z0-9-]+)\)/)?.[1] ?? "";
+    const replied = request.messages.some((message) => message.role === "tool");
+    return (replied ? null : answer(persona, request)) ?? { text: "Done." };
+  });
+  const team = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
+  for (const member of team.filter((each) => personas.includes(each.persona))) await setAgentModel(context.database, member.id, "openai-compatible:stand-in");
+  const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "k" };
+  const worker = await startTestWorker(context.database, { resolveModel: (spec, agent) => resolveModel(spec, { env, scriptPaceMs: 0, agent }) });
+  return {
+    server,
+    async stop() {
+      await worker.stop();
+      await server.close();
+    },
+  };
+}
+
+const ideas = (prefix: string, count: number) => ({
+  toolCall: {
+    name: "submit_ideas",
+    arguments: { ideas: Array.from({ length: count }, (_, index) => ({ title: `${prefix} idea ${index + 1}`, oneLiner: `${prefix} one-liner ${index + 1} about onboarding.` })) },
+  },
+});
+
+describe("the brainstorm", () => {
+  it("takes a problem through all nine stages, the gate approved through the API, and offers the deliverable", async () => {
+    const worker = await startTestWorker(context.database);
+    try {
+      const { roomId } = await brainstormRoom();
+      const cookie = await seatIn(roomId);
+      const started = await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { problem: PROBLEM }, cookie });
+      expect(started.status).toBe(201);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      expect(statuses(atGate)).toMatchObject({ framing: "done", divergent: "done", precedents: "done", convergent: "done", fact_check: "done", pushback: "done", prioritization: "done", gate: "awaiting" });
+      const shown = await call(latestRoute, { url: "/x", method: "GET", params: { roomId } });
+      const ranking = (shown.body.brainstorm as BrainstormDto).ranking;
+      expect(ranking.length).toBeGreaterThanOrEqual(3);
+      expect(ranking.map((candidate) => candidate.score)).toEqual([...ranking.map((candidate) => candidate.score)].sort((a, b) => b - a));
+
+      const approved = await decide(roomId, atGate.id, { action: "approve", round: atGate.gateRound }, cookie);
+      expect(approved.status).toBe(200);
+      const done = await settled(roomId, ["complete"]);
+      expect(statuses(done)).toMatchObject({ gate: "done", review: "done", presentation: "done" });
+      expect(done.chosenCandidateId).toBe(ranking[0]!.id);
+
+      const file = await deliverableRoute(new Request("http://x/"), { params: Promise.resolve({ roomId, brainstormId: done.id }) });
+      expect(file.headers.get("content-type")).toMatch(/text\/markdown/);
+      expect(file.headers.get("content-disposition")).toContain("how-might-we-cut-onboarding-time-for-new-engineers.md");
+      const markdown = await file.text();
+      for (const heading of ["Recommendation", "Reasons", "Steps", "Risks", "Alternatives"]) expect(markdown).toContain(`## ${heading}`);
+      // Written from the problem's own words.
+      expect(markdown).toMatch(/new engineers/);
+      expect(markdown).toMatch(/onboarding/);
+
+      const log = await eventTypes(roomId);
+      const types = log.map((row) => row.type);
+      expect(types.filter((type) => type === "brainstorm.ideas_released")).toHaveLength(1);
+      // Every transition is an event: each stage started and ended, the gate opened and was decided.
+      const stageEvents = log.filter((row) => row.type === "brainstorm.stage").map((row) => `${(row.payload as { stage: string }).stage}:${(row.payload as { status: string }).status}`);
+      for (const stage of ["framing", "divergent", "precedents", "convergent", "fact_check", "pushback", "prioritization", "review", "presentation"]) {
+        expect(stageEvents).toContain(`${stage}:running`);
+        expect(stageEvents).toContain(`${stage}:done`);
+      }
+      expect(types).toContain("brainstorm.gate_opened");
+      expect(types).toContain("brainstorm.gate_decided");
+      const completed = types.indexOf("brainstorm.completed");
+      expect(completed).toBeGreaterThan(0);
+      expect(types.slice(completed + 1).filter((type) => type.startsWith("brainstorm."))).toEqual([]);
+      // One lane per stage on the canvas, the ideas in it, linked to the candidates they fed.
+      const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+      expect(nodes.filter((node) => node.kind === "stage")).toHaveLength(9);
+      expect(nodes.filter((node) => node.kind === "idea").length).toBeGreaterThanOrEqual(20);
+      expect(nodes.filter((node) => node.kind === "candidate").length).toBeGreaterThanOrEqual(5);
+      expect(nodes.filter((node) => node.kind === "deliverable")).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("refuses an empty problem, one over 4,000 characters, spectators, and a second brainstorm while one runs", async () => {
+    const { roomId } = await brainstormRoom();
+    const cookie = await seatIn(roomId);
+    const post = (body: unknown, withCookie: string | undefined = cookie) => call(startRoute, { url: "/x", method: "POST", params: { roomId }, body, cookie: withCookie });
+    const empty = await post({ problem: "   " });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toMatch(/Describe the problem/);
+    const long = await post({ problem: "x".repeat(4001) });
+    expect(long.status).toBe(400);
+    expect(long.body.error.message).toMatch(/4000 characters/);
+    expect((await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { problem: PROBLEM } })).status).toBe(403);
+    expect(await context.database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId))).toHaveLength(0);
+    expect((await post({ problem: PROBLEM })).status).toBe(201);
+    const again = await post({ problem: "Another one" });
+    expect(again.status).toBe(409);
+    expect(await context.database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId))).toHaveLength(1);
+  });
+
+  it("lets participants drop, redirect, deepen and approve at the gate; spectators and late deciders are refused", async () => {
+    const worker = await startTestWorker(context.database);
+    try {
+      const { roomId } = await brainstormRoom();
+      const ada = await seatIn(roomId, "Ada");
+      const bea = await seatIn(roomId, "Bea");
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      let gate = await settled(roomId, ["awaiting_gate"]);
+      const first = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
+      const [top, second] = first.ranking;
+
+      // A spectator sees the gate but cannot act; a bad action changes nothing.
+      expect((await decide(roomId, gate.id, { action: "approve", round: gate.gateRound })).status).toBe(403);
+      expect((await decide(roomId, gate.id, { action: "drop", round: gate.gateRound, candidateId: "C99" }, ada)).status).toBe(400);
+      expect((await decide(roomId, gate.id, { action: "fly", round: gate.gateRound }, ada)).status).toBe(400);
+
+      // Drop: re-ranked at once, the gate stays open for its next round.
+      const dropped = await decide(roomId, gate.id, { action: "drop", round: gate.gateRound, candidateId: top!.id }, ada);
+      expect(dropped.status).toBe(200);
+      expect((dropped.body.brainstorm as BrainstormDto).ranking.map((candidate) => candidate.id)).not.toContain(top!.id);
+      expect((dropped.body.brainstorm as BrainstormDto).ranking[0]!.id).toBe(second!.id);
+      // Bea decides on the round Ada already decided: 409 naming Ada.
+      const late = await decide(roomId, gate.id, { action: "approve", round: gate.gateRound }, bea);
+      expect(late.status).toBe(409);
+      expect(late.body.error.message).toMatch(/Ada decided round 1 of the gate first \(dropped/);
+      gate = await stateOf(roomId);
+      expect(gate).toMatchObject({ status: "awaiting_gate", gateRound: 2 });
+
+      // Redirect: prioritization runs again with the comment, then the gate opens again.
+      const redirected = await decide(roomId, gate.id, { action: "redirect", round: 2, comment: "Weigh speed more: we need results this quarter." }, bea);
+      expect(redirected.status).toBe(200);
+      gate = await settled(roomId, ["awaiting_gate"]);
+      expect(gate.gateRound).toBe(3);
+      expect(gate.stages.prioritization.passes).toBe(2);
+      const redirectRun = (await stageRuns(roomId, "prioritization")).at(-1)!;
+      expect(redirectRun.prompt).toContain("Weigh speed more");
+
+      // Deepen: fact checking again on that candidate only, then prioritization, then the gate.
+      const deepened = await decide(roomId, gate.id, { action: "deepen", round: 3, candidateId: second!.id }, ada);
+      expect(deepened.status).toBe(200);
+      gate = await settled(roomId, ["awaiting_gate"]);
+      expect(gate.gateRound).toBe(4);
+      expect(gate.stages.fact_check.passes).toBe(2);
+      const deepRuns = (await stageRuns(roomId, "fact_check")).filter((run) => (run.purpose as { pass: number }).pass === 2);
+      expect(deepRuns).toHaveLength(2);
+      for (const run of deepRuns) expect(run.prompt).toContain(`Go deeper on candidate ${second!.id} only`);
+
+      // A decision in the wrong state: after approval the gate is closed.
+      expect((await decide(roomId, gate.id, { action: "approve", round: 4 }, ada)).status).toBe(200);
+      const closed = await decide(roomId, gate.id, { action: "approve", round: 5 }, ada);
+      expect(closed.status).toBe(409);
+      expect(closed.body.error.message).toMatch(/not waiting at the gate/);
+      const done = await settled(roomId, ["complete"]);
+      expect(done.decisions.map((decision) => decision.action)).toEqual(["drop", "redirect", "deepen", "approve"]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("lets only admins decide when the room says so", async () => {
+    const worker = await startTestWorker(context.database);
+    try {
+      const { roomId } = await brainstormRoom(context.database, { brainstorm_gate: "admins" });
+      const ada = await seatIn(roomId);
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const gate = await settled(roomId, ["awaiting_gate"]);
+      const refused = await decide(roomId, gate.id, { action: "approve", round: gate.gateRound }, ada);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toMatch(/Only an admin/);
+      const admin = await call(decideRoute, {
+        url: "/x",
+        method: "POST",
+        params: { roomId, brainstormId: gate.id },
+        body: { action: "approve", round: gate.gateRound },
+        headers: { authorization: `Bearer ${getEnv().ADMIN_TOKEN ?? (await import("@/lib/auth/admin")).resolveAdminToken()}` },
+      });
+      expect(admin.status).toBe(200);
+      await settled(roomId, ["complete"]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("never lets a divergent thinker see another's work: a canary in one ideator's ideas reaches no other ideator", async () => {
+    const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
+    const { roomId } = await brainstormRoom();
+    const provider = await standIn([...ideators, "synthesizer"], roomId, (persona, request) => {
+      const user = JSON.stringify(request.messages);
+      if (ideators.includes(persona)) return ideas(`CANARY-${persona}`, 6);
+      if (persona === "synthesizer" && user.includes("Brainstorm stage 3")) return { text: "Seen." };
+      return null;
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      // Once divergent thinking is over, everything it made is released to the next stages.
+      await eventually(async () => expect((await stateOf(roomId)).stages.convergent.passes).toBeGreaterThanOrEqual(1), 30_000);
+      await eventually(() => expect(provider.server.requests.some((request) => JSON.stringify(request).includes("Brainstorm stage 3"))).toBe(true), 30_000);
+      const persona = (request: ChatRequest) => String(request.messages.find((message) => message.role === "system")?.content ?? "").match(/\(persona: ([a-z0-9-]+)\)/)?.[1];
+      const ideatorRequests = provider.server.requests.filter((request) => ideators.includes(persona(request) ?? ""));
+      expect(ideatorRequests.length).toBeGreaterThanOrEqual(8);
+      for (const request of ideatorRequests) {
+        const own = persona(request)!;
+        const text = JSON.stringify(request);
+        for (const other of ideators.filter((each) => each !== own)) {
+          // Not their ideas (in prompts or tool results), not their names, not a tally of them.
+          expect(text).not.toContain(`CANARY-${other}`);
+          expect(text).not.toContain(other);
+        }
+        expect(text).not.toMatch(/\b\d+ ideas in all\b/);
+      }
+      // The canary check can fail: the Synthesizer, after the release, sees every ideator's ideas.
+      const synthesis = JSON.stringify(provider.server.requests.find((request) => persona(request) === "synthesizer"));
+      for (const ideator of ideators) expect(synthesis).toContain(`CANARY-${ideator}`);
+      const released = (await eventTypes(roomId)).find((row) => row.type === "brainstorm.ideas_released")!.payload as { ideas: unknown[] };
+      expect(released.ideas).toHaveLength(24);
+      // Let it reach the gate, so no run of this room is left for the next test's worker.
+      await settled(roomId, ["awaiting_gate"]);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("runs a short stage once more with its shortfall named, then goes on marked short", async () => {
+    const { roomId } = await brainstormRoom();
+    let asked = 0;
+    const provider = await standIn(["contrarian"], roomId, (persona) => {
+      if (persona !== "contrarian") return null;
+      asked += 1;
+      return ideas(`Few${asked}`, asked === 1 ? 3 : 1);
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      await eventually(async () => expect((await stateOf(roomId)).stages.divergent.status).toBe("short"), 30_000);
+      const contrarianRuns = (await stageRuns(roomId, "divergent")).filter((run) => run.prompt.includes("persona: contrarian"));
+      expect(contrarianRuns).toHaveLength(2);
+      expect(contrarianRuns[1]!.prompt).toMatch(/You are asked again because the stage fell short: Contrarian has 3 ideas of at least 5/);
+      const divergent = (await stateOf(roomId)).stages.divergent;
+      expect(divergent).toMatchObject({ status: "short", rerun: true });
+      expect(divergent.shortfall).toMatch(/^Contrarian has 4 ideas of at least 5\.$/);
+      // The other ideators were not asked again.
+      expect((await stageRuns(roomId, "divergent")).filter((run) => (run.purpose as { rerun: boolean }).rerun)).toHaveLength(1);
+      await settled(roomId, ["awaiting_gate"]);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("goes back to divergent thinking once when convergent thinking finds fewer than three candidates", async () => {
+    const { roomId } = await brainstormRoom();
+    let synthesized = 0;
+    const provider = await standIn(["synthesizer", "connector"], roomId, (persona, request) => {
+      const ideaIds = [...JSON.stringify(request.messages).matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
+      if (persona === "synthesizer" && !JSON.stringify(request.messages).includes("asked again")) {
+        synthesized += 1;
+        const count = synthesized === 1 ? 2 : 5;
+        return {
+          toolCall: {
+            name: "submit_candidates",
+            arguments: {
+              candidates: Array.from({ length: count }, (_, index) => ({
+                title: `Candidate ${synthesized}.${index + 1}`,
+                cluster: "Cluster",
+                summary: "A candidate from the ideas.",
+                sourceIdeas: [ideaIds[index] ?? ideaIds[0]!],
+                combination: false,
+              })),
+            },
+          },
+        };
+      }
+      return null;
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      expect(atGate.returnedToDivergent).toBe(1);
+      expect(atGate.stages.divergent.passes).toBe(2);
+      expect(atGate.stages.convergent).toMatchObject({ passes: 2, status: "done", count: 5 });
+      // The ideas of both passes reach the second synthesis; the precedents were not searched again.
+      expect(atGate.stages.precedents.passes).toBe(1);
+      const secondPass = (await stageRuns(roomId, "divergent")).filter((run) => (run.purpose as { pass: number }).pass === 2);
+      expect(secondPass).toHaveLength(4);
+      for (const run of secondPass) expect(run.prompt).toMatch(/This stage runs again: Only 2 candidates: back to divergent thinking/);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("stops a stage at its time limit and goes on with what it has", async () => {
+    const { roomId } = await brainstormRoom(context.database, { brainstorm_stage_minutes: { framing: 1 } });
+    await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+    // No worker runs: the framing stage's first run waits in the queue until its minute is up.
+    expect(await sweepStageLimits(context.database.db, new Date(Date.now() + 30_000))).toBe(0);
+    expect(await sweepStageLimits(context.database.db, new Date(Date.now() + 61_000))).toBe(1);
+    const row = await stateOf(roomId);
+    expect(row.stages.framing).toMatchObject({ status: "short", timedOut: true });
+    expect(row.stages.framing.shortfall).toMatch(/Missing: the scope/);
+    expect(statuses(row)).toMatchObject({ divergent: "running", precedents: "running" });
+    const cancelled = await stageRuns(roomId, "framing");
+    expect(cancelled.map((run) => run.status)).toEqual(["cancelled"]);
+  });
+
+  it("resumes at the same stage after a restart in convergent thinking", async () => {
+    const database = await createTestDatabase({ durable: true });
+    let reopened = database;
+    try {
+      const { roomId } = await brainstormRoom(database);
+      const worker = await startTestWorker(database, { resolveModel: (spec) => resolveModel(spec, { scriptPaceMs: 0, scriptThinkMs: 150 }) });
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      await eventually(async () => expect((await stateOf(roomId, database)).stages.convergent.status).toBe("running"), 30_000);
+      await worker.stop();
+      const before = await database.db.select({ id: runs.id }).from(runs).where(eq(runs.roomId, roomId));
+      reopened = await database.reopen();
+      expect((await stateOf(roomId, reopened)).stages.convergent).toMatchObject({ status: "running", passes: 1 });
+      const again = await startTestWorker(reopened);
+      try {
+        const atGate = await settled(roomId, ["awaiting_gate"], reopened);
+        expect(atGate.stages.convergent).toMatchObject({ status: "done", passes: 1 });
+        expect(atGate.stages.framing.passes).toBe(1);
+        expect(atGate.stages.divergent.passes).toBe(1);
+        const after = await reopened.db.select({ id: runs.id, purpose: runs.purpose }).from(runs).where(eq(runs.roomId, roomId));
+        // Nothing before convergent thinking ran again.
+        const earlier = after.filter((run) => ["framing", "divergent", "precedents"].includes((run.purpose as { stage: string }).stage));
+        expect(earlier.every((run) => before.some((seen) => seen.id === run.id))).toBe(true);
+      } finally {
+        await again.stop();
+      }
+      const [room] = await reopened.db.select().from(rooms).where(eq(rooms.id, roomId));
+      expect(room).toBeDefined();
+    } finally {
+      await reopened.destroy();
+    }
+  });
+});

@@ -1,0 +1,229 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "@/db";
+import { type Agent, type Brainstorm, type Run, agents, brainstorms } from "@/db/schema";
+import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
+import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
+import { type BrainstormWork, droppedCandidates, rankCandidates, readWork, standingOf, survivingCandidates } from "./work";
+
+/** A titled part of a stage run's prompt; `required` lines are never trimmed to fit the budget. */
+export interface StageSection {
+  title: string;
+  lines: string[];
+  required: number;
+  share: number;
+}
+
+/**
+ * What a run may see of the room. A divergent thinker works alone: it sees the framing, the
+ * lane headings and its own work, and nothing of the other ideators — not their nodes, board
+ * entries or findings, not that they exist, not how many ideas there are so far.
+ */
+export interface Isolation {
+  /** The agent whose own work stays visible. */
+  agentId: string;
+  /** Node kinds everyone may see. */
+  sharedKinds: ReadonlySet<string>;
+}
+
+export interface StageContext {
+  brainstorm: Brainstorm;
+  stage: StageKey;
+  isolation: Isolation | null;
+  sections: StageSection[];
+}
+
+/** Whether an isolated run may see a node. */
+export function visibleTo(isolation: Isolation | null, node: { authorId: string; kind: string }): boolean {
+  return !isolation || node.authorId === isolation.agentId || isolation.sharedKinds.has(node.kind);
+}
+
+const one = (text: string) => text.replace(/\s+/g, " ").trim();
+
+function framingLines(work: BrainstormWork): string[] {
+  const framing = work.framing;
+  return [
+    ...framing.scopeIn.map((line) => `- Scope in: ${one(line)}`),
+    ...framing.scopeOut.map((line) => `- Scope out: ${one(line)}`),
+    ...framing.constraints.map((line) => `- Constraint: ${one(line)}`),
+    ...framing.successCriteria.map((line) => `- Success criterion: ${one(line)}`),
+    ...framing.keyQuestions.map((line) => `- Key question: ${one(line)}`),
+  ];
+}
+
+export function ideaLine(idea: BrainstormWork["ideas"][number]): string {
+  return `- ${idea.id} [${idea.agentName}] ${one(idea.title)} — ${one(idea.oneLiner)}`;
+}
+
+function precedentLines(work: BrainstormWork): string[] {
+  return work.precedents.map(
+    (precedent) => `- ${precedent.id} ${one(precedent.name)} (${one(precedent.domain)}): tried ${one(precedent.tried)} → ${one(precedent.outcome)} Lesson: ${one(precedent.lesson)}`,
+  );
+}
+
+export function candidateLine(candidate: BrainstormWork["candidates"][number]): string {
+  // The ids first: a long summary may be cut to fit the prompt, never what it refers to.
+  return `- ${candidate.id} [${one(candidate.cluster)}] (from ${candidate.sourceIdeas.join(", ")}${candidate.combination ? "; a combination" : ""}) ${one(candidate.title)} — ${one(candidate.summary)}`;
+}
+
+function checkLines(work: BrainstormWork, candidates: string[]): string[] {
+  return work.checks
+    .filter((check) => candidates.includes(check.candidateId))
+    .map(
+      (check) =>
+        `- ${check.candidateId} · ${check.agentName}: ${check.rating} — ${one(check.note)} (assumptions: ${check.assumptions.map((assumption) => `${one(assumption.text)} = ${assumption.rating}`).join("; ")})`,
+    );
+}
+
+function pushbackLines(work: BrainstormWork, candidates: string[]): string[] {
+  return work.pushback
+    .filter((verdict) => candidates.includes(verdict.candidateId))
+    .map((verdict) => `- ${verdict.candidateId} · ${verdict.agentName}: ${verdict.verdict} — ${one(verdict.argument)}`);
+}
+
+function proposalLines(work: BrainstormWork): string[] {
+  const proposal = work.proposal;
+  if (!proposal) return [];
+  return [
+    `- Concept: ${one(proposal.coreConcept)}`,
+    ...proposal.steps.map((step, index) => `- Step ${index + 1}: ${one(step)}`),
+    ...proposal.risks.map((risk) => `- Risk: ${one(risk.risk)} Mitigation: ${one(risk.mitigation)}`),
+    `- First action: ${one(proposal.firstAction)}`,
+  ];
+}
+
+const section = (title: string, lines: string[], required: boolean, share = 0.2): StageSection => ({
+  title,
+  lines,
+  required: required ? lines.length : 0,
+  share,
+});
+
+/** The candidates a stage's pass covers: the deepened one only, or every one still in play. */
+export function candidatesInPlay(brainstorm: Brainstorm, stage: StageKey, work: BrainstormWork): string[] {
+  if (stage === "fact_check" && brainstorm.deepenCandidateId) return [brainstorm.deepenCandidateId];
+  if (stage === "fact_check" || stage === "pushback") return work.candidates.map((candidate) => candidate.id);
+  if (stage === "prioritization") return survivingCandidates(work, droppedCandidates(brainstorm)).map((candidate) => candidate.id);
+  return [];
+}
+
+/**
+ * The prior stages' artifacts a stage run reads, and its co-participants, in the order a
+ * participant in that stage needs them; what the stage must act on is required.
+ */
+export function stageSections(input: { brainstorm: Brainstorm; stage: StageKey; agent: Agent; team: Agent[]; work: BrainstormWork }): StageSection[] {
+  const { brainstorm, stage, agent, team, work } = input;
+  const definition = stageDefinition(stage);
+  const framing = framingLines(work);
+  const sections: StageSection[] = [];
+  const coParticipants = definition.isolated
+    ? []
+    : team
+        .filter((member) => definition.personas.includes(member.persona) && member.id !== agent.id)
+        .map((member) => `- ${member.name} (persona: ${member.persona}) — ${member.role}`);
+  switch (stage) {
+    case "framing":
+      sections.push(section("Framing so far", framing, true));
+      break;
+    case "divergent":
+      sections.push(section("Framing", framing, true));
+      sections.push(section("Your earlier ideas", work.ideas.filter((idea) => idea.agentId === agent.id).map(ideaLine), true));
+      break;
+    case "precedents":
+      sections.push(section("Framing", framing, true));
+      sections.push(section("Precedents found so far", precedentLines(work), false));
+      break;
+    case "convergent":
+      sections.push(section("Framing", framing, false, 0.1));
+      sections.push(section(`Ideas (${work.ideas.length} from divergent thinking)`, work.ideas.map(ideaLine), true, 0.4));
+      sections.push(section("Precedents", precedentLines(work), false, 0.15));
+      sections.push(section("Candidates so far", work.candidates.map(candidateLine), true));
+      break;
+    case "fact_check":
+    case "pushback": {
+      const inPlay = candidatesInPlay(brainstorm, stage, work);
+      sections.push(section("Framing", framing, false, 0.15));
+      sections.push(section("Candidates", work.candidates.filter((candidate) => inPlay.includes(candidate.id)).map(candidateLine), true, 0.3));
+      sections.push(section("Precedents", precedentLines(work), false, 0.15));
+      if (stage === "fact_check" && brainstorm.deepenCandidateId) sections.push(section("Earlier checks", checkLines(work, inPlay), false));
+      break;
+    }
+    case "prioritization": {
+      const inPlay = candidatesInPlay(brainstorm, stage, work);
+      sections.push(section("Framing", framing, false, 0.1));
+      sections.push(
+        section(
+          "Candidates still in play",
+          work.candidates.filter((candidate) => inPlay.includes(candidate.id)).map((candidate) => `${candidateLine(candidate).replace(" (from", ` {${standingOf(work, candidate.id).label}} (from`)}`),
+          true,
+          0.3,
+        ),
+      );
+      sections.push(section("Fact checks", checkLines(work, inPlay), false));
+      sections.push(section("Pushback", pushbackLines(work, inPlay), false));
+      break;
+    }
+    case "review":
+    case "presentation": {
+      const chosen = work.candidates.find((candidate) => candidate.id === brainstorm.chosenCandidateId);
+      const ranking = rankCandidates(work, droppedCandidates(brainstorm));
+      sections.push(section("Chosen candidate", chosen ? [candidateLine(chosen)] : [], true));
+      sections.push(section("Framing", framing, stage === "review", 0.15));
+      sections.push(
+        section(
+          "Ranking approved at the gate",
+          ranking.map((candidate, index) => `- ${index + 1}. ${candidate.id} ${one(candidate.title)} — ${candidate.score} (${candidate.standing})`),
+          stage === "presentation",
+          0.15,
+        ),
+      );
+      if (chosen) {
+        sections.push(section("Checks of the chosen candidate", [...checkLines(work, [chosen.id]), ...pushbackLines(work, [chosen.id])], false));
+      }
+      if (stage === "presentation") sections.push(section("Proposal", proposalLines(work), true, 0.25));
+      sections.push(section("Precedents", precedentLines(work), false, 0.1));
+      break;
+    }
+    case "gate":
+      break;
+  }
+  sections.push(section("Co-participants", coParticipants, false, 0.05));
+  return sections.filter((each) => each.lines.length > 0);
+}
+
+/** The stage a brainstorm run works in, what it may see, and what it reads; null for any other run. */
+export async function loadStageContext(db: Db, run: Run, agent: Agent, team: Agent[]): Promise<StageContext | null> {
+  const purpose = run.purpose;
+  if (purpose?.kind !== "brainstorm") return null;
+  const [brainstorm] = await db.select().from(brainstorms).where(eq(brainstorms.id, purpose.brainstormId));
+  if (!brainstorm) return null;
+  const definition = stageDefinition(purpose.stage);
+  const isolation = definition.isolated ? isolationOf(agent.id) : null;
+  const work = await readWork(db, brainstorm.id);
+  return { brainstorm, stage: purpose.stage, isolation, sections: stageSections({ brainstorm, stage: purpose.stage, agent, team, work }) };
+}
+
+/** What an isolated divergent thinker may see besides its own work. */
+export function isolationOf(agentId: string): Isolation {
+  return { agentId, sharedKinds: new Set([FRAMING_KIND, LANE_HEADING_KIND]) };
+}
+
+/**
+ * The agents working alone right now: the divergent thinkers of a brainstorm whose divergent
+ * stage is running in the room. Any run of theirs sees only its own work, and no one may ask
+ * them anything (requests, help, ask_others) until the stage ends.
+ */
+export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .innerJoin(brainstorms, eq(brainstorms.roomId, agents.roomId))
+    .where(
+      and(
+        eq(agents.roomId, roomId),
+        eq(brainstorms.status, "running"),
+        sql`${brainstorms.stages}->'divergent'->>'status' = 'running'`,
+        inArray(agents.persona, stageDefinition("divergent").personas),
+      ),
+    );
+  return new Set(rows.map((row) => row.id));
+}

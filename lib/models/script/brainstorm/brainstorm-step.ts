@@ -1,0 +1,416 @@
+// The Brainstorm personas of the offline model. Each reads its stage, the problem and the prior
+// stages' artifacts from its prompt, submits its part with the stage's tool, sometimes posts a
+// finding, and finishes with a sentence. Everything it writes is made from the problem's words.
+import type { PlannedCall, PlannedStep } from "../plan";
+import { hashString, SeededRandom } from "../random";
+import type { PastCall, ScriptReading } from "../read-prompt";
+import { ASSUMPTIONS, CLUSTERS, CLUSTER_SCORES, IDEA_MOVES, PRECEDENTS } from "./content";
+import { type ProblemWords, fill, readProblem } from "./problem";
+
+interface StageReading {
+  number: number;
+  name: string;
+  persona: string;
+  words: ProblemWords;
+  shortfall: string | null;
+  focus: string | null;
+  redirect: string | null;
+  section: (title: string) => string[];
+}
+
+interface IdeaLine {
+  id: string;
+  author: string;
+  title: string;
+  oneLiner: string;
+}
+
+interface CandidateLine {
+  id: string;
+  cluster: string;
+  title: string;
+  summary: string;
+  sources: string[];
+  standing: string | null;
+}
+
+const STAGE = /^## Brainstorm stage (\d+) of \d+: (.+)$/m;
+
+function readStage(reading: ScriptReading): StageReading | null {
+  const text = reading.userText;
+  const stage = text.match(STAGE);
+  if (!stage) return null;
+  const body = text.slice(stage.index!);
+  const problem = body.match(/^Problem: (.+)$/m)?.[1] ?? "the problem";
+  return {
+    number: Number(stage[1]),
+    name: stage[2]!.trim(),
+    persona: body.match(/^Your part \(persona: ([a-z0-9-]+)\)/m)?.[1] ?? reading.persona,
+    words: readProblem(problem),
+    shortfall: body.match(/^You are asked again because the stage fell short: (.+)$/m)?.[1] ?? body.match(/^This stage runs again: (.+)$/m)?.[1] ?? null,
+    focus: body.match(/^Go deeper on candidate (\S+) only/m)?.[1] ?? null,
+    redirect: body.match(/^The people in the room sent the ranking back with this comment: "(.+)"\./m)?.[1] ?? null,
+    section: (title) =>
+      (reading.sections.get(title) ?? "")
+        .split("\n")
+        .filter((line) => line.startsWith("- "))
+        .map((line) => line.slice(2)),
+  };
+}
+
+function ideasIn(lines: string[]): IdeaLine[] {
+  return lines.flatMap((line) => {
+    const match = line.match(/^(\S+) \[(.+?)\] (.+?) — (.+)$/);
+    return match ? [{ id: match[1]!, author: match[2]!, title: match[3]!, oneLiner: match[4]! }] : [];
+  });
+}
+
+function candidatesIn(lines: string[]): CandidateLine[] {
+  return lines.flatMap((line) => {
+    const match = line.match(/^(C\d+) \[(.+?)\](?: \{(.+?)\})? \(from ([^)]*?)(?:; a combination)?\) (.+?) — (.+)$/);
+    return match
+      ? [{ id: match[1]!, cluster: match[2]!, standing: match[3] ?? null, sources: match[4]!.split(", ").filter(Boolean), title: match[5]!, summary: match[6]! }]
+      : [];
+  });
+}
+
+const capital = (text: string) => text[0]!.toUpperCase() + text.slice(1);
+const call = (toolName: string, input: Record<string, unknown>, tag = toolName): PlannedCall => ({ tag, toolName, input });
+const succeeded = (calls: PastCall[], tool: string) => calls.some((past) => past.toolName === tool && !past.failed);
+
+function clusterOf(text: string): string {
+  const lower = text.toLowerCase();
+  let best = { name: "Other", hits: 0 };
+  for (const cluster of CLUSTERS) {
+    const hits = cluster.words.filter((word) => lower.includes(word)).length;
+    if (hits > best.hits) best = { name: cluster.name, hits };
+  }
+  return best.name;
+}
+
+// Stage by stage: what each persona submits.
+
+function framing(stage: StageReading): PlannedCall[] {
+  const { words } = stage;
+  if (stage.persona === "cartographer") {
+    return [
+      call("submit_framing", {
+        scopeIn: [fill("Every step {who} go through in {topic} today, and how long each takes", words), fill("What slows {topic} down, and who could change it", words), "Changes the team can make within one quarter"],
+        scopeOut: [fill("Replacing the tools and systems {who} already use", words), "Budget, hiring and headcount decisions", "Anything that needs another team's roadmap to change"],
+        constraints: ["No new budget beyond a few days of people's time", fill("It must work for the next group of {who} without special treatment", words), fill("Nothing may add work for {who} that does not help them", words)],
+      }),
+    ];
+  }
+  const lower = /^(cut|reduce|lower|shorten|decrease|minimi[sz]e|halve|speed)/.test(words.verb);
+  return [
+    call("submit_framing", {
+      successCriteria: [
+        capital(fill(`{object} ${lower ? "is down by at least a third" : "is clearly better"} for the next group of {who}`, words)),
+        fill("{Who} say, in their own words, that {topic} went better than before", words),
+        fill("The people who help {who} spend no more time on it than today", words),
+        "The change still holds three months later without anyone pushing it",
+      ],
+      keyQuestions: [fill("Where exactly does the time and effort in {topic} go today?", words), fill("What do {who} need first, and what can wait?", words), "Who has to change what they do for this to work?"],
+    }),
+  ];
+}
+
+function ideas(stage: StageReading, rng: SeededRandom): PlannedCall[] {
+  const moves = IDEA_MOVES[stage.persona] ?? IDEA_MOVES["first-principles-thinker"]!;
+  const earlier = new Set(ideasIn(stage.section("Your earlier ideas")).map((idea) => idea.title.toLowerCase()));
+  const fresh = moves.map((move) => ({ title: fill(move.title, stage.words), oneLiner: fill(move.oneLiner, stage.words) })).filter((idea) => !earlier.has(idea.title.toLowerCase()));
+  const count = stage.shortfall ? Math.min(fresh.length, 3) : 6;
+  return [call("submit_ideas", { ideas: rng.sample(fresh, count) })];
+}
+
+function precedents(stage: StageReading, rng: SeededRandom): PlannedCall[] {
+  const bank = PRECEDENTS[stage.persona === "analogist" ? "analogist" : "historian"];
+  const known = new Set(stage.section("Precedents found so far").map((line) => line.split(" (")[0]!.replace(/^P\d+ /, "")));
+  const fresh = bank.filter((precedent) => !known.has(precedent.name));
+  return [
+    call("submit_precedents", {
+      precedents: rng.sample(fresh, stage.shortfall ? 2 : 3).map((precedent) => ({
+        name: precedent.name,
+        domain: precedent.domain,
+        tried: precedent.tried,
+        outcome: precedent.outcome,
+        lesson: fill(precedent.lesson, stage.words),
+      })),
+    }),
+  ];
+}
+
+function convergent(stage: StageReading): PlannedCall[] {
+  const all = ideasIn(stage.section("Ideas"));
+  const existing = candidatesIn(stage.section("Candidates so far"));
+  if (stage.persona === "connector") {
+    // Combinations: the first idea of one cluster with the first of another, two by two.
+    const byCluster = new Map<string, IdeaLine[]>();
+    for (const idea of all) {
+      const name = clusterOf(`${idea.title} ${idea.oneLiner}`);
+      byCluster.set(name, [...(byCluster.get(name) ?? []), idea]);
+    }
+    const groups = [...byCluster.entries()].filter(([name]) => name !== "Other").sort((a, b) => b[1].length - a[1].length);
+    const room = Math.max(0, 8 - existing.length);
+    const wanted = Math.min(room, stage.shortfall ? Math.max(2, 5 - existing.length) : 2);
+    const pairs: [IdeaLine, IdeaLine][] = [];
+    for (let index = 0; index + 1 < groups.length && pairs.length < wanted; index += 1) {
+      const a = groups[index]![1][pairs.length % groups[index]![1].length]!;
+      const b = groups[index + 1]![1][0]!;
+      pairs.push([a, b]);
+    }
+    if (!pairs.length) return [];
+    return [
+      call("submit_candidates", {
+        candidates: pairs.map(([a, b]) => ({
+          title: `${a.title} + ${b.title}`,
+          cluster: "Combination",
+          summary: `${a.oneLiner.replace(/\.$/, "")}; and, together with it: ${b.oneLiner[0]!.toLowerCase()}${b.oneLiner.slice(1)}`,
+          sourceIdeas: [a.id, b.id],
+          combination: true,
+        })),
+      }),
+    ];
+  }
+  const byCluster = new Map<string, IdeaLine[]>();
+  for (const idea of all) {
+    const name = clusterOf(`${idea.title} ${idea.oneLiner}`);
+    if (name !== "Other") byCluster.set(name, [...(byCluster.get(name) ?? []), idea]);
+  }
+  const clusters = CLUSTERS.filter((cluster) => (byCluster.get(cluster.name)?.length ?? 0) >= 2)
+    .sort((a, b) => byCluster.get(b.name)!.length - byCluster.get(a.name)!.length)
+    .slice(0, 5);
+  if (!clusters.length) return [];
+  return [
+    call("submit_candidates", {
+      candidates: clusters.map((cluster) => {
+        const members = byCluster.get(cluster.name)!;
+        return {
+          title: fill(cluster.title, stage.words),
+          cluster: cluster.name,
+          summary: `${fill(cluster.summary, stage.words)} Builds on ${members.slice(0, 2).map((idea) => `“${idea.title}”`).join(" and ")}.`,
+          sourceIdeas: members.slice(0, 4).map((idea) => idea.id),
+          combination: false,
+        };
+      }),
+    }),
+  ];
+}
+
+function assumptionsFor(candidate: CandidateLine, words: ProblemWords, strict: boolean) {
+  const texts = ASSUMPTIONS[candidate.cluster] ?? ASSUMPTIONS.Combination!;
+  return texts.map((text, index) => ({ text: fill(text, words), rating: index === 0 ? (strict ? "shaky" : "solid") : strict ? "unfounded" : "shaky" }));
+}
+
+function factChecks(stage: StageReading): PlannedCall[] {
+  const candidates = candidatesIn(stage.section("Candidates"));
+  const inPlay = stage.focus ? candidates.filter((candidate) => candidate.id === stage.focus) : candidates;
+  const skeptic = stage.persona === "skeptic";
+  return [
+    call("submit_fact_checks", {
+      checks: inPlay.map((candidate) => {
+        const doubtful = candidate.cluster === "Motivation and play" || candidate.cluster === "Rethink the format" || candidate.cluster === "Combination";
+        const rating = skeptic && candidate.cluster === "Motivation and play" ? "fatal" : doubtful ? "flag" : "pass";
+        const note = stage.focus
+          ? `Looked closer at ${candidate.title}: ${rating === "pass" ? "it holds up" : "it holds only if"} ${fill(ASSUMPTIONS[candidate.cluster]?.[0] ?? "its assumptions hold", stage.words).toLowerCase()}.`
+          : skeptic
+            ? `${rating === "pass" ? "Sound" : rating === "flag" ? "Plausible, with a weak spot" : "Does not hold as stated"}: it assumes ${fill(ASSUMPTIONS[candidate.cluster]?.[0] ?? "a lot", stage.words).toLowerCase()}.`
+            : `${rating === "pass" ? "Buildable with what the team has" : "Buildable, but it needs time from people who are already busy"}.`;
+        return { candidateId: candidate.id, rating, assumptions: assumptionsFor(candidate, stage.words, doubtful), note };
+      }),
+    }),
+  ];
+}
+
+function pushback(stage: StageReading): PlannedCall[] {
+  const candidates = candidatesIn(stage.section("Candidates"));
+  const devil = stage.persona === "devils-advocate";
+  return [
+    call("submit_pushback", {
+      verdicts: candidates.map((candidate, index) => {
+        const verdict = candidate.cluster === "Rethink the format" ? "killed" : devil ? (index % 2 === 0 ? "weakened" : "strong") : candidate.cluster === "Combination" ? "weakened" : "strong";
+        const argument =
+          verdict === "killed"
+            ? fill(`Taking things away from {topic} saves little if the real cost is elsewhere, and {who} pay for what was dropped later.`, stage.words)
+            : verdict === "weakened"
+              ? devil
+                ? `${candidate.title} works only while someone keeps pushing it; the first busy month will undo it.`
+                : `${candidate.title} does two things at once; start with one half and add the other once it works.`
+              : devil
+                ? `I tried to break ${candidate.title} and could not: its cost is small and its effect is visible within weeks.`
+                : fill(`${candidate.title} can start next week with the people already involved in {topic}.`, stage.words);
+        return { candidateId: candidate.id, verdict, argument };
+      }),
+    }),
+  ];
+}
+
+const CRITERIA = ["impact", "feasibility", "cost", "speed", "risk"] as const;
+
+function ranking(stage: StageReading, rng: SeededRandom): PlannedCall[] {
+  const candidates = candidatesIn(stage.section("Candidates still in play"));
+  const favoured = stage.redirect
+    ? (CRITERIA.find((criterion) => new RegExp({ impact: "impact|bold|ambitio", feasibility: "feasib|realistic|doable", cost: "cheap|cost|budget", speed: "fast|quick|speed|soon", risk: "safe|risk" }[criterion], "i").test(stage.redirect!)) ?? "feasibility")
+    : null;
+  return [
+    call("submit_ranking", {
+      scores: candidates.map((candidate) => {
+        const base = CLUSTER_SCORES[candidate.cluster] ?? CLUSTER_SCORES.Combination!;
+        const scores = Object.fromEntries(CRITERIA.map((criterion, index) => [criterion, base[index]!])) as Record<(typeof CRITERIA)[number], number>;
+        if (candidate.standing?.includes("weakened")) scores.impact -= 1;
+        if (candidate.standing?.includes("flagged")) scores.feasibility -= 1;
+        scores.risk = Math.min(10, Math.max(1, scores.risk + (rng.int(3) - 1)));
+        if (favoured) scores[favoured] = Math.min(10, scores[favoured] + (candidate.cluster === "Make progress visible" || candidate.cluster === "People who guide" ? 3 : 0));
+        const strongest = CRITERIA.reduce((best, criterion) => (scores[criterion] > scores[best] ? criterion : best), "impact" as (typeof CRITERIA)[number]);
+        return {
+          candidateId: candidate.id,
+          ...scores,
+          rationale: `Strongest on ${strongest}${candidate.standing ? `; ${candidate.standing} after checks and pushback` : ""}${favoured ? `; weighed with the room's comment in mind` : ""}.`,
+        };
+      }),
+    }),
+  ];
+}
+
+function proposal(stage: StageReading): PlannedCall[] {
+  const chosen = candidatesIn(stage.section("Chosen candidate"))[0];
+  const framingLines = stage.section("Framing");
+  const question = framingLines.find((line) => line.startsWith("Key question: "))?.slice("Key question: ".length);
+  const constraint = framingLines.find((line) => line.startsWith("Constraint: "))?.slice("Constraint: ".length);
+  const checks = stage.section("Checks of the chosen candidate");
+  const doubt = checks.find((line) => / (flag|fatal|weakened) — /.test(line))?.split(" — ")[1];
+  const title = chosen?.title ?? capital(stage.words.goal);
+  const { words } = stage;
+  return [
+    call("submit_proposal", {
+      coreConcept: `${chosen?.summary ?? capital(words.goal)} It answers “${question ?? fill("where does the effort in {topic} go?", words)}” within this constraint: ${(constraint ?? "no new budget").replace(/^./, (first) => first.toLowerCase())}.`,
+      steps: [
+        fill("Pick the next three {who} and time every step of {topic} they go through, as it is today", words),
+        fill(`Set up “${title}” for them only, with one person owning it`, words),
+        fill("Meet every Friday for a month: what slowed {who} down, and what changed", words),
+        fill("Keep what shortened {topic}, drop what did not, and write the result on one page", words),
+        fill("Extend it to everyone who comes after them and hand ownership to the team that runs {topic}", words),
+      ],
+      risks: [
+        { risk: doubt ? `${doubt}` : fill("The people who must help {who} have no time for it", words), mitigation: "Start with three people and one owner, so the cost is known before anyone commits more." },
+        { risk: fill("It works in the trial and fades once attention moves on", words), mitigation: "Give it an owner and a one-number measure reviewed monthly." },
+      ],
+      firstAction: fill(`This week: name the owner of “${title}” and time {topic} for the next person to start.`, words),
+    }),
+  ];
+}
+
+function presentation(stage: StageReading): PlannedCall[] {
+  const { words } = stage;
+  const chosen = candidatesIn(stage.section("Chosen candidate"))[0];
+  const ranking = stage.section("Ranking approved at the gate");
+  const proposalLines = stage.section("Proposal");
+  const concept = proposalLines.find((line) => line.startsWith("Concept: "))?.slice("Concept: ".length) ?? chosen?.summary ?? "";
+  const steps = proposalLines.filter((line) => /^Step \d+: /.test(line)).map((line) => line.replace(/^Step (\d+): /, "$1. "));
+  const risks = proposalLines.filter((line) => line.startsWith("Risk: ")).map((line) => {
+    const [risk, mitigation] = line.slice("Risk: ".length).split(" Mitigation: ");
+    return `- **${risk}** — ${mitigation ?? "watch it closely"}`;
+  });
+  const first = proposalLines.find((line) => line.startsWith("First action: "))?.slice("First action: ".length);
+  const lessons = stage
+    .section("Precedents")
+    .slice(0, 2)
+    .map((line) => `- ${line.split(":")[0]!.replace(/^P\d+ /, "")}: ${line.split("Lesson: ")[1] ?? ""}`);
+  const alternatives = ranking
+    .filter((line) => !chosen || !line.includes(` ${chosen.id} `))
+    .map((line) => `- ${line.replace(/^\d+\. C\d+ /, "")}`);
+  const markdown = [
+    `# ${capital(words.goal)}`,
+    "",
+    "## Recommendation",
+    `**${chosen?.title ?? "The top-ranked candidate"}.** ${concept}`,
+    "",
+    "## Reasons",
+    `- It ranked first of ${ranking.length || 1} after fact checking, pushback and scoring, and the room approved it.`,
+    `- It goes at the cause: ${chosen?.summary ?? words.goal}`,
+    ...lessons,
+    "",
+    "## Steps",
+    ...(steps.length ? steps : ["1. Try it with the next three people, then decide."]),
+    ...(first ? ["", `**First action:** ${first}`] : []),
+    "",
+    "## Risks",
+    ...(risks.length ? risks : ["- It may not last without an owner."]),
+    "",
+    "## Alternatives",
+    ...(alternatives.length ? alternatives : ["- None survived the checks."]),
+  ].join("\n");
+  return [call("submit_presentation", { markdown })];
+}
+
+function finding(stage: StageReading, rng: SeededRandom): PlannedCall | null {
+  const { words } = stage;
+  switch (stage.persona) {
+    case "questioner":
+      return call("post_finding", { finding: fill("The question that decides everything: where does the time in {topic} actually go? Nobody has measured it.", words), severity: "medium" });
+    case "wild-ideator":
+      return call("post_finding", { finding: fill(`Boldest idea so far: ${rng.pick(IDEA_MOVES["wild-ideator"]!).title.replace("{topic}", words.topic)}.`, words), severity: "low" });
+    case "synthesizer":
+      return call("post_finding", { finding: "Most ideas fall into a few clusters: removing waiting, learning by doing, and people who guide.", severity: "medium" });
+    case "skeptic":
+      return call("post_finding", { finding: fill("Several candidates assume that most of {topic} is waiting; that is plausible but unmeasured.", words), severity: "medium" });
+    case "strategist":
+      return call("post_finding", { finding: "Removing waiting scores highest on impact for the least risk; games score lowest.", severity: "low" });
+    default:
+      return null;
+  }
+}
+
+const SUBMIT: Record<number, string> = {
+  0: "submit_framing",
+  1: "submit_ideas",
+  2: "submit_precedents",
+  3: "submit_candidates",
+  4: "submit_fact_checks",
+  5: "submit_pushback",
+  6: "submit_ranking",
+  7: "submit_proposal",
+  8: "submit_presentation",
+};
+
+/** The next step of a Brainstorm persona, or null when the prompt is not a brainstorm stage's. */
+export function brainstormStep(reading: ScriptReading, tools: Set<string>, pastCalls: PastCall[]): PlannedStep | null {
+  const stage = readStage(reading);
+  if (!stage) return null;
+  const submitTool = SUBMIT[stage.number]!;
+  const rng = new SeededRandom(hashString(`${stage.persona}|${stage.words.problem}|${stage.number}|${stage.shortfall ?? ""}|${stage.focus ?? ""}`));
+  if (reading.steps.length === 0 && tools.has(submitTool)) {
+    const work = (() => {
+      switch (stage.number) {
+        case 0:
+          return framing(stage);
+        case 1:
+          return ideas(stage, rng);
+        case 2:
+          return precedents(stage, rng);
+        case 3:
+          return convergent(stage);
+        case 4:
+          return factChecks(stage);
+        case 5:
+          return pushback(stage);
+        case 6:
+          return ranking(stage, rng);
+        case 7:
+          return proposal(stage);
+        default:
+          return presentation(stage);
+      }
+    })();
+    const extra = tools.has("post_finding") && !stage.shortfall ? finding(stage, rng) : null;
+    if (work.length) return { text: "", calls: extra ? [...work, extra] : work };
+    return { text: "I have nothing to add at this stage.", calls: [] };
+  }
+  const submitted = pastCalls.find((past) => past.toolName === submitTool);
+  const text = !submitted
+    ? "I had nothing to submit."
+    : succeeded(pastCalls, submitTool)
+      ? `Submitted my part of ${stage.name.toLowerCase()} for “${stage.words.goal}”.`
+      : `My submission was refused: ${String((submitted.output as { error?: string } | undefined)?.error ?? "it did not validate")}`;
+  return { text, calls: [] };
+}
