@@ -28,4 +28,17 @@ test("a build review runs from a typed task to approval, its dialogue live with 
     await expect(room.page.locator('[data-kind="code"] .hljs-keyword').first()).toBeVisible();
   }
   await expect(watcher.page.getByTestId("dialogue-links")).toHaveCount(0);
+
+  // The label is the code's version, not the node's: a tidy moves the node and bumps only its own.
+  await participant.page.getByTestId("tidy-canvas").click();
+  const code = watcher.page.locator('[data-kind="code"]');
+  await expect(code.getByTestId("code-block")).toHaveAttribute("data-language", "typescript");
+  await expect(code.getByTestId("code-version")).toHaveText("v2");
+  // Any earlier version, from the picker.
+  const latest = await code.locator("pre code").innerText();
+  await code.getByTestId("code-versions").selectOption("1");
+  await expect(code.getByTestId("code-version")).toHaveText("v1");
+  await expect(code.locator("pre code")).not.toHaveText(latest);
+  await code.getByTestId("code-versions").selectOption("2");
+  await expect(code.locator("pre code")).toHaveText(latest);
 });
