@@ -47,13 +47,15 @@ function LiveRoom() {
       <main className={`room__body room__body--${pane}`}>
         <div className="room__main">
           <StageTracker />
-          <ReactFlowProvider>
-            <RoomCanvas onError={showError} />
-          </ReactFlowProvider>
-          <DialogueLinks />
-          <WhoAskedWhom />
-          <ReviewPanel />
-          <BrainstormPanel />
+          <div className="room__stage">
+            <ReactFlowProvider>
+              <RoomCanvas onError={showError} />
+            </ReactFlowProvider>
+            <DialogueLinks />
+            <WhoAskedWhom />
+            <ReviewPanel />
+            <BrainstormPanel />
+          </div>
           <CommandBar />
         </div>
         <aside className="room__side">

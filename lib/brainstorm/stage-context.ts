@@ -56,7 +56,8 @@ export function ideaLine(idea: BrainstormWork["ideas"][number]): string {
 
 function precedentLines(work: BrainstormWork): string[] {
   return work.precedents.map(
-    (precedent) => `- ${precedent.id} ${one(precedent.name)} (${one(precedent.domain)}): tried ${one(precedent.tried)} → ${one(precedent.outcome)} Lesson: ${one(precedent.lesson)}`,
+    // The lesson first: a long line may be cut to fit the prompt.
+    (precedent) => `- ${precedent.id} ${one(precedent.name)} (${one(precedent.domain)}) — Lesson: ${one(precedent.lesson)} Tried: ${one(precedent.tried)} → ${one(precedent.outcome)}`,
   );
 }
 

@@ -276,14 +276,13 @@ function proposal(stage: StageReading): PlannedCall[] {
   const chosen = candidatesIn(stage.section("Chosen candidate"))[0];
   const framingLines = stage.section("Framing");
   const question = framingLines.find((line) => line.startsWith("Key question: "))?.slice("Key question: ".length);
-  const constraint = framingLines.find((line) => line.startsWith("Constraint: "))?.slice("Constraint: ".length);
   const checks = stage.section("Checks of the chosen candidate");
   const doubt = checks.find((line) => / (flag|fatal|weakened) — /.test(line))?.split(" — ")[1];
   const title = chosen?.title ?? capital(stage.words.goal);
   const { words } = stage;
   return [
     call("submit_proposal", {
-      coreConcept: `${chosen?.summary ?? capital(words.goal)} It answers “${question ?? fill("where does the effort in {topic} go?", words)}” within this constraint: ${(constraint ?? "no new budget").replace(/^./, (first) => first.toLowerCase())}.`,
+      coreConcept: `${(chosen?.summary ?? capital(words.goal)).replace(/ Builds on .*$/, "")} It answers “${question ?? fill("where does the effort in {topic} go?", words)}”`,
       steps: [
         fill("Pick the next three {who} and time every step of {topic} they go through, as it is today", words),
         fill(`Set up “${title}” for them only, with one person owning it`, words),
@@ -298,6 +297,17 @@ function proposal(stage: StageReading): PlannedCall[] {
       firstAction: fill(`This week: name the owner of “${title}” and time {topic} for the next person to start.`, words),
     }),
   ];
+}
+
+/** What fact checking and pushback said of the chosen candidate, in one line. */
+function checksOf(stage: StageReading, candidateId: string | undefined): string | null {
+  if (!candidateId) return null;
+  const said = stage
+    .section("Checks of the chosen candidate")
+    .filter((line) => line.startsWith(`${candidateId} · `))
+    .map((line) => line.match(/^\S+ · (.+?): (\w+) — /))
+    .flatMap((match) => (match ? [`${match[1]} said ${match[2]}`] : []));
+  return said.length ? `Under fact checking and pushback: ${said.join(", ")}.` : null;
 }
 
 function presentation(stage: StageReading): PlannedCall[] {
@@ -315,7 +325,10 @@ function presentation(stage: StageReading): PlannedCall[] {
   const lessons = stage
     .section("Precedents")
     .slice(0, 2)
-    .map((line) => `- ${line.split(":")[0]!.replace(/^P\d+ /, "")}: ${line.split("Lesson: ")[1] ?? ""}`);
+    .flatMap((line) => {
+      const match = line.match(/^P\d+ (.+?) — Lesson: (.+?)(?: Tried: .*)?$/);
+      return match ? [`- ${match[1]}: ${match[2]}`] : [];
+    });
   const alternatives = ranking
     .filter((line) => !chosen || !line.includes(` ${chosen.id} `))
     .map((line) => `- ${line.replace(/^\d+\. C\d+ /, "")}`);
@@ -327,7 +340,7 @@ function presentation(stage: StageReading): PlannedCall[] {
     "",
     "## Reasons",
     `- It ranked first of ${ranking.length || 1} after fact checking, pushback and scoring, and the room approved it.`,
-    `- It goes at the cause: ${chosen?.summary ?? words.goal}`,
+    ...(chosen?.standing || checksOf(stage, chosen?.id) ? [`- ${checksOf(stage, chosen?.id)}`] : []),
     ...lessons,
     "",
     "## Steps",
