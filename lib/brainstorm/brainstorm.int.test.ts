@@ -18,6 +18,7 @@ import { call, cookieFrom } from "@/test/http";
 import { setAgentModel } from "@/test/mock-models";
 import { createTestDatabase } from "@/test/test-database";
 import { useTestRuntime } from "@/test/test-runtime";
+import { decideGate } from "./decide-gate";
 import { startBrainstorm } from "./start-brainstorm";
 import { sweepStageLimits } from "./sweep-stage-limits";
 
@@ -155,6 +156,30 @@ describe("the brainstorm", () => {
       expect(nodes.filter((node) => node.kind === "idea").length).toBeGreaterThanOrEqual(20);
       expect(nodes.filter((node) => node.kind === "candidate").length).toBeGreaterThanOrEqual(5);
       expect(nodes.filter((node) => node.kind === "deliverable")).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("plays every persona from the problem's own words on the offline model", async () => {
+    const worker = await startTestWorker(context.database);
+    try {
+      const { roomId } = await brainstormRoom();
+      await startBrainstorm(context.database.db, roomId, "Reduce food waste in our office cafeteria", ADA);
+      const gate = await settled(roomId, ["awaiting_gate"]);
+      await decideGate(context.database.db, roomId, gate.id, { action: "approve", round: gate.gateRound }, ADA);
+      const done = await settled(roomId, ["complete"]);
+      const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+      const texts = nodes.map((node) => node.text);
+      // No template left unfilled, nothing borrowed from another problem.
+      for (const text of texts) expect(text).not.toMatch(/\{[a-zA-Z]+\}|onboarding|engineer/);
+      const ideaTexts = nodes.filter((node) => node.kind === "idea").map((node) => node.text.toLowerCase());
+      const aboutIt = ideaTexts.filter((text) => /food waste|cafeteria/.test(text));
+      expect(aboutIt.length / ideaTexts.length).toBeGreaterThanOrEqual(0.8);
+      expect(done.deliverable).toMatch(/^# Reduce food waste in our office cafeteria/);
+      expect(done.deliverable).toMatch(/food waste/);
+      // Ideas differ from one another.
+      expect(new Set(ideaTexts).size).toBe(ideaTexts.length);
     } finally {
       await worker.stop();
     }

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import type { BrainstormArtifact } from "@/db/schema";
+import { measureStage, mergeWork, rankCandidates, standingOf, survivingCandidates, weightedTotal } from "./work";
+
+let sequence = 0;
+function artifact(stage: BrainstormArtifact["stage"], agent: string, content: Record<string, unknown>, pass = 1, nodeIds: string[] = []): BrainstormArtifact {
+  sequence += 1;
+  return {
+    id: `a${sequence}`,
+    brainstormId: "b",
+    roomId: "r",
+    stage,
+    pass,
+    agentId: agent,
+    agentName: agent.toUpperCase(),
+    runId: `run${sequence}`,
+    content,
+    nodeIds,
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)),
+  };
+}
+
+const candidate = (id: string) => ({ id, title: `Title ${id}`, cluster: "Cluster", summary: "Summary", sourceIdeas: ["WI-1"], combination: false });
+const check = (candidateId: string, rating: string) => ({ candidateId, rating, assumptions: [{ text: "It holds", rating: "solid" }], note: "Note" });
+const verdict = (candidateId: string, value: string) => ({ candidateId, verdict: value, argument: "Because" });
+const score = (candidateId: string, all: number) => ({ candidateId, impact: all, feasibility: all, cost: all, speed: all, risk: all, rationale: "Why" });
+
+describe("mergeWork", () => {
+  it("keeps every pass's ideas, only the latest pass's candidates and scores, and each agent's latest check", () => {
+    const work = mergeWork([
+      artifact("divergent", "wi", { ideas: [{ id: "WI-1", title: "A", oneLiner: "a" }] }, 1, ["n1"]),
+      artifact("divergent", "wi", { ideas: [{ id: "WI-2", title: "B", oneLiner: "b" }] }, 2, ["n2"]),
+      artifact("convergent", "syn", { candidates: [candidate("C1"), candidate("C2")] }, 1),
+      artifact("convergent", "syn", { candidates: [candidate("C3")] }, 2),
+      artifact("fact_check", "sk", { checks: [check("C3", "flag")] }, 1),
+      artifact("fact_check", "sk", { checks: [check("C3", "pass")] }, 2),
+      artifact("prioritization", "st", { scores: [score("C3", 4)] }, 1),
+      artifact("prioritization", "st", { scores: [score("C3", 8)] }, 2),
+    ]);
+    expect(work.ideas.map((idea) => [idea.id, idea.pass, idea.nodeId])).toEqual([
+      ["WI-1", 1, "n1"],
+      ["WI-2", 2, "n2"],
+    ]);
+    expect(work.candidates.map((each) => each.id)).toEqual(["C3"]);
+    expect(work.checks).toEqual([expect.objectContaining({ candidateId: "C3", rating: "pass", agentId: "sk" })]);
+    expect(work.scores).toEqual([expect.objectContaining({ candidateId: "C3", total: 8 })]);
+  });
+
+  it("takes each framing field from the latest submission that has it", () => {
+    const work = mergeWork([
+      artifact("framing", "car", { scopeIn: ["old"], constraints: ["c"] }),
+      artifact("framing", "car", { scopeIn: ["new"] }),
+      artifact("framing", "que", { keyQuestions: ["q1", "q2", "q3"] }),
+    ]);
+    expect(work.framing).toMatchObject({ scopeIn: ["new"], constraints: ["c"], keyQuestions: ["q1", "q2", "q3"], scopeOut: [] });
+  });
+});
+
+describe("standings and ranking", () => {
+  const work = mergeWork([
+    artifact("convergent", "syn", { candidates: ["C1", "C2", "C3", "C4"].map(candidate) }),
+    artifact("fact_check", "sk", { checks: [check("C1", "fatal"), check("C2", "fatal"), check("C3", "flag"), check("C4", "pass")] }),
+    artifact("fact_check", "fe", { checks: [check("C1", "fatal"), check("C2", "pass"), check("C3", "pass"), check("C4", "pass")] }),
+    artifact("pushback", "da", { verdicts: [verdict("C3", "killed"), verdict("C4", "killed"), verdict("C2", "weakened")] }),
+    artifact("pushback", "pr", { verdicts: [verdict("C3", "strong"), verdict("C4", "killed"), verdict("C2", "strong")] }),
+    artifact("prioritization", "st", { scores: [score("C2", 5), score("C3", 9)] }),
+  ]);
+
+  it("rules a candidate out only when both checkers call it fatal, or both challengers kill it", () => {
+    expect(standingOf(work, "C1")).toEqual({ out: true, label: "fatal" });
+    expect(standingOf(work, "C2")).toEqual({ out: false, label: "flagged · weakened" });
+    expect(standingOf(work, "C3")).toEqual({ out: false, label: "flagged · weakened" });
+    expect(standingOf(work, "C4")).toEqual({ out: true, label: "killed" });
+    expect(survivingCandidates(work).map((each) => each.id)).toEqual(["C2", "C3"]);
+  });
+
+  it("ranks the scored survivors best first, leaving out those the gate dropped", () => {
+    expect(rankCandidates(work, new Set()).map((each) => [each.id, each.score])).toEqual([
+      ["C3", 9],
+      ["C2", 5],
+    ]);
+    expect(rankCandidates(work, new Set(["C3"])).map((each) => each.id)).toEqual(["C2"]);
+  });
+
+  it("weighs the five criteria 30/25/15/15/15", () => {
+    expect(weightedTotal({ impact: 10, feasibility: 0, cost: 0, speed: 0, risk: 0 })).toBe(3);
+    expect(weightedTotal({ impact: 0, feasibility: 10, cost: 0, speed: 0, risk: 0 })).toBe(2.5);
+    expect(weightedTotal({ impact: 7, feasibility: 7, cost: 7, speed: 7, risk: 7 })).toBe(7);
+  });
+});
+
+describe("measureStage", () => {
+  const team = [
+    { id: "wi", name: "Wild Ideator", persona: "wild-ideator" },
+    { id: "co", name: "Contrarian", persona: "contrarian" },
+  ];
+  const ideas = (agent: string, count: number) => artifact("divergent", agent, { ideas: Array.from({ length: count }, (_, index) => ({ id: `${agent}-${index}`, title: "t", oneLiner: "o" })) });
+
+  it("names each ideator short of five ideas, and the total short of twenty", () => {
+    const measure = measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 3)]), { pass: 1, team, inPlay: [] });
+    expect(measure).toEqual({ count: 15, shortfall: "Contrarian has 3 ideas of at least 5; 15 ideas in all, of at least 20.", shortAgents: ["co"] });
+    expect(measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 8)]), { pass: 1, team, inPlay: [] }).shortfall).toBeNull();
+  });
+
+  it("counts a candidate as covered only when every agent of the stage covered it", () => {
+    const checkers = [
+      { id: "sk", name: "Skeptic", persona: "skeptic" },
+      { id: "fe", name: "Feasibility Analyst", persona: "feasibility-analyst" },
+    ];
+    const work = mergeWork([artifact("fact_check", "sk", { checks: [check("C1", "pass"), check("C2", "pass")] }), artifact("fact_check", "fe", { checks: [check("C1", "pass")] })]);
+    expect(measureStage("fact_check", work, { pass: 1, team: checkers, inPlay: ["C1", "C2"] })).toEqual({
+      count: 1,
+      shortfall: "Feasibility Analyst has not covered C2.",
+      shortAgents: ["fe"],
+    });
+  });
+
+  it("says which parts of the framing are missing, and whose they are", () => {
+    const framers = [
+      { id: "car", name: "Cartographer", persona: "cartographer" },
+      { id: "que", name: "Questioner", persona: "questioner" },
+    ];
+    const work = mergeWork([artifact("framing", "car", { scopeIn: ["a"], scopeOut: ["b"], constraints: ["c"] }), artifact("framing", "que", { successCriteria: ["1", "2"] })]);
+    expect(measureStage("framing", work, { pass: 1, team: framers, inPlay: [] })).toEqual({
+      count: null,
+      shortfall: "Missing: 3–5 success criteria, 3 key questions.",
+      shortAgents: ["que"],
+    });
+  });
+});
