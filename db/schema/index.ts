@@ -9,3 +9,4 @@ export * from "./broadcasts";
 export * from "./knowledge";
 export * from "./reviews";
 export * from "./brainstorms";
+export * from "./limits";
