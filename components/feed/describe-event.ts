@@ -291,6 +291,14 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     nodeIds: [],
     tone: "room",
   }),
+  "agent.updated": (event) => ({
+    text: event.payload.changed.includes("model")
+      ? `switched ${event.payload.agent.name} from ${event.payload.previousModel} to ${event.payload.agent.model}${event.payload.changed.includes("systemPrompt") ? " and changed its system prompt" : ""}`
+      : `changed ${event.payload.agent.name}'s system prompt`,
+    nodeIds: [],
+    tone: "room",
+  }),
+  "admin.action": (event) => ({ text: lowerFirst(event.payload.summary), nodeIds: [], tone: "room" }),
   "node.created": (event) => {
     const node = event.payload.node;
     const what = node.kind === "note" ? "a note" : `a ${node.kind}`;

@@ -229,6 +229,10 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   },
   "knowledge.updated": (state, { payload }) => bumpVault(state, payload.agentId),
   "knowledge.cleared": (state, { payload }) => bumpVault(state, payload.agentId),
+  "agent.updated": (state, { payload }) => ({
+    agents: state.agents.map((agent) => (agent.id === payload.agent.id ? { ...agent, ...payload.agent } : agent)),
+  }),
+  "admin.action": () => ({}),
   "node.created": (state, { payload }) => ({ nodes: { ...state.nodes, [payload.node.id]: payload.node } }),
   "node.updated": (state, { payload }) => {
     const current = state.nodes[payload.nodeId];

@@ -58,6 +58,8 @@ const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "help.answered": null,
   "knowledge.updated": null,
   "knowledge.cleared": null,
+  "agent.updated": null,
+  "admin.action": null,
   "review.started": null,
   "review.code": null,
   "review.verdict": null,

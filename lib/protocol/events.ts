@@ -158,6 +158,27 @@ export const storedEventSchemas = {
     }),
   ),
   "knowledge.cleared": storedEvent("knowledge.cleared", z.object({ agentId: z.string(), identity: z.string() })),
+  /** An admin changed an agent's model or system prompt; `agent` is the agent as it is now. */
+  "agent.updated": storedEvent(
+    "agent.updated",
+    z.object({
+      agent: agentSchema,
+      changed: z.array(z.enum(["model", "systemPrompt"])).min(1),
+      previousModel: z.string(),
+    }),
+  ),
+  /** An admin acted on a run from the dashboard: stopped it, or queued a new run in place of a failed one. */
+  "admin.action": storedEvent(
+    "admin.action",
+    z.object({
+      action: z.enum(["run.cancelled", "run.retried"]),
+      runId: z.string(),
+      agentId: z.string(),
+      /** The run queued in its place (a retry). */
+      newRunId: z.string().nullable(),
+      summary: z.string(),
+    }),
+  ),
   "node.created": storedEvent("node.created", z.object({ node: canvasNodeSchema })),
   "node.updated": storedEvent(
     "node.updated",
