@@ -92,8 +92,8 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
   const start = trace ? new Date(trace.startedAt).getTime() : 0;
 
   return (
-    <div className="trace-backdrop" role="dialog" aria-modal="true" aria-label="Workflow trace" onClick={onClose}>
-      <div className="trace" data-testid="workflow-trace" onClick={(event) => event.stopPropagation()}>
+    <div className="modal-backdrop" role="dialog" aria-modal="true" aria-label="Workflow trace" onClick={onClose}>
+      <div className="modal trace" data-testid="workflow-trace" onClick={(event) => event.stopPropagation()}>
         <div className="trace__head">
           <h2>Workflow</h2>
           <code className="trace__id">{correlationId}</code>
