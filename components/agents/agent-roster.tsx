@@ -11,7 +11,7 @@ import type { RoomState } from "@/components/room/room-state";
 import { agentStatus, formatUsage } from "./agent-status";
 import { VaultDrawer } from "./vault-drawer";
 
-export function modelLabel(model: string): { provider: string; name: string; scripted: boolean } {
+function modelLabel(model: string): { provider: string; name: string; scripted: boolean } {
   const [provider = "", ...rest] = model.split(":");
   return { provider, name: rest.join(":"), scripted: provider === "script" };
 }

@@ -14,7 +14,7 @@ export interface AgentStatus {
 }
 
 /** Typing stops counting this long after the last streamed text. */
-export const TYPING_WINDOW_MS = 1500;
+const TYPING_WINDOW_MS = 1500;
 
 /** What an agent is doing now, from the room's runs and the text it is streaming. */
 export function agentStatus(

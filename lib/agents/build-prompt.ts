@@ -143,7 +143,7 @@ const SENSITIVITY_GUIDANCE = {
 } as const;
 
 /** How to use ask_others, shaped by the room's mode and sensitivity (docs/behaviour/asking-others.md). */
-export function broadcastGuidance(settings: RoomSettings): string {
+function broadcastGuidance(settings: RoomSettings): string {
   if (settings.broadcast === "off") return "";
   const who =
     settings.broadcast === "human"
@@ -163,7 +163,7 @@ export function formatNote(note: string): string {
 }
 
 /** A finding as every prompt shows it: `[Agent · high] text`, clipped. */
-export function formatFindingLine(finding: PromptFinding): string {
+function formatFindingLine(finding: PromptFinding): string {
   return `- [${finding.agentName} · ${finding.severity}] ${oneLine(finding.text, 300)}`;
 }
 
@@ -178,7 +178,7 @@ function knowledgeLines(knowledge: PromptKnowledge | undefined): string[] {
   return lines;
 }
 
-export function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
+function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
   return `- node ${node.id} [${node.kind}] by ${node.authorName} at (${Math.round(node.x)}, ${Math.round(node.y)}): "${oneLine(node.text, textLength)}"`;
 }
 
@@ -187,7 +187,7 @@ function shortContent(content: Record<string, unknown>, textLength: number): str
   return JSON.stringify(content, (_key, value: unknown) => (typeof value === "string" ? oneLine(value, textLength) : value));
 }
 
-export function formatBoardLine(entry: BoardEntryDto, textLength = 300): string {
+function formatBoardLine(entry: BoardEntryDto, textLength = 300): string {
   return `- entry ${entry.id} [${entry.agentName} · ${entry.kind}] ${shortContent(entry.content, textLength)}`;
 }
 
@@ -196,7 +196,7 @@ const LONGEST_ID = 64;
 
 const requestLinePrefix = (entry: BoardEntryDto) => `- entry ${entry.id} [${entry.agentName} asks] `;
 
-export function formatRequestLine(entry: BoardEntryDto, textLength = 300): string {
+function formatRequestLine(entry: BoardEntryDto, textLength = 300): string {
   return `${requestLinePrefix(entry)}${shortContent(entry.content, textLength)}`;
 }
 

@@ -5,7 +5,7 @@ import type { ErrorDetails } from "@/lib/protocol";
 /** How long to wait before each retry of a model call that failed for a passing reason: about 1, 4 and 16 s. */
 export const RETRY_DELAYS_MS = [1000, 4000, 16_000] as const;
 /** A provider's `Retry-After` is honoured up to this. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 /** Each delay is moved by up to this share either way, so many runs retrying at once do not retry in step. */
 const JITTER = 0.2;
 
