@@ -10,3 +10,4 @@ export * from "./knowledge";
 export * from "./reviews";
 export * from "./brainstorms";
 export * from "./limits";
+export * from "./admin";
