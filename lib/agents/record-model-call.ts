@@ -2,6 +2,7 @@ import { type SQL, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { runModelCalls, runs } from "@/db/schema";
 import type { CarriedChanges } from "@/lib/events/write-room-events";
+import { addUsage } from "@/lib/usage/record-usage";
 
 export interface ModelCallUsage {
   /** The attempt that made the call, and the call's number within it. */
@@ -14,9 +15,10 @@ export interface ModelCallUsage {
 }
 
 /**
- * One statement that records model calls of a run and adds them to the run's totals. Only the
- * run's row is locked: a room write that carries it has locked the room first, as every room
- * write does before it touches a run, so it cannot deadlock with them.
+ * One statement that records model calls of a run and adds them to the run's totals and to the
+ * instance's usage by hour. Only the run's row is locked: a room write that carries it has
+ * locked the room first, as every room write does before it touches a run, so it cannot
+ * deadlock with them.
  */
 function recordCalls(runId: string, calls: ModelCallUsage[]): SQL {
   const sum = (pick: (call: ModelCallUsage) => number) => calls.reduce((total, call) => total + pick(call), 0);
@@ -24,7 +26,13 @@ function recordCalls(runId: string, calls: ModelCallUsage[]): SQL {
     calls.map((call) => sql`(${runId}, ${call.attempt}, ${call.call}, ${call.step}, ${call.inputTokens}, ${call.outputTokens}, ${call.costUsd})`),
     sql`, `,
   )}`;
-  return sql`with recorded as (${insert}) update ${runs} set
+  const usage = addUsage({ runId }, {
+    calls: calls.length,
+    inputTokens: sum((call) => call.inputTokens),
+    outputTokens: sum((call) => call.outputTokens),
+    costUsd: sum((call) => call.costUsd),
+  });
+  return sql`with recorded as (${insert}), usage as (${usage}) update ${runs} set
     input_tokens = ${runs.inputTokens} + ${sum((call) => call.inputTokens)},
     output_tokens = ${runs.outputTokens} + ${sum((call) => call.outputTokens)},
     cost_usd = ${runs.costUsd} + ${sum((call) => call.costUsd)}

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { type Agent, type Broadcast, broadcastResponses, broadcasts } from "@/db/schema";
 import { appendEvents, writeRoomEvents } from "@/lib/events/write-room-events";
+import { addUsage } from "@/lib/usage/record-usage";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { leaveNote, shadowNote } from "./agent-notes";
 import { responseToDto } from "./broadcast-dto";
@@ -57,6 +58,10 @@ export async function askAgents(
         },
       },
     );
+    // Spent whether or not the answer is kept.
+    if (answer.inputTokens + answer.outputTokens > 0) {
+      await db.execute(addUsage({ agentId: responder.id }, { calls: 1, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens, costUsd: answer.costUsd }));
+    }
     // An answer that comes after the asker stopped is not stored: a call carrying the question on asks again.
     if (!open || abandon.signal.aborted) return;
     const { result: stored } = await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {

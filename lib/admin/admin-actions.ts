@@ -1,0 +1,66 @@
+import { randomUUID } from "node:crypto";
+import { and, desc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, DbOrTx } from "@/db";
+import { type AdminAction, type AdminActionKind, adminActions } from "@/db/schema";
+import { ADMIN_ACTOR, type Actor } from "@/lib/events/write-room-events";
+import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "./cursor";
+
+export interface AdminActionDraft {
+  action: AdminActionKind;
+  roomId?: string | null;
+  roomTitle?: string | null;
+  summary: string;
+  details?: Record<string, unknown>;
+}
+
+/** The insert that records an admin change, for a caller to run in the transaction that makes the change. */
+export function adminActionInsert(db: DbOrTx, draft: AdminActionDraft, at: Date = new Date(), actor: Actor = ADMIN_ACTOR) {
+  return db.insert(adminActions).values({
+    id: randomUUID(),
+    at,
+    actor: actor.id,
+    action: draft.action,
+    roomId: draft.roomId ?? null,
+    roomTitle: draft.roomTitle ?? null,
+    summary: draft.summary,
+    details: draft.details ?? {},
+  });
+}
+
+export interface AdminActionDto {
+  id: string;
+  at: string;
+  actor: string;
+  action: AdminActionKind;
+  roomId: string | null;
+  roomTitle: string | null;
+  summary: string;
+  details: Record<string, unknown>;
+}
+
+function actionToDto(row: AdminAction): AdminActionDto {
+  return { ...row, at: row.at.toISOString() };
+}
+
+export const adminActionsQuerySchema = z.strictObject({
+  room: z.string().min(1).max(64).optional(),
+  cursor: cursorSchema(["time", "string"]).optional(),
+  limit: limitSchema(50),
+});
+
+/** The dashboard's audit trail, newest first, a page at a time; `room` keeps one room's changes. */
+export async function listAdminActions(db: Db, query: z.infer<typeof adminActionsQuerySchema>): Promise<Page<AdminActionDto>> {
+  const rows = await db
+    .select({ row: adminActions, cursorAt: exactTime(adminActions.at) })
+    .from(adminActions)
+    .where(
+      and(
+        query.room ? eq(adminActions.roomId, query.room) : undefined,
+        query.cursor ? sql`(${adminActions.at}, ${adminActions.id}) < (${query.cursor[0]}::timestamptz, ${query.cursor[1]})` : undefined,
+      ),
+    )
+    .orderBy(desc(adminActions.at), desc(adminActions.id))
+    .limit(query.limit + 1);
+  return pageOf(rows, query.limit, (entry) => actionToDto(entry.row), (entry) => [entry.cursorAt, entry.row.id]);
+}
