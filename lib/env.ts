@@ -18,6 +18,41 @@ const envSchema = z.object({
   PARLEY_SCRIPT_THINK_MS: z.coerce.number().int().min(0).max(10_000).default(350),
   /** How long a model call may wait for its provider before it times out and is retried (default 120 s). */
   PARLEY_MODEL_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  /**
+   * Spending limits per day (UTC), across the whole instance and, as each room's default, per room;
+   * 0 means no limit. A room's own `daily_token_budget` / `daily_cost_budget_usd` settings override
+   * the room defaults. See docs/behaviour/limits.md.
+   */
+  PARLEY_INSTANCE_DAILY_TOKENS: z.coerce.number().int().min(0).default(0),
+  PARLEY_INSTANCE_DAILY_COST_USD: z.coerce.number().min(0).default(20),
+  PARLEY_ROOM_DAILY_TOKENS: z.coerce.number().int().min(0).default(0),
+  PARLEY_ROOM_DAILY_COST_USD: z.coerce.number().min(0).default(5),
+  /** What one workflow (one correlation id) may spend on model calls, unless its room says otherwise; 0: no cap. */
+  PARLEY_WORKFLOW_COST_USD: z.coerce.number().min(0).default(0),
+  /**
+   * Who may create rooms and import teams: anyone, admins only, or `auto` — anyone while only the
+   * offline model is configured, admins only once a paid provider's key is set.
+   */
+  PARLEY_ROOM_CREATION: z.enum(["auto", "anyone", "admins"]).default("auto"),
+  /** Requests one client address may make (0: no limit): rooms created and teams imported an hour, seats taken an hour, runs started a minute. */
+  PARLEY_ROOMS_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(20),
+  PARLEY_IMPORTS_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(20),
+  PARLEY_SEATS_PER_HOUR: z.coerce.number().int().min(0).max(100_000).default(60),
+  PARLEY_RUN_STARTS_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(20),
+  /** Changes one seat may make to a room a minute (notes, edges, answers, messages…); 0: no limit. */
+  PARLEY_SEAT_WRITES_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(240),
+  /** Failed admin sign-ins one client address may make a minute before it must wait. */
+  PARLEY_ADMIN_SIGN_INS_PER_MINUTE: z.coerce.number().int().min(1).max(1000).default(5),
+  /**
+   * How many reverse proxies in front of Parley append to `X-Forwarded-For`: the client's address
+   * is read that many entries from the right. 0: Parley faces the clients itself.
+   */
+  PARLEY_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * A run's lease: a worker that stops heartbeating (its instance died) loses its runs this long
+   * after its last heartbeat, and another instance takes them over. Heartbeats come four times a lease.
+   */
+  PARLEY_RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(8),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),

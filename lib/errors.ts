@@ -26,9 +26,9 @@ export const unauthorized = (message = "Sign in as an admin first.") => new AppE
 export const forbidden = (message: string) => new AppError(403, "forbidden", message);
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, "conflict", message);
-/** A 429 saying when to try again (`Retry-After`, whole seconds). */
-export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
-  new AppError(429, "too_many_requests", message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
+/** A 429 saying when to try again (`Retry-After`, whole seconds); `code` tells a rate limit from a spent budget. */
+export const tooManyRequests = (message: string, retryAfterSeconds: number, code: "too_many_requests" | "budget_exceeded" = "too_many_requests") =>
+  new AppError(429, code, message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
 export const payloadTooLarge = (limit: number) =>
   new AppError(413, "payload_too_large", `Request body is larger than ${limit} bytes.`);
 

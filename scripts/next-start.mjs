@@ -10,7 +10,9 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 /** See next-start.d.mts for the options. */
 export function startNext({ port, env = process.env, stdio = "inherit", nodeArgs = [] }) {
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
-  return spawn(process.execPath, [...nodeArgs, next, "start", "-p", String(port)], {
+  // Every request carries the address it came from, for Parley's limits per client address.
+  const peerAddress = path.join(root, "scripts", "peer-address.mjs");
+  return spawn(process.execPath, ["--import", peerAddress, ...nodeArgs, next, "start", "-p", String(port)], {
     cwd: root,
     stdio,
     env: { ...env, NODE_ENV: "production", PORT: String(port), NEXT_MANUAL_SIG_HANDLE: "true" },

@@ -45,6 +45,6 @@ export function activeRun(
     now: () => new Date(),
     modelCalls: new PendingModelCalls(parts.run.id),
     resolveModel: (spec) => resolveModel(spec, { scriptPaceMs: 0 }),
-    state: { requestsMade: 0, helpRequested: 0, createdNodeIds: [], step: parts.step ?? 0, callsThisStep: new Map() },
+    state: { requestsMade: 0, helpRequested: 0, createdNodeIds: [], step: parts.step ?? 0, callsThisStep: new Map(), callsThisRun: new Map(), stop: null },
   };
 }

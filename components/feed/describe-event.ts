@@ -1,5 +1,5 @@
 import { formatUsage } from "@/components/agents/agent-status";
-import type { AgentDto, BoardEntryDto, PayloadOf, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
+import type { AgentDto, BoardEntryDto, LimitName, PayloadOf, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 
 export interface FeedLine {
@@ -52,6 +52,17 @@ const TOOL_LABELS: Record<string, string> = {
   submit_verdict: "gave a verdict",
   ask_teammate: "asked a teammate",
   reply_in_dialogue: "replied",
+};
+
+/** How the feed names the limit that stopped an agent. */
+const LIMIT_LABELS: Record<LimitName, string> = {
+  room_daily_tokens: "was stopped: the room's daily token budget is spent",
+  room_daily_cost: "was stopped: the room's daily cost budget is spent",
+  instance_daily_tokens: "was stopped: the server's daily token budget is spent",
+  instance_daily_cost: "was stopped: the server's daily cost budget is spent",
+  workflow_cost: "was stopped: the workflow reached its cost cap",
+  repeated_tool_call: "was stopped for repeating the same tool call",
+  repeated_exchange: "was stopped: the agents kept asking each other the same thing",
 };
 
 function modelOf(context: DescribeContext, agentId: string): string | undefined {
@@ -385,6 +396,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     if (status === "cancelled") return { text: "was stopped", detail: error?.errorMessage, meta, nodeIds: [], tone: "agent" };
     return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };
   },
+  "limit.reached": (event) => ({ text: LIMIT_LABELS[event.payload.limit], detail: event.payload.message, nodeIds: [], tone: "error" }),
   "board.posted": (event, context) => describeBoardEntry(event.payload.entry, context),
   "board.request_updated": (event) => ({
     text: `marked a request ${event.payload.status.replace("_", " ")}`,

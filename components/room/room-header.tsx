@@ -35,6 +35,36 @@ function NextTurn() {
   );
 }
 
+function compactTokens(tokens: number): string {
+  if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
+  if (tokens >= 10_000) return `${Math.floor(tokens / 1000)}k`;
+  return tokens.toLocaleString("en-US");
+}
+
+/** What the room may still spend today, when a budget applies: "$4.20 · 80k tokens left today". */
+function BudgetLeft() {
+  const budget = useRoom((state) => state.budget);
+  if (!budget) return null;
+  const parts = [
+    budget.costLeftUsd !== null ? `$${budget.costLeftUsd.toFixed(2)}` : null,
+    budget.tokensLeft !== null ? `${compactTokens(budget.tokensLeft)} tokens` : null,
+  ].filter(Boolean);
+  const spent = budget.costLeftUsd === 0 || budget.tokensLeft === 0;
+  const limits = [
+    budget.costLimitUsd !== null ? `$${budget.costLimitUsd.toFixed(2)}` : null,
+    budget.tokenLimit !== null ? `${budget.tokenLimit.toLocaleString("en-US")} tokens` : null,
+  ].filter(Boolean);
+  return (
+    <span
+      className={spent ? "connection connection--closed" : "watching"}
+      data-testid="budget-left"
+      title={`Today's budget: ${limits.join(" and ")}; whole again at midnight UTC`}
+    >
+      {spent ? "Budget spent for today" : `${parts.join(" · ")} left today`}
+    </span>
+  );
+}
+
 export function RoomHeader() {
   const { title, template, watching, participants, connection, unreadable } = useRoom(useShallow(selectHeader));
   return (
@@ -56,6 +86,7 @@ export function RoomHeader() {
           </span>
         )}
         <NextTurn />
+        <BudgetLeft />
         <span className="watching" data-testid="watching-count">
           {watching} watching
         </span>

@@ -18,7 +18,7 @@ import type {
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
 import type { FindingDto } from "@/lib/findings/read-findings";
-import type { BrainstormDto, DialogueDto, DialogueMessageDto, PayloadOf } from "@/lib/protocol";
+import type { BrainstormDto, DialogueDto, DialogueMessageDto, LimitName, PayloadOf, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
@@ -109,6 +109,8 @@ export interface RoomState {
   turnOrder: string[];
   /** When the scheduler last took its turn (ms), as the server says, also for a turn that found the room busy. */
   lastScheduledAt: number | null;
+  /** What the room may still spend today, counted down as steps report their usage; null: no budget applies. */
+  budget: RoomBudgetDto | null;
 }
 
 /** What the server renders the room from (see `getRoomSnapshot`). */
@@ -158,6 +160,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     unreadableEvents: 0,
     turnOrder: snapshot.turnOrder ?? [],
     lastScheduledAt: snapshot.lastScheduledAt ? Date.parse(snapshot.lastScheduledAt) : null,
+    budget: snapshot.budget ?? null,
   };
 }
 
@@ -270,8 +273,10 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
       costUsd: run.costUsd + payload.costUsd,
     })),
     typing: withoutTyping(state.typing, payload.agentId),
+    budget: spendBudget(state.budget, payload.inputTokens + payload.outputTokens, payload.costUsd),
   }),
   "run.retrying": () => ({}),
+  "limit.reached": (state, { payload }) => ({ budget: budgetSpent(state.budget, payload.limit) }),
   "run.finished": (state, event) => {
     const { runId, agentId, status, error, steps, attempts, inputTokens, outputTokens, costUsd } = event.payload;
     return {
@@ -473,4 +478,22 @@ export function nextTurnLabel(at: number | null, now: number): string {
   if (at === null) return "soon";
   const seconds = Math.ceil((at - now) / 1000);
   return seconds > 0 ? `in ${seconds} s` : "any moment";
+}
+
+/** Takes a step's usage off what the room has left today (the server's count is exact; this keeps the header close). */
+export function spendBudget(budget: RoomBudgetDto | null, tokens: number, costUsd: number): RoomBudgetDto | null {
+  if (!budget) return budget;
+  return {
+    ...budget,
+    tokensLeft: budget.tokensLeft === null ? null : Math.max(0, budget.tokensLeft - tokens),
+    costLeftUsd: budget.costLeftUsd === null ? null : Math.max(0, budget.costLeftUsd - costUsd),
+  };
+}
+
+/** A daily budget reported spent: nothing of it is left today. */
+function budgetSpent(budget: RoomBudgetDto | null, limit: LimitName): RoomBudgetDto | null {
+  if (!budget) return budget;
+  if (limit.endsWith("daily_tokens")) return { ...budget, tokensLeft: 0 };
+  if (limit.endsWith("daily_cost")) return { ...budget, costLeftUsd: 0 };
+  return budget;
 }

@@ -4,7 +4,10 @@ import { rowsOf } from "@/db/rows";
 import { type Run, agents, rooms, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
-import type { ErrorDetails } from "@/lib/protocol";
+import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
+import { runLimitReached } from "@/lib/limits/budget";
+import { emitLimitReached, limitErrorDetails } from "@/lib/limits/limit-reached";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { setRequestStatus } from "@/lib/board/post-entry";
 import { forgetSavedSteps } from "./save-run-step";
 import { afterRunEnded } from "./finish-run";
@@ -84,7 +87,8 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
   // The room before the run, in the order every room write takes them (a worker saving a
   // step locks the room, then updates its run): the other order deadlocks with a worker whose
   // lease lapsed while it was saving, and PostgreSQL would abort one of the two.
-  await tx.select({ id: rooms.id }).from(rooms).where(eq(rooms.id, roomId)).for("update");
+  const [room] = await tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId)).for("update");
+  const settings = parseRoomSettings(room?.settings);
   for (;;) {
     const [candidate] = await tx
       .select()
@@ -109,6 +113,13 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
         errorMessage: `The run's worker stopped responding ${candidate.attempts} times; giving up.`,
         retryPossible: false,
       });
+      continue;
+    }
+
+    // A run whose room, instance or workflow has spent what it may is not started (again).
+    const reached = await runLimitReached(tx, candidate, settings);
+    if (reached) {
+      await endUnclaimed(tx, candidate, "failed", limitErrorDetails(reached), reached);
       continue;
     }
 
@@ -151,8 +162,11 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
   }
 }
 
-/** Ends a run no worker is executing, and its questions, and announces it like any finished run. */
-async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", error: ErrorDetails) {
+/**
+ * Ends a run no worker is executing, and its questions, and announces it like any finished run
+ * (after the limit that stopped it, if one did).
+ */
+async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", error: ErrorDetails, limit?: LimitReachedPayload) {
   await tx
     .update(runs)
     .set({ status, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null, streamingText: "", opening: null, error })
@@ -163,6 +177,7 @@ async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", er
   await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {
     await afterRunEnded(inner, emit, run, { status, error, at, durationMs: 0 }, actor);
     await cancelRunBroadcasts(inner, emit, run.id, at, actor);
+    if (limit) emitLimitReached(emit, actor, run.correlationId, limit);
     emit({
       type: "run.finished",
       actor,

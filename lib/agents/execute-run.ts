@@ -15,7 +15,10 @@ import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { appendEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
 import { type ModelResolver, ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
-import type { ErrorDetails, PayloadOf } from "@/lib/protocol";
+import type { ErrorDetails, LimitReachedPayload, PayloadOf } from "@/lib/protocol";
+import { runLimitReached } from "@/lib/limits/budget";
+import { limitErrorDetails } from "@/lib/limits/limit-reached";
+import { countCalls } from "@/lib/limits/repeated-calls";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { buildPrompt } from "./build-prompt";
@@ -180,8 +183,8 @@ export async function executeRun(
 
   // Assigned once the run knows its team; a run that fails before that has made no model call.
   let carry: PendingModelCalls | undefined;
-  const finish = async (status: RunOutcome["status"], error: ErrorDetails | null) => {
-    const outcome: RunOutcome = { status, error, durationMs: earlierMs + Math.round(performance.now() - started) };
+  const finish = async (status: RunOutcome["status"], error: ErrorDetails | null, limit?: LimitReachedPayload) => {
+    const outcome: RunOutcome = { status, error, limit, durationMs: earlierMs + Math.round(performance.now() - started) };
     const finished = await finishRun(db, run, actor, outcome, options.owner, carry);
     return finished ? outcome : null;
   };
@@ -216,6 +219,8 @@ export async function executeRun(
       createdNodeIds: [],
       step: saved.length,
       callsThisStep: new Map(),
+      callsThisRun: countCalls(saved.map((step) => step.messages)),
+      stop: null,
     },
   };
   const tools = createAgentTools(active);
@@ -299,6 +304,8 @@ export async function executeRun(
   // its next step must not run without it, nor spend what the run's totals would not show.
   const halt = new AbortController();
   let writeFailure: unknown = null;
+  // A budget or the workflow's cost cap reached before a step: the run stops there.
+  let limitStop: LimitReachedPayload | null = null;
   const stopOnWriteFailure = (error: unknown) => {
     writeFailure ??= error;
     halt.abort(error);
@@ -326,6 +333,8 @@ export async function executeRun(
     if (reason === "cancelled" || (failure && options.signal.aborted)) {
       return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
     }
+    const limit = limitStop ?? active.state.stop;
+    if (limit && !writeFailure) return finish("failed", limitErrorDetails(limit), limit);
     const problem = writeFailure ?? failure;
     return problem ? finish("failed", errorDetails(problem)) : finish("succeeded", null);
   };
@@ -357,7 +366,8 @@ export async function executeRun(
       system: opening.system,
       messages: conversationMessages(opening.prompt, history, [], notesBudget),
       tools,
-      stopWhen: isStepCount(remaining),
+      // A loop guard that stopped one of the step's calls ends the run once the step is saved.
+      stopWhen: [isStepCount(remaining), () => active.state.stop !== null],
       abortSignal: runSignal,
       // Retries are made by the model itself (`withVisibleRetries`), each announced in the room.
       maxRetries: 0,
@@ -373,6 +383,11 @@ export async function executeRun(
         active.state.callsThisStep.clear();
         // A run already stopping takes no more notes: they would count as read by a step it never takes.
         runSignal.throwIfAborted();
+        // Budgets and the workflow's cost cap were checked when the run was claimed; each later step checks them again.
+        if (stepNumber > 0) {
+          limitStop = await runLimitReached(db, run, settings, now());
+          if (limitStop) throw new Error(limitStop.message);
+        }
         // The opening message, when built just now, holds the notes that were waiting.
         if (stepNumber > 0 || run.opening) arrived.push(...(await takeNotes(db, noteReader(step)).catch(() => [])));
         stepNotes = arrived;

@@ -4,7 +4,8 @@ import { type Run, agentNotes, agents, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, type CarriedChanges, type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
 import { lockVault, recordTask } from "@/lib/knowledge/vault";
-import type { ErrorDetails } from "@/lib/protocol";
+import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
+import { emitLimitReached } from "@/lib/limits/limit-reached";
 import { forgetSavedSteps } from "./save-run-step";
 import { advanceWorkflow } from "@/lib/build-review/advance";
 import { commandRunPrompt } from "@/lib/commands/send-command";
@@ -14,6 +15,8 @@ import { settleRequest } from "./settle-request";
 export interface RunOutcome {
   status: "succeeded" | "failed" | "cancelled";
   error: ErrorDetails | null;
+  /** The limit that stopped the run, announced (`limit.reached`) before the run's end. */
+  limit?: LimitReachedPayload;
   /** Time spent working on the run, over all its attempts. */
   durationMs: number;
 }
@@ -63,6 +66,7 @@ export async function finishRun(
     await forgetSavedSteps(tx, run.id);
     await afterRunEnded(tx, emit, { ...run, ...totals, transcript }, { status: outcome.status, error: outcome.error, at, durationMs: outcome.durationMs }, agent);
     await cancelRunBroadcasts(tx, emit, run.id, at, agent);
+    if (outcome.limit) emitLimitReached(emit, agent, run.correlationId, outcome.limit);
     emit({
       type: "run.finished",
       actor: agent,

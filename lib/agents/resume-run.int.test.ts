@@ -315,8 +315,9 @@ describe("a run taken over from a worker that died", () => {
 
   it("takes only the steps the room allows a run, counting those already taken", async () => {
     const { roomId } = await createTestRoom(database.db, { max_steps: 3 });
-    const reading = toolStep([{ id: "r", name: "read_shared_context", input: {} }]);
-    const { run, resumedCalls } = await runTakenOver(roomId, stallingModel([reading, reading, reading, reading, reading], 2), 2);
+    // Each step reads a little more of the board: the same call three times would stop the run on its own.
+    const reading = (limit: number) => toolStep([{ id: "r", name: "read_shared_context", input: { limit } }]);
+    const { run, resumedCalls } = await runTakenOver(roomId, stallingModel([1, 2, 3, 4, 5].map(reading), 2), 2);
     expect(await runRow(run.id)).toMatchObject({ status: "succeeded", steps: 3 });
     expect(resumedCalls).toHaveLength(1);
   });
@@ -570,7 +571,9 @@ describe("notes for an agent that arrive while it works", () => {
     const leave = (label: string) => leaveNote(database.db, { roomId, agentId: songwriter.id, text: note(label) });
     // The first note arrives during step 0 and is shown with step 1, which is saved. The
     // second arrives during step 1 and is taken for step 2, which the worker never saves.
-    const stalling = stallingModel([reading, reading, reading, textStep("Done.")], 2, async (step) => {
+    // The third read asks for fewer entries: the same call three times would stop the run on its own.
+    const readingFewer = toolStep([{ id: "r", name: "read_shared_context", input: { limit: 5 } }]);
+    const stalling = stallingModel([reading, reading, readingFewer, textStep("Done.")], 2, async (step) => {
       if (step === 0) await leave("the harbour");
       if (step === 1) await leave("the lighthouse");
     });

@@ -3,6 +3,7 @@ import type { Agent, Run } from "@/db/schema";
 import type { CanvasAuthor } from "@/lib/canvas/author";
 import type { ModelResolver } from "@/lib/models/registry";
 import type { RoomBus } from "@/lib/realtime/bus";
+import type { LimitReachedPayload } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import type { PendingModelCalls } from "./record-model-call";
 
@@ -46,6 +47,10 @@ export interface ActiveRun {
     step: number;
     /** How many times each distinct call (tool and arguments) was made in this step so far. */
     callsThisStep: Map<string, number>;
+    /** The same over the whole run (all its attempts' saved steps): the repeated-call guard's count. */
+    callsThisRun: Map<string, number>;
+    /** A loop guard stopped the run: it ends, with this reason, once the current step is saved. */
+    stop: LimitReachedPayload | null;
   };
 }
 

@@ -6,6 +6,7 @@ import { setRequestStatus } from "@/lib/board/post-entry";
 import { sweepOverdueBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { oldestOpenRequest } from "@/lib/board/read-board";
 import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
+import { spentToday } from "@/lib/limits/budget";
 import { notifyEphemeral } from "@/lib/realtime/bus";
 import { countPresence } from "@/lib/realtime/presence";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -37,7 +38,7 @@ export async function electScheduler(db: Db, owner: string, ttlMs: number): Prom
 export type ScheduleOutcome =
   | { kind: "request"; runId: string; entryId: string }
   | { kind: "random"; runId: string; persona: string }
-  | { kind: "skipped"; reason: "not_due" | "busy" | "no_agents" };
+  | { kind: "skipped"; reason: "not_due" | "busy" | "no_agents" | "budget_spent" };
 
 /**
  * One scheduling decision for a room, if it is due: serve the oldest open request first,
@@ -62,6 +63,8 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
       .from(runs)
       .where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
     if (active.length >= settings.max_concurrent_runs) return { kind: "skipped", reason: "busy" };
+    // A run started now would only be refused when it is claimed.
+    if (await spentToday(tx, roomId, settings, { runId: null, agentId: null }, at)) return { kind: "skipped", reason: "budget_spent" };
 
     const team = await tx.select().from(agents).where(eq(agents.roomId, roomId));
     if (team.length === 0) return { kind: "skipped", reason: "no_agents" };

@@ -5,6 +5,7 @@ import { agents, rooms } from "@/db/schema";
 import { badRequest, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS } from "@/lib/protocol";
+import { assertBudgetLeft } from "@/lib/limits/budget";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
 import { enqueueRun } from "./enqueue-run";
@@ -26,7 +27,10 @@ export function defaultPrompt(template: string, persona: string, task: string): 
   return own?.prompt ?? "Add something to the canvas that fits what is already there.";
 }
 
-/** A person starts an agent: the run is queued and waits for a free slot in the room. */
+/**
+ * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
+ * (429 until midnight UTC) while the room's or the instance's budget for today is spent.
+ */
 export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
   const { events, result } = await writeRoomEvents(
     db,
@@ -37,6 +41,7 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
       const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
       if (!room) throw notFound("Room");
       const settings = parseRoomSettings(room.settings);
+      await assertBudgetLeft(tx, roomId, settings, at);
       const prompt = input.prompt || defaultPrompt(room.template, agent.persona, settings.task);
       const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
       return runToDto(run);

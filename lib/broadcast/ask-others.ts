@@ -139,7 +139,7 @@ async function carryOn(
   return { status: asked.status, responses: (await outcomeOf(deps, broadcast)).responses };
 }
 
-function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {
+export function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {
   const others = team.filter((agent) => agent.id !== asker.id);
   if (!wanted || wanted.length === 0) return others;
   const matches = (agent: Agent, name: string) => {

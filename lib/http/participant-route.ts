@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Seat } from "@/db/schema";
 import { seatActor } from "@/lib/auth/seats";
 import { AppError, payloadTooLarge } from "@/lib/errors";
+import { enforceRate } from "@/lib/limits/rate-limit";
 import { LIMITS } from "@/lib/protocol";
 import type { Runtime } from "@/lib/runtime";
 import {
@@ -28,7 +29,8 @@ export interface ParticipantRequest<P, I> {
 
 /**
  * A change a participant makes to a room: who may ask (someone with a seat in the room in
- * `params.roomId`, else 403), what body it takes (`input`, or none), and what it answers. The
+ * `params.roomId`, else 403; within the seat's rate of writes, else 429), what body it takes
+ * (`input`, or none), and what it answers. The
  * same definition is served by the App Router (`appRoute`) or by a Pages API route
  * (`pagesRoutes`) where the answer must skip the App Router's web stream piping.
  */
@@ -66,6 +68,7 @@ async function handleWith<P extends { roomId: string }, I>(
   readInput: (schema: z.ZodType<I>) => Promise<I>,
 ): Promise<JsonAnswer> {
   const { runtime, seat } = await participantAccessByCookie(cookie, params.roomId);
+  await enforceRate(runtime.database.db, "seatWrites", seat.id);
   const idempotencyKey = checkIdempotencyKey(idempotencyHeader);
   const input = route.input ? await readInput(route.input) : (undefined as I);
   return route.handle({ runtime, seat, actor: seatActor(seat), params, input, idempotencyKey });

@@ -47,6 +47,12 @@ export async function participantAccessByCookie(
   return { ...access, seat: access.seat };
 }
 
+/** Whether a request carries valid admin credentials (a session cookie or a bearer token). */
+export function isAdminRequest(request: Request): boolean {
+  const cookies = parseCookies(request.headers.get("cookie"));
+  return adminStatus({ cookie: cookies[ADMIN_COOKIE], bearer: bearerToken(request) }) === "admin";
+}
+
 /** Refuses anyone who is not an admin: 401 without credentials, 403 with wrong ones. */
 export async function adminAccess(request: Request): Promise<Runtime> {
   const cookies = parseCookies(request.headers.get("cookie"));

@@ -86,6 +86,7 @@ const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "run.step": null,
   "run.retrying": null,
   "run.finished": null,
+  "limit.reached": null,
   "board.request_updated": null,
   "broadcast.opened": null,
   "broadcast.response": null,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { boardEntrySchema, requestStatusSchema } from "./board";
 import { broadcastResponseSchema, broadcastSchema } from "./broadcasts";
 import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
-import { runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
+import { limitReachedPayloadSchema, runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
 import { envelopeSchema, errorDetailsSchema, storedFieldsSchema } from "./envelope";
 import { commandSchema } from "./team";
 import { brainstormSchema, gateDecisionSchema, rankedCandidateSchema, stageKeySchema, stageStatusSchema } from "./brainstorm";
@@ -215,6 +215,8 @@ export const storedEventSchemas = {
     }),
   ),
   "run.finished": storedEvent("run.finished", runFinishedPayloadSchema),
+  /** A budget, a cost cap or a loop guard stopped an agent (its run is not started, or stops at its next step). */
+  "limit.reached": storedEvent("limit.reached", limitReachedPayloadSchema),
   "board.posted": storedEvent("board.posted", z.object({ entry: boardEntrySchema })),
   "board.request_updated": storedEvent(
     "board.request_updated",

@@ -74,3 +74,42 @@ export const runFinishedPayloadSchema = z
     error: errorDetailsSchema.nullable(),
   })
   .extend(usageFiguresSchema.shape);
+
+/** The limits that stop agents (docs/behaviour/limits.md). */
+export const limitNameSchema = z.enum([
+  "room_daily_tokens",
+  "room_daily_cost",
+  "instance_daily_tokens",
+  "instance_daily_cost",
+  "workflow_cost",
+  "repeated_tool_call",
+  "repeated_exchange",
+]);
+export type LimitName = z.infer<typeof limitNameSchema>;
+
+/** A limit stopped an agent: which one, what it allows and what was used, and why in words. */
+export const limitReachedPayloadSchema = z.object({
+  limit: limitNameSchema,
+  runId: z.string().nullable(),
+  agentId: z.string().nullable(),
+  message: z.string(),
+  /** What was used and what is allowed, in the limit's unit (tokens, US dollars, repeats). */
+  used: z.number().nonnegative(),
+  allowed: z.number().nonnegative(),
+  /** When a daily budget is whole again (the next midnight, UTC); null for other limits. */
+  resetsAt: z.string().nullable(),
+});
+export type LimitReachedPayload = z.infer<typeof limitReachedPayloadSchema>;
+
+/** What a room may still spend today: the tighter of its own budget and the instance's. */
+export const roomBudgetSchema = z.object({
+  /** Tokens and US dollars left today; null when neither the room nor the instance sets that limit. */
+  tokensLeft: z.number().nullable(),
+  costLeftUsd: z.number().nullable(),
+  /** The limits behind them, for the label: null for no limit. */
+  tokenLimit: z.number().nullable(),
+  costLimitUsd: z.number().nullable(),
+  /** Next midnight (UTC), when the day's budgets are whole again. */
+  resetsAt: z.string(),
+});
+export type RoomBudgetDto = z.infer<typeof roomBudgetSchema>;

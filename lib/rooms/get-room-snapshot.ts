@@ -17,6 +17,7 @@ import type {
   CanvasEdgeDto,
   CanvasNodeDto,
   CodeNodeDto,
+  RoomBudgetDto,
   RoomSummaryDto,
   CommandDto,
   RunDto,
@@ -27,6 +28,7 @@ import { findRoom, listAgentRows } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
 import { findTemplate } from "./templates";
 import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
+import { readRoomBudget } from "@/lib/limits/budget";
 
 /** A participant's message still waiting for its agent. */
 export type PendingCommandDto = Pick<CommandDto, "id" | "agentId" | "senderId" | "senderName" | "text" | "createdAt">;
@@ -60,6 +62,8 @@ export interface RoomSnapshot {
   lastSeq: number;
   /** The room's build review code nodes: the code version each shows, and its language. */
   codeNodes?: CodeNodeDto[];
+  /** What the room may still spend today; null when no budget applies (docs/behaviour/limits.md). */
+  budget?: RoomBudgetDto | null;
 }
 
 const SNAPSHOT_FEED_SIZE = 200;
@@ -169,6 +173,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         lastScheduledAt: room.lastScheduledAt?.toISOString() ?? null,
         lastSeq: room.lastSeq,
         codeNodes: codeRows.map((row) => ({ ...row, nodeId: row.nodeId! })),
+        budget: await readRoomBudget(tx, roomId, parseRoomSettings(room.settings), now),
       };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },

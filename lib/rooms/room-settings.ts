@@ -86,6 +86,21 @@ export const roomSettingsSchema = z.strictObject({
   max_broadcasts_per_agent: z.number().int().min(1).max(100).default(10),
   broadcast_sensitivity: z.enum(["low", "medium", "high"]).default("medium"),
   response_depth: z.enum(["low", "medium", "high"]).default("medium"),
+  /**
+   * What the room's agents may spend a day (UTC): tokens, and US dollars. Null: the instance's
+   * default for every room (`PARLEY_ROOM_DAILY_TOKENS`, `PARLEY_ROOM_DAILY_COST_USD`); 0: no limit.
+   */
+  daily_token_budget: z.number().int().min(0).max(1_000_000_000).nullable().default(null),
+  daily_cost_budget_usd: z.number().min(0).max(100_000).nullable().default(null),
+  /** What one workflow may spend on model calls; null: the instance's default (`PARLEY_WORKFLOW_COST_USD`), 0: no cap. */
+  workflow_cost_cap_usd: z.number().min(0).max(100_000).nullable().default(null),
+  /** A run that calls one tool with the same arguments this many times is stopped (default 3). */
+  repeated_tool_call_limit: z.number().int().min(2).max(20).default(3),
+  /**
+   * Two agents sending each other much the same message (requests, help, questions) this many
+   * times within an hour: the last is refused and the sender's run stopped (default 3).
+   */
+  repeated_exchange_limit: z.number().int().min(2).max(20).default(3),
   /** What the room is about; shown to agents as the task. */
   task: z.string().max(4000).default(""),
 });

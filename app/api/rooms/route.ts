@@ -1,5 +1,9 @@
 // GET /api/rooms — list rooms; POST /api/rooms — create a room from a template
+// (anyone, or admins only: see docs/behaviour/limits.md; rate-limited per client address)
+import { limitPerAddress } from "@/lib/http/rate-limited";
 import { readJsonBody, respond } from "@/lib/http/request";
+import { isAdminRequest } from "@/lib/http/room-access";
+import { assertMayCreateRooms } from "@/lib/limits/room-creation";
 import { countPresence } from "@/lib/realtime/presence";
 import { createRoom, createRoomInputSchema } from "@/lib/rooms/create-room";
 import { listRooms } from "@/lib/rooms/list-rooms";
@@ -21,8 +25,10 @@ export async function GET() {
 
 export async function POST(request: Request) {
   return respond(async () => {
-    const input = await readJsonBody(request, createRoomInputSchema);
     const { database } = await getRuntime();
+    assertMayCreateRooms(isAdminRequest(request), "create rooms");
+    await limitPerAddress(database.db, request, "rooms");
+    const input = await readJsonBody(request, createRoomInputSchema);
     const { room, agents } = await createRoom(database.db, input);
     return Response.json({ room: { id: room.id, title: room.title, template: room.template }, agents }, { status: 201 });
   });

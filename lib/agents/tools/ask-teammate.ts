@@ -5,6 +5,7 @@ import { buildReviews, dialogues } from "@/db/schema";
 import { askedTeammate, openDialogue } from "@/lib/build-review/dialogue";
 import { badRequest } from "@/lib/errors";
 import { firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
+import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import type { ActiveRun } from "../run-context";
 import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
@@ -43,6 +44,7 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
           const target = others.find((member) => member.persona === wanted || member.name.toLowerCase() === wanted);
           if (!target) throw badRequest(`${input.target} is not a teammate you can ask. Ask one of: ${choices}.`);
           const write = toolWriteOptions(active, "ask_teammate", input);
+          await refuseRepeatedExchange(active, [target], input.question);
           const { events, duplicate } = await writeRoomEvents(
             database.db,
             run.roomId,

@@ -6,6 +6,7 @@ import { readBoard } from "@/lib/board/read-board";
 import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type BoardEntryDto, boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
+import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { reserveRequest } from "./reserve-request";
 import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
@@ -47,6 +48,12 @@ export function createBoardTools(active: ActiveRun) {
           if (earlier) return sharedEntry(earlier.payload.entry);
           // A request on the board starts a run of its target later, so it spends this run's request like request_agent.
           const reservation = entryType === "request" ? reserveRequest(active, String(content.targetPersona ?? "")) : null;
+          if (reservation) {
+            await refuseRepeatedExchange(active, [reservation.target], String(content.ask ?? "")).catch((error: unknown) => {
+              reservation.release();
+              throw error;
+            });
+          }
           const { events } = await writeRoomEvents(
             database.db,
             run.roomId,

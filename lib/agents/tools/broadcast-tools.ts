@@ -1,6 +1,7 @@
 import { tool } from "ai";
 import { z } from "zod";
-import { askOthers } from "@/lib/broadcast/ask-others";
+import { askOthers, pickTargets } from "@/lib/broadcast/ask-others";
+import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { toolWriteOptions } from "./tool-call-key";
@@ -33,8 +34,11 @@ export function createBroadcastTools(active: ActiveRun) {
         options: z.array(z.string().min(1).max(80)).max(6).optional().describe("Answer choices to offer, if any"),
       }),
       execute: (input, { abortSignal }) =>
-        toolResult(async () =>
-          askOthers(
+        toolResult(async () => {
+          // The same call in a step taken again carries on with the question it asked the first time.
+          const write = toolWriteOptions(active, "ask_others", input);
+          if (settings.broadcast === "agents") await refuseRepeatedExchange(active, pickTargets(team, agent, input.target_agents), input.question);
+          return askOthers(
             { database: active.database, bus: active.bus, resolveModel: active.resolveModel, modelCallPolicy: active.modelCallPolicy },
             {
               roomId: active.run.roomId,
@@ -43,12 +47,11 @@ export function createBroadcastTools(active: ActiveRun) {
               question: input.question,
               targetAgents: input.target_agents,
               options: input.options,
-              // The same call in a step taken again carries on with the question it asked the first time.
-              ...toolWriteOptions(active, "ask_others", input),
+              ...write,
               signal: abortSignal,
             },
-          ),
-        ),
+          );
+        }),
     }),
     respond_to_broadcast: tool({
       description: "Deprecated: answers to broadcasts are given automatically by your shadow. Calling this does nothing.",

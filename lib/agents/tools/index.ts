@@ -1,4 +1,5 @@
 import { type ToolSet, zodSchema } from "ai";
+import { guardRepeatedCalls } from "@/lib/limits/repeated-calls";
 import type { ActiveRun } from "../run-context";
 import { createAskTeammateTool } from "./ask-teammate";
 import { createBoardTools } from "./board-tools";
@@ -24,15 +25,16 @@ function withSchemasConvertedOnce<T extends ToolSet>(tools: T): T {
 }
 
 /**
- * Every tool an agent gets in a room, built for one run. A brainstorm stage's run gets its
+ * Every tool an agent gets in a room, built for one run, each behind the repeated-call guard
+ * (docs/behaviour/limits.md). A brainstorm stage's run gets its
  * stage's submit tool and the team-memory tools only: the process, not the agent, decides who
  * works next, and a divergent thinker has nothing to reach the others with.
  */
 export function createAgentTools(active: ActiveRun) {
   if (active.run.purpose?.kind === "brainstorm") {
-    return withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) });
+    return guardRepeatedCalls(active, withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) }));
   }
-  return withSchemasConvertedOnce({
+  return guardRepeatedCalls(active, withSchemasConvertedOnce({
     ...createCanvasTools(active),
     ...createBoardTools(active),
     ...createRequestTools(active),
@@ -40,5 +42,5 @@ export function createAgentTools(active: ActiveRun) {
     ...createReviewTools(active),
     ...createAskTeammateTool(active),
     ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
-  });
+  }));
 }

@@ -6,6 +6,7 @@ import { postBoardEntry } from "@/lib/board/post-entry";
 import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
 import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, boardContentSchemas } from "@/lib/protocol";
+import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { enqueueRun } from "../enqueue-run";
 import type { ActiveRun } from "../run-context";
 import { type RequestKind, reserveRequest } from "./reserve-request";
@@ -61,6 +62,10 @@ export function createRequestTools(active: ActiveRun) {
     const earlier = await earlierWrite(database.db, run.roomId, keyed);
     if (earlier) return requestedEarlier(earlier.payload.entry.id);
     const { target, depth, release } = reserveRequest(active, targetPersona, kind);
+    await refuseRepeatedExchange(active, [target], ask).catch((error: unknown) => {
+      release();
+      throw error;
+    });
     const written = writeRoomEvents(
       database.db,
       run.roomId,

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { canonicalJson } from "@/lib/events/idempotency";
+import { callSignature } from "@/lib/limits/repeated-calls";
 import type { ActiveRun } from "../run-context";
 
 /**
@@ -16,7 +15,7 @@ import type { ActiveRun } from "../run-context";
  * them, so identical calls are numbered the same way each time.
  */
 export function toolCallKey(active: ActiveRun, toolName: string, input: unknown): string {
-  const call = createHash("sha256").update(`${toolName}\n${canonicalJson(input)}`).digest("base64url").slice(0, 22);
+  const call = callSignature(toolName, input);
   const before = active.state.callsThisStep.get(call) ?? 0;
   active.state.callsThisStep.set(call, before + 1);
   return `run:${active.run.id}:${active.state.step}:${call}:${before}`;

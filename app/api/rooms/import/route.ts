@@ -1,5 +1,9 @@
 // POST /api/rooms/import — create a room from a multi-agent configuration file (YAML)
+// (anyone, or admins only: see docs/behaviour/limits.md; rate-limited per client address)
+import { limitPerAddress } from "@/lib/http/rate-limited";
 import { readJsonBody, respond } from "@/lib/http/request";
+import { isAdminRequest } from "@/lib/http/room-access";
+import { assertMayCreateRooms } from "@/lib/limits/room-creation";
 import { importRoom, importRoomInputSchema } from "@/lib/rooms/import-room";
 import { getRuntime } from "@/lib/runtime";
 
@@ -7,8 +11,10 @@ export const dynamic = "force-dynamic";
 
 export async function POST(request: Request) {
   return respond(async () => {
-    const input = await readJsonBody(request, importRoomInputSchema, 300 * 1024);
     const { database } = await getRuntime();
+    assertMayCreateRooms(isAdminRequest(request), "import teams");
+    await limitPerAddress(database.db, request, "imports");
+    const input = await readJsonBody(request, importRoomInputSchema, 300 * 1024);
     const { room, agents, ignored, notes, settings } = await importRoom(database.db, input);
     return Response.json(
       {

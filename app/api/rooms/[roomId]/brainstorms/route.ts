@@ -1,8 +1,9 @@
-// POST /api/rooms/[roomId]/brainstorms — a participant gives the room a problem to brainstorm
+// POST /api/rooms/[roomId]/brainstorms — a participant gives the room a problem to brainstorm (rate-limited per client address)
 // GET  /api/rooms/[roomId]/brainstorms — the room's latest brainstorm, where it stands (anyone watching)
 import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
 import { startBrainstorm, startBrainstormSchema } from "@/lib/brainstorm/start-brainstorm";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
+import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
 import { respond } from "@/lib/http/request";
 import { roomAccess } from "@/lib/http/room-access";
 import { findRoom } from "@/lib/rooms/list-rooms";
@@ -10,11 +11,14 @@ import { parseRoomSettings } from "@/lib/rooms/room-settings";
 
 export const dynamic = "force-dynamic";
 
-export const POST = appRoute(
-  participantRoute("/api/rooms/[roomId]/brainstorms", startBrainstormSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
-    status: 201,
-    body: { brainstorm: await startBrainstorm(runtime.database.db, params.roomId, input.problem, actor, { idempotencyKey }) },
-  })),
+export const POST = rateLimitedPerAddress(
+  "runStarts",
+  appRoute(
+    participantRoute("/api/rooms/[roomId]/brainstorms", startBrainstormSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
+      status: 201,
+      body: { brainstorm: await startBrainstorm(runtime.database.db, params.roomId, input.problem, actor, { idempotencyKey }) },
+    })),
+  ),
 );
 
 export async function GET(request: Request, { params }: { params: Promise<{ roomId: string }> }) {

@@ -1,12 +1,16 @@
-// POST /api/rooms/[roomId]/build-reviews — a participant gives the team a task: brief, code, review
+// POST /api/rooms/[roomId]/build-reviews — a participant gives the team a task: brief, code, review (rate-limited per client address)
 import { startBuildReview, startBuildReviewSchema } from "@/lib/build-review/start-build-review";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
+import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
 
 export const dynamic = "force-dynamic";
 
-export const POST = appRoute(
-  participantRoute("/api/rooms/[roomId]/build-reviews", startBuildReviewSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
-    const started = await startBuildReview(runtime.database.db, params.roomId, input.task, actor, { idempotencyKey });
-    return { status: 201, body: { review: started.payload.review, correlationId: started.correlation_id } };
-  }),
+export const POST = rateLimitedPerAddress(
+  "runStarts",
+  appRoute(
+    participantRoute("/api/rooms/[roomId]/build-reviews", startBuildReviewSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
+      const started = await startBuildReview(runtime.database.db, params.roomId, input.task, actor, { idempotencyKey });
+      return { status: 201, body: { review: started.payload.review, correlationId: started.correlation_id } };
+    }),
+  ),
 );

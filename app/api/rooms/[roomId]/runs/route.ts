@@ -1,12 +1,17 @@
-// POST /api/rooms/[roomId]/runs — a participant starts an agent (the run is queued)
+// POST /api/rooms/[roomId]/runs — a participant starts an agent (the run is queued; rate-limited per client address,
+// refused while the day's budget is spent)
 import { startAgentRun, startRunInputSchema } from "@/lib/agents/start-agent-run";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
+import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
 
 export const dynamic = "force-dynamic";
 
-export const POST = appRoute(
-  participantRoute("/api/rooms/[roomId]/runs", startRunInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
-    status: 201,
-    body: { run: await startAgentRun(runtime.database.db, params.roomId, input, actor, { idempotencyKey }) },
-  })),
+export const POST = rateLimitedPerAddress(
+  "runStarts",
+  appRoute(
+    participantRoute("/api/rooms/[roomId]/runs", startRunInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
+      status: 201,
+      body: { run: await startAgentRun(runtime.database.db, params.roomId, input, actor, { idempotencyKey }) },
+    })),
+  ),
 );

@@ -1,5 +1,6 @@
-// POST /api/rooms/[roomId]/seat — take a seat with a display name; GET — who am I in this room
+// POST /api/rooms/[roomId]/seat — take a seat with a display name (rate-limited per client address); GET — who am I in this room
 import { seatCookieName, takeSeat, takeSeatInputSchema } from "@/lib/auth/seats";
+import { limitPerAddress } from "@/lib/http/rate-limited";
 import { roomAccess } from "@/lib/http/room-access";
 import { idempotencyKey, parseCookies, readJsonBody, respond } from "@/lib/http/request";
 
@@ -19,6 +20,7 @@ export async function POST(request: Request, { params }: Context) {
   return respond(async () => {
     const { roomId } = await params;
     const { runtime } = await roomAccess(request, roomId);
+    await limitPerAddress(runtime.database.db, request, "seats");
     const input = await readJsonBody(request, takeSeatInputSchema);
     const { seat, token } = await takeSeat(runtime.database.db, roomId, input, {
       idempotencyKey: idempotencyKey(request),

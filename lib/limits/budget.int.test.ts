@@ -1,0 +1,259 @@
+import { randomUUID } from "node:crypto";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { runModelCalls, runs } from "@/db/schema";
+import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { scheduleRoom } from "@/lib/agents/scheduler";
+import { AppError } from "@/lib/errors";
+import { readEventsAfter } from "@/lib/events/read-events";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import type { ResolvedModel } from "@/lib/models/registry";
+import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
+import { agentByPersona, startTestWorker } from "@/test/agents";
+import { alice, createTestRoom, eventually } from "@/test/fixtures";
+import { scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
+import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { budgetPeriods, readBudgets } from "./budget";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.destroy();
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/** Records model calls that spent `tokens` and `costUsd` in a finished run of the room's Songwriter, in workflow `correlationId`. */
+async function spend(roomId: string, usage: { tokens: number; costUsd: number; correlationId?: string; calls?: number }) {
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
+  const id = randomUUID();
+  await database.db.insert(runs).values({
+    id,
+    roomId,
+    agentId: songwriter.id,
+    status: "succeeded",
+    trigger: "human",
+    requestedBy: "human:alice",
+    prompt: "Earlier work",
+    correlationId: usage.correlationId ?? `earlier-${id}`,
+  });
+  const calls = usage.calls ?? 1;
+  await database.db.insert(runModelCalls).values(
+    Array.from({ length: calls }, (_, call) => ({
+      runId: id,
+      attempt: 1,
+      call,
+      step: call,
+      inputTokens: Math.floor(usage.tokens / calls),
+      outputTokens: 0,
+      costUsd: usage.costUsd / calls,
+    })),
+  );
+}
+
+/** Queues a run of the room's Songwriter as another agent's request would (no budget check on the way in). */
+async function queueRun(roomId: string, correlationId?: string) {
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
+  const { result } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
+    enqueueRun(tx, emit, {
+      roomId,
+      agentId: songwriter.id,
+      trigger: "request",
+      requestedBy: { id: "someone", name: "Someone" },
+      prompt: "Write a verse.",
+      correlationId,
+      at,
+    }),
+  );
+  return result!;
+}
+
+async function settledRun(runId: string) {
+  return eventually(async () => {
+    const [run] = await database.db.select().from(runs).where(eq(runs.id, runId));
+    expect(["succeeded", "failed", "cancelled"]).toContain(run!.status);
+    return run!;
+  }, 15_000);
+}
+
+async function eventsOf(roomId: string) {
+  return readEventsAfter(database.db, roomId, 0, 5000);
+}
+
+/** A model priced like gpt-4o, whatever it is: its calls cost what the price table says. */
+function pricedAs(spec: string, model: LanguageModelV4) {
+  return (): ResolvedModel => ({ model, provider: "openai", modelId: spec, spec, scripted: false });
+}
+
+const FOUR_STEPS = [
+  toolStep([{ id: "a", name: "create_node", input: { text: "one", x: 0, y: 0 } }]),
+  toolStep([{ id: "b", name: "create_node", input: { text: "two", x: 200, y: 0 } }]),
+  toolStep([{ id: "c", name: "create_node", input: { text: "three", x: 400, y: 0 } }]),
+  textStep("Done."),
+];
+
+describe("daily budgets", () => {
+  it("read what the instance and a room spent today and this week, and what is left", async () => {
+    vi.stubEnv("PARLEY_INSTANCE_DAILY_TOKENS", "0");
+    vi.stubEnv("PARLEY_INSTANCE_DAILY_COST_USD", "0");
+    const { roomId, room } = await createTestRoom(database.db, { daily_token_budget: 1000, daily_cost_budget_usd: 2 });
+    const other = await createTestRoom(database.db);
+    await spend(roomId, { tokens: 400, costUsd: 0.5 });
+    await spend(other.roomId, { tokens: 100, costUsd: 0.25 });
+    const budgets = await readBudgets(database.db, { room: { id: roomId, settings: { daily_token_budget: 1000, daily_cost_budget_usd: 2 } } });
+    expect(budgets.room).toMatchObject({
+      roomId,
+      today: { tokens: 400, costUsd: 0.5 },
+      daily: { tokens: { limit: 1000, used: 400, left: 600 }, costUsd: { limit: 2, used: 0.5, left: 1.5 } },
+    });
+    expect(budgets.instance.today.tokens).toBeGreaterThanOrEqual(500);
+    expect(budgets.instance.daily.tokens).toMatchObject({ limit: null, left: null });
+    expect(budgets.instance.week.tokens).toBeGreaterThanOrEqual(budgets.instance.today.tokens);
+    expect(Date.parse(budgets.day.end) - Date.parse(budgets.day.start)).toBe(24 * 3600 * 1000);
+    expect(new Date(budgets.week.start).getUTCDay()).toBe(1);
+
+    // Yesterday's spending is not today's.
+    const tomorrow = new Date(Date.parse(budgets.day.end) + 1000);
+    const later = await readBudgets(database.db, { room: { id: room.id, settings: { daily_token_budget: 1000, daily_cost_budget_usd: 2 } }, now: tomorrow });
+    expect(later.room!.today).toEqual({ tokens: 0, costUsd: 0 });
+
+    const snapshot = await getRoomSnapshot(database.db, roomId);
+    expect(snapshot.budget).toMatchObject({ tokensLeft: 600, tokenLimit: 1000, costLeftUsd: 1.5, costLimitUsd: 2, resetsAt: budgets.day.end });
+  });
+
+  it("puts a day's and a week's bounds in UTC, weeks starting on Monday", () => {
+    const sunday = budgetPeriods(new Date("2026-03-01T23:30:00Z"));
+    expect(sunday.dayStart.toISOString()).toBe("2026-03-01T00:00:00.000Z");
+    expect(sunday.weekStart.toISOString()).toBe("2026-02-23T00:00:00.000Z");
+    expect(sunday.weekEnd.toISOString()).toBe("2026-03-02T00:00:00.000Z");
+  });
+
+  it("refuse to start a run once the room's budget is spent, writing nothing, and end queued runs at their claim", async () => {
+    const { roomId } = await createTestRoom(database.db, { daily_token_budget: 500 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    await spend(roomId, { tokens: 500, costUsd: 0 });
+    const before = (await eventsOf(roomId)).length;
+
+    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ status: 429, code: "budget_exceeded" });
+    expect((refused as AppError).message).toMatch(/room's daily token budget is spent \(500 of 500 tokens/);
+    expect(Number((refused as AppError).headers!["Retry-After"])).toBeGreaterThan(0);
+    expect((await eventsOf(roomId)).length).toBe(before);
+
+    const scripted = scriptedSteps(FOUR_STEPS);
+    await setAgentModel(database, songwriter.id, "mock:four");
+    const worker = await startTestWorker(database, { resolveModel: () => ({ model: scripted, provider: "script", modelId: "four", spec: "mock:four", scripted: true }) });
+    try {
+      const queued = await queueRun(roomId);
+      const finished = await settledRun(queued.id);
+      expect(finished.status).toBe("failed");
+      expect(finished.error).toMatchObject({ errorType: "room_daily_tokens" });
+      expect(scripted.doStreamCalls).toHaveLength(0);
+      const events = await eventsOf(roomId);
+      const limit = events.find((event) => event.type === "limit.reached");
+      expect(limit).toMatchObject({ payload: { limit: "room_daily_tokens", runId: queued.id, used: 500, allowed: 500 } });
+      expect(events.some((event) => event.type === "run.started" && event.payload.runId === queued.id)).toBe(false);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("stop a running run at its next step once the room's budget runs out", async () => {
+    // Each call reports 19 tokens: the second call crosses 30, so no third call is made.
+    const { roomId } = await createTestRoom(database.db, { daily_token_budget: 30 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const scripted = scriptedSteps(FOUR_STEPS);
+    await setAgentModel(database, songwriter.id, "mock:four");
+    const worker = await startTestWorker(database, { resolveModel: () => ({ model: scripted, provider: "script", modelId: "four", spec: "mock:four", scripted: true }) });
+    try {
+      const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
+      const finished = await settledRun(run.id);
+      expect(finished.status).toBe("failed");
+      expect(finished.error).toMatchObject({ errorType: "room_daily_tokens" });
+      expect(scripted.doStreamCalls).toHaveLength(2);
+      expect(finished.steps).toBe(2);
+      const events = await eventsOf(roomId);
+      const types = events.map((event) => event.type);
+      expect(types.lastIndexOf("limit.reached")).toBe(types.lastIndexOf("run.finished") - 1);
+      expect(events.find((event) => event.type === "limit.reached")!.payload).toMatchObject({ limit: "room_daily_tokens", used: 38, allowed: 30 });
+      const snapshot = await getRoomSnapshot(database.db, roomId);
+      expect(snapshot.budget).toMatchObject({ tokensLeft: 0, tokenLimit: 30 });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("of the instance stop runs in every room, and the scheduler starts none", async () => {
+    vi.stubEnv("PARLEY_INSTANCE_DAILY_COST_USD", "0.5");
+    const spender = await createTestRoom(database.db);
+    await spend(spender.roomId, { tokens: 10, costUsd: 0.6 });
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, scheduler_needs_viewers: false });
+    const worker = await startTestWorker(database);
+    try {
+      const queued = await queueRun(roomId);
+      const finished = await settledRun(queued.id);
+      expect(finished.error).toMatchObject({ errorType: "instance_daily_cost" });
+      expect(finished.error!.errorMessage).toMatch(/server.s daily cost budget is spent \(\$[0-9.]+ of \$0\.50 used today\)/);
+      expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "budget_spent" });
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe("the workflow cost cap", () => {
+  it("stops a workflow before the call that would cross it, while other workflows go on", async () => {
+    // Each call: 1,000 tokens in and out at gpt-4o's prices, $0.0125. Two calls spend $0.025;
+    // a third would make $0.0375, over the $0.03 cap.
+    vi.stubEnv("PARLEY_INSTANCE_DAILY_COST_USD", "0");
+    const { roomId } = await createTestRoom(database.db, { workflow_cost_cap_usd: 0.03, daily_cost_budget_usd: 0 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const storyteller = await agentByPersona(database, roomId, "storyteller");
+    const long = scriptedSteps(FOUR_STEPS.map((step) => withUsage(step, 1000, 1000)));
+    const short = scriptedSteps([FOUR_STEPS[0]!, FOUR_STEPS[3]!].map((step) => withUsage(step, 1000, 1000)));
+    await setAgentModel(database, songwriter.id, "mock:long");
+    await setAgentModel(database, storyteller.id, "mock:short");
+    const worker = await startTestWorker(database, {
+      resolveModel: (spec) => pricedAs("openai:gpt-4o", spec === "mock:short" ? short : long)(),
+    });
+    try {
+      const capped = await queueRun(roomId, "workflow-capped");
+      const stopped = await settledRun(capped.id);
+      expect(stopped.status).toBe("failed");
+      expect(stopped.error).toMatchObject({ errorType: "workflow_cost" });
+      expect(long.doStreamCalls).toHaveLength(2);
+      expect(stopped.costUsd).toBeCloseTo(0.025, 6);
+      const reached = (await eventsOf(roomId)).find((event) => event.type === "limit.reached")!;
+      expect(reached.correlation_id).toBe("workflow-capped");
+      expect(reached.payload).toMatchObject({ limit: "workflow_cost", allowed: 0.03, runId: capped.id });
+
+      // A later run of the same workflow is not started; a run of another workflow goes on to its end.
+      const again = await queueRun(roomId, "workflow-capped");
+      expect((await settledRun(again.id)).error).toMatchObject({ errorType: "workflow_cost" });
+      expect(long.doStreamCalls).toHaveLength(2);
+      const { result: other } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
+        enqueueRun(tx, emit, {
+          roomId,
+          agentId: storyteller.id,
+          trigger: "request",
+          requestedBy: { id: "someone", name: "Someone" },
+          prompt: "Tell it.",
+          correlationId: "workflow-free",
+          at,
+        }),
+      );
+      const finished = await settledRun(other!.id);
+      expect(finished.status).toBe("succeeded");
+      expect(short.doStreamCalls).toHaveLength(2);
+    } finally {
+      await worker.stop();
+    }
+  });
+});

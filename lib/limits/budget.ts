@@ -1,0 +1,295 @@
+import { sql } from "drizzle-orm";
+import type { DbOrTx } from "@/db";
+import { rowsOf } from "@/db/rows";
+import { broadcastResponses, runModelCalls, runs } from "@/db/schema";
+import { type Env, getEnv } from "@/lib/env";
+import { tooManyRequests } from "@/lib/errors";
+import type { LimitName, LimitReachedPayload, RoomBudgetDto } from "@/lib/protocol";
+import type { RoomSettings } from "@/lib/rooms/room-settings";
+
+/** Tokens (input and output) and US dollars spent. */
+export interface Usage {
+  tokens: number;
+  costUsd: number;
+}
+
+/** One limit: what it allows (null: no limit), what was used against it, what is left (null: no limit). */
+export interface Allowance {
+  limit: number | null;
+  used: number;
+  left: number | null;
+}
+
+export interface ScopeBudget {
+  /** What was spent today and this week (from Monday, UTC). */
+  today: Usage;
+  week: Usage;
+  /** Today's allowances. */
+  daily: { tokens: Allowance; costUsd: Allowance };
+}
+
+/** What the instance (and a room) spent today and this week, and what today's budgets leave. */
+export interface Budgets {
+  /** Today and this week, UTC: `[start, end)` as ISO strings. */
+  day: { start: string; end: string };
+  week: { start: string; end: string };
+  instance: ScopeBudget;
+  room: (ScopeBudget & { roomId: string }) | null;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The UTC day `at` falls in, and the week (Monday to Sunday, UTC) it belongs to. */
+export function budgetPeriods(at: Date) {
+  const dayStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+  const sinceMonday = (dayStart.getUTCDay() + 6) % 7;
+  const weekStart = new Date(dayStart.getTime() - sinceMonday * DAY_MS);
+  return {
+    dayStart,
+    dayEnd: new Date(dayStart.getTime() + DAY_MS),
+    weekStart,
+    weekEnd: new Date(weekStart.getTime() + 7 * DAY_MS),
+  };
+}
+
+/** A room's daily limits: its own settings, else the instance's defaults for every room. 0 means none. */
+export function roomDailyLimits(settings: Pick<RoomSettings, "daily_token_budget" | "daily_cost_budget_usd">, env: Env = getEnv()) {
+  return {
+    tokens: settings.daily_token_budget ?? env.PARLEY_ROOM_DAILY_TOKENS,
+    costUsd: settings.daily_cost_budget_usd ?? env.PARLEY_ROOM_DAILY_COST_USD,
+  };
+}
+
+/** The instance's daily limits; 0 means none. */
+export function instanceDailyLimits(env: Env = getEnv()) {
+  return { tokens: env.PARLEY_INSTANCE_DAILY_TOKENS, costUsd: env.PARLEY_INSTANCE_DAILY_COST_USD };
+}
+
+/** What one workflow may spend on model calls; 0 means no cap. */
+export function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_usd">, env: Env = getEnv()): number {
+  return settings.workflow_cost_cap_usd ?? env.PARLEY_WORKFLOW_COST_USD;
+}
+
+function allowance(limit: number, used: number): Allowance {
+  return limit > 0 ? { limit, used, left: Math.max(0, limit - used) } : { limit: null, used, left: null };
+}
+
+/**
+ * What was spent since `weekStart`, and of that since `dayStart`: every model call of the
+ * agents' runs and of their shadows' answers, in one room or across the instance. Each source
+ * is one range of its `created_at` index.
+ */
+async function usageSince(db: DbOrTx, roomId: string | null, dayStart: Date, weekStart: Date): Promise<{ today: Usage; week: Usage }> {
+  const inRoom = roomId === null ? sql`true` : sql`${runs.roomId} = ${roomId}`;
+  const answersInRoom = roomId === null ? sql`true` : sql`${broadcastResponses.roomId} = ${roomId}`;
+  const day = dayStart.toISOString();
+  const week = weekStart.toISOString();
+  const [row] = rowsOf<Record<"day_tokens" | "day_cost" | "week_tokens" | "week_cost", number | string | null>>(
+    await db.execute(sql`
+      with spent as (
+        select c.created_at, c.input_tokens + c.output_tokens as tokens, c.cost_usd
+        from ${runModelCalls} c join ${runs} on ${runs.id} = c.run_id
+        where c.created_at >= ${week}::timestamptz and ${inRoom}
+        union all
+        select ${broadcastResponses.createdAt}, ${broadcastResponses.inputTokens} + ${broadcastResponses.outputTokens}, ${broadcastResponses.costUsd}
+        from ${broadcastResponses}
+        where ${broadcastResponses.createdAt} >= ${week}::timestamptz and ${answersInRoom}
+      )
+      select
+        coalesce(sum(tokens) filter (where created_at >= ${day}::timestamptz), 0) as day_tokens,
+        coalesce(sum(cost_usd) filter (where created_at >= ${day}::timestamptz), 0) as day_cost,
+        coalesce(sum(tokens), 0) as week_tokens,
+        coalesce(sum(cost_usd), 0) as week_cost
+      from spent`),
+  );
+  return {
+    today: { tokens: Number(row?.day_tokens ?? 0), costUsd: Number(row?.day_cost ?? 0) },
+    week: { tokens: Number(row?.week_tokens ?? 0), costUsd: Number(row?.week_cost ?? 0) },
+  };
+}
+
+function scope(spent: { today: Usage; week: Usage }, limits: { tokens: number; costUsd: number }): ScopeBudget {
+  return {
+    ...spent,
+    daily: { tokens: allowance(limits.tokens, spent.today.tokens), costUsd: allowance(limits.costUsd, spent.today.costUsd) },
+  };
+}
+
+export interface ReadBudgetsOptions {
+  /** A room to read besides the instance, with its settings (its own budgets). */
+  room?: { id: string; settings: Pick<RoomSettings, "daily_token_budget" | "daily_cost_budget_usd"> };
+  now?: Date;
+  env?: Env;
+}
+
+/**
+ * What the instance (and, when given, one room) spent today and this week, and what today's
+ * budgets leave: for the dashboard, the room's header and the checks before each run and step.
+ * Days and weeks are UTC; a week starts on Monday.
+ */
+export async function readBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}): Promise<Budgets> {
+  const env = options.env ?? getEnv();
+  const periods = budgetPeriods(options.now ?? new Date());
+  const [instanceSpent, roomSpent] = await Promise.all([
+    usageSince(db, null, periods.dayStart, periods.weekStart),
+    options.room ? usageSince(db, options.room.id, periods.dayStart, periods.weekStart) : null,
+  ]);
+  return {
+    day: { start: periods.dayStart.toISOString(), end: periods.dayEnd.toISOString() },
+    week: { start: periods.weekStart.toISOString(), end: periods.weekEnd.toISOString() },
+    instance: scope(instanceSpent, instanceDailyLimits(env)),
+    room: options.room && roomSpent ? { roomId: options.room.id, ...scope(roomSpent, roomDailyLimits(options.room.settings, env)) } : null,
+  };
+}
+
+function dollars(amount: number): string {
+  return `$${amount.toFixed(amount >= 0.1 ? 2 : 4)}`;
+}
+
+/**
+ * The first of today's budgets that is spent, as the room is told it; null while every budget
+ * has something left. A budget is spent once what was used reaches it: the call that crossed it
+ * was already made, and no further one is.
+ */
+export function spentBudget(budgets: Budgets, subject: { runId: string | null; agentId: string | null }): LimitReachedPayload | null {
+  const checks: [LimitName, Allowance, string][] = [
+    ...(budgets.room
+      ? ([
+          ["room_daily_tokens", budgets.room.daily.tokens, "This room's daily token budget"],
+          ["room_daily_cost", budgets.room.daily.costUsd, "This room's daily cost budget"],
+        ] as [LimitName, Allowance, string][])
+      : []),
+    ["instance_daily_tokens", budgets.instance.daily.tokens, "This server's daily token budget"],
+    ["instance_daily_cost", budgets.instance.daily.costUsd, "This server's daily cost budget"],
+  ];
+  for (const [limit, { limit: allowed, used }, what] of checks) {
+    if (allowed === null || used < allowed) continue;
+    const isCost = limit.endsWith("_cost");
+    const amount = isCost ? `${dollars(used)} of ${dollars(allowed)}` : `${used.toLocaleString("en-US")} of ${allowed.toLocaleString("en-US")} tokens`;
+    return {
+      limit,
+      ...subject,
+      message: `${what} is spent (${amount} used today); agents start again after midnight UTC.`,
+      used,
+      allowed,
+      resetsAt: budgets.day.end,
+    };
+  }
+  return null;
+}
+
+/**
+ * What a workflow has spent on model calls, and its most expensive call so far: the estimate
+ * of what its next call costs (each step reads the conversation so far, so calls rarely get cheaper).
+ */
+export async function workflowSpending(db: DbOrTx, roomId: string, correlationId: string): Promise<{ costUsd: number; largestCallUsd: number }> {
+  const [row] = rowsOf<{ cost: number | string | null; largest: number | string | null }>(
+    await db.execute(sql`
+      select coalesce(sum(c.cost_usd), 0) as cost, coalesce(max(c.cost_usd), 0) as largest
+      from ${runs} join ${runModelCalls} c on c.run_id = ${runs.id}
+      where ${runs.roomId} = ${roomId} and ${runs.correlationId} = ${correlationId}`),
+  );
+  return { costUsd: Number(row?.cost ?? 0), largestCallUsd: Number(row?.largest ?? 0) };
+}
+
+/**
+ * Whether a workflow's next model call would cross its cost cap: it has spent the cap, or what it
+ * spent plus its most expensive call so far passes it. Other workflows are not affected.
+ */
+export async function workflowCapReached(
+  db: DbOrTx,
+  run: { id: string; roomId: string; agentId: string; correlationId: string },
+  settings: Pick<RoomSettings, "workflow_cost_cap_usd">,
+  env: Env = getEnv(),
+): Promise<LimitReachedPayload | null> {
+  const cap = workflowCostCap(settings, env);
+  if (cap <= 0) return null;
+  const spent = await workflowSpending(db, run.roomId, run.correlationId);
+  if (spent.costUsd < cap && spent.costUsd + spent.largestCallUsd <= cap) return null;
+  return {
+    limit: "workflow_cost",
+    runId: run.id,
+    agentId: run.agentId,
+    message:
+      `This workflow has spent ${dollars(spent.costUsd)} of its ${dollars(cap)} cap; its next model call ` +
+      `(about ${dollars(spent.largestCallUsd)}) would cross it, so its agents stop here. Other workflows go on.`,
+    used: spent.costUsd,
+    allowed: cap,
+    resetsAt: null,
+  };
+}
+
+/**
+ * The first limit that stops a run before its next model call: today's budgets (the room's and
+ * the instance's), then its workflow's cost cap. Null when the run may go on.
+ */
+export async function runLimitReached(
+  db: DbOrTx,
+  run: { id: string; roomId: string; agentId: string; correlationId: string },
+  settings: RoomSettings,
+  now: Date = new Date(),
+): Promise<LimitReachedPayload | null> {
+  const env = getEnv();
+  return (await spentToday(db, run.roomId, settings, { runId: run.id, agentId: run.agentId }, now, env)) ?? (await workflowCapReached(db, run, settings, env));
+}
+
+/**
+ * Today's budgets of a room and the instance, reading only the scopes that have a limit: read
+ * before every run and every step, so a scope without a budget costs nothing. The week is not read.
+ */
+async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date, env: Env): Promise<Budgets> {
+  const { dayStart, dayEnd } = budgetPeriods(now);
+  const roomLimits = roomDailyLimits(settings, env);
+  const instanceLimits = instanceDailyLimits(env);
+  const limited = (limits: { tokens: number; costUsd: number }) => limits.tokens > 0 || limits.costUsd > 0;
+  const nothing = { today: { tokens: 0, costUsd: 0 }, week: { tokens: 0, costUsd: 0 } };
+  const [instanceSpent, roomSpent] = await Promise.all([
+    limited(instanceLimits) ? usageSince(db, null, dayStart, dayStart) : nothing,
+    limited(roomLimits) ? usageSince(db, roomId, dayStart, dayStart) : nothing,
+  ]);
+  return {
+    day: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
+    week: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
+    instance: scope(instanceSpent, instanceLimits),
+    room: { roomId, ...scope(roomSpent, roomLimits) },
+  };
+}
+
+/** The first of today's budgets (the room's, the instance's) that is spent; null while each has something left. */
+export async function spentToday(
+  db: DbOrTx,
+  roomId: string,
+  settings: RoomSettings,
+  subject: { runId: string | null; agentId: string | null },
+  now: Date = new Date(),
+  env: Env = getEnv(),
+): Promise<LimitReachedPayload | null> {
+  return spentBudget(await todaysBudgets(db, roomId, settings, now, env), subject);
+}
+
+/** Refuses to start work in a room whose (or whose instance's) budget for today is spent: a 429 until midnight UTC. */
+export async function assertBudgetLeft(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date = new Date()): Promise<void> {
+  const spent = await spentToday(db, roomId, settings, { runId: null, agentId: null }, now, getEnv());
+  if (!spent) return;
+  const wait = Math.max(1, Math.ceil((budgetPeriods(now).dayEnd.getTime() - now.getTime()) / 1000));
+  throw tooManyRequests(spent.message, wait, "budget_exceeded");
+}
+
+/** What a room may still spend today, for its header; null when neither it nor the instance has a budget. */
+export async function readRoomBudget(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date = new Date()): Promise<RoomBudgetDto | null> {
+  const budget = roomBudgetDto(await todaysBudgets(db, roomId, settings, now, getEnv()));
+  return budget.tokenLimit === null && budget.costLimitUsd === null ? null : budget;
+}
+
+/** What a room may still spend today: the tighter of its own budget and the instance's. */
+export function roomBudgetDto(budgets: Budgets): RoomBudgetDto {
+  const tighter = (room: Allowance | undefined, instance: Allowance) => {
+    const candidates = [room, instance].filter((each): each is Allowance & { left: number } => !!each && each.left !== null);
+    if (candidates.length === 0) return { left: null, limit: null };
+    const tightest = candidates.reduce((best, each) => (each.left < best.left ? each : best));
+    return { left: tightest.left, limit: tightest.limit };
+  };
+  const tokens = tighter(budgets.room?.daily.tokens, budgets.instance.daily.tokens);
+  const cost = tighter(budgets.room?.daily.costUsd, budgets.instance.daily.costUsd);
+  return { tokensLeft: tokens.left, tokenLimit: tokens.limit, costLeftUsd: cost.left, costLimitUsd: cost.limit, resetsAt: budgets.day.end };
+}

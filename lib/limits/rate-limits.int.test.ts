@@ -1,0 +1,166 @@
+import fs from "node:fs";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { canvasNodes, rooms, runs, seats } from "@/db/schema";
+import { createNoteRoute } from "@/lib/canvas/canvas-routes";
+import { readEventsAfter } from "@/lib/events/read-events";
+import { appRoute } from "@/lib/http/participant-route";
+import { agentByPersona } from "@/test/agents";
+import { createTestRoom } from "@/test/fixtures";
+import { call, cookieFrom } from "@/test/http";
+import { useTestRuntime } from "@/test/test-runtime";
+import { POST as signIn } from "@/app/api/admin/session/route";
+import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
+import { POST as startRun } from "@/app/api/rooms/[roomId]/runs/route";
+import { POST as importRoom } from "@/app/api/rooms/import/route";
+import { POST as createRoom } from "@/app/api/rooms/route";
+
+const TOKEN = "admin-token-for-limit-tests-0123";
+const context = useTestRuntime();
+
+beforeEach(() => {
+  vi.stubEnv("ADMIN_TOKEN", TOKEN);
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+let addressCounter = 0;
+/** A client address of its own for each test, so one test's requests never count against another's. */
+const newAddress = () => `198.51.100.${++addressCounter}`;
+const from = (address: string, extra: Record<string, string> = {}) => ({ "x-forwarded-for": address, ...extra });
+
+const roomCount = async () => (await context.database.db.select({ id: rooms.id }).from(rooms)).length;
+
+function expectRateLimited(response: { status: number; headers: Headers; body: { error: { code: string; message: string } } }, what: RegExp) {
+  expect(response.status).toBe(429);
+  expect(response.body.error.code).toBe("too_many_requests");
+  expect(response.body.error.message).toMatch(what);
+  expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+}
+
+describe("rate limits per client address", () => {
+  it("answer room creation beyond the limit with 429 and Retry-After, creating nothing", async () => {
+    vi.stubEnv("PARLEY_ROOMS_PER_HOUR", "2");
+    const address = newAddress();
+    const create = (headers: Record<string, string>) =>
+      call(createRoom, { url: "/api/rooms", method: "POST", params: {}, body: { title: "Limited", template: "creative-canvas" }, headers });
+    expect((await create(from(address))).status).toBe(201);
+    expect((await create(from(address))).status).toBe(201);
+    const before = await roomCount();
+    expectRateLimited(await create(from(address)), /Too many rooms created: at most 2 an hour from one address; try again in \d+ s/);
+    expect(await roomCount()).toBe(before);
+    // Another address has its own allowance, and admins are not limited.
+    expect((await create(from(newAddress()))).status).toBe(201);
+    expect((await create(from(address, { authorization: `Bearer ${TOKEN}` }))).status).toBe(201);
+  });
+
+  it("answer imports beyond the limit with 429, creating nothing", async () => {
+    vi.stubEnv("PARLEY_IMPORTS_PER_HOUR", "1");
+    const address = newAddress();
+    const yaml = fs.readFileSync(path.join(process.cwd(), "lib/rooms/fixtures/broadcast-human.yaml"), "utf8");
+    const post = () => call(importRoom, { url: "/api/rooms/import", method: "POST", params: {}, body: { yaml }, headers: from(address) });
+    expect((await post()).status).toBe(201);
+    const before = await roomCount();
+    expectRateLimited(await post(), /Too many teams imported: at most 1 an hour/);
+    expect(await roomCount()).toBe(before);
+  });
+
+  it("answer seat taking beyond the limit with 429, seating nobody", async () => {
+    vi.stubEnv("PARLEY_SEATS_PER_HOUR", "2");
+    const { roomId } = await createTestRoom(context.database.db);
+    const address = newAddress();
+    const sit = (name: string) =>
+      call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: name }, headers: from(address) });
+    expect((await sit("Ann")).status).toBe(201);
+    expect((await sit("Bo")).status).toBe(201);
+    const events = (await readEventsAfter(context.database.db, roomId, 0)).length;
+    expectRateLimited(await sit("Cy"), /Too many seats taken/);
+    expect(await context.database.db.select().from(seats).where(eq(seats.roomId, roomId))).toHaveLength(2);
+    expect((await readEventsAfter(context.database.db, roomId, 0)).length).toBe(events);
+  });
+
+  it("answer run starts beyond the limit with 429, queuing nothing", async () => {
+    vi.stubEnv("PARLEY_RUN_STARTS_PER_MINUTE", "1");
+    const { roomId } = await createTestRoom(context.database.db);
+    const address = newAddress();
+    const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ann" }, headers: from(address) });
+    const cookie = cookieFrom(seat.headers.get("set-cookie"));
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const start = () =>
+      call(startRun, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: "Go" }, cookie, headers: from(address) });
+    expect((await start()).status).toBe(201);
+    expectRateLimited(await start(), /Too many agents started: at most 1 a minute/);
+    expect(await context.database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(1);
+  });
+
+  it("answer a seat's writes beyond its limit with 429, writing nothing, whatever address it writes from", async () => {
+    vi.stubEnv("PARLEY_SEAT_WRITES_PER_MINUTE", "2");
+    const { roomId } = await createTestRoom(context.database.db);
+    const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ann" }, headers: from(newAddress()) });
+    const cookie = cookieFrom(seat.headers.get("set-cookie"));
+    const addNote = appRoute(createNoteRoute);
+    const note = (text: string) => call(addNote, { url: "/x", method: "POST", params: { roomId }, body: { text, x: 0, y: 0 }, cookie, headers: from(newAddress()) });
+    expect((await note("one")).status).toBe(201);
+    expect((await note("two")).status).toBe(201);
+    const refused = await note("three");
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.message).toMatch(/Too many changes: at most 2 a minute from one seat/);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).toHaveLength(2);
+  });
+});
+
+describe("who may create rooms", () => {
+  const create = (headers: Record<string, string> = {}) =>
+    call(createRoom, { url: "/api/rooms", method: "POST", params: {}, body: { title: "Mine", template: "creative-canvas" }, headers: { ...from(newAddress()), ...headers } });
+
+  it("is admins only when the server says so: others get a 403 and nothing is created", async () => {
+    vi.stubEnv("PARLEY_ROOM_CREATION", "admins");
+    const before = await roomCount();
+    const refused = await create();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/Only admins may create rooms on this server/);
+    const yaml = fs.readFileSync(path.join(process.cwd(), "lib/rooms/fixtures/broadcast-human.yaml"), "utf8");
+    const imported = await call(importRoom, { url: "/api/rooms/import", method: "POST", params: {}, body: { yaml }, headers: from(newAddress()) });
+    expect(imported.status).toBe(403);
+    expect(imported.body.error.message).toMatch(/Only admins may import teams/);
+    expect(await roomCount()).toBe(before);
+    expect((await create({ authorization: `Bearer ${TOKEN}` })).status).toBe(201);
+  });
+
+  it("is anyone while only the offline model is configured, and admins only once a paid provider's key is set", async () => {
+    expect((await create()).status).toBe(201);
+    vi.stubEnv("OPENAI_API_KEY", "sk-test-not-a-real-key");
+    expect((await create()).status).toBe(403);
+    vi.stubEnv("PARLEY_ROOM_CREATION", "anyone");
+    expect((await create()).status).toBe(201);
+  });
+});
+
+describe("admin sign-in", () => {
+  const attempt = (token: string, address: string) =>
+    call(signIn, { url: "/api/admin/session", method: "POST", params: {}, body: { token }, headers: from(address) });
+
+  it("is throttled after five failures a minute from one address, the right token included, and not elsewhere", async () => {
+    const address = newAddress();
+    for (let failure = 0; failure < 5; failure++) {
+      const refused = await attempt("not-the-admin-token-000", address);
+      expect(refused.status).toBe(403);
+    }
+    const throttled = await attempt("not-the-admin-token-000", address);
+    expectRateLimited(throttled, /Too many failed admin sign-ins: at most 5 a minute/);
+    const rightButThrottled = await attempt(TOKEN, address);
+    expect(rightButThrottled.status).toBe(429);
+    expect(rightButThrottled.headers.get("set-cookie")).toBeNull();
+    const elsewhere = await attempt(TOKEN, newAddress());
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.headers.get("set-cookie")).toMatch(/^parley_admin=/);
+  });
+
+  it("does not count successful sign-ins", async () => {
+    const address = newAddress();
+    for (let success = 0; success < 7; success++) expect((await attempt(TOKEN, address)).status).toBe(200);
+  });
+});
