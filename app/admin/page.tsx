@@ -15,7 +15,7 @@ export default async function AdminPage() {
   return (
     <PageShell nav={<span className="muted">Admin</span>} mainClassName="admin">
       {status === "admin" ? (
-        <AdminDashboard initialRooms={await listRoomsForAdmin((await getRuntime()).database)} />
+        <AdminDashboard initialRooms={(await listRoomsForAdmin((await getRuntime()).database)).items} />
       ) : (
         <AdminSignIn expired={status === "invalid"} />
       )}

@@ -7,7 +7,7 @@ import type { AgentModelOptions } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { createScriptModel } from "./script/script-model";
 
-const PROVIDERS = ["script", "openai", "anthropic", "google", "openai-compatible"] as const;
+export const PROVIDERS = ["script", "openai", "anthropic", "google", "openai-compatible"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface ParsedModelSpec {

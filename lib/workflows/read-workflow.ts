@@ -5,6 +5,7 @@ import type { Db } from "@/db";
 import { type Run, agents, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
 import { runToDto } from "@/lib/agents/run-dto";
 import { badRequest, notFound } from "@/lib/errors";
+import { exportEvents } from "@/lib/events/browse-events";
 import { eventFromRow } from "@/lib/events/event-row";
 import { priceFor } from "@/lib/models/pricing";
 import type { RunDto, StoredEvent } from "@/lib/protocol";
@@ -377,25 +378,7 @@ export async function readWorkflow(
  * stays bounded however long the workflow is.
  */
 export function exportWorkflow(db: Db, roomId: string, correlationId: string, pageSize = 500): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let after = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const rows = await db
-        .select()
-        .from(events)
-        .where(and(eq(events.roomId, roomId), eq(events.correlationId, correlationId), gt(events.seq, after)))
-        .orderBy(asc(events.seq))
-        .limit(pageSize);
-      if (rows.length === 0) {
-        controller.close();
-        return;
-      }
-      after = rows.at(-1)!.seq;
-      controller.enqueue(encoder.encode(rows.map((row) => `${JSON.stringify(eventFromRow(row))}\n`).join("")));
-      if (rows.length < pageSize) controller.close();
-    },
-  }, { highWaterMark: 1 });
+  return exportEvents(db, roomId, { correlation_id: correlationId }, pageSize);
 }
 
 /** Refuses a workflow that is not in the room (404). */

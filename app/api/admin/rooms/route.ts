@@ -1,13 +1,16 @@
-// GET /api/admin/rooms — every room with its settings (admins)
+// GET /api/admin/rooms?q=&idle_days=&cursor=&limit= — rooms by latest activity, with agents, watchers and settings (admins)
 import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
-import { listRoomsForAdmin } from "@/lib/rooms/list-rooms-for-admin";
+import { adminRoomsQuerySchema, listRoomsForAdmin } from "@/lib/rooms/list-rooms-for-admin";
+import { parseQuery } from "@/lib/workflows/read-workflow";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request) {
   return respond(async () => {
     const runtime = await adminAccess(request);
-    return Response.json({ rooms: await listRoomsForAdmin(runtime.database) });
+    const query = parseQuery(adminRoomsQuerySchema, new URL(request.url).searchParams);
+    const page = await listRoomsForAdmin(runtime.database, query);
+    return Response.json({ rooms: page.items, nextCursor: page.nextCursor });
   });
 }

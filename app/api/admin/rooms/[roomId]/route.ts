@@ -1,14 +1,23 @@
-// PATCH /api/admin/rooms/[roomId] — rename a room or change its settings; DELETE — delete it
+// GET /api/admin/rooms/[roomId] — one room with its agents, settings and runs; PATCH — rename it or change its settings; DELETE — delete it (admins)
 import { notFound } from "@/lib/errors";
 import { adminAccess } from "@/lib/http/room-access";
 import { readJsonBody, respond } from "@/lib/http/request";
 import { deleteRoom } from "@/lib/rooms/delete-room";
 import { findRoom } from "@/lib/rooms/list-rooms";
+import { readRoomForAdmin } from "@/lib/rooms/list-rooms-for-admin";
 import { updateRoom, updateRoomInputSchema } from "@/lib/rooms/update-room";
 
 export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ roomId: string }> };
+
+export async function GET(request: Request, { params }: Context) {
+  return respond(async () => {
+    const runtime = await adminAccess(request);
+    const { roomId } = await params;
+    return Response.json({ room: await readRoomForAdmin(runtime.database, roomId) });
+  });
+}
 
 export async function PATCH(request: Request, { params }: Context) {
   return respond(async () => {

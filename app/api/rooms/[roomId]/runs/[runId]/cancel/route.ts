@@ -1,7 +1,7 @@
 // POST /api/rooms/[roomId]/runs/[runId]/cancel — stop a queued or running agent (participants and admins)
-import { ADMIN_ACTOR } from "@/lib/events/write-room-events";
 import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
 import { seatActor } from "@/lib/auth/seats";
+import { cancelRunAsAdmin } from "@/lib/admin/admin-run-actions";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { forbidden } from "@/lib/errors";
 import { roomAccess } from "@/lib/http/room-access";
@@ -16,7 +16,10 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
     const cookies = parseCookies(request.headers.get("cookie"));
     const isAdmin = adminStatus({ cookie: cookies[ADMIN_COOKIE], bearer: bearerToken(request) }) === "admin";
     if (!seat && !isAdmin) throw forbidden("Only participants and admins can stop an agent.");
-    const outcome = await cancelRun(runtime.database.db, roomId, runId, seat ? seatActor(seat) : ADMIN_ACTOR);
+    // An admin's stop is recorded in the room's log and the admin audit trail.
+    const outcome = seat
+      ? await cancelRun(runtime.database.db, roomId, runId, seatActor(seat))
+      : (await cancelRunAsAdmin(runtime.database.db, runId, { roomId })).outcome;
     return Response.json({ runId, outcome });
   });
 }

@@ -1,0 +1,16 @@
+// GET /api/admin/audit?room=&cursor=&limit= — every change admins made, newest first (admins)
+import { adminActionsQuerySchema, listAdminActions } from "@/lib/admin/admin-actions";
+import { adminAccess } from "@/lib/http/room-access";
+import { respond } from "@/lib/http/request";
+import { parseQuery } from "@/lib/workflows/read-workflow";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(request: Request) {
+  return respond(async () => {
+    const runtime = await adminAccess(request);
+    const query = parseQuery(adminActionsQuerySchema, new URL(request.url).searchParams);
+    const page = await listAdminActions(runtime.database.db, query);
+    return Response.json({ actions: page.items, nextCursor: page.nextCursor });
+  });
+}

@@ -1,0 +1,13 @@
+// GET /api/admin/instance — the scheduler, workers and their runs, database and migrations, providers (admins)
+import { readInstance } from "@/lib/admin/read-instance";
+import { adminAccess } from "@/lib/http/room-access";
+import { respond } from "@/lib/http/request";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(request: Request) {
+  return respond(async () => {
+    const runtime = await adminAccess(request);
+    return Response.json({ instance: await readInstance(runtime) });
+  });
+}

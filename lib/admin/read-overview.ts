@@ -1,0 +1,196 @@
+import { and, count, countDistinct, eq, gt, gte, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db";
+import { presence, rooms, runs, usageHourly } from "@/db/schema";
+import { countActiveRuns } from "./admin-runs";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** A live connection not refreshed for this long is not counted (as `countPresence` does). */
+const PRESENCE_STALE_MS = 45_000;
+/** Series a chart shows on their own; the rest are added up as "Other". */
+const TOP_SERIES = 6;
+
+/** What the charts span and how finely: a day by the hour, a week by six hours, thirty days by the day. */
+const RANGES = {
+  day: { spanMs: DAY, bucketMs: HOUR },
+  week: { spanMs: 7 * DAY, bucketMs: 6 * HOUR },
+  month: { spanMs: 30 * DAY, bucketMs: DAY },
+} as const;
+
+export const overviewQuerySchema = z.strictObject({
+  range: z.enum(["day", "week", "month"]).default("week"),
+});
+export type OverviewQuery = z.infer<typeof overviewQuerySchema>;
+
+export interface Spend {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** One line of a chart: a model, or an agent identity (the same persona across rooms). */
+export interface UsageSeries {
+  key: string;
+  label: string;
+  tokens: number[];
+  costUsd: number[];
+}
+
+export interface Overview {
+  generatedAt: string;
+  rooms: { total: number; activeToday: number };
+  watching: { connections: number; rooms: number };
+  runs: { queued: number; running: number; failedToday: number };
+  spend: { today: Spend; week: Spend };
+  /** When "today" and "this week" (from Monday) started: UTC days, as the budgets count them. */
+  todayStartedAt: string;
+  weekStartedAt: string;
+  usage: { range: OverviewQuery["range"]; bucketMs: number; buckets: string[]; byModel: UsageSeries[]; byAgent: UsageSeries[] };
+}
+
+/** The start of the UTC day and week (from Monday) holding `now`. */
+export function calendarStarts(now: Date): { today: Date; week: Date } {
+  const midnight = Math.floor(now.getTime() / DAY) * DAY;
+  // 1970-01-01 was a Thursday: days since then, shifted so Monday is 0.
+  const weekday = (Math.floor(midnight / DAY) + 3) % 7;
+  return { today: new Date(midnight), week: new Date(midnight - weekday * DAY) };
+}
+
+const spendColumns = (since: Date) => ({
+  calls: sql<number>`coalesce(sum(${usageHourly.calls}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
+  inputTokens: sql<number>`coalesce(sum(${usageHourly.inputTokens}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
+  outputTokens: sql<number>`coalesce(sum(${usageHourly.outputTokens}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
+  costUsd: sql<number>`coalesce(sum(${usageHourly.costUsd}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
+});
+
+function toSpend(row: { calls: number; inputTokens: number; outputTokens: number; costUsd: number } | undefined): Spend {
+  return { calls: Number(row?.calls ?? 0), inputTokens: Number(row?.inputTokens ?? 0), outputTokens: Number(row?.outputTokens ?? 0), costUsd: Number(row?.costUsd ?? 0) };
+}
+
+interface Point {
+  /** The bucket's start, in milliseconds since 1970. */
+  bucket: number;
+  key: string;
+  label: string;
+  tokens: number;
+  costUsd: number;
+}
+
+/** Pivots points into one series per key over `buckets`, the biggest spenders on their own and the rest as "Other". */
+export function toSeries(points: Point[], buckets: number[]): UsageSeries[] {
+  const index = new Map(buckets.map((start, position) => [start, position]));
+  const byKey = new Map<string, UsageSeries & { total: number; totalTokens: number }>();
+  for (const point of points) {
+    const position = index.get(Number(point.bucket));
+    if (position === undefined) continue;
+    let series = byKey.get(point.key);
+    if (!series) {
+      series = { key: point.key, label: point.label, tokens: buckets.map(() => 0), costUsd: buckets.map(() => 0), total: 0, totalTokens: 0 };
+      byKey.set(point.key, series);
+    }
+    series.tokens[position]! += Number(point.tokens);
+    series.costUsd[position]! += Number(point.costUsd);
+    series.total += Number(point.costUsd);
+    series.totalTokens += Number(point.tokens);
+  }
+  const ranked = [...byKey.values()].sort((a, b) => b.total - a.total || b.totalTokens - a.totalTokens || a.key.localeCompare(b.key));
+  const shown = ranked.slice(0, TOP_SERIES);
+  const rest = ranked.slice(TOP_SERIES);
+  // Two agents can share a name (a template's and an imported team's): their identities tell them apart.
+  const names = new Map<string, number>();
+  for (const series of shown) names.set(series.label, (names.get(series.label) ?? 0) + 1);
+  const result: UsageSeries[] = shown.map(({ key, label, tokens, costUsd }) => ({ key, label: names.get(label)! > 1 ? `${label} (${key})` : label, tokens, costUsd }));
+  if (rest.length > 0) {
+    result.push({
+      key: "other",
+      label: `Other (${rest.length})`,
+      tokens: buckets.map((_, position) => rest.reduce((sum, series) => sum + series.tokens[position]!, 0)),
+      costUsd: buckets.map((_, position) => rest.reduce((sum, series) => sum + series.costUsd[position]!, 0)),
+    });
+  }
+  return result;
+}
+
+/**
+ * The instance at a glance: rooms, people watching, runs queued and running, tokens and cost
+ * today and this week, and tokens and cost over the range by model and by agent. Reads the
+ * hourly usage table, never the runs or their model calls, so it costs the same however many
+ * runs there were.
+ */
+export async function readOverview(database: Database, query: OverviewQuery, now: Date = new Date()): Promise<Overview> {
+  const db = database.db;
+  const { spanMs, bucketMs } = RANGES[query.range];
+  const { today, week } = calendarStarts(now);
+  // Buckets line up with midnight UTC; the last one holds now.
+  const end = Math.floor(now.getTime() / bucketMs) * bucketMs;
+  const first = end - Math.ceil(spanMs / bucketMs - 1) * bucketMs;
+  const buckets: number[] = [];
+  for (let start = first; start <= end; start += bucketMs) buckets.push(start);
+  const rangeStart = new Date(first);
+  const since = new Date(Math.min(first, week.getTime()));
+  // As milliseconds since 1970: the drivers return timestamps computed in SQL in different forms.
+  const bucket = sql<number>`(extract(epoch from date_bin(${`${bucketMs / 1000} seconds`}::interval, ${usageHourly.hour}, timestamptz '1970-01-01T00:00:00Z')) * 1000)::float8`;
+  // Grouped by position (1, 2): the bucket's expression holds parameters, which a second copy could not be matched with.
+  const tokens = sql<number>`sum(${usageHourly.inputTokens} + ${usageHourly.outputTokens})::float8`;
+  const cost = sql<number>`sum(${usageHourly.costUsd})::float8`;
+
+  const [byModel, byAgent, totals, roomCounts, watching, active, failed] = await Promise.all([
+    db
+      .select({ bucket, key: usageHourly.model, label: usageHourly.model, tokens, costUsd: cost })
+      .from(usageHourly)
+      .where(gte(usageHourly.hour, rangeStart))
+      .groupBy(sql`1`, sql`2`),
+    db
+      .select({ bucket, key: usageHourly.identity, label: sql<string>`max(${usageHourly.agentName})`, tokens, costUsd: cost })
+      .from(usageHourly)
+      .where(gte(usageHourly.hour, rangeStart))
+      .groupBy(sql`1`, sql`2`),
+    db
+      .select({
+        today: spendColumns(today).costUsd,
+        todayCalls: spendColumns(today).calls,
+        todayInput: spendColumns(today).inputTokens,
+        todayOutput: spendColumns(today).outputTokens,
+        week: spendColumns(week).costUsd,
+        weekCalls: spendColumns(week).calls,
+        weekInput: spendColumns(week).inputTokens,
+        weekOutput: spendColumns(week).outputTokens,
+      })
+      .from(usageHourly)
+      .where(gte(usageHourly.hour, since)),
+    db
+      .select({ total: count(), activeToday: sql<number>`(count(*) filter (where ${rooms.lastActivityAt} >= ${today.toISOString()}::timestamptz))::int` })
+      .from(rooms),
+    db
+      .select({ connections: count(), rooms: countDistinct(presence.roomId) })
+      .from(presence)
+      .where(gt(presence.lastSeenAt, new Date(now.getTime() - PRESENCE_STALE_MS))),
+    countActiveRuns(db),
+    db
+      .select({ count: count() })
+      .from(runs)
+      .where(and(eq(runs.status, "failed"), gte(runs.createdAt, today))),
+  ]);
+  const total = totals[0];
+  return {
+    generatedAt: now.toISOString(),
+    rooms: { total: Number(roomCounts[0]?.total ?? 0), activeToday: Number(roomCounts[0]?.activeToday ?? 0) },
+    watching: { connections: Number(watching[0]?.connections ?? 0), rooms: Number(watching[0]?.rooms ?? 0) },
+    runs: { ...active, failedToday: Number(failed[0]?.count ?? 0) },
+    spend: {
+      today: toSpend(total && { calls: total.todayCalls, inputTokens: total.todayInput, outputTokens: total.todayOutput, costUsd: total.today }),
+      week: toSpend(total && { calls: total.weekCalls, inputTokens: total.weekInput, outputTokens: total.weekOutput, costUsd: total.week }),
+    },
+    todayStartedAt: today.toISOString(),
+    weekStartedAt: week.toISOString(),
+    usage: {
+      range: query.range,
+      bucketMs,
+      buckets: buckets.map((start) => new Date(start).toISOString()),
+      byModel: toSeries(byModel, buckets),
+      byAgent: toSeries(byAgent, buckets),
+    },
+  };
+}
