@@ -33,6 +33,10 @@ export const events = pgTable(
     index("events_correlation_idx").on(table.correlationId),
     // A workflow's messages in order: one index range, however big the room.
     index("events_room_correlation_seq_idx").on(table.roomId, table.correlationId, table.seq),
+    // The dashboard's event log filtered by type or by sender: a page is one index range even
+    // when what it asks for is rare in a big room.
+    index("events_room_type_seq_idx").on(table.roomId, table.type, table.seq),
+    index("events_room_agent_seq_idx").on(table.roomId, table.agent, table.seq),
   ],
 );
 

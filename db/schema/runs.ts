@@ -76,6 +76,9 @@ export const runs = pgTable(
     index("runs_agent_idx").on(table.agentId, table.createdAt),
     index("runs_correlation_idx").on(table.correlationId),
     index("runs_room_correlation_idx").on(table.roomId, table.correlationId),
+    // The dashboard's run list, newest first across rooms and in one room, read a page at a time.
+    index("runs_created_idx").on(table.createdAt, table.id),
+    index("runs_room_created_idx").on(table.roomId, table.createdAt, table.id),
     index("runs_active_idx")
       .on(table.roomId)
       .where(sql`${table.status} in ('queued', 'running')`),
