@@ -5,6 +5,7 @@ import type { Database } from "@/db";
 import { migrationsFolder } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agents, leases, presence, rooms, runs } from "@/db/schema";
+import { getEnv } from "@/lib/env";
 import { PROVIDERS, type ProviderName, modelUnavailableReason } from "@/lib/models/registry";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import type { Runtime } from "@/lib/runtime";
@@ -123,6 +124,7 @@ export async function readInstance(runtime: Runtime, now: Date = new Date()): Pr
     }
   }
 
+  const env = getEnv();
   const leaseHeld = !!lease && lease.expiresAt.getTime() > now.getTime();
   const lastTick = lease ? lease.expiresAt.getTime() - SCHEDULER_LEASE_MS : null;
   const instances = new Map<string, InstanceStatus["instances"][number]>();
@@ -159,7 +161,7 @@ export async function readInstance(runtime: Runtime, now: Date = new Date()): Pr
     workers: [...workers.values()],
     instances: [...instances.values()].sort((a, b) => a.id.localeCompare(b.id)),
     providers: PROVIDERS.map((provider) => {
-      const reason = modelUnavailableReason(`${provider}:any`);
+      const reason = modelUnavailableReason(`${provider}:any`, env);
       return { provider, configured: reason === null, reason };
     }),
   };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Database, Db } from "@/db";
 import { agents, rooms, runs } from "@/db/schema";
 import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "@/lib/admin/cursor";
+import { getEnv } from "@/lib/env";
 import { notFound } from "@/lib/errors";
 import type { AgentDto, RoomSummaryDto } from "@/lib/protocol";
 import { countPresence } from "@/lib/realtime/presence";
@@ -83,7 +84,8 @@ async function roomDetails(database: Database, roomIds: string[]) {
       .groupBy(runs.roomId),
   ]);
   const byRoom = new Map<string, AgentDto[]>();
-  for (const agent of agentRows) byRoom.set(agent.roomId, [...(byRoom.get(agent.roomId) ?? []), agentWithAvailability(agent)]);
+  const env = getEnv();
+  for (const agent of agentRows) byRoom.set(agent.roomId, [...(byRoom.get(agent.roomId) ?? []), agentWithAvailability(agent, env)]);
   return { agents: byRoom, watching, activeRuns: new Map(active.map((row) => [row.roomId, Number(row.count)])) };
 }
 
@@ -121,6 +123,7 @@ export async function readRoomForAdmin(database: Database, roomId: string): Prom
       .groupBy(runs.status),
   ]);
   if (!room) throw notFound("Room");
+  const env = getEnv();
   const of = (status: string) => Number(runTotals.find((row) => row.status === status)?.count ?? 0);
   const sum = (pick: (row: (typeof runTotals)[number]) => number) => runTotals.reduce((total, row) => total + Number(pick(row)), 0);
   return {
@@ -129,7 +132,7 @@ export async function readRoomForAdmin(database: Database, roomId: string): Prom
     watching: watching.get(roomId) ?? 0,
     activeRuns: of("queued") + of("running"),
     agents: agentRows.map((agent) => ({
-      ...agentWithAvailability(agent),
+      ...agentWithAvailability(agent, env),
       identity: agent.identity,
       systemPrompt: agent.systemPrompt,
       apiKeyEnv: agent.modelOptions?.apiKeyEnv ?? null,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { type Agent, agents } from "@/db/schema";
 import { adminActionInsert } from "@/lib/admin/admin-actions";
+import { type Env, getEnv } from "@/lib/env";
 import { notFound } from "@/lib/errors";
 import { ADMIN_ACTOR, type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { modelUnavailableReason, parseModelSpec } from "@/lib/models/registry";
@@ -29,9 +30,12 @@ export const updateAgentInputSchema = z
   .refine((input) => input.model !== undefined || input.systemPrompt !== undefined, "Nothing to change: give model or systemPrompt");
 export type UpdateAgentInput = z.infer<typeof updateAgentInputSchema>;
 
-/** An agent as the room and the dashboard show it: with why its model cannot run here, if it cannot. */
-export function agentWithAvailability(agent: Agent): AgentDto {
-  return { ...agentToDto(agent), unavailableReason: modelUnavailableReason(agent.model, undefined, agent.modelOptions) };
+/**
+ * An agent as the room and the dashboard show it: with why its model cannot run here, if it
+ * cannot. A list passes the environment read once (`getEnv` validates it on every call).
+ */
+export function agentWithAvailability(agent: Agent, env: Env = getEnv()): AgentDto {
+  return { ...agentToDto(agent), unavailableReason: modelUnavailableReason(agent.model, env, agent.modelOptions) };
 }
 
 /**
