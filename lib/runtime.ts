@@ -38,6 +38,7 @@ async function startRuntime(): Promise<Runtime> {
       owner: `${instanceId}:worker`,
       resolveModel: (spec, agent) => resolveModel(spec, { agent }),
       execute: { modelCallTimeoutMs: getEnv().PARLEY_MODEL_TIMEOUT_SECONDS * 1000 },
+      leaseMs: getEnv().PARLEY_RUN_LEASE_SECONDS * 1000,
       onError: logError,
     });
     await worker.start();

@@ -7,6 +7,13 @@ import { claimNextRun, heartbeatRun, releaseRun } from "./claim-run";
 import { RUNS_CHANNEL } from "./enqueue-run";
 import { type ExecuteDeps, type StopReason, executeRun } from "./execute-run";
 
+/**
+ * A run's lease by default: with the heartbeat four times a lease and workers looking for work
+ * every second, a run whose instance died is taken over within about nine seconds, while a live
+ * worker keeps its runs through six seconds of missed or slow heartbeats.
+ */
+export const DEFAULT_LEASE_MS = 8_000;
+
 export interface WorkerOptions {
   /**
    * Unique per worker. Each claim holds its lease under this name and a token of its own, so
@@ -17,7 +24,12 @@ export interface WorkerOptions {
   resolveModel: ModelResolver;
   /** Runs this worker executes at once (across rooms; each room has its own limit). */
   maxParallel?: number;
+  /**
+   * How long a claimed run stays this worker's without a heartbeat (`DEFAULT_LEASE_MS`): a worker
+   * whose instance died loses its runs this long after its last heartbeat.
+   */
   leaseMs?: number;
+  /** How often the lease is extended: a quarter of the lease by default, so three heartbeats in a row can fail or lag. */
   heartbeatMs?: number;
   /** Fallback poll when no notification arrives (a lease may have expired meanwhile). */
   pollMs?: number;
@@ -46,8 +58,8 @@ export class AgentWorker {
     private readonly bus: RoomBus,
     private readonly options: WorkerOptions,
   ) {
-    this.leaseMs = options.leaseMs ?? 30_000;
-    this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 3));
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.heartbeatMs = options.heartbeatMs ?? Math.max(50, Math.floor(this.leaseMs / 4));
   }
 
   async start(): Promise<void> {
@@ -124,13 +136,20 @@ export class AgentWorker {
       stopReason = reason;
       controller.abort(new Error(reason));
     };
+    // One heartbeat at a time: a slow one is not piled on by the next, which would only queue behind it.
+    let beating = false;
     const heartbeat = setInterval(() => {
+      if (beating) return;
+      beating = true;
       heartbeatRun(this.database.db, run.id, lease, this.leaseMs)
         .then((beat) => {
           if (!beat.held) stop("lease_lost");
           else if (beat.cancelRequested) stop("cancelled");
         })
-        .catch((error) => this.options.onError?.(error));
+        .catch((error) => this.options.onError?.(error))
+        .finally(() => {
+          beating = false;
+        });
     }, this.heartbeatMs);
     heartbeat.unref?.();
 

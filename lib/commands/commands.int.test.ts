@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentNotes, canvasNodes, events, runs, seats, vaultTasks } from "@/db/schema";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
@@ -79,7 +79,9 @@ async function actedOn(roomId: string, text: string) {
 }
 
 async function eventTypes(roomId: string) {
-  return (await context.database.db.select({ type: events.type }).from(events).where(eq(events.roomId, roomId))).map((row) => row.type);
+  return (await context.database.db.select({ type: events.type }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq))).map(
+    (row) => row.type,
+  );
 }
 
 describe("@agent commands", () => {

@@ -83,9 +83,34 @@ export function findUnstorableText(value: unknown, path: string[] = []): string 
   return null;
 }
 
+/** How deeply a request body's arrays and objects may nest: far more than any request needs. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * How deeply the JSON in `text` nests, counted without parsing it (brackets inside strings do
+ * not count), stopping as soon as it passes `limit`: parsing and checking a value nested
+ * thousands deep would overflow the stack.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index++;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (char === 0x7d || char === 0x5d) depth--;
+  }
+  return false;
+}
+
 /** Parses a request body's text as JSON and validates it; any problem is a 400 with the reason. */
 export function parseJsonText<T extends z.ZodType>(text: string, schema: T): z.infer<T> {
   if (!text.trim()) throw badRequest("Expected a JSON body.");
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw badRequest(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, or } from "drizzle-orm";
+import { and, desc, eq, inArray, or } from "drizzle-orm";
 import type { Agent } from "@/db/schema";
 import { events } from "@/db/schema";
 import type { ActiveRun } from "@/lib/agents/run-context";
@@ -6,9 +6,7 @@ import { badRequest } from "@/lib/errors";
 import { eventFromRow } from "@/lib/events/event-row";
 import type { StoredEvent } from "@/lib/protocol";
 
-/** How far back a repeated exchange is looked for. */
-export const EXCHANGE_WINDOW_MS = 60 * 60 * 1000;
-/** How many of the room's recent asks are compared: enough for any back-and-forth worth stopping. */
+/** How many of the workflow's latest asks are compared: enough for any back-and-forth worth stopping. */
 const RECENT_ASKS = 200;
 /** Two asks this alike (shared words over all words) say the same thing. */
 const SAME_ASK = 0.8;
@@ -67,23 +65,24 @@ function between(ask: Ask, one: Agent, other: Agent): boolean {
 /**
  * Refuses an ask from the running agent to `targets` (a request, a help request, a question to a
  * teammate or to the others) that would be the room's `repeated_exchange_limit`-th saying much
- * the same between the agent and one of them, either way, within the last hour: a back-and-forth
- * that keeps repeating itself. The run is marked to stop once its step is saved, and its
- * `limit.reached` event says why; the refusal is the tool's error, which the model reads.
+ * the same between the agent and one of them, either way, in the run's workflow: a back-and-forth
+ * in which each answer sets off the next ask, and which keeps repeating itself. (Agents started
+ * afresh, by the scheduler or a person, are other workflows: what they ask is theirs to repeat.)
+ * The run is marked to stop once its step is saved, and its `limit.reached` event says why; the
+ * refusal is the tool's error, which the model reads.
  */
 export async function refuseRepeatedExchange(active: ActiveRun, targets: Agent[], text: string): Promise<void> {
   const { run, agent, settings } = active;
   const others = targets.filter((target) => target.id !== agent.id);
   if (others.length === 0) return;
-  const since = new Date(active.now().getTime() - EXCHANGE_WINDOW_MS);
   const rows = await active.database.db
     .select()
     .from(events)
     .where(
       and(
         eq(events.roomId, run.roomId),
+        eq(events.correlationId, run.correlationId),
         inArray(events.type, [...ASK_TYPES]),
-        gt(events.createdAt, since),
         or(eq(events.agent, agent.id), inArray(events.agent, others.map((other) => other.id))),
       ),
     )
@@ -96,7 +95,7 @@ export async function refuseRepeatedExchange(active: ActiveRun, targets: Agent[]
     const repeats = asks.filter((ask) => between(ask, agent, other) && saysTheSame(wordsOf(ask.text), words)).length + 1;
     if (repeats < limit) continue;
     const message =
-      `${agent.name} and ${other.name} have asked each other much the same thing ${repeats} times within an hour, ` +
+      `${agent.name} and ${other.name} have asked each other much the same thing ${repeats} times in this workflow, ` +
       "which goes round in circles: this ask was not sent and the run stops here.";
     active.state.stop ??= { limit: "repeated_exchange", runId: run.id, agentId: agent.id, message, used: repeats, allowed: limit, resetsAt: null };
     throw badRequest(message);

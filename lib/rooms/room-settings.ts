@@ -97,8 +97,8 @@ export const roomSettingsSchema = z.strictObject({
   /** A run that calls one tool with the same arguments this many times is stopped (default 3). */
   repeated_tool_call_limit: z.number().int().min(2).max(20).default(3),
   /**
-   * Two agents sending each other much the same message (requests, help, questions) this many
-   * times within an hour: the last is refused and the sender's run stopped (default 3).
+   * Two agents asking each other much the same thing (requests, help, questions) this many times
+   * in one workflow: the last ask is refused and the asker's run stopped (default 3).
    */
   repeated_exchange_limit: z.number().int().min(2).max(20).default(3),
   /** What the room is about; shown to agents as the task. */

@@ -2,6 +2,7 @@
 import { sql } from "drizzle-orm";
 import { respond } from "@/lib/http/request";
 import { getRuntime } from "@/lib/runtime";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -12,3 +13,6 @@ export async function GET() {
     return Response.json({ ok: true, driver: runtime.database.driver, instance: runtime.instanceId });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -8,6 +8,7 @@ import { countPresence } from "@/lib/realtime/presence";
 import { createRoom, createRoomInputSchema } from "@/lib/rooms/create-room";
 import { listRooms } from "@/lib/rooms/list-rooms";
 import { getRuntime } from "@/lib/runtime";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -33,3 +34,6 @@ export async function POST(request: Request) {
     return Response.json({ room: { id: room.id, title: room.title, template: room.template }, agents }, { status: 201 });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST");

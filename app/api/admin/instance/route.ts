@@ -2,6 +2,7 @@
 import { readInstance } from "@/lib/admin/read-instance";
 import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -11,3 +12,6 @@ export async function GET(request: Request) {
     return Response.json({ instance: await readInstance(runtime) });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -3,6 +3,7 @@ import { readOverview, overviewQuerySchema } from "@/lib/admin/read-overview";
 import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { parseQuery } from "@/lib/workflows/read-workflow";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,6 @@ export async function GET(request: Request) {
     return Response.json({ overview: await readOverview(runtime.database, query) });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -3,6 +3,7 @@ import { adminRunsQuerySchema, listAdminRuns } from "@/lib/admin/admin-runs";
 import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { parseQuery } from "@/lib/workflows/read-workflow";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -14,3 +15,6 @@ export async function GET(request: Request) {
     return Response.json({ runs: page.items, nextCursor: page.nextCursor });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

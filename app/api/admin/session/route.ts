@@ -6,6 +6,7 @@ import { clientAddress } from "@/lib/http/client-address";
 import { readJsonBody, respond } from "@/lib/http/request";
 import { rateLimited, rateRules, rateWait, takeRate } from "@/lib/limits/rate-limit";
 import { getRuntime } from "@/lib/runtime";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -47,3 +48,6 @@ export async function DELETE() {
     { headers: { "Set-Cookie": `${ADMIN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } },
   );
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH } = methodsNotAllowed("POST", "DELETE");

@@ -5,6 +5,7 @@ import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { listWorkflows, parseQuery, workflowListQuerySchema } from "@/lib/workflows/read-workflow";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -18,3 +19,6 @@ export async function GET(request: Request) {
     return Response.json(await listWorkflows(runtime.database.db, room, query));
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -2,6 +2,7 @@
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json({ ...snapshot, seat: seat ? { id: seat.id, displayName: seat.displayName } : null });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -6,6 +6,7 @@ import { isAdminRequest } from "@/lib/http/room-access";
 import { assertMayCreateRooms } from "@/lib/limits/room-creation";
 import { importRoom, importRoomInputSchema } from "@/lib/rooms/import-room";
 import { getRuntime } from "@/lib/runtime";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -28,3 +29,6 @@ export async function POST(request: Request) {
     );
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

@@ -6,6 +6,7 @@ import { deleteRoom } from "@/lib/rooms/delete-room";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { readRoomForAdmin } from "@/lib/rooms/list-rooms-for-admin";
 import { updateRoom, updateRoomInputSchema } from "@/lib/rooms/update-room";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -40,3 +41,6 @@ export async function DELETE(request: Request, { params }: Context) {
     return new Response(null, { status: 204 });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT } = methodsNotAllowed("GET", "PATCH", "DELETE");

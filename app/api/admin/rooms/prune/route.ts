@@ -2,6 +2,7 @@
 import { adminAccess } from "@/lib/http/room-access";
 import { readJsonBody, respond } from "@/lib/http/request";
 import { pruneIdleRooms, pruneRoomsInputSchema } from "@/lib/rooms/prune-rooms";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -18,3 +19,6 @@ export async function POST(request: Request) {
     return Response.json(answer);
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

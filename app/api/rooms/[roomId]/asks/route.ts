@@ -2,6 +2,7 @@
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { countAsks } from "@/lib/rooms/count-asks";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -12,3 +13,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json(await countAsks(runtime.database.db, roomId));
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

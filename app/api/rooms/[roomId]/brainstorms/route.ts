@@ -8,6 +8,7 @@ import { respond } from "@/lib/http/request";
 import { roomAccess } from "@/lib/http/room-access";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -29,3 +30,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json({ brainstorm: await latestBrainstorm(runtime.database.db, roomId, parseRoomSettings(room?.settings)) });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST");

@@ -2,6 +2,7 @@
 import { startBuildReview, startBuildReviewSchema } from "@/lib/build-review/start-build-review";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -14,3 +15,6 @@ export const POST = rateLimitedPerAddress(
     }),
   ),
 );
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

@@ -1,6 +1,7 @@
 // POST /api/rooms/[roomId]/commands — a participant's `@Name message` or `/focus` (spectators: 403)
 import { sendCommand, sendCommandInputSchema } from "@/lib/commands/send-command";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -10,3 +11,6 @@ export const POST = appRoute(
     return { status: result.kind === "message" ? 201 : 200, body: result };
   }),
 );
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

@@ -2,6 +2,7 @@
 import { notFound } from "@/lib/errors";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { countSeatInputSchema } from "@/lib/realtime/presence";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -11,3 +12,6 @@ export const POST = appRoute(
     return { status: 200, body: { connectionId: input.connectionId, seatId: seat.id } };
   }),
 );
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

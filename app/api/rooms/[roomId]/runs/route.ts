@@ -3,6 +3,7 @@
 import { startAgentRun, startRunInputSchema } from "@/lib/agents/start-agent-run";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -15,3 +16,6 @@ export const POST = rateLimitedPerAddress(
     })),
   ),
 );
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

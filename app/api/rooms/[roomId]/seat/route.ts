@@ -3,6 +3,7 @@ import { seatCookieName, takeSeat, takeSeatInputSchema } from "@/lib/auth/seats"
 import { limitPerAddress } from "@/lib/http/rate-limited";
 import { roomAccess } from "@/lib/http/room-access";
 import { idempotencyKey, parseCookies, readJsonBody, respond } from "@/lib/http/request";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -38,3 +39,6 @@ export async function POST(request: Request, { params }: Context) {
     );
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST");

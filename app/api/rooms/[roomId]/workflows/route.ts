@@ -2,6 +2,7 @@
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { listWorkflows, parseQuery, workflowListQuerySchema } from "@/lib/workflows/read-workflow";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json(await listWorkflows(runtime.database.db, roomId, query));
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -5,6 +5,7 @@ import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { parseQuery } from "@/lib/workflows/read-workflow";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -17,3 +18,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json(await browseEvents(runtime.database.db, roomId, query));
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -2,6 +2,7 @@
 import { cancelRunAsAdmin } from "@/lib/admin/admin-run-actions";
 import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,6 @@ export async function POST(request: Request, { params }: { params: Promise<{ run
     return Response.json({ runId, roomId, outcome });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

@@ -2,6 +2,7 @@
 import { retryRunAsAdmin } from "@/lib/admin/admin-run-actions";
 import { adminAccess } from "@/lib/http/room-access";
 import { idempotencyKey, respond } from "@/lib/http/request";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,6 @@ export async function POST(request: Request, { params }: { params: Promise<{ run
     return Response.json({ run }, { status: 201 });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

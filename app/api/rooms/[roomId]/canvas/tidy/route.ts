@@ -1,6 +1,7 @@
 // POST /api/rooms/[roomId]/canvas/tidy — a participant lays the canvas out afresh (spectators: 403)
 import { tidyCanvas, tidyCanvasInputSchema } from "@/lib/canvas/tidy-canvas";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -10,3 +11,6 @@ export const POST = appRoute(
     body: await tidyCanvas(runtime.database.db, params.roomId, actor, input, { idempotencyKey }),
   })),
 );
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

@@ -1,6 +1,7 @@
 // DELETE /api/rooms/[roomId]/commands/[commandId] — its sender withdraws a message that has not reached its agent
 import { cancelCommand } from "@/lib/commands/cancel-command";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -10,3 +11,6 @@ export const DELETE = appRoute(
     return { status: 200, body: { commandId: params.commandId, cancelled: true } };
   }),
 );
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, POST, PUT, PATCH } = methodsNotAllowed("DELETE");

@@ -2,6 +2,7 @@
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { parseQuery, readWorkflow, workflowMessagesQuerySchema } from "@/lib/workflows/read-workflow";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json({ workflow: await readWorkflow(runtime.database.db, roomId, correlationId, query) });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -4,6 +4,7 @@ import { adminAccess } from "@/lib/http/room-access";
 import { readJsonBody, respond } from "@/lib/http/request";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { updateAgent, updateAgentInputSchema } from "@/lib/rooms/update-agent";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -16,3 +17,6 @@ export async function PATCH(request: Request, { params }: { params: Promise<{ ro
     return Response.json({ agent: await updateAgent(runtime.database.db, roomId, agentId, input) });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, POST, PUT, DELETE } = methodsNotAllowed("PATCH");

@@ -5,6 +5,7 @@ import { notFound } from "@/lib/errors";
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { readVault } from "@/lib/knowledge/vault";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -18,3 +19,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json({ vault: await readVault(db, agent.identity) });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -4,6 +4,7 @@ import { brainstorms } from "@/db/schema";
 import { AppError, notFound } from "@/lib/errors";
 import { respond } from "@/lib/http/request";
 import { roomAccess } from "@/lib/http/room-access";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -36,3 +37,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -9,6 +9,7 @@ import { bearerToken, checkIdempotencyKey, parseCookies, readJsonBody, respond }
 import { roomAccess } from "@/lib/http/room-access";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -26,3 +27,6 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
     return Response.json({ decision: decided.decision, brainstorm: decided.brainstorm });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

@@ -1,6 +1,7 @@
 // POST /api/rooms/[roomId]/broadcasts/[broadcastId]/answer — a participant answers the agent asking the room
 import { answerHumanQuestion, answerInputSchema } from "@/lib/broadcast/answer-question";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -18,3 +19,6 @@ export const POST = appRoute(
     }),
   ),
 );
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

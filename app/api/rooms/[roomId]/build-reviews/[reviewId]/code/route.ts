@@ -2,6 +2,7 @@
 import { readCodeVersions } from "@/lib/build-review/read-code-versions";
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -12,3 +13,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     return Response.json({ code: await readCodeVersions(runtime.database.db, roomId, reviewId) });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

@@ -6,6 +6,7 @@ import { cancelRun } from "@/lib/agents/cancel-run";
 import { forbidden } from "@/lib/errors";
 import { roomAccess } from "@/lib/http/room-access";
 import { bearerToken, parseCookies, respond } from "@/lib/http/request";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -23,3 +24,6 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
     return Response.json({ runId, outcome });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");

@@ -2,6 +2,7 @@
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { assertWorkflow, exportWorkflow } from "@/lib/workflows/read-workflow";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -19,3 +20,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");

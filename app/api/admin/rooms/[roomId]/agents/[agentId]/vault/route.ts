@@ -2,6 +2,7 @@
 import { adminAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { clearVault } from "@/lib/knowledge/clear-vault";
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
@@ -13,3 +14,6 @@ export async function DELETE(request: Request, { params }: { params: Promise<{ r
     return Response.json({ cleared: identity });
   });
 }
+
+// Any other method: a 405 in JSON naming these.
+export const { GET, POST, PUT, PATCH } = methodsNotAllowed("DELETE");

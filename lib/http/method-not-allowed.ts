@@ -1,0 +1,19 @@
+import { AppError } from "@/lib/errors";
+
+export const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type RouteMethod = (typeof ROUTE_METHODS)[number];
+
+/** The refusal of a method a route does not serve: a 405 naming those it does. */
+export function methodNotAllowed(method: string, allowed: readonly string[]): AppError {
+  const allow = allowed.join(", ");
+  return new AppError(405, "method_not_allowed", `${method} is not allowed here; use ${allow}.`, undefined, { Allow: allow });
+}
+
+/**
+ * Handlers for the methods a route handler file does not serve, answering 405 in JSON with
+ * `Allow` (Next.js's own answer has no body): `export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST")`.
+ */
+export function methodsNotAllowed(...allowed: RouteMethod[]): Record<RouteMethod, (request: Request) => Response> {
+  const refuse = (request: Request) => methodNotAllowed(request.method, allowed).toResponse();
+  return Object.fromEntries(ROUTE_METHODS.map((method) => [method, refuse])) as Record<RouteMethod, (request: Request) => Response>;
+}
