@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import type { GateDecisionDto, StageKey, StageStateDto } from "@/lib/protocol/brainstorm";
 import { rooms } from "./rooms";
 
@@ -30,6 +30,8 @@ export const brainstorms = pgTable(
     /** The candidate a "deepen" sent back to fact checking. */
     deepenCandidateId: text("deepen_candidate_id"),
     chosenCandidateId: text("chosen_candidate_id"),
+    /** Where this brainstorm's lanes start on the canvas: below whatever the room held when it began. */
+    laneTop: doublePrecision("lane_top").notNull().default(0),
     deliverable: text("deliverable"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
