@@ -1,24 +1,12 @@
-import { cookies } from "next/headers";
-import { AdminDashboard } from "@/components/admin/admin-dashboard";
-import { AdminSignIn } from "@/components/admin/admin-sign-in";
-import { PageShell } from "@/components/ui/page-shell";
-import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
-import { listRoomsForAdmin } from "@/lib/rooms/list-rooms-for-admin";
+import { OverviewView } from "@/components/admin/overview-view";
+import { readOverview } from "@/lib/admin/read-overview";
 import { getRuntime } from "@/lib/runtime";
+import { adminPageStatus } from "./admin-page";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Admin · Parley" };
 
-export default async function AdminPage() {
-  const cookieStore = await cookies();
-  const status = adminStatus({ cookie: cookieStore.get(ADMIN_COOKIE)?.value });
-  return (
-    <PageShell nav={<span className="muted">Admin</span>} mainClassName="admin">
-      {status === "admin" ? (
-        <AdminDashboard initialRooms={(await listRoomsForAdmin((await getRuntime()).database)).items} />
-      ) : (
-        <AdminSignIn expired={status === "invalid"} />
-      )}
-    </PageShell>
-  );
+export default async function AdminOverviewPage() {
+  if ((await adminPageStatus()) !== "admin") return null;
+  const overview = await readOverview((await getRuntime()).database, { range: "week" });
+  return <OverviewView initial={overview} />;
 }

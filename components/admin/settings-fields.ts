@@ -2,6 +2,8 @@ import { MIN_CONTEXT_TOKEN_BUDGET, type RoomSettings } from "@/lib/rooms/room-se
 
 export type SettingField =
   | { key: keyof RoomSettings; label: string; kind: "number"; min: number; max: number; unit?: string }
+  /** A limit that may be left empty: the instance's default applies. */
+  | { key: keyof RoomSettings; label: string; kind: "optional-number"; min: number; max: number; step?: number; unit?: string }
   | { key: keyof RoomSettings; label: string; kind: "boolean" }
   | { key: keyof RoomSettings; label: string; kind: "choice"; options: readonly string[] }
   | { key: keyof RoomSettings; label: string; kind: "text" };
@@ -33,6 +35,16 @@ export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
       { key: "scheduler_enabled", label: "Start agents on a timer", kind: "boolean" },
       { key: "scheduler_interval_seconds", label: "Every", kind: "number", min: 5, max: 3600, unit: "s" },
       { key: "scheduler_needs_viewers", label: "Only while someone is watching", kind: "boolean" },
+    ],
+  },
+  {
+    title: "Budgets and loop guards",
+    fields: [
+      { key: "daily_token_budget", label: "Tokens a day (empty: server default, 0: none)", kind: "optional-number", min: 0, max: 1_000_000_000 },
+      { key: "daily_cost_budget_usd", label: "Cost a day (empty: server default, 0: none)", kind: "optional-number", min: 0, max: 100_000, step: 0.01, unit: "$" },
+      { key: "workflow_cost_cap_usd", label: "Cost per workflow (empty: server default, 0: none)", kind: "optional-number", min: 0, max: 100_000, step: 0.01, unit: "$" },
+      { key: "repeated_tool_call_limit", label: "Same tool call, same arguments", kind: "number", min: 2, max: 20, unit: "times" },
+      { key: "repeated_exchange_limit", label: "Same exchange between two agents", kind: "number", min: 2, max: 20, unit: "times" },
     ],
   },
   {

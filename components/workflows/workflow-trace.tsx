@@ -5,7 +5,7 @@ import { formatUsage } from "@/components/agents/agent-status";
 import { describeEvent } from "@/components/feed/describe-event";
 import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
-import type { StoredEvent } from "@/lib/protocol";
+import type { AgentDto, StoredEvent } from "@/lib/protocol";
 import type { WorkflowDetail } from "@/lib/workflows/read-workflow";
 
 const STATUS_LABEL = { active: "in progress", complete: "complete", degraded: "degraded", failed: "failed" } as const;
@@ -87,10 +87,6 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [roomId, correlationId, loaded, newest]);
 
-  const lanes = trace ? [...trace.agents.map((agent) => agent.id), "others"] : [];
-  const laneOf = (message: StoredEvent) => (lanes.includes(message.agent) ? message.agent : "others");
-  const start = trace ? new Date(trace.startedAt).getTime() : 0;
-
   return (
     <div className="modal-backdrop" role="dialog" aria-modal="true" aria-label="Workflow trace" onClick={onClose}>
       <div className="modal trace" data-testid="workflow-trace" onClick={(event) => event.stopPropagation()}>
@@ -104,52 +100,81 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
         {error && <p className="trace__empty">{error}</p>}
         {!trace && !error && <p className="trace__empty">Reading…</p>}
         {trace && (
-          <>
-            <div className="trace__summary" data-testid="trace-summary">
-              <span className={`trace__status trace__status--${trace.status}`}>{STATUS_LABEL[trace.status]}</span>
-              <span>{trace.runs} run{trace.runs === 1 ? "" : "s"}</span>
-              <span>{trace.durationMs === null ? "running" : seconds(trace.durationMs)}</span>
-              <span data-testid="trace-usage">{formatUsage({ inputTokens: trace.inputTokens, outputTokens: trace.outputTokens, costUsd: trace.costUsd }, trace)}</span>
-              <span>{trace.attempts} attempt{trace.attempts === 1 ? "" : "s"}</span>
-              <a className="link-button" href={`/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}/export`} download>
-                Export (JSON Lines)
-              </a>
-            </div>
-            <div className="trace__grid" style={{ gridTemplateColumns: `64px repeat(${lanes.length}, minmax(160px, 1fr))` }}>
-              <div className="trace__lane-head" />
-              {lanes.map((lane) => {
-                const agent = agents.find((candidate) => candidate.id === lane);
-                return (
-                  <div key={lane} className="trace__lane-head" style={{ color: agent?.color }}>
-                    {agent?.name ?? "People and Parley"}
-                  </div>
-                );
-              })}
-              {trace.messages.map((message) => {
-                const line = describeEvent(message, { agents, nodeText: (id) => nodes[id]?.text });
-                const lane = laneOf(message);
-                return (
-                  <div key={message.seq} className="trace__row" data-testid="trace-message" data-type={message.type}>
-                    <time className="trace__time">+{seconds(new Date(message.timestamp).getTime() - start)}</time>
-                    {lanes.map((column) => (
-                      <div key={column} className="trace__cell">
-                        {column === lane && (
-                          <div className={`trace__message trace__message--${message.status}`}>
-                            <strong>{message.agent_name}</strong> {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
-                            {line.meta && <div className="trace__meta">{line.meta}</div>}
-                            {message.error_details && <div className="trace__error">{message.error_details.errorMessage}</div>}
-                          </div>
-                        )}
-                      </div>
-                    ))}
-                  </div>
-                );
-              })}
-            </div>
-            {trace.nextAfter !== null && <p className="trace__empty">The first 1,000 messages are shown; the export has them all.</p>}
-          </>
+          <WorkflowTimeline
+            trace={trace}
+            agents={agents}
+            nodeText={(id) => nodes[id]?.text}
+            exportHref={`/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}/export`}
+          />
         )}
       </div>
     </div>
+  );
+}
+
+/**
+ * A workflow's summary (status, runs, duration, tokens and cost, attempts, the export) and its
+ * messages as a timeline with a lane per agent and one for everyone else. Shared by the room's
+ * trace and the admin dashboard.
+ */
+export function WorkflowTimeline({
+  trace,
+  agents,
+  nodeText,
+  exportHref,
+}: {
+  trace: WorkflowDetail;
+  agents: AgentDto[];
+  nodeText: (nodeId: string) => string | undefined;
+  exportHref: string;
+}) {
+  const lanes = [...trace.agents.map((agent) => agent.id), "others"];
+  const laneOf = (message: StoredEvent) => (lanes.includes(message.agent) ? message.agent : "others");
+  const start = new Date(trace.startedAt).getTime();
+  return (
+    <>
+      <div className="trace__summary" data-testid="trace-summary">
+        <span className={`trace__status trace__status--${trace.status}`}>{STATUS_LABEL[trace.status]}</span>
+        <span>{trace.runs} run{trace.runs === 1 ? "" : "s"}</span>
+        <span>{trace.durationMs === null ? "running" : seconds(trace.durationMs)}</span>
+        <span data-testid="trace-usage">{formatUsage({ inputTokens: trace.inputTokens, outputTokens: trace.outputTokens, costUsd: trace.costUsd }, trace)}</span>
+        <span>{trace.attempts} attempt{trace.attempts === 1 ? "" : "s"}</span>
+        <a className="link-button" href={exportHref} download>
+          Export (JSON Lines)
+        </a>
+      </div>
+      <div className="trace__grid" style={{ gridTemplateColumns: `64px repeat(${lanes.length}, minmax(160px, 1fr))` }}>
+        <div className="trace__lane-head" />
+        {lanes.map((lane) => {
+          const agent = agents.find((candidate) => candidate.id === lane);
+          return (
+            <div key={lane} className="trace__lane-head" style={{ color: agent?.color }}>
+              {agent?.name ?? "People and Parley"}
+            </div>
+          );
+        })}
+        {trace.messages.map((message) => {
+          const line = describeEvent(message, { agents, nodeText });
+          const lane = laneOf(message);
+          return (
+            <div key={message.seq} className="trace__row" data-testid="trace-message" data-type={message.type}>
+              <time className="trace__time">+{seconds(new Date(message.timestamp).getTime() - start)}</time>
+              {lanes.map((column) => (
+                <div key={column} className="trace__cell">
+                  {column === lane && (
+                    <div className={`trace__message trace__message--${message.status}`}>
+                      <strong>{message.agent_name}</strong> {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
+                      {line.meta && <div className="trace__meta">{line.meta}</div>}
+                      {message.error_details && <div className="trace__error">{message.error_details.errorMessage}</div>}
+                    </div>
+                  )}
+                </div>
+              ))}
+            </div>
+          );
+        })}
+      </div>
+      {trace.nextAfter !== null && <p className="trace__empty">The first 1,000 messages are shown; the export has them all.</p>}
+    </>
   );
 }

@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { agents, rooms, runs } from "@/db/schema";
 import { notFound } from "@/lib/errors";
+import type { AgentDto } from "@/lib/protocol";
+import { agentToDto } from "@/lib/rooms/dto";
 import { type WorkflowDetail, readWorkflow, workflowMessagesQuerySchema } from "@/lib/workflows/read-workflow";
 
 export const adminWorkflowQuerySchema = workflowMessagesQuerySchema;
@@ -10,7 +12,7 @@ export const adminWorkflowQuerySchema = workflowMessagesQuerySchema;
 export interface AdminWorkflow {
   room: { id: string; title: string };
   /** The room's agents, for the timeline's lanes. */
-  agents: { id: string; name: string; color: string }[];
+  agents: AgentDto[];
   workflow: WorkflowDetail;
 }
 
@@ -27,8 +29,8 @@ export async function findWorkflow(db: Db, correlationId: string, page: Partial<
     .limit(1);
   if (!found) throw notFound(`Workflow ${correlationId}`);
   const [team, workflow] = await Promise.all([
-    db.select({ id: agents.id, name: agents.name, color: agents.color }).from(agents).where(eq(agents.roomId, found.roomId)).orderBy(asc(agents.position)),
+    db.select().from(agents).where(eq(agents.roomId, found.roomId)).orderBy(asc(agents.position)),
     readWorkflow(db, found.roomId, correlationId, page),
   ]);
-  return { room: { id: found.roomId, title: found.title }, agents: team, workflow };
+  return { room: { id: found.roomId, title: found.title }, agents: team.map(agentToDto), workflow };
 }

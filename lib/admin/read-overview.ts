@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Database } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { presence, rooms, runs, usageHourly } from "@/db/schema";
+import { type ScopeBudget, readBudgets } from "@/lib/limits/budget";
 import { countActiveRuns } from "./admin-runs";
 
 const HOUR = 3_600_000;
@@ -45,6 +46,8 @@ export interface Overview {
   watching: { connections: number; rooms: number };
   runs: { queued: number; running: number; failedToday: number };
   spend: { today: Spend; week: Spend };
+  /** Today's instance budgets (UTC day), as the checks before each run and step read them. */
+  budget: ScopeBudget["daily"];
   /** When "today" and "this week" (from Monday) started: UTC days, as the budgets count them. */
   todayStartedAt: string;
   weekStartedAt: string;
@@ -159,7 +162,7 @@ export async function readOverview(database: Database, query: OverviewQuery, now
   for (let start = first; start <= end; start += bucketMs) buckets.push(start);
   const rangeStart = new Date(first);
 
-  const [usage, totals, roomCounts, watching, active, failed] = await Promise.all([
+  const [usage, totals, roomCounts, watching, active, failed, budgets] = await Promise.all([
     usageByBucket(database, rangeStart, bucketMs),
     db
       .select({
@@ -186,6 +189,7 @@ export async function readOverview(database: Database, query: OverviewQuery, now
       .select({ count: count() })
       .from(runs)
       .where(and(eq(runs.status, "failed"), gte(runs.createdAt, today))),
+    readBudgets(db, { now }),
   ]);
   const total = totals[0];
   return {
@@ -197,6 +201,7 @@ export async function readOverview(database: Database, query: OverviewQuery, now
       today: toSpend(total && { calls: total.todayCalls, inputTokens: total.todayInput, outputTokens: total.todayOutput, costUsd: total.today }),
       week: toSpend(total && { calls: total.weekCalls, inputTokens: total.weekInput, outputTokens: total.weekOutput, costUsd: total.week }),
     },
+    budget: budgets.instance.daily,
     todayStartedAt: today.toISOString(),
     weekStartedAt: week.toISOString(),
     usage: {

@@ -11,6 +11,8 @@ export const LIMITS = {
   insightText: 300,
   /** A participant's message to an agent (`@Name …`). */
   commandText: 2000,
+  /** An agent's system prompt, as an admin sets it. */
+  systemPrompt: 8000,
   edgeLabel: 80,
   nodeKind: 32,
   coordinate: 1_000_000,

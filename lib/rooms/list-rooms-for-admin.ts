@@ -5,6 +5,7 @@ import { agents, rooms, runs } from "@/db/schema";
 import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "@/lib/admin/cursor";
 import { getEnv } from "@/lib/env";
 import { notFound } from "@/lib/errors";
+import { type ScopeBudget, readBudgets } from "@/lib/limits/budget";
 import type { AgentDto, RoomSummaryDto } from "@/lib/protocol";
 import { countPresence } from "@/lib/realtime/presence";
 import { roomToDto } from "./dto";
@@ -99,6 +100,8 @@ export interface AdminAgent extends AgentDto {
 
 export interface AdminRoomDetail extends Omit<AdminRoom, "agents"> {
   agents: AdminAgent[];
+  /** What the room spent today and this week (UTC) and what its own daily budgets leave. */
+  budget: ScopeBudget | null;
   /** Its runs by status, and what they spent. */
   runs: { queued: number; running: number; succeeded: number; failed: number; cancelled: number; inputTokens: number; outputTokens: number; costUsd: number };
 }
@@ -123,14 +126,17 @@ export async function readRoomForAdmin(database: Database, roomId: string): Prom
       .groupBy(runs.status),
   ]);
   if (!room) throw notFound("Room");
+  const settings = parseRoomSettings(room.settings);
+  const budgets = await readBudgets(db, { room: { id: roomId, settings } });
   const env = getEnv();
   const of = (status: string) => Number(runTotals.find((row) => row.status === status)?.count ?? 0);
   const sum = (pick: (row: (typeof runTotals)[number]) => number) => runTotals.reduce((total, row) => total + Number(pick(row)), 0);
   return {
     ...roomToDto(room),
-    settings: parseRoomSettings(room.settings),
+    settings,
     watching: watching.get(roomId) ?? 0,
     activeRuns: of("queued") + of("running"),
+    budget: budgets.room,
     agents: agentRows.map((agent) => ({
       ...agentWithAvailability(agent, env),
       identity: agent.identity,

@@ -7,11 +7,8 @@ import { type Env, getEnv } from "@/lib/env";
 import { notFound } from "@/lib/errors";
 import { ADMIN_ACTOR, type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { modelUnavailableReason, parseModelSpec } from "@/lib/models/registry";
-import type { AgentDto } from "@/lib/protocol";
+import { type AgentDto, LIMITS } from "@/lib/protocol";
 import { agentToDto } from "./dto";
-
-/** The longest system prompt an admin may give an agent. */
-export const SYSTEM_PROMPT_LIMIT = 8000;
 
 export const updateAgentInputSchema = z
   .strictObject({
@@ -25,7 +22,7 @@ export const updateAgentInputSchema = z
         if ("error" in parsed) context.addIssue({ code: "custom", message: parsed.error });
       })
       .optional(),
-    systemPrompt: z.string().max(SYSTEM_PROMPT_LIMIT, `System prompts are limited to ${SYSTEM_PROMPT_LIMIT} characters`).optional(),
+    systemPrompt: z.string().max(LIMITS.systemPrompt, `System prompts are limited to ${LIMITS.systemPrompt} characters`).optional(),
   })
   .refine((input) => input.model !== undefined || input.systemPrompt !== undefined, "Nothing to change: give model or systemPrompt");
 export type UpdateAgentInput = z.infer<typeof updateAgentInputSchema>;

@@ -99,6 +99,7 @@ describe("the dashboard's room endpoints", () => {
     expect(status).toBe(200);
     expect(body.room).toMatchObject({ id: roomId, watching: 1, activeRuns: 1, settings: { max_steps: 7 } });
     expect(body.room.runs).toMatchObject({ queued: 1, running: 0, succeeded: 0, failed: 0 });
+    expect(body.room.budget).toMatchObject({ roomId, today: { tokens: 0, costUsd: 0 }, daily: { tokens: { used: 0 } } });
     expect(body.room.agents.find((agent: { id: string }) => agent.id === songwriter.id)).toMatchObject({
       identity: songwriter.identity,
       systemPrompt: songwriter.systemPrompt,

@@ -238,6 +238,8 @@ describe("the dashboard's run endpoints", () => {
     // The songwriter's two calls: 120 + 30 and 200 + 10 tokens.
     expect(shown.spend.today).toMatchObject({ calls: 2, inputTokens: 320, outputTokens: 40 });
     expect(shown.spend.week.calls).toBe(2);
+    // Today's budget reads the same calls, as the checks before each run and step do.
+    expect(shown.budget.tokens.used).toBe(360);
     expect(shown.usage.buckets).toHaveLength(24);
     const model = shown.usage.byModel.find((series: { key: string }) => series.key === "mock:model");
     expect(model.tokens.reduce((sum: number, value: number) => sum + value, 0)).toBe(360);

@@ -1,0 +1,17 @@
+import { cookies } from "next/headers";
+import { ADMIN_COOKIE, type AdminStatus, adminStatus } from "@/lib/auth/admin";
+
+/** Whether the page is asked for by a signed-in admin: each dashboard page reads nothing otherwise. */
+export async function adminPageStatus(): Promise<AdminStatus> {
+  const cookieStore = await cookies();
+  return adminStatus({ cookie: cookieStore.get(ADMIN_COOKIE)?.value });
+}
+
+/** A page's search parameters, as Next.js hands them over. */
+export type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+/** One search parameter's value, or null when it is missing, empty or given more than once. */
+export function searchParam(search: Awaited<SearchParams>, key: string): string | null {
+  const value = search[key];
+  return typeof value === "string" && value ? value : null;
+}

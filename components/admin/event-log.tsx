@@ -1,0 +1,88 @@
+"use client";
+
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { describeEvent } from "@/components/feed/describe-event";
+import { apiRequest } from "@/components/room/api";
+import type { EventLogPage } from "@/lib/events/browse-events";
+import { type AgentDto, storedEventTypes } from "@/lib/protocol";
+import { queryString } from "./admin-api";
+import { formatTime } from "./admin-format";
+
+const PAGE = 50;
+
+/**
+ * A room's event log, newest first, filtered by type, sender and correlation id, fifty at a time
+ * (older pages by sequence number), each event's whole message a click away; the export streams
+ * every matching event as JSON Lines.
+ */
+export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[] }) {
+  const [type, setType] = useState("");
+  const [agent, setAgent] = useState("");
+  const [correlation, setCorrelation] = useState("");
+  const filters = { type: type || undefined, agent: agent.trim() || undefined, correlation_id: correlation.trim() || undefined };
+  const log = useInfiniteQuery({
+    queryKey: ["admin", "events", roomId, filters],
+    queryFn: ({ pageParam }) => apiRequest<EventLogPage>(`/api/admin/rooms/${roomId}/events${queryString({ ...filters, before: pageParam, limit: PAGE })}`, "GET"),
+    initialPageParam: null as number | null,
+    getNextPageParam: (last) => last.nextBefore,
+    refetchInterval: 5000,
+  });
+  const events = log.data?.pages.flatMap((page) => page.events) ?? [];
+  return (
+    <section className="card" data-testid="event-log">
+      <div className="admin-page__head">
+        <h2>Event log</h2>
+        <a className="button button--small" href={`/api/admin/rooms/${roomId}/events/export${queryString(filters)}`} download data-testid="event-export">
+          Export (JSON Lines)
+        </a>
+      </div>
+      <div className="admin-toolbar">
+        <select aria-label="Type" value={type} onChange={(event) => setType(event.target.value)} data-testid="event-type-filter">
+          <option value="">Any type</option>
+          {[...storedEventTypes].sort().map((each) => (
+            <option key={each}>{each}</option>
+          ))}
+        </select>
+        <input list={`senders-${roomId}`} value={agent} onChange={(event) => setAgent(event.target.value)} placeholder="Sender (agent id, admin, …)" aria-label="Sender" data-testid="event-agent-filter" />
+        <datalist id={`senders-${roomId}`}>
+          {agents.map((each) => (
+            <option key={each.id} value={each.id}>
+              {each.name}
+            </option>
+          ))}
+          <option value="admin">Admin</option>
+          <option value="scheduler">Scheduler</option>
+          <option value="system">Parley</option>
+        </datalist>
+        <input className="admin-toolbar__wide" value={correlation} onChange={(event) => setCorrelation(event.target.value)} placeholder="Correlation id" aria-label="Correlation id" />
+      </div>
+      {log.error && <p className="form-error">{log.error.message}</p>}
+      {events.length === 0 && !log.isFetching && <p className="empty">No events match.</p>}
+      <ol className="admin-events">
+        {events.map((event) => {
+          const line = describeEvent(event, { agents, nodeText: () => undefined });
+          return (
+            <li key={event.seq} className={`admin-event admin-event--${event.status}`} data-testid="event-row" data-type={event.type}>
+              <details>
+                <summary>
+                  <span className="admin-event__seq">#{event.seq}</span>
+                  <time className="muted">{formatTime(event.timestamp)}</time>
+                  <code className="admin-event__type">{event.type}</code>
+                  <strong>{event.agent_name}</strong>
+                  <span className="admin-event__text">{line.text || line.message?.slice(0, 140) || line.chips?.join(", ") || ""}</span>
+                </summary>
+                <pre className="admin-json">{JSON.stringify(event, null, 2)}</pre>
+              </details>
+            </li>
+          );
+        })}
+      </ol>
+      {log.hasNextPage && (
+        <button type="button" className="button admin-more" disabled={log.isFetchingNextPage} onClick={() => log.fetchNextPage()} data-testid="event-older">
+          {log.isFetchingNextPage ? "Reading…" : "Older events"}
+        </button>
+      )}
+    </section>
+  );
+}

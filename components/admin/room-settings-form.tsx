@@ -1,0 +1,66 @@
+"use client";
+
+import { useState } from "react";
+import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { SETTING_GROUPS } from "./settings-fields";
+
+/** Every setting of a room, grouped by what it governs; `onSave` sends them. */
+export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; onSave: (settings: RoomSettings) => Promise<void> }) {
+  const [settings, setSettings] = useState<RoomSettings>(initial);
+  const [saving, setSaving] = useState(false);
+  const set = (key: keyof RoomSettings, value: unknown) => setSettings({ ...settings, [key]: value });
+  return (
+    <form
+      className="settings"
+      data-testid="admin-settings"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        setSaving(true);
+        try {
+          await onSave(settings);
+        } finally {
+          setSaving(false);
+        }
+      }}
+    >
+      {SETTING_GROUPS.map((group) => (
+        <fieldset key={group.title} className="settings__group">
+          <legend>{group.title}</legend>
+          {group.fields.map((field) => (
+            <label key={field.key} className="settings__field">
+              <span>{field.label}</span>
+              {field.kind === "number" && (
+                <input type="number" name={field.key} min={field.min} max={field.max} value={settings[field.key] as number} onChange={(event) => set(field.key, Number(event.target.value))} />
+              )}
+              {field.kind === "optional-number" && (
+                <input
+                  type="number"
+                  name={field.key}
+                  min={field.min}
+                  max={field.max}
+                  step={field.step ?? 1}
+                  placeholder="default"
+                  value={(settings[field.key] as number | null) ?? ""}
+                  onChange={(event) => set(field.key, event.target.value === "" ? null : Number(event.target.value))}
+                />
+              )}
+              {field.kind === "boolean" && <input type="checkbox" name={field.key} checked={settings[field.key] as boolean} onChange={(event) => set(field.key, event.target.checked)} />}
+              {field.kind === "choice" && (
+                <select name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)}>
+                  {field.options.map((option) => (
+                    <option key={option}>{option}</option>
+                  ))}
+                </select>
+              )}
+              {field.kind === "text" && <textarea name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)} />}
+              {(field.kind === "number" || field.kind === "optional-number") && field.unit && <span className="muted">{field.unit}</span>}
+            </label>
+          ))}
+        </fieldset>
+      ))}
+      <button className="button button--primary" type="submit" disabled={saving} data-testid="admin-save-settings">
+        Save settings
+      </button>
+    </form>
+  );
+}

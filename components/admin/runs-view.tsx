@@ -1,0 +1,147 @@
+"use client";
+
+import { useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { apiRequest } from "@/components/room/api";
+import type { AdminRunRow } from "@/lib/admin/admin-runs";
+import type { AdminRoomDetail } from "@/lib/rooms/list-rooms-for-admin";
+import { queryString, useAdminQuery } from "./admin-api";
+import { RUN_STATUS_LABEL, formatAgo, formatDollars, formatDuration, formatTokens } from "./admin-format";
+import { RoomPicker } from "./room-picker";
+import { RunActions } from "./run-actions";
+
+export interface RunFilters {
+  status: AdminRunRow["status"] | null;
+  room: { id: string; title: string } | null;
+  agent: string | null;
+}
+
+const PAGE = 25;
+const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+
+type RunsPage = { runs: AdminRunRow[]; nextCursor: string | null };
+
+export function RunStatus({ status, cancelRequested }: { status: AdminRunRow["status"]; cancelRequested?: boolean }) {
+  return (
+    <span className={`admin-status admin-status--${status}`} data-testid="run-status">
+      {cancelRequested && status === "running" ? "stopping" : RUN_STATUS_LABEL[status]}
+    </span>
+  );
+}
+
+/** How long a run took, or has been going. */
+export function runDuration(run: Pick<AdminRunRow, "startedAt" | "finishedAt">, now: number): string {
+  if (!run.startedAt) return "—";
+  return formatDuration((run.finishedAt ? Date.parse(run.finishedAt) : now) - Date.parse(run.startedAt));
+}
+
+/**
+ * Every room's runs, newest first and live (the loaded pages are read again every two seconds),
+ * filtered by status, room and agent; a run opens its steps, and can be cancelled or retried here.
+ */
+export function RunsView({ initialFilters, initialPage }: { initialFilters: RunFilters; initialPage: RunsPage }) {
+  const router = useRouter();
+  const [filters, setFilters] = useState<RunFilters>(initialFilters);
+  const change = (next: Partial<RunFilters>) => {
+    const merged = { ...filters, ...next };
+    if (next.room !== undefined) merged.agent = null;
+    setFilters(merged);
+    router.replace(`/admin/runs${queryString({ status: merged.status, room: merged.room?.id, room_title: merged.room?.title, agent: merged.agent })}`, { scroll: false });
+  };
+  const filterQuery = { status: filters.status, room: filters.room?.id, agent: filters.agent };
+  const unchanged = filters.status === initialFilters.status && filters.room?.id === initialFilters.room?.id && filters.agent === initialFilters.agent;
+  const runs = useInfiniteQuery({
+    queryKey: ["admin", "runs", filterQuery],
+    queryFn: ({ pageParam }) => apiRequest<RunsPage>(`/api/admin/runs${queryString({ ...filterQuery, cursor: pageParam, limit: PAGE })}`, "GET"),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    refetchInterval: 2000,
+    initialData: unchanged ? { pages: [initialPage], pageParams: [null] } : undefined,
+  });
+  const { data: room } = useAdminQuery<{ room: AdminRoomDetail }>(`/api/admin/rooms/${filters.room?.id}`, { enabled: !!filters.room });
+  const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
+  const now = Date.now();
+
+  return (
+    <div className="admin-page" data-testid="admin-runs">
+      <div className="admin-page__head">
+        <h1>Runs</h1>
+        <span className="muted">Newest first · live</span>
+      </div>
+      <div className="admin-toolbar">
+        <select aria-label="Status" data-testid="status-filter" value={filters.status ?? ""} onChange={(event) => change({ status: (event.target.value || null) as RunFilters["status"] })}>
+          <option value="">Any status</option>
+          {STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {RUN_STATUS_LABEL[status]}
+            </option>
+          ))}
+        </select>
+        <RoomPicker room={filters.room} onChange={(picked) => change({ room: picked })} />
+        {filters.room && (
+          <select aria-label="Agent" data-testid="agent-filter" value={filters.agent ?? ""} onChange={(event) => change({ agent: event.target.value || null })}>
+            <option value="">Any agent</option>
+            {room?.room.agents.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </div>
+      {runs.error && <p className="form-error">{runs.error.message}</p>}
+      <div className="admin-table admin-table--runs" role="table" aria-label="Runs">
+        <div className="admin-table__row admin-table__row--head" role="row">
+          <span role="columnheader">Status</span>
+          <span role="columnheader">Agent · room</span>
+          <span role="columnheader">Prompt</span>
+          <span role="columnheader">Steps</span>
+          <span role="columnheader">Tokens · cost</span>
+          <span role="columnheader">When</span>
+          <span role="columnheader" />
+        </div>
+        {rows.length === 0 && !runs.isFetching && <p className="empty">No runs match.</p>}
+        {rows.map((run) => (
+          <div key={run.id} className="admin-table__row" role="row" data-testid="run-row" data-run-id={run.id} data-status={run.status}>
+            <span role="cell">
+              <RunStatus status={run.status} cancelRequested={run.cancelRequested} />
+            </span>
+            <span role="cell" className="admin-table__who">
+              <span className="admin-dot" style={{ background: run.agentColor }} />
+              <Link href={`/admin/runs/${run.id}`} data-testid="run-open">
+                {run.agentName}
+              </Link>
+              <button type="button" className="link-button" title="Only this room's runs" onClick={() => change({ room: { id: run.roomId, title: run.roomTitle } })}>
+                {run.roomTitle}
+              </button>
+            </span>
+            <span role="cell" className="admin-table__prompt" title={run.prompt}>
+              {run.error ? <span className="form-error">{run.error.errorMessage}</span> : run.prompt}
+            </span>
+            <span role="cell" className="admin-table__num" data-label="steps">
+              {run.steps}
+              {run.attempts > 1 && <span className="muted"> · {run.attempts} attempts</span>}
+            </span>
+            <span role="cell" className="admin-table__num">
+              {formatTokens(run.inputTokens + run.outputTokens)} · {formatDollars(run.costUsd)}
+            </span>
+            <span role="cell" className="muted">
+              {formatAgo(run.createdAt, now)}
+              {run.startedAt && ` · ${runDuration(run, now)}`}
+            </span>
+            <span role="cell">
+              <RunActions run={run} compact />
+            </span>
+          </div>
+        ))}
+      </div>
+      {runs.hasNextPage && (
+        <button type="button" className="button admin-more" disabled={runs.isFetchingNextPage} onClick={() => runs.fetchNextPage()}>
+          {runs.isFetchingNextPage ? "Reading…" : "Older runs"}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,131 @@
+import type { Page } from "@playwright/test";
+import { E2E_ADMIN_TOKEN } from "./support/constants";
+import { expect, test } from "./support/fixtures";
+import { configureRoom, createRoomViaApi } from "./support/room-page";
+
+async function signIn(page: Page) {
+  await page.goto("/admin");
+  await page.getByTestId("admin-token-input").fill(E2E_ADMIN_TOKEN);
+  await page.getByTestId("admin-sign-in-submit").click();
+  await expect(page.getByTestId("admin-overview")).toBeVisible();
+}
+
+/** Nothing on the page is wider than the screen: no sideways scrolling at phone width. */
+async function expectNoSidewaysScroll(page: Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+test("an admin sees a run appear live, opens its steps and cancels it; the charts show what was spent", async ({ browser, openRoom, baseURL }, testInfo) => {
+  const roomId = await createRoomViaApi(baseURL!, "Watched from the dashboard");
+  // The Songwriter will ask the people in the room and wait for their answer: a run that stays
+  // under way until it is stopped.
+  await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 300 });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page);
+  await page.getByTestId("admin-nav").getByRole("link", { name: "Runs" }).click();
+  await expect(page.getByTestId("admin-runs")).toBeVisible();
+
+  // A participant starts the Songwriter; the run shows up in the admin's list on its own.
+  const room = await openRoom(roomId, { name: "Ada" });
+  await room.page.getByTestId("agent-songwriter").getByTestId("agent-prompt").click();
+  await room.page.getByTestId("agent-prompt-input").fill("Write a verse about the harbour at night.");
+  await room.page.getByTestId("agent-prompt-start").click();
+  const row = page.getByTestId("run-row").filter({ hasText: "Watched from the dashboard" });
+  await expect(row).toHaveCount(1, { timeout: 10_000 });
+  await expect(row).toContainText("Songwriter");
+
+  // Its steps appear as they are taken, with their tool calls.
+  await row.getByTestId("run-open").click();
+  const run = page.getByTestId("admin-run");
+  await expect(run).toBeVisible();
+  await expect(page.getByTestId("run-step").first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId("run-step").first()).toContainText(/Step 1.*attempt 1/);
+  await expect(page.getByTestId("run-tool-call").first()).toBeVisible();
+  await expect(room.page.getByTestId("agent-songwriter").getByTestId("agent-status")).toHaveText("asking the room", { timeout: 15_000 });
+  await expect(run).toHaveAttribute("data-status", "running");
+  await page.screenshot({ path: testInfo.outputPath("admin-run-1440.png"), fullPage: true });
+
+  await page.getByTestId("run-cancel").click();
+  await expect(run).toHaveAttribute("data-status", "cancelled", { timeout: 15_000 });
+  await expect(page.getByTestId("run-error")).toContainText("Cancelled");
+  // The room sees who stopped it.
+  await expect(room.page.getByTestId("agent-songwriter").getByTestId("agent-status")).toHaveText("idle", { timeout: 10_000 });
+  await expect(room.page.getByTestId("feed-entry").filter({ hasText: "stopped Songwriter's run" })).toBeVisible();
+
+  // Its workflow, found by its correlation id, as a timeline.
+  await page.getByTestId("run-workflow").click();
+  const workflow = page.getByTestId("admin-workflow");
+  await expect(workflow.getByTestId("trace-summary")).toContainText("1 run");
+  await expect(workflow.getByTestId("trace-message").first()).toHaveAttribute("data-type", "run.queued");
+  await expect(workflow.locator('[data-testid="trace-message"][data-type="admin.action"]')).toContainText("stopped Songwriter's run");
+  await page.screenshot({ path: testInfo.outputPath("admin-workflow-1440.png"), fullPage: true });
+
+  // The overview charts what the run's model calls spent.
+  await page.getByTestId("admin-nav").getByRole("link", { name: "Overview" }).click();
+  const tokens = page.getByTestId("usage-chart-tokens");
+  await expect(tokens.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(tokens.locator(".recharts-legend-item")).toContainText(["script:songwriter"]);
+  await page.getByTestId("by-agent").click();
+  await expect(tokens.locator(".recharts-legend-item")).toContainText(["Songwriter"]);
+  await expect(page.getByTestId("usage-chart-cost")).toContainText("Nothing was billed");
+  await expect(page.getByTestId("stat-failed")).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath("admin-overview-1440.png"), fullPage: true });
+
+  // The stop is in the audit trail.
+  await page.getByTestId("admin-nav").getByRole("link", { name: "Audit" }).click();
+  await expect(page.getByTestId("audit-row").filter({ hasText: "Stopped Songwriter's run" })).toHaveAttribute("data-action", "run.cancelled");
+  await context.close();
+});
+
+test("an admin switches an agent's model and reads it in the room's log; every section fits a phone", async ({ browser, baseURL }, testInfo) => {
+  const roomId = await createRoomViaApi(baseURL!, "Tuned from the dashboard");
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page);
+
+  await page.goto(`/admin/rooms/${roomId}`);
+  const painter = page.locator('[data-testid="agent-editor"][data-agent-name="Scene Painter"]');
+  await expect(painter.getByTestId("agent-provider")).toHaveText("provider configured");
+  await painter.getByTestId("agent-model").fill("openai:gpt-5");
+  await painter.getByTestId("agent-save").click();
+  await expect(page.getByRole("status")).toContainText("Scene Painter now uses openai:gpt-5, which cannot run here yet");
+  await expect(painter.getByTestId("agent-provider")).toContainText("cannot run: OPENAI_API_KEY is not set");
+
+  // The change is in the room's own log.
+  const log = page.getByTestId("event-log");
+  await log.getByTestId("event-type-filter").selectOption("agent.updated");
+  await expect(log.getByTestId("event-row")).toHaveCount(1);
+  await expect(log.getByTestId("event-row")).toContainText("switched Scene Painter from script:scene-painter to openai:gpt-5");
+  await expect(log.getByTestId("event-export")).toHaveAttribute("href", `/api/admin/rooms/${roomId}/events/export?type=agent.updated`);
+  await page.screenshot({ path: testInfo.outputPath("admin-room-1440.png"), fullPage: true });
+
+  await page.getByTestId("admin-nav").getByRole("link", { name: "Instance" }).click();
+  await expect(page.getByTestId("instance-database")).toContainText("PGlite");
+  await expect(page.getByTestId("instance-scheduler")).toContainText("Held by");
+  await expect(page.getByTestId("instance-providers")).toContainText("openai");
+  await page.screenshot({ path: testInfo.outputPath("admin-instance-1440.png"), fullPage: true });
+
+  await page.getByTestId("admin-nav").getByRole("link", { name: "Rooms" }).click();
+  await expect(page.getByTestId("admin-room").filter({ hasText: "Tuned from the dashboard" })).toContainText("openai:gpt-5");
+  await page.screenshot({ path: testInfo.outputPath("admin-rooms-1440.png"), fullPage: true });
+
+  // At phone width every section fits the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const [path, testId] of [
+    ["/admin", "admin-overview"],
+    ["/admin/runs", "admin-runs"],
+    ["/admin/workflows", "admin-workflows"],
+    ["/admin/rooms", "admin-rooms"],
+    [`/admin/rooms/${roomId}`, "admin-room-detail"],
+    ["/admin/instance", "admin-instance"],
+    ["/admin/audit", "admin-audit"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByTestId(testId)).toBeVisible();
+    await expectNoSidewaysScroll(page);
+    await page.screenshot({ path: testInfo.outputPath(`admin-${testId}-390.png`), fullPage: true });
+  }
+  await context.close();
+});
