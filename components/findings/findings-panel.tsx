@@ -5,9 +5,9 @@ import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
-import type { FindingDto } from "@/lib/findings/read-findings";
+import type { FindingDto, FindingsPage } from "@/lib/findings/finding-dto";
 import { findingSeverities } from "@/lib/protocol";
-import { findingDestination, nextOlderCursor, olderCursor, olderFindingsQuery, visibleFindings } from "./findings-view";
+import { findingDestination, olderCursor, olderFindingsQuery, visibleFindings } from "./findings-view";
 
 function timeOf(iso: string): string {
   return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
@@ -42,14 +42,13 @@ export function FindingsPanel() {
   const oldestHeld = findings[0];
   const older = useInfiniteQuery({
     queryKey: ["findings", roomId, oldestHeld?.id ?? null, filter.severity, filter.agentId],
-    queryFn: async ({ pageParam }) =>
-      (await apiRequest<{ findings: FindingDto[] }>(`/api/rooms/${roomId}/findings?${olderFindingsQuery(filter, pageParam)}`, "GET")).findings,
+    queryFn: ({ pageParam }) => apiRequest<FindingsPage>(`/api/rooms/${roomId}/findings?${olderFindingsQuery(filter, pageParam)}`, "GET"),
     initialPageParam: olderCursor(oldestHeld) ?? "",
-    getNextPageParam: (page) => nextOlderCursor(page),
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
     enabled: false,
     staleTime: Infinity,
   });
-  const pages = older.data?.pages ?? [];
+  const pages = older.data?.pages.map((page) => page.findings) ?? [];
   const shown = visibleFindings(findings, pages, filter);
   const exhausted = pages.length > 0 && !older.hasNextPage;
 

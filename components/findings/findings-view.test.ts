@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { FindingDto } from "@/lib/findings/read-findings";
+import type { FindingDto } from "@/lib/findings/finding-dto";
+import { keysetCursorSchema } from "@/lib/paging/keyset-cursor";
 import { FIXTURE_TIME, boardEntryDto, storedEvent } from "@/test/builders";
 import {
   EVERY_FINDING,
   findingDestination,
   matchesFilter,
-  nextOlderCursor,
   olderCursor,
   olderFindingsQuery,
   visibleFindings,
@@ -47,27 +47,24 @@ describe("the findings board's view", () => {
   });
 
   it("follows them with the older pages, each finding once and only those that match", () => {
-    // The first older page repeats the oldest live finding (same millisecond): it is listed once.
+    // A finding both held and fetched (it arrived live while the page was fetched) is listed once.
     const pages = [[live[0]!, finding("z", 0, { severity: "high" }), finding("y", -1)], [finding("x", -2, { severity: "high" })]];
     expect(ids(visibleFindings(live, pages, EVERY_FINDING))).toEqual(["d", "c", "b", "a", "z", "y", "x"]);
     expect(ids(visibleFindings(live, pages, { severity: "high", agentId: "all" }))).toEqual(["c", "b", "z", "x"]);
   });
 
-  it("pages back from the oldest finding shown, a millisecond on so that findings sharing its time are not skipped", () => {
-    expect(olderCursor(live[0])).toBe("2026-11-22T10:01:00.001Z");
+  it("pages back from the oldest finding shown by its time and id, the API's cursor", () => {
+    const cursor = olderCursor(live[0]);
+    expect(cursor).not.toBeNull();
+    expect(keysetCursorSchema.parse(cursor)).toEqual({ at: "2026-11-22T10:01:00.000Z", id: "a" });
     expect(olderCursor(undefined)).toBeNull();
-    // A full page may have more behind it; a short one is the last.
-    const full = Array.from({ length: 3 }, (_, index) => finding(`p${index}`, -index));
-    expect(nextOlderCursor(full, 3)).toBe("2026-11-22T09:58:00.001Z");
-    expect(nextOlderCursor(full.slice(0, 2), 3)).toBeUndefined();
-    expect(nextOlderCursor([], 3)).toBeUndefined();
   });
 
   it("asks the API for the filter's findings only", () => {
-    const before = "2026-11-22T10:01:00.001Z";
-    expect(new URLSearchParams(olderFindingsQuery(EVERY_FINDING, before))).toEqual(new URLSearchParams({ before, limit: "50" }));
-    expect(Object.fromEntries(new URLSearchParams(olderFindingsQuery({ severity: "high", agentId: "sp" }, before, 20)))).toEqual({
-      before,
+    const cursor = olderCursor(live[0])!;
+    expect(new URLSearchParams(olderFindingsQuery(EVERY_FINDING, cursor))).toEqual(new URLSearchParams({ cursor, limit: "50" }));
+    expect(Object.fromEntries(new URLSearchParams(olderFindingsQuery({ severity: "high", agentId: "sp" }, cursor, 20)))).toEqual({
+      cursor,
       limit: "20",
       severity: "high",
       agent: "sp",

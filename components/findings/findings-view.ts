@@ -1,5 +1,6 @@
 import { FEED_LIMIT } from "@/components/room/room-state";
-import type { FindingDto } from "@/lib/findings/read-findings";
+import type { FindingDto } from "@/lib/findings/finding-dto";
+import { encodeKeysetCursor } from "@/lib/paging/keyset-cursor";
 import type { FindingSeverity, StoredEvent } from "@/lib/protocol";
 
 /** How many older findings one "Show older" asks for. */
@@ -34,22 +35,17 @@ export function visibleFindings(live: FindingDto[], olderPages: FindingDto[][], 
 }
 
 /**
- * Where the page of findings older than `oldest` starts: the API's `before` is exclusive and
- * findings posted in the same millisecond share a time, so the page starts a millisecond later
- * (the findings it repeats are listed once). Null when there is nothing to page back from.
+ * Where the page of findings older than `oldest` starts: right after it, by its time and then
+ * its id, so findings sharing its millisecond are neither repeated nor skipped. Null when
+ * there is nothing to page back from.
  */
 export function olderCursor(oldest: FindingDto | undefined): string | null {
-  return oldest ? new Date(new Date(oldest.createdAt).getTime() + 1).toISOString() : null;
+  return oldest ? encodeKeysetCursor({ at: oldest.createdAt, id: oldest.id }) : null;
 }
 
-/** The cursor of the page after `page` (newest first), or undefined when it was the last one. */
-export function nextOlderCursor(page: FindingDto[], limit = OLDER_FINDINGS_PAGE): string | undefined {
-  return page.length < limit ? undefined : (olderCursor(page.at(-1)) ?? undefined);
-}
-
-/** The query of `GET /api/rooms/:roomId/findings` for the page before `before` under this filter. */
-export function olderFindingsQuery(filter: FindingsFilter, before: string, limit = OLDER_FINDINGS_PAGE): string {
-  const query = new URLSearchParams({ before, limit: String(limit) });
+/** The query of `GET /api/rooms/:roomId/findings` for the page after `cursor` under this filter. */
+export function olderFindingsQuery(filter: FindingsFilter, cursor: string, limit = OLDER_FINDINGS_PAGE): string {
+  const query = new URLSearchParams({ cursor, limit: String(limit) });
   if (filter.severity !== "all") query.set("severity", filter.severity);
   if (filter.agentId !== "all") query.set("agent", filter.agentId);
   return query.toString();

@@ -17,7 +17,7 @@ import type {
   StoredEventType,
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
-import type { FindingDto } from "@/lib/findings/read-findings";
+import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import type { BrainstormDto, DialogueDto, DialogueMessageDto, LimitName, PayloadOf, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
@@ -296,7 +296,7 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   },
   "board.posted": (state, { payload: { entry } }) => ({
     board: { ...state.board, [entry.id]: entry },
-    ...(entry.kind === "finding" ? { findings: [...state.findings, findingFromEntry(entry)] } : {}),
+    ...(entry.kind === "finding" ? { findings: [...state.findings, findingToDto(entry)] } : {}),
   }),
   "board.request_updated": (state, { payload }) => {
     const entry = state.board[payload.entryId];
@@ -378,22 +378,6 @@ export function skipUnreadableEvent(state: RoomState, seq: number): ApplyOutcome
 export function uncountedSeat(state: RoomState): { connectionId: string; seatId: string } | null {
   if (!state.seat || !state.stream || state.stream.seatId === state.seat.id) return null;
   return { connectionId: state.stream.connectionId, seatId: state.seat.id };
-}
-
-/** A finding as the findings board shows it, from the board entry that carried it. */
-function findingFromEntry(entry: BoardEntryDto): FindingDto {
-  const content = entry.content as { finding?: unknown; severity?: unknown; nodeIds?: unknown };
-  const severity = content.severity === "low" || content.severity === "high" ? content.severity : "medium";
-  return {
-    id: entry.id,
-    runId: entry.runId,
-    agentId: entry.agentId,
-    agentName: entry.agentName,
-    finding: String(content.finding ?? ""),
-    severity,
-    nodeIds: Array.isArray(content.nodeIds) ? content.nodeIds.map(String) : [],
-    createdAt: entry.createdAt,
-  };
 }
 
 /** A brainstorm's newer state, unless it is of an earlier brainstorm than the one shown. */

@@ -3,7 +3,7 @@ import type { Db } from "@/db";
 import { type Agent, type Run, boardEntries, canvasEdges, canvasNodes, seats } from "@/db/schema";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { type NoteReader, notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
-import { findingToDto } from "@/lib/findings/read-findings";
+import { findingToDto } from "@/lib/findings/finding-dto";
 import { readVault, topAreas } from "@/lib/knowledge/vault";
 import { humanQaHistory, markAnswersSeen } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";

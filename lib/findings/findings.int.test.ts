@@ -11,6 +11,10 @@ import { alice, createTestRoom } from "@/test/fixtures";
 import { call } from "@/test/http";
 import { useTestRuntime } from "@/test/test-runtime";
 import { runs } from "@/db/schema";
+import { applyRoomEvent, initialRoomState } from "@/components/room/room-state";
+import { olderCursor } from "@/components/findings/findings-view";
+import { readEventsAfter } from "@/lib/events/read-events";
+import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { postFinding } from "./post-finding";
 
 const context = useTestRuntime();
@@ -59,7 +63,7 @@ describe("findings", () => {
     expect(rows).toHaveLength(4);
   });
 
-  it("are listed newest first for anyone, filtered by severity and agent, paged by time, and bad queries are 400s", async () => {
+  it("are listed newest first for anyone, filtered by severity and agent, a page at a time, and bad queries are 400s", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     const byPainter = await poster(roomId, "scene-painter");
@@ -76,15 +80,78 @@ describe("findings", () => {
     const painters = await list(roomId, `?agent=${painter.id}`);
     expect(painters.body.findings.map((finding: { agentName: string }) => finding.agentName)).toEqual(["Scene Painter", "Scene Painter", "Scene Painter"]);
     expect((await list(roomId, "?agent=idea-weaver&limit=1")).body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 5"]);
-    const page = await list(roomId, `?limit=2&before=${encodeURIComponent(all.body.findings[1].createdAt)}`);
-    expect(page.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 3", "Finding 2"]);
+    const page = await list(roomId, "?limit=2");
+    expect(page.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 5", "Finding 4"]);
+    const next = await list(roomId, `?limit=2&cursor=${page.body.nextCursor}`);
+    expect(next.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 3", "Finding 2"]);
+    const before = await list(roomId, `?before=${encodeURIComponent(all.body.findings[1].createdAt)}`);
+    expect(before.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 3", "Finding 2", "Finding 1", "Finding 0"]);
+    expect(before.body.nextCursor).toBeNull();
 
-    for (const bad of ["?limit=0", "?limit=101", "?limit=ten", "?severity=urgent", "?before=yesterday", "?agent=nobody", "?colour=red"]) {
+    for (const bad of [
+      "?limit=0",
+      "?limit=101",
+      "?limit=ten",
+      "?severity=urgent",
+      "?before=yesterday",
+      "?agent=nobody",
+      "?colour=red",
+      "?cursor=not-a-cursor",
+      "?limit=5&limit=6",
+      "?severity=low&severity=high",
+    ]) {
       const answer = await list(roomId, bad);
       expect(answer.status, bad).toBe(400);
       expect(answer.body.error.message.length, bad).toBeGreaterThan(5);
     }
+    expect((await list(roomId, "?limit=5&limit=6")).body.error.message).toBe("limit is given more than once.");
+    expect((await list(roomId, "?colour=red")).body.error.message).toMatch(/unknown parameter\(s\) colour; use severity, agent, cursor, before, limit/);
     expect((await list("no-such-room")).status).toBe(404);
+  });
+
+  it("page through many posted in one millisecond, each listed once, to the end", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    const at = new Date();
+    await context.database.db.insert(boardEntries).values(
+      Array.from({ length: 120 }, (_, index) => ({
+        id: `finding-${String(index).padStart(3, "0")}`,
+        roomId,
+        agentId: painter.id,
+        agentName: painter.name,
+        kind: "finding" as const,
+        content: { finding: `Same moment ${index}`, severity: "low", nodeIds: [] },
+        createdAt: at,
+      })),
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const answer = await list(roomId, `?limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(answer.status).toBe(200);
+      seen.push(...answer.body.findings.map((finding: { id: string }) => finding.id));
+      cursor = answer.body.nextCursor;
+      if (!cursor) break;
+    }
+    expect(cursor).toBeNull();
+    expect(seen).toHaveLength(120);
+    expect(new Set(seen).size).toBe(120);
+    // The page's own cursor for the oldest finding it holds continues just the same.
+    const held = (await list(roomId, "?limit=100")).body.findings.at(-1);
+    const rest = await list(roomId, `?cursor=${olderCursor(held)}`);
+    expect(rest.body.findings.map((finding: { id: string }) => finding.id)).toEqual(seen.slice(100));
+  });
+
+  it("reach the page as the server lists them: a live finding is the same as the API's", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const post = await poster(roomId, "storyteller");
+    const snapshot = await getRoomSnapshot(context.database.db, roomId);
+    await post("The bridge and the verse disagree on the tide.", "high");
+    const [posted] = await readEventsAfter(context.database.db, roomId, snapshot.lastSeq);
+    const outcome = applyRoomEvent(initialRoomState(snapshot, null), posted!);
+    expect(outcome.kind).toBe("applied");
+    const listed = (await list(roomId)).body.findings;
+    expect(outcome.kind === "applied" && outcome.state.findings).toEqual(listed);
   });
 
   it("reach every run's prompt, the newest fifteen, newest last", async () => {

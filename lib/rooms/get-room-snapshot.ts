@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or } from "drizzle-orm";
 import type { Db } from "@/db";
 import { agentNotes, boardEntries, broadcastResponses, broadcasts, buildReviews, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
-import { type FindingDto, findingToDto } from "@/lib/findings/read-findings";
+import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import { broadcastToDto, responseToDto } from "@/lib/broadcast/broadcast-dto";
 import { runToDto } from "@/lib/agents/run-dto";
 import { boardEntryToDto } from "@/lib/board/board-dto";

@@ -4,10 +4,11 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { type Run, agents, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
 import { runToDto } from "@/lib/agents/run-dto";
-import { badRequest, notFound } from "@/lib/errors";
+import { notFound } from "@/lib/errors";
 import { exportEvents } from "@/lib/events/browse-events";
 import { eventFromRow } from "@/lib/events/event-row";
 import { priceFor } from "@/lib/models/pricing";
+import { encodeKeysetCursor, keysetCursorSchema } from "@/lib/paging/keyset-cursor";
 import type { RunDto, StoredEvent } from "@/lib/protocol";
 
 /**
@@ -84,38 +85,13 @@ export interface WorkflowDetail extends WorkflowSummary {
   nextAfter: number | null;
 }
 
-/**
- * Where a page of workflows ends: the start and correlation id of its last workflow. Several
- * workflows can start in the same millisecond; the id orders them, so none is skipped.
- */
-export interface WorkflowCursor {
-  startedAt: string;
-  correlationId: string;
-}
-
-export function encodeWorkflowCursor(cursor: WorkflowCursor): string {
-  return Buffer.from(JSON.stringify([cursor.startedAt, cursor.correlationId])).toString("base64url");
-}
-
-const cursorSchema = z
-  .string()
-  .transform((value, context): WorkflowCursor => {
-    try {
-      const [startedAt, correlationId] = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as unknown[];
-      if (typeof startedAt === "string" && !Number.isNaN(Date.parse(startedAt)) && typeof correlationId === "string" && correlationId) {
-        return { startedAt: new Date(startedAt).toISOString(), correlationId };
-      }
-    } catch {
-      // Reported below.
-    }
-    context.addIssue({ code: "custom", message: "cursor must be the nextCursor of an earlier page" });
-    return z.NEVER;
-  });
-
 export const workflowListQuerySchema = z
   .strictObject({
-    /** Continues after the last workflow a page showed: that page's `nextCursor`. */
-    cursor: cursorSchema.optional(),
+    /**
+     * Continues after the last workflow a page showed: that page's `nextCursor` (its start and
+     * correlation id, so workflows started in the same millisecond are none of them skipped).
+     */
+    cursor: keysetCursorSchema.optional(),
     /** Only workflows started before this time (ISO 8601). */
     before: z.iso.datetime({ offset: true, message: "before must be an ISO 8601 time" }).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -133,20 +109,8 @@ export const workflowMessagesQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(500),
 });
 
-/** Reads a query string with `schema`, refusing unknown or bad parameters (400). */
-export function parseQuery<T extends z.ZodType>(schema: T, params: URLSearchParams): z.infer<T> {
-  const raw: Record<string, string> = {};
-  for (const [key, value] of params) raw[key] = value;
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw badRequest(
-      parsed.error.issues
-        .map((issue) => (issue.code === "unrecognized_keys" ? `unknown parameter(s) ${issue.keys.join(", ")}` : `${issue.path.join(".")}: ${issue.message}`))
-        .join("; "),
-    );
-  }
-  return parsed.data;
-}
+/** The one query-string reader, which the dashboard's routes also take from here. */
+export { parseQuery } from "@/lib/paging/parse-query";
 
 const runTotals = {
   correlationId: runs.correlationId,
@@ -305,7 +269,7 @@ export async function listWorkflows(db: Db, roomId: string, query: Partial<z.inf
     .having(
       and(
         query.before ? sql`${started} < ${new Date(query.before).toISOString()}::timestamptz` : undefined,
-        query.cursor ? sql`(${started}, ${runs.correlationId}) < (${query.cursor.startedAt}::timestamptz, ${query.cursor.correlationId})` : undefined,
+        query.cursor ? sql`(${started}, ${runs.correlationId}) < (${query.cursor.at}::timestamptz, ${query.cursor.id})` : undefined,
       ),
     )
     .orderBy(desc(started), desc(runs.correlationId))
@@ -325,7 +289,7 @@ export async function listWorkflows(db: Db, roomId: string, query: Partial<z.inf
     summarise(totals, firstRuns.find((run) => run.correlationId === totals.correlationId)!, extras.get(totals.correlationId)!, team),
   );
   const last = workflows.at(-1)!;
-  return { workflows, nextCursor: page.length === limit ? encodeWorkflowCursor(last) : null };
+  return { workflows, nextCursor: page.length === limit ? encodeKeysetCursor({ at: last.startedAt, id: last.correlationId }) : null };
 }
 
 /** One workflow: its totals, its agents and runs, and its messages in order, a page at a time. */

@@ -9,7 +9,8 @@ import { GET as exportRoute } from "@/app/api/rooms/[roomId]/workflows/[correlat
 import { GET as workflowRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/route";
 import { GET as listRoute } from "@/app/api/rooms/[roomId]/workflows/route";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
-import { openDialogue } from "@/lib/build-review/dialogue";
+import { openDialogue } from "@/lib/dialogue/open-dialogue";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { startBuildReview } from "@/lib/build-review/start-build-review";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { createRoom } from "@/lib/rooms/create-room";
@@ -127,7 +128,7 @@ describe("workflows", () => {
     expect((await list(`?limit=1&cursor=${next.nextCursor}`)).body).toEqual({ workflows: [], nextCursor: null });
     const earlier = (await list(`?before=${encodeURIComponent(page.workflows[0].startedAt)}`)).body.workflows;
     expect(earlier.map((workflow: { correlationId: string }) => workflow.correlationId)).toEqual([first.correlationId]);
-    for (const bad of ["?limit=0", "?limit=500", "?before=later", "?sort=asc", "?cursor=not-a-cursor", `?cursor=${Buffer.from("[1,2]").toString("base64url")}`]) {
+    for (const bad of ["?limit=0", "?limit=500", "?before=later", "?sort=asc", "?limit=1&limit=2", "?cursor=not-a-cursor", `?cursor=${Buffer.from("[1,2]").toString("base64url")}`]) {
       expect((await list(bad)).status, bad).toBe(400);
     }
     expect((await workflow(roomId, "no-such-workflow")).status).toBe(404);
@@ -352,7 +353,7 @@ describe("workflows", () => {
         addressee: painter,
         topic: "Which light?",
         reason: "question",
-        maxRounds: 2,
+        settings: DEFAULT_ROOM_SETTINGS,
         buildReviewId: null,
         chainDepth: 0,
         parentRunId: run.id,

@@ -1,6 +1,6 @@
 import { tool } from "ai";
 import { z } from "zod";
-import { findingToDto } from "@/lib/findings/read-findings";
+import { findingToDto } from "@/lib/findings/finding-dto";
 import { postFinding } from "@/lib/findings/post-finding";
 import { updateKnowledge } from "@/lib/knowledge/update-knowledge";
 import { LIMITS, findingSeveritySchema } from "@/lib/protocol";

@@ -1,5 +1,6 @@
-// GET /api/rooms/[roomId]/findings?severity=&agent=&before=&limit= — the room's findings, newest first (anyone watching)
-import { parseFindingsQuery, readFindings } from "@/lib/findings/read-findings";
+// GET /api/rooms/[roomId]/findings?severity=&agent=&cursor=&before=&limit= — the room's findings, newest first, a page at a time (anyone watching)
+import { findingsQuerySchema, readFindings } from "@/lib/findings/read-findings";
+import { parseQuery } from "@/lib/paging/parse-query";
 import { roomAccess } from "@/lib/http/room-access";
 import { respond } from "@/lib/http/request";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
@@ -9,9 +10,9 @@ export const dynamic = "force-dynamic";
 export async function GET(request: Request, { params }: { params: Promise<{ roomId: string }> }) {
   return respond(async () => {
     const { roomId } = await params;
-    const query = parseFindingsQuery(new URL(request.url).searchParams);
+    const query = parseQuery(findingsQuerySchema, new URL(request.url).searchParams);
     const { runtime } = await roomAccess(request, roomId);
-    return Response.json({ findings: await readFindings(runtime.database.db, roomId, query) });
+    return Response.json(await readFindings(runtime.database.db, roomId, query));
   });
 }
 
