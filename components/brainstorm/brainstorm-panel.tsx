@@ -26,6 +26,7 @@ export function BrainstormPanel() {
   return (
     <div className="brainstorm-panel" data-testid="brainstorm-panel">
       {brainstorm && <Status brainstorm={brainstorm} onRead={() => setReading(true)} />}
+      {seated && busy && brainstorm && <StopButton brainstormId={brainstorm.id} />}
       {brainstorm?.status === "awaiting_gate" && <Gate brainstorm={brainstorm} seated={seated} />}
       {seated && !busy && <ProblemForm again={!!brainstorm} />}
       {!seated && !brainstorm && <p className="brainstorm-panel__hint">Take a seat to give the room a problem to brainstorm.</p>}
@@ -137,6 +138,20 @@ function Gate({ brainstorm, seated }: { brainstorm: BrainstormDto; seated: boole
       )}
       {error && <div className="command-bar__status command-bar__status--error" role="alert">{error}</div>}
     </section>
+  );
+}
+
+/** Stops the brainstorm wherever it is, so a gate nobody decides never holds the room. */
+function StopButton({ brainstormId }: { brainstormId: string }) {
+  const roomId = useRoom((state) => state.room.id);
+  const { busy, error, submit } = useSubmit();
+  return (
+    <form className="brainstorm-panel__stop" onSubmit={submit(() => apiWrite(`/api/rooms/${roomId}/brainstorms/${brainstormId}/cancel`, "POST").then(() => undefined))}>
+      <button type="submit" className="link-button" disabled={busy} data-testid="brainstorm-stop">
+        Stop this brainstorm
+      </button>
+      {error && <div className="command-bar__status command-bar__status--error">{error}</div>}
+    </form>
   );
 }
 

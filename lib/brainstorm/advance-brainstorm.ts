@@ -151,7 +151,9 @@ export async function enterStage(
       timedOut: false,
     }),
   });
-  if (previous.passes === 0) await addLaneHeading(step.tx, step.emit, { roomId: brainstorm.roomId, stage, correlationId: brainstorm.correlationId, at: step.at });
+  if (previous.passes === 0) {
+    await addLaneHeading(step.tx, step.emit, { roomId: brainstorm.roomId, stage, laneTop: brainstorm.laneTop, correlationId: brainstorm.correlationId, at: step.at });
+  }
   const definition = stageDefinition(stage);
   const first = definition.order === "parallel" ? definition.personas : definition.personas.slice(0, 1);
   for (const persona of first) await queueStageRun(step, entered, stage, persona, { rerun: false, again, parentRunId });

@@ -1,11 +1,13 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { POST as cancelRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/cancel/route";
 import { POST as decideRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/gate/route";
 import { GET as deliverableRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/deliverable/route";
 import { GET as latestRoute, POST as startRoute } from "@/app/api/rooms/[roomId]/brainstorms/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agents, brainstorms, canvasNodes, events, rooms, runs } from "@/db/schema";
+import { type Brainstorm, agents, brainstorms, broadcasts, canvasNodes, events, runs } from "@/db/schema";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { getEnv } from "@/lib/env";
 import { resolveModel } from "@/lib/models/registry";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
@@ -32,7 +34,7 @@ async function brainstormRoom(database: Database = context.database, settings: R
 }
 
 async function stateOf(roomId: string, database: Database = context.database): Promise<Brainstorm> {
-  const [row] = await database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId));
+  const [row] = await database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId)).orderBy(desc(brainstorms.createdAt)).limit(1);
   return row!;
 }
 
@@ -79,12 +81,12 @@ function decide(roomId: string, brainstormId: string, body: unknown, cookie?: st
  * on the offline model): `answer` gets the persona and the request, and returns the reply, or
  * null to finish its turn.
  */
-async function standIn(personas: string[], roomId: string, answer: (persona: string, request: ChatRequest) => ChatReply | null) {
-  const server = await startChatServer((request) => {
+async function standIn(personas: string[], roomId: string, answer: (persona: string, request: ChatRequest) => ChatReply | null | Promise<ChatReply | null>) {
+  const server = await startChatServer(async (request) => {
     const system = String(request.messages.find((message) => message.role === "system")?.content ?? "");
     const persona = system.match(/\(persona: ([a-z0-9-]+)\)/)?.[1] ?? "";
     const replied = request.messages.some((message) => message.role === "tool");
-    return (replied ? null : answer(persona, request)) ?? { text: "Done." };
+    return (replied ? null : await answer(persona, request)) ?? { text: "Done." };
   });
   const team = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
   for (const member of team.filter((each) => personas.includes(each.persona))) await setAgentModel(context.database, member.id, "openai-compatible:stand-in");
@@ -391,6 +393,78 @@ describe("the brainstorm", () => {
     }
   });
 
+  it("can be stopped wherever it is, by a participant, so the room can brainstorm again", async () => {
+    const worker = await startTestWorker(context.database);
+    try {
+      const { roomId } = await brainstormRoom();
+      const cookie = await seatIn(roomId);
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const gate = await settled(roomId, ["awaiting_gate"]);
+          const stop = (withCookie?: string) => call(cancelRoute, { url: "/x", method: "POST", params: { roomId, brainstormId: gate.id }, cookie: withCookie });
+      expect((await stop()).status).toBe(403);
+      expect((await stateOf(roomId)).status).toBe("awaiting_gate");
+      const stopped = await stop(cookie);
+      expect(stopped.status).toBe(200);
+      expect((stopped.body.brainstorm as BrainstormDto).status).toBe("cancelled");
+      expect((await stop(cookie)).status).toBe(409);
+      expect((await decide(roomId, gate.id, { action: "approve", round: gate.gateRound }, cookie)).status).toBe(409);
+      const log = await eventTypes(roomId);
+      expect(log.at(-1)).toMatchObject({ type: "brainstorm.completed", payload: { outcome: "cancelled" } });
+      // A new one may start, and its lanes are drawn below the first one's.
+      await startBrainstorm(context.database.db, roomId, "Reduce food waste in our office cafeteria", ADA);
+      const rows = await context.database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId)).orderBy(asc(brainstorms.createdAt));
+      expect(rows).toHaveLength(2);
+      const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+      const firstBottom = Math.max(...nodes.filter((node) => node.y < rows[1]!.laneTop - 280).map((node) => node.y));
+      expect(rows[0]!.laneTop).toBe(0);
+      expect(rows[1]!.laneTop).toBeGreaterThan(firstBottom);
+      await settled(roomId, ["awaiting_gate"]);
+      const headings = (await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).filter((node) => node.kind === "stage" && node.y > 0);
+      expect(headings.length).toBeGreaterThanOrEqual(7);
+      for (const heading of headings) expect(heading.y).toBe(rows[1]!.laneTop - 280);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("lets nobody ask the ideators anything while they work alone", async () => {
+    const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
+    // Room enough for the narrator while the four ideators are held at work.
+    const { roomId, team } = await brainstormRoom(context.database, { broadcast: "agents", broadcast_timeout: 5, max_concurrent_runs: 8 });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const provider = await standIn([...ideators, "narrator"], roomId, async (persona, request) => {
+      if (ideators.includes(persona)) {
+        await released;
+        return ideas(persona, 6);
+      }
+      // Its own run, not a stage's (its knowledge may quote earlier stage tasks).
+      if (persona === "narrator" && JSON.stringify(request.messages).includes("Ask the team what the deliverable should lead with")) {
+        return { toolCall: { name: "ask_others", arguments: { question: "What should the deliverable lead with?" } } };
+      }
+      return null;
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      await eventually(async () => expect((await stateOf(roomId)).stages.divergent.status).toBe("running"), 30_000);
+      const narrator = team.find((agent) => agent.persona === "narrator")!;
+      await startAgentRun(context.database.db, roomId, { agentId: narrator.id, prompt: "Ask the team what the deliverable should lead with." }, ADA);
+      const [asked] = await eventually(async () => {
+        const rows = await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
+        expect(rows).toHaveLength(1);
+        return rows;
+      }, 30_000);
+      const isolated = team.filter((agent) => ideators.includes(agent.persona)).map((agent) => agent.id);
+      expect(asked!.targetAgentIds.length).toBeGreaterThan(0);
+      expect(asked!.targetAgentIds.filter((id) => isolated.includes(id))).toEqual([]);
+      release();
+      await settled(roomId, ["awaiting_gate"]);
+    } finally {
+      release();
+      await provider.stop();
+    }
+  });
+
   it("stops a stage at its time limit and goes on with what it has", async () => {
     const { roomId } = await brainstormRoom(context.database, { brainstorm_stage_minutes: { framing: 1 } });
     await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
@@ -430,8 +504,6 @@ describe("the brainstorm", () => {
       } finally {
         await again.stop();
       }
-      const [room] = await reopened.db.select().from(rooms).where(eq(rooms.id, roomId));
-      expect(room).toBeDefined();
     } finally {
       await reopened.destroy();
     }

@@ -3,9 +3,10 @@ import { and, eq, gte, lt } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { type CanvasEdge, type CanvasNode, canvasEdges, canvasNodes } from "@/db/schema";
 import { COLUMN, GAP, boxOf, shapeOf } from "@/lib/canvas/free-spot";
+import { insertNodes, newNodeRow } from "@/lib/canvas/insert-nodes";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { LIMITS, type StageKey, stageDefinition } from "@/lib/protocol";
-import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
+import { edgeToDto } from "@/lib/rooms/dto";
 
 /**
  * The brainstorm's canvas: one lane (a column) per stage, left to right in the order the work
@@ -28,9 +29,9 @@ const LANE_COLUMNS: Record<Exclude<StageKey, "gate">, number> = {
 export const LANE_HEADING_KIND = "stage";
 export const FRAMING_KIND = "framing";
 
-/** Work starts here in every lane; the headings sit in a row above it. */
-const TOP = 0;
-const HEADING_Y = -280;
+/** How far above a brainstorm's lane top its headings sit, and how much room a later brainstorm leaves above them. */
+const HEADING_OFFSET = 280;
+const BETWEEN_BRAINSTORMS = 400;
 
 export const BRAINSTORM_AUTHOR: Actor = { id: "brainstorm", name: "Brainstorm" };
 
@@ -38,16 +39,30 @@ function laneX(stage: Exclude<StageKey, "gate">, subColumn = 0): number {
   return (LANE_COLUMNS[stage] + subColumn) * COLUMN;
 }
 
-/** The top of the free space at the bottom of a column. */
-async function columnBottom(tx: DbOrTx, roomId: string, x: number): Promise<number> {
+/** The top of the free space at the bottom of a column, at or below `top`. */
+async function columnBottom(tx: DbOrTx, roomId: string, x: number, top: number): Promise<number> {
   const rows = await tx
     .select({ x: canvasNodes.x, y: canvasNodes.y, kind: canvasNodes.kind, text: canvasNodes.text })
     .from(canvasNodes)
-    .where(and(eq(canvasNodes.roomId, roomId), gte(canvasNodes.x, x - 1), lt(canvasNodes.x, x + COLUMN - 1), gte(canvasNodes.y, TOP)));
+    .where(and(eq(canvasNodes.roomId, roomId), gte(canvasNodes.x, x - 1), lt(canvasNodes.x, x + COLUMN - 1), gte(canvasNodes.y, top)));
   return rows.reduce((bottom, row) => {
     const box = boxOf(shapeOf(row));
     return Math.max(bottom, box.y + box.height + GAP.y);
-  }, TOP);
+  }, top);
+}
+
+/**
+ * Where a new brainstorm's lanes start: at the top of an empty canvas, or below everything the
+ * room already holds (an earlier brainstorm, people's notes), with room for the headings.
+ */
+export async function laneTopFor(tx: DbOrTx, roomId: string): Promise<number> {
+  const rows = await tx.select({ x: canvasNodes.x, y: canvasNodes.y, kind: canvasNodes.kind, text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+  if (rows.length === 0) return 0;
+  const bottom = Math.max(...rows.map((row) => {
+    const box = boxOf(shapeOf(row));
+    return box.y + box.height;
+  }));
+  return Math.max(0, Math.ceil(bottom + BETWEEN_BRAINSTORMS + HEADING_OFFSET));
 }
 
 function clip(text: string): string {
@@ -73,7 +88,9 @@ export async function addLaneNodes(
     roomId: string;
     stage: Exclude<StageKey, "gate">;
     subColumn?: number;
-    /** Where the first node goes; by default below what the column holds. */
+    /** Where the brainstorm's lanes start (see `laneTopFor`). */
+    laneTop: number;
+    /** Where the first node goes; by default below what the lane holds. */
     top?: number;
     author: Actor;
     correlationId: string;
@@ -82,32 +99,14 @@ export async function addLaneNodes(
   },
 ): Promise<CanvasNode[]> {
   const x = laneX(input.stage, input.subColumn);
-  let y = input.top ?? (await columnBottom(tx, input.roomId, x));
+  let y = input.top ?? (await columnBottom(tx, input.roomId, x, input.laneTop));
   const rows: CanvasNode[] = [];
   for (const node of input.nodes) {
-    const text = clip(node.text);
-    const row: CanvasNode = {
-      id: node.id ?? randomUUID(),
-      roomId: input.roomId,
-      kind: node.kind,
-      text,
-      x,
-      y,
-      width: null,
-      height: null,
-      color: node.color ?? null,
-      authorKind: "agent",
-      authorId: input.author.id,
-      authorName: input.author.name,
-      version: 1,
-      createdAt: input.at,
-      updatedAt: input.at,
-    };
+    const row = newNodeRow({ ...node, roomId: input.roomId, text: clip(node.text), x, y, author: { kind: "agent", ...input.author }, at: input.at });
     y += boxOf(shapeOf(row)).height + GAP.y;
     rows.push(row);
   }
-  if (rows.length) await tx.insert(canvasNodes).values(rows);
-  for (const row of rows) emit({ type: "node.created", actor: input.author, correlationId: input.correlationId, payload: { node: nodeToDto(row) } });
+  await insertNodes(tx, emit, rows, { correlationId: input.correlationId });
   return rows;
 }
 
@@ -136,12 +135,17 @@ export async function linkNodes(
 }
 
 /** The heading at the top of a stage's lane, written when the stage first starts. */
-export async function addLaneHeading(tx: DbOrTx, emit: Emit, input: { roomId: string; stage: Exclude<StageKey, "gate">; correlationId: string; at: Date }) {
+export async function addLaneHeading(
+  tx: DbOrTx,
+  emit: Emit,
+  input: { roomId: string; stage: Exclude<StageKey, "gate">; laneTop: number; correlationId: string; at: Date },
+) {
   const stage = stageDefinition(input.stage);
   await addLaneNodes(tx, emit, {
     roomId: input.roomId,
     stage: input.stage,
-    top: HEADING_Y,
+    laneTop: input.laneTop,
+    top: input.laneTop - HEADING_OFFSET,
     author: BRAINSTORM_AUTHOR,
     correlationId: input.correlationId,
     at: input.at,

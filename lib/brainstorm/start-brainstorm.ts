@@ -8,6 +8,7 @@ import { type Actor, type WriteRequestOptions, eventPayload, writeRoomEvents } f
 import { BRAINSTORM_STAGES, STAGE_KEYS, type StageKey, type StageStateDto } from "@/lib/protocol/brainstorm";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import { type BrainstormStep, currentDto, emptyStage, enterStage } from "./advance-brainstorm";
+import { laneTopFor } from "./lanes";
 
 export const PROBLEM_MAX = 4000;
 
@@ -56,6 +57,7 @@ export async function startBrainstorm(db: Db, roomId: string, problem: string, a
           problem: text,
           status: "running",
           stages,
+          laneTop: await laneTopFor(tx, roomId),
           createdAt: at,
         })
         .returning();

@@ -321,6 +321,7 @@ async function store(tx: DbOrTx, emit: Emit, at: Date, active: ActiveRun, brains
     roomId: run.roomId,
     stage,
     subColumn: stage === "divergent" ? Math.max(0, ideators.indexOf(agent.persona)) : 0,
+    laneTop: brainstorm.laneTop,
     author: agent,
     correlationId: run.correlationId,
     at,
