@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
+import { findTeammate } from "@/lib/agents/find-teammate";
 import { badRequest } from "@/lib/errors";
 import { type WriteWork, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
+import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { askAgents, settledOrAborted } from "./ask-agents";
 import { askHuman } from "./ask-human";
 import { broadcastToDto } from "./broadcast-dto";
@@ -29,7 +31,9 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
   const settings = parseRoomSettings(room.settings);
   if (settings.broadcast === "off") throw badRequest("Broadcasts are turned off in this room.");
 
-  const team = await db.select().from(agents).where(eq(agents.roomId, input.roomId));
+  // Agents working alone in a brainstorm's divergent stage are nobody's to ask, and ask nobody.
+  const [everyone, alone] = await Promise.all([db.select().from(agents).where(eq(agents.roomId, input.roomId)), isolatedAgentIds(db, input.roomId)]);
+  const team = alone.has(input.asker.id) ? everyone.filter((agent) => agent.id === input.asker.id) : everyone.filter((agent) => !alone.has(agent.id));
   const targets = settings.broadcast === "agents" ? pickTargets(team, input.asker, input.targetAgents) : [];
   const mode = settings.broadcast;
 
@@ -142,16 +146,13 @@ async function carryOn(
 export function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {
   const others = team.filter((agent) => agent.id !== asker.id);
   if (!wanted || wanted.length === 0) return others;
-  const matches = (agent: Agent, name: string) => {
-    const key = name.trim().toLowerCase();
-    return agent.id === name || agent.persona.toLowerCase() === key || agent.name.toLowerCase() === key;
-  };
-  const unknown = wanted.filter((name) => !others.some((agent) => matches(agent, name)));
+  const found = wanted.map((name) => findTeammate(others, name));
+  const unknown = wanted.filter((_name, index) => !found[index]);
   if (unknown.length) {
     throw badRequest(
       `Unknown target agent(s): ${unknown.join(", ")}. Ask any of: ${others.map((agent) => agent.name).join(", ")}.`,
     );
   }
-  return others.filter((agent) => wanted.some((name) => matches(agent, name)));
+  return others.filter((agent) => found.includes(agent));
 }
 
