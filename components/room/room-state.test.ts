@@ -33,6 +33,7 @@ const snapshot = (): RoomSnapshotLike => ({
   pendingCommands: [],
   turnOrder: [],
   lastScheduledAt: null,
+  lastRunAt: {},
   recentEvents: [],
   brainstorm: null,
   lastSeq: 1,
@@ -199,25 +200,54 @@ describe("nextTurn", () => {
   const at = (seconds: number) => new Date(Date.parse(FIXTURE_TIME) + seconds * 1000).toISOString();
 
   it("is nothing while the room's scheduler is off", () => {
-    expect(nextTurn({ settings: DEFAULT_ROOM_SETTINGS, agents, runs: {}, turnOrder })).toBeNull();
+    expect(nextTurn({ settings: DEFAULT_ROOM_SETTINGS, agents, runs: {}, turnOrder, lastRunAt: {} })).toBeNull();
   });
 
-  it("names whoever waited longest, one interval after the last scheduled run", () => {
+  it("names whoever waited longest since their last run, one interval after the last scheduled run", () => {
     const settings = { ...DEFAULT_ROOM_SETTINGS, scheduler_enabled: true, scheduler_interval_seconds: 45 };
-    expect(nextTurn({ settings, agents, runs: {}, turnOrder })).toEqual({ agent: agents[1], at: null });
+    expect(nextTurn({ settings, agents, runs: {}, turnOrder, lastRunAt: {} })).toEqual({ agent: agents[1], at: null });
     const runs = {
       a: runDto({ id: "a", agentId: "sw", trigger: "scheduler", createdAt: at(0) }),
       b: runDto({ id: "b", agentId: "iw", trigger: "scheduler", createdAt: at(45) }),
       c: runDto({ id: "c", agentId: "st", trigger: "request", createdAt: at(50) }),
     };
-    expect(nextTurn({ settings, agents, runs, turnOrder })).toEqual({ agent: agents[1], at: Date.parse(at(90)) });
+    const lastRunAt = { sw: Date.parse(at(0)), iw: Date.parse(at(45)), st: Date.parse(at(50)) };
+    expect(nextTurn({ settings, agents, runs, turnOrder, lastRunAt })).toEqual({ agent: agents[1], at: Date.parse(at(90)) });
+  });
+
+  it("ranks by every agent's last run over the room's history, not only the runs the page holds", () => {
+    const settings = { ...DEFAULT_ROOM_SETTINGS, scheduler_enabled: true };
+    // The page holds only the Songwriter's recent run; the Idea Weaver ran later, long ago by the page's reckoning.
+    const opened = initialRoomState(
+      {
+        ...snapshot(),
+        settings,
+        agents,
+        turnOrder,
+        runs: [runDto({ id: "a", agentId: "sw", trigger: "scheduler", createdAt: at(100) })],
+        lastRunAt: { sw: at(100), iw: at(10), st: at(20) },
+      },
+      null,
+    );
+    expect(nextTurn(opened)!.agent.id).toBe("iw");
+    // A run queued live moves its agent to the back.
+    const queued = fold(opened, [stored(2, "run.queued", { run: runDto({ id: "b", agentId: "iw", createdAt: at(130) }) })]);
+    expect(queued.lastRunAt.iw).toBe(Date.parse(at(130)));
+    expect(nextTurn(queued)!.agent.id).toBe("st");
+  });
+
+  it("breaks a tie by the turn order, never by chance", () => {
+    const settings = { ...DEFAULT_ROOM_SETTINGS, scheduler_enabled: true };
+    const same = Date.parse(at(5));
+    expect(nextTurn({ settings, agents, runs: {}, turnOrder, lastRunAt: { sw: same, iw: same, st: same } })!.agent.id).toBe("sw");
+    expect(nextTurn({ settings, agents, runs: {}, turnOrder, lastRunAt: { sw: Date.parse(at(9)), iw: same, st: same } })!.agent.id).toBe("iw");
   });
 
   it("counts from the scheduler's last turn as the server reports it, also a turn that found the room busy", () => {
     const settings = { ...DEFAULT_ROOM_SETTINGS, scheduler_enabled: true, scheduler_interval_seconds: 45 };
     const turn = (seconds: number): RoomEvent => ({ type: "scheduler.turn", room_id: "r", payload: { lastScheduledAt: at(seconds) } });
     const scheduled = runDto({ id: "a", agentId: "sw", trigger: "scheduler", createdAt: at(0) });
-    const base: RoomState = { ...start(), settings, agents, turnOrder, runs: { a: scheduled } };
+    const base: RoomState = { ...start(), settings, agents, turnOrder, runs: { a: scheduled }, lastRunAt: { sw: Date.parse(at(0)) } };
     // From the runs alone, the turn at 45 s looks overdue: "any moment", for a whole interval.
     expect(nextTurnLabel(nextTurn(base)!.at, Date.parse(at(78)))).toBe("any moment");
     // The scheduler took its turn at 45 s, found the room busy and started nobody: the next is at 90 s.
@@ -230,7 +260,7 @@ describe("nextTurn", () => {
     // A late copy of an older turn (a stream's opening frame) does not move the clock back.
     expect(fold(told, [turn(30)]).lastScheduledAt).toBe(Date.parse(at(45)));
     // A page opened after the turn has it from the snapshot.
-    const opened = initialRoomState({ ...snapshot(), settings, agents, turnOrder, runs: [scheduled], lastScheduledAt: at(45) }, null);
+    const opened = initialRoomState({ ...snapshot(), settings, agents, turnOrder, runs: [scheduled], lastScheduledAt: at(45), lastRunAt: { sw: at(0) } }, null);
     expect(nextTurnLabel(nextTurn(opened)!.at, Date.parse(at(78)))).toBe("in 12 s");
     expect(nextTurnLabel(null, Date.parse(at(0)))).toBe("soon");
   });

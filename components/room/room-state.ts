@@ -17,6 +17,7 @@ import type {
   StoredEventType,
 } from "@/lib/protocol";
 import { isStoredEvent } from "@/lib/protocol";
+import { whoseTurn } from "@/lib/agents/whose-turn";
 import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import type { BrainstormDto, DialogueDto, DialogueMessageDto, LimitName, PayloadOf, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
@@ -97,6 +98,8 @@ export interface RoomState {
   watching: number;
   participants: number;
   connection: ConnectionState;
+  /** When each agent's latest run was queued (ms), by agent id, over the room's whole history: whose turn is next ranks by it. */
+  lastRunAt: Record<string, number>;
   /** Known once the open stream has said so; null while connecting. */
   stream: StreamInfo | null;
   deleted: boolean;
@@ -158,6 +161,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     seat,
     highlighted: [],
     unreadableEvents: 0,
+    lastRunAt: Object.fromEntries(Object.entries(snapshot.lastRunAt ?? {}).map(([agentId, at]) => [agentId, Date.parse(at)])),
     turnOrder: snapshot.turnOrder ?? [],
     lastScheduledAt: snapshot.lastScheduledAt ? Date.parse(snapshot.lastScheduledAt) : null,
     budget: snapshot.budget ?? null,
@@ -261,7 +265,10 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
     return current ? { edges: { ...state.edges, [current.id]: { ...current, label: payload.label } } } : {};
   },
   "edge.deleted": (state, { payload }) => ({ edges: without(state.edges, [payload.edgeId]) }),
-  "run.queued": (state, { payload }) => ({ runs: { ...state.runs, [payload.run.id]: payload.run } }),
+  "run.queued": (state, { payload: { run } }) => ({
+    runs: { ...state.runs, [run.id]: run },
+    lastRunAt: { ...state.lastRunAt, [run.agentId]: Math.max(state.lastRunAt[run.agentId] ?? -1, Date.parse(run.createdAt)) },
+  }),
   "run.started": (state, { payload }) =>
     updateRun(state, payload.runId, (run) => ({ ...run, status: "running", attempts: payload.attempt, startedAt: payload.startedAt })),
   "run.step": (state, { payload }) => ({
@@ -431,30 +438,22 @@ function appendFeed(feed: StoredEvent[], event: StoredEvent): StoredEvent[] {
 }
 
 /**
- * Who the scheduler starts next and when, as the server decides it (`nextInTurn`): the agent
- * that has waited longest since its last run, one interval after the scheduler's last turn —
- * the one the server reported (which also counts a turn that found the room busy and started
- * nobody), or the last scheduled run the page saw. Null when the room's scheduler is off.
+ * Who the scheduler starts next and when: the agent `whoseTurn` ranks first — as the scheduler
+ * ranks it, from each agent's last run — one interval after the scheduler's last turn (the one
+ * the server reported, which also counts a turn that found the room busy and started nobody, or
+ * the last scheduled run the page saw). Null when the room's scheduler is off.
  */
 export function nextTurn(
-  state: Pick<RoomState, "settings" | "agents" | "runs" | "turnOrder"> & Partial<Pick<RoomState, "lastScheduledAt">>,
+  state: Pick<RoomState, "settings" | "agents" | "runs" | "turnOrder" | "lastRunAt"> & Partial<Pick<RoomState, "lastScheduledAt">>,
 ): { agent: AgentDto; at: number | null } | null {
-  if (!state.settings.scheduler_enabled || state.agents.length === 0) return null;
-  const runs = Object.values(state.runs);
-  const lastRun = new Map<string, number>();
+  if (!state.settings.scheduler_enabled) return null;
+  const agent = whoseTurn(state.agents, state.turnOrder, state.lastRunAt);
+  if (!agent) return null;
   let lastScheduled: number | null = state.lastScheduledAt ?? null;
-  for (const run of runs) {
-    const at = Date.parse(run.createdAt);
-    lastRun.set(run.agentId, Math.max(lastRun.get(run.agentId) ?? -1, at));
-    if (run.trigger === "scheduler") lastScheduled = Math.max(lastScheduled ?? 0, at);
+  for (const run of Object.values(state.runs)) {
+    if (run.trigger === "scheduler") lastScheduled = Math.max(lastScheduled ?? 0, Date.parse(run.createdAt));
   }
-  const order = state.turnOrder;
-  const pool = order.length ? state.agents.filter((agent) => order.includes(agent.persona)) : state.agents;
-  const rank = (agent: AgentDto) => (order.includes(agent.persona) ? order.indexOf(agent.persona) : agent.position);
-  const [agent] = [...(pool.length ? pool : state.agents)].sort(
-    (a, b) => (lastRun.get(a.id) ?? -1) - (lastRun.get(b.id) ?? -1) || rank(a) - rank(b),
-  );
-  return { agent: agent!, at: lastScheduled === null ? null : lastScheduled + state.settings.scheduler_interval_seconds * 1000 };
+  return { agent, at: lastScheduled === null ? null : lastScheduled + state.settings.scheduler_interval_seconds * 1000 };
 }
 
 /** When the next turn comes, as the header says it at `now`: "in 12 s", "any moment" once due, "soon" before the first turn. */

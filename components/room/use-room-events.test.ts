@@ -47,6 +47,7 @@ function room(lastSeq = 1) {
       pendingCommands: [],
       turnOrder: [],
       lastScheduledAt: null,
+      lastRunAt: {},
       recentEvents: [],
       brainstorm: null,
       lastSeq,

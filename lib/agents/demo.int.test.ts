@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { canvasNodes, events, rooms, runs } from "@/db/schema";
-import { nextTurn } from "@/components/room/room-state";
+import { initialRoomState, nextTurn } from "@/components/room/room-state";
 import type { PayloadOf } from "@/lib/protocol";
 import { ensureDemoRoom } from "@/lib/rooms/ensure-demo-room";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
@@ -39,7 +39,7 @@ describe("the demo room, watched for ten minutes", () => {
         }, 30_000);
         // What the page shows between turns: who is next.
         const snapshot = await getRoomSnapshot(context.database.db, roomId);
-        const next = nextTurn({ settings: snapshot.settings, agents: snapshot.agents, runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])), turnOrder: snapshot.turnOrder });
+        const next = nextTurn(initialRoomState(snapshot, null));
         expect(next).not.toBeNull();
         predicted = next!.agent.persona;
       }

@@ -8,6 +8,7 @@ import { agentByPersona } from "@/test/agents";
 import { createTestRoom, eventually } from "@/test/fixtures";
 import { RoomBus } from "@/lib/realtime/bus";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
+import { initialRoomState, nextTurn } from "@/components/room/room-state";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { enqueueRun } from "./enqueue-run";
 import { finishRun } from "./finish-run";
@@ -102,7 +103,7 @@ describe("the scheduler", () => {
     expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "not_due" });
 
     await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
-    const second = await scheduleRoom(database.db, roomId, () => 0);
+    const second = await scheduleRoom(database.db, roomId);
     expect(second).toMatchObject({ kind: "random", persona: "songwriter" });
   });
 
@@ -179,7 +180,7 @@ describe("the scheduler", () => {
     const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
     const turns: string[] = [];
     for (let index = 0; index < 6; index++) {
-      const outcome = await scheduleRoom(database.db, roomId, () => 0.99);
+      const outcome = await scheduleRoom(database.db, roomId);
       if (outcome.kind !== "random") throw new Error(`turn ${index} was ${outcome.kind}`);
       turns.push(outcome.persona);
       // The run is done before the next turn: the room is never busy here.
@@ -187,6 +188,25 @@ describe("the scheduler", () => {
       await dueAgain(roomId);
     }
     expect(turns).toEqual(["songwriter", "scene-painter", "idea-weaver", "storyteller", "curator", "songwriter"]);
+  });
+
+  it("starts the agent the room's page names as next, also when several last ran at the same moment", async () => {
+    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
+    const pageSays = async () => nextTurn(initialRoomState(await getRoomSnapshot(database.db, roomId), null))!.agent.persona;
+    const started: { named: string; started: string }[] = [];
+    for (let turn = 0; turn < 7; turn++) {
+      // Every run so far was queued in the same millisecond: the ranking alone tells them apart.
+      await database.db.update(runs).set({ createdAt: new Date("2026-01-01T00:00:00Z") }).where(eq(runs.roomId, roomId));
+      const named = await pageSays();
+      const outcome = await scheduleRoom(database.db, roomId);
+      if (outcome.kind !== "random") throw new Error(`turn ${turn} was ${outcome.kind}`);
+      started.push({ named, started: outcome.persona });
+      await database.db.update(runs).set({ status: "succeeded", finishedAt: new Date() }).where(eq(runs.roomId, roomId));
+      await dueAgain(roomId);
+    }
+    expect(started.filter((turn) => turn.named !== turn.started)).toEqual([]);
+    // Once all five had run at the same moment, the turn order decides again: the first of it.
+    expect(started.map((turn) => turn.started)).toEqual(["songwriter", "scene-painter", "idea-weaver", "storyteller", "curator", "songwriter", "songwriter"]);
   });
 
   it("gives the persona its share of the room's task, never a second subject beside it", async () => {
@@ -216,7 +236,7 @@ describe("the scheduler", () => {
   it("refuses a board request that would go beyond the chain's depth limit", async () => {
     const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, max_chain_depth: 3 });
     const { entry } = await boardRequestFromRun(roomId, 3);
-    const outcome = await scheduleRoom(database.db, roomId, () => 0);
+    const outcome = await scheduleRoom(database.db, roomId);
     expect(outcome.kind).toBe("random");
     expect(await database.db.select().from(runs).where(eq(runs.requestEntryId, entry.id))).toHaveLength(0);
     expect(await requestStatusOf(entry.id)).toBe("cancelled");
@@ -236,6 +256,6 @@ describe("the scheduler", () => {
       expect(await requestStatusOf(entry.id)).toBe(attempt < 3 ? "open" : "failed");
     }
     await dueAgain(roomId);
-    expect((await scheduleRoom(database.db, roomId, () => 0)).kind).toBe("random");
+    expect((await scheduleRoom(database.db, roomId)).kind).toBe("random");
   });
 });

@@ -10,10 +10,12 @@ import { spentToday } from "@/lib/limits/budget";
 import { notifyEphemeral } from "@/lib/realtime/bus";
 import { countPresence } from "@/lib/realtime/presence";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
-import { findTemplate } from "@/lib/rooms/templates";
+import { templateTurnOrder } from "@/lib/rooms/templates";
 import { sweepStageLimits } from "@/lib/brainstorm/sweep-stage-limits";
 import { enqueueRun } from "./enqueue-run";
+import { lastRunTimes } from "./last-run-times";
 import { defaultPrompt } from "./start-agent-run";
+import { whoseTurn } from "./whose-turn";
 
 const SCHEDULER_ACTOR = { id: "scheduler", name: "Scheduler" };
 const LEASE_NAME = "scheduler";
@@ -42,9 +44,9 @@ export type ScheduleOutcome =
 
 /**
  * One scheduling decision for a room, if it is due: serve the oldest open request first,
- * otherwise start a random persona with a prompt from the room's template.
+ * otherwise start the persona whose turn it is (`whoseTurn`) with a prompt from the room's template.
  */
-export async function scheduleRoom(db: Db, roomId: string, random: () => number = Math.random): Promise<ScheduleOutcome> {
+export async function scheduleRoom(db: Db, roomId: string): Promise<ScheduleOutcome> {
   const { result } = await writeRoomEvents(db, roomId, async (tx, emit, at): Promise<ScheduleOutcome> => {
     const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
     const settings = parseRoomSettings(room!.settings);
@@ -75,7 +77,7 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
       if (served) return { kind: "request", runId: served.id, entryId: request.id };
     }
 
-    const agent = await nextInTurn(tx, roomId, room!.template, team, random);
+    const agent = await nextInTurn(tx, roomId, room!.template, team);
     const prompt = defaultPrompt(room!.template, agent.persona, settings.task);
     const run = await enqueueRun(tx, emit, {
       roomId,
@@ -91,26 +93,12 @@ export async function scheduleRoom(db: Db, roomId: string, random: () => number 
 }
 
 /**
- * Whose turn it is: the agent that has waited longest since its last run (one that never ran
- * first, in the template's order), so every persona takes its turn within one round of the
- * team. Ties go to the template's order, then to chance.
+ * Whose turn it is, ranked by `whoseTurn` from each agent's last run: every persona takes its
+ * turn within one round of the team, and the room's page, ranking the same way from its
+ * snapshot and the runs it sees queued, names the same agent.
  */
-export async function nextInTurn(tx: DbOrTx, roomId: string, templateId: string, team: Agent[], random: () => number = Math.random): Promise<Agent> {
-  const template = findTemplate(templateId);
-  const order = template?.prompts.map((prompt) => prompt.persona) ?? [];
-  const candidates = order.length ? team.filter((agent) => order.includes(agent.persona)) : team;
-  const pool = candidates.length ? candidates : team;
-  const last = await tx
-    .select({ agentId: runs.agentId, at: sql<string>`max(${runs.createdAt})` })
-    .from(runs)
-    .where(eq(runs.roomId, roomId))
-    .groupBy(runs.agentId);
-  const lastRun = new Map(last.map((row) => [row.agentId, new Date(row.at).getTime()]));
-  const rank = (agent: Agent) => (order.includes(agent.persona) ? order.indexOf(agent.persona) : agent.position);
-  const sorted = [...pool].sort((a, b) => (lastRun.get(a.id) ?? -1) - (lastRun.get(b.id) ?? -1) || rank(a) - rank(b));
-  const oldest = lastRun.get(sorted[0]!.id) ?? -1;
-  const tied = sorted.filter((agent) => (lastRun.get(agent.id) ?? -1) === oldest);
-  return oldest === -1 ? tied[0]! : tied[Math.floor(random() * tied.length)]!;
+export async function nextInTurn(tx: DbOrTx, roomId: string, templateId: string, team: Agent[]): Promise<Agent> {
+  return whoseTurn(team, templateTurnOrder(templateId), await lastRunTimes(tx, roomId))!;
 }
 
 /**
@@ -169,7 +157,6 @@ export interface SchedulerOptions {
   owner: string;
   tickMs?: number;
   leaseTtlMs?: number;
-  random?: () => number;
   onError?: (error: unknown) => void;
 }
 
@@ -220,7 +207,7 @@ export class Scheduler {
       for (const room of enabled) {
         if (needViewers.includes(room) && !watching.get(room.id)) continue;
         try {
-          outcomes.push(await scheduleRoom(db, room.id, this.options.random));
+          outcomes.push(await scheduleRoom(db, room.id));
         } catch (error) {
           this.options.onError?.(error);
         }

@@ -4,6 +4,7 @@ import { agentNotes, boardEntries, broadcastResponses, broadcasts, buildReviews,
 import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import { broadcastToDto, responseToDto } from "@/lib/broadcast/broadcast-dto";
 import { runToDto } from "@/lib/agents/run-dto";
+import { lastRunTimes } from "@/lib/agents/last-run-times";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { modelUnavailableReason } from "@/lib/models/registry";
 import { notFound } from "@/lib/errors";
@@ -26,7 +27,7 @@ import type {
 import { agentToDto, edgeToDto, nodeToDto, roomToDto } from "./dto";
 import { findRoom, listAgentRows } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
-import { findTemplate } from "./templates";
+import { templateTurnOrder } from "./templates";
 import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
 import { readRoomBudget } from "@/lib/limits/budget";
 
@@ -37,7 +38,7 @@ export interface RoomSnapshot {
   room: RoomSummaryDto;
   settings: RoomSettings;
   agents: AgentDto[];
-  /** The personas the scheduler takes turns with, in the template's order (see `nextInTurn`). */
+  /** The personas the scheduler takes turns with, in the template's order (see `whoseTurn`). */
   turnOrder: string[];
   /** When the scheduler last took its turn, an agent started or the room found busy; null before its first. */
   lastScheduledAt: string | null;
@@ -45,6 +46,8 @@ export interface RoomSnapshot {
   edges: CanvasEdgeDto[];
   /** Runs that are queued or running, and the most recent finished ones. */
   runs: RunDto[];
+  /** When each agent's latest run was queued, by agent id (never-run agents are absent): whose turn is next ranks by it. */
+  lastRunAt: Record<string, string>;
   /** Live (unexpired) board entries, newest last. */
   board: BoardEntryDto[];
   /** The newest findings, oldest first. */
@@ -148,6 +151,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
       return {
         room: roomToDto(room),
         settings: parseRoomSettings(room.settings),
+      const lastRuns = await lastRunTimes(tx, roomId);
         agents: agentList.map((agent) => ({
           ...agentToDto(agent),
           unavailableReason: modelUnavailableReason(agent.model, undefined, agent.modelOptions),
@@ -169,7 +173,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         broadcastResponses: responseRows.map(responseToDto),
         recentEvents: eventRows.reverse().map(eventFromRow),
         brainstorm: await latestBrainstorm(tx, roomId, parseRoomSettings(room.settings)),
-        turnOrder: findTemplate(room.template)?.prompts.map((prompt) => prompt.persona) ?? [],
+        turnOrder: templateTurnOrder(room.template),
         lastScheduledAt: room.lastScheduledAt?.toISOString() ?? null,
         lastSeq: room.lastSeq,
         codeNodes: codeRows.map((row) => ({ ...row, nodeId: row.nodeId! })),
@@ -179,3 +183,4 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
 }
+        lastRunAt: Object.fromEntries(Object.entries(lastRuns).map(([agentId, at]) => [agentId, new Date(at).toISOString()])),

@@ -184,3 +184,8 @@ export const ROOM_TEMPLATES: Record<string, RoomTemplate> = {
 export function findTemplate(id: string): RoomTemplate | undefined {
   return ownValue(ROOM_TEMPLATES, id);
 }
+
+/** The personas a room's scheduler takes turns with, in its template's order (none for a template without prompts). */
+export function templateTurnOrder(templateId: string): string[] {
+  return findTemplate(templateId)?.prompts.map((prompt) => prompt.persona) ?? [];
+}
