@@ -98,8 +98,6 @@ export interface RoomState {
   watching: number;
   participants: number;
   connection: ConnectionState;
-  /** When each agent's latest run was queued (ms), by agent id, over the room's whole history: whose turn is next ranks by it. */
-  lastRunAt: Record<string, number>;
   /** Known once the open stream has said so; null while connecting. */
   stream: StreamInfo | null;
   deleted: boolean;
@@ -112,6 +110,8 @@ export interface RoomState {
   turnOrder: string[];
   /** When the scheduler last took its turn (ms), as the server says, also for a turn that found the room busy. */
   lastScheduledAt: number | null;
+  /** When each agent's latest run was queued (ms), by agent id, over the room's whole history: whose turn is next ranks by it. */
+  lastRunAt: Record<string, number>;
   /** What the room may still spend today, counted down as steps report their usage; null: no budget applies. */
   budget: RoomBudgetDto | null;
 }
@@ -161,9 +161,9 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     seat,
     highlighted: [],
     unreadableEvents: 0,
-    lastRunAt: Object.fromEntries(Object.entries(snapshot.lastRunAt ?? {}).map(([agentId, at]) => [agentId, Date.parse(at)])),
     turnOrder: snapshot.turnOrder ?? [],
     lastScheduledAt: snapshot.lastScheduledAt ? Date.parse(snapshot.lastScheduledAt) : null,
+    lastRunAt: Object.fromEntries(Object.entries(snapshot.lastRunAt ?? {}).map(([agentId, at]) => [agentId, Date.parse(at)])),
     budget: snapshot.budget ?? null,
   };
 }

@@ -42,12 +42,12 @@ export interface RoomSnapshot {
   turnOrder: string[];
   /** When the scheduler last took its turn, an agent started or the room found busy; null before its first. */
   lastScheduledAt: string | null;
+  /** When each agent's latest run was queued, by agent id (never-run agents are absent): whose turn is next ranks by it. */
+  lastRunAt: Record<string, string>;
   nodes: CanvasNodeDto[];
   edges: CanvasEdgeDto[];
   /** Runs that are queued or running, and the most recent finished ones. */
   runs: RunDto[];
-  /** When each agent's latest run was queued, by agent id (never-run agents are absent): whose turn is next ranks by it. */
-  lastRunAt: Record<string, string>;
   /** Live (unexpired) board entries, newest last. */
   board: BoardEntryDto[];
   /** The newest findings, oldest first. */
@@ -143,6 +143,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
             .where(inArray(broadcastResponses.broadcastId, broadcastRows.map((row) => row.id)))
             .orderBy(asc(broadcastResponses.createdAt))
         : [];
+      const lastRuns = await lastRunTimes(tx, roomId);
       const codeRows = await tx
         .select({ nodeId: buildReviews.codeNodeId, reviewId: buildReviews.id, version: buildReviews.codeVersion, language: buildReviews.language })
         .from(buildReviews)
@@ -151,7 +152,6 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
       return {
         room: roomToDto(room),
         settings: parseRoomSettings(room.settings),
-      const lastRuns = await lastRunTimes(tx, roomId);
         agents: agentList.map((agent) => ({
           ...agentToDto(agent),
           unavailableReason: modelUnavailableReason(agent.model, undefined, agent.modelOptions),
@@ -175,6 +175,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         brainstorm: await latestBrainstorm(tx, roomId, parseRoomSettings(room.settings)),
         turnOrder: templateTurnOrder(room.template),
         lastScheduledAt: room.lastScheduledAt?.toISOString() ?? null,
+        lastRunAt: Object.fromEntries(Object.entries(lastRuns).map(([agentId, at]) => [agentId, new Date(at).toISOString()])),
         lastSeq: room.lastSeq,
         codeNodes: codeRows.map((row) => ({ ...row, nodeId: row.nodeId! })),
         budget: await readRoomBudget(tx, roomId, parseRoomSettings(room.settings), now),
@@ -183,4 +184,3 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
 }
-        lastRunAt: Object.fromEntries(Object.entries(lastRuns).map(([agentId, at]) => [agentId, new Date(at).toISOString()])),
