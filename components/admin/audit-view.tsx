@@ -41,12 +41,13 @@ export function AuditView({ initialPage }: { initialPage: AuditPage }) {
                 <time className="muted">{formatTime(action.at)}</time>
                 <code className="admin-event__type">{action.action}</code>
                 <strong>{action.actor}</strong>
-                <span className="admin-event__text">{action.summary}</span>
-                {action.roomId && action.action !== "room.deleted" && (
+                <span className="admin-event__text">{action.summary.charAt(0).toUpperCase() + action.summary.slice(1)}</span>
+                {action.roomId && action.roomExists && (
                   <Link href={`/admin/rooms/${action.roomId}`} className="muted">
-                    {action.roomTitle ?? "the room"}
+                    in {action.roomTitle}
                   </Link>
                 )}
+                {action.roomId && !action.roomExists && action.action !== "room.deleted" && <span className="muted">in “{action.roomTitle ?? action.roomId}” (deleted since)</span>}
               </summary>
               <pre className="admin-json">{JSON.stringify(action.details, null, 2)}</pre>
             </details>

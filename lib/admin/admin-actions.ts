@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
-import { type AdminAction, type AdminActionKind, adminActions } from "@/db/schema";
+import { type AdminAction, type AdminActionKind, adminActions, rooms } from "@/db/schema";
 import { ADMIN_ACTOR, type Actor } from "@/lib/events/write-room-events";
 import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "./cursor";
 
@@ -37,9 +37,11 @@ export interface AdminActionDto {
   roomTitle: string | null;
   summary: string;
   details: Record<string, unknown>;
+  /** Whether the room is still there (a deleted or pruned one is not). */
+  roomExists: boolean;
 }
 
-function actionToDto(row: AdminAction): AdminActionDto {
+function actionToDto(row: AdminAction): Omit<AdminActionDto, "roomExists"> {
   return { ...row, at: row.at.toISOString() };
 }
 
@@ -52,8 +54,9 @@ export const adminActionsQuerySchema = z.strictObject({
 /** The dashboard's audit trail, newest first, a page at a time; `room` keeps one room's changes. */
 export async function listAdminActions(db: Db, query: z.infer<typeof adminActionsQuerySchema>): Promise<Page<AdminActionDto>> {
   const rows = await db
-    .select({ row: adminActions, cursorAt: exactTime(adminActions.at) })
+    .select({ row: adminActions, currentTitle: rooms.title, cursorAt: exactTime(adminActions.at) })
     .from(adminActions)
+    .leftJoin(rooms, eq(rooms.id, adminActions.roomId))
     .where(
       and(
         query.room ? eq(adminActions.roomId, query.room) : undefined,
@@ -62,5 +65,11 @@ export async function listAdminActions(db: Db, query: z.infer<typeof adminAction
     )
     .orderBy(desc(adminActions.at), desc(adminActions.id))
     .limit(query.limit + 1);
-  return pageOf(rows, query.limit, (entry) => actionToDto(entry.row), (entry) => [entry.cursorAt, entry.row.id]);
+  // A room that still exists is named as it is called now; a deleted one as it was called then.
+  return pageOf(
+    rows,
+    query.limit,
+    (entry) => ({ ...actionToDto(entry.row), roomTitle: entry.currentTitle ?? entry.row.roomTitle, roomExists: entry.currentTitle !== null }),
+    (entry) => [entry.cursorAt, entry.row.id],
+  );
 }

@@ -8,6 +8,7 @@ import { agentByPersona } from "@/test/agents";
 import { alice, createTestRoom } from "@/test/fixtures";
 import { call } from "@/test/http";
 import { jsonRequest, params, useTestRuntime } from "@/test/test-runtime";
+import { GET as audit } from "./audit/route";
 import { PATCH as patchAgent } from "./rooms/[roomId]/agents/[agentId]/route";
 import { GET as exportEvents } from "./rooms/[roomId]/events/export/route";
 import { GET as browseEvents } from "./rooms/[roomId]/events/route";
@@ -249,6 +250,8 @@ describe("the dashboard's room endpoints", () => {
     expect((await send(deleteRoom, "DELETE", "/x", { roomId }, undefined)).status).toBe(204);
     const [record] = await db().select().from(adminActions).where(eq(adminActions.action, "room.deleted"));
     expect(record).toMatchObject({ roomId, roomTitle: room.title, actor: "admin", summary: expect.stringContaining(`deleted “${room.title}”`) });
+    const listed = await get(audit, `/api/admin/audit?room=${roomId}`);
+    expect(listed.body.actions).toEqual([expect.objectContaining({ action: "room.deleted", roomTitle: room.title, roomExists: false })]);
   });
 
   it("refuse everyone else: 401 without credentials, 403 with wrong ones, changing nothing", async () => {

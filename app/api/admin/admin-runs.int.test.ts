@@ -295,6 +295,7 @@ describe("the dashboard's run endpoints", () => {
     expect(Date.parse(second.body.actions[0].at)).toBeLessThanOrEqual(Date.parse(first.body.actions[0].at));
     const inRoom = await get(audit, `/api/admin/audit?room=${failed.roomId}`);
     expect(inRoom.body.actions.map((action: { action: string }) => action.action)).toEqual(["run.cancelled", "run.retried"]);
+    expect(inRoom.body.actions[0]).toMatchObject({ roomId: failed.roomId, roomTitle: expect.stringMatching(/^Test room/), roomExists: true });
   });
 
   it("refuse everyone else: 401 without credentials, 403 with wrong ones, changing nothing", async () => {
