@@ -109,8 +109,15 @@ export interface AdminRoomDetail extends Omit<AdminRoom, "agents"> {
 /** One room for the dashboard: settings, agents with their models and system prompts, watchers, runs and spending. */
 export async function readRoomForAdmin(database: Database, roomId: string): Promise<AdminRoomDetail> {
   const db: Db = database.db;
-  const [[room], agentRows, watching, runTotals] = await Promise.all([
-    db.select().from(rooms).where(eq(rooms.id, roomId)),
+  const found = db
+    .select()
+    .from(rooms)
+    .where(eq(rooms.id, roomId))
+    .then(([row]) => row);
+  // The budgets need the room's settings; they are read beside the rest, not after it.
+  const budgetsRead = found.then((row) => (row ? readBudgets(db, { room: { id: roomId, settings: parseRoomSettings(row.settings) } }) : null));
+  const [room, agentRows, watching, runTotals, budgets] = await Promise.all([
+    found,
     db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position)),
     countPresence(database, [roomId]),
     db
@@ -124,19 +131,18 @@ export async function readRoomForAdmin(database: Database, roomId: string): Prom
       .from(runs)
       .where(eq(runs.roomId, roomId))
       .groupBy(runs.status),
+    budgetsRead,
   ]);
   if (!room) throw notFound("Room");
-  const settings = parseRoomSettings(room.settings);
-  const budgets = await readBudgets(db, { room: { id: roomId, settings } });
   const env = getEnv();
   const of = (status: string) => Number(runTotals.find((row) => row.status === status)?.count ?? 0);
   const sum = (pick: (row: (typeof runTotals)[number]) => number) => runTotals.reduce((total, row) => total + Number(pick(row)), 0);
   return {
     ...roomToDto(room),
-    settings,
+    settings: parseRoomSettings(room.settings),
     watching: watching.get(roomId) ?? 0,
     activeRuns: of("queued") + of("running"),
-    budget: budgets.room,
+    budget: budgets?.room ?? null,
     agents: agentRows.map((agent) => ({
       ...agentWithAvailability(agent, env),
       identity: agent.identity,
