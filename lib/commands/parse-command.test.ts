@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { LIMITS } from "@/lib/protocol";
-import { matchAgent, parseCommand } from "./parse-command";
+import { teammateAt } from "@/lib/agents/find-teammate";
+import { parseCommand } from "./parse-command";
 
 const agents = [
   { id: "a1", name: "Songwriter", persona: "songwriter" },
@@ -34,7 +35,7 @@ describe("parseCommand", () => {
   });
 
   it("needs the name to end at a word boundary", () => {
-    expect(matchAgent("Songwriters unite", agents)).toBeNull();
+    expect(teammateAt("Songwriters unite", agents)).toBeNull();
     expect(failure("@Songwriters unite").message).toContain('no agent "Songwriters"');
   });
 

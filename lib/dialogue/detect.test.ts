@@ -50,6 +50,16 @@ describe("dialogue detection", () => {
     expect(substring.precision).toBeLessThan(mine.precision);
   });
 
+  it("reads names as the rest of Parley does: without regard to case, spaces or dashes", () => {
+    const painter = { id: "p", name: "Scene Painter", persona: "scene-painter", role: "Visual artist" };
+    const team = [painter, { id: "s", name: "Songwriter", persona: "songwriter", role: "Lyricist" }];
+    const from = (text: string) => detectAddressee(text, { speaker: team[1]!, team, concernPhrases: DEFAULT_CONCERN_PHRASES });
+    expect(from("ScenePainter, which light should the verse have?")).toMatchObject({ addressee: painter, reason: "vocative" });
+    expect(from("Over to @scene_painter for the light.")).toMatchObject({ addressee: painter, reason: "mention" });
+    expect(from("Should the scene-painter use dusk?")).toMatchObject({ addressee: painter, reason: "question" });
+    expect(from("The scene painters' guild met today?")).toBeNull();
+  });
+
   it("hears a concern only in the room's own phrases, only in a review that does not approve", () => {
     const reviewer = member("reviewer");
     const coder = member("coder");

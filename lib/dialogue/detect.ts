@@ -1,6 +1,7 @@
 // Who an agent's message is addressed to, decided by rules a person can predict: structured
 // signals first (the caller's), then `@name`, a sentence opening with a name, a question that
 // names a teammate, and a concern in a review that does not approve. Code and links never count.
+import { teammateAt } from "@/lib/agents/find-teammate";
 
 export interface DialogueMember {
   id: string;
@@ -53,29 +54,49 @@ function sentencesOf(prose: string): string[] {
     .filter(Boolean);
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** The ways a member can be named: name, persona (with spaces for dashes), role. */
-function namesOf(member: DialogueMember, withRole: boolean): string[] {
-  const names = [member.name, member.persona, member.persona.replace(/-/g, " ")];
-  if (withRole) names.push(member.role);
-  return [...new Set(names.filter((name) => name.trim().length > 1))];
+/** Whether a name may start at `index` of `text`: not inside a word (nor, unless `mention`, after an `@` or a dash). */
+function startsWord(text: string, index: number, mention = false): boolean {
+  return index === 0 || !(mention ? /[\p{L}\p{N}_]/u : /[\p{L}\p{N}_@-]/u).test(text[index - 1]!);
 }
 
-function wordPattern(name: string): RegExp {
-  return new RegExp(`(^|[^\\p{L}\\p{N}_@-])${escape(name)}(?![\\p{L}\\p{N}_-])`, "iu");
+/** The members `text` names anywhere as whole words (name, persona or role), in the order named. */
+function membersNamed(text: string, members: DialogueMember[]): DialogueMember[] {
+  const named = new Set<DialogueMember>();
+  for (let index = 0; index < text.length; index++) {
+    if (!startsWord(text, index) || !/[\p{L}\p{N}]/u.test(text[index]!)) continue;
+    const found = teammateAt(text.slice(index), members, { withRole: true });
+    if (found) named.add(found.member);
+  }
+  return [...named];
 }
 
-/** Whether `text` names `member` as a whole word. */
-export function names(text: string, member: DialogueMember, withRole = true): boolean {
-  return namesOf(member, withRole).some((name) => wordPattern(name).test(text));
+/** The member a sentence mentions with `@name` or `@persona` (a role is no mention). */
+function mentioned(sentence: string, members: DialogueMember[]): DialogueMember | null {
+  for (let index = 0; index < sentence.length; index++) {
+    if (sentence[index] !== "@" || !startsWord(sentence, index, true)) continue;
+    const found = teammateAt(sentence.slice(index + 1), members);
+    if (found) return found.member;
+  }
+  return null;
+}
+
+/** The member a sentence opens by addressing: `Name,` or `Name:`, after a "hey", "hi" or "the". */
+function addressedAtStart(sentence: string, members: DialogueMember[]): DialogueMember | null {
+  const greeting = sentence.match(/^(?:(?:hey|hi)\s+)?/iu)![0].length;
+  const article = sentence.slice(greeting).match(/^(?:the\s+)?/iu)![0].length;
+  for (const start of new Set([greeting + article, greeting])) {
+    const found = teammateAt(sentence.slice(start), members, { withRole: true });
+    if (found && /^\s*[,:]/.test(sentence.slice(start + found.end))) return found.member;
+  }
+  return null;
 }
 
 /**
  * Whom a message addresses, or null: `@name`/`@persona` at a word boundary; a sentence
  * opening with `Name,` or `Name:`; a sentence ending in `?` that names another agent's name,
  * persona or role; or a concern phrase in a review that does not approve (addressed to the
- * reviewed work's author). An agent never addresses itself.
+ * reviewed work's author). Names are read as everywhere else (`teammateAt`): without regard to
+ * case, spaces or dashes. An agent never addresses itself.
  */
 export function detectAddressee(text: string, context: DetectionContext): Addressed | null {
   const others = context.team.filter((member) => member.id !== context.speaker.id);
@@ -83,22 +104,16 @@ export function detectAddressee(text: string, context: DetectionContext): Addres
   const sentences = sentencesOf(prose);
 
   for (const sentence of sentences) {
-    for (const member of others) {
-      const mentioned = namesOf(member, false).some((name) =>
-        new RegExp(`(^|[^\\p{L}\\p{N}_])@${escape(name.replace(/\s+/g, ""))}(?![\\p{L}\\p{N}_-])|(^|[^\\p{L}\\p{N}_])@${escape(name)}(?![\\p{L}\\p{N}_-])`, "iu").test(sentence),
-      );
-      if (mentioned) return { addressee: member, reason: "mention", sentence };
-    }
+    const member = mentioned(sentence, others);
+    if (member) return { addressee: member, reason: "mention", sentence };
   }
   for (const sentence of sentences) {
-    for (const member of others) {
-      const opens = namesOf(member, true).some((name) => new RegExp(`^(?:hey\\s+|hi\\s+)?(?:the\\s+)?${escape(name)}\\s*[,:]`, "iu").test(sentence));
-      if (opens) return { addressee: member, reason: "vocative", sentence };
-    }
+    const member = addressedAtStart(sentence, others);
+    if (member) return { addressee: member, reason: "vocative", sentence };
   }
   for (const sentence of sentences) {
     if (!sentence.endsWith("?")) continue;
-    const named = others.filter((member) => names(sentence, member));
+    const named = membersNamed(sentence, others);
     if (named.length === 1) return { addressee: named[0]!, reason: "question", sentence };
   }
   if (context.review && !context.review.approves && context.review.authorId !== context.speaker.id) {

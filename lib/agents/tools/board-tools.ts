@@ -61,7 +61,8 @@ export function createBoardTools(active: ActiveRun) {
               postBoardEntry(tx, emit, {
                 roomId: run.roomId,
                 kind: entryType,
-                content,
+                // A request names its target as the scheduler looks it up: by persona, however the agent named it.
+                content: reservation ? { ...content, targetPersona: reservation.target.persona } : content,
                 author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
                 expiryMinutes: settings.board_expiry_minutes,
                 correlationId: run.correlationId,

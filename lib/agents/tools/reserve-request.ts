@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, type Run, events } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
+import { findTeammate } from "../find-teammate";
 import type { ActiveRun } from "../run-context";
 
 /** A request for work (request_agent, the board), or for an answer (request_help). */
@@ -28,8 +29,7 @@ export function reserveRequest(active: ActiveRun, targetPersona: string, kind: R
   const allowed = kind === "help" ? settings.max_help_per_run : settings.max_requests_per_run;
   const others = team.filter((member) => member.id !== agent.id);
   const listed = others.map((member) => `${member.persona} (${member.name})`).join(", ");
-  const wanted = targetPersona.trim().toLowerCase();
-  const target = team.find((member) => member.persona === wanted || member.name.toLowerCase() === wanted);
+  const target = findTeammate(team, targetPersona);
   if (target?.id === agent.id) throw badRequest(`You cannot ask yourself. Ask one of: ${listed}.`);
   if (!target) throw badRequest(`Unknown persona "${targetPersona}". Ask one of: ${listed}.`);
   if (!modelAvailable(active, target)) {
