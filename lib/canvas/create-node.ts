@@ -1,13 +1,12 @@
-import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "@/db";
-import { type CanvasNode, canvasNodes } from "@/db/schema";
+import type { Db, DbOrTx } from "@/db";
+import { canvasNodes } from "@/db/schema";
 import { eventPayload, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasNodeDto } from "@/lib/protocol";
-import { nodeToDto } from "@/lib/rooms/dto";
 import type { CanvasAuthor } from "./author";
 import { type Point, boxOf, freeSpot, shapeOf } from "./free-spot";
 import type { CreateNodeInput } from "./inputs";
+import { insertNodes, newNodeRow } from "./insert-nodes";
 
 export interface CanvasWriteOptions extends WriteRequestOptions {
   correlationId?: string;
@@ -42,37 +41,24 @@ export async function createNode(
     roomId,
     async (tx, emit, now, defer) => {
       const asked = input.x !== undefined && input.y !== undefined ? { x: input.x, y: input.y } : undefined;
-      const place =
-        asked && author.kind !== "agent"
-          ? asked
-          : freeSpot(
-              asked ?? placeNear ?? { x: 0, y: 0 },
-              (await tx.select(shapeColumns).from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).map(boxOf),
-              boxOf(shapeOf({ x: 0, y: 0, kind: input.kind ?? "note", text: input.text })),
-            );
-      const row: CanvasNode = {
-        id: randomUUID(),
-        roomId,
-        kind: input.kind ?? "note",
-        text: input.text,
-        x: place.x,
-        y: place.y,
-        width: input.width ?? null,
-        height: input.height ?? null,
-        color: input.color ?? null,
-        authorKind: author.kind,
-        authorId: author.id,
-        authorName: author.name,
-        version: 1,
-        createdAt: now,
-        updatedAt: now,
-      };
-      defer(tx.insert(canvasNodes).values(row));
-      emit({ type: "node.created", actor: author, correlationId: options.correlationId, payload: { node: nodeToDto(row) } });
+      const kind = input.kind ?? "note";
+      const place = asked && author.kind !== "agent" ? asked : await placeNode(tx, roomId, asked ?? placeNear ?? { x: 0, y: 0 }, { kind, text: input.text });
+      const row = newNodeRow({ roomId, kind, text: input.text, ...place, width: input.width, height: input.height, color: input.color, author, at: now });
+      await insertNodes(tx, emit, [row], { correlationId: options.correlationId, defer });
     },
     { ...writeOptions, change: { type: "node.created", request: { by: author.id, input } } },
   );
   return eventPayload(events, "node.created").node;
+}
+
+/**
+ * The free spot nearest `anchor` for a node of this kind and text, among the room's nodes as
+ * they stand: call it under the room lock (in a room write), so that two nodes placed at once
+ * never take the same spot.
+ */
+export async function placeNode(tx: DbOrTx, roomId: string, anchor: Point, node: { kind: string; text: string }): Promise<Point> {
+  const occupied = (await tx.select(shapeColumns).from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).map(boxOf);
+  return freeSpot(anchor, occupied, boxOf(shapeOf({ x: 0, y: 0, ...node })));
 }
 
 /** What placement reads of each node: its position, kind and how much text it holds, not the text. */
