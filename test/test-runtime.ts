@@ -81,3 +81,18 @@ export function useTestBus() {
   });
   return context;
 }
+
+/**
+ * A fresh database for one test file, with nothing started on it: call at the top of the file,
+ * then use `context.database` inside the tests.
+ */
+export function useTestDatabase() {
+  const context = {} as { database: TestDatabase };
+  beforeAll(async () => {
+    context.database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await context.database.destroy();
+  });
+  return context;
+}

@@ -16,6 +16,8 @@ export interface ReviewVerdict {
   openQuestions: string[];
   /** The code version it reviewed. */
   version: number;
+  /** The review round it was given in. */
+  round: number;
 }
 
 /**

@@ -7,7 +7,7 @@ import { lockVault, recordTask } from "@/lib/knowledge/vault";
 import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
 import { emitLimitReached } from "@/lib/limits/limit-reached";
 import { forgetSavedSteps } from "./save-run-step";
-import { advanceWorkflow } from "@/lib/build-review/advance";
+import { advanceWorkflow } from "./advance-workflow";
 import { commandRunPrompt } from "@/lib/commands/send-command";
 import { enqueueRun } from "./enqueue-run";
 import { settleRequest } from "./settle-request";

@@ -2,11 +2,12 @@ import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { type Agent, type BuildReview, type Dialogue, type ReviewVerdict, type Run, agents, buildReviews, canvasNodes, dialogues, rooms } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
-import { advanceBrainstorm } from "@/lib/brainstorm/advance-brainstorm";
-import { detectAddressee, textVerdict } from "@/lib/dialogue/detect";
+import type { TurnOutcome } from "@/lib/agents/turn-outcome";
+import { textVerdict } from "@/lib/dialogue/detect";
+import { openDialogue } from "@/lib/dialogue/open-dialogue";
+import { openDialogueFromWords } from "@/lib/dialogue/open-dialogue-from-words";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
-import { parseRoomSettings } from "@/lib/rooms/room-settings";
-import { type TurnOutcome, advanceDialogue, askedTeammate, openDialogue } from "./dialogue";
+import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { codePrompt, reviewPrompt } from "./prompts";
 
 /** The three personas of a build review. */
@@ -19,6 +20,15 @@ interface Context {
   emit: Emit;
   at: Date;
   team: Agent[];
+  settings: RoomSettings;
+}
+
+async function contextOf(tx: DbOrTx, emit: Emit, roomId: string, at: Date): Promise<Context> {
+  const [team, [room]] = await Promise.all([
+    tx.select().from(agents).where(eq(agents.roomId, roomId)),
+    tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId)),
+  ]);
+  return { tx, emit, at, team, settings: parseRoomSettings(room?.settings) };
 }
 
 function member(context: Context, persona: string): Agent {
@@ -28,30 +38,16 @@ function member(context: Context, persona: string): Agent {
 }
 
 /**
- * Moves a build review, a dialogue or a brainstorm on when one of its runs ends, in the write
- * that ends the run: the next agent's run is queued, a dialogue opened or closed, the review
- * closed (approved, not approved, cancelled), or the brainstorm's stage measured and ended.
+ * Moves a build review on when one of its steps (brief, code, review) ends, in the write that
+ * ends the run: the next agent's run is queued, a dialogue opened, or the review closed
+ * (approved, not approved, cancelled).
  */
-export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
+export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
   const purpose = run.purpose;
-  if (!purpose) {
-    // Any other agent's message that addresses a teammate opens a dialogue with it.
-    if (outcome.status === "succeeded" && outcome.text) await dialogueFromWords(tx, emit, run, outcome);
-    return;
-  }
-  if (purpose.kind === "brainstorm") {
-    await advanceBrainstorm(tx, emit, run, outcome.at);
-    return;
-  }
-  const team = await tx.select().from(agents).where(eq(agents.roomId, run.roomId));
-  const context: Context = { tx, emit, at: outcome.at, team };
-  if (purpose.kind === "answer" || purpose.kind === "reply") {
-    const closed = await advanceDialogue(tx, emit, run, actor, outcome);
-    if (closed?.buildReviewId) await afterDialogue(context, closed, run);
-    return;
-  }
+  if (purpose?.kind !== "brief" && purpose?.kind !== "code" && purpose?.kind !== "review") return;
   const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, purpose.buildReviewId)).for("update");
   if (!review || FINAL.has(review.status)) return;
+  const context = await contextOf(tx, emit, run.roomId, outcome.at);
   if (outcome.status !== "succeeded") {
     await closeReview(context, review, outcome.status === "cancelled" ? "cancelled" : "not_approved", `${actor.name}'s run ${outcome.status}.`, outcome.status === "failed");
     return;
@@ -115,11 +111,11 @@ async function queueReview(context: Context, review: BuildReview, after: Run): P
 
 /** The verdict of this round: the one the Reviewer submitted, or the one its text states. */
 async function verdictOf(context: Context, review: BuildReview, text: string): Promise<ReviewVerdict> {
-  if (review.lastVerdict && review.lastVerdict.version === review.codeVersion && (review.lastVerdict as { round?: number }).round === review.round) {
+  if (review.lastVerdict && review.lastVerdict.version === review.codeVersion && review.lastVerdict.round === review.round) {
     return review.lastVerdict;
   }
   const stated = textVerdict(text);
-  const verdict: ReviewVerdict & { round: number } = {
+  const verdict: ReviewVerdict = {
     verdict: stated ?? "changes",
     issues: stated ? [] : [{ severity: "major", text: "The review stated no verdict." }],
     openQuestions: [],
@@ -150,100 +146,53 @@ async function afterReview(context: Context, review: BuildReview, run: Run, outc
   }
   const reviewer = member(context, BUILD_REVIEW_PERSONAS.reviewer);
   const coder = member(context, BUILD_REVIEW_PERSONAS.coder);
-  const [room] = await context.tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, review.roomId));
-  const settings = parseRoomSettings(room?.settings);
   // Structured signals first: the verdict's open questions; then what the review's text says.
-  const question = verdict.openQuestions[0];
-  const addressed = question
-    ? { addressee: coder, sentence: verdict.openQuestions.join(" "), reason: "open question" }
-    : (() => {
-        const found = detectAddressee(outcome.text, {
-          speaker: reviewer,
-          team: context.team,
-          review: { approves: verdict.verdict === "approve", authorId: coder.id },
-          concernPhrases: settings.concern_phrases,
-        });
-        return found && { addressee: context.team.find((agent) => agent.id === found.addressee.id)!, sentence: found.sentence, reason: found.reason };
-      })();
-  if (addressed) {
-    const dialogue = await openDialogue(context.tx, context.emit, {
-      roomId: review.roomId,
-      correlationId: review.correlationId,
-      asker: reviewer,
-      addressee: addressed.addressee,
-      topic: addressed.sentence,
-      reason: addressed.reason,
-      maxRounds: settings.dialogue_max_rounds,
-      buildReviewId: review.id,
-      chainDepth: run.chainDepth,
-      parentRunId: run.id,
-      at: context.at,
-    });
-    if (dialogue) {
-      await context.tx.update(buildReviews).set({ status: "in_dialogue" }).where(eq(buildReviews.id, review.id));
-      return;
-    }
+  const dialogue = verdict.openQuestions.length
+    ? await openDialogue(context.tx, context.emit, {
+        roomId: review.roomId,
+        correlationId: review.correlationId,
+        asker: reviewer,
+        addressee: coder,
+        topic: verdict.openQuestions.join(" "),
+        reason: "open question",
+        settings: context.settings,
+        buildReviewId: review.id,
+        chainDepth: run.chainDepth,
+        parentRunId: run.id,
+        at: context.at,
+      })
+    : await openDialogueFromWords(context.tx, context.emit, {
+        run,
+        text: outcome.text,
+        team: context.team,
+        settings: context.settings,
+        buildReviewId: review.id,
+        review: { approves: verdict.verdict === "approve", authorId: coder.id },
+        at: context.at,
+      });
+  if (dialogue) {
+    await context.tx.update(buildReviews).set({ status: "in_dialogue" }).where(eq(buildReviews.id, review.id));
+    return;
   }
   await decide(context, { ...review, lastVerdict: verdict }, run, []);
 }
 
 /**
- * Opens a dialogue when an agent's message addresses a teammate (see `detectAddressee`):
- * how a model without tools asks its question. Returns whether one opened.
+ * The Coder's turn brought no code but words addressed to a teammate (how a model without
+ * tools asks): its one clarification opens as a dialogue. Returns whether one opened.
  */
 async function askedInText(context: Context, review: BuildReview, run: Run, text: string): Promise<boolean> {
-  const speaker = context.team.find((agent) => agent.id === run.agentId);
-  if (!speaker || !text) return false;
-  const [room] = await context.tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, review.roomId));
-  const settings = parseRoomSettings(room?.settings);
-  const found = detectAddressee(text, { speaker, team: context.team, concernPhrases: settings.concern_phrases });
-  const addressee = found && context.team.find((agent) => agent.id === found.addressee.id);
-  if (!found || !addressee) return false;
-  const dialogue = await openDialogue(context.tx, context.emit, {
-    roomId: review.roomId,
-    correlationId: review.correlationId,
-    asker: speaker,
-    addressee,
-    topic: found.sentence,
-    reason: found.reason,
-    maxRounds: settings.dialogue_max_rounds,
+  const dialogue = await openDialogueFromWords(context.tx, context.emit, {
+    run,
+    text,
+    team: context.team,
+    settings: context.settings,
     buildReviewId: review.id,
-    chainDepth: run.chainDepth,
-    parentRunId: run.id,
     at: context.at,
   });
   if (!dialogue) return false;
   await context.tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, review.id));
   return true;
-}
-
-/**
- * Opens a dialogue when a run outside any workflow ends with words addressed to a teammate,
- * unless it put its question with ask_teammate already (the structured signal comes first).
- */
-async function dialogueFromWords(tx: DbOrTx, emit: Emit, run: Run, outcome: TurnOutcome): Promise<void> {
-  const [room] = await tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, run.roomId));
-  const settings = parseRoomSettings(room?.settings);
-  if (settings.dialogue_max_rounds === 0 || (await askedTeammate(tx, run))) return;
-  const team = await tx.select().from(agents).where(eq(agents.roomId, run.roomId));
-  const speaker = team.find((agent) => agent.id === run.agentId);
-  if (!speaker) return;
-  const found = detectAddressee(outcome.text, { speaker, team, concernPhrases: settings.concern_phrases });
-  const addressee = found && team.find((agent) => agent.id === found.addressee.id);
-  if (!found || !addressee) return;
-  await openDialogue(tx, emit, {
-    roomId: run.roomId,
-    correlationId: run.correlationId,
-    asker: speaker,
-    addressee,
-    topic: found.sentence,
-    reason: found.reason,
-    maxRounds: settings.dialogue_max_rounds,
-    buildReviewId: null,
-    chainDepth: run.chainDepth,
-    parentRunId: run.id,
-    at: outcome.at,
-  });
 }
 
 /**
@@ -276,19 +225,24 @@ async function decide(context: Context, review: BuildReview, after: Run, notes: 
   await queueCode(context, next, after, notes);
 }
 
-/** A dialogue of a build review closed: the Coder goes on writing, or the Reviewer's verdict is weighed. */
-async function afterDialogue(context: Context, dialogue: Dialogue, run: Run): Promise<void> {
-  const [review] = await context.tx.select().from(buildReviews).where(eq(buildReviews.id, dialogue.buildReviewId!)).for("update");
+/**
+ * A dialogue of a build review closed (in the write that ended its last turn, `run`): the
+ * Coder goes on writing, or the Reviewer's verdict is weighed.
+ */
+export async function afterReviewDialogue(tx: DbOrTx, emit: Emit, dialogue: Dialogue, run: Run, at: Date): Promise<void> {
+  if (!dialogue.buildReviewId) return;
+  const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, dialogue.buildReviewId)).for("update");
   if (!review || FINAL.has(review.status)) return;
+  const context = await contextOf(tx, emit, review.roomId, at);
   const coder = member(context, BUILD_REVIEW_PERSONAS.coder);
   const summary = `${dialogue.status === "resolved" ? "Settled" : "Left open"}: ${dialogue.topic}${dialogue.remaining ? ` (still open: ${dialogue.remaining})` : ""}`;
   if (dialogue.askerAgentId === coder.id) {
     const next = { ...review, status: "coding" as const, clarified: true };
-    await context.tx.update(buildReviews).set({ status: "coding", clarified: true }).where(eq(buildReviews.id, review.id));
+    await tx.update(buildReviews).set({ status: "coding", clarified: true }).where(eq(buildReviews.id, review.id));
     await queueCode(context, next, run, [summary]);
     return;
   }
-  await context.tx.update(buildReviews).set({ status: "reviewing" }).where(eq(buildReviews.id, review.id));
+  await tx.update(buildReviews).set({ status: "reviewing" }).where(eq(buildReviews.id, review.id));
   await decide(context, review, run, [summary]);
 }
 

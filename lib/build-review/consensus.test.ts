@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ReviewVerdict } from "@/db/schema";
 import { isConsensus } from "./advance";
 
-const approve = (version: number, issues: ReviewVerdict["issues"] = []): ReviewVerdict => ({ verdict: "approve", issues, openQuestions: [], version });
+const approve = (version: number, issues: ReviewVerdict["issues"] = []): ReviewVerdict => ({ verdict: "approve", issues, openQuestions: [], version, round: 1 });
 
 describe("consensus", () => {
   it("is an approval of the latest version with no blocker or major issue and no open dialogue", () => {

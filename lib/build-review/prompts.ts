@@ -1,6 +1,6 @@
 // What each step of a build review asks of its agent. The headings are stable: the offline
 // model reads them to know which step it plays.
-import type { BuildReview, Dialogue, ReviewIssue } from "@/db/schema";
+import type { BuildReview, ReviewIssue } from "@/db/schema";
 
 export function briefPrompt(task: string): string {
   return [
@@ -43,24 +43,5 @@ export function reviewPrompt(review: Pick<BuildReview, "task" | "brief" | "codeV
     `Code (version ${review.codeVersion}):\n\`\`\`\n${code}\n\`\`\``,
     "Review it and submit your verdict with submit_verdict: approve, or changes with the issues (blocker, major or minor) " +
       "and any open questions for the Coder. Without tools, end with a line `VERDICT: APPROVE` or `VERDICT: CHANGES`.",
-  ].join("\n\n");
-}
-
-export function answerPrompt(dialogue: Pick<Dialogue, "topic" | "maxRounds">, askerName: string, round: number, followUp: string | null): string {
-  return [
-    `## Dialogue with ${askerName} (round ${round} of ${dialogue.maxRounds}): answer`,
-    followUp ? `${askerName} replied: ${followUp}` : `${askerName} asks: ${dialogue.topic}`,
-    "Answer directly and briefly, in plain words. Your final message is your answer.",
-  ].join("\n\n");
-}
-
-export function replyPrompt(dialogue: Pick<Dialogue, "topic" | "maxRounds">, addresseeName: string, round: number, answer: string): string {
-  return [
-    `## Dialogue with ${addresseeName} (round ${round} of ${dialogue.maxRounds}): reply`,
-    `You asked: ${dialogue.topic}`,
-    `${addresseeName} answered: ${answer}`,
-    "If the answer settles it, call reply_in_dialogue with satisfied true (and, when reviewing, submit_verdict again if your verdict changes). " +
-      "If not, call reply_in_dialogue with satisfied false and what remains, and ask your follow-up in your final message. " +
-      "Without tools, thank them if it is settled, or ask your follow-up.",
   ].join("\n\n");
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { PayloadOf } from "./events";
 
 export const issueSeveritySchema = z.enum(["blocker", "major", "minor"]);
 export const reviewIssueSchema = z.object({
@@ -45,4 +46,24 @@ export interface CodeNodeDto {
   reviewId: string;
   version: number;
   language: string | null;
+}
+
+/** A build review as the page shows it: where it stands, its last verdict, and how it closed. */
+export interface BuildReviewDto {
+  id: string;
+  task: string;
+  maxRounds: number;
+  /** The review round under way (or the last one). */
+  round: number;
+  /** The latest code version the Coder submitted; 0 before the first. */
+  version: number;
+  verdict: PayloadOf<"review.verdict"> | null;
+  closed: PayloadOf<"review.closed"> | null;
+}
+
+/** A dialogue as the page shows it: its opening, its messages so far, and how it closed. */
+export interface DialogueThreadDto {
+  dialogue: DialogueDto;
+  messages: (DialogueMessageDto & { at: string })[];
+  closed: (PayloadOf<"dialogue.closed"> & { at: string }) | null;
 }

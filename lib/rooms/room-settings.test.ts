@@ -29,6 +29,13 @@ describe("room settings", () => {
     expect(roomSettingsPatchSchema.safeParse({ max_concurrent_runs: 0 }).success).toBe(false);
   });
 
+  it("hold open dialogues to 2 unless the room says otherwise, from 1 to 10", () => {
+    expect(DEFAULT_ROOM_SETTINGS.max_open_dialogues).toBe(2);
+    for (const value of [1, 10]) expect(roomSettingsPatchSchema.safeParse({ max_open_dialogues: value }).success).toBe(true);
+    for (const value of [0, 11, 2.5]) expect(roomSettingsPatchSchema.safeParse({ max_open_dialogues: value }).success).toBe(false);
+    expect(parseRoomSettings({ max_open_dialogues: 99 }).max_open_dialogues).toBe(2);
+  });
+
   it("parse a change to only the keys it names, without filling in defaults", () => {
     expect(roomSettingsPatchSchema.parse({ max_steps: 5 })).toEqual({ max_steps: 5 });
     expect(roomSettingsPatchSchema.parse({})).toEqual({});

@@ -43,6 +43,8 @@ export const roomSettingsSchema = z.strictObject({
   max_help_per_run: z.number().int().min(0).max(10).default(2),
   /** Rounds of a dialogue between two agents (an answer and a reply each); 0 turns dialogues off (default 2). */
   dialogue_max_rounds: z.number().int().min(0).max(5).default(2),
+  /** Dialogues a room may hold open at once; a question asked beyond them opens none (default 2). */
+  max_open_dialogues: z.number().int().min(1).max(10).default(2),
   /** Phrases that make a review that does not approve open a dialogue with the Coder. */
   concern_phrases: z
     .array(z.string().trim().min(2).max(60))

@@ -9,7 +9,8 @@ import { GET as exportRoute } from "@/app/api/rooms/[roomId]/workflows/[correlat
 import { GET as workflowRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/route";
 import { GET as listRoute } from "@/app/api/rooms/[roomId]/workflows/route";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
-import { openDialogue } from "@/lib/build-review/dialogue";
+import { openDialogue } from "@/lib/dialogue/open-dialogue";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { startBuildReview } from "@/lib/build-review/start-build-review";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { createRoom } from "@/lib/rooms/create-room";
@@ -352,7 +353,7 @@ describe("workflows", () => {
         addressee: painter,
         topic: "Which light?",
         reason: "question",
-        maxRounds: 2,
+        settings: DEFAULT_ROOM_SETTINGS,
         buildReviewId: null,
         chainDepth: 0,
         parentRunId: run.id,

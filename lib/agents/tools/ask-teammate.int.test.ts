@@ -2,10 +2,10 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agents, dialogues, events, runs } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
-import { openDialogue } from "@/lib/build-review/dialogue";
+import { openDialogue } from "@/lib/dialogue/open-dialogue";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { createRoom } from "@/lib/rooms/create-room";
-import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
+import { DEFAULT_ROOM_SETTINGS, type RoomSettingsPatch } from "@/lib/rooms/room-settings";
 import { activeRun } from "@/test/active-run";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
@@ -73,6 +73,17 @@ describe("ask_teammate", () => {
     expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toHaveLength(1);
   });
 
+  it("finds the teammate however its name is written, as the command bar does", async () => {
+    const { roomId } = await createTestRoom(database.db, { max_open_dialogues: 3 });
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    for (const target of ["ScenePainter", "scene painter", "@Scene-Painter"]) {
+      const { attempt } = await runOf(roomId, "songwriter", { max_open_dialogues: 3 });
+      expect(await ask(attempt(), { ...QUESTION, target }), target).toMatchObject({ ok: true, dialogueId: expect.any(String) });
+    }
+    const talks = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+    expect(talks.map((talk) => talk.addresseeAgentId)).toEqual([painter.id, painter.id, painter.id]);
+  });
+
   it("refuses a target that is not a teammate, naming those it can ask, and changes nothing", async () => {
     const { roomId } = await createTestRoom(database.db);
     const { attempt } = await runOf(roomId, "songwriter");
@@ -85,16 +96,16 @@ describe("ask_teammate", () => {
     expect(await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.opened")))).toEqual([]);
   });
 
-  it("keeps to two dialogues at once in a room", async () => {
+  it("keeps to the room's max_open_dialogues at once (two by default)", async () => {
     const { roomId } = await createTestRoom(database.db);
     const [curator, weaver, storyteller] = await Promise.all(["curator", "idea-weaver", "storyteller"].map((persona) => agentByPersona(database, roomId, persona)));
     for (const asker of [curator!, weaver!]) {
       await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
-        openDialogue(tx, emit, { roomId, correlationId: "other", asker, addressee: storyteller!, topic: "?", reason: "question", maxRounds: 2, buildReviewId: null, chainDepth: 0, parentRunId: null, at }),
+        openDialogue(tx, emit, { roomId, correlationId: "other", asker, addressee: storyteller!, topic: "?", reason: "question", settings: DEFAULT_ROOM_SETTINGS, buildReviewId: null, chainDepth: 0, parentRunId: null, at }),
       );
     }
     const { attempt } = await runOf(roomId, "songwriter");
-    expect(await ask(attempt(), QUESTION)).toEqual({ ok: false, error: "The room has two dialogues under way already; carry on with what you know." });
+    expect(await ask(attempt(), QUESTION)).toEqual({ ok: false, error: "The room has 2 dialogues under way already; carry on with what you know." });
     expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toHaveLength(2);
   });
 

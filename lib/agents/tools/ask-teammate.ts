@@ -2,10 +2,11 @@ import { type ToolSet, tool } from "ai";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { buildReviews, dialogues } from "@/db/schema";
-import { askedTeammate, openDialogue } from "@/lib/build-review/dialogue";
+import { askedTeammate, openDialogue } from "@/lib/dialogue/open-dialogue";
 import { badRequest } from "@/lib/errors";
 import { firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
+import { findTeammate } from "../find-teammate";
 import type { ActiveRun } from "../run-context";
 import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
@@ -14,9 +15,9 @@ import { toolResult } from "./tool-result";
  * ask_teammate: a question put to one teammate, which opens a dialogue with it — the teammate
  * answers, the asker replies, for the room's `dialogue_max_rounds` rounds at most. Offered to
  * every agent's runs in every room while dialogues are on, except to a dialogue's own turns.
- * One question a run; the room holds at most two dialogues at once. In a build review the
- * Coder's question before its first version is its one clarification, and the review waits for
- * the Coder's or the Reviewer's dialogue before it goes on.
+ * One question a run; the room holds at most `max_open_dialogues` dialogues at once. In a build
+ * review the Coder's question before its first version is its one clarification, and the review
+ * waits for the Coder's or the Reviewer's dialogue before it goes on.
  */
 export function createAskTeammateTool(active: ActiveRun): ToolSet {
   const { database, run, agent, team, settings } = active;
@@ -40,8 +41,7 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
       }),
       execute: (input) =>
         toolResult(async () => {
-          const wanted = input.target.toLowerCase();
-          const target = others.find((member) => member.persona === wanted || member.name.toLowerCase() === wanted);
+          const target = findTeammate(others, input.target);
           if (!target) throw badRequest(`${input.target} is not a teammate you can ask. Ask one of: ${choices}.`);
           const write = toolWriteOptions(active, "ask_teammate", input);
           await refuseRepeatedExchange(active, [target], input.question);
@@ -70,13 +70,16 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
                 addressee: target,
                 topic: input.question,
                 reason: "question",
-                maxRounds: settings.dialogue_max_rounds,
+                settings,
                 buildReviewId: reviewId,
                 chainDepth: run.chainDepth,
                 parentRunId: run.id,
                 at,
               });
-              if (!dialogue) throw badRequest("The room has two dialogues under way already; carry on with what you know.");
+              if (!dialogue) {
+                const open = settings.max_open_dialogues;
+                throw badRequest(`The room has ${open} dialogue${open === 1 ? "" : "s"} under way already; carry on with what you know.`);
+              }
               if (reviewId && kind === "code") {
                 await tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, reviewId));
               }

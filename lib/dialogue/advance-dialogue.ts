@@ -1,108 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { and, count, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { type Agent, type Dialogue, type Run, agents, dialogues, runs } from "@/db/schema";
+import { type Agent, type Dialogue, type Run, agents, dialogues } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import type { TurnOutcome } from "@/lib/agents/turn-outcome";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { priceFor } from "@/lib/models/pricing";
-import { textSatisfied } from "@/lib/dialogue/detect";
+import { textSatisfied } from "./detect";
 import { answerPrompt, replyPrompt } from "./prompts";
-
-/** Dialogues a room may hold open at once. */
-export const MAX_OPEN_DIALOGUES = 2;
-
-/** Whether `run` has put a question to a teammate (ask_teammate): a dialogue's first answer follows from it. */
-export async function askedTeammate(tx: DbOrTx, run: Pick<Run, "id" | "roomId" | "correlationId">): Promise<boolean> {
-  const [answer] = await tx
-    .select({ id: runs.id })
-    .from(runs)
-    .where(and(eq(runs.roomId, run.roomId), eq(runs.correlationId, run.correlationId), eq(runs.parentRunId, run.id), sql`${runs.purpose}->>'kind' = 'answer'`))
-    .limit(1);
-  return !!answer;
-}
-
-export async function openDialogueCount(tx: DbOrTx, roomId: string): Promise<number> {
-  const [open] = await tx.select({ value: count() }).from(dialogues).where(and(eq(dialogues.roomId, roomId), eq(dialogues.status, "open")));
-  return Number(open?.value ?? 0);
-}
-
-/**
- * Opens a dialogue: `asker` wants `addressee` to answer `topic`; the addressee's answer is
- * queued at once. Returns null when the room already holds its most open dialogues.
- */
-export async function openDialogue(
-  tx: DbOrTx,
-  emit: Emit,
-  input: {
-    roomId: string;
-    correlationId: string;
-    asker: Pick<Agent, "id" | "name">;
-    addressee: Pick<Agent, "id" | "name">;
-    topic: string;
-    reason: string;
-    maxRounds: number;
-    buildReviewId: string | null;
-    chainDepth: number;
-    parentRunId: string | null;
-    at: Date;
-  },
-): Promise<Dialogue | null> {
-  if (input.maxRounds <= 0 || (await openDialogueCount(tx, input.roomId)) >= MAX_OPEN_DIALOGUES) return null;
-  const [dialogue] = await tx
-    .insert(dialogues)
-    .values({
-      id: randomUUID(),
-      roomId: input.roomId,
-      correlationId: input.correlationId,
-      buildReviewId: input.buildReviewId,
-      askerAgentId: input.asker.id,
-      addresseeAgentId: input.addressee.id,
-      topic: input.topic.slice(0, 1000),
-      reason: input.reason,
-      maxRounds: input.maxRounds,
-      createdAt: input.at,
-    })
-    .returning();
-  emit({
-    type: "dialogue.opened",
-    actor: input.asker,
-    targetAgent: input.addressee.id,
-    correlationId: input.correlationId,
-    status: "pending",
-    payload: {
-      dialogue: {
-        id: dialogue!.id,
-        askerAgentId: input.asker.id,
-        addresseeAgentId: input.addressee.id,
-        topic: dialogue!.topic,
-        reason: input.reason,
-        maxRounds: input.maxRounds,
-        reviewId: input.buildReviewId,
-        openedAt: input.at.toISOString(),
-      },
-    },
-  });
-  await enqueueRun(tx, emit, {
-    roomId: input.roomId,
-    agentId: input.addressee.id,
-    trigger: "dialogue",
-    requestedBy: input.asker,
-    prompt: answerPrompt(dialogue!, input.asker.name, 1, null),
-    parentRunId: input.parentRunId,
-    chainDepth: input.chainDepth,
-    correlationId: input.correlationId,
-    purpose: { kind: "answer", dialogueId: dialogue!.id },
-    at: input.at,
-  });
-  return dialogue!;
-}
-
-export interface TurnOutcome {
-  status: "succeeded" | "failed" | "cancelled";
-  text: string;
-  durationMs: number;
-  at: Date;
-}
 
 /**
  * Moves a dialogue on when one of its turns ends: an answer is recorded and the asker's reply

@@ -1,7 +1,7 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dialogues, events, runs } from "@/db/schema";
+import { dialogues, events, rooms, runs } from "@/db/schema";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
@@ -10,7 +10,8 @@ import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { mockResolver, scriptedSteps, setAgentModel, textStep } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { MAX_OPEN_DIALOGUES, openDialogue } from "./dialogue";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
+import { openDialogue } from "./open-dialogue";
 
 let database: TestDatabase;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
@@ -93,30 +94,36 @@ describe("dialogues outside a build review", () => {
     expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
   });
 
-  it(`hold at most ${MAX_OPEN_DIALOGUES} open in a room at once`, async () => {
-    const { roomId } = await createTestRoom(database.db);
-    const [asker, first, second, third] = await Promise.all(
-      ["songwriter", "scene-painter", "storyteller", "curator"].map((persona) => agentByPersona(database, roomId, persona)),
-    );
-    const opened = [];
-    for (const addressee of [first!, second!, third!]) {
-      const { result } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
-        openDialogue(tx, emit, {
-          roomId,
-          correlationId: "c",
-          asker: asker!,
-          addressee,
-          topic: "Which light?",
-          reason: "question",
-          maxRounds: 2,
-          buildReviewId: null,
-          chainDepth: 0,
-          parentRunId: null,
-          at,
-        }),
+  it("hold at most the room's max_open_dialogues open at once (2 unless the room says otherwise)", async () => {
+    const openThree = async (roomId: string) => {
+      const [asker, ...addressees] = await Promise.all(
+        ["songwriter", "scene-painter", "storyteller", "curator"].map((persona) => agentByPersona(database, roomId, persona)),
       );
-      opened.push(result);
-    }
-    expect(opened.map((dialogue) => dialogue?.addresseeAgentId ?? null)).toEqual([first!.id, second!.id, null]);
+      const opened = [];
+      for (const addressee of addressees) {
+        const { result } = await writeRoomEvents(database.db, roomId, async (tx, emit, at) => {
+          const [room] = await tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId));
+          return openDialogue(tx, emit, {
+            roomId,
+            correlationId: "c",
+            asker: asker!,
+            addressee: addressee!,
+            topic: "Which light?",
+            reason: "question",
+            settings: parseRoomSettings(room!.settings),
+            buildReviewId: null,
+            chainDepth: 0,
+            parentRunId: null,
+            at,
+          });
+        });
+        opened.push(result?.addresseeAgentId ?? null);
+      }
+      return { opened, addressees: addressees.map((addressee) => addressee!.id) };
+    };
+    const byDefault = await openThree((await createTestRoom(database.db)).roomId);
+    expect(byDefault.opened).toEqual([byDefault.addressees[0], byDefault.addressees[1], null]);
+    const roomier = await openThree((await createTestRoom(database.db, { max_open_dialogues: 3 })).roomId);
+    expect(roomier.opened).toEqual(roomier.addressees);
   });
 });
