@@ -1,9 +1,35 @@
 import path from "node:path";
 import { z } from "zod";
+import { normalizeEndpoint } from "./models/endpoint-address";
 
 const booleanFlag = z
   .enum(["1", "0", "true", "false", "on", "off", "yes", "no", ""])
   .transform((value) => ["1", "true", "on", "yes"].includes(value));
+
+/** A comma-separated setting, as a list of its trimmed, non-empty entries, each checked by `item`. */
+const commaList = (item: z.ZodType<string, string>) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value ?? "").split(",").map((entry) => entry.trim()).filter(Boolean))
+    .pipe(z.array(item));
+
+/** Variables that are never an agent's key, whoever lists them: the admin's credential and the database's. */
+const NEVER_KEY_VARIABLES = ["ADMIN_TOKEN", "DATABASE_URL"];
+
+const keyVariable = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, "must list environment variable names, such as GROQ_API_KEY")
+  .superRefine((name, context) => {
+    if (NEVER_KEY_VARIABLES.includes(name)) context.addIssue({ code: "custom", message: `${name} can never be an agent's key` });
+  });
+
+const endpointPrefix = z.string().transform((value, context) => {
+  const endpoint = normalizeEndpoint(value);
+  if ("url" in endpoint) return endpoint.url;
+  context.addIssue({ code: "custom", message: `${value}: ${endpoint.error}` });
+  return z.NEVER;
+});
 
 const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
@@ -53,6 +79,17 @@ const envSchema = z.object({
    * after its last heartbeat, and another instance takes them over. Heartbeats come four times a lease.
    */
   PARLEY_RUN_LEASE_SECONDS: z.coerce.number().int().min(2).max(600).default(8),
+  /**
+   * Environment variables an imported team's agents may name as their key (`api_key_env`),
+   * comma-separated. None by default: no other variable is ever read for an agent.
+   */
+  PARLEY_IMPORT_KEY_VARIABLES: commaList(keyVariable),
+  /**
+   * Endpoints an imported team's agents may name (`base_url`), as URL prefixes, comma-separated.
+   * None by default: only an admin may import a team naming another endpoint, and never one on
+   * a loopback, link-local or private address unless it is listed here.
+   */
+  PARLEY_IMPORT_ENDPOINTS: commaList(endpointPrefix),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),

@@ -1,6 +1,7 @@
 import { generateText, tool } from "ai";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import type { AgentModelOptions } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { costOf, priceFor } from "./pricing";
 import { ModelUnavailableError, modelUnavailableReason, parseModelSpec, resolveModel } from "./registry";
@@ -103,5 +104,86 @@ describe("requests real providers would receive", () => {
     expect(seen[0]!.url).toMatch(/models\/gemini-2\.5-flash:generateContent$/);
     expect(seen[0]!.headers.get("x-goog-api-key")).toBe("gk-test");
     expect(JSON.stringify(seen[0]!.body.tools)).toMatch(/weather/);
+  });
+});
+
+describe("an agent's own endpoint and key", () => {
+  const server: Env = {
+    ...bare,
+    OPENAI_API_KEY: "sk-server",
+    ANTHROPIC_API_KEY: "ak-server",
+    GOOGLE_GENERATIVE_AI_API_KEY: "gk-server",
+    OPENAI_COMPATIBLE_BASE_URL: "http://localhost:11434/v1",
+    OPENAI_COMPATIBLE_API_KEY: "compat-server",
+    PARLEY_IMPORT_KEY_VARIABLES: ["TEAM_KEY"],
+    PARLEY_IMPORT_ENDPOINTS: ["http://127.0.0.1:9999/v1"],
+  };
+  const secrets = { NODE_ENV: "test", TEAM_KEY: "team-key", ADMIN_TOKEN: "the-admin-token", XAI_API_KEY: "xai-key" } as NodeJS.ProcessEnv;
+  const own = "https://llm.example.com/v1";
+
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  /** Every header value a request to `spec` carries, resolved with `agent`'s options. */
+  async function headersSent(spec: string, agent: AgentModelOptions) {
+    const { seen, fetch } = capturingFetch();
+    const { model } = resolveModel(spec, { env: server, secrets, agent, fetch });
+    await expect(generateText({ model, prompt: "Hi", maxRetries: 0 })).rejects.toThrow();
+    return { url: seen[0]!.url, values: [...seen[0]!.headers.values()].join(" ") };
+  }
+
+  it("never carries the server's key to an endpoint the agent names", async () => {
+    for (const spec of ["openai:gpt-5", "anthropic:claude-sonnet-4-5", "google:gemini-2.5-flash"]) {
+      const reason = modelUnavailableReason(spec, server, { baseUrl: own }, secrets);
+      expect(reason).toMatch(new RegExp(`names its own endpoint \\(${own.replace(/[./]/g, "\\$&")}\\) but no key for it, and the server's [A-Z_]+ is sent only to its own`));
+      expect(() => resolveModel(spec, { env: server, secrets, agent: { baseUrl: own } })).toThrow(ModelUnavailableError);
+    }
+    // The providers' clients would read the server's key from the environment themselves: still not sent.
+    vi.stubEnv("OPENAI_API_KEY", "sk-from-the-environment");
+    expect(modelUnavailableReason("openai:gpt-5", getEnv(), { baseUrl: own }, process.env)).toMatch(/names its own endpoint/);
+
+    const compatible = await headersSent("openai-compatible:m", { baseUrl: own });
+    expect(compatible.url).toBe(`${own}/chat/completions`);
+    expect(compatible.values).not.toMatch(/compat-server|sk-server/);
+  });
+
+  it("carries the key the agent names, when the server lets agents use it, and to its own endpoint", async () => {
+    const cases: [string, string, string][] = [
+      ["openai:gpt-5", `${own}/responses`, "Bearer team-key"],
+      ["anthropic:claude-sonnet-4-5", `${own}/messages`, "team-key"],
+      ["openai-compatible:m", `${own}/chat/completions`, "Bearer team-key"],
+    ];
+    for (const [spec, url, header] of cases) {
+      const sent = await headersSent(spec, { baseUrl: own, apiKeyEnv: "TEAM_KEY" });
+      expect(sent.url).toBe(url);
+      expect(sent.values).toContain(header);
+      expect(sent.values).not.toMatch(/-server/);
+    }
+    // A known service's own variable, at that service.
+    expect((await headersSent("openai-compatible:grok-4", { baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" })).values).toContain("Bearer xai-key");
+    // At the server's own endpoint, the server's key.
+    expect((await headersSent("openai-compatible:m", { baseUrl: "http://localhost:11434/v1/" })).values).toContain("Bearer compat-server");
+  });
+
+  it("never reads a key variable the server does not list", () => {
+    for (const name of ["ADMIN_TOKEN", "XAI_API_KEY"]) {
+      const options = { baseUrl: own, apiKeyEnv: name };
+      expect(modelUnavailableReason("openai:gpt-5", server, options, secrets)).toBe(
+        `${name} is not a key variable this server lets agents use; list it in PARLEY_IMPORT_KEY_VARIABLES on the server to allow it.`,
+      );
+      expect(() => resolveModel("openai-compatible:m", { env: server, secrets, agent: options })).toThrow(/is not a key variable/);
+    }
+    expect(modelUnavailableReason("openai:gpt-5", server, { apiKeyEnv: "TEAM_KEY" }, { NODE_ENV: "test" })).toBe("TEAM_KEY (the key this agent's configuration names) is not set on the server.");
+  });
+
+  it("refuses an endpoint on a private address unless the server lists it or is configured with it", () => {
+    for (const baseUrl of ["http://169.254.169.254/latest", "http://127.0.0.1:8080/v1", "http://[::1]/v1"]) {
+      expect(modelUnavailableReason("openai-compatible:m", server, { baseUrl }, secrets)).toBe(
+        `${baseUrl} (the endpoint this agent's configuration names) is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
+      );
+    }
+    expect(modelUnavailableReason("openai-compatible:m", server, { baseUrl: "http://127.0.0.1:9999/v1" }, secrets)).toBeNull();
+    expect(modelUnavailableReason("openai-compatible:m", server, { baseUrl: "http://localhost:11434/v1" }, secrets)).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { AgentModelOptions } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
+import { type KeyedProvider, callsServerEndpoint, endpointStanding, keyVariableRefusal, serverKeyVariable } from "./agent-endpoint";
 import { createScriptModel } from "./script/script-model";
 
 export const PROVIDERS = ["script", "openai", "anthropic", "google", "openai-compatible"] as const;
@@ -27,6 +28,56 @@ export function parseModelSpec(spec: string): ParsedModelSpec | { error: string 
   return { provider, modelId };
 }
 
+/** How an agent's calls reach its provider: the endpoint (none: the client's default) and the key they carry. */
+interface Connection {
+  baseURL: string | undefined;
+  apiKey: string | undefined;
+}
+
+/**
+ * Where an agent's calls go and the key they carry, or why it cannot call. The server's key goes
+ * only to the server's endpoint for that provider, never to one the agent names; a key variable
+ * the agent names is read only when the server lets agents use it (see agent-endpoint.ts); an
+ * endpoint on a private address is called only when the operator listed it. OpenAI, Anthropic and
+ * Google always get a key here, because their clients would otherwise read the server's own
+ * from the environment.
+ */
+function connectionFor(provider: KeyedProvider, own: AgentModelOptions, env: Env, secrets: NodeJS.ProcessEnv): Connection | { reason: string } {
+  if (own.baseUrl && endpointStanding(provider, own.baseUrl, env) === "private") {
+    return { reason: `${own.baseUrl} (the endpoint this agent's configuration names) is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.` };
+  }
+  const server = serverKeyVariable(provider);
+  const atServer = callsServerEndpoint(provider, own, env);
+  const baseURL = own.baseUrl ?? SERVER_BASE_URLS[provider](env);
+  if (provider === "openai-compatible" && !baseURL) return { reason: OPENAI_COMPATIBLE_UNSET };
+  if (own.apiKeyEnv) {
+    const refusal = keyVariableRefusal(own.apiKeyEnv, own.baseUrl, env);
+    if (refusal) return { reason: refusal };
+    const apiKey = secrets[own.apiKeyEnv];
+    if (!apiKey) return { reason: `${own.apiKeyEnv} (the key this agent's configuration names) is not set on the server.` };
+    return { baseURL, apiKey };
+  }
+  if (provider === "openai-compatible") return { baseURL, apiKey: atServer ? env.OPENAI_COMPATIBLE_API_KEY : undefined };
+  if (!atServer) {
+    return {
+      reason: `This agent names its own endpoint (${own.baseUrl}) but no key for it, and the server's ${server} is sent only to its own ${provider} endpoint. Name the key's variable with api_key_env.`,
+    };
+  }
+  const apiKey = env[server];
+  return apiKey ? { baseURL, apiKey } : { reason: `${server} is not set on the server.` };
+}
+
+const OPENAI_COMPATIBLE_UNSET =
+  "OPENAI_COMPATIBLE_BASE_URL is not set on the server (e.g. http://localhost:11434/v1 for Ollama), and the agent names no endpoint of its own.";
+
+/** The endpoint each provider's calls go to when the agent names none (undefined: the client's default). */
+const SERVER_BASE_URLS: Record<KeyedProvider, (env: Env) => string | undefined> = {
+  openai: (env) => env.OPENAI_BASE_URL,
+  anthropic: (env) => env.ANTHROPIC_BASE_URL,
+  google: (env) => env.GOOGLE_BASE_URL,
+  "openai-compatible": (env) => env.OPENAI_COMPATIBLE_BASE_URL,
+};
+
 /**
  * Why an agent's model cannot run here, or null when it can. Shown in the room so that a
  * missing key reads as an explanation, not a crash.
@@ -34,24 +85,9 @@ export function parseModelSpec(spec: string): ParsedModelSpec | { error: string 
 export function modelUnavailableReason(spec: string, env: Env = getEnv(), options: AgentModelOptions = {}, secrets: NodeJS.ProcessEnv = process.env): string | null {
   const parsed = parseModelSpec(spec);
   if ("error" in parsed) return parsed.error;
-  if (parsed.provider !== "script" && options.apiKeyEnv && !secrets[options.apiKeyEnv]) {
-    return `${options.apiKeyEnv} (the key this agent's configuration names) is not set on the server.`;
-  }
-  const ownKey = !!options.apiKeyEnv;
-  switch (parsed.provider) {
-    case "script":
-      return null;
-    case "openai":
-      return env.OPENAI_API_KEY || ownKey ? null : "OPENAI_API_KEY is not set on the server.";
-    case "anthropic":
-      return env.ANTHROPIC_API_KEY || ownKey ? null : "ANTHROPIC_API_KEY is not set on the server.";
-    case "google":
-      return env.GOOGLE_GENERATIVE_AI_API_KEY || ownKey ? null : "GOOGLE_GENERATIVE_AI_API_KEY is not set on the server.";
-    case "openai-compatible":
-      return env.OPENAI_COMPATIBLE_BASE_URL || options.baseUrl
-        ? null
-        : "OPENAI_COMPATIBLE_BASE_URL is not set on the server (e.g. http://localhost:11434/v1 for Ollama), and the agent names no endpoint of its own.";
-  }
+  if (parsed.provider === "script") return null;
+  const connection = connectionFor(parsed.provider, options, env, secrets);
+  return "reason" in connection ? connection.reason : null;
 }
 
 export class ModelUnavailableError extends Error {
@@ -94,42 +130,33 @@ export function resolveModel(spec: string, options: ResolveOptions = {}): Resolv
   const env = options.env ?? getEnv();
   const parsed = parseModelSpec(spec);
   if ("error" in parsed) throw new ModelUnavailableError(spec, parsed.error);
-  const own = options.agent ?? {};
-  const secrets = options.secrets ?? process.env;
-  const reason = modelUnavailableReason(spec, env, own, secrets);
-  if (reason) throw new ModelUnavailableError(spec, reason);
   const { provider, modelId } = parsed;
   const fetch = options.fetch;
-  const ownKey = own.apiKeyEnv ? secrets[own.apiKeyEnv] : undefined;
+  if (provider === "script") {
+    const model = createScriptModel({
+      name: modelId,
+      paceMs: options.scriptPaceMs ?? env.PARLEY_SCRIPT_PACE_MS,
+      latencyMs: options.scriptThinkMs ?? (options.scriptPaceMs === 0 ? 0 : env.PARLEY_SCRIPT_THINK_MS),
+    });
+    return { model, provider, modelId, spec, scripted: true };
+  }
+  const connection = connectionFor(provider, options.agent ?? {}, env, options.secrets ?? process.env);
+  if ("reason" in connection) throw new ModelUnavailableError(spec, connection.reason);
+  const { baseURL, apiKey } = connection;
   let model: LanguageModelV4;
   switch (provider) {
-    case "script":
-      model = createScriptModel({
-        name: modelId,
-        paceMs: options.scriptPaceMs ?? env.PARLEY_SCRIPT_PACE_MS,
-        latencyMs: options.scriptThinkMs ?? (options.scriptPaceMs === 0 ? 0 : env.PARLEY_SCRIPT_THINK_MS),
-      });
-      break;
     case "openai":
-      model = createOpenAI({ apiKey: ownKey ?? env.OPENAI_API_KEY, baseURL: own.baseUrl ?? env.OPENAI_BASE_URL, fetch })(modelId);
+      model = createOpenAI({ apiKey, baseURL, fetch })(modelId);
       break;
     case "anthropic":
-      model = createAnthropic({ apiKey: ownKey ?? env.ANTHROPIC_API_KEY, baseURL: own.baseUrl ?? env.ANTHROPIC_BASE_URL, fetch })(modelId);
+      model = createAnthropic({ apiKey, baseURL, fetch })(modelId);
       break;
     case "google":
-      model = createGoogleGenerativeAI({ apiKey: ownKey ?? env.GOOGLE_GENERATIVE_AI_API_KEY, baseURL: own.baseUrl ?? env.GOOGLE_BASE_URL, fetch })(
-        modelId,
-      );
+      model = createGoogleGenerativeAI({ apiKey, baseURL, fetch })(modelId);
       break;
     case "openai-compatible":
-      model = createOpenAICompatible({
-        name: env.OPENAI_COMPATIBLE_NAME,
-        baseURL: own.baseUrl ?? env.OPENAI_COMPATIBLE_BASE_URL!,
-        apiKey: own.baseUrl ? ownKey : (ownKey ?? env.OPENAI_COMPATIBLE_API_KEY),
-        includeUsage: true,
-        fetch,
-      }).chatModel(modelId);
+      model = createOpenAICompatible({ name: env.OPENAI_COMPATIBLE_NAME, baseURL: baseURL!, apiKey, includeUsage: true, fetch }).chatModel(modelId);
       break;
   }
-  return { model, provider, modelId, spec, scripted: provider === "script" };
+  return { model, provider, modelId, spec, scripted: false };
 }
