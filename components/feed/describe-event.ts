@@ -296,6 +296,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   }),
   // Shown in the dialogue's thread.
   "dialogue.message": () => THREAD_UPDATE,
+  "dialogue.replied": () => THREAD_UPDATE,
   "dialogue.closed": () => THREAD_UPDATE,
   "knowledge.cleared": (event, context) => ({
     text: `cleared ${agentName(context, event.payload.agentId)}'s knowledge`,

@@ -230,6 +230,8 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
       ? { dialogues: { ...state.dialogues, [thread.dialogue.id]: { ...thread, messages: [...thread.messages, { ...event.payload, at: event.timestamp }] } } }
       : {};
   },
+  // Whether the asker is satisfied shows in how the dialogue closes.
+  "dialogue.replied": () => ({}),
   "dialogue.closed": (state, event) => {
     const thread = state.dialogues[event.payload.dialogueId];
     return thread ? { dialogues: { ...state.dialogues, [thread.dialogue.id]: { ...thread, closed: { ...event.payload, at: event.timestamp } } } } : {};

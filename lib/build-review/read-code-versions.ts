@@ -23,8 +23,9 @@ export interface CodeHistory {
 
 /**
  * Every version of a review's code, read from its workflow's event log: each `review.code`
- * event and the node write that carried its text, in the same change. Later edits of the node
- * by others, and moves, are not versions.
+ * event carries its version's code. Events written before they carried it are paired with the
+ * node write that followed them in the same change. Later edits of the node by others, and
+ * moves, are not versions.
  */
 export async function readCodeVersions(db: Db, roomId: string, reviewId: string): Promise<CodeHistory> {
   const [review] = await db
@@ -47,7 +48,13 @@ export async function readCodeVersions(db: Db, roomId: string, reviewId: string)
   let announced: { version: number; language: string; nodeId: string } | null = null;
   for (const event of rows.map(eventFromRow)) {
     if (event.type === "review.code" && event.payload.reviewId === reviewId) {
-      announced = { version: event.payload.version, language: event.payload.language, nodeId: event.payload.nodeId };
+      const { version, language, nodeId, code } = event.payload;
+      if (code !== undefined) {
+        versions.push({ version, language, code, submittedAt: event.timestamp, authorName: event.agent_name });
+        announced = null;
+      } else {
+        announced = { version, language, nodeId };
+      }
       continue;
     }
     if (!announced) continue;

@@ -72,6 +72,7 @@ const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "brainstorm.gate_decided": null,
   "brainstorm.completed": null,
   "dialogue.message": null,
+  "dialogue.replied": null,
   "dialogue.closed": null,
   "node.created": null,
   "node.updated": null,

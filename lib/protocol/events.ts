@@ -67,10 +67,10 @@ export const storedEventSchemas = {
     "review.started",
     z.object({ review: z.object({ id: z.string(), task: z.string(), maxRounds: z.number().int() }) }),
   ),
-  /** A new version of the code under review. */
+  /** A new version of the code under review, and the code itself (events written before it carried the code lack it). */
   "review.code": storedEvent(
     "review.code",
-    z.object({ reviewId: z.string(), nodeId: z.string(), version: z.number().int().positive(), language: z.string() }),
+    z.object({ reviewId: z.string(), nodeId: z.string(), version: z.number().int().positive(), language: z.string(), code: z.string().optional() }),
   ),
   "review.verdict": storedEvent(
     "review.verdict",
@@ -143,6 +143,8 @@ export const storedEventSchemas = {
   ),
   "dialogue.opened": storedEvent("dialogue.opened", z.object({ dialogue: dialogueSchema })),
   "dialogue.message": storedEvent("dialogue.message", dialogueMessageSchema),
+  /** The asker said whether the answer settles its question (reply_in_dialogue), and what remains if not. */
+  "dialogue.replied": storedEvent("dialogue.replied", z.object({ dialogueId: z.string(), satisfied: z.boolean(), remaining: z.string().nullable() })),
   "dialogue.closed": storedEvent(
     "dialogue.closed",
     z.object({

@@ -2,15 +2,21 @@ import { randomUUID } from "node:crypto";
 import { type ToolSet, tool } from "ai";
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type CanvasNode, buildReviews, canvasNodes, dialogues } from "@/db/schema";
+import { buildReviews, canvasNodes, dialogues } from "@/db/schema";
 import { BUILD_REVIEW_PERSONAS } from "@/lib/build-review/advance";
+import { placeNode } from "@/lib/canvas/create-node";
+import { COLUMN } from "@/lib/canvas/free-spot";
+import { insertNodes, newNodeRow } from "@/lib/canvas/insert-nodes";
 import { badRequest } from "@/lib/errors";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, reviewIssueSchema } from "@/lib/protocol";
-import { nodeToDto } from "@/lib/rooms/dto";
 import type { ActiveRun } from "../run-context";
 import { toolWriteOptions } from "./tool-call-key";
 import { toolResult } from "./tool-result";
+
+/** A review's code goes to the free spot nearest one column right of the origin, and is drawn wide. */
+const CODE_ANCHOR = { x: COLUMN, y: 0 };
+const CODE_WIDTH = 460;
 
 /**
  * The tools of a build review and of dialogues, offered to the runs that play a part in them:
@@ -42,10 +48,15 @@ export function createReviewTools(active: ActiveRun) {
               const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
               if (!review) throw badRequest("This build review is gone.");
               const version = review.codeVersion + 1;
-              const nodeId = review.codeNodeId ?? randomUUID();
-              // The version is announced first: a retried call finds it by its first event.
-              emit({ type: "review.code", actor: agent, correlationId: run.correlationId, payload: { reviewId, nodeId, version, language: input.language } });
-              if (review.codeNodeId) {
+              // The review's code node, unless someone deleted it meanwhile: then the code goes to a new one.
+              const [kept] = review.codeNodeId
+                ? await tx.select({ id: canvasNodes.id }).from(canvasNodes).where(and(eq(canvasNodes.id, review.codeNodeId), eq(canvasNodes.roomId, run.roomId)))
+                : [];
+              const nodeId = kept?.id ?? randomUUID();
+              // The version is announced first, with its code: a retried call finds it by its first
+              // event, and the review's history reads each version from its own event.
+              emit({ type: "review.code", actor: agent, correlationId: run.correlationId, payload: { reviewId, nodeId, version, language: input.language, code: input.code } });
+              if (kept) {
                 const changes = { text: input.code, kind: "code" };
                 const [updated] = await tx
                   .update(canvasNodes)
@@ -54,25 +65,9 @@ export function createReviewTools(active: ActiveRun) {
                   .returning({ version: canvasNodes.version });
                 emit({ type: "node.updated", actor: agent, correlationId: run.correlationId, payload: { nodeId, changes, version: updated!.version, updatedAt: at.toISOString() } });
               } else {
-                const row: CanvasNode = {
-                  id: nodeId,
-                  roomId: run.roomId,
-                  kind: "code",
-                  text: input.code,
-                  x: 420,
-                  y: 0,
-                  width: 460,
-                  height: null,
-                  color: null,
-                  authorKind: "agent",
-                  authorId: agent.id,
-                  authorName: agent.name,
-                  version: 1,
-                  createdAt: at,
-                  updatedAt: at,
-                };
-                await tx.insert(canvasNodes).values(row);
-                emit({ type: "node.created", actor: agent, correlationId: run.correlationId, payload: { node: nodeToDto(row) } });
+                const place = await placeNode(tx, run.roomId, CODE_ANCHOR, { kind: "code", text: input.code });
+                const row = newNodeRow({ id: nodeId, roomId: run.roomId, kind: "code", text: input.code, ...place, width: CODE_WIDTH, author: active.author, at });
+                await insertNodes(tx, emit, [row], { correlationId: run.correlationId });
               }
               await tx.update(buildReviews).set({ codeVersion: version, codeNodeId: nodeId, language: input.language }).where(eq(buildReviews.id, reviewId));
               return { nodeId, version };
@@ -128,10 +123,25 @@ export function createReviewTools(active: ActiveRun) {
       inputSchema: z.object({ satisfied: z.boolean(), remaining: z.string().trim().max(600).optional() }),
       execute: (input) =>
         toolResult(async () => {
-          await database.db
-            .update(dialogues)
-            .set({ askerSatisfied: input.satisfied, remaining: input.satisfied ? null : (input.remaining ?? null) })
-            .where(and(eq(dialogues.id, purpose.dialogueId), eq(dialogues.status, "open")));
+          const write = toolWriteOptions(active, "reply_in_dialogue", input);
+          await writeRoomEvents(
+            database.db,
+            run.roomId,
+            async (tx, emit) => {
+              const [dialogue] = await tx.select().from(dialogues).where(eq(dialogues.id, purpose.dialogueId)).for("update");
+              if (!dialogue || dialogue.status !== "open") throw badRequest("This dialogue has ended; there is nothing to reply to.");
+              const remaining = input.satisfied ? null : (input.remaining ?? null);
+              await tx.update(dialogues).set({ askerSatisfied: input.satisfied, remaining }).where(eq(dialogues.id, dialogue.id));
+              emit({
+                type: "dialogue.replied",
+                actor: agent,
+                targetAgent: dialogue.addresseeAgentId,
+                correlationId: run.correlationId,
+                payload: { dialogueId: dialogue.id, satisfied: input.satisfied, remaining },
+              });
+            },
+            { ...write, change: { type: "dialogue.replied", request: { by: agent.id, input } } },
+          );
           return { satisfied: input.satisfied };
         }),
     });
