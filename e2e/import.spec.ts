@@ -1,12 +1,34 @@
+import { E2E_ADMIN_TOKEN } from "./support/constants";
 import { expect, test } from "./support/fixtures";
 
-test("an imported team shows each agent's model and endpoint, the settings applied, and enters its room", async ({ page }) => {
+test("a team naming an endpoint or key the server does not allow is refused, and the result says why", async ({ page }) => {
+  await page.goto("/");
+  await page.getByTestId("import-yaml").fill("agents:\n  - id: assistant\n    backend: {type: openai, base_url: https://evil/v1, api_key_env: PARLEY_ADMIN_TOKEN}\n");
+  await page.getByTestId("import-offline").uncheck();
+  await page.getByTestId("import-submit").click();
+  await expect(page.getByTestId("import-error")).toHaveText(
+    "agents[0].backend.base_url (line 3): https://evil/v1 is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.",
+  );
+  await expect(page.getByTestId("import-result")).toHaveCount(0);
+
+  // Not even an admin's import may name a key variable the server does not list.
+  const signedIn = await page.request.post("/api/admin/session", { data: { token: E2E_ADMIN_TOKEN } });
+  expect(signedIn.status()).toBe(200);
+  await page.getByTestId("import-submit").click();
+  await expect(page.getByTestId("import-error")).toContainText("agents[0].backend.api_key_env (line 3): PARLEY_ADMIN_TOKEN is not a key variable this server lets agents use");
+  await expect(page.getByTestId("import-result")).toHaveCount(0);
+});
+
+test("an imported team shows each agent's model, endpoint and key, the settings applied, its team id, and enters its room", async ({ page }) => {
+  // An endpoint of the team's own (not one the server lists) needs an admin's import.
+  const signedIn = await page.request.post("/api/admin/session", { data: { token: E2E_ADMIN_TOKEN } });
+  expect(signedIn.status()).toBe(200);
   await page.goto("/");
   const yaml = [
     "task: Review the scraper's retry logic",
     "agents:",
     "  - id: local_coder",
-    "    backend: { type: vllm, model: qwen2.5-coder, base_url: 'http://10.0.0.5:8000/v1', temperature: 0.2, seed: 7, top_k: 40, cwd: workspace }",
+    "    backend: { type: vllm, model: qwen2.5-coder, base_url: 'https://203.0.113.5:8000/v1', temperature: 0.2, seed: 7, top_k: 40, cwd: workspace }",
     "  - id: grok_reviewer",
     "    backend: { type: grok, model: grok-4 }",
     "orchestrator:",
@@ -22,8 +44,16 @@ test("an imported team shows each agent's model and endpoint, the settings appli
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(0)).toContainText("local_coder");
   await expect(rows.nth(0)).toContainText("openai-compatible:qwen2.5-coder");
-  await expect(rows.nth(0)).toContainText("http://10.0.0.5:8000/v1");
+  await expect(rows.nth(0)).toContainText("https://203.0.113.5:8000/v1");
   await expect(rows.nth(1)).toContainText("https://api.x.ai/v1");
+  await expect(rows.nth(0).getByTestId("import-agent-key")).toHaveText("none");
+  await expect(rows.nth(1).getByTestId("import-agent-key")).toHaveText("XAI_API_KEY");
+  await expect(page.getByTestId("import-result")).toContainText(
+    "agents[0].backend.base_url: the server's OPENAI_COMPATIBLE_API_KEY is never sent to an endpoint a file names; this agent calls https://203.0.113.5:8000/v1 without a key.",
+  );
+  // The agents' memories belong to this import; the team id to name in the file to keep them is shown.
+  await expect(page.getByTestId("import-team")).toContainText("belong to this import alone");
+  await expect(page.getByTestId("import-team").locator("code")).toHaveText(/^team_id: [A-Za-z0-9_-]{24}$/);
   await expect(page.getByTestId("import-broadcast")).toContainText("broadcast agents, broadcast timeout 120");
   await expect(rows.nth(0).getByTestId("import-agent-settings")).toHaveText("temperature 0.2 · seed 7");
   await expect(rows.nth(1).getByTestId("import-agent-settings")).toHaveText("the model's defaults");

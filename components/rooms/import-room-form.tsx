@@ -9,7 +9,17 @@ import { type GenerationSetting, type GenerationSettings, SETTING_FILE_KEYS } fr
 
 interface ImportResponse {
   room: { id: string; title: string };
-  agents: { id: string; name: string; model: string; endpoint?: string | null; generation: GenerationSettings }[];
+  agents: {
+    id: string;
+    name: string;
+    model: string;
+    endpoint?: string | null;
+    /** The variable holding the key its calls carry: its own, or the server's. */
+    key: { variable: string; server: boolean } | null;
+    generation: GenerationSettings;
+  }[];
+  /** Whose knowledge vaults the agents use: the file's `team_id`, or one made for this import. */
+  team: { id: string; fromFile: boolean };
   settings: Record<string, unknown>;
   ignored: string[];
   notes: string[];
@@ -21,6 +31,13 @@ function describeGeneration(generation: GenerationSettings): string {
     ([setting, value]) => `${SETTING_FILE_KEYS[setting]} ${Array.isArray(value) ? value.map((item) => JSON.stringify(item)).join(", ") : String(value)}`,
   );
   return parts.length ? parts.join(" · ") : "the model's defaults";
+}
+
+/** The key an agent's calls carry, as the result names it. */
+function describeKey(agent: ImportResponse["agents"][number]): string {
+  if (agent.model.startsWith("script:")) return "none (offline)";
+  if (!agent.key) return "none";
+  return agent.key.server ? `the server's ${agent.key.variable}` : agent.key.variable;
 }
 
 const BROADCAST_KEYS = ["broadcast", "broadcast_timeout", "max_broadcasts_per_agent", "broadcast_sensitivity", "response_depth"];
@@ -105,6 +122,7 @@ export function ImportRoomForm() {
                 <th>Agent</th>
                 <th>Model</th>
                 <th>Endpoint</th>
+                <th>Key</th>
                 <th>Settings</th>
               </tr>
             </thead>
@@ -116,6 +134,7 @@ export function ImportRoomForm() {
                     <code>{agent.model}</code>
                   </td>
                   <td>{agent.endpoint ?? (agent.model.startsWith("script:") ? "offline" : "server default")}</td>
+                  <td data-testid="import-agent-key">{describeKey(agent)}</td>
                   <td data-testid="import-agent-settings">{describeGeneration(agent.generation)}</td>
                 </tr>
               ))}
@@ -128,6 +147,18 @@ export function ImportRoomForm() {
                   .map((key) => `${key.replace(/_/g, " ")} ${String(result.settings[key])}`)
                   .join(", ")
               : "the room's defaults (off)"}
+          </p>
+          <p className="muted" data-testid="import-team">
+            {result.team.fromFile ? (
+              <>
+                These agents share the knowledge vaults of every import whose file names <code>team_id: {result.team.id}</code>.
+              </>
+            ) : (
+              <>
+                These agents&apos; knowledge vaults belong to this import alone. To keep their memories when you import the team
+                again, add <code>team_id: {result.team.id}</code> to the file; anyone who knows that id shares them.
+              </>
+            )}
           </p>
           {result.notes.map((note) => (
             <p key={note} className="muted">

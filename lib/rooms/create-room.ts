@@ -20,16 +20,18 @@ export interface CreateRoomOptions {
   /** Overrides the template's agents (rooms imported from a configuration file). */
   agents?: PersonaTemplate[];
   settings?: RoomSettingsPatch;
+  /** What the agents' identities start with instead of the template (an imported team's namespace). */
+  identityPrefix?: string;
   id?: string;
   now?: () => Date;
 }
 
 /**
- * Who an agent is beyond its room: its template and persona (for an imported team, the
- * persona is the agent's id in the file). Rooms with the same identity share its knowledge vault.
+ * Who an agent is beyond its room: its template (for an imported team, the team's namespace)
+ * and persona. Rooms with the same identity share its knowledge vault.
  */
-function agentIdentity(template: string, persona: string): string {
-  return `${template}/${persona}`;
+function agentIdentity(prefix: string, persona: string): string {
+  return `${prefix}/${persona}`;
 }
 
 /** Creates a room with its template's agents, and the `room.created` event, in one transaction. */
@@ -59,7 +61,7 @@ export async function createRoom(db: Db, input: CreateRoomInput, options: Create
               description: persona.description,
               color: persona.color,
               model: persona.model,
-              identity: agentIdentity(input.template, persona.persona),
+              identity: agentIdentity(options.identityPrefix ?? input.template, persona.persona),
               systemPrompt: persona.systemPrompt,
               modelOptions: persona.modelOptions ?? {},
               position,

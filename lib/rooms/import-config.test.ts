@@ -1,13 +1,26 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigImportError, parseRoomConfig } from "./import-config";
+import { type Env, getEnv } from "@/lib/env";
+import { ConfigImportError, type ImportOptions, parseRoomConfig as parseWith } from "./import-config";
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "fixtures", name), "utf8");
 
-function failure(text: string): ConfigImportError {
+/** A server that lists no key variables and no endpoints (the default). */
+const bare: Env = getEnv({} as NodeJS.ProcessEnv);
+/** A server that lists the local endpoints and key variables these files name. */
+const listing: Env = getEnv({
+  NODE_ENV: "test",
+  PARLEY_IMPORT_ENDPOINTS: "http://localhost:11434/v1, http://localhost:8000/v1, http://10.0.0.5:8000/v1",
+  PARLEY_IMPORT_KEY_VARIABLES: "MY_CEREBRAS_KEY,LOCAL_KEY",
+} as NodeJS.ProcessEnv);
+
+/** Reads a file as an anonymous import on `bare` unless told otherwise. */
+const parseRoomConfig = (text: string, options: ImportOptions = {}) => parseWith(text, { env: bare, ...options });
+
+function failure(text: string, options: ImportOptions = {}): ConfigImportError {
   try {
-    parseRoomConfig(text);
+    parseRoomConfig(text, options);
   } catch (error) {
     if (error instanceof ConfigImportError) return error;
     throw error;
@@ -48,7 +61,7 @@ describe("parseRoomConfig", () => {
   });
 
   it("imports a real-world team file as it is: backends mapped, defaults filled, extras ignored", () => {
-    const config = parseRoomConfig(fixture("real-world-team.yaml"));
+    const config = parseRoomConfig(fixture("real-world-team.yaml"), { env: listing });
     expect(config.agents.map((agent) => agent.model)).toEqual([
       "google:gemini-2.5-flash",
       "openai:gpt-5-nano",
@@ -171,6 +184,7 @@ describe("parseRoomConfig", () => {
         "  - id: pasted",
         "    backend: { type: openai, model: gpt-5, api_key: sk-pasted-into-the-file }",
       ].join("\n"),
+      { env: listing },
     );
     expect(config.agents.map((agent) => [agent.model, agent.modelOptions])).toEqual([
       ["openai-compatible:qwen2.5-coder", { baseUrl: "http://10.0.0.5:8000/v1", temperature: 0.2, topP: 0.9, maxOutputTokens: 800 }],
@@ -193,6 +207,7 @@ describe("parseRoomConfig", () => {
         `  - id: gpt\n    backend: { type: openai, model: gpt-5, ${settings} }`,
         "  - id: gemini\n    backend: { type: gemini, model: gemini-2.5-flash, stop: END, seed: 3 }",
       ].join("\n"),
+      { env: listing },
     );
     expect(config.agents.map((agent) => agent.modelOptions)).toEqual([
       {
@@ -252,6 +267,7 @@ describe("parseRoomConfig", () => {
         "      group_config:",
         "        llm_config: { api_type: anthropic, model: claude-sonnet-4-5, temperature: 0.9, top_k: 20 }",
       ].join("\n"),
+      { env: listing },
     );
     expect(config.agents.map((agent) => [agent.model, agent.modelOptions])).toEqual([
       ["openai:local-model", { baseUrl: "http://localhost:8000/v1", apiKeyEnv: "LOCAL_KEY", temperature: 0.3, maxOutputTokens: 300 }],
@@ -283,5 +299,114 @@ describe("parseRoomConfig", () => {
     expect(one("seed: 1.5").message).toMatch(/seed .*whole number/);
     expect(one("stop: []").message).toMatch(/stop .*text or a list of 1 to 16 texts/);
     expect(one("stop: [1, 2]").message).toMatch(/stop .*text or a list/);
+  });
+  describe("endpoints and keys a file names", () => {
+    const team = (backend: string) => `agents:\n  - id: a\n    backend: { ${backend} }\n`;
+
+    it("refuses an endpoint the server does not list, unless an admin imports", () => {
+      const anonymous = failure(team("type: vllm, model: m, base_url: 'https://llm.example.com/v1'"));
+      expect(anonymous.status).toBe(400);
+      expect(anonymous.details).toEqual({ key: "agents[0].backend.base_url", line: 3 });
+      expect(anonymous.message).toBe(
+        "agents[0].backend.base_url (line 3): https://llm.example.com/v1 is not an endpoint this server lets imported teams use; " +
+          "list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.",
+      );
+      const admin = parseRoomConfig(team("type: vllm, model: m, base_url: 'https://llm.example.com/v1'"), { admin: true });
+      expect(admin.agents[0]!.modelOptions).toEqual({ baseUrl: "https://llm.example.com/v1" });
+      // An admin's named host is looked up before the room is made.
+      expect(admin.hostsToResolve).toEqual([{ hostname: "llm.example.com", key: "agents[0].backend.base_url", line: 3 }]);
+      // A framework agent's endpoint is held to the same rule.
+      const framework = failure("agents:\n  - id: a\n    backend:\n      type: ag2\n      agent_config:\n        llm_config: { model: m, base_url: 'https://llm.example.com/v1' }\n");
+      expect(framework.details).toEqual({ key: "agents[0].backend.agent_config.llm_config.base_url", line: 6 });
+    });
+
+    it("refuses loopback, link-local and private addresses, even for an admin, unless listed", () => {
+      for (const url of ["http://127.0.0.1:8000/v1", "http://localhost:11434/v1", "http://169.254.169.254/latest", "http://[::1]:8000/v1", "http://10.1.2.3/v1", "http://192.168.1.20:1234/v1", "http://2130706433/v1"]) {
+        const refused = failure(team(`type: vllm, model: m, base_url: '${url}'`), { admin: true });
+        expect(refused.key).toBe("agents[0].backend.base_url");
+        expect(refused.message).toMatch(/^agents\[0\]\.backend\.base_url \(line 3\): .* is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS/);
+      }
+      // Listed prefixes cover their own paths, segment by segment, and nothing else.
+      const listed = parseRoomConfig(team("type: vllm, model: m, base_url: 'http://localhost:11434/v1/team/'"), { env: listing });
+      expect(listed.agents[0]!.modelOptions).toEqual({ baseUrl: "http://localhost:11434/v1/team" });
+      expect(listed.hostsToResolve).toEqual([]);
+      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:11434/v10'"), { env: listing }).key).toBe("agents[0].backend.base_url");
+      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:11435/v1'"), { env: listing }).key).toBe("agents[0].backend.base_url");
+      // The server's own endpoint for the provider, and a known hosted service's, need no listing.
+      const server = getEnv({ NODE_ENV: "test", OPENAI_COMPATIBLE_BASE_URL: "http://localhost:11434/v1" });
+      expect(parseRoomConfig(team("type: vllm, model: m, base_url: 'http://localhost:11434/v1/'"), { env: server }).agents[0]!.modelOptions).toEqual({
+        baseUrl: "http://localhost:11434/v1",
+      });
+      expect(parseRoomConfig(team("type: chatcompletion, model: m, base_url: 'https://api.groq.com/openai/v1'")).agents[0]!.modelOptions).toEqual({
+        baseUrl: "https://api.groq.com/openai/v1",
+      });
+    });
+
+    it("refuses an endpoint carrying credentials, a query or a fragment", () => {
+      expect(failure(team("type: vllm, model: m, base_url: 'https://user:secret@llm.example.com/v1'"), { admin: true }).message).toMatch(
+        /base_url \(line 3\): must not carry a user name or password/,
+      );
+      expect(failure(team("type: vllm, model: m, base_url: 'https://llm.example.com/v1?key=1'"), { admin: true }).message).toMatch(/without a query/);
+    });
+
+    it("reads only key variables the server lists, naming the key and line of any other", () => {
+      // The hostile file: an endpoint of its own and the admin's token as its key.
+      const hostile = team("type: openai, base_url: 'https://evil/v1', api_key_env: PARLEY_ADMIN_TOKEN");
+      expect(failure(hostile).key).toBe("agents[0].backend.base_url");
+      const asAdmin = failure(hostile, { admin: true });
+      expect(asAdmin.details).toEqual({ key: "agents[0].backend.api_key_env", line: 3 });
+      expect(asAdmin.message).toBe(
+        "agents[0].backend.api_key_env (line 3): PARLEY_ADMIN_TOKEN is not a key variable this server lets agents use; list it in PARLEY_IMPORT_KEY_VARIABLES on the server to allow it.",
+      );
+      // No endpoint of its own: still no variable but the listed ones, also written as ${NAME}.
+      for (const name of ["ADMIN_TOKEN", "DATABASE_URL", "ANTHROPIC_API_KEY"]) {
+        expect(failure(team(`type: openai, api_key_env: ${name}`)).message).toMatch(new RegExp(`^agents\\[0\\]\\.backend\\.api_key_env \\(line 3\\): ${name} is not a key variable`));
+      }
+      const referenced = failure("agents:\n  - id: a\n    backend:\n      type: openai\n      api_key: ${DATABASE_URL}\n");
+      expect(referenced.details).toEqual({ key: "agents[0].backend.api_key", line: 5 });
+      // A hosted service's own variable goes only to that service.
+      expect(parseRoomConfig(team("type: grok, api_key_env: XAI_API_KEY")).agents[0]!.modelOptions).toEqual({ baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" });
+      expect(failure(team("type: groq, api_key_env: XAI_API_KEY")).key).toBe("agents[0].backend.api_key_env");
+      // Naming the provider's own server-wide key at the server's endpoint is naming nothing.
+      expect(parseRoomConfig(team("type: openai, api_key_env: OPENAI_API_KEY")).agents[0]!.modelOptions).toEqual({});
+      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:8000/v1', api_key_env: OPENAI_API_KEY"), { env: listing }).key).toBe(
+        "agents[0].backend.api_key_env",
+      );
+      // A listed variable is taken.
+      expect(parseRoomConfig(team("type: cerebras, api_key_env: MY_CEREBRAS_KEY"), { env: listing }).agents[0]!.modelOptions).toEqual({
+        baseUrl: "https://api.cerebras.ai/v1",
+        apiKeyEnv: "MY_CEREBRAS_KEY",
+      });
+    });
+
+    it("says that the server's key is not sent to an endpoint the file names", () => {
+      const config = parseRoomConfig(
+        ["agents:", "  - id: a", "    backend: { type: openai, base_url: 'http://localhost:8000/v1' }", "  - id: b", "    backend: { type: vllm, model: m, base_url: 'http://localhost:8000/v1' }"].join("\n"),
+        { env: listing },
+      );
+      expect(config.notes).toEqual([
+        "agents[0].backend.model was not set; using gpt-5.",
+        "agents[0].backend.base_url: the server's OPENAI_API_KEY is never sent to an endpoint a file names; this agent cannot run until its file names a key variable (api_key_env) the server allows.",
+        "agents[1].backend.base_url: the server's OPENAI_COMPATIBLE_API_KEY is never sent to an endpoint a file names; this agent calls http://localhost:8000/v1 without a key.",
+      ]);
+    });
+
+    it("checks nothing of an offline import's backends", () => {
+      const config = parseRoomConfig(team("type: openai, base_url: 'https://evil/v1', api_key_env: PARLEY_ADMIN_TOKEN"), { offline: true });
+      expect(config.agents[0]).toMatchObject({ model: "script:a", modelOptions: {} });
+    });
+  });
+
+  it("reads the team's id, which must be long enough not to be guessed", () => {
+    const agents = "agents:\n  - id: a\n    backend: {type: openai}\n";
+    expect(parseRoomConfig(agents).teamId).toBeNull();
+    const named = parseRoomConfig(`team_id: harbour-team_2024-q3-x9\n${agents}`);
+    expect(named.teamId).toBe("harbour-team_2024-q3-x9");
+    expect(named.ignored).toEqual([]);
+    for (const bad of ["assistant", "'has spaces in it, sixteen+'", "'semi;colons;are;not;taken'"]) {
+      const refused = failure(`team_id: ${bad}\n${agents}`);
+      expect(refused.details).toEqual({ key: "team_id", line: 1 });
+      expect(refused.message).toMatch(/^team_id \(line 1\): must be 16 to 128 letters, digits, - or _\. .*anyone who knows it shares them/);
+    }
   });
 });

@@ -1,6 +1,9 @@
 import { type Document, LineCounter, isMap, isScalar, isSeq, parseDocument } from "yaml";
+import { type Env, getEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { ownValue } from "@/lib/own-value";
+import { HOSTED_SERVICES, callsServerEndpoint, endpointStanding, keyVariableRefusal, serverKeyVariable } from "@/lib/models/agent-endpoint";
+import { normalizeEndpoint, sameEndpoint } from "@/lib/models/endpoint-address";
 import { type GenerationSetting, type GenerationSettings, type ModelOptions, SETTING_FILE_KEYS, SUPPORTED_SETTINGS } from "@/lib/models/generation-settings";
 import type { RoomSettingsPatch } from "./room-settings";
 import type { PersonaTemplate } from "./templates";
@@ -13,6 +16,11 @@ export class ConfigImportError extends AppError {
     readonly line: number | null,
   ) {
     super(400, "invalid_config", message, { key, line });
+  }
+
+  /** The error for `key` at `line`, its message starting with both. */
+  static at(key: string, line: number | null, message: string): ConfigImportError {
+    return new ConfigImportError(`${key}${line ? ` (line ${line})` : ""}: ${message}`, key, line);
   }
 }
 
@@ -28,22 +36,22 @@ export const BACKEND_PROVIDERS: Record<string, { provider: Provider; defaultMode
   claude: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },
   claude_code: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },
   gemini: { provider: "google", defaultModel: "gemini-2.5-flash" },
-  grok: { provider: "openai-compatible", defaultModel: "grok-4", baseUrl: "https://api.x.ai/v1", keyEnv: "XAI_API_KEY" },
+  grok: { provider: "openai-compatible", defaultModel: "grok-4", ...HOSTED_SERVICES.grok },
   lmstudio: { provider: "openai-compatible", defaultModel: "local-model" },
   vllm: { provider: "openai-compatible", defaultModel: "local-model" },
   sglang: { provider: "openai-compatible", defaultModel: "local-model" },
   chatcompletion: { provider: "openai-compatible", defaultModel: "default" },
   azure_openai: { provider: "openai-compatible", defaultModel: "gpt-4o" },
-  zai: { provider: "openai-compatible", defaultModel: "glm-4.5", baseUrl: "https://api.z.ai/api/paas/v4", keyEnv: "ZAI_API_KEY" },
-  cerebras: { provider: "openai-compatible", defaultModel: "llama-3.3-70b", baseUrl: "https://api.cerebras.ai/v1", keyEnv: "CEREBRAS_API_KEY" },
-  together: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.together.xyz/v1", keyEnv: "TOGETHER_API_KEY" },
-  fireworks: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.fireworks.ai/inference/v1", keyEnv: "FIREWORKS_API_KEY" },
-  groq: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY" },
-  openrouter: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY" },
-  moonshot: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.moonshot.ai/v1", keyEnv: "MOONSHOT_API_KEY" },
-  nebius: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.studio.nebius.com/v1", keyEnv: "NEBIUS_API_KEY" },
-  poe: { provider: "openai-compatible", defaultModel: "default", baseUrl: "https://api.poe.com/v1", keyEnv: "POE_API_KEY" },
-  qwen: { provider: "openai-compatible", defaultModel: "qwen-plus", baseUrl: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", keyEnv: "DASHSCOPE_API_KEY" },
+  zai: { provider: "openai-compatible", defaultModel: "glm-4.5", ...HOSTED_SERVICES.zai },
+  cerebras: { provider: "openai-compatible", defaultModel: "llama-3.3-70b", ...HOSTED_SERVICES.cerebras },
+  together: { provider: "openai-compatible", defaultModel: "default", ...HOSTED_SERVICES.together },
+  fireworks: { provider: "openai-compatible", defaultModel: "default", ...HOSTED_SERVICES.fireworks },
+  groq: { provider: "openai-compatible", defaultModel: "default", ...HOSTED_SERVICES.groq },
+  openrouter: { provider: "openai-compatible", defaultModel: "default", ...HOSTED_SERVICES.openrouter },
+  moonshot: { provider: "openai-compatible", defaultModel: "default", ...HOSTED_SERVICES.moonshot },
+  nebius: { provider: "openai-compatible", defaultModel: "default", ...HOSTED_SERVICES.nebius },
+  poe: { provider: "openai-compatible", defaultModel: "default", ...HOSTED_SERVICES.poe },
+  qwen: { provider: "openai-compatible", defaultModel: "qwen-plus", ...HOSTED_SERVICES.qwen },
 };
 
 /**
@@ -117,17 +125,28 @@ function plainDocument(doc: Document): unknown {
 
 export interface ImportedConfig {
   task: string;
+  /** The file's `team_id`: the key to its agents' knowledge vaults, shared with every import that names it. */
+  teamId: string | null;
   agents: PersonaTemplate[];
   settings: RoomSettingsPatch;
   /** Keys accepted but not used, as paths (`agents[0].backend.cwd`). */
   ignored: string[];
-  /** Things worth knowing (defaults filled in, offline models). */
+  /** Things worth knowing (defaults filled in, offline models, keys not sent). */
   notes: string[];
+  /**
+   * Host names of endpoints only an admin's import may name, with where the file names them:
+   * each must resolve to public addresses only (see `hostAddressRefusal`).
+   */
+  hostsToResolve: { hostname: string; key: string; line: number | null }[];
 }
 
 export interface ImportOptions {
   /** Run every agent on the offline script model instead of its configured backend. */
   offline?: boolean;
+  /** An admin imports: agents may name endpoints that are not listed (but not private ones). */
+  admin?: boolean;
+  /** The settings that list the key variables and endpoints agents may name. */
+  env?: Env;
 }
 
 type Path = (string | number)[];
@@ -154,9 +173,7 @@ class Reader {
   }
 
   fail(path: Path, message: string): never {
-    const line = this.line(path);
-    const key = pathName(path);
-    throw new ConfigImportError(`${key}${line ? ` (line ${line})` : ""}: ${message}`, key, line);
+    throw ConfigImportError.at(pathName(path), this.line(path), message);
   }
 
   value(path: Path): unknown {
@@ -248,49 +265,70 @@ const GENERATION_KEYS = (Object.keys(SETTING_READERS) as GenerationSetting[]).ma
 
 const SETTINGS_KEYS = ["base_url", "api_key", "api_key_env", ...GENERATION_KEYS.map((entry) => entry.key)];
 
+/** What reading one agent's model options adds to the result, and the rules it reads them under. */
+interface Findings {
+  notes: string[];
+  ignored: string[];
+  hostsToResolve: ImportedConfig["hostsToResolve"];
+  admin: boolean;
+  env: Env;
+}
+
 /**
  * An agent's endpoint, key variable and generation settings, from its backend's keys (each
  * read from the first of `places` that has it) and the backend's defaults. A setting its
- * provider does not take is listed as ignored, with a note saying why.
+ * provider does not take is listed as ignored, with a note saying why. An endpoint or key
+ * variable the server does not let imported teams name is refused (see agent-endpoint.ts).
  */
-function readModelOptions(
-  reader: Reader,
-  places: Path[],
-  backend: string,
-  provider: Provider,
-  found: { notes: string[]; ignored: string[] },
-): ModelOptions {
-  const { notes } = found;
+function readModelOptions(reader: Reader, places: Path[], backend: string, provider: Provider, found: Findings): ModelOptions {
+  const { notes, env } = found;
   const where = (key: string): Path => {
     const place = places.find((candidate) => reader.value([...candidate, key]) !== undefined && reader.value([...candidate, key]) !== null);
     return [...(place ?? places[0]!), key];
   };
   const options: ModelOptions = {};
   const known = ownValue(BACKEND_PROVIDERS, backend);
-  const baseUrl = reader.optionalString(where("base_url"));
+  const endpointAt = where("base_url");
+  const baseUrl = reader.optionalString(endpointAt);
   if (baseUrl !== undefined) {
-    let url: URL | null = null;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      url = null;
-    }
-    if (!url || !["http:", "https:"].includes(url.protocol)) reader.fail(where("base_url"), `must be an http(s) address, not ${JSON.stringify(baseUrl)}`);
-    options.baseUrl = baseUrl.replace(/\/+$/, "");
+    const endpoint = normalizeEndpoint(baseUrl);
+    if ("error" in endpoint) reader.fail(endpointAt, endpoint.error);
+    options.baseUrl = endpoint.url;
+    checkEndpoint(reader, endpointAt, provider, endpoint.url, found);
   } else if (known?.baseUrl) {
     options.baseUrl = known.baseUrl;
   }
-  const keyEnv = reader.optionalString(where("api_key_env"));
-  const key = reader.optionalString(where("api_key"));
+
+  const keyEnvAt = where("api_key_env");
+  const keyAt = where("api_key");
+  const keyEnv = reader.optionalString(keyEnvAt);
+  const key = reader.optionalString(keyAt);
+  let named: { name: string; at: Path } | null = null;
   if (keyEnv !== undefined) {
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) reader.fail(where("api_key_env"), "must name an environment variable, such as GROQ_API_KEY");
-    options.apiKeyEnv = keyEnv;
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) reader.fail(keyEnvAt, "must name an environment variable, such as GROQ_API_KEY");
+    named = { name: keyEnv, at: keyEnvAt };
   } else if (key !== undefined) {
-    const named = key.match(ENV_REFERENCE);
-    if (named) options.apiKeyEnv = named[1]!;
-    else notes.push(`${pathName(where("api_key"))}: a key written in the file is not used; name the environment variable that holds it with api_key_env.`);
+    const reference = key.match(ENV_REFERENCE);
+    if (reference) named = { name: reference[1]!, at: keyAt };
+    else notes.push(`${pathName(keyAt)}: a key written in the file is not used; name the environment variable that holds it with api_key_env.`);
   }
-  if (!options.apiKeyEnv && known?.keyEnv && (provider === "openai-compatible" && options.baseUrl === known.baseUrl)) options.apiKeyEnv = known.keyEnv;
+  const atServer = callsServerEndpoint(provider, options, env);
+  if (named && !(atServer && named.name === serverKeyVariable(provider))) {
+    // The server's own key at the server's own endpoint is what the agent gets without naming it.
+    const refusal = keyVariableRefusal(named.name, options.baseUrl, env);
+    if (refusal) reader.fail(named.at, refusal);
+    options.apiKeyEnv = named.name;
+  } else if (!named && known?.keyEnv && sameEndpoint(options.baseUrl, known.baseUrl)) {
+    options.apiKeyEnv = known.keyEnv;
+  }
+  if (!options.apiKeyEnv && !atServer) {
+    notes.push(
+      `${pathName(endpointAt)}: the server's ${serverKeyVariable(provider)} is never sent to an endpoint a file names; ` +
+        (provider === "openai-compatible"
+          ? `this agent calls ${options.baseUrl} without a key.`
+          : "this agent cannot run until its file names a key variable (api_key_env) the server allows."),
+    );
+  }
 
   const unsupported: string[] = [];
   for (const { key: name, setting, read } of GENERATION_KEYS) {
@@ -308,6 +346,25 @@ function readModelOptions(
     notes.push(`${pathName(places[0]!)}: ${provider} models do not take ${unsupported.join(", ")}; ${unsupported.length === 1 ? "it is" : "they are"} ignored.`);
   }
   return options;
+}
+
+/**
+ * Refuses an endpoint an imported agent may not name: one on a loopback, link-local or private
+ * address that is not listed, or, unless an admin imports, any endpoint that is neither listed
+ * nor a known service's nor the server's own. The names an admin's import reaches are looked up
+ * before the room is made.
+ */
+function checkEndpoint(reader: Reader, at: Path, provider: Provider, url: string, found: Findings): void {
+  const standing = endpointStanding(provider, url, found.env);
+  if (standing === "private") {
+    reader.fail(at, `${url} is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`);
+  }
+  if (standing !== "other") return;
+  if (!found.admin) {
+    reader.fail(at, `${url} is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.`);
+  }
+  const hostname = new URL(url).hostname;
+  if (!found.hostsToResolve.some((host) => host.hostname === hostname)) found.hostsToResolve.push({ hostname, key: pathName(at), line: reader.line(at) });
 }
 
 function resolvePath(value: unknown, path: Path): unknown {
@@ -343,6 +400,9 @@ function unusedFrameworkKeys(reader: Reader, backend: Path, framework: NonNullab
   return [...unused, ...framework.fallbacks.map(pathName)];
 }
 
+/** A team's id in its file: long enough not to be guessed or hit by chance. */
+const TEAM_ID = /^[A-Za-z0-9_-]{16,128}$/;
+
 /** `${NAME}` or `$NAME`: a key named by an environment variable. */
 const ENV_REFERENCE = /^\$\{?([A-Z_][A-Z0-9_]*)\}?$/;
 const HANDLED_COORDINATION_KEYS = new Set([
@@ -372,6 +432,8 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
 
   const ignored: string[] = [];
   const notes: string[] = [];
+  const hostsToResolve: ImportedConfig["hostsToResolve"] = [];
+  const { admin = false, env = getEnv() } = options;
   const top = reader.keys([]);
   const agentsPath: Path = top.includes("agents") ? ["agents"] : top.includes("agent") ? ["agent"] : ["agents"];
   if (!top.includes("agents") && !top.includes("agent")) reader.fail(["agents"], "is required: list the agents to import");
@@ -443,7 +505,7 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       }
     }
     const settingsAt = framework ? framework.settingsAt : [[...at, "backend"]];
-    const modelOptions = options.offline ? {} : readModelOptions(reader, settingsAt, normalized, provider, { notes, ignored });
+    const modelOptions = options.offline ? {} : readModelOptions(reader, settingsAt, normalized, provider, { notes, ignored, hostsToResolve, admin, env });
     const persona = personaKey(id, taken);
     const spec = options.offline ? `script:${persona}` : `${provider}:${model}`;
     agents.push({
@@ -492,7 +554,11 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
   const task = reader.optionalString(["task"]) ?? "";
   if (task.length > 4000) reader.fail(["task"], "is longer than 4000 characters");
   if (task) settings.task = task;
-  for (const key of top) if (!["agents", "agent", "orchestrator", "task"].includes(key)) ignored.push(key);
+  const teamId = reader.optionalString(["team_id"]) ?? null;
+  if (teamId !== null && !TEAM_ID.test(teamId)) {
+    reader.fail(["team_id"], "must be 16 to 128 letters, digits, - or _. It is the key to the team's knowledge vaults: anyone who knows it shares them.");
+  }
+  for (const key of top) if (!["agents", "agent", "orchestrator", "task", "team_id"].includes(key)) ignored.push(key);
 
-  return { task, agents, settings, ignored, notes };
+  return { task, teamId, agents, settings, ignored, notes, hostsToResolve };
 }

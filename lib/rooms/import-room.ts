@@ -1,9 +1,14 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/db";
+import { randomToken } from "@/lib/auth/tokens";
+import { type Env, getEnv } from "@/lib/env";
+import { type AddressLookup, agentKeyVariable, hostAddressRefusal } from "@/lib/models/agent-endpoint";
 import { generationSettings } from "@/lib/models/generation-settings";
+import { parseModelSpec } from "@/lib/models/registry";
 import { LIMITS } from "@/lib/protocol";
 import { createRoom } from "./create-room";
-import { parseRoomConfig } from "./import-config";
+import { ConfigImportError, parseRoomConfig } from "./import-config";
 
 export const IMPORTED_TEMPLATE = "imported";
 
@@ -16,10 +21,37 @@ export const importRoomInputSchema = z.strictObject({
 });
 export type ImportRoomInput = z.input<typeof importRoomInputSchema>;
 
-/** Creates a room from a multi-agent configuration file; reports what it ignored. */
-export async function importRoom(db: Db, input: ImportRoomInput) {
+export interface ImportRoomOptions {
+  /** An admin imports: agents may name endpoints that are not listed (never private ones). */
+  admin?: boolean;
+  env?: Env;
+  /** Resolves the host names of endpoints an admin's import names (the system's resolver). */
+  lookup?: AddressLookup;
+  /** A fresh team id, for a file that names none. */
+  newTeamId?: () => string;
+}
+
+/**
+ * Where an imported team's agents keep their knowledge: a namespace made from the team's id.
+ * The id is the secret; the namespace, which shows in every identity, gives it away to nobody.
+ */
+export function teamNamespace(teamId: string): string {
+  return createHash("sha256").update(`parley-team:${teamId}`).digest("hex").slice(0, 32);
+}
+
+/**
+ * Creates a room from a multi-agent configuration file; reports what it ignored. Its agents'
+ * knowledge vaults belong to the file's `team_id`, or to a team id made for this import alone.
+ */
+export async function importRoom(db: Db, input: ImportRoomInput, options: ImportRoomOptions = {}) {
   const parsed = importRoomInputSchema.parse(input);
-  const config = parseRoomConfig(parsed.yaml, { offline: parsed.offline });
+  const env = options.env ?? getEnv();
+  const config = parseRoomConfig(parsed.yaml, { offline: parsed.offline, admin: options.admin ?? false, env });
+  for (const host of config.hostsToResolve) {
+    const refusal = await hostAddressRefusal(host.hostname, options.lookup);
+    if (refusal) throw ConfigImportError.at(host.key, host.line, `${refusal}; list the endpoint in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`);
+  }
+  const teamId = config.teamId ?? (options.newTeamId ?? (() => randomToken(18)))();
   const firstLine = config.task
     .split("\n")
     .map((line) => line.trim())
@@ -30,11 +62,28 @@ export async function importRoom(db: Db, input: ImportRoomInput) {
     .trim();
   const title =
     parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || fromFile?.slice(0, LIMITS.roomTitle) || `Imported team of ${config.agents.length}`;
-  const { room, agents } = await createRoom(db, { title, template: IMPORTED_TEMPLATE }, { agents: config.agents, settings: config.settings });
-  // Each agent with the generation settings it runs with, for the result to show.
-  const withSettings = agents.map((agent) => ({
-    ...agent,
-    generation: generationSettings(config.agents.find((imported) => imported.persona === agent.persona)?.modelOptions ?? {}),
-  }));
-  return { room, agents: withSettings, ignored: config.ignored, notes: config.notes, settings: config.settings };
+  const { room, agents } = await createRoom(
+    db,
+    { title, template: IMPORTED_TEMPLATE },
+    { agents: config.agents, settings: config.settings, identityPrefix: `${IMPORTED_TEMPLATE}/${teamNamespace(teamId)}` },
+  );
+  // Each agent with the generation settings it runs with and the key its calls carry, for the result to show.
+  const withSettings = agents.map((agent) => {
+    const modelOptions = config.agents.find((imported) => imported.persona === agent.persona)?.modelOptions ?? {};
+    const spec = parseModelSpec(agent.model);
+    const provider = "error" in spec ? "script" : spec.provider;
+    return {
+      ...agent,
+      generation: generationSettings(modelOptions),
+      key: provider === "script" ? null : agentKeyVariable(provider, modelOptions, env),
+    };
+  });
+  return {
+    room,
+    agents: withSettings,
+    team: { id: teamId, fromFile: config.teamId !== null },
+    ignored: config.ignored,
+    notes: config.notes,
+    settings: config.settings,
+  };
 }

@@ -1,5 +1,6 @@
 // POST /api/rooms/import — create a room from a multi-agent configuration file (YAML)
-// (anyone, or admins only: see docs/behaviour/limits.md; rate-limited per client address)
+// (anyone, or admins only: see docs/behaviour/limits.md; rate-limited per client address). Only an
+// admin's import may name endpoints the server does not list (docs/behaviour/importing-teams.md).
 import { limitPerAddress } from "@/lib/http/rate-limited";
 import { readJsonBody, respond } from "@/lib/http/request";
 import { isAdminRequest } from "@/lib/http/room-access";
@@ -13,14 +14,16 @@ export const dynamic = "force-dynamic";
 export async function POST(request: Request) {
   return respond(async () => {
     const { database } = await getRuntime();
-    assertMayCreateRooms(isAdminRequest(request), "import teams");
+    const admin = isAdminRequest(request);
+    assertMayCreateRooms(admin, "import teams");
     await limitPerAddress(database.db, request, "imports");
     const input = await readJsonBody(request, importRoomInputSchema, 300 * 1024);
-    const { room, agents, ignored, notes, settings } = await importRoom(database.db, input);
+    const { room, agents, team, ignored, notes, settings } = await importRoom(database.db, input, { admin });
     return Response.json(
       {
         room: { id: room.id, title: room.title, template: room.template },
         agents,
+        team,
         settings,
         ignored,
         notes,
