@@ -2,6 +2,8 @@
 // schema it claims to follow, so a fixture can never drift from what the server sends; the
 // rows at the end are typed by their tables.
 import type { Agent, Run, Seat } from "@/db/schema";
+import type { RoomSnapshot } from "@/lib/rooms/get-room-snapshot";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import {
   type AgentDto,
   type BoardEntryDto,
@@ -181,6 +183,31 @@ export function storedEvent<T extends StoredEventType>(type: T, payload: Payload
     type,
     payload,
   }) as StoredEventOf<T>;
+}
+
+/** An empty room's snapshot (a Creative canvas at sequence 1), with `overrides`. */
+export function roomSnapshot(overrides: Partial<RoomSnapshot> = {}): RoomSnapshot {
+  const lastSeq = overrides.lastSeq ?? 1;
+  return {
+    room: { id: "r", title: "T", template: "creative-canvas", lastSeq, createdAt: FIXTURE_TIME, lastActivityAt: FIXTURE_TIME },
+    settings: DEFAULT_ROOM_SETTINGS,
+    agents: [],
+    turnOrder: [],
+    lastScheduledAt: null,
+    lastRunAt: {},
+    nodes: [],
+    edges: [],
+    runs: [],
+    board: [],
+    findings: [],
+    pendingCommands: [],
+    broadcasts: [],
+    broadcastResponses: [],
+    brainstorm: null,
+    recentEvents: [],
+    lastSeq,
+    ...overrides,
+  };
 }
 
 /** A seat's row, as the database holds it. */

@@ -19,7 +19,7 @@ import type {
 import { isStoredEvent } from "@/lib/protocol";
 import { whoseTurn } from "@/lib/agents/whose-turn";
 import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
-import type { BrainstormDto, DialogueDto, DialogueMessageDto, LimitName, PayloadOf, RoomBudgetDto } from "@/lib/protocol";
+import type { BrainstormDto, BuildReviewDto, DialogueThreadDto, LimitName, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
@@ -50,21 +50,9 @@ export interface StreamInfo {
   seatId: string | null;
 }
 
-export interface DialogueThreadState {
-  dialogue: DialogueDto;
-  messages: (DialogueMessageDto & { at: string })[];
-  closed: (PayloadOf<"dialogue.closed"> & { at: string }) | null;
-}
+export type DialogueThreadState = DialogueThreadDto;
 
-export interface ReviewState {
-  id: string;
-  task: string;
-  maxRounds: number;
-  round: number;
-  version: number;
-  verdict: PayloadOf<"review.verdict"> | null;
-  closed: PayloadOf<"review.closed"> | null;
-}
+export type ReviewState = BuildReviewDto;
 
 /** Everything the room page shows, kept current by the live event stream. */
 export interface RoomState {
@@ -121,7 +109,7 @@ export type RoomSnapshotLike = RoomSnapshot;
 
 export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomState {
   const state = initialFromSnapshot(snapshot, seat);
-  // Threads and reviews are rebuilt from the recent events the snapshot carries.
+  // Finished threads and reviews the feed still shows are rebuilt from its recent events…
   let threads: Partial<RoomState> = {};
   for (const event of snapshot.recentEvents) {
     if (event.type.startsWith("dialogue.") || event.type.startsWith("review.")) {
@@ -129,7 +117,17 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
       threads = { ...threads, ...reduce({ ...state, ...threads }, event) };
     }
   }
-  return { ...state, ...threads };
+  // …and those under way, and the latest review, come from the snapshot's tables, however long
+  // ago they started: they stand as of `lastSeq`, and the live stream carries on from there.
+  const current = snapshot.reviews ?? [];
+  const shown = Object.values(threads.reviews ?? {}).filter((review) => !current.some((latest) => latest.id === review.id));
+  return {
+    ...state,
+    ...threads,
+    // The latest review last, as the panel reads it.
+    reviews: Object.fromEntries([...shown, ...current].map((review) => [review.id, review])),
+    dialogues: { ...threads.dialogues, ...Object.fromEntries((snapshot.dialogues ?? []).map((thread) => [thread.dialogue.id, thread])) },
+  };
 }
 
 function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomState {

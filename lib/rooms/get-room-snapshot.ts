@@ -15,12 +15,14 @@ import type {
   BoardEntryDto,
   BroadcastDto,
   BroadcastResponseDto,
+  BuildReviewDto,
   CanvasEdgeDto,
   CanvasNodeDto,
   CodeNodeDto,
   RoomBudgetDto,
   RoomSummaryDto,
   CommandDto,
+  DialogueThreadDto,
   RunDto,
   StoredEvent,
 } from "@/lib/protocol";
@@ -29,6 +31,8 @@ import { findRoom, listAgentRows } from "./list-rooms";
 import { type RoomSettings, parseRoomSettings } from "./room-settings";
 import { templateTurnOrder } from "./templates";
 import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
+import { reviewsInView } from "@/lib/build-review/review-dto";
+import { openDialogueThreads } from "@/lib/dialogue/dialogue-dto";
 import { readRoomBudget } from "@/lib/limits/budget";
 
 /** A participant's message still waiting for its agent. */
@@ -65,6 +69,10 @@ export interface RoomSnapshot {
   lastSeq: number;
   /** The room's build review code nodes: the code version each shows, and its language. */
   codeNodes?: CodeNodeDto[];
+  /** Build reviews under way and the latest one, oldest first, from their table (not the recent events). */
+  reviews?: BuildReviewDto[];
+  /** Dialogues under way, with their messages so far, from their table (not the recent events). */
+  dialogues?: DialogueThreadDto[];
   /** What the room may still spend today; null when no budget applies (docs/behaviour/limits.md). */
   budget?: RoomBudgetDto | null;
 }
@@ -178,6 +186,8 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         lastRunAt: Object.fromEntries(Object.entries(lastRuns).map(([agentId, at]) => [agentId, new Date(at).toISOString()])),
         lastSeq: room.lastSeq,
         codeNodes: codeRows.map((row) => ({ ...row, nodeId: row.nodeId! })),
+        reviews: await reviewsInView(tx, roomId),
+        dialogues: await openDialogueThreads(tx, roomId),
         budget: await readRoomBudget(tx, roomId, parseRoomSettings(room.settings), now),
       };
     },
