@@ -20,7 +20,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { type Box, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { layoutLinks } from "@/lib/canvas/edge-labels";
-import { tidyLayout, topLeft } from "@/lib/canvas/tidy-layout";
+import type { TidyResult } from "@/lib/canvas/tidy-canvas";
+import { planTidy, tidyLayout, tidyNotice } from "@/lib/canvas/tidy-layout";
 import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
@@ -182,16 +183,24 @@ export function RoomCanvas({ onError }: CanvasProps) {
   };
 
   const [tidying, setTidying] = useState(false);
+  const [tidyMessage, setTidyMessage] = useState<string | null>(null);
   const tidy = async () => {
     setTidying(true);
+    setTidyMessage(null);
     try {
+      // One tidy moves at most LIMITS.tidyNodes notes: on a bigger canvas, the newest that many.
+      const plan = planTidy(
+        [...boxes].map(([id, box]) => ({ id, box, createdAt: nodes[id]?.createdAt ?? "" })),
+        LIMITS.tidyNodes,
+      );
       const placed = await tidyLayout(
-        [...boxes].map(([id, box]) => ({ id, width: box.width, height: box.height })),
+        plan.ids.map((id) => ({ id, width: boxes.get(id)!.width, height: boxes.get(id)!.height })),
         Object.values(edges).map((edge) => ({ id: edge.id, sourceId: edge.sourceId, targetId: edge.targetId, label: edge.label })),
-        topLeft([...boxes.values()]),
+        plan.start,
       );
       const positions = [...placed].map(([nodeId, at]) => ({ nodeId, ...at }));
-      await apiWrite(`/api/rooms/${roomId}/canvas/tidy`, "POST", { positions });
+      const { gone } = await apiWrite<TidyResult>(`/api/rooms/${roomId}/canvas/tidy`, "POST", { positions });
+      setTidyMessage(tidyNotice(plan, gone.length));
       userMovedAt.current = 0;
       setTimeout(() => void fitView({ duration: 500, padding: 0.15 }), 120);
     } catch (error) {
@@ -273,6 +282,11 @@ export function RoomCanvas({ onError }: CanvasProps) {
                 >
                   {tidying ? "Tidying…" : "Tidy"}
                 </button>
+              )}
+              {tidyMessage && (
+                <span className="toolbar__notice" role="status" data-testid="tidy-notice">
+                  {tidyMessage}
+                </span>
               )}
               <label className="toolbar__field">
                 <span>New links read</span>

@@ -335,7 +335,32 @@ describe("placing and tidying notes", () => {
     expect(row).toMatchObject({ x: 400, y: 12.5, version: 2 });
   });
 
-  it("refuses a tidy naming unknown or repeated notes, or from a spectator, and moves nothing", async () => {
+  it("moves the notes that are still there when some were deleted while the layout was made, and says which were left out", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const a = (await note(roomId, cookie, { text: "A", x: 0, y: 0 })).body.node.id as string;
+    const b = (await note(roomId, cookie, { text: "B", x: 0, y: 0 })).body.node.id as string;
+    expect((await send("DELETE", `/api/rooms/${roomId}/nodes/${b}`, { cookie })).status).toBe(200);
+    const before = await lastSeq(roomId);
+    const attempt = (positions: { nodeId: string; x: number; y: number }[]) =>
+      call(tidy, { url: `/api/rooms/${roomId}/canvas/tidy`, method: "POST", params: { roomId }, cookie, body: { positions } });
+    const tidied = await attempt([
+      { nodeId: a, x: 40, y: 50 },
+      { nodeId: b, x: 400, y: 0 },
+    ]);
+    expect(tidied.status).toBe(200);
+    expect(tidied.body).toMatchObject({ positions: [{ nodeId: a, x: 40, y: 50, version: 2 }], gone: [b] });
+    expect(await lastSeq(roomId)).toBe(before + 1);
+    const [event] = await readEventsAfter(context.database.db, roomId, before);
+    expect(event).toMatchObject({ type: "canvas.tidied", payload: { positions: [{ nodeId: a, x: 40, y: 50, version: 2 }] } });
+
+    // Every note it names is gone: nothing to move, nothing written.
+    const nothing = await attempt([{ nodeId: b, x: 1, y: 1 }]);
+    expect(nothing.status).toBe(200);
+    expect(nothing.body).toMatchObject({ positions: [], gone: [b] });
+    expect(await lastSeq(roomId)).toBe(before + 1);
+  });
+
+  it("refuses a tidy naming another room's or repeated notes, or from a spectator, and moves nothing", async () => {
     const { roomId, cookie } = await seatedRoom();
     const { roomId: otherRoom, cookie: otherCookie } = await seatedRoom();
     const a = (await note(roomId, cookie, { text: "A", x: 7, y: 7 })).body.node.id as string;
@@ -344,7 +369,7 @@ describe("placing and tidying notes", () => {
     const attempt = (body: unknown, who: string | undefined = cookie) =>
       call(tidy, { url: `/api/rooms/${roomId}/canvas/tidy`, method: "POST", params: { roomId }, cookie: who, body });
     const cases: [unknown, RegExp][] = [
-      [{ positions: [{ nodeId: a, x: 1, y: 1 }, { nodeId: elsewhere, x: 1, y: 1 }] }, new RegExp(`Unknown node id\\(s\\): ${elsewhere}`)],
+      [{ positions: [{ nodeId: a, x: 1, y: 1 }, { nodeId: elsewhere, x: 1, y: 1 }] }, new RegExp(`Node id\\(s\\) of another room: ${elsewhere}`)],
       [{ positions: [{ nodeId: a, x: 1, y: 1 }, { nodeId: a, x: 2, y: 2 }] }, /Each note is placed once/],
       [{ positions: [] }, /at least one position/],
       [{ positions: Array.from({ length: LIMITS.tidyNodes + 1 }, (_, index) => ({ nodeId: `n${index}`, x: 0, y: 0 })) }, /At most 500 notes/],

@@ -63,6 +63,44 @@ export async function tidyLayout(nodes: TidyNode[], edges: TidyEdge[], start: Po
   return placed;
 }
 
+/** What a tidy lays out, and from where. */
+export interface TidyPlan {
+  /** The notes to lay out. */
+  ids: string[];
+  /** Where the layout's top-left corner goes. */
+  start: Point;
+  /** How many notes stay where they are: more than one tidy may move. */
+  leftOut: number;
+}
+
+/**
+ * Which notes a tidy lays out: every one, from the canvas's top-left corner, when there are no
+ * more than `limit` (as many as one tidy may move); otherwise the newest `limit`, laid out beside
+ * the rest — to their right, level with their top — which stay where they are, so nothing overlaps.
+ */
+export function planTidy(notes: { id: string; box: Box; createdAt: string }[], limit: number): TidyPlan {
+  if (notes.length <= limit) return { ids: notes.map((note) => note.id), start: topLeft(notes.map((note) => note.box)), leftOut: 0 };
+  const newestFirst = [...notes].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  const staying = newestFirst.slice(limit).map((note) => note.box);
+  return {
+    ids: newestFirst.slice(0, limit).map((note) => note.id),
+    start: { x: Math.max(...staying.map((box) => box.x + box.width)) + GAP.x, y: topLeft(staying).y },
+    leftOut: staying.length,
+  };
+}
+
+/** What the page says after a tidy that could not move every note, or null when it moved them all. */
+export function tidyNotice(plan: TidyPlan, gone: number): string | null {
+  const parts: string[] = [];
+  if (plan.leftOut > 0) {
+    parts.push(
+      `Tidied the newest ${plan.ids.length} of ${plan.ids.length + plan.leftOut} notes (at most ${plan.ids.length} move at once); the other ${plan.leftOut} stay where they are, and the tidied ones are beside them.`,
+    );
+  }
+  if (gone > 0) parts.push(`${gone === 1 ? "One note was" : `${gone} notes were`} deleted while the layout was made and left out.`);
+  return parts.length ? parts.join(" ") : null;
+}
+
 /** The top-left corner of the smallest box around `boxes`. */
 export function topLeft(boxes: Box[]): Point {
   if (boxes.length === 0) return { x: 0, y: 0 };
