@@ -52,29 +52,51 @@ const recordedCalls = (runId: string) =>
     .where(eq(runModelCalls.runId, runId))
     .orderBy(asc(runModelCalls.call));
 
+/** What the run's writes are seen by: its recorded calls, the room's nodes, and the run's steps and tokens. */
+interface Stored {
+  calls: number;
+  nodes: number;
+  steps: number;
+  inputTokens: number;
+}
+
+async function storedFor(runId: string): Promise<Stored> {
+  const [run] = await database.db.select({ roomId: runs.roomId, steps: runs.steps, inputTokens: runs.inputTokens }).from(runs).where(eq(runs.id, runId));
+  const nodes = await database.db.select({ id: canvasNodes.id }).from(canvasNodes).where(eq(canvasNodes.roomId, run!.roomId));
+  return { calls: (await recordedCalls(runId)).length, nodes: nodes.length, steps: run!.steps, inputTokens: run!.inputTokens };
+}
+
+/** What changed from `before` to `after`, as differences (only what changed). */
+function changed(before: Stored, after: Stored): Partial<Stored> {
+  const difference: Partial<Stored> = {};
+  for (const key of Object.keys(before) as (keyof Stored)[]) if (after[key] !== before[key]) difference[key] = after[key] - before[key];
+  return difference;
+}
+
 describe("a model call's usage", () => {
   it("is written with the first thing its step writes, in no transaction of its own", async () => {
-    const seen: { index: number; calls: number; nodes: number; inputTokens: number }[] = [];
+    // What the database holds before each transaction the run begins, and once it is done: the
+    // difference between one and the next is what a transaction stored.
+    const seen: Stored[] = [];
     const { runId } = await runSongwriter(
       [
         withUsage(toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]), 100, 50),
         withUsage(textStep("Done."), 10, 1),
       ],
-      async (index, id) => {
-        const [row] = await database.db.select({ inputTokens: runs.inputTokens }).from(runs).where(eq(runs.id, id));
-        const nodes = await database.db.select().from(canvasNodes);
-        seen.push({ index, calls: (await recordedCalls(id)).length, nodes: nodes.length, inputTokens: row!.inputTokens });
+      async (_index, id) => {
+        seen.push(await storedFor(id));
       },
     );
-    // Before each of the run's writes, what the earlier ones left: the node's write carried the
-    // first call, the first step's save nothing more, the second step's save the second call.
-    const nodesBefore = seen[0]!.nodes;
-    expect(seen).toEqual([
-      { index: 1, calls: 0, nodes: nodesBefore, inputTokens: 0 },
-      { index: 2, calls: 1, nodes: nodesBefore + 1, inputTokens: 100 },
-      { index: 3, calls: 1, nodes: nodesBefore + 1, inputTokens: 100 },
-      { index: 4, calls: 2, nodes: nodesBefore + 1, inputTokens: 110 },
-    ]);
+    seen.push(await storedFor(runId));
+    const writes = seen.slice(1).map((after, index) => changed(seen[index]!, after)).filter((write) => Object.keys(write).length > 0);
+    // The node's write carried the first call and its tokens; the second step's save carried the second call.
+    expect(writes.find((write) => write.nodes)).toEqual({ nodes: 1, calls: 1, inputTokens: 100 });
+    expect(writes.find((write) => write.calls && !write.nodes)).toMatchObject({ calls: 1, inputTokens: 10, steps: expect.any(Number) });
+    // No write stored a call (and its tokens) and nothing else.
+    for (const write of writes.filter((each) => each.calls)) {
+      expect(Object.keys(write).filter((key) => key !== "calls" && key !== "inputTokens"), JSON.stringify(write)).not.toEqual([]);
+    }
+    expect(writes.reduce((sum, write) => sum + (write.calls ?? 0), 0)).toBe(2);
     expect(await recordedCalls(runId)).toEqual([
       { call: 0, step: 0, inputTokens: 100 },
       { call: 1, step: 1, inputTokens: 10 },

@@ -5,6 +5,7 @@ import { runs } from "@/db/schema";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { startTestWorker } from "@/test/agents";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { RUNS_CHANNEL } from "./enqueue-run";
 import { startAgentRun } from "./start-agent-run";
 
 // The worker claims any room's runs, so this file keeps a database of its own.
@@ -17,12 +18,24 @@ afterAll(() => database.destroy());
 /**
  * The database as the worker sees it, with its first transaction (the first claim, which finds
  * nothing) held after it has finished until `release()`: the claim is then still in flight.
+ * `notified` resolves once the worker has been handed a notification of a queued run.
  */
 function holdingFirstClaim(source: Database) {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let held!: () => void;
   const holding = new Promise<void>((resolve) => (held = resolve));
+  let heard!: () => void;
+  const notified = new Promise<void>((resolve) => (heard = resolve));
+  const listen: Database["listen"] = (channel, onMessage, onListen) =>
+    source.listen(
+      channel,
+      (payload) => {
+        onMessage(payload);
+        if (channel === RUNS_CHANNEL) heard();
+      },
+      onListen,
+    );
   let calls = 0;
   const db = new Proxy(source.db, {
     get(target, property) {
@@ -40,7 +53,7 @@ function holdingFirstClaim(source: Database) {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { database: { ...source, db } as Database, holding, release };
+  return { database: { ...source, db, listen } as Database, holding, notified, release };
 }
 
 describe("the agent worker", () => {
@@ -53,7 +66,7 @@ describe("the agent worker", () => {
       await claiming.holding;
       const run = await startAgentRun(database.db, roomId, { agentId: agents[0]!.id }, alice);
       // The run's notification reaches the worker while its claim is still out.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await claiming.notified;
       claiming.release();
       await eventually(async () => {
         const [row] = await database.db.select({ status: runs.status }).from(runs).where(eq(runs.id, run.id));
