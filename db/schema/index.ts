@@ -11,3 +11,4 @@ export * from "./reviews";
 export * from "./brainstorms";
 export * from "./limits";
 export * from "./admin";
+export * from "./asks";

@@ -7,6 +7,7 @@ import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import type { ErrorDetails, MessageStatus, PayloadOf, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
 import { storedEventSchemas } from "@/lib/protocol";
 import { EVENTS_CHANNEL, encodeStoredNotification } from "@/lib/realtime/notification";
+import { askTallyChange } from "./ask-tally";
 import { eventFromRow } from "./event-row";
 import { type ChangeIdentity, changeFingerprint } from "./idempotency";
 import { type RoomWriteBody, inTransaction, roomWriteExecutor } from "./room-write-executor";
@@ -241,17 +242,19 @@ function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions,
     });
 
     const stored = rows.map(eventFromRow);
-    // One statement makes the deferred changes, moves the room's counter, stores the events
-    // and queues the notification (and, when pipelined, goes out with COMMIT): a write costs
-    // as few round trips as it can while the room stays locked.
+    // One statement makes the deferred changes, moves the room's counter, stores the events,
+    // adds what they ask to the room's count of who asked whom and queues the notification (and,
+    // when pipelined, goes out with COMMIT): a write costs as few round trips as it can while the
+    // room stays locked.
     const bump = tx
       .update(rooms)
       .set({ lastSeq: firstSeq + rows.length - 1, lastActivityAt: timestamp })
       .where(eq(rooms.id, roomId))
       .getSQL();
     const insert = tx.insert(events).values(rows).getSQL();
+    const tally = askTallyChange(roomId, stored);
     await finish(
-      sql`with ${changes}bumped as (${bump}), inserted as (${insert}) select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
+      sql`with ${changes}bumped as (${bump}), inserted as (${insert})${tally ? sql`, tallied as (${tally})` : sql``} select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
     );
     return { events: stored, result, duplicate: false };
   };

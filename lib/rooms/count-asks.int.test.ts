@@ -1,4 +1,9 @@
+import fs from "node:fs";
+import path from "node:path";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { migrationsFolder } from "@/db/client";
+import { events, roomAsks } from "@/db/schema";
 import { type EventDraft, SYSTEM_ACTOR, writeRoomEvents } from "@/lib/events/write-room-events";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { type AskEdge, askEdges } from "@/lib/protocol/asks";
@@ -9,6 +14,14 @@ import { createTestRoom } from "@/test/fixtures";
 import { params, useTestRuntime } from "@/test/test-runtime";
 import { GET } from "@/app/api/rooms/[roomId]/asks/route";
 import { countAsks } from "./count-asks";
+
+/** The statements of the migration that brought in the running count which count a room's history so far. */
+async function countHistory() {
+  const migration = fs.readFileSync(path.join(migrationsFolder, "0017_count_asks_as_they_happen.sql"), "utf8");
+  const statements = migration.split("--> statement-breakpoint").filter((statement) => /INSERT INTO "room_asks"/.test(statement));
+  expect(statements).toHaveLength(1);
+  for (const statement of statements) await context.database.db.execute(sql.raw(statement));
+}
 
 const context = useTestRuntime();
 
@@ -56,6 +69,10 @@ describe("countAsks", () => {
       });
     }
     await writeRoomEvents(db, roomId, async (_tx, emit) => {
+      for (const id of ["m1", "m2"]) {
+        const command = { id, agentId: painter.id, senderId: "seat-1", senderName: "Ada", text: "Paint the harbour", delivery: "queued_run" as const, runId: null, createdAt: new Date().toISOString() };
+        emit({ type: "command.sent", actor: SYSTEM_ACTOR, payload: { command } });
+      }
       emit({
         type: "dialogue.opened",
         actor: SYSTEM_ACTOR,
@@ -74,6 +91,7 @@ describe("countAsks", () => {
     expect(total("help")).toBe(numbers.filter((n) => n % 10 === 1).length);
     expect(total("question")).toBe(400 * 2 + 400);
     expect(total("dialogue")).toBe(1);
+    expect(total("command")).toBe(2);
 
     // Events written after the count are not in it: the page adds them from its feed.
     await writeRoomEvents(db, roomId, async (_tx, emit) => {
@@ -82,7 +100,53 @@ describe("countAsks", () => {
     const again = await countAsks(db, roomId);
     expect(again.through).toBe(counts.through + 1);
     expect(total("request") + 1).toBe(again.edges.filter((edge) => edge.kind === "request").reduce((sum, edge) => sum + edge.count, 0));
+
+    // The migration that brought in the running count counts a history written before it the same way.
+    await db.delete(roomAsks);
+    expect((await countAsks(db, roomId)).edges).toEqual([]);
+    await countHistory();
+    expect(sorted((await countAsks(db, roomId)).edges)).toEqual(sorted(again.edges));
   }, 60_000);
+
+  it("reads the running count the room's writes keep, not the room's history", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const db = context.database.db;
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    await writeRoomEvents(db, roomId, async (_tx, emit) => {
+      for (let index = 0; index < 3; index++) {
+        emit({
+          type: "board.posted",
+          actor: SYSTEM_ACTOR,
+          payload: { entry: boardEntryDto({ id: `ask-${index}`, kind: "request", agentId: songwriter.id, targetPersona: "scene-painter", content: { targetPersona: "scene-painter", ask: "Paint it", refNodeIds: [] } }) },
+        });
+      }
+      // A request to a persona nobody in the room has, and one to the asker's own persona: counted, drawn as nothing.
+      emit({ type: "board.posted", actor: SYSTEM_ACTOR, payload: { entry: boardEntryDto({ id: "ask-x", kind: "request", agentId: songwriter.id, targetPersona: "harbour-master", content: { targetPersona: "harbour-master", ask: "?", refNodeIds: [] } }) } });
+      emit({ type: "board.posted", actor: SYSTEM_ACTOR, payload: { entry: boardEntryDto({ id: "ask-y", kind: "request", agentId: songwriter.id, targetPersona: "songwriter", content: { targetPersona: "songwriter", ask: "?", refNodeIds: [] } }) } });
+    });
+    const stored = await db.select().from(roomAsks).where(eq(roomAsks.roomId, roomId));
+    expect(stored.map(({ asker, targetKind, target, kind, count }) => `${asker}→${targetKind}:${target} ${kind} ×${count}`).sort()).toEqual(
+      [`${songwriter.id}→persona:harbour-master request ×1`, `${songwriter.id}→persona:scene-painter request ×3`, `${songwriter.id}→persona:songwriter request ×1`].sort(),
+    );
+    // With the log gone, the count is still there: it is not read from the log.
+    await db.delete(events).where(eq(events.roomId, roomId));
+    const counts = await countAsks(db, roomId);
+    expect(counts.edges).toEqual([{ from: songwriter.id, to: painter.id, kind: "request", count: 3 }]);
+  });
+
+  it("counts nothing from a write that fails", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const db = context.database.db;
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const failing = writeRoomEvents(db, roomId, async (_tx, emit) => {
+      emit({ type: "broadcast.asked", actor: SYSTEM_ACTOR, payload: { broadcast: broadcastDto({ id: "q-lost", agentId: songwriter.id, mode: "human", targetAgentIds: [] }) } });
+      // Refused by the event's schema when it is stored: the whole write fails.
+      emit({ type: "board.posted", actor: SYSTEM_ACTOR, payload: { entry: { id: "broken" } } as never });
+    });
+    await expect(failing).rejects.toThrow();
+    expect(await db.select().from(roomAsks).where(eq(roomAsks.roomId, roomId))).toEqual([]);
+  });
 });
 
 describe("GET /api/rooms/[roomId]/asks", () => {
