@@ -176,14 +176,18 @@ export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
             {formatTokens(room.runs.inputTokens + room.runs.outputTokens)} tokens · {formatDollars(room.runs.costUsd)}
           </dd>
         </div>
-        {room.budget && (
-          <div>
-            <dt>Today (UTC)</dt>
-            <dd data-testid="room-budget">
-              {allowanceText(room.budget.daily.tokens, formatTokens, " tokens")} · {allowanceText(room.budget.daily.costUsd, formatDollars, "")}
-            </dd>
-          </div>
-        )}
+        <div>
+          <dt>Today (UTC)</dt>
+          <dd data-testid="room-budget">
+            {allowanceText(room.spend.daily.tokens, formatTokens, " tokens")} · {allowanceText(room.spend.daily.costUsd, formatDollars, "")}
+          </dd>
+        </div>
+        <div>
+          <dt>This week</dt>
+          <dd>
+            {formatTokens(room.spend.week.inputTokens + room.spend.week.outputTokens)} tokens · {formatDollars(room.spend.week.costUsd)}
+          </dd>
+        </div>
       </dl>
 
       <section>

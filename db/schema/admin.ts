@@ -26,7 +26,11 @@ export const usageHourly = pgTable(
     outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
     costUsd: doublePrecision("cost_usd").notNull().default(0),
   },
-  (table) => [primaryKey({ columns: [table.hour, table.agentId, table.model] })],
+  (table) => [
+    primaryKey({ columns: [table.hour, table.agentId, table.model] }),
+    // One room's spending today and this week, for its page.
+    index("usage_hourly_room_idx").on(table.roomId, table.hour),
+  ],
 );
 
 export type UsageHour = typeof usageHourly.$inferSelect;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { calendarStarts, toSeries } from "./read-overview";
+import { calendarStarts, dailyAllowances } from "@/lib/usage/read-spend";
+import { toSeries } from "./read-overview";
 
 const HOUR = 3_600_000;
 
@@ -12,6 +13,17 @@ describe("the overview's calendar", () => {
     // On a Monday the week starts that day; on a Sunday, six days before.
     expect(calendarStarts(new Date("2026-11-23T00:00:00.000Z")).week.toISOString()).toBe("2026-11-23T00:00:00.000Z");
     expect(calendarStarts(new Date("2026-11-29T12:00:00.000Z")).week.toISOString()).toBe("2026-11-23T00:00:00.000Z");
+  });
+});
+
+describe("today's allowances", () => {
+  it("say what a daily limit leaves, and that 0 is no limit", () => {
+    const today = { calls: 3, inputTokens: 900, outputTokens: 300, costUsd: 2.5 };
+    expect(dailyAllowances({ tokens: 1000, costUsd: 0 }, today)).toEqual({
+      tokens: { limit: 1000, used: 1200, left: 0 },
+      costUsd: { limit: null, used: 2.5, left: null },
+    });
+    expect(dailyAllowances({ tokens: 0, costUsd: 10 }, today).costUsd).toEqual({ limit: 10, used: 2.5, left: 7.5 });
   });
 });
 

@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Database } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { presence, rooms, runs, usageHourly } from "@/db/schema";
-import { type ScopeBudget, readBudgets } from "@/lib/limits/budget";
+import { type Allowance, instanceDailyLimits } from "@/lib/limits/budget";
+import { type Spend, calendarStarts, dailyAllowances, readSpend } from "@/lib/usage/read-spend";
 import { countActiveRuns } from "./admin-runs";
 
 const HOUR = 3_600_000;
@@ -25,13 +26,6 @@ export const overviewQuerySchema = z.strictObject({
 });
 export type OverviewQuery = z.infer<typeof overviewQuerySchema>;
 
-export interface Spend {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
-
 /** One line of a chart: a model, or an agent identity (the same persona across rooms). */
 export interface UsageSeries {
   key: string;
@@ -46,31 +40,12 @@ export interface Overview {
   watching: { connections: number; rooms: number };
   runs: { queued: number; running: number; failedToday: number };
   spend: { today: Spend; week: Spend };
-  /** Today's instance budgets (UTC day), as the checks before each run and step read them. */
-  budget: ScopeBudget["daily"];
+  /** Today's instance budgets (UTC day): the limits and what they leave. */
+  budget: { tokens: Allowance; costUsd: Allowance };
   /** When "today" and "this week" (from Monday) started: UTC days, as the budgets count them. */
   todayStartedAt: string;
   weekStartedAt: string;
   usage: { range: OverviewQuery["range"]; bucketMs: number; buckets: string[]; byModel: UsageSeries[]; byAgent: UsageSeries[] };
-}
-
-/** The start of the UTC day and week (from Monday) holding `now`. */
-export function calendarStarts(now: Date): { today: Date; week: Date } {
-  const midnight = Math.floor(now.getTime() / DAY) * DAY;
-  // 1970-01-01 was a Thursday: days since then, shifted so Monday is 0.
-  const weekday = (Math.floor(midnight / DAY) + 3) % 7;
-  return { today: new Date(midnight), week: new Date(midnight - weekday * DAY) };
-}
-
-const spendColumns = (since: Date) => ({
-  calls: sql<number>`coalesce(sum(${usageHourly.calls}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
-  inputTokens: sql<number>`coalesce(sum(${usageHourly.inputTokens}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
-  outputTokens: sql<number>`coalesce(sum(${usageHourly.outputTokens}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
-  costUsd: sql<number>`coalesce(sum(${usageHourly.costUsd}) filter (where ${usageHourly.hour} >= ${since.toISOString()}::timestamptz), 0)::float8`,
-});
-
-function toSpend(row: { calls: number; inputTokens: number; outputTokens: number; costUsd: number } | undefined): Spend {
-  return { calls: Number(row?.calls ?? 0), inputTokens: Number(row?.inputTokens ?? 0), outputTokens: Number(row?.outputTokens ?? 0), costUsd: Number(row?.costUsd ?? 0) };
 }
 
 interface Point {
@@ -162,21 +137,9 @@ export async function readOverview(database: Database, query: OverviewQuery, now
   for (let start = first; start <= end; start += bucketMs) buckets.push(start);
   const rangeStart = new Date(first);
 
-  const [usage, totals, roomCounts, watching, active, failed, budgets] = await Promise.all([
+  const [usage, spend, roomCounts, watching, active, failed] = await Promise.all([
     usageByBucket(database, rangeStart, bucketMs),
-    db
-      .select({
-        today: spendColumns(today).costUsd,
-        todayCalls: spendColumns(today).calls,
-        todayInput: spendColumns(today).inputTokens,
-        todayOutput: spendColumns(today).outputTokens,
-        week: spendColumns(week).costUsd,
-        weekCalls: spendColumns(week).calls,
-        weekInput: spendColumns(week).inputTokens,
-        weekOutput: spendColumns(week).outputTokens,
-      })
-      .from(usageHourly)
-      .where(gte(usageHourly.hour, week)),
+    readSpend(db, now),
     db
       .select({ total: count(), activeToday: sql<number>`(count(*) filter (where ${rooms.lastActivityAt} >= ${today.toISOString()}::timestamptz))::int` })
       .from(rooms),
@@ -189,19 +152,14 @@ export async function readOverview(database: Database, query: OverviewQuery, now
       .select({ count: count() })
       .from(runs)
       .where(and(eq(runs.status, "failed"), gte(runs.createdAt, today))),
-    readBudgets(db, { now }),
   ]);
-  const total = totals[0];
   return {
     generatedAt: now.toISOString(),
     rooms: { total: Number(roomCounts[0]?.total ?? 0), activeToday: Number(roomCounts[0]?.activeToday ?? 0) },
     watching: { connections: Number(watching[0]?.connections ?? 0), rooms: Number(watching[0]?.rooms ?? 0) },
     runs: { ...active, failedToday: Number(failed[0]?.count ?? 0) },
-    spend: {
-      today: toSpend(total && { calls: total.todayCalls, inputTokens: total.todayInput, outputTokens: total.todayOutput, costUsd: total.today }),
-      week: toSpend(total && { calls: total.weekCalls, inputTokens: total.weekInput, outputTokens: total.weekOutput, costUsd: total.week }),
-    },
-    budget: budgets.instance.daily,
+    spend,
+    budget: dailyAllowances(instanceDailyLimits(), spend.today),
     todayStartedAt: today.toISOString(),
     weekStartedAt: week.toISOString(),
     usage: {

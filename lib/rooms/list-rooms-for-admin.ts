@@ -5,7 +5,8 @@ import { agents, rooms, runs } from "@/db/schema";
 import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "@/lib/admin/cursor";
 import { getEnv } from "@/lib/env";
 import { notFound } from "@/lib/errors";
-import { type ScopeBudget, readBudgets } from "@/lib/limits/budget";
+import { type Allowance, roomDailyLimits } from "@/lib/limits/budget";
+import { type Spend, dailyAllowances, readSpend } from "@/lib/usage/read-spend";
 import type { AgentDto, RoomSummaryDto } from "@/lib/protocol";
 import { countPresence } from "@/lib/realtime/presence";
 import { roomToDto } from "./dto";
@@ -100,8 +101,8 @@ export interface AdminAgent extends AgentDto {
 
 export interface AdminRoomDetail extends Omit<AdminRoom, "agents"> {
   agents: AdminAgent[];
-  /** What the room spent today and this week (UTC) and what its own daily budgets leave. */
-  budget: ScopeBudget | null;
+  /** What the room's agents spent today and this week (UTC), and what its daily budgets leave today. */
+  spend: { today: Spend; week: Spend; daily: { tokens: Allowance; costUsd: Allowance } };
   /** Its runs by status, and what they spent. */
   runs: { queued: number; running: number; succeeded: number; failed: number; cancelled: number; inputTokens: number; outputTokens: number; costUsd: number };
 }
@@ -109,15 +110,8 @@ export interface AdminRoomDetail extends Omit<AdminRoom, "agents"> {
 /** One room for the dashboard: settings, agents with their models and system prompts, watchers, runs and spending. */
 export async function readRoomForAdmin(database: Database, roomId: string): Promise<AdminRoomDetail> {
   const db: Db = database.db;
-  const found = db
-    .select()
-    .from(rooms)
-    .where(eq(rooms.id, roomId))
-    .then(([row]) => row);
-  // The budgets need the room's settings; they are read beside the rest, not after it.
-  const budgetsRead = found.then((row) => (row ? readBudgets(db, { room: { id: roomId, settings: parseRoomSettings(row.settings) } }) : null));
-  const [room, agentRows, watching, runTotals, budgets] = await Promise.all([
-    found,
+  const [[room], agentRows, watching, runTotals, spent] = await Promise.all([
+    db.select().from(rooms).where(eq(rooms.id, roomId)),
     db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position)),
     countPresence(database, [roomId]),
     db
@@ -131,18 +125,19 @@ export async function readRoomForAdmin(database: Database, roomId: string): Prom
       .from(runs)
       .where(eq(runs.roomId, roomId))
       .groupBy(runs.status),
-    budgetsRead,
+    readSpend(db, new Date(), roomId),
   ]);
   if (!room) throw notFound("Room");
   const env = getEnv();
+  const settings = parseRoomSettings(room.settings);
   const of = (status: string) => Number(runTotals.find((row) => row.status === status)?.count ?? 0);
   const sum = (pick: (row: (typeof runTotals)[number]) => number) => runTotals.reduce((total, row) => total + Number(pick(row)), 0);
   return {
     ...roomToDto(room),
-    settings: parseRoomSettings(room.settings),
+    settings,
     watching: watching.get(roomId) ?? 0,
     activeRuns: of("queued") + of("running"),
-    budget: budgets?.room ?? null,
+    spend: { ...spent, daily: dailyAllowances(roomDailyLimits(settings, env), spent.today) },
     agents: agentRows.map((agent) => ({
       ...agentWithAvailability(agent, env),
       identity: agent.identity,

@@ -4,6 +4,7 @@ import { adminActions, agents, presence, rooms, runs } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { createNode } from "@/lib/canvas/create-node";
 import { readEventsAfter } from "@/lib/events/read-events";
+import { addUsage } from "@/lib/usage/record-usage";
 import { agentByPersona } from "@/test/agents";
 import { alice, createTestRoom } from "@/test/fixtures";
 import { call } from "@/test/http";
@@ -92,15 +93,23 @@ describe("the dashboard's room endpoints", () => {
   });
 
   it("open a room: settings, agents with their system prompts, watchers, runs by status and what they spent", async () => {
-    const { roomId } = await createTestRoom(db(), { max_steps: 7 });
+    const { roomId } = await createTestRoom(db(), { max_steps: 7, daily_cost_budget_usd: 2 });
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     await startAgentRun(db(), roomId, { agentId: songwriter.id }, alice);
+    // What the Songwriter's shadow spent today, and an agent of another room.
+    await db().execute(addUsage({ agentId: songwriter.id }, { calls: 1, inputTokens: 100, outputTokens: 20, costUsd: 0.5 }));
+    const elsewhere = await createTestRoom(db());
+    await db().execute(addUsage({ agentId: (await agentByPersona(context.database, elsewhere.roomId, "songwriter")).id }, { calls: 1, inputTokens: 7, outputTokens: 7, costUsd: 7 }));
     await db().insert(presence).values({ connectionId: crypto.randomUUID(), roomId, instanceId: "test-viewer", seatId: null, lastSeenAt: new Date() });
     const { status, body } = await get(readRoom, `/api/admin/rooms/${roomId}`, { roomId });
     expect(status).toBe(200);
     expect(body.room).toMatchObject({ id: roomId, watching: 1, activeRuns: 1, settings: { max_steps: 7 } });
     expect(body.room.runs).toMatchObject({ queued: 1, running: 0, succeeded: 0, failed: 0 });
-    expect(body.room.budget).toMatchObject({ roomId, today: { tokens: 0, costUsd: 0 }, daily: { tokens: { used: 0 } } });
+    expect(body.room.spend).toMatchObject({
+      today: { calls: 1, inputTokens: 100, outputTokens: 20, costUsd: 0.5 },
+      week: { calls: 1 },
+      daily: { costUsd: { limit: 2, used: 0.5, left: 1.5 } },
+    });
     expect(body.room.agents.find((agent: { id: string }) => agent.id === songwriter.id)).toMatchObject({
       identity: songwriter.identity,
       systemPrompt: songwriter.systemPrompt,

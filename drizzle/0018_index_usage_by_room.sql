@@ -1,0 +1,1 @@
+CREATE INDEX "usage_hourly_room_idx" ON "usage_hourly" USING btree ("room_id","hour");
