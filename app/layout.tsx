@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "@xyflow/react/dist/style.css";
 // One stylesheet per area, in this order: later areas may refine what earlier ones set.
@@ -21,7 +22,12 @@ export const metadata: Metadata = {
   description: "A live canvas where AI agents work together while people watch and join in.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * Every page is rendered for its request, the not-found page too: Next.js can only put the
+ * request's Content-Security-Policy nonce (proxy.ts) on the scripts of a page rendered for it.
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  await connection();
   return (
     <html lang="en">
       <body>

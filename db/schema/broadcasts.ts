@@ -69,11 +69,7 @@ export const broadcastResponses = pgTable(
     costUsd: doublePrecision("cost_usd").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [
-    index("broadcast_responses_broadcast_idx").on(table.broadcastId),
-    // Shadows' answers count towards the day's budgets: one range of the day's answers.
-    index("broadcast_responses_created_idx").on(table.createdAt),
-  ],
+  (table) => [index("broadcast_responses_broadcast_idx").on(table.broadcastId)],
 );
 
 /**

@@ -170,11 +170,7 @@ export const runModelCalls = pgTable(
     costUsd: doublePrecision("cost_usd").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [
-    primaryKey({ columns: [table.runId, table.attempt, table.call] }),
-    // What the instance and each room spent today: one range of the day's calls (docs/behaviour/limits.md).
-    index("run_model_calls_created_idx").on(table.createdAt),
-  ],
+  (table) => [primaryKey({ columns: [table.runId, table.attempt, table.call] })],
 );
 
 export type RunModelCall = typeof runModelCalls.$inferSelect;

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { runModelCalls, runs } from "@/db/schema";
+import { runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { PendingModelCalls } from "@/lib/agents/record-model-call";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { scheduleRoom } from "@/lib/agents/scheduler";
 import { AppError } from "@/lib/errors";
@@ -43,18 +44,13 @@ async function spend(roomId: string, usage: { tokens: number; costUsd: number; c
     prompt: "Earlier work",
     correlationId: usage.correlationId ?? `earlier-${id}`,
   });
-  const calls = usage.calls ?? 1;
-  await database.db.insert(runModelCalls).values(
-    Array.from({ length: calls }, (_, call) => ({
-      runId: id,
-      attempt: 1,
-      call,
-      step: call,
-      inputTokens: Math.floor(usage.tokens / calls),
-      outputTokens: 0,
-      costUsd: usage.costUsd / calls,
-    })),
-  );
+  // Recorded the way a run records its model calls: the calls, the run's totals, the hour's usage.
+  const calls = new PendingModelCalls(id);
+  const count = usage.calls ?? 1;
+  for (let call = 0; call < count; call++) {
+    calls.add({ attempt: 1, call, step: call, inputTokens: Math.floor(usage.tokens / count), outputTokens: 0, costUsd: usage.costUsd / count });
+  }
+  await calls.flush(database.db);
 }
 
 /** Queues a run of the room's Songwriter as another agent's request would (no budget check on the way in). */

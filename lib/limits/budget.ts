@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { broadcastResponses, runModelCalls, runs } from "@/db/schema";
+import { runModelCalls, runs, usageHourly } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { tooManyRequests } from "@/lib/errors";
 import type { LimitName, LimitReachedPayload, RoomBudgetDto } from "@/lib/protocol";
@@ -75,32 +75,23 @@ function allowance(limit: number, used: number): Allowance {
 }
 
 /**
- * What was spent since `weekStart`, and of that since `dayStart`: every model call of the
- * agents' runs and of their shadows' answers, in one room or across the instance. Each source
- * is one range of its `created_at` index.
+ * What was spent since `weekStart`, and of that since `dayStart`, in one room or across the
+ * instance: every model call of the agents' runs and of their shadows' answers, as counted hour
+ * by hour in `usage_hourly` (days and weeks start on the hour, so the hours add up exactly).
+ * Those counts outlive their rooms: deleting a room does not give the instance its budget back.
  */
 async function usageSince(db: DbOrTx, roomId: string | null, dayStart: Date, weekStart: Date): Promise<{ today: Usage; week: Usage }> {
-  const inRoom = roomId === null ? sql`true` : sql`${runs.roomId} = ${roomId}`;
-  const answersInRoom = roomId === null ? sql`true` : sql`${broadcastResponses.roomId} = ${roomId}`;
   const day = dayStart.toISOString();
-  const week = weekStart.toISOString();
+  const inRoom = roomId === null ? sql`true` : sql`${usageHourly.roomId} = ${roomId}`;
   const [row] = rowsOf<Record<"day_tokens" | "day_cost" | "week_tokens" | "week_cost", number | string | null>>(
     await db.execute(sql`
-      with spent as (
-        select c.created_at, c.input_tokens + c.output_tokens as tokens, c.cost_usd
-        from ${runModelCalls} c join ${runs} on ${runs.id} = c.run_id
-        where c.created_at >= ${week}::timestamptz and ${inRoom}
-        union all
-        select ${broadcastResponses.createdAt}, ${broadcastResponses.inputTokens} + ${broadcastResponses.outputTokens}, ${broadcastResponses.costUsd}
-        from ${broadcastResponses}
-        where ${broadcastResponses.createdAt} >= ${week}::timestamptz and ${answersInRoom}
-      )
       select
-        coalesce(sum(tokens) filter (where created_at >= ${day}::timestamptz), 0) as day_tokens,
-        coalesce(sum(cost_usd) filter (where created_at >= ${day}::timestamptz), 0) as day_cost,
-        coalesce(sum(tokens), 0) as week_tokens,
+        coalesce(sum(input_tokens + output_tokens) filter (where hour >= ${day}::timestamptz), 0) as day_tokens,
+        coalesce(sum(cost_usd) filter (where hour >= ${day}::timestamptz), 0) as day_cost,
+        coalesce(sum(input_tokens + output_tokens), 0) as week_tokens,
         coalesce(sum(cost_usd), 0) as week_cost
-      from spent`),
+      from ${usageHourly}
+      where ${usageHourly.hour} >= ${weekStart.toISOString()}::timestamptz and ${inRoom}`),
   );
   return {
     today: { tokens: Number(row?.day_tokens ?? 0), costUsd: Number(row?.day_cost ?? 0) },
