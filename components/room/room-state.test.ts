@@ -265,3 +265,26 @@ describe("nextTurn", () => {
     expect(nextTurnLabel(null, Date.parse(at(0)))).toBe("soon");
   });
 });
+
+describe("what the room may still spend today", () => {
+  const budget = { tokensLeft: 1000, tokenLimit: 5000, costLeftUsd: 0.5, costLimitUsd: 5, resetsAt: "2026-01-02T00:00:00.000Z" };
+  const withBudget = (value: RoomSnapshotLike["budget"]) => initialRoomState({ ...snapshot(), budget: value }, null);
+  const step = (seq: number, inputTokens: number, outputTokens: number, costUsd: number) =>
+    stored(seq, "run.step", { runId: "run", agentId: "a", step: 0, text: "", toolCalls: [], toolResults: [], durationMs: 10, inputTokens, outputTokens, costUsd });
+  const limit = (seq: number, name: PayloadOf<"limit.reached">["limit"]) =>
+    stored(seq, "limit.reached", { limit: name, runId: "run", agentId: "a", message: "stopped", used: 1, allowed: 1, resetsAt: null });
+
+  it("counts down as steps report their usage, never below nothing", () => {
+    expect(fold(withBudget(budget), [step(2, 300, 100, 0.2)]).budget).toMatchObject({ tokensLeft: 600, costLeftUsd: 0.3 });
+    expect(fold(withBudget(budget), [step(2, 300, 100, 0.2), step(3, 900, 0, 0.9)]).budget).toMatchObject({ tokensLeft: 0, costLeftUsd: 0 });
+  });
+
+  it("is spent once a daily budget stops the agents, and untouched by other limits", () => {
+    expect(fold(withBudget(budget), [limit(2, "repeated_tool_call")]).budget).toEqual(budget);
+    expect(fold(withBudget(budget), [limit(2, "instance_daily_cost")]).budget).toMatchObject({ costLeftUsd: 0, tokensLeft: 1000 });
+  });
+
+  it("is not shown when no budget applies", () => {
+    expect(fold(withBudget(null), [step(2, 10, 10, 0)]).budget).toBeNull();
+  });
+});
