@@ -37,6 +37,6 @@ test("the Songwriter writes, asks the Scene Painter, and both tabs watch the cha
   await expect(watcher.page.getByTestId("feed-entry").filter({ hasText: /step \d+ · [\d.]+s · [\d,]+ tok · \$0\.0000/ }).first()).toBeVisible();
 
   await watcher.fitView();
-  await watcher.page.waitForTimeout(500);
+  await watcher.viewSettled();
   await watcher.page.screenshot({ path: "test-results/screenshots/agents-collaborate.png" });
 });

@@ -73,7 +73,7 @@ export class RoomPage {
 
   async connect(sourceId: string, targetId: string) {
     await this.fitView();
-    await this.page.waitForTimeout(300);
+    await this.viewSettled();
     const source = (await this.node(sourceId).locator(".react-flow__handle-bottom").boundingBox())!;
     const target = (await this.node(targetId).locator(".react-flow__handle-top").boundingBox())!;
     await this.page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
@@ -88,6 +88,26 @@ export class RoomPage {
 
   async fitView() {
     await this.page.locator(".react-flow__controls-fitview").click();
+  }
+
+  /**
+   * Waits until the canvas's view stops moving (fitting and following new work animate it), so
+   * that what is measured or captured next stays where it is.
+   */
+  async viewSettled() {
+    const viewport = this.page.locator(".react-flow__viewport");
+    let last: string | null = null;
+    await expect
+      .poll(
+        async () => {
+          const now = await viewport.getAttribute("style");
+          const still = now !== null && now === last;
+          last = now;
+          return still;
+        },
+        { message: "the canvas's view keeps moving", intervals: [150], timeout: 10_000 },
+      )
+      .toBe(true);
   }
 }
 
