@@ -85,10 +85,12 @@ test("API answers are JSON with the security headers, and writes from another si
   expect(health.headers()["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
   expect(health.headers()["x-content-type-options"]).toBe("nosniff");
 
-  const missing = await request.get("/api/no/such/thing");
-  expect(missing.status()).toBe(404);
-  expect(missing.headers()["content-type"]).toMatch(/application\/json/);
-  expect(await missing.json()).toMatchObject({ error: { code: "not_found" } });
+  for (const path of ["/api", "/api/no/such/thing"]) {
+    const missing = await request.get(path);
+    expect(missing.status()).toBe(404);
+    expect(missing.headers()["content-type"]).toMatch(/application\/json/);
+    expect(await missing.json()).toMatchObject({ error: { code: "not_found", message: `There is no API at ${path}.` } });
+  }
 
   const wrongMethod = await request.put("/api/rooms", { data: {} });
   expect(wrongMethod.status()).toBe(405);

@@ -15,12 +15,14 @@ const env = {
   // Agents type quickly here: the tests watch what they do, not how fast.
   PARLEY_SCRIPT_PACE_MS: "15",
   PARLEY_SCRIPT_THINK_MS: "100",
-  // Every spec's browser and requests come from this one address: limits per address stay out
-  // of the way here and are tested on their own (lib/limits/rate-limits.int.test.ts).
+  // Every spec's browser and requests come from this one address, and some write hundreds of
+  // notes at once from one seat: rate limits stay out of the way here and are tested on their
+  // own (lib/limits/rate-limits.int.test.ts).
   PARLEY_ROOMS_PER_HOUR: "1000",
   PARLEY_IMPORTS_PER_HOUR: "1000",
   PARLEY_SEATS_PER_HOUR: "1000",
   PARLEY_RUN_STARTS_PER_MINUTE: "1000",
+  PARLEY_SEAT_WRITES_PER_MINUTE: "0",
   PORT: port,
 };
 delete env.DATABASE_URL;

@@ -57,7 +57,7 @@ describe("every /api route", () => {
   });
 
   it("that does not exist is a 404 in JSON", async () => {
-    const { GET, POST } = await import("@/app/api/[...path]/route");
+    const { GET, POST } = await import("@/app/api/[[...path]]/route");
     for (const handler of [GET, POST]) {
       const response = handler(new Request("http://localhost/api/no/such/thing", { method: "POST" }));
       expect(response.status).toBe(404);

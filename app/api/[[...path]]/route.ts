@@ -1,4 +1,4 @@
-// Any /api path no route serves — 404 in JSON, like every other /api answer (Next.js's own is HTML)
+// /api, or any path below it no route serves — 404 in JSON, like every other /api answer (Next.js's own is HTML)
 import { AppError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
