@@ -53,7 +53,38 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
                 </select>
               )}
               {field.kind === "text" && <textarea name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)} />}
-              {(field.kind === "number" || field.kind === "optional-number") && field.unit && <span className="muted">{field.unit}</span>}
+              {field.kind === "lines" && (
+                <textarea
+                  name={field.key}
+                  value={(settings[field.key] as string[]).join("\n")}
+                  onChange={(event) => set(field.key, event.target.value.split("\n").map((line) => line.trim()).filter(Boolean))}
+                />
+              )}
+              {field.kind === "numbers" && (
+                <span className="settings__numbers">
+                  {field.keys.map((name) => {
+                    const values = settings[field.key] as Record<string, number | undefined>;
+                    return (
+                      <label key={name} className="settings__number">
+                        <span className="muted">{name.replace(/_/g, " ")}</span>
+                        <input
+                          type="number"
+                          name={`${field.key}.${name}`}
+                          min={field.min}
+                          max={field.max}
+                          placeholder={String(field.fallback)}
+                          value={values[name] ?? ""}
+                          onChange={(event) => {
+                            const { [name]: _old, ...rest } = values;
+                            set(field.key, event.target.value === "" ? rest : { ...rest, [name]: Number(event.target.value) });
+                          }}
+                        />
+                      </label>
+                    );
+                  })}
+                </span>
+              )}
+              {(field.kind === "number" || field.kind === "optional-number" || field.kind === "numbers") && field.unit && <span className="muted">{field.unit}</span>}
             </label>
           ))}
         </fieldset>
