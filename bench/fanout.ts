@@ -8,6 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { startNext } from "../scripts/next-start.mjs";
+import { BENCH_SERVER_ENV } from "./support/bench-env";
 import { freshPostgres } from "./support/local-postgres";
 import { cpuMilliseconds, residentBytes } from "./support/process-stats";
 import { type SseClient, connectSse } from "./support/sse-client";
@@ -207,7 +208,7 @@ async function main() {
     const server = startNext({
       port,
       nodeArgs: process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean),
-      env: { ...process.env, DATABASE_URL: database.url, PARLEY_WORKER: "0", PARLEY_DEMO_ROOM: "0" },
+      env: { ...process.env, ...BENCH_SERVER_ENV, DATABASE_URL: database.url, PARLEY_WORKER: "0", PARLEY_DEMO_ROOM: "0" },
       stdio: ["ignore", "ignore", "inherit"],
     });
     children.push(server);

@@ -11,6 +11,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { startNext } from "../scripts/next-start.mjs";
 import { startChatStandIn } from "./support/chat-stand-in";
+import { BENCH_SERVER_ENV } from "./support/bench-env";
 import { freshPostgres } from "./support/local-postgres";
 import { connectSse } from "./support/sse-client";
 import { args, percentile, round } from "./support/stats";
@@ -78,6 +79,7 @@ async function main() {
         port,
         env: {
           ...process.env,
+          ...BENCH_SERVER_ENV,
           DATABASE_URL: database.url,
           PARLEY_DEMO_ROOM: "0",
           OPENAI_COMPATIBLE_BASE_URL: standIn.baseURL,

@@ -106,6 +106,12 @@ test("API answers are JSON with the security headers, and writes from another si
   expect(await forged.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringMatching(/not from https:\/\/evil.example/) } });
   const own = await request.post(`/api/rooms/${roomId}/seat`, { headers: { origin: baseURL! }, data: { displayName: "Ada" } });
   expect(own.status()).toBe(201);
+  // The live path's canvas writes refuse another site's too (they check it themselves).
+  const forgedNote = await request.post(`/api/rooms/${roomId}/nodes`, { headers: { origin: "https://evil.example" }, data: { text: "x", x: 0, y: 0 } });
+  expect(forgedNote.status()).toBe(403);
+  expect(await forgedNote.json()).toMatchObject({ error: { code: "forbidden" } });
+  const ownNote = await request.post(`/api/rooms/${roomId}/nodes`, { headers: { origin: baseURL! }, data: { text: "x", x: 0, y: 0 } });
+  expect(ownNote.status()).toBe(201);
 
   // The room's event stream is still the Pages route, not the catch-all.
   const stream = await fetch(`${baseURL}/api/rooms/${roomId}/events`, { signal: AbortSignal.timeout(3000) });

@@ -180,6 +180,12 @@ describe("canvas routes", () => {
     expect(nulInPath.status).toBe(400);
     const nulRoom = await send("POST", "/api/rooms/%00/nodes", { cookie, body: { text: "x", x: 0, y: 0 } });
     expect(nulRoom.status).toBe(400);
+    // A write another site's page makes with the participant's cookie is refused.
+    const forged = await note(roomId, cookie, { text: "x", x: 0, y: 0 }, { origin: "https://evil.example" });
+    expect(forged.status).toBe(403);
+    expect(forged.body.error.message).toMatch(/not from https:\/\/evil.example/);
+    const crossSite = await send("DELETE", `/api/rooms/${roomId}/nodes/${nodeId}`, { cookie, headers: { "sec-fetch-site": "cross-site" } });
+    expect(crossSite.status).toBe(403);
     expect(await lastSeq(roomId)).toBe(afterCreate);
   });
 

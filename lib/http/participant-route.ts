@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { Seat } from "@/db/schema";
 import { seatActor } from "@/lib/auth/seats";
-import { AppError, payloadTooLarge } from "@/lib/errors";
+import { AppError, forbidden, payloadTooLarge } from "@/lib/errors";
+import { crossOriginRefusal } from "./security";
 import { enforceRate } from "@/lib/limits/rate-limit";
 import { LIMITS } from "@/lib/protocol";
 import type { Runtime } from "@/lib/runtime";
@@ -116,6 +117,16 @@ function sendJson(response: ServerResponse, answer: JsonAnswer): void {
 }
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** A Node.js request's headers read as a web request's are. */
+function nodeHeaders(request: IncomingMessage): Pick<Headers, "get"> {
+  return {
+    get: (name: string) => {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(", ") : (value ?? null);
+    },
+  };
+}
 /** A Pages API request as the routes read it: Next.js fills `query` with the path's segments. */
 type PagesRequest = IncomingMessage & { query: Partial<Record<string, string | string[]>> };
 
@@ -135,6 +146,9 @@ export function pagesRoutes<P extends { roomId: string }>(
       if (!route) {
         throw new AppError(405, "method_not_allowed", `${request.method} is not allowed here; use ${allowed}.`);
       }
+      // The live path skips proxy.ts (see its matcher): it refuses other sites' writes here.
+      const refusal = crossOriginRefusal(request.method ?? "GET", nodeHeaders(request));
+      if (refusal) throw forbidden(refusal);
       const params = Object.fromEntries(Object.entries(request.query).map(([name, value]) => [name, String(value)])) as P;
       const header = request.headers["idempotency-key"];
       answer = await handleWith(route, params, request.headers.cookie, Array.isArray(header) ? header[0] : header, async (schema) =>

@@ -34,7 +34,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * client reached it (`Host`, or `X-Forwarded-Host` from a trusted proxy). Requests from outside
  * a browser carry neither and are not a cross-site forgery; SameSite cookies stay the first line.
  */
-export function crossOriginRefusal(method: string, headers: Headers, env: Env = getEnv()): string | null {
+export function crossOriginRefusal(method: string, headers: Pick<Headers, "get">, env: Env = getEnv()): string | null {
   if (SAFE_METHODS.has(method.toUpperCase())) return null;
   const origin = headers.get("origin");
   if (origin) {
