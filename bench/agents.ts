@@ -3,7 +3,7 @@
 // outside the model), on PGlite and on PostgreSQL, beside the same persona runs driven
 // in memory with no queue and no database. Ends with one line of JSON.
 // Usage: npm run bench:agents [-- --rooms=6 --workers=2]
-import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
 import { isStepCount, streamText, tool } from "ai";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -23,6 +23,7 @@ import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
 import { freshPostgres } from "./support/local-postgres";
 import { args, percentile, round } from "./support/stats";
+import { timedModel } from "./support/timed-model";
 
 const options = args();
 const ROOMS = Number(options.rooms ?? 6);
@@ -34,34 +35,10 @@ const COMMANDS = Number(options.commands ?? 30);
 
 /** Times every model call from its start to the end of its stream. */
 function timed(inner: LanguageModelV4, spent: { ms: number; calls: number }): LanguageModelV4 {
-  return {
-    specificationVersion: "v4",
-    provider: inner.provider,
-    modelId: inner.modelId,
-    supportedUrls: inner.supportedUrls,
-    doGenerate: async (callOptions) => {
-      const started = performance.now();
-      try {
-        return await inner.doGenerate(callOptions);
-      } finally {
-        spent.ms += performance.now() - started;
-        spent.calls += 1;
-      }
-    },
-    doStream: async (callOptions) => {
-      const started = performance.now();
-      const result = await inner.doStream(callOptions);
-      const stream = result.stream.pipeThrough(
-        new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
-          flush() {
-            spent.ms += performance.now() - started;
-            spent.calls += 1;
-          },
-        }),
-      );
-      return { ...result, stream };
-    },
-  };
+  return timedModel(inner, (start, end) => {
+    spent.ms += end - start;
+    spent.calls += 1;
+  });
 }
 
 const persona = (key: string) => CREATIVE_CANVAS.agents.find((agent) => agent.persona === key)!;

@@ -4,7 +4,7 @@
 // prompts, tools, writes, moving stages on). The gate is approved the moment it opens; the
 // time it waits is not counted. Ends with one line of JSON.
 // Usage: npm run bench:brainstorm [-- --think=250 --problem="How might we …"]
-import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { eq } from "drizzle-orm";
 import { type Database, migrateDatabase, openPglite, openPostgres } from "@/db/client";
 import { type Brainstorm, brainstorms } from "@/db/schema";
@@ -18,6 +18,7 @@ import { RoomBus } from "@/lib/realtime/bus";
 import { createRoom } from "@/lib/rooms/create-room";
 import { freshPostgres } from "./support/local-postgres";
 import { args, round } from "./support/stats";
+import { timedModel } from "./support/timed-model";
 
 const options = args();
 /** How long each scripted model call thinks before answering, standing in for a fast real model. */
@@ -35,30 +36,7 @@ interface Interval {
 
 /** Records when every model call of a persona starts and when its stream ends. */
 function timed(inner: LanguageModelV4, stage: StageKey, calls: Interval[]): LanguageModelV4 {
-  return {
-    specificationVersion: "v4",
-    provider: inner.provider,
-    modelId: inner.modelId,
-    supportedUrls: inner.supportedUrls,
-    doGenerate: async (callOptions) => {
-      const start = performance.now();
-      try {
-        return await inner.doGenerate(callOptions);
-      } finally {
-        calls.push({ stage, start, end: performance.now() });
-      }
-    },
-    doStream: async (callOptions) => {
-      const start = performance.now();
-      const result = await inner.doStream(callOptions);
-      const stream = result.stream.pipeThrough(
-        new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
-          flush: () => void calls.push({ stage, start, end: performance.now() }),
-        }),
-      );
-      return { ...result, stream };
-    },
-  };
+  return timedModel(inner, (start, end) => void calls.push({ stage, start, end }));
 }
 
 /** The time covered by at least one interval, within [from, to]. */
