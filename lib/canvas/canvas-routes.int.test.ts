@@ -315,6 +315,18 @@ describe("placing and tidying notes", () => {
     for (const [index, box] of boxes.entries()) for (const other of boxes.slice(index + 1)) expect(apart(box, other)).toBe(true);
   });
 
+  it("gives agents' nodes placed at the same moment spots of their own", async () => {
+    const { roomId, agents } = await createTestRoom(context.database.db);
+    const nodes = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => {
+        const agent = agents[index % agents.length]!;
+        return createNode(context.database.db, roomId, { kind: "agent", id: agent.id, name: agent.name }, { kind: "lyric", text: `Verse ${index}`, x: 0, y: 0 });
+      }),
+    );
+    const boxes = nodes.map((node) => boxOf(shapeOf(node)));
+    for (const [index, box] of boxes.entries()) for (const other of boxes.slice(index + 1)) expect(apart(box, other)).toBe(true);
+  });
+
   it("lets a participant lay many notes out at once in one event, bumping each one's version", async () => {
     const { roomId, cookie } = await seatedRoom();
     const a = (await note(roomId, cookie, { text: "A", x: 0, y: 0 })).body.node.id as string;

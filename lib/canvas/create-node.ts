@@ -4,7 +4,7 @@ import { canvasNodes } from "@/db/schema";
 import { eventPayload, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import type { CanvasAuthor } from "./author";
-import { type Point, boxOf, freeSpot, shapeOf } from "./free-spot";
+import { type Box, type Point, boxOf, freeSpot, shapeOf } from "./free-spot";
 import type { CreateNodeInput } from "./inputs";
 import { insertNodes, newNodeRow } from "./insert-nodes";
 
@@ -36,17 +36,23 @@ export async function createNode(
   options: CreateNodeOptions = {},
 ): Promise<CanvasNodeDto> {
   const { placeNear, ...writeOptions } = options;
+  const asked = input.x !== undefined && input.y !== undefined ? { x: input.x, y: input.y } : undefined;
+  const placed = !asked || author.kind === "agent";
   const { events } = await writeRoomEvents(
     db,
     roomId,
-    async (tx, emit, now, defer) => {
-      const asked = input.x !== undefined && input.y !== undefined ? { x: input.x, y: input.y } : undefined;
+    async (tx, emit, now, defer, occupied: Box[] | undefined) => {
       const kind = input.kind ?? "note";
-      const place = asked && author.kind !== "agent" ? asked : await placeNode(tx, roomId, asked ?? placeNear ?? { x: 0, y: 0 }, { kind, text: input.text });
+      const place = placed ? spotAmong(occupied ?? [], asked ?? placeNear ?? { x: 0, y: 0 }, { kind, text: input.text }) : asked!;
       const row = newNodeRow({ roomId, kind, text: input.text, ...place, width: input.width, height: input.height, color: input.color, author, at: now });
       await insertNodes(tx, emit, [row], { correlationId: options.correlationId, defer });
     },
-    { ...writeOptions, change: { type: "node.created", request: { by: author.id, input } } },
+    {
+      ...writeOptions,
+      change: { type: "node.created", request: { by: author.id, input } },
+      // The room's nodes as they stand once it is locked, read in the lock's own round trip.
+      readBehindLock: placed ? (tx) => occupiedBoxes(tx, roomId) : undefined,
+    },
   );
   return eventPayload(events, "node.created").node;
 }
@@ -57,7 +63,15 @@ export async function createNode(
  * never take the same spot.
  */
 export async function placeNode(tx: DbOrTx, roomId: string, anchor: Point, node: { kind: string; text: string }): Promise<Point> {
-  const occupied = (await tx.select(shapeColumns).from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).map(boxOf);
+  return spotAmong(await occupiedBoxes(tx, roomId), anchor, node);
+}
+
+/** The boxes the room's nodes take on screen; read under the room lock to place a node among them. */
+async function occupiedBoxes(tx: DbOrTx, roomId: string): Promise<Box[]> {
+  return (await tx.select(shapeColumns).from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).map(boxOf);
+}
+
+function spotAmong(occupied: Box[], anchor: Point, node: { kind: string; text: string }): Point {
   return freeSpot(anchor, occupied, boxOf(shapeOf({ x: 0, y: 0, ...node })));
 }
 

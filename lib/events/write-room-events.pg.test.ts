@@ -13,7 +13,8 @@ afterAll(() => database.destroy());
 
 describe("a note's write on PostgreSQL", () => {
   it("takes two round trips, with or without an idempotency key, and a retry takes two as well", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    const { roomId, agents } = await createTestRoom(database.db);
+    const agent = { kind: "agent" as const, id: agents[0]!.id, name: agents[0]!.name };
     await overSlowNetwork(database.url!, 60, async (db, roundTrips) => {
       // Open the pool's connections and prepare the statements on both first: each kind of
       // write twice at once, so that each of the pool's two connections runs one (one after
@@ -29,10 +30,14 @@ describe("a note's write on PostgreSQL", () => {
       const withKey = await roundTrips(async () => (first = await keyed()));
       let retried: unknown;
       const retry = await roundTrips(async () => (retried = await keyed()));
-      expect({ unkeyed, withKey, retry }).toEqual({ unkeyed: 2, withKey: 2, retry: 2 });
+      // An agent's node is placed among the room's nodes, read right behind the lock.
+      const agentNote = () => createNode(db, roomId, agent, { text: "placed", x: 0, y: 0 }, { idempotencyKey: `agent-${Math.random()}` });
+      await Promise.all([agentNote(), agentNote()]);
+      const placed = await roundTrips(agentNote);
+      expect({ unkeyed, withKey, retry, placed }).toEqual({ unkeyed: 2, withKey: 2, retry: 2, placed: 2 });
       expect(retried).toEqual(first);
     });
     const texts = (await readEventsAfter(database.db, roomId, 1)).map((event) => (event.payload as { node: { text: string } }).node.text);
-    expect(texts).toEqual(["warm", "warm", "warm", "warm", "no key", "keyed"]);
+    expect(texts).toEqual(["warm", "warm", "warm", "warm", "no key", "keyed", "placed", "placed", "placed"]);
   });
 });

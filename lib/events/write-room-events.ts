@@ -45,9 +45,18 @@ export type Defer = (change: SQLWrapper) => void;
 /**
  * The body of a write: change domain rows through `tx` (or `defer` them), describe each
  * change with `emit`. `at` is the write's timestamp, taken once the room is locked so that
- * timestamps follow sequence order; use it for the rows' own times.
+ * timestamps follow sequence order; use it for the rows' own times. `read` is what the
+ * write's `readBehindLock` read, when it has one.
  */
-export type WriteWork<R> = (tx: DbOrTx, emit: Emit, at: Date, defer: Defer) => Promise<R>;
+export type WriteWork<R, P = never> = (tx: DbOrTx, emit: Emit, at: Date, defer: Defer, read: P | undefined) => Promise<R>;
+
+/**
+ * A read the body needs first, made right behind the room lock in the same round trip (as the
+ * key lookup is): it runs once the lock is held, so it sees every write before this one.
+ */
+export interface ReadBehindLock<P> {
+  readBehindLock?: (tx: DbOrTx) => PromiseLike<P>;
+}
 
 /**
  * A change that rides along with a room write: taken as the write starts, made in its
@@ -106,11 +115,11 @@ export function eventPayload<T extends StoredEventType>(events: StoredEvent[], t
  * commit order — a client resuming after seq N can never miss an event. On PostgreSQL the
  * write is pipelined (see `pipelinedExecutor`); on PGlite it is Drizzle's own transaction.
  */
-export async function writeRoomEvents<R>(
+export async function writeRoomEvents<R, P = never>(
   db: Db,
   roomId: string,
-  work: WriteWork<R>,
-  options: WriteOptions = {},
+  work: WriteWork<R, P>,
+  options: WriteOptions & ReadBehindLock<P> = {},
 ): Promise<WriteResult<R>> {
   const carried = options.carry?.take() ?? null;
   try {
@@ -125,11 +134,11 @@ export async function writeRoomEvents<R>(
  * The same as `writeRoomEvents`, inside a transaction the caller already holds (which carries
  * nothing: whether it commits is the caller's to know).
  */
-export async function writeRoomEventsInTransaction<R>(
+export async function writeRoomEventsInTransaction<R, P = never>(
   tx: Tx,
   roomId: string,
-  work: WriteWork<R>,
-  options: WriteOptions & { carry?: undefined } = {},
+  work: WriteWork<R, P>,
+  options: WriteOptions & ReadBehindLock<P> & { carry?: undefined } = {},
 ): Promise<WriteResult<R>> {
   return inTransaction(tx, roomWrite(roomId, work, options, null));
 }
@@ -170,20 +179,26 @@ export async function earlierWrite<T extends StoredEventType>(
   return existing ? firstEvent([replayed(existing, changeFingerprint(options.change))], options.change.type) : null;
 }
 
-function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions, carried: SQL | null): RoomWriteBody<WriteResult<R>> {
+function roomWrite<R, P>(
+  roomId: string,
+  work: WriteWork<R, P>,
+  options: WriteOptions & ReadBehindLock<P>,
+  carried: SQL | null,
+): RoomWriteBody<WriteResult<R>> {
   return async (tx, finish) => {
     const now = options.now ?? (() => new Date());
-    // The key lookup and the carried change are sent right behind the lock, in the same round
-    // trip: the server runs them once the lock is held, with a fresh snapshot, so a retry racing
-    // its original waits for it and then finds its event.
+    // The key lookup, the body's first read and the carried change are sent right behind the
+    // lock, in the same round trip: the server runs them once the lock is held, with a fresh
+    // snapshot, so a retry racing its original waits for it and then finds its event.
     const key = options.idempotencyKey;
-    const [[room], [existing]] = await Promise.all([
+    const [[room], [existing], read] = await Promise.all([
       tx
         .select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt })
         .from(rooms)
         .where(eq(rooms.id, roomId))
         .for("update"),
       key ? storedUnderKey(tx, roomId, key) : Promise.resolve([]),
+      options.readBehindLock?.(tx),
       carried ? tx.execute(carried) : null,
     ]);
     if (!room) throw notFound("Room");
@@ -204,6 +219,7 @@ function roomWrite<R>(roomId: string, work: WriteWork<R>, options: WriteOptions,
       (change) => {
         deferred.push(change.getSQL());
       },
+      read,
     );
     if (options.change && drafts[0] && drafts[0].type !== options.change.type) {
       throw new Error(`A write named ${options.change.type} but its first event is ${drafts[0].type}.`);
