@@ -41,13 +41,30 @@ async function waitFor(url: string) {
   throw new Error(`${url} did not come up`);
 }
 
-/** Waits until `check` holds, polling every millisecond or so. */
+/**
+ * Waits until `check` holds, looking again each time an event stream hands over data
+ * (`arrived`). Waiting is idle: a poll that spun the event loop would take a core from the
+ * processes being measured, which share the machine's two.
+ */
+const waiters = new Set<() => void>();
+function arrived() {
+  for (const wake of waiters) wake();
+}
 async function until(check: () => boolean, timeoutMs = 10_000) {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error("timed out waiting for a node to reach its viewer");
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  if (check()) return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiters.delete(wake);
+      reject(new Error("timed out waiting for a node to reach its viewer"));
+    }, timeoutMs);
+    const wake = () => {
+      if (!check()) return;
+      clearTimeout(timer);
+      waiters.delete(wake);
+      resolve();
+    };
+    waiters.add(wake);
+  });
 }
 
 interface Sample {
@@ -77,6 +94,7 @@ async function main() {
     children.push(
       startNext({
         port,
+        nodeArgs: process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean),
         env: {
           ...process.env,
           ...BENCH_SERVER_ENV,
@@ -129,6 +147,7 @@ async function main() {
       if (!data.includes('"node.created"')) return;
       const text = (JSON.parse(data) as { payload: { node: { text: string } } }).payload.node.text;
       if (!seen.has(text)) seen.set(text, receivedAt);
+      arrived();
     };
     const parleyViewer = connectSse(`${base}/api/rooms/${roomId}/events?after=${lastSeq}`, onData);
     const baselineViewer = connectSse(`${baselineBase}/events`, onData);
@@ -154,6 +173,7 @@ async function main() {
     const finishedRuns = new Set<string>();
     const runWatcher = connectSse(`${base}/api/rooms/${roomId}/events?after=${lastSeq}`, (data) => {
       if (data.includes('"run.finished"')) finishedRuns.add((JSON.parse(data) as { payload: { runId: string } }).payload.runId);
+      arrived();
     });
     await runWatcher.ready;
     const baselineOnce = async (): Promise<Sample> => {
