@@ -107,15 +107,28 @@ export type Env = z.infer<typeof envSchema>;
  * Reads and validates the environment. Read on every call (cheap) so tests and
  * scripts that set variables before use see their own values.
  */
+const ENV_KEYS = Object.keys(envSchema.shape) as (keyof Env)[];
+let lastParsed: { values: string; env: Env } | null = null;
+
+/**
+ * Parley's settings from the environment. Read on hot paths (every model call resolves its
+ * provider through it), so it reads only the variables Parley knows and parses them again
+ * only when one of them has changed.
+ */
 export function getEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const cleaned = Object.fromEntries(
-    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
-  );
+  const cleaned: Record<string, string> = {};
+  for (const key of ENV_KEYS) {
+    const value = source[key];
+    if (value !== undefined && value !== "") cleaned[key] = value;
+  }
+  const values = JSON.stringify(cleaned);
+  if (lastParsed?.values === values) return lastParsed.env;
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const reasons = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`Invalid environment: ${reasons.join("; ")}`);
   }
+  lastParsed = { values, env: parsed.data };
   return parsed.data;
 }
 
