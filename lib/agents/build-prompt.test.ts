@@ -114,6 +114,31 @@ describe("buildPrompt", () => {
     expect(section).not.toMatch(/Insight 1\n/);
   });
 
+  it("trims the agent's knowledge by its oldest insights first, showing what it keeps in order", () => {
+    const knowledge = {
+      areas: [{ area: "sea-shanties", level: 40 }],
+      insights: Array.from({ length: 10 }, (_, index) => `Insight ${index}: ${"the tide turns ".repeat(4)}`),
+      tasks: [
+        { asked: "Write a verse", outcome: "done" },
+        { asked: "Write a chorus", outcome: "done" },
+      ],
+    };
+    const built = buildPrompt(context({ team: [], knowledge, settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 150 } }));
+    expect(built.contextTokens).toBeLessThanOrEqual(150);
+    expect(built.dropped.knowledge).toBeGreaterThan(0);
+    const section = built.prompt.split("## Your knowledge\n")[1]!.split("\n\n")[0]!.split("\n");
+    const insights = section.filter((line) => line.startsWith("- Insight: ")).map((line) => Number(line.match(/Insight (\d+):/)![1]));
+    expect(insights.length).toBeGreaterThan(0);
+    // The newest insights, oldest of them first, after the areas and the tasks.
+    expect(insights).toEqual(Array.from({ length: insights.length }, (_, index) => 10 - insights.length + index));
+    expect(section.slice(0, 3)).toEqual(["- Expertise: sea-shanties 40/100", "- Task: Write a verse → done", "- Task: Write a chorus → done"]);
+    expect(section).toHaveLength(3 + insights.length);
+
+    // With less room still, the insights are all gone before the areas or the newest task.
+    const tight = buildPrompt(context({ team: [], knowledge, settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 34 } }));
+    expect(tight.prompt.split("## Your knowledge\n")[1]!.split("\n\n")[0]).toBe("- Expertise: sea-shanties 40/100\n- Task: Write a chorus → done");
+  });
+
   it("shows the task, the canvas, other agents' entries and the requests addressed to the agent", () => {
     const { prompt } = buildPrompt(
       context({

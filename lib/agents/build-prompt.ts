@@ -167,15 +167,26 @@ function formatFindingLine(finding: PromptFinding): string {
   return `- [${finding.agentName} · ${finding.severity}] ${oneLine(finding.text, 300)}`;
 }
 
-/** The lines of "Your knowledge": top areas, last insights, last tasks. */
-function knowledgeLines(knowledge: PromptKnowledge | undefined): string[] {
-  if (!knowledge) return [];
-  const lines: string[] = [];
+/**
+ * The lines of "Your knowledge" — top areas, last tasks, last insights, each oldest first —
+ * and the order in which they matter: the areas, then the tasks and then the insights, newest
+ * first, so that trimming leaves out the oldest insights first and the areas last.
+ */
+function knowledgeLines(knowledge: PromptKnowledge | undefined): { lines: string[]; importance: number[] } {
+  if (!knowledge) return { lines: [], importance: [] };
   const areas = knowledge.areas.slice(0, 5);
-  if (areas.length) lines.push(`- Expertise: ${areas.map((area) => `${area.area} ${area.level}/100`).join(", ")}`);
-  for (const task of knowledge.tasks.slice(-3)) lines.push(`- Task: ${oneLine(task.asked, 200)} → ${oneLine(task.outcome, 120)}`);
-  for (const insight of knowledge.insights.slice(-10)) lines.push(`- Insight: ${oneLine(insight, 300)}`);
-  return lines;
+  const expertise = areas.length ? [`- Expertise: ${areas.map((area) => `${area.area} ${area.level}/100`).join(", ")}`] : [];
+  const tasks = knowledge.tasks.slice(-3).map((task) => `- Task: ${oneLine(task.asked, 200)} → ${oneLine(task.outcome, 120)}`);
+  const insights = knowledge.insights.slice(-10).map((insight) => `- Insight: ${oneLine(insight, 300)}`);
+  const newestFirst = (from: number, count: number) => Array.from({ length: count }, (_, index) => from + count - 1 - index);
+  return {
+    lines: [...expertise, ...tasks, ...insights],
+    importance: [
+      ...newestFirst(0, expertise.length),
+      ...newestFirst(expertise.length, tasks.length),
+      ...newestFirst(expertise.length + tasks.length, insights.length),
+    ],
+  };
 }
 
 function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
@@ -236,18 +247,22 @@ interface BudgetedSection {
 }
 
 /**
- * A titled list shown in its own order, keeping its most important lines (`first` or `last`)
- * when trimmed. `shorten` gives its most important line in at most `chars` characters where
- * it can (see `BudgetedSection.shrink`), or null when that line is not worth showing in so few.
+ * A titled list shown in its own order, keeping its most important lines when trimmed: the
+ * `first` ones, the `last` ones, or those at the front of `keep` when it lists the lines'
+ * indexes most important first. `shorten` gives its most important line in at most `chars`
+ * characters where it can (see `BudgetedSection.shrink`), or null when that line is not worth
+ * showing in so few.
  */
 function listSection(
   title: string,
   lines: string[],
-  keep: "first" | "last",
+  keep: "first" | "last" | number[],
   share: number,
   options: { required?: number; footer?: string; shorten?: (chars: number, mayCut: boolean) => string | null } = {},
 ): BudgetedSection {
-  const ranked = keep === "first" ? lines.slice() : lines.slice().reverse();
+  const shownLines = lines.slice();
+  const importance =
+    keep === "first" ? lines.map((_, index) => index) : keep === "last" ? lines.map((_, index) => lines.length - 1 - index) : keep;
   const section: BudgetedSection = {
     count: lines.length,
     kept: lines.length,
@@ -255,7 +270,10 @@ function listSection(
     share,
     render: (kept) => {
       if (kept === 0) return "";
-      const shown = keep === "first" ? ranked.slice(0, kept) : ranked.slice(0, kept).reverse();
+      const shown = importance
+        .slice(0, kept)
+        .sort((a, b) => a - b)
+        .map((index) => shownLines[index]!);
       return [`## ${title}`, ...shown, options.footer].filter(Boolean).join("\n");
     },
   };
@@ -263,10 +281,11 @@ function listSection(
   if (shorten) {
     section.shrink = (chars, mayCut) => {
       if (section.kept !== 1) return;
-      const around = section.render(1).length - ranked[0]!.length;
+      const first = importance[0]!;
+      const around = section.render(1).length - shownLines[first]!.length;
       const shorter = shorten(chars - around, mayCut);
       if (shorter !== null) {
-        ranked[0] = shorter;
+        shownLines[first] = shorter;
         return;
       }
       section.required = 0;
@@ -328,8 +347,8 @@ function fitToBudget(sections: BudgetedSection[], budget: number): number {
  * in the user message besides the task is held to the room's token budget: long entries are
  * shortened, and sections are trimmed in this order of importance — the room brief and the
  * request the run serves (always kept), other requests, participants' messages (the newest
- * always kept), referenced nodes, notes, people's answers, the team, the agent's knowledge,
- * the findings (newest kept), the canvas (newest nodes kept) and the board (newest entries
+ * always kept), referenced nodes, notes, people's answers, the team, the agent's knowledge
+ * (its areas kept longest, its oldest insights dropped first), the findings (newest kept), the canvas (newest nodes kept) and the board (newest entries
  * kept) — with each section's share of the budget protected from the ones below it. Should the brief and the request alone overrun a small budget, they say less:
  * the request's texts are shortened (its ask is the task), then the brief is cut with a
  * "…(truncated)" marker (left out when too little of it fits), then the request's line is
@@ -389,7 +408,8 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     required: 1,
   });
   const team = listSection("Your team", teamLines, "first", 0.1);
-  const knowledge = listSection("Your knowledge", knowledgeLines(context.knowledge), "first", 0.1);
+  const known = knowledgeLines(context.knowledge);
+  const knowledge = listSection("Your knowledge", known.lines, known.importance, 0.1);
   const findings = listSection(
     "Shared findings",
     (context.findings ?? []).slice(-settings.findings_in_prompt).map(formatFindingLine),
