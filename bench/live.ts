@@ -129,17 +129,22 @@ async function main() {
     const cookie = seat.headers.get("set-cookie")!.split(";")[0]!;
     const lastSeq = ((await (await fetch(`${base}/api/rooms/${roomId}`)).json()) as { lastSeq: number }).lastSeq;
 
-    // The baseline, on the same PostgreSQL server and the same stand-in.
-    const baseline = spawn(process.execPath, [path.join(import.meta.dirname, "support", "live-baseline.mjs")], {
-      env: { ...process.env, DATABASE_URL: database.url, STAND_IN_URL: standIn.baseURL },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    children.push(baseline);
-    const baselinePort = await new Promise<number>((resolve, reject) => {
-      baseline.stdout!.once("data", (line: Buffer) => resolve(JSON.parse(line.toString()).port));
-      baseline.once("exit", (code) => reject(new Error(`the baseline exited with ${code}`)));
-    });
-    const baselineBase = `http://127.0.0.1:${baselinePort}`;
+    // The baselines, on the same PostgreSQL server and the same stand-in: one reading the
+    // answer by hand, one letting the AI SDK read it and run the tool.
+    const startBaseline = async (reader: "hand" | "sdk") => {
+      const baseline = spawn(process.execPath, [path.join(import.meta.dirname, "support", "live-baseline.mjs")], {
+        env: { ...process.env, DATABASE_URL: database.url, STAND_IN_URL: standIn.baseURL, BASELINE_READER: reader },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      children.push(baseline);
+      const baselinePort = await new Promise<number>((resolve, reject) => {
+        baseline.stdout!.once("data", (line: Buffer) => resolve(JSON.parse(line.toString()).port));
+        baseline.once("exit", (code) => reject(new Error(`the ${reader} baseline exited with ${code}`)));
+      });
+      return `http://127.0.0.1:${baselinePort}`;
+    };
+    const baselineBase = await startBaseline("hand");
+    const sdkBaselineBase = await startBaseline("sdk");
 
     // One viewer on each side: the node's arrival, by the tag it carries.
     const seen = new Map<string, number>();
@@ -151,7 +156,8 @@ async function main() {
     };
     const parleyViewer = connectSse(`${base}/api/rooms/${roomId}/events?after=${lastSeq}`, onData);
     const baselineViewer = connectSse(`${baselineBase}/events`, onData);
-    await Promise.all([parleyViewer.ready, baselineViewer.ready]);
+    const sdkBaselineViewer = connectSse(`${sdkBaselineBase}/events`, onData);
+    await Promise.all([parleyViewer.ready, baselineViewer.ready, sdkBaselineViewer.ready]);
 
     const runId = Date.now().toString(36);
     let counter = 0;
@@ -176,10 +182,10 @@ async function main() {
       arrived();
     });
     await runWatcher.ready;
-    const baselineOnce = async (): Promise<Sample> => {
+    const baselineOnce = async (baselineAt = baselineBase): Promise<Sample> => {
       const tag = `live-${runId}-${counter++}`;
       const requested = performance.now();
-      const answer = await fetch(`${baselineBase}/trigger`, { method: "POST", body: tag });
+      const answer = await fetch(`${baselineAt}/trigger`, { method: "POST", body: tag });
       if (answer.status !== 201) throw new Error(`the baseline answered ${answer.status}`);
       await until(() => seen.has(tag));
       return { replyToViewer: seen.get(tag)! - standIn.lastByteAt.get(tag)!, runToNode: seen.get(tag)! - requested };
@@ -189,15 +195,19 @@ async function main() {
     for (let index = 0; index < WARMUP; index++) {
       await parleyOnce();
       await baselineOnce();
+      await baselineOnce(sdkBaselineBase);
     }
     const parley: Sample[] = [];
     const bare: Sample[] = [];
+    const sdk: Sample[] = [];
     while (parley.length < SAMPLES) {
       for (let index = 0; index < BLOCK && parley.length < SAMPLES; index++) parley.push(await parleyOnce());
       for (let index = 0; index < BLOCK && bare.length < SAMPLES; index++) bare.push(await baselineOnce());
+      for (let index = 0; index < BLOCK && sdk.length < SAMPLES; index++) sdk.push(await baselineOnce(sdkBaselineBase));
     }
     parleyViewer.close();
     baselineViewer.close();
+    sdkBaselineViewer.close();
     runWatcher.close();
 
     const figures = (samples: Sample[], pick: (sample: Sample) => number) => {
@@ -208,14 +218,17 @@ async function main() {
     const run = figures(parley, (sample) => sample.runToNode);
     const floor = figures(bare, (sample) => sample.replyToViewer);
     const floorRun = figures(bare, (sample) => sample.runToNode);
+    const sdkFloor = figures(sdk, (sample) => sample.replyToViewer);
     const ratio = round(reply.p99 / floor.p99, 3);
+    const sdkRatio = round(reply.p99 / sdkFloor.p99, 3);
     console.log("");
     console.log("                         p50 ms    p99 ms");
     console.log(`Parley  reply → viewer  ${String(reply.p50).padStart(7)}  ${String(reply.p99).padStart(8)}`);
     console.log(`        run → node      ${String(run.p50).padStart(7)}  ${String(run.p99).padStart(8)}`);
     console.log(`Baseline reply → viewer ${String(floor.p50).padStart(7)}  ${String(floor.p99).padStart(8)}   (one durable INSERT, in-process push)`);
     console.log(`        trigger → node  ${String(floorRun.p50).padStart(7)}  ${String(floorRun.p99).padStart(8)}`);
-    console.log(`p99 ratio ${ratio} (target ≤ 1.5: ${ratio <= 1.5 ? "met" : "not met"})`);
+    console.log(`SDK baseline → viewer   ${String(sdkFloor.p50).padStart(7)}  ${String(sdkFloor.p99).padStart(8)}   (the same, the answer read and the tool run by the AI SDK)`);
+    console.log(`p99 ratio ${ratio} (target ≤ 1.5: ${ratio <= 1.5 ? "met" : "not met"}); over the SDK baseline ${sdkRatio}`);
     console.log(
       JSON.stringify({
         reply_to_viewer_p50_ms: reply.p50,
@@ -226,6 +239,9 @@ async function main() {
         run_to_node_p50_ms: run.p50,
         run_to_node_p99_ms: run.p99,
         baseline_trigger_to_node_p99_ms: floorRun.p99,
+        sdk_baseline_p50_ms: sdkFloor.p50,
+        sdk_baseline_p99_ms: sdkFloor.p99,
+        ratio_p99_over_sdk_baseline: sdkRatio,
         samples: parley.length,
       }),
     );
