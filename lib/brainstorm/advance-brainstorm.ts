@@ -3,14 +3,14 @@ import type { DbOrTx } from "@/db";
 import { type Agent, type Brainstorm, type Run, agents, brainstorms, rooms, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { Emit } from "@/lib/events/write-room-events";
-import { BRAINSTORM_PHASES, type StageKey, type StageStateDto, stageDefinition } from "@/lib/protocol/brainstorm";
+import { BRAINSTORM_PHASES, type StageDefinition, type StageKey, type StageStateDto, stageDefinition } from "@/lib/protocol/brainstorm";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { brainstormToDto } from "./brainstorm-dto";
 import { composeDeliverable } from "./deliverable";
 import { BRAINSTORM_AUTHOR, addLaneHeading } from "./lanes";
 import { stageTask } from "./prompts";
 import { candidatesInPlay } from "./stage-context";
-import { type BrainstormWork, droppedCandidates, measureStage, rankCandidates, readWork } from "./work";
+import { type BrainstormWork, type StageMeasure, droppedCandidates, measureStage, rankCandidates, readWork } from "./work";
 
 /** What moving a brainstorm on needs: the room write under way and the room's agents. */
 export interface BrainstormStep {
@@ -267,6 +267,11 @@ export async function advanceBrainstorm(tx: DbOrTx, emit: Emit, run: Run, at: Da
   await endStage(step, brainstorm, stage, run.id);
 }
 
+/** What an agent asked again is told is missing: in a stage worked alone, its own part only. */
+function shortfallFor(definition: StageDefinition, measure: StageMeasure, agent: Agent): string | null {
+  return definition.isolated ? (measure.ownShortfalls?.[agent.id] ?? null) : measure.shortfall;
+}
+
 /**
  * Measures a stage whose runs have all ended and decides what follows. Also called for a stage
  * whose time ran out with no run left to end it.
@@ -297,7 +302,9 @@ export async function endStage(step: BrainstormStep, brainstorm: Brainstorm, sta
       : definition.order === "sequential"
         ? definition.personas.slice(-1)
         : definition.personas;
-    for (const persona of who) await queueStageRun(step, again, stage, persona, { rerun: true, shortfall: measure.shortfall, parentRunId });
+    for (const persona of who) {
+      await queueStageRun(step, again, stage, persona, { rerun: true, shortfall: shortfallFor(definition, measure, member(step, persona)), parentRunId });
+    }
     await announceStage(step, again, stage, work);
     return again;
   }

@@ -96,10 +96,26 @@ describe("measureStage", () => {
   ];
   const ideas = (agent: string, count: number) => artifact("divergent", agent, { ideas: Array.from({ length: count }, (_, index) => ({ id: `${agent}-${index}`, title: "t", oneLiner: "o" })) });
 
-  it("names each ideator short of five ideas, and the total short of twenty", () => {
+  it("names each ideator short of five ideas, and the total short of twenty, for the page", () => {
     const measure = measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 3)]), { pass: 1, team, inPlay: [] });
-    expect(measure).toEqual({ count: 15, shortfall: "Contrarian has 3 ideas of at least 5; 15 ideas in all, of at least 20.", shortAgents: ["co"] });
-    expect(measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 8)]), { pass: 1, team, inPlay: [] }).shortfall).toBeNull();
+    expect(measure).toMatchObject({ count: 15, shortfall: "Contrarian has 3 ideas of at least 5; 15 ideas in all, of at least 20.", shortAgents: ["co"] });
+    expect(measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 8)]), { pass: 1, team, inPlay: [] })).toMatchObject({ shortfall: null, ownShortfalls: {} });
+  });
+
+  it("tells each ideator of its own ideas only: no other ideator's name, no total", () => {
+    const short = [
+      { id: "wi", name: "Wild Ideator", persona: "wild-ideator" },
+      { id: "cp", name: "Cross-Pollinator", persona: "cross-pollinator" },
+      { id: "co", name: "Contrarian", persona: "contrarian" },
+    ];
+    const measure = measureStage("divergent", mergeWork([ideas("wi", 3), ideas("cp", 1), ideas("co", 7)]), { pass: 1, team: short, inPlay: [] });
+    expect(measure.shortAgents).toEqual(["wi", "cp"]);
+    expect(measure.ownShortfalls).toEqual({
+      wi: "you have 3 ideas of at least 5.",
+      cp: "you have 1 idea of at least 5.",
+      co: "you have 7 ideas; add new ones, up to 15 in all.",
+    });
+    for (const told of Object.values(measure.ownShortfalls!)) expect(told).not.toMatch(/Wild Ideator|Cross-Pollinator|Contrarian|\b11\b|\b20\b/);
   });
 
   it("counts a candidate as covered only when every agent of the stage covered it", () => {

@@ -221,9 +221,16 @@ export function droppedCandidates(brainstorm: Pick<Brainstorm, "decisions">): Se
 /** How a stage's artifact measures up: its count, and what is missing (null when nothing is). */
 export interface StageMeasure {
   count: number | null;
+  /** What is missing, as the page says it. */
   shortfall: string | null;
   /** The stage's agents that fell short, by id; empty when the stage as a whole did. */
   shortAgents: string[];
+  /**
+   * What each agent asked again is told, by id, in a stage whose agents work alone: its own
+   * part only, never another's name nor the stage's total. The other stages' agents are told
+   * `shortfall`.
+   */
+  ownShortfalls?: Record<string, string>;
 }
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
@@ -263,7 +270,18 @@ export function measureStage(
         ...short.map((member) => `${member.name} has ${plural(ideasOf(member.id), "idea")} of at least ${expect!.perAgent}`),
         ...(count < expect!.min! ? [`${count} ideas in all, of at least ${expect!.min}`] : []),
       ];
-      return { count, shortfall: problems.length ? `${problems.join("; ")}.` : null, shortAgents: short.map((member) => member.id) };
+      // Each ideator hears of its own ideas only: how many it has, and what is asked of it.
+      const ownShortfalls = problems.length
+        ? Object.fromEntries(
+            team.map((member) => [
+              member.id,
+              ideasOf(member.id) < expect!.perAgent!
+                ? `you have ${plural(ideasOf(member.id), "idea")} of at least ${expect!.perAgent}.`
+                : `you have ${plural(ideasOf(member.id), "idea")}; add new ones, up to ${expect!.perAgentMax} in all.`,
+            ]),
+          )
+        : {};
+      return { count, shortfall: problems.length ? `${problems.join("; ")}.` : null, shortAgents: short.map((member) => member.id), ownShortfalls };
     }
     case "precedents": {
       const count = work.precedents.length;

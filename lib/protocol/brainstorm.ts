@@ -30,6 +30,8 @@ export interface StageExpectation {
   max?: number;
   /** The least each of the stage's agents must contribute. */
   perAgent?: number;
+  /** The most each of the stage's agents may contribute. */
+  perAgentMax?: number;
   /** The count is measured against the candidates in play (every one must be covered). */
   everyCandidate?: boolean;
 }
@@ -65,7 +67,7 @@ export const BRAINSTORM_STAGES: readonly StageDefinition[] = [
     personas: ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"],
     order: "parallel",
     isolated: true,
-    expect: { unit: "ideas", min: 20, max: 60, perAgent: 5 },
+    expect: { unit: "ideas", min: 20, max: 60, perAgent: 5, perAgentMax: 15 },
   },
   {
     key: "precedents",
