@@ -1,9 +1,15 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "@/db";
+import type { Db, DbOrTx } from "@/db";
 import { agents, runs } from "@/db/schema";
 import { badRequest, notFound } from "@/lib/errors";
-import type { Actor } from "@/lib/events/write-room-events";
-import { finishRun } from "./finish-run";
+import type { Actor, Emit } from "@/lib/events/write-room-events";
+import type { ErrorDetails } from "@/lib/protocol";
+import { finishRun, finishRunInWrite } from "./finish-run";
+
+/** How a run someone cancelled ends. */
+function cancelledBy(by: Actor): ErrorDetails {
+  return { errorType: "cancelled", errorMessage: `Cancelled by ${by.name}.`, retryPossible: false };
+}
 
 /**
  * Cancels a run: a queued run is cancelled at once; a running one is flagged and its
@@ -30,12 +36,32 @@ export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor
     db,
     flagged,
     { id: flagged.agentId, name: agent?.name ?? "Agent" },
-    {
-      status: "cancelled",
-      error: { errorType: "cancelled", errorMessage: `Cancelled by ${by.name}.`, retryPossible: false },
-      durationMs: 0,
-    },
+    { status: "cancelled", error: cancelledBy(by), durationMs: 0 },
     null,
   );
   return "cancelled";
+}
+
+/**
+ * Cancels a queued run as `cancelRun` does, inside a room write the caller holds (with the room
+ * locked no worker claims the run meanwhile): for a write that cancels a run among changes of its
+ * own. Returns false when the run is no longer queued.
+ */
+export async function cancelQueuedRun(tx: DbOrTx, emit: Emit, at: Date, runId: string, by: Actor): Promise<boolean> {
+  const [flagged] = await tx
+    .update(runs)
+    .set({ cancelRequested: true })
+    .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
+    .returning();
+  if (!flagged) return false;
+  const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, flagged.agentId));
+  return finishRunInWrite(
+    tx,
+    emit,
+    at,
+    flagged,
+    { id: flagged.agentId, name: agent?.name ?? "Agent" },
+    { status: "cancelled", error: cancelledBy(by), durationMs: 0 },
+    null,
+  );
 }

@@ -38,53 +38,64 @@ export async function finishRun(
   owner: string | null,
   carry?: CarriedChanges,
 ): Promise<boolean> {
-  const { result } = await writeRoomEvents(db, run.roomId, async (tx, emit, at) => {
-    const conditions = [eq(runs.id, run.id), sql`${runs.status} in ('queued', 'running')`];
-    if (owner) conditions.push(eq(runs.leaseOwner, owner));
-    const [finished] = await tx
-      .update(runs)
-      .set({
-        status: outcome.status,
-        finishedAt: at,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        streamingText: "",
-        opening: null,
-        error: outcome.error,
-      })
-      .where(and(...conditions))
-      .returning({
-        steps: runs.steps,
-        attempts: runs.attempts,
-        inputTokens: runs.inputTokens,
-        outputTokens: runs.outputTokens,
-        costUsd: runs.costUsd,
-        transcript: runs.transcript,
-      });
-    if (!finished) return false;
-    const { transcript, ...totals } = finished;
-    await forgetSavedSteps(tx, run.id);
-    await afterRunEnded(tx, emit, { ...run, ...totals, transcript }, { status: outcome.status, error: outcome.error, at, durationMs: outcome.durationMs }, agent);
-    await cancelRunBroadcasts(tx, emit, run.id, at, agent);
-    if (outcome.limit) emitLimitReached(emit, agent, run.correlationId, outcome.limit);
-    emit({
-      type: "run.finished",
-      actor: agent,
-      correlationId: run.correlationId,
-      status: outcome.status === "failed" ? "error" : "success",
-      errorDetails: outcome.error,
-      payload: {
-        runId: run.id,
-        agentId: run.agentId,
-        status: outcome.status,
-        error: outcome.error,
-        durationMs: outcome.durationMs,
-        ...totals,
-      },
-    });
-    return true;
-  }, { carry });
+  const { result } = await writeRoomEvents(db, run.roomId, (tx, emit, at) => finishRunInWrite(tx, emit, at, run, agent, outcome, owner), { carry });
   return result === true;
+}
+
+/** `finishRun` inside a room write the caller holds: for a write that ends a run among changes of its own. */
+export async function finishRunInWrite(
+  tx: DbOrTx,
+  emit: Emit,
+  at: Date,
+  run: Run,
+  agent: Actor,
+  outcome: RunOutcome,
+  owner: string | null,
+): Promise<boolean> {
+  const conditions = [eq(runs.id, run.id), sql`${runs.status} in ('queued', 'running')`];
+  if (owner) conditions.push(eq(runs.leaseOwner, owner));
+  const [finished] = await tx
+    .update(runs)
+    .set({
+      status: outcome.status,
+      finishedAt: at,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      streamingText: "",
+      opening: null,
+      error: outcome.error,
+    })
+    .where(and(...conditions))
+    .returning({
+      steps: runs.steps,
+      attempts: runs.attempts,
+      inputTokens: runs.inputTokens,
+      outputTokens: runs.outputTokens,
+      costUsd: runs.costUsd,
+      transcript: runs.transcript,
+    });
+  if (!finished) return false;
+  const { transcript, ...totals } = finished;
+  await forgetSavedSteps(tx, run.id);
+  await afterRunEnded(tx, emit, { ...run, ...totals, transcript }, { status: outcome.status, error: outcome.error, at, durationMs: outcome.durationMs }, agent);
+  await cancelRunBroadcasts(tx, emit, run.id, at, agent);
+  if (outcome.limit) emitLimitReached(emit, agent, run.correlationId, outcome.limit);
+  emit({
+    type: "run.finished",
+    actor: agent,
+    correlationId: run.correlationId,
+    status: outcome.status === "failed" ? "error" : "success",
+    errorDetails: outcome.error,
+    payload: {
+      runId: run.id,
+      agentId: run.agentId,
+      status: outcome.status,
+      error: outcome.error,
+      durationMs: outcome.durationMs,
+      ...totals,
+    },
+  });
+  return true;
 }
 
 /** The last text a run wrote, from its transcript: what a help request is answered with. */

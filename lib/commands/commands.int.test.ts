@@ -42,7 +42,7 @@ async function songwriterOnTheWire(reply: Parameters<typeof startChatServer>[0],
     await worker.stop();
     await server.close();
   };
-  return { roomId, cookie, songwriter, server, stop };
+  return { roomId, cookie, songwriter, server, worker, stop };
 }
 
 async function runsOf(agentId: string) {
@@ -256,6 +256,111 @@ describe("@agent commands", () => {
     await context.database.db.update(agentNotes).set({ deliveredAt: new Date() }).where(eq(agentNotes.id, delivered.id));
     const late = await remove(delivered.id, cookie);
     expect(late.status).toBe(409);
+  });
+
+  it("cancels the run an idle agent was given for a message when its sender withdraws it, and no model is called", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const cookie = await seated(roomId);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
+    const server = await startChatServer(() => ({ text: "Done." }));
+    const sent = (await say(roomId, "@Songwriter try a sea shanty", cookie)).body.command;
+    expect(sent.delivery).toBe("new_run");
+
+    const withdrawn = await call(withdraw, { url: "/x", method: "DELETE", params: { roomId, commandId: sent.id }, cookie });
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body).toEqual({ commandId: sent.id, cancelled: true, cancelledRunId: sent.runId });
+    expect(await runOf(sent.runId)).toMatchObject({ status: "cancelled", cancelRequested: true, error: { errorType: "cancelled", errorMessage: "Cancelled by Ada." } });
+    // The run ends in the withdrawal's own write, announced as any cancelled run.
+    const written = await context.database.db
+      .select({ type: events.type, createdAt: events.createdAt, payload: events.payload })
+      .from(events)
+      .where(eq(events.roomId, roomId))
+      .orderBy(asc(events.seq));
+    const cancelled = written.find((event) => event.type === "command.cancelled")!;
+    const finished = written.find((event) => event.type === "run.finished")!;
+    expect(finished.payload).toMatchObject({ runId: sent.runId, status: "cancelled" });
+    expect(finished.createdAt).toEqual(cancelled.createdAt);
+    // Withdrawing it again changes nothing.
+    const again = await call(withdraw, { url: "/x", method: "DELETE", params: { roomId, commandId: sent.id }, cookie });
+    expect(again.body).toEqual({ commandId: sent.id, cancelled: true, cancelledRunId: null });
+
+    const worker = await startTestWorker(context.database, { resolveModel: standInResolver(server) });
+    try {
+      // A run queued after it is claimed after it: had the withdrawn message's run waited, it would have gone first.
+      const later = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a line" }, alice);
+      await eventually(async () => expect((await runOf(later.id)).status).toBe("succeeded"), 10_000);
+      await settled(roomId);
+      expect(server.requests).toHaveLength(1);
+      expect(server.userText(0)).toMatch(/^## Task\nWrite a line\n/);
+      expect(server.userText(0)).not.toMatch(/## Messages for you/);
+      expect(await deliveries(roomId)).toEqual([]);
+      expect((await runsOf(songwriter.id)).map((run) => run.status).sort()).toEqual(["cancelled", "succeeded"]);
+    } finally {
+      await worker.stop();
+      await server.close();
+    }
+  });
+
+  it("leaves a queued run alone while other messages wait for it, and any run given a task of its own", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const cookie = await seated(roomId);
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    const remove = async (commandId: string) =>
+      (await call(withdraw, { url: "/x", method: "DELETE", params: { roomId, commandId }, cookie })).body.cancelledRunId;
+
+    const first = (await say(roomId, "@Curator group by colour", cookie)).body.command;
+    const second = (await say(roomId, "@Curator and label the groups", cookie)).body.command;
+    expect(second).toMatchObject({ delivery: "queued_run", runId: first.runId });
+    expect(await remove(first.id)).toBeNull();
+    expect(await runOf(first.runId)).toMatchObject({ status: "queued", cancelRequested: false });
+    // The last message it was to act on goes, and the run with it.
+    expect(await remove(second.id)).toBe(first.runId);
+    expect((await runOf(first.runId)).status).toBe("cancelled");
+
+    const painting = await startAgentRun(context.database.db, roomId, { agentId: painter.id, prompt: "Paint" }, alice);
+    const toPainter = (await say(roomId, "@Scene Painter use more blue", cookie)).body.command;
+    expect(toPainter).toMatchObject({ delivery: "queued_run", runId: painting.id });
+    expect(await remove(toPainter.id)).toBeNull();
+    expect(await runOf(painting.id)).toMatchObject({ status: "queued", cancelRequested: false });
+  });
+
+  it("leaves a run given for a message alone once it has started, running or handed back to the queue", async () => {
+    const never = gate();
+    const { roomId, cookie, server, worker, stop } = await songwriterOnTheWire(async (_request, index) => {
+      // The first call hangs until its worker stops; the run is handed back and taken up again.
+      if (index === 0) await never.promise;
+      return { text: "Done." };
+    });
+    const remove = async (commandId: string) => call(withdraw, { url: "/x", method: "DELETE", params: { roomId, commandId }, cookie });
+    let resumed: Awaited<ReturnType<typeof startTestWorker>> | null = null;
+    try {
+      const first = (await say(roomId, "@Songwriter write about the harbour", cookie)).body.command;
+      expect(first.delivery).toBe("new_run");
+      await eventually(() => expect(server.requests).toHaveLength(1), 10_000);
+      const whileRunning = (await say(roomId, "@Songwriter add gulls", cookie)).body.command;
+      expect(whileRunning).toMatchObject({ delivery: "next_step", runId: first.runId });
+      const removed = await remove(whileRunning.id);
+      expect(removed.status).toBe(200);
+      expect(removed.body.cancelledRunId).toBeNull();
+      expect(await runOf(first.runId)).toMatchObject({ status: "running", cancelRequested: false });
+
+      // Handed back to the queue, it has read its message already: it still has work to do.
+      await worker.stop();
+      expect(await runOf(first.runId)).toMatchObject({ status: "queued", cancelRequested: false });
+      const whileQueued = (await say(roomId, "@Songwriter and a bell", cookie)).body.command;
+      expect(whileQueued).toMatchObject({ delivery: "queued_run", runId: first.runId });
+      expect((await remove(whileQueued.id)).body.cancelledRunId).toBeNull();
+      expect(await runOf(first.runId)).toMatchObject({ status: "queued", cancelRequested: false });
+
+      resumed = await startTestWorker(context.database, { resolveModel: standInResolver(server) });
+      await eventually(async () => expect((await runOf(first.runId)).status).toBe("succeeded"), 10_000);
+      expect(server.requests.map((_request, index) => server.userText(index)).join("\n")).not.toMatch(/add gulls|a bell/);
+    } finally {
+      never.release();
+      await resumed?.stop();
+      await stop();
+    }
   });
 
   it("puts a message to a running agent into that run's very next model call (on the wire)", async () => {
