@@ -21,3 +21,14 @@ export function cookieFrom(setCookie: string | null): string {
   if (!setCookie) throw new Error("No Set-Cookie header");
   return setCookie.split(";")[0]!;
 }
+
+let addressCounter = 0;
+
+/**
+ * `headers` sent from a client address no other request of the test run uses, so that what
+ * one request counts against its address (failed admin tokens, say) never limits another.
+ */
+export function fromOwnAddress(headers: Record<string, string> = {}): Record<string, string> {
+  addressCounter += 1;
+  return { ...headers, "x-forwarded-for": `10.${addressCounter >> 16}.${(addressCounter >> 8) & 255}.${addressCounter & 255}` };
+}

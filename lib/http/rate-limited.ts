@@ -10,7 +10,7 @@ import { isAdminRequest } from "./room-access";
  * it, a 429 with `Retry-After` and nothing else happens.
  */
 export async function limitPerAddress(db: DbOrTx, request: Request, name: RateRuleName): Promise<void> {
-  if (isAdminRequest(request)) return;
+  if (await isAdminRequest(request)) return;
   await enforceRate(db, name, clientAddress(request.headers));
 }
 

@@ -1,9 +1,11 @@
 import type { Seat } from "@/db/schema";
-import { ADMIN_COOKIE, adminStatus, assertAdmin } from "@/lib/auth/admin";
+import { ADMIN_COOKIE, type AdminStatus, adminStatus, assertAdmin } from "@/lib/auth/admin";
 import { findSeatByToken, seatCookieName } from "@/lib/auth/seats";
+import { verifyAdminToken } from "@/lib/auth/verify-admin-token";
 import { forbidden, notFound } from "@/lib/errors";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { type Runtime, getRuntime } from "@/lib/runtime";
+import { clientAddress } from "./client-address";
 import { bearerToken, parseCookies } from "./request";
 
 export interface RoomAccess {
@@ -47,15 +49,38 @@ export async function participantAccessByCookie(
   return { ...access, seat: access.seat };
 }
 
-/** Whether a request carries valid admin credentials (a session cookie or a bearer token). */
-export function isAdminRequest(request: Request): boolean {
-  const cookies = parseCookies(request.headers.get("cookie"));
-  return adminStatus({ cookie: cookies[ADMIN_COOKIE], bearer: bearerToken(request) }) === "admin";
+const adminStatusOf = new WeakMap<Request, Promise<AdminStatus>>();
+
+/**
+ * Whether a request comes from an admin: a session cookie or `Authorization: Bearer <token>`.
+ * A bearer token is a guess at the admin token and is throttled as sign-ins are
+ * (`verifyAdminToken`): a wrong one counts against the client address's allowance, and once it
+ * is spent any bearer token is refused with a 429. Decided once per request, so a request that
+ * asks twice (who may create rooms, then whether its address is limited) counts once.
+ */
+export function requestAdminStatus(request: Request): Promise<AdminStatus> {
+  let status = adminStatusOf.get(request);
+  if (!status) {
+    status = resolveAdminStatus(request);
+    adminStatusOf.set(request, status);
+  }
+  return status;
 }
 
-/** Refuses anyone who is not an admin: 401 without credentials, 403 with wrong ones. */
+async function resolveAdminStatus(request: Request): Promise<AdminStatus> {
+  const bearer = bearerToken(request);
+  if (bearer === undefined) return adminStatus({ cookie: parseCookies(request.headers.get("cookie"))[ADMIN_COOKIE] });
+  const { database } = await getRuntime();
+  return (await verifyAdminToken(database.db, bearer, clientAddress(request.headers))) ? "admin" : "invalid";
+}
+
+/** Whether a request carries valid admin credentials (see `requestAdminStatus`, whose 429 it passes on). */
+export async function isAdminRequest(request: Request): Promise<boolean> {
+  return (await requestAdminStatus(request)) === "admin";
+}
+
+/** Refuses anyone who is not an admin: 401 without credentials, 403 with wrong ones, 429 while guesses are throttled. */
 export async function adminAccess(request: Request): Promise<Runtime> {
-  const cookies = parseCookies(request.headers.get("cookie"));
-  assertAdmin(adminStatus({ cookie: cookies[ADMIN_COOKIE], bearer: bearerToken(request) }));
+  assertAdmin(await requestAdminStatus(request));
   return getRuntime();
 }

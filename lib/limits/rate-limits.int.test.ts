@@ -4,13 +4,16 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { canvasNodes, rooms, runs, seats } from "@/db/schema";
 import { createNoteRoute } from "@/lib/canvas/canvas-routes";
+import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { appRoute } from "@/lib/http/participant-route";
 import { agentByPersona } from "@/test/agents";
-import { createTestRoom } from "@/test/fixtures";
+import { alice, createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
 import { useTestRuntime } from "@/test/test-runtime";
+import { GET as overview } from "@/app/api/admin/overview/route";
 import { POST as signIn } from "@/app/api/admin/session/route";
+import { POST as cancelRun } from "@/app/api/rooms/[roomId]/runs/[runId]/cancel/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import { POST as startRun } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as importRoom } from "@/app/api/rooms/import/route";
@@ -157,6 +160,48 @@ describe("admin sign-in", () => {
     const elsewhere = await attempt(TOKEN, newAddress());
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.headers.get("set-cookie")).toMatch(/^parley_admin=/);
+  });
+
+  it("counts a wrong bearer token on any admin route with them: the sixth is a 429, the right token's too, and another address is unaffected", async () => {
+    const address = newAddress();
+    const read = (token: string, from_: string, extra: Record<string, string> = {}) =>
+      call(overview, { url: "/api/admin/overview", method: "GET", params: {}, headers: from(from_, { authorization: `Bearer ${token}`, ...extra }) });
+    for (let failure = 0; failure < 5; failure++) expect((await read("not-the-admin-token-000", address)).status).toBe(403);
+    expectRateLimited(await read("not-the-admin-token-000", address), /Too many failed admin sign-ins: at most 5 a minute/);
+    // While the address waits, the right token learns nothing either, and signing in is refused too.
+    expect((await read(TOKEN, address)).status).toBe(429);
+    expect((await attempt(TOKEN, address)).status).toBe(429);
+    expect((await read("not-the-admin-token-000", newAddress())).status).toBe(403);
+    const elsewhere = await attempt(TOKEN, newAddress());
+    expect(elsewhere.status).toBe(200);
+    expect((await read(TOKEN, newAddress())).status).toBe(200);
+    // An admin already signed in is not a guess: the session works from the waiting address.
+    const signedIn = await call(overview, { url: "/api/admin/overview", method: "GET", params: {}, headers: from(address), cookie: cookieFrom(elsewhere.headers.get("set-cookie")) });
+    expect(signedIn.status).toBe(200);
+  });
+
+  it("counts wrong bearer tokens wherever they are sent, refusing every bearer token of the address once spent, changing nothing", async () => {
+    vi.stubEnv("PARLEY_ROOM_CREATION", "admins");
+    const { roomId } = await createTestRoom(context.database.db);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
+    const address = newAddress();
+    const wrong = from(address, { authorization: "Bearer not-the-admin-token-000" });
+    const create = (headers: Record<string, string>) =>
+      call(createRoom, { url: "/api/rooms", method: "POST", params: {}, body: { title: "Mine", template: "creative-canvas" }, headers });
+    const stop = (headers: Record<string, string>) =>
+      call(cancelRun, { url: "/x", method: "POST", params: { roomId, runId: run.id }, headers });
+    expect((await attempt("not-the-admin-token-000", address)).status).toBe(403);
+    expect((await create(wrong)).status).toBe(403);
+    expect((await create(wrong)).status).toBe(403);
+    expect((await stop(wrong)).status).toBe(403);
+    expect((await stop(wrong)).status).toBe(403);
+    const before = await roomCount();
+    expectRateLimited(await create(from(address, { authorization: `Bearer ${TOKEN}` })), /Too many failed admin sign-ins/);
+    expectRateLimited(await stop(from(address, { authorization: `Bearer ${TOKEN}` })), /Too many failed admin sign-ins/);
+    expect(await roomCount()).toBe(before);
+    const [still] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
+    expect(still!.status).toBe("queued");
   });
 
   it("does not count successful sign-ins", async () => {

@@ -7,7 +7,7 @@ import { readEventsAfter } from "@/lib/events/read-events";
 import { addUsage } from "@/lib/usage/record-usage";
 import { agentByPersona } from "@/test/agents";
 import { alice, createTestRoom } from "@/test/fixtures";
-import { call } from "@/test/http";
+import { call, fromOwnAddress } from "@/test/http";
 import { jsonRequest, params, useTestRuntime } from "@/test/test-runtime";
 import { GET as audit } from "./audit/route";
 import { PATCH as patchAgent } from "./rooms/[roomId]/agents/[agentId]/route";
@@ -271,12 +271,12 @@ describe("the dashboard's room endpoints", () => {
       [{}, 401],
       [{ authorization: "Bearer wrong-token-wrong-token" }, 403],
     ] as const) {
-      expect((await get(listRooms, "/api/admin/rooms", {}, headers)).status).toBe(expected);
-      expect((await get(readRoom, "/x", { roomId }, headers)).status).toBe(expected);
-      expect((await get(browseEvents, "/x", { roomId }, headers)).status).toBe(expected);
-      expect((await exportEvents(jsonRequest("/x", "GET", undefined, headers), params({ roomId }))).status).toBe(expected);
-      expect((await send(patchAgent, "PATCH", "/x", { roomId, agentId: painter.id }, { model: "openai:gpt-5" }, headers)).status).toBe(expected);
-      expect((await send(prune, "POST", "/x", {}, { idleDays: 1 }, headers)).status).toBe(expected);
+      expect((await get(listRooms, "/api/admin/rooms", {}, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(readRoom, "/x", { roomId }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(browseEvents, "/x", { roomId }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await exportEvents(jsonRequest("/x", "GET", undefined, fromOwnAddress(headers)), params({ roomId }))).status).toBe(expected);
+      expect((await send(patchAgent, "PATCH", "/x", { roomId, agentId: painter.id }, { model: "openai:gpt-5" }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await send(prune, "POST", "/x", {}, { idleDays: 1 }, fromOwnAddress(headers))).status).toBe(expected);
     }
     const [still] = await db().select().from(agents).where(eq(agents.id, painter.id));
     expect(still!.model).toBe(painter.model);

@@ -8,7 +8,7 @@ import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { agentByPersona } from "@/test/agents";
 import { alice, createTestRoom } from "@/test/fixtures";
-import { call } from "@/test/http";
+import { call, fromOwnAddress } from "@/test/http";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
 import { testDriver } from "@/test/test-database";
 import { useTestRuntime } from "@/test/test-runtime";
@@ -308,17 +308,17 @@ describe("the dashboard's run endpoints", () => {
       [{ cookie: "parley_admin=forged" }, 403],
     ];
     for (const [headers, expected] of attempts) {
-      expect((await get(overview, "/api/admin/overview", {}, headers)).status).toBe(expected);
-      expect((await get(listRuns, "/api/admin/runs", {}, headers)).status).toBe(expected);
-      expect((await get(readRun, `/api/admin/runs/${run.id}`, { runId: run.id }, headers)).status).toBe(expected);
-      expect((await post(cancel, `/api/admin/runs/${run.id}/cancel`, { runId: run.id }, headers)).status).toBe(expected);
-      expect((await post(retry, `/api/admin/runs/${failed.runId}/retry`, { runId: failed.runId }, headers)).status).toBe(expected);
-      expect((await get(readWorkflow, `/api/admin/workflows/${run.correlationId}`, { correlationId: run.correlationId }, headers)).status).toBe(expected);
-      expect((await get(listWorkflows, `/api/admin/workflows?room=${roomId}`, {}, headers)).status).toBe(expected);
-      expect((await get(instance, "/api/admin/instance", {}, headers)).status).toBe(expected);
-      expect((await get(audit, "/api/admin/audit", {}, headers)).status).toBe(expected);
+      expect((await get(overview, "/api/admin/overview", {}, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(listRuns, "/api/admin/runs", {}, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(readRun, `/api/admin/runs/${run.id}`, { runId: run.id }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await post(cancel, `/api/admin/runs/${run.id}/cancel`, { runId: run.id }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await post(retry, `/api/admin/runs/${failed.runId}/retry`, { runId: failed.runId }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(readWorkflow, `/api/admin/workflows/${run.correlationId}`, { correlationId: run.correlationId }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(listWorkflows, `/api/admin/workflows?room=${roomId}`, {}, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(instance, "/api/admin/instance", {}, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(audit, "/api/admin/audit", {}, fromOwnAddress(headers))).status).toBe(expected);
       // Even a bad query is refused for who asks before it is read.
-      expect((await get(listRuns, "/api/admin/runs?status=done", {}, headers)).status).toBe(expected);
+      expect((await get(listRuns, "/api/admin/runs?status=done", {}, fromOwnAddress(headers))).status).toBe(expected);
     }
     const [row] = await db().select().from(runs).where(eq(runs.id, run.id));
     expect(row!.status).toBe("queued");

@@ -27,7 +27,7 @@ export async function GET() {
 export async function POST(request: Request) {
   return respond(async () => {
     const { database } = await getRuntime();
-    assertMayCreateRooms(isAdminRequest(request), "create rooms");
+    assertMayCreateRooms(await isAdminRequest(request), "create rooms");
     await limitPerAddress(database.db, request, "rooms");
     const input = await readJsonBody(request, createRoomInputSchema);
     const { room, agents } = await createRoom(database.db, input);

@@ -1,10 +1,10 @@
 // POST /api/admin/session — sign in with the admin token (failures throttled per client address); DELETE — sign out
 import { z } from "zod";
-import { ADMIN_COOKIE, adminSessionValue, isValidAdminToken } from "@/lib/auth/admin";
+import { ADMIN_COOKIE, adminSessionValue } from "@/lib/auth/admin";
+import { verifyAdminToken } from "@/lib/auth/verify-admin-token";
 import { forbidden } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { readJsonBody, respond } from "@/lib/http/request";
-import { rateLimited, rateRules, rateWait, takeRate } from "@/lib/limits/rate-limit";
 import { getRuntime } from "@/lib/runtime";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
@@ -13,23 +13,15 @@ export const dynamic = "force-dynamic";
 const signInSchema = z.strictObject({ token: z.string().min(1, "Enter the admin token").max(512) });
 
 /**
- * Failed sign-ins are throttled per client address (`PARLEY_ADMIN_SIGN_INS_PER_MINUTE`, 5 by
- * default): while an address must wait, every attempt is a 429, a right token's too, so that
- * guessing learns nothing. Only wrong tokens count.
+ * Failed sign-ins are throttled per client address with every other wrong admin token
+ * (`verifyAdminToken`): while an address must wait, every attempt is a 429, a right token's
+ * too, so that guessing learns nothing. Only wrong tokens count.
  */
 export async function POST(request: Request) {
   return respond(async () => {
     const { database } = await getRuntime();
-    const rule = rateRules().adminSignIn;
-    const address = clientAddress(request.headers);
-    const waiting = await rateWait(database.db, rule, address);
-    if (!waiting.allowed) throw rateLimited(rule, waiting);
     const { token } = await readJsonBody(request, signInSchema);
-    if (!isValidAdminToken(token)) {
-      const counted = await takeRate(database.db, rule, address);
-      if (!counted.allowed) throw rateLimited(rule, counted);
-      throw forbidden("That admin token is not valid.");
-    }
+    if (!(await verifyAdminToken(database.db, token, clientAddress(request.headers)))) throw forbidden("That admin token is not valid.");
     const secure = new URL(request.url).protocol === "https:" ? "; Secure" : "";
     return Response.json(
       { admin: true },

@@ -14,7 +14,7 @@ export const dynamic = "force-dynamic";
 export async function POST(request: Request) {
   return respond(async () => {
     const { database } = await getRuntime();
-    const admin = isAdminRequest(request);
+    const admin = await isAdminRequest(request);
     assertMayCreateRooms(admin, "import teams");
     await limitPerAddress(database.db, request, "imports");
     const input = await readJsonBody(request, importRoomInputSchema, 300 * 1024);

@@ -1,12 +1,11 @@
 // POST /api/rooms/[roomId]/brainstorms/[brainstormId]/gate — decide at the gate: approve, drop, redirect or deepen
 // (participants, or admins only when the room says so; spectators: 403; a round decided already: 409)
-import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
 import { seatActor } from "@/lib/auth/seats";
 import { decideGate, gateDecisionInputSchema } from "@/lib/brainstorm/decide-gate";
 import { forbidden } from "@/lib/errors";
 import { ADMIN_ACTOR } from "@/lib/events/write-room-events";
-import { bearerToken, checkIdempotencyKey, parseCookies, readJsonBody, respond } from "@/lib/http/request";
-import { roomAccess } from "@/lib/http/room-access";
+import { checkIdempotencyKey, readJsonBody, respond } from "@/lib/http/request";
+import { isAdminRequest, roomAccess } from "@/lib/http/room-access";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
@@ -17,7 +16,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
   return respond(async () => {
     const { roomId, brainstormId } = await params;
     const { runtime, seat } = await roomAccess(request, roomId);
-    const isAdmin = adminStatus({ cookie: parseCookies(request.headers.get("cookie"))[ADMIN_COOKIE], bearer: bearerToken(request) }) === "admin";
+    const isAdmin = await isAdminRequest(request);
     const settings = parseRoomSettings((await findRoom(runtime.database.db, roomId))?.settings);
     if (settings.brainstorm_gate === "admins" && !isAdmin) throw forbidden("Only an admin may decide at this room's gate.");
     if (!seat && !isAdmin) throw forbidden("Spectators can watch the gate but not decide. Take a seat to participate.");

@@ -1,11 +1,10 @@
 // POST /api/rooms/[roomId]/runs/[runId]/cancel — stop a queued or running agent (participants and admins)
-import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
 import { seatActor } from "@/lib/auth/seats";
 import { cancelRunAsAdmin } from "@/lib/admin/admin-run-actions";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { forbidden } from "@/lib/errors";
-import { roomAccess } from "@/lib/http/room-access";
-import { bearerToken, parseCookies, respond } from "@/lib/http/request";
+import { isAdminRequest, roomAccess } from "@/lib/http/room-access";
+import { respond } from "@/lib/http/request";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
@@ -14,8 +13,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
   return respond(async () => {
     const { roomId, runId } = await params;
     const { runtime, seat } = await roomAccess(request, roomId);
-    const cookies = parseCookies(request.headers.get("cookie"));
-    const isAdmin = adminStatus({ cookie: cookies[ADMIN_COOKIE], bearer: bearerToken(request) }) === "admin";
+    const isAdmin = await isAdminRequest(request);
     if (!seat && !isAdmin) throw forbidden("Only participants and admins can stop an agent.");
     // An admin's stop is recorded in the room's log and the admin audit trail.
     const outcome = seat
