@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
+import type { DbOrTx } from "@/db";
 import type { Seat } from "@/db/schema";
 import { seatActor } from "@/lib/auth/seats";
 import { AppError, forbidden, payloadTooLarge } from "@/lib/errors";
@@ -61,6 +62,15 @@ export function participantRoute<Path extends `/api/rooms/[roomId]${string}`, S 
   return { path, input: input as z.ZodType<InputOf<S>> | null, handle };
 }
 
+/**
+ * Counts one change a seat makes to its room against the seat's rate of writes
+ * (`PARLEY_SEAT_WRITES_PER_MINUTE`), refusing it with a 429 beyond: every participant route does
+ * this, and so do the routes that also serve admins without a seat (whom it does not limit).
+ */
+export async function limitSeatWrites(db: DbOrTx, seat: Pick<Seat, "id">): Promise<void> {
+  await enforceRate(db, "seatWrites", seat.id);
+}
+
 async function handleWith<P extends { roomId: string }, I>(
   route: ParticipantRoute<P, I>,
   params: P,
@@ -69,7 +79,7 @@ async function handleWith<P extends { roomId: string }, I>(
   readInput: (schema: z.ZodType<I>) => Promise<I>,
 ): Promise<JsonAnswer> {
   const { runtime, seat } = await participantAccessByCookie(cookie, params.roomId);
-  await enforceRate(runtime.database.db, "seatWrites", seat.id);
+  await limitSeatWrites(runtime.database.db, seat);
   const idempotencyKey = checkIdempotencyKey(idempotencyHeader);
   const input = route.input ? await readInput(route.input) : (undefined as I);
   return route.handle({ runtime, seat, actor: seatActor(seat), params, input, idempotencyKey });

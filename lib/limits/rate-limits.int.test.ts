@@ -115,6 +115,29 @@ describe("rate limits per client address", () => {
   });
 });
 
+describe("a seat's rate of writes on routes that serve admins too", () => {
+  it("refuses a seat's stops beyond its limit with 429, stopping nothing, while an admin without a seat is not limited", async () => {
+    vi.stubEnv("PARLEY_SEAT_WRITES_PER_MINUTE", "2");
+    const { roomId } = await createTestRoom(context.database.db);
+    const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ann" }, headers: from(newAddress()) });
+    const cookie = cookieFrom(seat.headers.get("set-cookie"));
+    const queued = [];
+    for (const persona of ["songwriter", "storyteller", "scene-painter"]) {
+      const agent = await agentByPersona(context.database, roomId, persona);
+      queued.push(await startAgentRun(context.database.db, roomId, { agentId: agent.id }, alice));
+    }
+    const stop = (runId: string, options: { cookie?: string; headers?: Record<string, string> }) =>
+      call(cancelRun, { url: "/x", method: "POST", params: { roomId, runId }, ...options, headers: from(newAddress(), options.headers) });
+    expect((await stop(queued[0]!.id, { cookie })).status).toBe(200);
+    expect((await stop(queued[1]!.id, { cookie })).status).toBe(200);
+    const refused = await stop(queued[2]!.id, { cookie });
+    expectRateLimited(refused, /Too many changes: at most 2 a minute from one seat/);
+    const [still] = await context.database.db.select().from(runs).where(eq(runs.id, queued[2]!.id));
+    expect(still!.status).toBe("queued");
+    expect((await stop(queued[2]!.id, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+  });
+});
+
 describe("who may create rooms", () => {
   const create = (headers: Record<string, string> = {}) =>
     call(createRoom, { url: "/api/rooms", method: "POST", params: {}, body: { title: "Mine", template: "creative-canvas" }, headers: { ...from(newAddress()), ...headers } });

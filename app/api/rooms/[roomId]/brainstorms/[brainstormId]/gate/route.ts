@@ -1,10 +1,12 @@
 // POST /api/rooms/[roomId]/brainstorms/[brainstormId]/gate — decide at the gate: approve, drop, redirect or deepen
-// (participants, or admins only when the room says so; spectators: 403; a round decided already: 409)
+// (participants, within their seat's rate of writes, or admins only when the room says so; spectators: 403; a round
+// decided already: 409)
 import { seatActor } from "@/lib/auth/seats";
 import { decideGate, gateDecisionInputSchema } from "@/lib/brainstorm/decide-gate";
 import { forbidden } from "@/lib/errors";
 import { ADMIN_ACTOR } from "@/lib/events/write-room-events";
 import { checkIdempotencyKey, readJsonBody, respond } from "@/lib/http/request";
+import { limitSeatWrites } from "@/lib/http/participant-route";
 import { isAdminRequest, roomAccess } from "@/lib/http/room-access";
 import { findRoom } from "@/lib/rooms/list-rooms";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -20,6 +22,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
     const settings = parseRoomSettings((await findRoom(runtime.database.db, roomId))?.settings);
     if (settings.brainstorm_gate === "admins" && !isAdmin) throw forbidden("Only an admin may decide at this room's gate.");
     if (!seat && !isAdmin) throw forbidden("Spectators can watch the gate but not decide. Take a seat to participate.");
+    if (seat) await limitSeatWrites(runtime.database.db, seat);
     const idempotencyKey = checkIdempotencyKey(request.headers.get("idempotency-key"));
     const input = await readJsonBody(request, gateDecisionInputSchema);
     const decided = await decideGate(runtime.database.db, roomId, brainstormId, input, seat ? seatActor(seat) : ADMIN_ACTOR, { idempotencyKey });
