@@ -63,7 +63,7 @@ export const MOODS: Mood[] = [
     signals: ["sun", "summer", "dance", "morning", "joy", "bright", "spring", "hope", "golden", "celebrate", "light"],
     palette: ["#ffd43b", "#ff922b", "#fff3bf", "#ffa94d"],
     paletteWords: "sunflower yellow, tangerine and warm cream",
-    images: ["sunrise", "open windows", "bicycles", "a field of sunflowers", "kites", "the first warm day"],
+    images: ["sunrise", "open windows", "bicycles", "a field of sunflowers", "kites", "the first warm day", "a marching band", "paper lanterns"],
     verse: [
       "Morning spills like honey through the blinds",
       "Every door I closed is open wide",
@@ -77,7 +77,7 @@ export const MOODS: Mood[] = [
       "A hillside at sunrise, bicycles racing down a road lined with sunflowers, kites scattered across a wide blue sky",
       "An open window on the first warm day, curtains lifting, a table set with oranges and bright ceramics",
     ],
-    light: ["low golden sunrise", "midday light bouncing off white walls"],
+    light: ["low golden sunrise", "midday light bouncing off white walls", "late sun through a row of open doors"],
     sparks: ["A festival that begins by accident", "Sunlight as a second chance", "A town that dances when the clocks go forward"],
     beats: {
       opening: ["Theo opened every window in the house the morning the letter came."],
@@ -90,7 +90,7 @@ export const MOODS: Mood[] = [
     signals: ["ocean", "sea", "wave", "lake", "calm", "dawn", "lighthouse", "shore", "breeze", "quiet", "tide", "peace"],
     palette: ["#0b7285", "#3bc9db", "#c5f6fa", "#e3fafc"],
     paletteWords: "deep teal, seafoam and pale morning sky",
-    images: ["the tide", "a lighthouse", "salt wind", "driftwood", "gulls", "a quiet harbour"],
+    images: ["the tide", "a lighthouse", "salt wind", "driftwood", "gulls", "a quiet harbour", "sea glass", "a rowing boat"],
     verse: [
       "The tide keeps time the way a heartbeat would",
       "The lighthouse hums the way I wish I could",
@@ -104,7 +104,7 @@ export const MOODS: Mood[] = [
       "A lighthouse at dawn above a calm sea, its beam fading as the sky turns from teal to pearl, gulls circling",
       "A quiet harbour with driftwood on the sand and boats resting on still water under a pale sky",
     ],
-    light: ["soft dawn light over still water", "the last sweep of the lighthouse beam at sunrise"],
+    light: ["soft dawn light over still water", "the last sweep of the lighthouse beam at sunrise", "pale haze lifting off the bay"],
     sparks: ["A lighthouse that keeps a diary", "The tide as a patient letter-writer", "A harbour for lost sounds"],
     beats: {
       opening: ["Every morning the keeper wrote down what the sea returned: a shoe, a bottle, once a violin."],
@@ -117,7 +117,7 @@ export const MOODS: Mood[] = [
     signals: ["city", "neon", "electric", "train", "midnight", "street", "rush", "club", "traffic", "skyline", "metro"],
     palette: ["#5f3dc4", "#d6336c", "#845ef7", "#f3d9fa"],
     paletteWords: "ultraviolet, hot pink and neon lilac",
-    images: ["neon signs", "the midnight train", "taxi lights", "rooftops", "a crowded crosswalk", "the skyline"],
+    images: ["neon signs", "the midnight train", "taxi lights", "rooftops", "a crowded crosswalk", "the skyline", "the subway stairs", "a jukebox"],
     verse: [
       "Neon letters flicker out your name",
       "The midnight train is never quite the same",
@@ -131,7 +131,7 @@ export const MOODS: Mood[] = [
       "A rain-slick avenue at midnight, neon signs in pink and violet reflected in every puddle, a train crossing overhead",
       "A rooftop above the skyline, antennae and water towers silhouetted against a violet glow",
     ],
-    light: ["neon reflected in wet asphalt", "violet skyline glow"],
+    light: ["neon reflected in wet asphalt", "violet skyline glow", "headlights sweeping across a wall"],
     sparks: ["A city that dreams in traffic lights", "Strangers synchronised by a crosswalk", "The last train as a confession booth"],
     beats: {
       opening: ["Jun worked the night desk at the station and knew every passenger of the 00:47 by their shoes."],
@@ -144,7 +144,7 @@ export const MOODS: Mood[] = [
     signals: ["forest", "tree", "mountain", "home", "earth", "garden", "roots", "village", "field", "harvest", "river"],
     palette: ["#2b8a3e", "#8ce99a", "#d8f5a2", "#5c940d"],
     paletteWords: "moss green, young leaf and ripe wheat",
-    images: ["old oaks", "a garden gate", "the river path", "roots", "woodsmoke", "the kitchen garden"],
+    images: ["old oaks", "a garden gate", "the river path", "roots", "woodsmoke", "the kitchen garden", "a stone wall", "the apple tree"],
     verse: [
       "The garden gate still creaks the way it did",
       "Old oaks are keeping everything we hid",
@@ -158,7 +158,7 @@ export const MOODS: Mood[] = [
       "A stone cottage at the edge of a forest, woodsmoke rising, a river path winding through tall grass toward old oaks",
       "A kitchen garden at golden hour, a wooden gate half open, bean poles and sunflowers leaning toward the light",
     ],
-    light: ["late afternoon sun through leaves", "green shade with flecks of gold"],
+    light: ["late afternoon sun through leaves", "green shade with flecks of gold", "first light on a frosted field"],
     sparks: ["A tree that keeps the village's secrets", "Leaving home as planting a seed", "A map drawn in roots"],
     beats: {
       opening: ["When Ada left the village she took one acorn from the old oak, the way her grandmother had."],
@@ -193,12 +193,67 @@ export function imagesIn(text: string, mood: Mood): string[] {
   return mood.images.filter((image) => lower.includes(image.split(" ").pop()!.toLowerCase()));
 }
 
+/** A word with its indefinite article: "melancholic" → "a melancholic", "electric" → "an electric". */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
+}
+
 const NAMES = ["Mara", "Jun", "Teo", "Lina", "Ravi", "Odile", "Sam", "Noor"];
 
 /** An image with its article: "window" → "the window"; "an empty chair" stays as it is. */
 function the(image: string): string {
   return /^(a|an|the) /i.test(image) ? image : `the ${image}`;
 }
+
+function cap(text: string): string {
+  return text ? text[0]!.toUpperCase() + text.slice(1) : text;
+}
+
+/**
+ * Every form made with every image, in an order where neighbours differ in both form and
+ * image: the items one run takes together (a verse's lines, three sparks) neither share a
+ * form nor dwell on one image.
+ */
+function woven<F>(forms: F[], images: string[], make: (form: F, image: string, index: number) => string): string[] {
+  const made: string[] = [];
+  for (let shift = 0; shift < images.length; shift++) {
+    forms.forEach((form, index) => made.push(make(form, images[(index + shift) % images.length]!, made.length)));
+  }
+  return made;
+}
+
+// Forms have the image as their object, so they read right for "the rain" and "the puddles" alike.
+const VERSE_FORMS = [
+  (image: string) => `I left a light on by ${the(image)}`,
+  (image: string) => `Nobody answers me but ${the(image)}`,
+  (image: string) => `Tonight it's only me and ${the(image)}`,
+  (image: string) => `I wrote your name beside ${the(image)}`,
+  (image: string) => `Every road runs back to ${the(image)}`,
+  (image: string) => `I keep my quiet promises with ${the(image)}`,
+  (image: string) => `You said you'd meet me by ${the(image)}`,
+  (image: string) => `I hum the old tune to ${the(image)}`,
+  (image: string) => `Half of me is waiting at ${the(image)}`,
+  (image: string) => `I keep on looking past ${the(image)}`,
+  (image: string) => `Let me stay a little longer with ${the(image)}`,
+  (image: string) => `We were younger once beside ${the(image)}`,
+  (image: string) => `I can still hear you in ${the(image)}`,
+];
+
+const CHORUS_FORMS = [
+  (image: string) => `So sing it to ${the(image)}, sing it low`,
+  (image: string) => `Oh, ${the(image)}, don't let me go`,
+  (image: string) => `Carry me home past ${the(image)}`,
+  (image: string) => `All I need tonight is ${the(image)}`,
+  (image: string) => `Hold on, hold on to ${the(image)}`,
+  (image: string) => `Say it again to ${the(image)}`,
+  (image: string) => `Every time I turn, there's ${the(image)}`,
+  (image: string) => `Don't wake me up from ${the(image)}`,
+  (image: string) => `We'll meet again at ${the(image)}`,
+  (image: string) => `Let it all come back to ${the(image)}`,
+  (image: string) => `I'm still singing for ${the(image)}`,
+  (image: string) => `Take me back, take me to ${the(image)}`,
+  (image: string) => `Stay with me by ${the(image)}`,
+];
 
 const SPARK_FORMS = [
   (image: string) => `A song sung to ${the(image)}`,
@@ -208,6 +263,12 @@ const SPARK_FORMS = [
   (image: string) => `A chorus that starts at ${the(image)}`,
   (image: string) => `Two strangers sharing ${the(image)}`,
   (image: string) => `Everything ${the(image)} heard last night`,
+  (image: string) => `What ${the(image)} would say, given a voice`,
+  (image: string) => `A map drawn around ${the(image)}`,
+  (image: string) => `A promise made in front of ${the(image)}`,
+  (image: string) => `A photograph of ${the(image)} nobody remembers taking`,
+  (image: string) => `A secret hidden behind ${the(image)}`,
+  (image: string) => `A dance that begins at ${the(image)}`,
 ];
 
 const SCENE_FORMS = [
@@ -216,18 +277,57 @@ const SCENE_FORMS = [
   (a: string, b: string) => `Close up on ${the(a)}, with ${the(b)} out of focus`,
 ];
 
-function cap(text: string): string {
-  return text ? text[0]!.toUpperCase() + text.slice(1) : text;
-}
+const LIGHT_FORMS = [(light: string, image: string) => `${light}, caught on ${the(image)}`, (light: string, image: string) => `${light}, falling across ${the(image)}`];
 
-/** Pairs of a mood's images, in a fixed order: the raw material of generated lines. */
+const COLOUR_FORMS = [
+  (a: string, b: string, image: string) => `${cap(a)} on ${the(image)}, ${b} around it`,
+  (a: string, b: string, image: string) => `${cap(a)} where ${the(image)} catches the light, ${b} everywhere else`,
+];
+
+const BEAT_FORMS = {
+  opening: [
+    (name: string, image: string) => `${name} kept watch over ${the(image)} for a reason nobody asked about.`,
+    (name: string, image: string) => `Every day ${name} passed ${the(image)} and pretended not to look.`,
+    (name: string, image: string) => `${name} had a habit of talking to ${the(image)} when no one was listening.`,
+  ],
+  turn: [
+    (name: string, image: string, other: string) => `Then ${name} came back to find ${the(other)} where ${the(image)} had been.`,
+    (name: string, image: string) => `One evening ${the(image)} gave ${name} a sign nobody else could read.`,
+    (name: string, image: string, other: string) => `${name} followed ${the(image)} further than ever, all the way to ${the(other)}.`,
+  ],
+  ending: [
+    (name: string, image: string, other: string) => `In the end ${name} let ${the(image)} go, and kept ${the(other)} instead.`,
+    (name: string, _image: string, other: string) => `${name} left ${the(other)} for whoever came next, and walked on without looking back.`,
+    (name: string, image: string) => `At last ${name} understood what ${the(image)} had been saying all along.`,
+  ],
+};
+
+/** Pairs of a mood's images, in a fixed order: the raw material of generated scenes. */
 function pairs(mood: Mood): [string, string][] {
   return mood.images.flatMap((a, index) => mood.images.filter((_, other) => other !== index).map((b) => [a, b] as [string, string]));
 }
 
-/** Sparks: the mood's own, then more made from its images, so a long session rarely repeats one. */
+/** The colours a mood's palette is named with: "deep navy, slate blue and one warm lamp" → three. */
+function colourWords(mood: Mood): string[] {
+  return mood.paletteWords.split(/,\s*|\s+and\s+/).map((word) => word.trim()).filter(Boolean);
+}
+
+// Each pool holds the mood's own lines first, then lines made from its images: enough that the
+// runs of ten minutes of watching each take their own share (see `fresh` in plan.ts).
+
+/** Verse lines: the mood's own, then one of each form for each of its images. */
+export function versesOf(mood: Mood): string[] {
+  return [...new Set([...mood.verse, ...woven(VERSE_FORMS, mood.images, (form, image) => form(image))])];
+}
+
+/** Chorus lines: the mood's own, then one of each form for each of its images. */
+export function chorusesOf(mood: Mood): string[] {
+  return [...new Set([...mood.chorus, ...woven(CHORUS_FORMS, mood.images, (form, image) => form(image))])];
+}
+
+/** Sparks: the mood's own, then more made from its images. */
 export function sparksOf(mood: Mood): string[] {
-  return [...new Set([...mood.sparks, ...mood.images.flatMap((image) => SPARK_FORMS.map((form) => form(image)))])];
+  return [...new Set([...mood.sparks, ...woven(SPARK_FORMS, mood.images, (form, image) => form(image))])];
 }
 
 /** Scenes: the mood's own, then compositions of two of its images. */
@@ -235,21 +335,29 @@ export function scenesOf(mood: Mood): string[] {
   return [...new Set([...mood.scenes, ...pairs(mood).map(([a, b], index) => SCENE_FORMS[index % SCENE_FORMS.length]!(a, b))])];
 }
 
-/** Light: the mood's own, then each caught on one of its images. */
+/** Light: the mood's own, then each caught on, or falling across, one of its images. */
 export function lightOf(mood: Mood): string[] {
-  return [...mood.light, ...mood.images.flatMap((image) => mood.light.map((light) => `${light}, caught on ${the(image)}`))];
+  const made = mood.light.flatMap((light) => woven(LIGHT_FORMS, mood.images, (form, image) => form(light, image)));
+  return [...new Set([...mood.light, ...made])];
+}
+
+/** Colour notes: two of the palette's colours, set on one of the mood's images. */
+export function coloursOf(mood: Mood): string[] {
+  const colours = colourWords(mood);
+  // Every ordered pair of colours, neighbours leading with different ones.
+  const shifts = colours.slice(1).map((_, index) => index + 1);
+  const forms = COLOUR_FORMS.flatMap((form) =>
+    shifts.flatMap((shift) => colours.map((a, index) => (image: string) => form(a, colours[(index + shift) % colours.length]!, image))),
+  );
+  return [...new Set(woven(forms, mood.images, (form, image) => form(image)))];
 }
 
 /** Story beats: the mood's own, then beats about someone and one of the mood's images. */
 export function beatsOf(mood: Mood, part: "opening" | "turn" | "ending"): string[] {
-  const made = NAMES.flatMap((name, index) => {
-    const image = mood.images[index % mood.images.length]!;
-    const other = mood.images[(index + 3) % mood.images.length]!;
-    return {
-      opening: `${name} kept watch over ${the(image)} for a reason nobody asked about.`,
-      turn: `Then ${the(image)} was gone, and ${name} found ${the(other)} where it had been.`,
-      ending: `In the end ${name} let ${the(image)} go, and kept ${the(other)} instead.`,
-    }[part];
+  const forms = BEAT_FORMS[part];
+  const made = woven(NAMES, mood.images, (name, image, index) => {
+    const other = mood.images[(mood.images.indexOf(image) + 3) % mood.images.length]!;
+    return forms[index % forms.length]!(name, image, other);
   });
   return [...new Set([...mood.beats[part], ...made])];
 }

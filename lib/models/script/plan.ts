@@ -1,7 +1,7 @@
 // The machinery a scripted persona's plan is built with: a plan is a list of steps, each of
 // which reads the prompt (and what the run's earlier calls returned) and says what to write
 // and which tools to call, or nothing to skip itself.
-import { type Mood, MOODS } from "./moods";
+import type { Mood } from "./moods";
 import type { SeededRandom } from "./random";
 import type { PastCall, PromptEntry, ScriptReading } from "./read-prompt";
 import { boxOf, freeSpot, homeArea, type Point, shapeOf } from "@/lib/canvas/free-spot";
@@ -144,25 +144,28 @@ export function finalStep(text: string): StepBuilder {
   return () => ({ text, calls: [] });
 }
 
-
+/**
+ * Where a run starts in a pool of `length` items when it takes `need` of them: further along
+ * the fuller the canvas is, by half its need (at least one item) per node. The prompt shows
+ * only the newest nodes, so a run cannot see what its persona wrote a few turns ago; but every
+ * run of a scripted persona adds two nodes or more, so the runs of one persona start at least
+ * `need` items apart and take shares of the pool that do not overlap, until the canvas has
+ * grown by as many nodes as the pool holds shares.
+ */
+export function poolStart(canvasTotal: number, need: number, length: number): number {
+  return length ? (canvasTotal * Math.ceil(need / 2)) % length : 0;
+}
 
 /**
  * What a persona can still say that is not on the canvas yet: the items of its mood's pool
- * (`pick`) that no node already holds, then, when those run short of `need`, unused items of
- * the other moods' pools (a contrasting touch rather than a repeat). Only when everything has
- * been used does it repeat itself.
+ * (`pick`) from this run's start (`poolStart`) on, without those a node it can see already
+ * holds. Only when everything has been used does it repeat itself.
  */
 export function fresh(context: Pick<PlanContext, "reading" | "mood" | "createdNodes">, pick: (mood: Mood) => string[], need = 1): string[] {
+  const pool = pick(context.mood);
   const used = [...context.reading.canvas.map((item) => item.text), ...context.createdNodes().map((item) => item.text)].map((text) => text.toLowerCase());
-  const unused = (items: string[]) => items.filter((item) => !used.some((text) => text.includes(item.toLowerCase().slice(0, 40))));
-  // Older nodes may be out of sight (the prompt keeps the newest): each run also starts further
-  // along its pool, by how full the canvas is, so runs that cannot see each other still differ.
-  const rotate = (items: string[]) => {
-    const offset = items.length ? (context.reading.canvasTotal * 3) % items.length : 0;
-    return [...items.slice(offset), ...items.slice(0, offset)];
-  };
-  const own = rotate(unused(pick(context.mood)));
-  if (own.length >= need) return own;
-  const all = [...own, ...rotate(MOODS.filter((mood) => mood.name !== context.mood.name).flatMap((mood) => unused(pick(mood))))];
-  return all.length >= need ? all : rotate(pick(context.mood));
+  const start = poolStart(context.reading.canvasTotal, need, pool.length);
+  const rotated = [...pool.slice(start), ...pool.slice(0, start)];
+  const unused = rotated.filter((item) => !used.some((text) => text.includes(item.toLowerCase().slice(0, 40))));
+  return unused.length >= need ? unused : [...unused, ...rotated.filter((item) => !unused.includes(item))];
 }

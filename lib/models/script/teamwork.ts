@@ -2,9 +2,9 @@
 // answers to help requests first, asking a teammate for help without waiting, answering a
 // help request in one reply, and leaving a finding and an insight before finishing.
 import { ownValue } from "@/lib/own-value";
-import type { Mood } from "./moods";
+import { type Mood, beatsOf, lightOf, scenesOf, sparksOf, versesOf, withArticle } from "./moods";
 import { hashString } from "./random";
-import { type PlanContext, type PlannedStep, type StepBuilder, home, lines, place, short } from "./plan";
+import { type PlanContext, type PlannedStep, type StepBuilder, fresh, home, lines, place, short } from "./plan";
 import type { PromptMessage, ScriptReading } from "./read-prompt";
 import { taskFinding, taskHelpAnswer, taskHelpQuestion, taskInsight, taskResponse } from "./personas/generalist";
 
@@ -13,16 +13,29 @@ export function messageTag(message: PromptMessage): string {
   return `msg-${hashString(message.line).toString(36)}`;
 }
 
-/** What each persona makes when asked for something directly: a node kind and lines from its mood. */
-const RESPONSES: Record<string, { kind: string; pool: (mood: Mood) => string[]; count: number }> = {
-  songwriter: { kind: "lyric", pool: (mood) => [...mood.verse, ...mood.chorus], count: 4 },
-  "scene-painter": { kind: "scene", pool: (mood) => [...mood.scenes, ...mood.light], count: 2 },
-  "idea-weaver": { kind: "idea", pool: (mood) => mood.sparks, count: 3 },
-  storyteller: { kind: "story", pool: (mood) => [...mood.beats.opening, ...mood.beats.turn, ...mood.beats.ending], count: 3 },
-  curator: { kind: "note", pool: (mood) => mood.images.map((image) => `Gather everything about ${image} in one place`), count: 2 },
+/** What each persona makes when asked for something directly: a node kind, and how many items of which of its pools. */
+const RESPONSES: Record<string, { kind: string; parts: { pool: (mood: Mood) => string[]; count: number }[] }> = {
+  songwriter: { kind: "lyric", parts: [{ pool: versesOf, count: 4 }] },
+  "scene-painter": { kind: "scene", parts: [{ pool: scenesOf, count: 1 }, { pool: lightOf, count: 1 }] },
+  "idea-weaver": { kind: "idea", parts: [{ pool: sparksOf, count: 3 }] },
+  storyteller: {
+    kind: "story",
+    parts: (["opening", "turn", "ending"] as const).map((part) => ({ pool: (mood: Mood) => beatsOf(mood, part), count: 1 })),
+  },
+  curator: { kind: "note", parts: [{ pool: (mood) => mood.images.map((image) => `Gather everything about ${image} in one place`), count: 2 }] },
 };
 
 const words = (text: string) => text.toLowerCase().split(/\W+/).filter((word) => word.length > 3);
+
+/**
+ * `count` items of a pool the canvas does not hold yet: those that speak of what was asked
+ * (`prefer`) first, then this run's share of the pool (see `fresh`).
+ */
+function answerLines(context: PlanContext, pool: (mood: Mood) => string[], count: number, prefer: string[]): string[] {
+  const unused = fresh(context, pool, count);
+  const matching = unused.filter((line) => prefer.some((word) => line.toLowerCase().includes(word)));
+  return lines(context.rng, [...new Set([...matching.slice(0, count), ...unused])].slice(0, count), count, prefer);
+}
 
 /** The step that acts on one message: a node made for it, saying whom it answers. */
 export function messageStep(context: PlanContext, message: PromptMessage): PlannedStep | null {
@@ -30,7 +43,7 @@ export function messageStep(context: PlanContext, message: PromptMessage): Plann
   const response = ownValue(RESPONSES, context.reading.persona);
   // A persona without a script of its own answers about the room's task, not in another persona's voice.
   const { kind, body } = response
-    ? { kind: response.kind, body: lines(context.rng, response.pool(context.mood), response.count, words(message.body)).join("\n") }
+    ? { kind: response.kind, body: response.parts.flatMap((part) => answerLines(context, part.pool, part.count, words(message.body))).join("\n") }
     : taskResponse(context, message);
   const title =
     message.kind === "command"
@@ -59,8 +72,13 @@ export function helpAnswer(context: PlanContext): PlannedStep | null {
   if (!asked) return null;
   const response = ownValue(RESPONSES, context.reading.persona);
   if (!response) return { text: taskHelpAnswer(context, asked[2]!), calls: [] };
-  const [line] = lines(context.rng, response.pool(context.mood), 1, words(asked[2]!));
-  const mine = context.reading.canvas.filter((item) => item.author === context.reading.name).length;
+  // Best of all a line of its own work the canvas shows; else one it has not written yet.
+  const pool = response.parts[0]!.pool;
+  const mineNodes = context.reading.canvas.filter((item) => item.author === context.reading.name);
+  const mineText = mineNodes.map((item) => item.text.toLowerCase()).join("\n");
+  const written = pool(context.mood).filter((line) => mineText.includes(line.toLowerCase()));
+  const line = written.length ? context.rng.pick(written) : answerLines(context, pool, 1, words(asked[2]!))[0];
+  const mine = mineNodes.length;
   return {
     text: `Open with “${line}” — it keeps the ${context.mood.name} feel${mine ? ` of the ${mine} piece${mine === 1 ? "" : "s"} I have on the canvas` : ""}.`,
     calls: [],
@@ -101,7 +119,7 @@ function findingFor(context: PlanContext, made: number): { finding: string; seve
   const others = reading.canvas.filter((item) => item.author !== reading.name);
   const hasTheme = reading.board.some((entry) => entry.kind === "theme");
   if (reading.canvas.length >= 12 && !hasTheme) {
-    return { finding: `The canvas holds ${reading.canvas.length} pieces but no shared theme; a ${mood.name} theme would tie them together.`, severity: "high" };
+    return { finding: `The canvas holds ${reading.canvas.length} pieces but no shared theme; ${withArticle(mood.name)} theme would tie them together.`, severity: "high" };
   }
   if (others.length >= 3) {
     const authors = [...new Set(others.map((item) => item.author))].slice(0, 2).join(" and ");

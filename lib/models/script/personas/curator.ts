@@ -1,5 +1,5 @@
 // The Creative Curator's plan: one step per model call, from intention to contribution.
-import { imagesIn } from "../moods";
+import { imagesIn, withArticle } from "../moods";
 import {
   contribution,
   edge,
@@ -17,6 +17,19 @@ import {
 } from "../plan";
 import { answerFrom } from "../asking";
 
+/**
+ * Three of the images the canvas shows, a different three as the canvas grows (every choice
+ * of three comes round once in as many nodes as there are choices), so the threads the
+ * Curator names over a long run are not one label again and again.
+ */
+function threadOf(images: string[], canvasTotal: number): string[] {
+  if (images.length <= 3) return images;
+  const threes = images.flatMap((a, i) => images.slice(i + 1).flatMap((b, j) => images.slice(i + j + 2).map((c) => [a, b, c])));
+  // With fewer than 17 images the number of threes is no multiple of 17 (a prime): stepping by
+  // 17 reaches every three once before any comes again.
+  return threes[(canvasTotal * 17) % threes.length]!;
+}
+
 export const curator: StepBuilder[] = [
   (context) =>
     intention(
@@ -24,10 +37,10 @@ export const curator: StepBuilder[] = [
       context.reading.canvas.length
         ? `There are ${context.reading.canvas.length} pieces here. I'll name the thread that connects them.`
         : "The canvas is empty; I'll set up a space for the work to come.",
-      `Grouping the canvas into a ${context.mood.name} thread`,
+      `Grouping the canvas into ${withArticle(context.mood.name)} thread`,
     ),
   (context) => {
-    const keywords = [...new Set(context.reading.canvas.flatMap((item) => imagesIn(item.text, context.mood)))].slice(0, 4);
+    const keywords = threadOf([...new Set(context.reading.canvas.flatMap((item) => imagesIn(item.text, context.mood)))], context.reading.canvasTotal);
     const xs = context.reading.canvas.map((item) => item.x);
     const ys = context.reading.canvas.map((item) => item.y);
     const anchor = xs.length ? { x: Math.min(...xs), y: Math.min(...ys) - 220 } : home(context);

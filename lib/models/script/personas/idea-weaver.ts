@@ -1,5 +1,5 @@
 // The Idea Weaver's plan: one step per model call, from intention to contribution.
-import { sparksOf } from "../moods";
+import { sparksOf, withArticle } from "../moods";
 import type { Point } from "@/lib/canvas/free-spot";
 import {
   fresh,
@@ -49,7 +49,7 @@ export const ideaWeaver: StepBuilder[] = [
             },
           }
         : null;
-    return { text: `Three sparks, and a ${context.mood.name} theme for the room.`, calls: present([...calls, theme]) };
+    return { text: `Three sparks, and ${withArticle(context.mood.name)} theme for the room.`, calls: present([...calls, theme]) };
   },
   (context) => {
     const sparks = present([0, 1, 2].map((index) => nodeIdOf(context.past(`spark-${index}`))));

@@ -1,5 +1,5 @@
 // The Scene Painter's plan: one step per model call, from intention to contribution.
-import { imagesIn, lightOf, scenesOf } from "../moods";
+import { coloursOf, imagesIn, lightOf, scenesOf, withArticle } from "../moods";
 import {
   anchorNearReferences,
   answeredEntryId,
@@ -29,7 +29,7 @@ function sceneText(context: PlanContext): { main: string; detail: string } {
     : `Scene: ${base}.`;
   const answer = answerFrom(context);
   const light = answer ? answer.text : fresh(context, lightOf)[0]!;
-  const detail = `Light: ${light}${answer ? ` (as ${answer.by} suggested)` : ""}.\nPalette: ${context.mood.paletteWords} (${context.palette.join(" ")}).`;
+  const detail = `Light: ${light}${answer ? ` (as ${answer.by} suggested)` : ""}.\nColour: ${fresh(context, coloursOf)[0]}.`;
   return { main, detail };
 }
 
@@ -94,7 +94,7 @@ export const scenePainter: StepBuilder[] = [
         reaction(
           context,
           answeredEntryId(context),
-          `Created ${short(main.replace(/^Scene: /, ""), 70).toLowerCase()} with a ${context.mood.paletteWords} palette to match the ${context.mood.name} mood`,
+          `Created ${short(main.replace(/^Scene: /, ""), 70).toLowerCase()} with ${withArticle(context.mood.paletteWords)} palette to match the ${context.mood.name} mood`,
         ),
       ]),
     };

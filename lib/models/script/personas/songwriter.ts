@@ -1,5 +1,5 @@
 // The Songwriter's plan: one step per model call, from intention to contribution.
-import { imagesIn } from "../moods";
+import { chorusesOf, imagesIn, versesOf, withArticle } from "../moods";
 import {
   anchorNearReferences,
   contribution,
@@ -24,13 +24,13 @@ export const songwriter: StepBuilder[] = [
     context.request
       ? intention(
           context,
-          `${requesterName(context)} asked me: “${short(String(context.request.content.ask ?? ""), 80)}” I'll answer in a ${context.mood.name} key.`,
+          `${requesterName(context)} asked me: “${short(String(context.request.content.ask ?? ""), 80)}” I'll answer in ${withArticle(context.mood.name)} key.`,
           `Writing ${context.mood.name} lyrics for ${requesterName(context)}'s request`,
         )
       : intention(
           context,
-          `I'll write a ${context.mood.name} verse about ${context.subject}.`,
-          `Writing a ${context.mood.name} verse about ${context.subject}`,
+          `I'll write ${withArticle(context.mood.name)} verse about ${context.subject}.`,
+          `Writing ${withArticle(context.mood.name)} verse about ${context.subject}`,
         ),
   (context) => {
     const answer = answerFrom(context);
@@ -39,9 +39,10 @@ export const songwriter: StepBuilder[] = [
       ...context.subject.toLowerCase().split(/\W+/),
       ...context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood)),
     ].filter((word) => word.length > 3);
-    const verse = lines(context.rng, fresh(context, (mood) => mood.verse, 4), 4, prefer).join("\n");
+    // This run's share of the pools, the lines that answer or echo something first.
+    const verse = lines(context.rng, fresh(context, versesOf, 4).slice(0, 4), 4, prefer).join("\n");
     const title = answer ? `Verse — after ${answer.by}: “${short(answer.text, 80)}”` : "Verse";
-    const chorus = lines(context.rng, fresh(context, (mood) => mood.chorus, 4), context.request ? 2 : 4).join("\n");
+    const chorus = lines(context.rng, fresh(context, chorusesOf, 4).slice(0, context.request ? 2 : 4), 4).join("\n");
     const anchor = context.request ? anchorNearReferences(context) : home(context);
     const versePoint = place(context, anchor);
     const chorusPoint = place({ ...context, createdNodes: () => [...context.createdNodes(), { id: "", text: "", ...versePoint }] }, {
@@ -88,7 +89,7 @@ export const songwriter: StepBuilder[] = [
       const call = reaction(
         context,
         context.request.id,
-        `Wrote a ${context.mood.name} verse from your ${context.reading.referenced.length ? "sparks" : "request"}`,
+        `Wrote ${withArticle(context.mood.name)} verse from your ${context.reading.referenced.length ? "sparks" : "request"}`,
       );
       return call ? { text: "", calls: [call] } : null;
     }

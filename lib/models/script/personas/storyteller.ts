@@ -1,5 +1,5 @@
 // The Storyteller's plan: one step per model call, from intention to contribution.
-import { beatsOf } from "../moods";
+import { beatsOf, withArticle } from "../moods";
 import type { Point } from "@/lib/canvas/free-spot";
 import {
   fresh,
@@ -27,7 +27,7 @@ export const storyteller: StepBuilder[] = [
       fragments
         ? `I see ${fragments} fragments on the canvas. I'll weave them into a short story.`
         : `The canvas is quiet, so I'll start a story about ${context.subject}.`,
-      `Weaving a ${context.mood.name} story from the canvas`,
+      `Weaving ${withArticle(context.mood.name)} story from the canvas`,
     );
   },
   (context) => {
