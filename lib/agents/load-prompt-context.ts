@@ -72,11 +72,13 @@ export async function loadPromptContext(
   const nodeRows = allNodes.filter((node) => visibleTo(isolation, node));
   const visibleNodes = new Set(nodeRows.map((node) => node.id));
   const edgeRows = allEdges.filter((edge) => visibleNodes.has(edge.sourceId) && visibleNodes.has(edge.targetId));
-  const board = isolation ? allBoard.filter((entry) => entry.agentId === agent.id) : allBoard;
-  const findingRows = isolation ? allFindings.filter((entry) => entry.agentId === agent.id) : allFindings;
-  const referenced = run.selectedNodeIds.length
-    ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds))
-    : [];
+  // Working alone, an agent reads only its own board entries, findings and requests.
+  const ownEntry = (entry: { agentId: string | null }) => !isolation || entry.agentId === agent.id;
+  const board = allBoard.filter(ownEntry);
+  const findingRows = allFindings.filter(ownEntry);
+  const referenced = (
+    run.selectedNodeIds.length ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds)) : []
+  ).filter((node) => visibleTo(isolation, node));
   // A run taken over before it saved a step has not shown the notes its earlier attempts took.
   const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, input.notes))];
   const isMessage = (note: { kind?: string }) => note.kind === "command" || note.kind === "help";
@@ -91,7 +93,7 @@ export async function loadPromptContext(
       await markAnswersSeen(db, run.roomId, agent.id, history.at(-1)!.answeredAt);
     }
   }
-  const ownRequestFirst = requests.sort((a, b) =>
+  const ownRequestFirst = requests.filter(ownEntry).sort((a, b) =>
     a.id === run.requestEntryId ? -1 : b.id === run.requestEntryId ? 1 : a.createdAt.getTime() - b.createdAt.getTime(),
   );
   return {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as cancelRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/cancel/route";
@@ -6,9 +7,11 @@ import { GET as deliverableRoute } from "@/app/api/rooms/[roomId]/brainstorms/[b
 import { GET as latestRoute, POST as startRoute } from "@/app/api/rooms/[roomId]/brainstorms/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agents, brainstorms, broadcasts, canvasNodes, events, runs } from "@/db/schema";
+import { type Brainstorm, agents, boardEntries, brainstorms, broadcasts, canvasNodes, events, runs } from "@/db/schema";
+import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { getEnv } from "@/lib/env";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { resolveModel } from "@/lib/models/registry";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
 import { createRoom } from "@/lib/rooms/create-room";
@@ -323,6 +326,8 @@ describe("the brainstorm", () => {
           expect(text.toLowerCase()).not.toContain(nameOf(other).toLowerCase());
         }
         expect(text).not.toMatch(/\b\d+ ideas in all\b/);
+        // Nor that there are others: the goal and the lane heading it reads speak of its own ideas.
+        expect(text).not.toMatch(/\bideators\b|each ideator|20–60/i);
       }
       // The canary check can fail: the Synthesizer, after the release, sees every ideator's ideas.
       const synthesis = JSON.stringify(provider.server.requests.find((request) => persona(request) === "synthesizer"));
@@ -332,6 +337,62 @@ describe("the brainstorm", () => {
       // Let it reach the gate, so no run of this room is left for the next test's worker.
       await settled(roomId, ["awaiting_gate"]);
     } finally {
+      await provider.stop();
+    }
+  });
+
+  it("gives an ideator's own run during the stage nothing of the others, whatever nodes or requests it is handed", async () => {
+    const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
+    const { roomId, team } = await brainstormRoom(context.database, { max_concurrent_runs: 8 });
+    const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const provider = await standIn(ideators, roomId, async (persona, request) => {
+      if (!JSON.stringify(request.messages).includes("Brainstorm stage 1")) return null;
+      // The Contrarian holds the stage open while the others have submitted.
+      if (persona === "contrarian") await released;
+      return ideas(`CANARY-${persona}`, 6);
+    });
+    const probe = (persona: string, marker: string) =>
+      provider.server.requests.filter((request) => request.messages.some((message) => message.role === "system") && JSON.stringify(request.messages).includes(marker) && JSON.stringify(request.messages).includes(`(persona: ${persona})`));
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const pollinator = agentOf("cross-pollinator");
+      const ideaNodes = await eventually(async () => {
+        const rows = await context.database.db.select().from(canvasNodes).where(and(eq(canvasNodes.roomId, roomId), eq(canvasNodes.authorId, pollinator.id)));
+        expect(rows.length).toBe(6);
+        return rows;
+      }, 30_000);
+      expect((await stateOf(roomId)).stages.divergent.status).toBe("running");
+      // A request the Cross-Pollinator left for the Wild Ideator, and a run of the Wild Ideator handed its ideas.
+      await context.database.db.insert(boardEntries).values({
+        id: randomUUID(),
+        roomId,
+        agentId: pollinator.id,
+        agentName: pollinator.name,
+        kind: "request",
+        content: { targetPersona: "wild-ideator", ask: "CANARY-cross-pollinator asks: build on my ideas" },
+        targetPersona: "wild-ideator",
+        requestStatus: "queued",
+        expiresAt: new Date(Date.now() + 3600_000),
+      });
+      await writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
+        enqueueRun(tx, emit, { roomId, agentId: agentOf("wild-ideator").id, trigger: "human", requestedBy: ADA, prompt: "PROBE: look at the selected ideas.", selectedNodeIds: ideaNodes.map((node) => node.id), at }),
+      );
+      const [seen] = await eventually(() => {
+        const found = probe("wild-ideator", "PROBE: look at the selected ideas.");
+        expect(found.length).toBeGreaterThan(0);
+        return found;
+      }, 30_000);
+      const text = JSON.stringify(seen);
+      // It reads its own ideas on the canvas; nothing of the Cross-Pollinator's ideas, request or name.
+      expect(text).toContain("CANARY-wild-ideator");
+      expect(text).not.toContain("CANARY-cross-pollinator");
+      expect(text).not.toContain(pollinator.name);
+      release();
+      await settled(roomId, ["awaiting_gate"]);
+    } finally {
+      release();
       await provider.stop();
     }
   });

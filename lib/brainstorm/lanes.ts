@@ -149,6 +149,7 @@ export async function addLaneHeading(
     author: BRAINSTORM_AUTHOR,
     correlationId: input.correlationId,
     at: input.at,
-    nodes: [{ kind: LANE_HEADING_KIND, text: `Stage ${stage.number} · ${stage.name}\n${stage.goal}`, color: "#f1f3f5" }],
+    // An isolated stage's ideators read its heading: it says only what each is asked.
+    nodes: [{ kind: LANE_HEADING_KIND, text: `Stage ${stage.number} · ${stage.name}\n${stage.goalAlone ?? stage.goal}`, color: "#f1f3f5" }],
   });
 }

@@ -55,7 +55,7 @@ export function stageTask(input: {
   const lines = [
     `## Brainstorm stage ${stage.number} of ${BRAINSTORM_STAGES.filter((each) => each.number !== null).length}: ${stage.name}`,
     `Problem: ${input.problem.replace(/\s+/g, " ").trim()}`,
-    `Stage goal: ${stage.goal}`,
+    `Stage goal: ${stage.goalAlone ?? stage.goal}`,
     `Your part (persona: ${input.persona}): ${ownValue(PARTS, input.persona) ?? stage.goal}`,
     `Submit your work with ${SUBMIT_TOOL[input.stage as Exclude<StageKey, "gate">]}; it is checked, and an error tells you what to fix. Then finish with one sentence saying what you submitted.`,
   ];
@@ -70,7 +70,7 @@ export function stageTask(input: {
 export const BRAINSTORM_GUIDANCE = [
   "## Working in a brainstorm",
   "- The process moves the work from stage to stage; you take part in one stage. Do your part with the submit tool your task names: the canvas shows what you submit.",
-  "- Build on the prior stages' artifacts shown to you; refer to ideas and candidates by their ids (WI-2, C3).",
+  "- Build on the prior stages' artifacts shown to you; refer to ideas, precedents and candidates by the ids shown (P2, C3).",
   "- post_finding shares a discovery the whole team should know (high only for what changes the team's direction). update_knowledge saves an insight for later rooms.",
   "- Be specific to the problem: name who, what and how, not generalities.",
 ].join("\n");

@@ -41,7 +41,13 @@ export interface StageDefinition {
   /** Its number in the process (0–8); the gate has none. */
   number: number | null;
   name: string;
+  /** The goal as the page shows it. */
   goal: string;
+  /**
+   * The goal as the stage's agents read it when they work alone (their task, their lane's
+   * heading): their own share, so it says nothing of the others or of the stage's total.
+   */
+  goalAlone?: string;
   /** Who works in it, by persona key, in the order they work when `order` is sequential. */
   personas: string[];
   order: "sequential" | "parallel";
@@ -64,6 +70,7 @@ export const BRAINSTORM_STAGES: readonly StageDefinition[] = [
     number: 1,
     name: "Divergent thinking",
     goal: "Generate many different ideas, alone: 20–60 in all, at least 5 from each ideator.",
+    goalAlone: "Generate many different ideas, alone: at least 5 and at most 15 of your own.",
     personas: ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"],
     order: "parallel",
     isolated: true,
