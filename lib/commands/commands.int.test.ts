@@ -1,17 +1,19 @@
 import { and, asc, eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { agentNotes, canvasNodes, events, runs, seats, vaultTasks } from "@/db/schema";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import { GET as snapshot } from "@/app/api/rooms/[roomId]/route";
 import { DELETE as withdraw } from "@/app/api/rooms/[roomId]/commands/[commandId]/route";
 import { POST as send } from "@/app/api/rooms/[roomId]/commands/route";
+import { POST as startRun } from "@/app/api/rooms/[roomId]/runs/route";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { readEventsAfter } from "@/lib/events/read-events";
 import type { WorkerOptions } from "@/lib/agents/worker";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { startChatServer } from "@/test/chat-server";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
-import { call, cookieFrom } from "@/test/http";
+import { call, cookieFrom, fromOwnAddress } from "@/test/http";
 import { gate, mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { standInResolver } from "@/test/stand-in-resolver";
 import { useTestRuntime } from "@/test/test-runtime";
@@ -211,6 +213,43 @@ describe("@agent commands", () => {
     expect((await say(roomId, "@Songwriter from Ben", other)).status).toBe(201);
     const notes = await context.database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId));
     expect(notes).toHaveLength(11);
+  });
+
+  it("counts a message that starts a run against its address's allowance of agents started, however many seats send it", async () => {
+    vi.stubEnv("PARLEY_RUN_STARTS_PER_MINUTE", "2");
+    try {
+      const { roomId } = await createTestRoom(context.database.db);
+      const address = fromOwnAddress();
+      const seatFrom = async (displayName: string, headers: Record<string, string>) =>
+        cookieFrom((await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName }, headers })).headers.get("set-cookie"));
+      const [ada, ben, cy] = [await seatFrom("Ada", address), await seatFrom("Ben", address), await seatFrom("Cy", address)];
+      const sayFrom = (text: string, cookie: string, headers: Record<string, string>) =>
+        call(send, { url: "/x", method: "POST", params: { roomId }, body: { text }, cookie, headers });
+      const painter = await agentByPersona(context.database, roomId, "scene-painter");
+
+      expect((await sayFrom("@Songwriter a sea shanty", ada, address)).body.command.delivery).toBe("new_run");
+      expect((await sayFrom("@Storyteller begin at the harbour", ben, address)).body.command.delivery).toBe("new_run");
+      const before = await readEventsAfter(context.database.db, roomId, 0);
+      const refused = await sayFrom("@Scene Painter: a storm at sea", cy, address);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toMatch(/Too many agents started: at most 2 a minute from one address; try again in \d+ s/);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Nothing was written: no message, no event, no run.
+      expect(await readEventsAfter(context.database.db, roomId, 0)).toHaveLength(before.length);
+      expect(await context.database.db.select().from(agentNotes).where(eq(agentNotes.agentId, painter.id))).toEqual([]);
+      expect(await runsOf(painter.id)).toEqual([]);
+      // Starting one directly shares the allowance.
+      expect((await call(startRun, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie: cy, headers: address })).status).toBe(429);
+
+      // A message to an agent that has a run already starts none and is not counted; another address has its own allowance.
+      expect((await sayFrom("@Songwriter make it rhyme", cy, address)).body.command.delivery).toBe("queued_run");
+      const elsewhere = await sayFrom("@Scene Painter: a storm at sea", cy, fromOwnAddress());
+      expect(elsewhere.status).toBe(201);
+      expect(elsewhere.body.command.delivery).toBe("new_run");
+      expect(await runsOf(painter.id)).toHaveLength(1);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("counts /focus towards the same limit, and a refused /focus changes nothing", async () => {

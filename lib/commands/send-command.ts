@@ -7,6 +7,7 @@ import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { seatActor } from "@/lib/auth/seats";
 import { badRequest, notFound, tooManyRequests } from "@/lib/errors";
 import { type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
+import { enforceRate } from "@/lib/limits/rate-limit";
 import type { CommandDelivery, CommandDto } from "@/lib/protocol";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -76,20 +77,31 @@ async function checkRate(tx: DbOrTx, roomId: string, senderId: string, focusWork
   throw tooManyRequests(`At most ${limit} messages a minute from one seat, /focus included; try again in ${wait} s.`, wait);
 }
 
+export interface SendCommandOptions extends WriteRequestOptions {
+  /**
+   * The client address the message came from: a message that starts a run counts against its
+   * allowance of agents started (`PARLEY_RUN_STARTS_PER_MINUTE`), as a run started directly does.
+   */
+  runStartsFrom?: string;
+}
+
 /**
  * What a participant typed in the command bar, acted on in one room write: `/focus` moves the
  * seat's focus (`seat.focused`); a message is kept for its agent until delivered
  * (`command.sent`) and reaches it at once — in the next model call of its running run, in
  * its queued run, or in a run started for it. A seat may send `commands_per_minute`
- * messages and focus changes a minute (429 with `Retry-After` beyond).
+ * messages and focus changes a minute (429 with `Retry-After` beyond); a message that would
+ * start a run is refused with a 429, writing nothing, once `runStartsFrom` has started its
+ * minute's allowance of agents.
  */
 export async function sendCommand(
   db: Db,
   roomId: string,
   seat: { id: string; displayName: string },
   text: string,
-  options: WriteRequestOptions = {},
+  options: SendCommandOptions = {},
 ): Promise<SendCommandResult> {
+  const { runStartsFrom, ...writeOptions } = options;
   const team = await db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
   const parsed = parseCommand(text, team);
   const actor = seatActor(seat);
@@ -127,6 +139,8 @@ export async function sendCommand(
       const queued = active.find((run) => run.status === "queued");
       // The message is announced first (an idempotent retry finds it by its first event), then the run started for it.
       const delivery: CommandDelivery = running ? "next_step" : queued ? "queued_run" : "new_run";
+      // Counted in this write, so a refusal writes nothing and a failed write gives the start back.
+      if (delivery === "new_run" && runStartsFrom !== undefined) await enforceRate(tx, "runStarts", runStartsFrom, { inTransaction: true });
       const runId = running?.id ?? queued?.id ?? randomUUID();
       // The message belongs to the workflow of the run that will read it.
       const correlationId =
@@ -167,9 +181,13 @@ export async function sendCommand(
       }
       return { kind: "message", command };
     },
-    options.idempotencyKey
-      ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: parsed.kind === "focus" ? "seat.focused" : "command.sent", request: { by: actor.id, text } } }
-      : { ...options, idempotencyKey: undefined },
+    writeOptions.idempotencyKey
+      ? {
+          ...writeOptions,
+          idempotencyKey: writeOptions.idempotencyKey,
+          change: { type: parsed.kind === "focus" ? "seat.focused" : "command.sent", request: { by: actor.id, text } },
+        }
+      : { ...writeOptions, idempotencyKey: undefined },
   );
   // A retried request: what the first one did is already in the room.
   return result ?? (parsed.kind === "focus" ? parsed : { kind: "message", command: eventPayload(written, "command.sent").command });

@@ -4,6 +4,7 @@ import type { DbOrTx } from "@/db";
 import type { Seat } from "@/db/schema";
 import { seatActor } from "@/lib/auth/seats";
 import { AppError, forbidden, payloadTooLarge } from "@/lib/errors";
+import { clientAddress } from "./client-address";
 import { crossOriginRefusal } from "./security";
 import { enforceRate } from "@/lib/limits/rate-limit";
 import { LIMITS } from "@/lib/protocol";
@@ -27,6 +28,8 @@ export interface ParticipantRequest<P, I> {
   params: P;
   input: I;
   idempotencyKey: string | undefined;
+  /** The client's address (`clientAddress`), for a handler that counts something against it. */
+  clientAddress(): string;
 }
 
 /**
@@ -77,12 +80,13 @@ async function handleWith<P extends { roomId: string }, I>(
   cookie: string | null | undefined,
   idempotencyHeader: string | null | undefined,
   readInput: (schema: z.ZodType<I>) => Promise<I>,
+  address: () => string,
 ): Promise<JsonAnswer> {
   const { runtime, seat } = await participantAccessByCookie(cookie, params.roomId);
   await limitSeatWrites(runtime.database.db, seat);
   const idempotencyKey = checkIdempotencyKey(idempotencyHeader);
   const input = route.input ? await readInput(route.input) : (undefined as I);
-  return route.handle({ runtime, seat, actor: seatActor(seat), params, input, idempotencyKey });
+  return route.handle({ runtime, seat, actor: seatActor(seat), params, input, idempotencyKey, clientAddress: address });
 }
 
 /** Serves a participant route as an App Router route handler. */
@@ -90,8 +94,13 @@ export function appRoute<P extends { roomId: string }, I>(route: ParticipantRout
   return async (request: Request, { params }: { params: Promise<P> }): Promise<Response> => {
     let answer: JsonAnswer;
     try {
-      answer = await handleWith(route, await params, request.headers.get("cookie"), request.headers.get("idempotency-key"), (schema) =>
-        readJsonBody(request, schema),
+      answer = await handleWith(
+        route,
+        await params,
+        request.headers.get("cookie"),
+        request.headers.get("idempotency-key"),
+        (schema) => readJsonBody(request, schema),
+        () => clientAddress(request.headers),
       );
     } catch (error) {
       answer = errorAnswer(error);
@@ -161,8 +170,13 @@ export function pagesRoutes<P extends { roomId: string }>(
       if (refusal) throw forbidden(refusal);
       const params = Object.fromEntries(Object.entries(request.query).map(([name, value]) => [name, String(value)])) as P;
       const header = request.headers["idempotency-key"];
-      answer = await handleWith(route, params, request.headers.cookie, Array.isArray(header) ? header[0] : header, async (schema) =>
-        parseJsonText(await readBody(request, LIMITS.requestBodyBytes), schema),
+      answer = await handleWith(
+        route,
+        params,
+        request.headers.cookie,
+        Array.isArray(header) ? header[0] : header,
+        async (schema) => parseJsonText(await readBody(request, LIMITS.requestBodyBytes), schema),
+        () => clientAddress(request.headers, request.socket.remoteAddress),
       );
     } catch (error) {
       answer = errorAnswer(error);

@@ -90,7 +90,7 @@ function takeFromMemory(rule: RateRule, subject: string, now: number): RateDecis
  * update is conditional, so concurrent requests on any instance are counted one after
  * another), and reads how long a refused one must wait from the row as it was.
  */
-async function takeFromDatabase(db: DbOrTx, rule: RateRule, subject: string): Promise<RateDecision> {
+async function takeFromDatabase(db: DbOrTx, rule: RateRule, subject: string, options: TakeOptions): Promise<RateDecision> {
   const share = rule.windowMs / rule.limit;
   const ms = (value: number) => sql`(${value} * interval '1 millisecond')`;
   const [row] = rowsOf<{ taken: number | string; wait_ms: number | string | null }>(
@@ -108,17 +108,28 @@ async function takeFromDatabase(db: DbOrTx, rule: RateRule, subject: string): Pr
           (select allowance_at from ${rateLimits} where bucket = ${rule.bucket} and subject = ${subject}) + ${ms(share)} - ${ms(rule.windowMs)} - now()
         )) * 1000 as wait_ms`),
   );
-  pruneSometimes(() => {
-    void db.execute(sql`delete from ${rateLimits} where allowance_at < now() - interval '1 minute'`).catch(() => {});
-  });
+  if (!options.inTransaction) {
+    pruneSometimes(() => {
+      void db.execute(sql`delete from ${rateLimits} where allowance_at < now() - interval '1 minute'`).catch(() => {});
+    });
+  }
   if (Number(row?.taken ?? 0) > 0) return ALLOWED;
   return refused(Number(row?.wait_ms ?? share));
 }
 
+export interface TakeOptions {
+  /**
+   * `db` is a transaction that is still to make its change: the count is undone with it when it
+   * rolls back, and the occasional clean-up of old rows is left to another request, since it
+   * would run inside the transaction and could make it wait for other writers' rows.
+   */
+  inTransaction?: boolean;
+}
+
 /** Counts one request of `subject` against `rule`; says whether it may pass. A rule with no limit lets everything through. */
-export async function takeRate(db: DbOrTx, rule: RateRule, subject: string, now: number = Date.now()): Promise<RateDecision> {
+export async function takeRate(db: DbOrTx, rule: RateRule, subject: string, now: number = Date.now(), options: TakeOptions = {}): Promise<RateDecision> {
   if (rule.limit <= 0) return ALLOWED;
-  return rule.shared ? takeFromDatabase(db, rule, subject) : takeFromMemory(rule, subject, now);
+  return rule.shared ? takeFromDatabase(db, rule, subject, options) : takeFromMemory(rule, subject, now);
 }
 
 /**
@@ -147,8 +158,8 @@ export function rateLimited(rule: RateRule, decision: RateDecision) {
 }
 
 /** Counts one request of `subject` against the named rule, refusing it with a 429 beyond the limit. */
-export async function enforceRate(db: DbOrTx, name: RateRuleName, subject: string): Promise<void> {
+export async function enforceRate(db: DbOrTx, name: RateRuleName, subject: string, options: TakeOptions = {}): Promise<void> {
   const rule = rateRules()[name];
-  const decision = await takeRate(db, rule, subject);
+  const decision = await takeRate(db, rule, subject, Date.now(), options);
   if (!decision.allowed) throw rateLimited(rule, decision);
 }

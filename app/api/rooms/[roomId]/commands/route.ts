@@ -1,4 +1,5 @@
-// POST /api/rooms/[roomId]/commands — a participant's `@Name message` or `/focus` (spectators: 403)
+// POST /api/rooms/[roomId]/commands — a participant's `@Name message` or `/focus` (spectators: 403; a message that
+// starts a run is rate-limited per client address with the other ways of starting agents)
 import { sendCommand, sendCommandInputSchema } from "@/lib/commands/send-command";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
@@ -6,8 +7,8 @@ import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 export const dynamic = "force-dynamic";
 
 export const POST = appRoute(
-  participantRoute("/api/rooms/[roomId]/commands", sendCommandInputSchema, async ({ runtime, params, seat, input, idempotencyKey }) => {
-    const result = await sendCommand(runtime.database.db, params.roomId, seat, input.text, { idempotencyKey });
+  participantRoute("/api/rooms/[roomId]/commands", sendCommandInputSchema, async ({ runtime, params, seat, input, idempotencyKey, clientAddress }) => {
+    const result = await sendCommand(runtime.database.db, params.roomId, seat, input.text, { idempotencyKey, runStartsFrom: clientAddress() });
     return { status: result.kind === "message" ? 201 : 200, body: result };
   }),
 );
