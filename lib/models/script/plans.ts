@@ -30,7 +30,11 @@ export const PLANS: Record<string, StepBuilder[]> = {
 /** The plan of any persona without a script of its own: it works on the room's task in plain notes. */
 export const GENERALIST_PLAN: StepBuilder[] = withTeamwork(withAsking(generalist));
 
-/** Mood and palette: an active theme on the board wins; otherwise what the prompt talks about. */
+/**
+ * Mood and palette: an active theme on the board wins; otherwise the room's own task (its
+ * brief), when it speaks of a mood, so that every run of the room keeps to it even once the
+ * theme has left the part of the board a prompt shows; otherwise what the prompt talks about.
+ */
 export function chooseMood(reading: ScriptReading, rng: SeededRandom): { mood: Mood; palette: string[]; source: "theme" | "text" | "default" } {
   const theme = reading.board.find((entry) => entry.kind === "theme");
   if (theme) {
@@ -40,9 +44,10 @@ export function chooseMood(reading: ScriptReading, rng: SeededRandom): { mood: M
     const palette = Array.isArray(theme.content.palette) && theme.content.palette.length ? (theme.content.palette as string[]) : mood.palette;
     return { mood, palette, source: "theme" };
   }
+  const brief = detectMood(reading.roomBrief);
+  if (brief.hits > 0) return { mood: brief.mood, palette: brief.mood.palette, source: "text" };
   const text = [
     reading.task,
-    reading.roomBrief,
     ...reading.requests.map((request) => String(request.content.ask ?? "")),
     ...reading.referenced.map((ref) => ref.text),
   ].join(" ");

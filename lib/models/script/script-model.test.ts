@@ -203,6 +203,24 @@ describe("the script model", () => {
     expect(String(calmScenes[1]!.input.text)).toMatch(/deep teal|seafoam|pale morning sky/i);
   });
 
+  it("keeps to the mood of the room's task when what it was asked about speaks of another and no theme is in sight", async () => {
+    const verse = node("verse-1", "lyric", "Verse\nNeon letters flicker out your name\nThe midnight train is never quite the same", -380, 0);
+    const request = entry("req-1", "request", { targetPersona: "scene-painter", ask: "Paint the neon and the midnight train", refNodeIds: ["verse-1"] }, "Songwriter");
+    const { steps } = await play(
+      context({
+        agent: persona("scene-painter"),
+        settings: { ...DEFAULT_ROOM_SETTINGS, task: "Write a song about rain on a city window at night and paint the scene it describes." },
+        run: { prompt: "Songwriter asks you: Paint the neon and the midnight train", trigger: "request", requestedByName: "Songwriter", chainDepth: 1 },
+        referencedNodes: [verse],
+        canvas: { nodes: [verse], edges: [] },
+        requests: [request],
+      }),
+    );
+    const [scene, detail] = steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
+    expect(String(detail!.input.text)).toMatch(/deep navy|slate blue|rain-washed grey|one warm lamp/i);
+    expect(scene!.input.color).toBe("#d0ebff");
+  });
+
   it("illustrates the nodes it was asked about and reacts to the contribution they came from", async () => {
     const verse = node("verse-1", "lyric", "Verse\nRain taps the glass like it knows my name\nStreetlights blur into a slower flame", -380, 0);
     const contribution = entry("contrib-1", "contribution", { summary: "Wrote a verse", nodeIds: ["verse-1"] }, "Songwriter");
