@@ -27,20 +27,53 @@ const BY_PURPOSE: Record<RunPurpose["kind"], Advance> = {
   brainstorm: (tx, emit, run, _actor, outcome) => advanceBrainstorm(tx, emit, run, outcome.at),
 };
 
-/** A run that is no workflow's step: its last words may address a teammate, which opens a dialogue. */
+/** Tools that put a question or a request to teammates themselves: the words of a step that called one go with it. */
+const ASKING_TOOLS: ReadonlySet<string> = new Set(["request_agent", "request_help", "ask_others"]);
+
+/**
+ * What a run said in its steps, newest first: each step's text, but none of a step that asked
+ * teammates through a tool (its question or request is on its way already).
+ */
+function spokenSteps(transcript: unknown[]): string[] {
+  const said: string[] = [];
+  for (const entry of transcript as ({ role?: unknown; text?: unknown; toolCalls?: unknown } | null)[]) {
+    if (entry?.role !== "assistant" || typeof entry.text !== "string" || !entry.text.trim()) continue;
+    const calls = Array.isArray(entry.toolCalls) ? (entry.toolCalls as ({ name?: unknown } | null)[]) : [];
+    if (calls.some((call) => typeof call?.name === "string" && ASKING_TOOLS.has(call.name))) continue;
+    said.unshift(entry.text.trim());
+  }
+  return said;
+}
+
+/**
+ * A run that is no workflow's step: what it said in any of its steps may address a teammate,
+ * which opens a dialogue — one a run, from the newest step that does.
+ */
 const advanceFreeRun: Advance = async (tx, emit, run, _actor, outcome) => {
-  if (outcome.status !== "succeeded" || !outcome.text) return;
+  if (outcome.status !== "succeeded") return;
+  const [latest, ...earlier] = spokenSteps(run.transcript);
+  if (!latest) return;
   const [[room], team] = await Promise.all([
     tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, run.roomId)),
     tx.select().from(agents).where(eq(agents.roomId, run.roomId)),
   ]);
-  await openDialogueFromWords(tx, emit, { run, text: outcome.text, team, settings: parseRoomSettings(room?.settings), buildReviewId: null, at: outcome.at });
+  await openDialogueFromWords(tx, emit, {
+    run,
+    text: latest,
+    earlierTexts: earlier,
+    team,
+    settings: parseRoomSettings(room?.settings),
+    buildReviewId: null,
+    at: outcome.at,
+  });
 };
 
 /**
  * Moves a run's workflow on when the run ends, in the write that ends it: a build review's next
  * step, a dialogue's next turn or its closing, a brainstorm's stage measured and ended — or,
- * for a run that is no workflow's step, a dialogue its words ask for.
+ * for a run that is no workflow's step, a dialogue its words ask for. A workflow's steps open
+ * no dialogue from their words here: a build review reads its own steps' words, and dialogue
+ * turns and brainstorm stage runs open none.
  */
 export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
   const advance = run.purpose ? BY_PURPOSE[run.purpose.kind] : advanceFreeRun;

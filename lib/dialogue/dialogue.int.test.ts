@@ -8,7 +8,7 @@ import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { readWorkflow } from "@/lib/workflows/read-workflow";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
-import { mockResolver, scriptedSteps, setAgentModel, textStep } from "@/test/mock-models";
+import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { openDialogue } from "./open-dialogue";
@@ -21,7 +21,24 @@ const silent = new MockLanguageModelV4({
   doStream: ({ abortSignal }) => new Promise((_, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })),
 });
 
-const models = { asks: scriptedSteps([textStep("Scene Painter, which light should the verse have?")]), silent };
+const read = (id: string) => ({ id, name: "read_shared_context", input: {} });
+const models = {
+  asks: scriptedSteps([textStep("Scene Painter, which light should the verse have?")]),
+  silent,
+  // A question in an earlier step, and last words that ask nobody.
+  asksEarlier: scriptedSteps([toolStep([read("r1")], "Scene Painter, which light should the verse have?"), textStep("The verse is on the canvas.")]),
+  // Two steps that address two teammates: the newer one is the run's question.
+  asksTwice: scriptedSteps([
+    toolStep([read("r1")], "Storyteller, which ending do you have in mind?"),
+    toolStep([read("r2")], "Scene Painter, which light should the verse have?"),
+    textStep("The verse is on the canvas."),
+  ]),
+  // The question goes as a help request; the words that go with it ask nothing more.
+  asksForHelp: scriptedSteps([
+    toolStep([{ id: "h1", name: "request_help", input: { target: "scene-painter", question: "Which light should the verse have?" } }], "Scene Painter, which light should the verse have?"),
+    textStep("The verse is on the canvas."),
+  ]),
+};
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -60,6 +77,40 @@ describe("dialogues outside a build review", () => {
       rounds: 2,
     });
     expect(all.filter((row) => row.trigger === "dialogue")).toHaveLength(4);
+  });
+
+  it("open from a question in any step of a run, one a run, from the newest step that asks", async () => {
+    for (const model of ["asksEarlier", "asksTwice"]) {
+      const { roomId } = await createTestRoom(database.db, { dialogue_max_rounds: 1 });
+      const songwriter = await agentByPersona(database, roomId, "songwriter");
+      const painter = await agentByPersona(database, roomId, "scene-painter");
+      await setAgentModel(database, songwriter.id, `mock:${model}`);
+      const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+      const all = await settled(roomId);
+      const talks = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+      expect(talks).toHaveLength(1);
+      expect(talks[0]).toMatchObject({
+        askerAgentId: songwriter.id,
+        addresseeAgentId: painter.id,
+        reason: "vocative",
+        topic: "Scene Painter, which light should the verse have?",
+        correlationId: run.correlationId,
+      });
+      // The Scene Painter's answer was asked by this run.
+      expect(all.find((row) => row.trigger === "dialogue" && row.agentId === painter.id)).toMatchObject({ parentRunId: run.id });
+    }
+  });
+
+  it("open none from the words of a step that asked through a tool: the question is on its way", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    await setAgentModel(database, songwriter.id, "mock:asksForHelp");
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    const all = await settled(roomId);
+    expect(all.find((row) => row.id === run.id)!.status).toBe("succeeded");
+    // No dialogue asks again what the help request (its helper ran) asked.
+    expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
+    expect(all.filter((row) => row.trigger === "request")).toHaveLength(1);
   });
 
   it("end 'cancelled' when a turn is stopped, which is no error of their workflow", async () => {

@@ -3,15 +3,17 @@ import type { Agent, Dialogue, Run } from "@/db/schema";
 import type { Emit } from "@/lib/events/write-room-events";
 import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
-import { detectAddressee } from "./detect";
+import { type Addressed, detectAddressee } from "./detect";
 import { askedTeammate, openDialogue } from "./open-dialogue";
 
 /**
  * Opens a dialogue when what `run` said addresses a teammate (see `detectAddressee`): how a
- * model without tools asks. Nothing opens when the run put a question with ask_teammate
- * already (the structured signal comes first) or when dialogues are off; and an agent working
- * alone in a brainstorm's divergent stage neither opens a dialogue nor is drawn into one, so
- * "Wild Ideator, …?" from a teammate leaves the ideator alone. Returns the dialogue, or null.
+ * model without tools asks. `text` is read first, then `earlierTexts` in turn; the first that
+ * addresses a teammate opens the one dialogue. Nothing opens when the run put a question with
+ * ask_teammate already (the structured signal comes first) or when dialogues are off; and an
+ * agent working alone in a brainstorm's divergent stage neither opens a dialogue nor is drawn
+ * into one, so "Wild Ideator, …?" from a teammate leaves the ideator alone. Returns the
+ * dialogue, or null.
  */
 export async function openDialogueFromWords(
   tx: DbOrTx,
@@ -19,6 +21,8 @@ export async function openDialogueFromWords(
   input: {
     run: Run;
     text: string;
+    /** What the run said before `text` (its earlier steps' words), newest first. */
+    earlierTexts?: string[];
     team: Agent[];
     settings: RoomSettings;
     /** The build review the dialogue belongs to; null for a dialogue of its own. */
@@ -29,13 +33,18 @@ export async function openDialogueFromWords(
   },
 ): Promise<Dialogue | null> {
   const { run, settings } = input;
-  if (!input.text.trim() || settings.dialogue_max_rounds === 0) return null;
+  const said = [input.text, ...(input.earlierTexts ?? [])].filter((text) => text.trim());
+  if (said.length === 0 || settings.dialogue_max_rounds === 0) return null;
   const alone = await isolatedAgentIds(tx, run.roomId);
   if (alone.has(run.agentId)) return null;
   const team = input.team.filter((member) => !alone.has(member.id));
   const speaker = team.find((member) => member.id === run.agentId);
   if (!speaker || (await askedTeammate(tx, run))) return null;
-  const found = detectAddressee(input.text, { speaker, team, review: input.review, concernPhrases: settings.concern_phrases });
+  let found: Addressed | null = null;
+  for (const text of said) {
+    found = detectAddressee(text, { speaker, team, review: input.review, concernPhrases: settings.concern_phrases });
+    if (found) break;
+  }
   const addressee = found && team.find((member) => member.id === found.addressee.id);
   if (!found || !addressee) return null;
   return openDialogue(tx, emit, {
