@@ -307,6 +307,28 @@ describe("the script model", () => {
   });
 });
 
+describe("the script model as a teammate's shadow", () => {
+  it("answers with nothing in progress and nothing made yet without quoting the prompt's placeholder", async () => {
+    const agents = [persona("songwriter"), persona("curator"), { name: "fetcher", persona: "fetcher", role: "Fetches pages.", systemPrompt: "" }];
+    for (const agent of agents) {
+      for (const depth of ["low", "medium", "high"] as const) {
+        const { system, messages } = buildShadowPrompt({
+          agent,
+          askerName: "Scene Painter",
+          question: "Should the scene be lit by the streetlights or by a single lamp?\nOptions: the streetlights | a single lamp",
+          depth,
+          history: [],
+          currentText: "",
+        });
+        expect(JSON.stringify(messages)).toContain("(nothing at the moment)");
+        const { text } = await generateText({ model: createScriptModel({ name: agent.persona }), system, messages });
+        expect(text).toMatch(/: go with (the streetlights|a single lamp)\./);
+        expect(text).not.toMatch(/nothing at the moment|“\(|I made “|My note “|Right now I'm/);
+      }
+    }
+  });
+});
+
 describe("the script model, for an imported team's agent", () => {
   const TASK = "Build a web scraper for product prices";
   const TASK_WORDS = /\b(web|scraper|product|prices)\b/i;
