@@ -65,6 +65,7 @@ export type AdminActionKind =
   | "agent.updated"
   | "run.cancelled"
   | "run.retried"
-  | "vault.cleared";
+  | "vault.cleared"
+  | "brainstorm.gate_decided";
 
 export type AdminAction = typeof adminActions.$inferSelect;

@@ -7,6 +7,8 @@ import { ADMIN_ACTOR, type Actor } from "@/lib/events/write-room-events";
 import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "./cursor";
 
 export interface AdminActionDraft {
+  /** A fixed id for a change a retried request may make again: inserted with `onConflictDoNothing`, it is recorded once. */
+  id?: string;
   action: AdminActionKind;
   roomId?: string | null;
   roomTitle?: string | null;
@@ -17,7 +19,7 @@ export interface AdminActionDraft {
 /** The insert that records an admin change, for a caller to run in the transaction that makes the change. */
 export function adminActionInsert(db: DbOrTx, draft: AdminActionDraft, at: Date = new Date(), actor: Actor = ADMIN_ACTOR) {
   return db.insert(adminActions).values({
-    id: randomUUID(),
+    id: draft.id ?? randomUUID(),
     at,
     actor: actor.id,
     action: draft.action,

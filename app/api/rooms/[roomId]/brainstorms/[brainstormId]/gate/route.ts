@@ -1,10 +1,10 @@
 // POST /api/rooms/[roomId]/brainstorms/[brainstormId]/gate — decide at the gate: approve, drop, redirect or deepen
 // (participants, within their seat's rate of writes, or admins only when the room says so; spectators: 403; a round
 // decided already: 409)
+import { decideGateAsAdmin } from "@/lib/admin/decide-gate-as-admin";
 import { seatActor } from "@/lib/auth/seats";
 import { decideGate, gateDecisionInputSchema } from "@/lib/brainstorm/decide-gate";
 import { forbidden } from "@/lib/errors";
-import { ADMIN_ACTOR } from "@/lib/events/write-room-events";
 import { checkIdempotencyKey, readJsonBody, respond } from "@/lib/http/request";
 import { limitSeatWrites } from "@/lib/http/participant-route";
 import { isAdminRequest, roomAccess } from "@/lib/http/room-access";
@@ -25,7 +25,10 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
     if (seat) await limitSeatWrites(runtime.database.db, seat);
     const idempotencyKey = checkIdempotencyKey(request.headers.get("idempotency-key"));
     const input = await readJsonBody(request, gateDecisionInputSchema);
-    const decided = await decideGate(runtime.database.db, roomId, brainstormId, input, seat ? seatActor(seat) : ADMIN_ACTOR, { idempotencyKey });
+    // An admin without a seat decides as `admin`, recorded in the audit trail.
+    const decided = seat
+      ? await decideGate(runtime.database.db, roomId, brainstormId, input, seatActor(seat), { idempotencyKey })
+      : await decideGateAsAdmin(runtime.database.db, roomId, brainstormId, input, { idempotencyKey });
     return Response.json({ decision: decided.decision, brainstorm: decided.brainstorm });
   });
 }
