@@ -70,7 +70,7 @@ export const storyteller: StepBuilder[] = [
   },
   (context) => {
     const answered = context.request?.id ?? latestOtherContribution(context)?.id;
-    const call = reaction(context, answered, "Turned this into the story's opening beat");
+    const call = reaction(context, answered, `Turned this into the opening beat of a story about ${short(context.subject, 60)}`);
     return call ? { text: "", calls: [call] } : null;
   },
   finalStep("The story is on the canvas, beginning to end."),
