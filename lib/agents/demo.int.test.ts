@@ -1,7 +1,8 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { canvasNodes, events, rooms, runs } from "@/db/schema";
-import { initialRoomState, nextTurn } from "@/components/room/room-state";
+import { and, asc, eq, gte, inArray } from "drizzle-orm";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { boardEntries, canvasNodes, events, runs } from "@/db/schema";
+import { initialRoomState, nextTurn, nextTurnLabel } from "@/components/room/room-state";
+import { getEnv } from "@/lib/env";
 import type { PayloadOf } from "@/lib/protocol";
 import { ensureDemoRoom } from "@/lib/rooms/ensure-demo-room";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
@@ -12,34 +13,142 @@ import { scheduleRoom } from "./scheduler";
 
 const context = useTestRuntime();
 
+// The demo's clock is simulated (see below); every test ends on the real one.
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 /** Ten minutes of the demo room at its default pace, with the agents working at full speed. */
 const MINUTES = 10;
+/** The longest a watcher may look at the room with nothing moving and no countdown saying when something will. */
+const QUIET_LIMIT_SECONDS = 20;
+/** How the offline model types by default: a pause before each step, then one word at a time. */
+const { PARLEY_SCRIPT_PACE_MS: PACE_MS, PARLEY_SCRIPT_THINK_MS: THINK_MS } = getEnv({} as NodeJS.ProcessEnv);
+
+/** Words of the demo room's task, and of the rainy-night imagery its personas draw from it. */
+const ON_TASK =
+  /\b(songs?|rain\w*|city|window\w*|night\w*|paint\w*|scenes?|melancholic|streetlights?|umbrellas?|puddles?|bus|tea|chair|lamp|glass|drops?|grey|kettle|storm)\b/i;
+const PLACEHOLDER = /\(nothing at the moment\)|\(none\)|undefined|\[object Object\]|\bnull\b|NaN/;
+
+/** How long a step of the offline model takes to watch at the default pace: its think time, then its words. */
+function watchedStepMs(text: string): number {
+  return THINK_MS + (text.match(/\S+/g)?.length ?? 0) * PACE_MS;
+}
+
+/**
+ * The longest stretch of [from, to] that none of `covered` (half-open spans) covers and no
+ * moment in `moments` breaks up.
+ */
+function longestQuietStretch(covered: [number, number][], moments: number[], from: number, to: number): number {
+  const spans = [...covered, ...moments.map((moment): [number, number] => [moment, moment])].sort((a, b) => a[0] - b[0]);
+  let longest = 0;
+  let quietSince = from;
+  for (const [start, end] of spans) {
+    if (start > to) break;
+    if (start > quietSince) longest = Math.max(longest, start - quietSince);
+    quietSince = Math.max(quietSince, end);
+  }
+  return Math.max(longest, to - quietSince);
+}
+
+/** A line as a reader compares it: lower case, words only. */
+function plain(line: string): string {
+  return line.toLowerCase().replace(/[^a-z]+/g, " ").trim();
+}
+
+/**
+ * The texts that read as a copy of an earlier one: the same words, whatever their order, case
+ * and punctuation, or half or more of their lines already written before.
+ */
+function nearDuplicates(texts: string[]): string[] {
+  const seenWords = new Set<string>();
+  const seenLines = new Set<string>();
+  const copies: string[] = [];
+  for (const text of texts) {
+    const lines = text.split("\n").map(plain).filter(Boolean);
+    const words = [...new Set(lines.join(" ").split(" "))].sort().join(" ");
+    const repeated = lines.filter((line) => seenLines.has(line)).length;
+    if (seenWords.has(words) || (lines.length > 0 && repeated * 2 >= lines.length)) copies.push(text);
+    seenWords.add(words);
+    for (const line of lines) seenLines.add(line);
+  }
+  return copies;
+}
+
+/** What a board entry says in words: its text values, without the ids and colours it carries. */
+function entryWords(content: unknown, key = ""): string[] {
+  if (typeof content === "string") return /Ids?$|^palette$/.test(key) ? [] : [content];
+  if (Array.isArray(content)) return /Ids?$|^palette$/.test(key) ? [] : content.flatMap((item) => entryWords(item, key));
+  if (content && typeof content === "object") return Object.entries(content).flatMap(([name, value]) => entryWords(value, name));
+  return [];
+}
+
+describe("the measures the demo is held to", () => {
+  it("finds the longest stretch neither covered nor broken up by a moment", () => {
+    expect(longestQuietStretch([[0, 45]], [], 0, 100)).toBe(55);
+    expect(longestQuietStretch([[0, 45], [90, 135]], [60], 0, 135)).toBe(30);
+    expect(longestQuietStretch([[10, 20], [15, 30]], [], 0, 30)).toBe(10);
+    expect(longestQuietStretch([], [], 0, 20)).toBe(20);
+  });
+
+  it("counts near-copies as duplicates, not only exact ones", () => {
+    expect(nearDuplicates(["Spark: Rain as a knock", "spark: rain, as a knock!", "Spark: Rain as a letter"])).toEqual(["spark: rain, as a knock!"]);
+    expect(nearDuplicates(["Thread: rain · window · bus", "Thread: bus · rain · window"])).toEqual(["Thread: bus · rain · window"]);
+    const verses = ["Verse\nRain on the glass\nA lamp left on\nThe last bus\nAn empty chair", "Verse\nA lamp left on\nThe last bus\nPuddles\nStreetlights"];
+    expect(nearDuplicates(verses)).toEqual([verses[1]]);
+    expect(nearDuplicates([...verses.slice(0, 1), "Verse\nA lamp left on\nPuddles\nStreetlights\nAn umbrella"])).toEqual([]);
+  });
+
+  it("reads a board entry's words without its ids and colours", () => {
+    expect(entryWords({ summary: "Wrote a verse", nodeIds: ["n-1"], toEntryId: "e-1", palette: ["#fff"], keywords: ["rain", "window"] })).toEqual([
+      "Wrote a verse",
+      "rain",
+      "window",
+    ]);
+  });
+});
 
 describe("the demo room, watched for ten minutes", () => {
-  it("has every persona working in the first five minutes, little repetition, no placeholders, and always says who is next", async () => {
-    const { id: roomId } = await ensureDemoRoom(context.database.db);
-    const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
-    const interval = (room!.settings as { scheduler_interval_seconds?: number }).scheduler_interval_seconds ?? 45;
+  it("has every persona working in the first five minutes, never a quiet page, little repetition, and only its own task", async () => {
+    // The simulated clock: it jumps from one scheduler tick to the next and, in between, moves
+    // with the real one while the agents work at full speed.
+    const start = Math.ceil(Date.now() / 1000) * 1000;
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, now: start });
+    const simulated = () => Date.now() - start;
+    const db = context.database.db;
+
+    const { id: roomId } = await ensureDemoRoom(db);
     const worker = await startTestWorker(context.database);
     const ranBy: { minute: number; persona: string }[] = [];
     const predictions: { predicted: string; actual: string }[] = [];
+    /** Spans of the simulated clock in which the page counts down to the next turn ("in 12 s"). */
+    const countdowns: [number, number][] = [];
+    const pageCountsDown = async () => {
+      const now = Date.now();
+      const next = nextTurn(initialRoomState(await getRoomSnapshot(db, roomId), null));
+      if (next?.at && /^in \d+ s$/.test(nextTurnLabel(next.at, now))) countdowns.push([now - start, next.at - start]);
+      return next;
+    };
     try {
       let predicted: string | null = null;
-      for (let tick = 0; tick * interval < MINUTES * 60; tick++) {
-        await context.database.db.update(rooms).set({ lastScheduledAt: null }).where(eq(rooms.id, roomId));
-        const outcome = await scheduleRoom(context.database.db, roomId);
+      // The scheduler ticks once a second, as it does in the app.
+      for (let second = 0; second < MINUTES * 60; second++) {
+        if (simulated() < second * 1000) vi.setSystemTime(start + second * 1000);
+        const outcome = await scheduleRoom(db, roomId);
+        if (outcome.kind === "skipped" && outcome.reason === "not_due") continue;
+        await pageCountsDown();
+        if (outcome.kind === "skipped") continue;
         if (outcome.kind === "random") {
           if (predicted) predictions.push({ predicted, actual: outcome.persona });
-          ranBy.push({ minute: (tick * interval) / 60, persona: outcome.persona });
+          ranBy.push({ minute: second / 60, persona: outcome.persona });
         }
-        // Everything the turn set going (requests, help, answers) finishes before the next turn.
+        // Everything the turn set going (requests, help, answers) finishes before the next tick.
         await eventually(async () => {
-          const active = await context.database.db.select({ id: runs.id }).from(runs).where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
+          const active = await db.select({ id: runs.id }).from(runs).where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
           expect(active).toHaveLength(0);
         }, 30_000);
-        // What the page shows between turns: who is next.
-        const snapshot = await getRoomSnapshot(context.database.db, roomId);
-        const next = nextTurn(initialRoomState(snapshot, null));
+        // What the page shows once the turn is done: who is next, and when.
+        const next = await pageCountsDown();
         expect(next).not.toBeNull();
         predicted = next!.agent.persona;
       }
@@ -53,22 +162,53 @@ describe("the demo room, watched for ten minutes", () => {
     // The page's "next: …" named the persona the scheduler then started, every time.
     expect(predictions.filter((turn) => turn.predicted !== turn.actual)).toEqual([]);
 
-    // Little repetition on the canvas, and nothing that reads as a placeholder.
-    const nodes = await context.database.db.select({ text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    // Never more than 20 s with nothing to watch: a run at work (as long as it takes to watch it
+    // typed at the default pace), a new event in the feed, or the countdown to the next turn.
+    const roomRuns = await db.select({ id: runs.id, createdAt: runs.createdAt }).from(runs).where(eq(runs.roomId, roomId));
+    const feed = await db
+      .select({ type: events.type, payload: events.payload, createdAt: events.createdAt })
+      .from(events)
+      .where(and(eq(events.roomId, roomId), gte(events.createdAt, new Date(start))))
+      .orderBy(asc(events.seq));
+    const stepsOf = new Map<string, string[]>();
+    for (const event of feed.filter((row) => row.type === "run.step")) {
+      const step = event.payload as PayloadOf<"run.step">;
+      stepsOf.set(step.runId, [...(stepsOf.get(step.runId) ?? []), step.text]);
+    }
+    const working = roomRuns.map((run): [number, number] => {
+      const from = run.createdAt.getTime() - start;
+      return [from, from + (stepsOf.get(run.id) ?? []).reduce((total, text) => total + watchedStepMs(text), 0)];
+    });
+    const quiet = longestQuietStretch([...working, ...countdowns], feed.map((event) => event.createdAt.getTime() - start), 0, MINUTES * 60_000);
+    expect(quiet / 1000).toBeLessThanOrEqual(QUIET_LIMIT_SECONDS);
+
+    // Little repetition on the canvas, counting near-copies too.
+    const nodes = await db.select({ text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId)).orderBy(asc(canvasNodes.createdAt));
     const texts = nodes.map((node) => node.text);
-    const duplicates = texts.length - new Set(texts).size;
-    console.log(`demo, ${MINUTES} minutes: ${ranBy.length} scheduled turns, ${texts.length} nodes, ${duplicates} duplicate texts (${((duplicates / texts.length) * 100).toFixed(1)}%)`);
-    const counts = new Map<string, number>();
-    for (const text of texts) counts.set(text, (counts.get(text) ?? 0) + 1);
-    if (process.env.SHOW_DUPLICATES) console.log([...counts].filter(([, n]) => n > 1).map(([t, n]) => `${n}× ${t.slice(0, 90).replace(/\n/g, " / ")}`).join("\n"));
+    const copies = nearDuplicates(texts);
+    console.log(
+      `demo, ${MINUTES} minutes: ${ranBy.length} scheduled turns, ${texts.length} nodes, ${copies.length} near-duplicate texts (${((copies.length / texts.length) * 100).toFixed(1)}%), longest quiet stretch ${(quiet / 1000).toFixed(1)} s`,
+    );
+    if (process.env.SHOW_TEXTS) console.log(texts.map((text) => `${copies.includes(text) ? "COPY " : "     "}${ON_TASK.test(text) ? "   " : "OFF"} ${text.replace(/\n/g, " / ")}`).join("\n"));
     expect(texts.length).toBeGreaterThan(20);
-    expect(duplicates / texts.length).toBeLessThanOrEqual(0.1);
-    const steps = await context.database.db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
-    const written = [...texts, ...steps.map((row) => (row.payload as PayloadOf<"run.step">).text)];
-    for (const text of written) expect(text).not.toMatch(/\(nothing at the moment\)|\(none\)|undefined|\[object Object\]/);
+    expect(copies.length / texts.length).toBeLessThanOrEqual(0.1);
+
+    // Nothing that reads as a placeholder, on the canvas, on the board or in what the agents said.
+    const entries = await db.select({ content: boardEntries.content }).from(boardEntries).where(eq(boardEntries.roomId, roomId));
+    const said = feed.filter((event) => event.type === "run.step").map((event) => (event.payload as PayloadOf<"run.step">).text);
+    const boardTexts = entries.map((entry) => entryWords(entry.content).join("\n"));
+    expect(entries.length).toBeGreaterThan(20);
+    for (const text of [...texts, ...said, ...boardTexts]) expect(text).not.toMatch(PLACEHOLDER);
+
+    // What the agents write is about the room's own task: its words, or the imagery drawn from it.
+    const offTask = texts.filter((text) => !ON_TASK.test(text));
+    expect(offTask.length / texts.length).toBeLessThanOrEqual(0.1);
+    const boardOffTask = boardTexts.filter((text) => !ON_TASK.test(text));
+    if (process.env.SHOW_TEXTS) console.log(`board entries off the task:\n${boardOffTask.join("\n")}`);
+    expect(boardOffTask.length / boardTexts.length).toBeLessThanOrEqual(0.1);
 
     // The task is the room's own; no run was handed a second subject beside it.
-    const prompts = (await context.database.db.select({ prompt: runs.prompt, trigger: runs.trigger }).from(runs).where(eq(runs.roomId, roomId)))
+    const prompts = (await db.select({ prompt: runs.prompt, trigger: runs.trigger }).from(runs).where(eq(runs.roomId, roomId)))
       .filter((run) => run.trigger === "scheduler")
       .map((run) => run.prompt);
     for (const prompt of prompts) {
