@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type Agent, type Run, boardEntries, canvasEdges, canvasNodes, seats } from "@/db/schema";
+import { type Agent, type BoardEntry, type CanvasNode, type Run, boardEntries, canvasEdges, canvasNodes, seats } from "@/db/schema";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { type NoteReader, notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { findingToDto } from "@/lib/findings/finding-dto";
@@ -11,7 +11,7 @@ import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { BRAINSTORM_AUTHOR } from "@/lib/brainstorm/lanes";
 import { BRAINSTORM_GUIDANCE } from "@/lib/brainstorm/prompts";
-import { isolationOf, loadStageContext, visibleTo } from "@/lib/brainstorm/stage-context";
+import { heldBackWork, isHeldBack, isolationOf, loadStageContext, visibleTo } from "@/lib/brainstorm/stage-context";
 import type { PromptContext } from "./build-prompt";
 
 /** Who a run's `requestedBy` id names, for the "why you were started" line. */
@@ -45,6 +45,8 @@ export async function loadPromptContext(
   // A brainstorm stage's run reads the prior stages' artifacts; a divergent thinker sees only its own work.
   const stage = await loadStageContext(db, run, agent, input.team);
   const isolation = stage?.isolation ?? (input.isolated ? isolationOf(agent.id) : null);
+  // Everyone else reads nothing the divergent thinkers write until their ideas are released at once.
+  const held = isolation ? null : await heldBackWork(db, run.roomId);
   const team = isolation ? input.team.filter((member) => member.id === agent.id) : input.team;
   const [allNodes, allEdges, allBoard, requests, allFindings, vault, areas] = await Promise.all([
     db.select().from(canvasNodes).where(eq(canvasNodes.roomId, run.roomId)).orderBy(asc(canvasNodes.createdAt)),
@@ -69,16 +71,17 @@ export async function loadPromptContext(
       3,
     ),
   ]);
-  const nodeRows = allNodes.filter((node) => visibleTo(isolation, node));
+  const nodeShown = (node: CanvasNode) => visibleTo(isolation, node) && !isHeldBack(held, node.authorId, node.createdAt);
+  const nodeRows = allNodes.filter(nodeShown);
   const visibleNodes = new Set(nodeRows.map((node) => node.id));
   const edgeRows = allEdges.filter((edge) => visibleNodes.has(edge.sourceId) && visibleNodes.has(edge.targetId));
-  // Working alone, an agent reads only its own board entries, findings and requests.
-  const ownEntry = (entry: { agentId: string | null }) => !isolation || entry.agentId === agent.id;
-  const board = allBoard.filter(ownEntry);
-  const findingRows = allFindings.filter(ownEntry);
+  // Working alone, an agent reads only its own board entries, findings and requests; anyone else, none held back.
+  const entryShown = (entry: BoardEntry) => (isolation ? entry.agentId === agent.id : !isHeldBack(held, entry.agentId, entry.createdAt));
+  const board = allBoard.filter(entryShown);
+  const findingRows = allFindings.filter(entryShown);
   const referenced = (
     run.selectedNodeIds.length ? await db.select().from(canvasNodes).where(inArray(canvasNodes.id, run.selectedNodeIds)) : []
-  ).filter((node) => visibleTo(isolation, node));
+  ).filter(nodeShown);
   // A run taken over before it saved a step has not shown the notes its earlier attempts took.
   const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, input.notes))];
   const isMessage = (note: { kind?: string }) => note.kind === "command" || note.kind === "help";
@@ -93,7 +96,7 @@ export async function loadPromptContext(
       await markAnswersSeen(db, run.roomId, agent.id, history.at(-1)!.answeredAt);
     }
   }
-  const ownRequestFirst = requests.filter(ownEntry).sort((a, b) =>
+  const ownRequestFirst = requests.filter(entryShown).sort((a, b) =>
     a.id === run.requestEntryId ? -1 : b.id === run.requestEntryId ? 1 : a.createdAt.getTime() - b.createdAt.getTime(),
   );
   return {

@@ -341,7 +341,7 @@ describe("the brainstorm", () => {
     }
   });
 
-  it("gives an ideator's own run during the stage nothing of the others, whatever nodes or requests it is handed", async () => {
+  it("holds the ideators' work back until its release: an ideator's own run sees none of the others', any other run none at all", async () => {
     const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
     const { roomId, team } = await brainstormRoom(context.database, { max_concurrent_runs: 8 });
     const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
@@ -364,21 +364,36 @@ describe("the brainstorm", () => {
         return rows;
       }, 30_000);
       expect((await stateOf(roomId)).stages.divergent.status).toBe("running");
-      // A request the Cross-Pollinator left for the Wild Ideator, and a run of the Wild Ideator handed its ideas.
-      await context.database.db.insert(boardEntries).values({
+      // Requests the Cross-Pollinator left for the Wild Ideator and the Historian, a finding of the First-Principles Thinker.
+      const entry = (author: string, change: Partial<typeof boardEntries.$inferInsert>) => ({
         id: randomUUID(),
         roomId,
-        agentId: pollinator.id,
-        agentName: pollinator.name,
-        kind: "request",
-        content: { targetPersona: "wild-ideator", ask: "CANARY-cross-pollinator asks: build on my ideas" },
-        targetPersona: "wild-ideator",
-        requestStatus: "queued",
+        agentId: agentOf(author).id,
+        agentName: agentOf(author).name,
+        kind: "request" as const,
+        content: {},
+        createdAt: new Date(),
         expiresAt: new Date(Date.now() + 3600_000),
+        ...change,
       });
-      await writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
-        enqueueRun(tx, emit, { roomId, agentId: agentOf("wild-ideator").id, trigger: "human", requestedBy: ADA, prompt: "PROBE: look at the selected ideas.", selectedNodeIds: ideaNodes.map((node) => node.id), at }),
-      );
+      await context.database.db.insert(boardEntries).values([
+        ...["wild-ideator", "historian"].map((target) =>
+          entry("cross-pollinator", { content: { targetPersona: target, ask: "CANARY-cross-pollinator asks: build on my ideas" }, targetPersona: target, requestStatus: "queued" }),
+        ),
+        entry("first-principles-thinker", { kind: "finding", content: { finding: "CANARY-first-principles-thinker found the root cause", severity: "high", nodeIds: [] }, expiresAt: null }),
+      ]);
+      const handIdeasTo = (persona: string, prompt: string) =>
+        writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
+          enqueueRun(tx, emit, { roomId, agentId: agentOf(persona).id, trigger: "human", requestedBy: ADA, prompt, selectedNodeIds: ideaNodes.map((node) => node.id), at }),
+        ).then(({ result }) => result!);
+      // What a run was first given, from its transcript once it has ended.
+      const openingOf = (runId: string) =>
+        eventually(async () => {
+          const [row] = await context.database.db.select().from(runs).where(eq(runs.id, runId));
+          expect(row!.status).toBe("succeeded");
+          return JSON.stringify(row!.transcript.slice(0, 2));
+        }, 30_000);
+      await handIdeasTo("wild-ideator", "PROBE: look at the selected ideas.");
       const [seen] = await eventually(() => {
         const found = probe("wild-ideator", "PROBE: look at the selected ideas.");
         expect(found.length).toBeGreaterThan(0);
@@ -389,7 +404,16 @@ describe("the brainstorm", () => {
       expect(text).toContain("CANARY-wild-ideator");
       expect(text).not.toContain("CANARY-cross-pollinator");
       expect(text).not.toContain(pollinator.name);
+
+      // Any other agent — the Historian, whose stage runs beside — reads nothing the ideators wrote, handed or not.
+      const before = await openingOf((await handIdeasTo("historian", "PROBE: which precedents fit these ideas?")).id);
+      expect(before).toContain("Divergent thinking");
+      expect(before).not.toContain("CANARY-");
       release();
+      await eventually(async () => expect((await eventTypes(roomId)).some((row) => row.type === "brainstorm.ideas_released")).toBe(true), 30_000);
+      // Released, the ideas are everyone's.
+      const after = await openingOf((await handIdeasTo("historian", "PROBE: and now?")).id);
+      expect(after).toContain("CANARY-cross-pollinator");
       await settled(roomId, ["awaiting_gate"]);
     } finally {
       release();

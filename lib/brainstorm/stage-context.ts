@@ -208,14 +208,10 @@ export function isolationOf(agentId: string): Isolation {
   return { agentId, sharedKinds: new Set([FRAMING_KIND, LANE_HEADING_KIND]) };
 }
 
-/**
- * The agents working alone right now: the divergent thinkers of a brainstorm whose divergent
- * stage is running in the room. Any run of theirs sees only its own work, and no one may ask
- * them anything (requests, help, ask_others) until the stage ends.
- */
-export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
-  const rows = await db
-    .select({ id: agents.id })
+/** The divergent thinkers of a brainstorm whose divergent stage is running in the room, and when its pass began. */
+function ideatorsAtWork(db: Db, roomId: string) {
+  return db
+    .select({ id: agents.id, since: sql<string | null>`${brainstorms.stages}->'divergent'->>'startedAt'` })
     .from(agents)
     .innerJoin(brainstorms, eq(brainstorms.roomId, agents.roomId))
     .where(
@@ -226,5 +222,31 @@ export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<stri
         inArray(agents.persona, stageDefinition("divergent").personas),
       ),
     );
-  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * The agents working alone right now: the divergent thinkers of a brainstorm whose divergent
+ * stage is running in the room. Any run of theirs sees only its own work, and no one may ask
+ * them anything (requests, help, ask_others) until the stage ends.
+ */
+export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
+  return new Set((await ideatorsAtWork(db, roomId)).map((row) => row.id));
+}
+
+/** What divergent thinking keeps from everyone else until it releases its ideas: what its ideators wrote since its pass began. */
+export interface HeldBack {
+  agentIds: ReadonlySet<string>;
+  since: Date;
+}
+
+/** The divergent thinkers' work held back from every other run in the room; null while no divergent stage runs there. */
+export async function heldBackWork(db: Db, roomId: string): Promise<HeldBack | null> {
+  const rows = await ideatorsAtWork(db, roomId);
+  if (!rows.length) return null;
+  return { agentIds: new Set(rows.map((row) => row.id)), since: new Date(Math.min(...rows.map((row) => Date.parse(row.since ?? "") || 0))) };
+}
+
+/** Whether something an author wrote at `createdAt` is held back: written by an ideator in the divergent pass under way. */
+export function isHeldBack(held: HeldBack | null, authorId: string | null, createdAt: Date): boolean {
+  return !!held && authorId !== null && held.agentIds.has(authorId) && createdAt.getTime() >= held.since.getTime();
 }
