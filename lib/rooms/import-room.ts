@@ -40,6 +40,18 @@ export function teamNamespace(teamId: string): string {
 }
 
 /**
+ * A title for a team whose file has no task and came without a name: its agents, as the file
+ * names them ("planner, fetcher and checker"; "planner, fetcher, checker and 2 more"), so that
+ * two such rooms can be told apart.
+ */
+export function teamTitle(names: string[]): string {
+  const shown = names.slice(0, names.length > 4 ? 3 : names.length);
+  const rest = names.length - shown.length;
+  const listed = rest ? `${shown.join(", ")} and ${rest} more` : shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : (shown[0] ?? "");
+  return listed.length > LIMITS.roomTitle ? `${listed.slice(0, LIMITS.roomTitle - 1).trimEnd()}…` : listed;
+}
+
+/**
  * Creates a room from a multi-agent configuration file; reports what it ignored. Its agents'
  * knowledge vaults belong to the file's `team_id`, or to a team id made for this import alone.
  */
@@ -61,7 +73,7 @@ export async function importRoom(db: Db, input: ImportRoomInput, options: Import
     .replace(/[_-]+/g, " ")
     .trim();
   const title =
-    parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || fromFile?.slice(0, LIMITS.roomTitle) || `Imported team of ${config.agents.length}`;
+    parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || fromFile?.slice(0, LIMITS.roomTitle) || teamTitle(config.agents.map((agent) => agent.name));
   const { room, agents } = await createRoom(
     db,
     { title, template: IMPORTED_TEMPLATE },

@@ -95,6 +95,23 @@ describe("POST /api/rooms/import", () => {
     expect(room!.title).toBe("Write a lullaby");
   });
 
+  it("titles a room whose pasted file has no task after its agents, so that two such rooms differ", async () => {
+    const team = (...ids: string[]) => ["agents:", ...ids.map((id) => `  - id: ${id}\n    backend: {type: openai}`)].join("\n");
+    const titleOf = async (yaml: string) => {
+      const response = await POST(jsonRequest("/api/rooms/import", "POST", { yaml }));
+      expect(response.status).toBe(201);
+      return (await response.json()).room.title as string;
+    };
+    expect(await titleOf(team("planner", "fetcher", "checker"))).toBe("planner, fetcher and checker");
+    expect(await titleOf(team("writer", "editor"))).toBe("writer and editor");
+    expect(await titleOf(team("solo"))).toBe("solo");
+    expect(await titleOf(team("a1", "a2", "a3", "a4", "a5", "a6"))).toBe("a1, a2, a3 and 3 more");
+    const long = `agent_${"x".repeat(60)}`;
+    const title = await titleOf(team(`${long}_1`, `${long}_2`));
+    expect(title.length).toBeLessThanOrEqual(120);
+    expect(title).toMatch(/^agent_x+_1 and agent_x+…$/);
+  });
+
   it("runs each imported agent at its own endpoint, with the key its file names and its temperature", async () => {
     const local = await startChatServer(() => ({ text: "From the local server." }));
     const hosted = await startChatServer(() => ({ text: "From the hosted service." }));
