@@ -44,7 +44,8 @@ export type ScheduleOutcome =
 
 /**
  * One scheduling decision for a room, if it is due: serve the oldest open request first,
- * otherwise start the persona whose turn it is (`whoseTurn`) with a prompt from the room's template.
+ * otherwise start the persona whose turn it is (`whoseTurn`) on the room's task and its part in it
+ * (or, in a room without a task, a prompt from its template).
  */
 export async function scheduleRoom(db: Db, roomId: string): Promise<ScheduleOutcome> {
   const { result } = await writeRoomEvents(db, roomId, async (tx, emit, at): Promise<ScheduleOutcome> => {
