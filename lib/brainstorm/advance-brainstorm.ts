@@ -91,7 +91,7 @@ async function queueStageRun(
   brainstorm: Brainstorm,
   stage: StageKey,
   persona: string,
-  options: { rerun: boolean; shortfall?: string | null; again?: string | null; parentRunId?: string | null },
+  options: { rerun: boolean; shortfall?: string | null; again?: string | null; ideasLeft?: number | null; parentRunId?: string | null },
 ): Promise<void> {
   const agent = member(step, persona);
   await enqueueRun(step.tx, step.emit, {
@@ -105,6 +105,7 @@ async function queueStageRun(
       persona,
       shortfall: options.shortfall,
       again: options.again,
+      ideasLeft: options.ideasLeft,
       focus: stage === "fact_check" ? brainstorm.deepenCandidateId : null,
       redirect: stage === "prioritization" ? brainstorm.redirect : null,
     }),
@@ -113,6 +114,11 @@ async function queueStageRun(
     purpose: { kind: "brainstorm", brainstormId: brainstorm.id, stage, pass: brainstorm.stages[stage].passes, rerun: options.rerun },
     at: step.at,
   });
+}
+
+/** How many more ideas an ideator may add: its ideas of every pass of divergent thinking count towards its most. */
+function ideasLeft(work: BrainstormWork, agent: Agent): number {
+  return stageDefinition("divergent").expect!.perAgentMax! - work.ideas.filter((idea) => idea.agentId === agent.id).length;
 }
 
 /**
@@ -156,7 +162,12 @@ export async function enterStage(
   }
   const definition = stageDefinition(stage);
   const first = definition.order === "parallel" ? definition.personas : definition.personas.slice(0, 1);
-  for (const persona of first) await queueStageRun(step, entered, stage, persona, { rerun: false, again, parentRunId });
+  for (const persona of first) {
+    const left = stage === "divergent" ? ideasLeft(work, member(step, persona)) : null;
+    // Back in divergent thinking, an ideator with its most ideas already is not asked again.
+    if (left !== null && left <= 0) continue;
+    await queueStageRun(step, entered, stage, persona, { rerun: false, again, ideasLeft: again ? left : null, parentRunId });
+  }
   await announceStage(step, entered, stage, work);
   return entered;
 }
@@ -283,7 +294,8 @@ export async function endStage(step: BrainstormStep, brainstorm: Brainstorm, sta
   const stageTeam = step.team.filter((member) => definition.personas.includes(member.persona));
   const measure = measureStage(stage, work, { pass: state.passes, team: stageTeam, inPlay: candidatesInPlay(brainstorm, stage, work) });
 
-  if (stage === "convergent" && work.candidates.length < TOO_FEW_CANDIDATES && brainstorm.returnedToDivergent === 0 && !state.timedOut) {
+  const ideatorsHaveRoom = step.team.some((agent) => stageDefinition("divergent").personas.includes(agent.persona) && ideasLeft(work, agent) > 0);
+  if (stage === "convergent" && work.candidates.length < TOO_FEW_CANDIDATES && brainstorm.returnedToDivergent === 0 && !state.timedOut && ideatorsHaveRoom) {
     const reason = `Only ${work.candidates.length} candidate${work.candidates.length === 1 ? "" : "s"}: back to divergent thinking for more ideas.`;
     const back = await saveBrainstorm(step, brainstorm, {
       returnedToDivergent: 1,

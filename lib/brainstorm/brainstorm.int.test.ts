@@ -26,6 +26,7 @@ import { useTestRuntime } from "@/test/test-runtime";
 import { decideGate } from "./decide-gate";
 import { startBrainstorm } from "./start-brainstorm";
 import { sweepStageLimits } from "./sweep-stage-limits";
+import { readWork } from "./work";
 
 const context = useTestRuntime();
 const ADA = { id: "human:ada", name: "Ada" };
@@ -447,12 +448,18 @@ describe("the brainstorm", () => {
     }
   });
 
-  it("goes back to divergent thinking once when convergent thinking finds fewer than three candidates", async () => {
-    const { roomId } = await brainstormRoom();
+  it("goes back to divergent thinking once when convergent thinking finds fewer than three candidates, each ideator within 15 ideas in all", async () => {
+    const { roomId, team } = await brainstormRoom();
+    const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
     let synthesized = 0;
-    const provider = await standIn(["synthesizer", "connector"], roomId, (persona, request) => {
-      const ideaIds = [...JSON.stringify(request.messages).matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
-      if (persona === "synthesizer" && !JSON.stringify(request.messages).includes("asked again")) {
+    const provider = await standIn(["synthesizer", "connector", "wild-ideator", "cross-pollinator"], roomId, (persona, request) => {
+      const text = JSON.stringify(request.messages);
+      const again = text.includes("This stage runs again");
+      // The Wild Ideator gives its most at once; the Cross-Pollinator gives 12, then tries 6 more.
+      if (persona === "wild-ideator" && text.includes("Brainstorm stage 1")) return ideas(`Wild${again ? " again" : ""}`, again ? 1 : 15);
+      if (persona === "cross-pollinator" && text.includes("Brainstorm stage 1")) return ideas(`Pollen${again ? " again" : ""}`, again ? 6 : 12);
+      const ideaIds = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
+      if (persona === "synthesizer" && !text.includes("asked again")) {
         synthesized += 1;
         const count = synthesized === 1 ? 2 : 5;
         return {
@@ -478,11 +485,52 @@ describe("the brainstorm", () => {
       expect(atGate.returnedToDivergent).toBe(1);
       expect(atGate.stages.divergent.passes).toBe(2);
       expect(atGate.stages.convergent).toMatchObject({ passes: 2, status: "done", count: 5 });
-      // The ideas of both passes reach the second synthesis; the precedents were not searched again.
       expect(atGate.stages.precedents.passes).toBe(1);
+      // Only the ideators with room for more are asked again, and told how many more they may add.
       const secondPass = (await stageRuns(roomId, "divergent")).filter((run) => (run.purpose as { pass: number }).pass === 2);
-      expect(secondPass).toHaveLength(4);
+      expect(secondPass.map((run) => run.agentId).sort()).toEqual(
+        ["cross-pollinator", "first-principles-thinker", "contrarian"].map((persona) => agentOf(persona).id).sort(),
+      );
       for (const run of secondPass) expect(run.prompt).toMatch(/This stage runs again: Only 2 candidates: back to divergent thinking/);
+      expect(secondPass.find((run) => run.agentId === agentOf("cross-pollinator").id)!.prompt).toContain("at most 3 more.");
+      // Six more from the Cross-Pollinator would pass 15 in all: refused, with what it may still add.
+      const refusal = provider.server.requests.find((request) => request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("you have 12")));
+      expect(refusal).toBeDefined();
+      expect(JSON.stringify(refusal!.messages)).toContain("At most 15 ideas from you in all; you have 12. Submit your best 3 or fewer.");
+      // The stage counts the ideas of both passes, never more than 60, and the second synthesis reads them all.
+      const work = await readWork(context.database.db, atGate.id);
+      const ideasOf = (persona: string) => work.ideas.filter((idea) => idea.agentId === agentOf(persona).id);
+      expect(ideasOf("wild-ideator")).toHaveLength(15);
+      expect(ideasOf("cross-pollinator")).toHaveLength(12);
+      expect(new Set(work.ideas.map((idea) => idea.pass))).toEqual(new Set([1, 2]));
+      expect(atGate.stages.divergent.count).toBe(work.ideas.length);
+      expect(work.ideas.length).toBeLessThanOrEqual(60);
+      const syntheses = provider.server.requests.filter((request) => JSON.stringify(request.messages).includes("(persona: synthesizer)") && !request.messages.some((message) => message.role === "tool"));
+      const second = JSON.stringify(syntheses.at(-1)!.messages);
+      for (const idea of work.ideas) expect(second).toContain(`- ${idea.id} [`);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("does not go back to divergent thinking when every ideator has given its 15 ideas already", async () => {
+    const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
+    const { roomId } = await brainstormRoom();
+    const provider = await standIn([...ideators, "synthesizer", "connector"], roomId, (persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (ideators.includes(persona) && text.includes("Brainstorm stage 1")) return ideas(persona, 15);
+      const [ideaId] = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
+      if (persona === "synthesizer" && text.includes("Brainstorm stage 3")) {
+        return { toolCall: { name: "submit_candidates", arguments: { candidates: [{ title: "Only one", cluster: "Cluster", summary: "A candidate.", sourceIdeas: [ideaId!], combination: false }] } } };
+      }
+      return null;
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      expect(atGate.stages.divergent).toMatchObject({ passes: 1, status: "done", count: 60 });
+      expect(atGate.returnedToDivergent).toBe(0);
+      expect(atGate.stages.convergent).toMatchObject({ passes: 1, status: "short", count: 1 });
     } finally {
       await provider.stop();
     }

@@ -50,6 +50,8 @@ export function stageTask(input: {
   redirect?: string | null;
   /** Why the stage runs again in a new pass (convergent thinking found too few candidates). */
   again?: string | null;
+  /** How many more ideas an ideator may add, its earlier ones counted. */
+  ideasLeft?: number | null;
 }): string {
   const stage = stageDefinition(input.stage);
   const lines = [
@@ -61,7 +63,10 @@ export function stageTask(input: {
   ];
   if (input.focus) lines.push(`Go deeper on candidate ${input.focus} only: the people in the room asked for a closer look.`);
   if (input.redirect) lines.push(`The people in the room sent the ranking back with this comment: "${input.redirect}". Take it into account.`);
-  if (input.again) lines.push(`This stage runs again: ${input.again} Add new ideas, different from your earlier ones.`);
+  if (input.again) {
+    const most = input.ideasLeft ? `, at most ${input.ideasLeft} more` : "";
+    lines.push(`This stage runs again: ${input.again} Add new ideas, different from your earlier ones${most}.`);
+  }
   if (input.shortfall) lines.push(`You are asked again because the stage fell short: ${input.shortfall} Submit what is missing.`);
   return lines.join("\n");
 }

@@ -30,7 +30,7 @@ export interface StageExpectation {
   max?: number;
   /** The least each of the stage's agents must contribute. */
   perAgent?: number;
-  /** The most each of the stage's agents may contribute. */
+  /** The most each of the stage's agents may contribute, over all the stage's passes. */
   perAgentMax?: number;
   /** The count is measured against the candidates in play (every one must be covered). */
   everyCandidate?: boolean;

@@ -30,8 +30,8 @@ import { toolResult } from "./tool-result";
 
 type WorkStage = Exclude<StageKey, "gate">;
 
-/** The most ideas one ideator submits in one pass of divergent thinking (the stage's 60, shared by four). */
-export const IDEAS_PER_IDEATOR = 15;
+/** The most ideas one ideator submits over every pass of divergent thinking (the stage's 60, shared by four). */
+export const IDEAS_PER_IDEATOR = stageDefinition("divergent").expect!.perAgentMax!;
 const MAX_CANDIDATES = 8;
 
 /** `wild-ideator` → `WI`: the prefix of an ideator's idea ids, so ids say nothing of the others' ideas. */
@@ -92,15 +92,16 @@ const SUBMISSIONS = {
   } satisfies Submission<typeof framingSubmissionSchema>,
   divergent: {
     stage: "divergent",
-    description: `Submit ideas for the problem (title and one-liner each). At least 5 in all, at most ${IDEAS_PER_IDEATOR} in this stage; call again to add more.`,
+    description: `Submit ideas for the problem (title and one-liner each). At least 5 in all, at most ${IDEAS_PER_IDEATOR} in all, your earlier ones included; call again to add more.`,
     schema: ideasSubmissionSchema,
     accept: (input, { work, active }) => {
       const prefix = `${ideaPrefix(active.agent.persona)}-`;
+      // Counted over every pass: a return to divergent thinking adds to what is there, and the stage never holds more than 60.
       const own = work.ideas.filter((idea) => idea.agentId === active.agent.id);
-      const pass = active.run.purpose?.kind === "brainstorm" ? active.run.purpose.pass : 1;
-      const thisPass = own.filter((idea) => idea.pass === pass).length;
-      if (thisPass + input.ideas.length > IDEAS_PER_IDEATOR) {
-        throw badRequest(`At most ${IDEAS_PER_IDEATOR} ideas each in this stage; you have ${thisPass}. Submit your best ${IDEAS_PER_IDEATOR - thisPass} or fewer.`);
+      const left = IDEAS_PER_IDEATOR - own.length;
+      if (left <= 0) throw badRequest(`You have ${own.length} ideas, the most you may submit. Finish your turn.`);
+      if (input.ideas.length > left) {
+        throw badRequest(`At most ${IDEAS_PER_IDEATOR} ideas from you in all; you have ${own.length}. Submit your best ${left} or fewer.`);
       }
       let number = nextNumber(own.map((idea) => idea.id), prefix);
       const ideas = input.ideas.map((idea) => ({ id: `${prefix}${number++}`, ...idea }));
