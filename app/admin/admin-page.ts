@@ -1,10 +1,14 @@
 import { cookies } from "next/headers";
 import { ADMIN_COOKIE, type AdminStatus, adminStatus } from "@/lib/auth/admin";
+import { getRuntime } from "@/lib/runtime";
 
 /** Whether the page is asked for by a signed-in admin: each dashboard page reads nothing otherwise. */
 export async function adminPageStatus(): Promise<AdminStatus> {
   const cookieStore = await cookies();
-  return adminStatus({ cookie: cookieStore.get(ADMIN_COOKIE)?.value });
+  const cookie = cookieStore.get(ADMIN_COOKIE)?.value;
+  if (cookie === undefined) return "anonymous";
+  const { database } = await getRuntime();
+  return adminStatus(database.db, { cookie });
 }
 
 /** A page's search parameters, as Next.js hands them over. */

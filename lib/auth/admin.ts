@@ -1,11 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { Db } from "@/db";
 import { dataDir, getEnv } from "@/lib/env";
 import { forbidden, unauthorized } from "@/lib/errors";
+import { instanceSecret } from "./instance-secret";
 import { hmac, randomToken, safeEqual } from "./tokens";
 
 export const ADMIN_COOKIE = "parley_admin";
-const SESSION_MESSAGE = "parley-admin-session-v1";
+const SESSION_MESSAGE = "parley-admin-session-v2";
 
 const globalForAdmin = globalThis as unknown as { __parleyAdminToken?: string };
 
@@ -39,9 +41,13 @@ export function resolveAdminToken(options: { announce?: (message: string) => voi
   return token;
 }
 
-/** The cookie value that proves an admin signed in; changes when the token changes. */
-export function adminSessionValue(token: string = resolveAdminToken()): string {
-  return hmac(token, SESSION_MESSAGE);
+/**
+ * The cookie value that proves an admin signed in: the admin token signed with the instance's
+ * own session key (`instanceSecret`), which never leaves the database, so knowing or guessing
+ * the token is not enough to make one: only signing in is. Changes when the token changes.
+ */
+export async function adminSessionValue(db: Db, token: string = resolveAdminToken()): Promise<string> {
+  return hmac(await instanceSecret(db, "admin-session"), `${SESSION_MESSAGE}\n${token}`);
 }
 
 export function isValidAdminToken(candidate: string): boolean {
@@ -50,11 +56,14 @@ export function isValidAdminToken(candidate: string): boolean {
 
 export type AdminStatus = "admin" | "anonymous" | "invalid";
 
-/** Whether a request comes from an admin: a session cookie or `Authorization: Bearer <token>`. */
-export function adminStatus(credentials: { cookie?: string; bearer?: string }): AdminStatus {
-  if (credentials.bearer !== undefined) return isValidAdminToken(credentials.bearer) ? "admin" : "invalid";
-  if (credentials.cookie !== undefined) return safeEqual(credentials.cookie, adminSessionValue()) ? "admin" : "invalid";
-  return "anonymous";
+/**
+ * Whether an admin session cookie is one that signing in set (with the current token): "invalid"
+ * for any other, "anonymous" without one. A bearer token is a guess at the token itself and goes
+ * through `verifyAdminToken` instead, which throttles wrong ones.
+ */
+export async function adminStatus(db: Db, credentials: { cookie?: string }): Promise<AdminStatus> {
+  if (credentials.cookie === undefined) return "anonymous";
+  return safeEqual(credentials.cookie, await adminSessionValue(db)) ? "admin" : "invalid";
 }
 
 export function assertAdmin(status: AdminStatus): void {

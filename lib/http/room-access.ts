@@ -55,8 +55,10 @@ const adminStatusOf = new WeakMap<Request, Promise<AdminStatus>>();
  * Whether a request comes from an admin: a session cookie or `Authorization: Bearer <token>`.
  * A bearer token is a guess at the admin token and is throttled as sign-ins are
  * (`verifyAdminToken`): a wrong one counts against the client address's allowance, and once it
- * is spent any bearer token is refused with a 429. Decided once per request, so a request that
- * asks twice (who may create rooms, then whether its address is limited) counts once.
+ * is spent any bearer token is refused with a 429. A wrong cookie is not counted: a cookie is
+ * signed with the instance's own session key (`adminStatus`), so it cannot be made from a guessed
+ * token. Decided once per request, so a request that asks twice (who may create rooms, then
+ * whether its address is limited) counts once.
  */
 export function requestAdminStatus(request: Request): Promise<AdminStatus> {
   let status = adminStatusOf.get(request);
@@ -69,8 +71,10 @@ export function requestAdminStatus(request: Request): Promise<AdminStatus> {
 
 async function resolveAdminStatus(request: Request): Promise<AdminStatus> {
   const bearer = bearerToken(request);
-  if (bearer === undefined) return adminStatus({ cookie: parseCookies(request.headers.get("cookie"))[ADMIN_COOKIE] });
+  const cookie = parseCookies(request.headers.get("cookie"))[ADMIN_COOKIE];
+  if (bearer === undefined && cookie === undefined) return "anonymous";
   const { database } = await getRuntime();
+  if (bearer === undefined) return adminStatus(database.db, { cookie });
   return (await verifyAdminToken(database.db, bearer, clientAddress(request.headers))) ? "admin" : "invalid";
 }
 

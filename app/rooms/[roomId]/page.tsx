@@ -33,7 +33,7 @@ export default async function RoomPage({ params }: Props) {
   });
   const cookieStore = await cookies();
   const seat = await findSeatByToken(database.db, roomId, cookieStore.get(seatCookieName(roomId))?.value);
-  const admin = adminStatus({ cookie: cookieStore.get(ADMIN_COOKIE)?.value }) === "admin";
+  const admin = (await adminStatus(database.db, { cookie: cookieStore.get(ADMIN_COOKIE)?.value })) === "admin";
   return (
     <RoomView
       snapshot={snapshot}

@@ -27,7 +27,7 @@ export async function POST(request: Request) {
       { admin: true },
       {
         headers: {
-          "Set-Cookie": `${ADMIN_COOKIE}=${adminSessionValue()}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800${secure}`,
+          "Set-Cookie": `${ADMIN_COOKIE}=${await adminSessionValue(database.db)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800${secure}`,
         },
       },
     );
