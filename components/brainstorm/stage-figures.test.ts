@@ -34,8 +34,18 @@ describe("stage figures", () => {
   it("counts a stage's artifact against what it must hold", () => {
     expect(stageCount("divergent", state({ count: 23 }))).toBe("23 ideas of 20–60");
     expect(stageCount("precedents", state({ count: 6 }))).toBe("6 precedents of at least 5");
-    expect(stageCount("fact_check", state({ count: 5 }), 7)).toBe("5 of 7 candidates checked");
     expect(stageCount("framing", state({ count: null }))).toBeNull();
     expect(stageCount("divergent", state({ count: null }))).toBeNull();
+  });
+
+  it("counts candidates out of those the stage's pass covers, not out of all the candidates", () => {
+    expect(stageCount("fact_check", state({ count: 5, total: 7 }))).toBe("5 of 7 candidates checked");
+    // A deepened candidate: its fact checking pass covers that one alone.
+    expect(stageCount("fact_check", state({ count: 1, total: 1 }))).toBe("1 of 1 candidates checked");
+    // Three of six candidates survived checks and pushback: prioritization scores those three.
+    expect(stageCount("prioritization", state({ count: 3, total: 3 }))).toBe("3 of 3 candidates scored");
+    expect(stageCount("pushback", state({ count: 0, total: 6 }))).toBe("0 of 6 candidates challenged");
+    // A stage stored without its total says its count alone.
+    expect(stageCount("pushback", state({ count: 4 }))).toBe("4 candidates challenged");
   });
 });

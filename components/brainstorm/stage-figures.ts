@@ -16,11 +16,15 @@ export function stageElapsed(state: StageStateDto, now: number): number | null {
   return end - Date.parse(state.startedAt);
 }
 
-/** What a stage's chip counts, against what the stage must hold: "23 ideas of 20–60", "5 of 6 candidates checked". */
-export function stageCount(stage: StageKey, state: StageStateDto, candidates: number | null = null): string | null {
+/**
+ * What a stage's chip counts, against what the stage must hold: "23 ideas of 20–60", "5 of 6
+ * candidates checked" — out of the candidates the stage's pass covers ("1 of 1" for a deepened
+ * one), or still in play when it scores them.
+ */
+export function stageCount(stage: StageKey, state: StageStateDto): string | null {
   const expect = stageDefinition(stage).expect;
   if (!expect || state.count === null) return null;
-  if (expect.everyCandidate) return `${state.count}${candidates !== null ? ` of ${candidates}` : ""} ${expect.unit}`;
+  if (expect.everyCandidate) return `${state.count}${state.total != null ? ` of ${state.total}` : ""} ${expect.unit}`;
   const range = expect.max !== undefined ? `${expect.min}–${expect.max}` : `at least ${expect.min}`;
   return `${state.count} ${expect.unit} of ${range}`;
 }

@@ -15,13 +15,12 @@ export function StageTracker() {
   const live = !!brainstorm && (brainstorm.status === "running" || brainstorm.status === "awaiting_gate");
   const now = useNow(live, 1000);
   if (template !== "brainstorm" || !brainstorm) return null;
-  const candidates = brainstorm.stages.convergent.count;
   return (
     <ol className="stage-tracker" data-testid="stage-tracker" aria-label="Brainstorm stages">
       {BRAINSTORM_STAGES.map((stage) => {
         const state = brainstorm.stages[stage.key];
         const elapsed = stageElapsed(state, now);
-        const count = stageCount(stage.key, state, candidates);
+        const count = stageCount(stage.key, state);
         return (
           <li
             key={stage.key}

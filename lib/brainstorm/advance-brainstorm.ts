@@ -26,7 +26,7 @@ export const FINISHED = new Set(["complete", "cancelled"]);
 const TOO_FEW_CANDIDATES = 3;
 
 export function emptyStage(): StageStateDto {
-  return { status: "pending", passes: 0, rerun: false, startedAt: null, endedAt: null, count: null, shortfall: null, timedOut: false };
+  return { status: "pending", passes: 0, rerun: false, startedAt: null, endedAt: null, count: null, total: null, shortfall: null, timedOut: false };
 }
 
 /** Reads a brainstorm for a change, locking its row until the room write commits. */
@@ -136,10 +136,12 @@ export async function enterStage(
   if (stage === "gate") return openGate(step, brainstorm);
   const previous = brainstorm.stages[stage];
   const work = await readWork(step.tx, brainstorm.id);
-  const needsCandidates = stage === "fact_check" || stage === "pushback" || stage === "prioritization";
-  if (needsCandidates && candidatesInPlay(brainstorm, stage, work).length === 0) {
+  const needsCandidates = !!stageDefinition(stage).expect?.everyCandidate;
+  // What the stage's count is out of: the candidates this pass covers.
+  const total = needsCandidates ? candidatesInPlay(brainstorm, stage, work).length : null;
+  if (total === 0) {
     const skipped = await saveBrainstorm(step, brainstorm, {
-      stages: withStage(brainstorm, stage, { ...emptyStage(), status: "skipped", passes: previous.passes + 1, startedAt: step.at.toISOString(), endedAt: step.at.toISOString(), count: 0, shortfall: "No candidate is left to work on." }),
+      stages: withStage(brainstorm, stage, { ...emptyStage(), status: "skipped", passes: previous.passes + 1, startedAt: step.at.toISOString(), endedAt: step.at.toISOString(), count: 0, total, shortfall: "No candidate is left to work on." }),
     });
     await announceStage(step, skipped, stage, work);
     return continueAfter(step, skipped, stage, parentRunId);
@@ -153,6 +155,7 @@ export async function enterStage(
       startedAt: step.at.toISOString(),
       endedAt: null,
       count: null,
+      total,
       shortfall: null,
       timedOut: false,
     }),

@@ -252,6 +252,11 @@ describe("the brainstorm", () => {
       gate = await settled(roomId, ["awaiting_gate"]);
       expect(gate.gateRound).toBe(4);
       expect(gate.stages.fact_check.passes).toBe(2);
+      // The stage chips count out of what each pass covered: the deepened candidate, and the candidates still in play.
+      const deepenedShown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
+      expect(deepenedShown.stages.fact_check).toMatchObject({ count: 1, total: 1 });
+      expect(deepenedShown.stages.prioritization).toMatchObject({ count: deepenedShown.ranking.length, total: deepenedShown.ranking.length });
+      expect(deepenedShown.stages.pushback.total).toBe(deepenedShown.stages.convergent.count);
       const deepRuns = (await stageRuns(roomId, "fact_check")).filter((run) => (run.purpose as { pass: number }).pass === 2);
       expect(deepRuns).toHaveLength(2);
       for (const run of deepRuns) expect(run.prompt).toContain(`Go deeper on candidate ${second!.id} only`);

@@ -295,6 +295,11 @@ export const stageStateSchema = z.object({
   endedAt: z.string().nullable(),
   /** What its artifact holds, counted in the stage's unit. */
   count: z.number().int().nonnegative().nullable(),
+  /**
+   * What `count` is out of, in a stage that must cover every candidate: the candidates its pass
+   * covers (one, when a candidate is deepened) or, for prioritization, those still in play.
+   */
+  total: z.number().int().nonnegative().nullable().optional(),
   /** What was missing when it ended short or was run again. */
   shortfall: z.string().nullable(),
   timedOut: z.boolean(),
