@@ -270,15 +270,33 @@ export async function advanceBrainstorm(tx: DbOrTx, emit: Emit, run: Run, at: Da
   const definition = stageDefinition(stage);
   const agent = team.find((each) => each.id === run.agentId);
 
-  if (definition.order === "sequential" && !purpose.rerun && !state.timedOut && agent) {
-    const next = definition.personas[definition.personas.indexOf(agent.persona) + 1];
-    if (next) {
-      await queueStageRun(step, brainstorm, stage, next, { rerun: false, parentRunId: run.id });
+  if (definition.order === "sequential" && !state.timedOut && agent) {
+    const later = definition.personas.slice(definition.personas.indexOf(agent.persona) + 1);
+    if (!purpose.rerun && later[0]) {
+      await queueStageRun(step, brainstorm, stage, later[0], { rerun: false, parentRunId: run.id });
       return;
+    }
+    // Asked again, the personas still short work in their order too, each after the one before has added its part.
+    if (purpose.rerun && later.length) {
+      const { measure } = await measureNow(step, brainstorm, stage);
+      const next = later.find((persona) => measure.shortAgents.includes(member(step, persona).id));
+      if (next) {
+        await queueStageRun(step, brainstorm, stage, next, { rerun: true, shortfall: shortfallFor(definition, measure, member(step, next)), parentRunId: run.id });
+        return;
+      }
     }
   }
   if ((await stillWorking(tx, brainstorm, stage, run.id)) > 0) return;
   await endStage(step, brainstorm, stage, run.id);
+}
+
+/** The stage's artifact as it stands, measured for the pass under way. */
+async function measureNow(step: BrainstormStep, brainstorm: Brainstorm, stage: StageKey) {
+  const definition = stageDefinition(stage);
+  const work = await readWork(step.tx, brainstorm.id);
+  const stageTeam = step.team.filter((member) => definition.personas.includes(member.persona));
+  const measure = measureStage(stage, work, { pass: brainstorm.stages[stage].passes, team: stageTeam, inPlay: candidatesInPlay(brainstorm, stage, work) });
+  return { work, stageTeam, measure };
 }
 
 /** What an agent asked again is told is missing: in a stage worked alone, its own part only. */
@@ -293,9 +311,7 @@ function shortfallFor(definition: StageDefinition, measure: StageMeasure, agent:
 export async function endStage(step: BrainstormStep, brainstorm: Brainstorm, stage: StageKey, parentRunId: string | null): Promise<Brainstorm> {
   const state = brainstorm.stages[stage];
   const definition = stageDefinition(stage);
-  const work = await readWork(step.tx, brainstorm.id);
-  const stageTeam = step.team.filter((member) => definition.personas.includes(member.persona));
-  const measure = measureStage(stage, work, { pass: state.passes, team: stageTeam, inPlay: candidatesInPlay(brainstorm, stage, work) });
+  const { work, stageTeam, measure } = await measureNow(step, brainstorm, stage);
 
   const ideatorsHaveRoom = step.team.some((agent) => stageDefinition("divergent").personas.includes(agent.persona) && ideasLeft(work, agent) > 0);
   if (stage === "convergent" && work.candidates.length < TOO_FEW_CANDIDATES && brainstorm.returnedToDivergent === 0 && !state.timedOut && ideatorsHaveRoom) {
@@ -312,12 +328,14 @@ export async function endStage(step: BrainstormStep, brainstorm: Brainstorm, sta
     const again = await saveBrainstorm(step, brainstorm, {
       stages: withStage(brainstorm, stage, { rerun: true, count: measure.count, shortfall: measure.shortfall }),
     });
-    const who = measure.shortAgents.length
-      ? stageTeam.filter((member) => measure.shortAgents.includes(member.id)).map((member) => member.persona)
+    const short = new Set(stageTeam.filter((member) => measure.shortAgents.includes(member.id)).map((member) => member.persona));
+    const who = short.size
+      ? definition.personas.filter((persona) => short.has(persona))
       : definition.order === "sequential"
         ? definition.personas.slice(-1)
         : definition.personas;
-    for (const persona of who) {
+    // A sequential stage's personas are asked again in their order: the first now, the next once it has ended.
+    for (const persona of definition.order === "sequential" ? who.slice(0, 1) : who) {
       await queueStageRun(step, again, stage, persona, { rerun: true, shortfall: shortfallFor(definition, measure, member(step, persona)), parentRunId });
     }
     await announceStage(step, again, stage, work);

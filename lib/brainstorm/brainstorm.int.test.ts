@@ -453,6 +453,43 @@ describe("the brainstorm", () => {
     }
   });
 
+  it("asks the framers again in their order when both fall short: the Questioner after the Cartographer has added its part", async () => {
+    const { roomId, team } = await brainstormRoom();
+    const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
+    const framing = (input: Record<string, unknown>) => ({ toolCall: { name: "submit_framing", arguments: input } });
+    const provider = await standIn(["cartographer", "questioner"], roomId, (persona, request) => {
+      const again = JSON.stringify(request.messages).includes("asked again");
+      if (persona === "cartographer") {
+        return again
+          ? framing({ scopeIn: ["Every step of onboarding"], scopeOut: ["Hiring"], constraints: ["MAPPED-AGAIN: no new budget"] })
+          : framing({ scopeIn: ["Every step of onboarding"] });
+      }
+      if (persona === "questioner") {
+        return again
+          ? framing({ keyQuestions: ["Where does the time go?", "What comes first?", "Who changes what?"] })
+          : framing({ successCriteria: ["Faster", "Happier", "Cheaper"] });
+      }
+      return null;
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      await eventually(async () => expect((await stateOf(roomId)).stages.framing.status).toBe("done"), 30_000);
+      const reruns = (await stageRuns(roomId, "framing")).filter((run) => (run.purpose as { rerun: boolean }).rerun);
+      expect(reruns.map((run) => run.agentId)).toEqual([agentOf("cartographer").id, agentOf("questioner").id]);
+      const [mapped, questioned] = reruns;
+      // Queued once the Cartographer's second run had ended, by it, and shown what that run added.
+      expect(questioned!.parentRunId).toBe(mapped!.id);
+      expect(questioned!.createdAt.getTime()).toBeGreaterThanOrEqual(mapped!.finishedAt!.getTime());
+      const system = (request: ChatRequest) => String(request.messages.find((message) => message.role === "system")?.content ?? "");
+      const asked = provider.server.requests.find((request) => system(request).includes("(persona: questioner)") && JSON.stringify(request.messages).includes("asked again"));
+      expect(JSON.stringify(asked!.messages)).toContain("MAPPED-AGAIN");
+      expect((await stateOf(roomId)).stages.framing).toMatchObject({ status: "done", rerun: true });
+      await settled(roomId, ["awaiting_gate"]);
+    } finally {
+      await provider.stop();
+    }
+  });
+
   it("goes back to divergent thinking once when convergent thinking finds fewer than three candidates, each ideator within 15 ideas in all", async () => {
     const { roomId, team } = await brainstormRoom();
     const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
