@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { E2E_ADMIN_TOKEN } from "./support/constants";
 import { expect, test } from "./support/fixtures";
@@ -127,5 +128,19 @@ test("an admin switches an agent's model and reads it in the room's log; every s
     await expectNoSidewaysScroll(page);
     await page.screenshot({ path: testInfo.outputPath(`admin-${testId}-390.png`), fullPage: true });
   }
+  await context.close();
+});
+
+test("a session cookie made from the admin token without signing in shows the sign-in form; the one signing in sets opens the dashboard", async ({ browser, baseURL }) => {
+  const context = await browser.newContext();
+  const madeFromToken = createHmac("sha256", E2E_ADMIN_TOKEN).update("parley-admin-session-v1").digest("base64url");
+  await context.addCookies([{ name: "parley_admin", value: madeFromToken, url: baseURL! }]);
+  const page = await context.newPage();
+  await page.goto("/admin");
+  await expect(page.getByTestId("admin-sign-in")).toContainText("Your admin session is no longer valid.");
+  await expect(page.getByTestId("admin-dashboard")).toHaveCount(0);
+  expect((await context.request.get(`${baseURL}/api/admin/overview`)).status()).toBe(403);
+  await signIn(page);
+  expect((await context.request.get(`${baseURL}/api/admin/overview`)).status()).toBe(200);
   await context.close();
 });
