@@ -9,13 +9,15 @@ import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
 import { type Brainstorm, agents, boardEntries, brainstorms, broadcasts, canvasNodes, events, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import type { ActiveRun } from "@/lib/agents/run-context";
+import { createBoardTools } from "@/lib/agents/tools/board-tools";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { getEnv } from "@/lib/env";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { resolveModel } from "@/lib/models/registry";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
 import { createRoom } from "@/lib/rooms/create-room";
-import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
+import { type RoomSettingsPatch, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { startTestWorker } from "@/test/agents";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
 import { eventually } from "@/test/fixtures";
@@ -415,11 +417,20 @@ describe("the brainstorm", () => {
       const before = await openingOf((await handIdeasTo("historian", "PROBE: which precedents fit these ideas?")).id);
       expect(before).toContain("Divergent thinking");
       expect(before).not.toContain("CANARY-");
+      // Nor does it by reading the board with its tool.
+      const readBoardAsHistorian = async () => {
+        // What read_shared_context reads of its run: the database, the room, the agent and whether it works alone.
+        const historianRun = { database: context.database, run: { roomId }, agent: agentOf("historian"), settings: parseRoomSettings({}), isolated: false, now: () => new Date() };
+        const tools = createBoardTools(historianRun as unknown as ActiveRun);
+        return JSON.stringify(await tools.read_shared_context.execute!({ limit: 100 }, { toolCallId: "probe", messages: [], context: {} }));
+      };
+      expect(await readBoardAsHistorian()).not.toContain("CANARY-");
       release();
       await eventually(async () => expect((await eventTypes(roomId)).some((row) => row.type === "brainstorm.ideas_released")).toBe(true), 30_000);
       // Released, the ideas are everyone's.
       const after = await openingOf((await handIdeasTo("historian", "PROBE: and now?")).id);
       expect(after).toContain("CANARY-cross-pollinator");
+      expect(await readBoardAsHistorian()).toContain("CANARY-cross-pollinator");
       await settled(roomId, ["awaiting_gate"]);
     } finally {
       release();

@@ -9,6 +9,7 @@ import type { ActiveRun } from "../run-context";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { reserveRequest } from "./reserve-request";
 import { toolWriteOptions } from "./tool-call-key";
+import { heldBackWork, isHeldBack } from "@/lib/brainstorm/stage-context";
 import { toolResult } from "./tool-result";
 
 const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
@@ -84,9 +85,14 @@ export function createBoardTools(active: ActiveRun) {
       }),
       execute: ({ entryType, limit }) =>
         toolResult(async () => {
-          // A divergent thinker working alone reads only what it shared itself.
-          const entries = (await readBoard(database.db, run.roomId, { kind: entryType, limit, now: active.now() })).filter(
-            (entry) => !active.isolated || entry.agentId === agent.id,
+          // A divergent thinker working alone reads only what it shared itself, and everyone else
+          // nothing the divergent thinkers shared while their stage is under way.
+          const [board, held] = await Promise.all([
+            readBoard(database.db, run.roomId, { kind: entryType, limit, now: active.now() }),
+            active.isolated ? null : heldBackWork(database.db, run.roomId),
+          ]);
+          const entries = board.filter((entry) =>
+            active.isolated ? entry.agentId === agent.id : !isHeldBack(held, entry.agentId, entry.createdAt),
           );
           return {
             entries: entries.map(boardEntryToDto).map((entry) => ({
