@@ -5,12 +5,14 @@ import { randomToken } from "./tokens";
 
 export type InstanceSecretName = "admin-session";
 
-const loaded = new WeakMap<Db, Map<InstanceSecretName, Promise<string>>>();
+// On `globalThis`, as the database handle is, so separately bundled routes read a secret once between them.
+const globalForSecrets = globalThis as unknown as { __parleyInstanceSecrets?: WeakMap<Db, Map<InstanceSecretName, Promise<string>>> };
+const loaded = (globalForSecrets.__parleyInstanceSecrets ??= new WeakMap());
 
 /**
  * The instance's secret of that name: made at random by the first instance that asks for it and
  * kept in `instance_secrets`, so every instance on the same database uses the same one. Read once
- * per database handle and kept in memory; a failed read is tried again next time.
+ * per database handle (one a process) and kept in memory; a failed read is tried again next time.
  */
 export function instanceSecret(db: Db, name: InstanceSecretName): Promise<string> {
   let secrets = loaded.get(db);
