@@ -73,7 +73,9 @@ describe("admin sessions", () => {
     expect(secrets[0]!.value.length).toBeGreaterThanOrEqual(40);
   });
 
-  it.skipIf(testDriver() === "pglite")("let every instance on one database accept the others' sessions", async () => {
+  // PGlite holds one connection to its database, so a second instance is PostgreSQL's alone;
+  // on PGlite the restart below stands in for it.
+  if (testDriver() === "postgres") it("let every instance on one database accept the others' sessions", async () => {
     const [first, second] = [await context.database.connectAgain(), await context.database.connectAgain()];
     // Two instances starting together agree on one key.
     const [firstKey, secondKey] = await Promise.all([instanceSecret(first.db, "admin-session"), instanceSecret(second.db, "admin-session")]);
