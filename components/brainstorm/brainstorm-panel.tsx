@@ -7,6 +7,7 @@ import { useNow } from "@/components/ui/use-now";
 import { useSubmit } from "@/components/ui/use-submit";
 import { type BrainstormDto, stageDefinition } from "@/lib/protocol/brainstorm";
 import { DeliverableView, deliverableUrl } from "./deliverable-view";
+import { mayDecideAtGate } from "./gate-access";
 import { formatElapsed } from "./stage-figures";
 
 const PROBLEM_MAX = 4000;
@@ -69,7 +70,8 @@ function Gate({ brainstorm, seated }: { brainstorm: BrainstormDto; seated: boole
   const now = useNow(true, 1000);
   const [comment, setComment] = useState("");
   const { busy, error, submit } = useSubmit();
-  const mayDecide = brainstorm.gateDeciders === "participants" && seated;
+  const admin = useRoom((state) => state.admin);
+  const mayDecide = mayDecideAtGate(brainstorm.gateDeciders, { seated, admin });
   const waited = brainstorm.gateOpenedAt ? formatElapsed(now - Date.parse(brainstorm.gateOpenedAt)) : null;
   const decide = (body: Record<string, unknown>) =>
     submit(async () => {
