@@ -1,12 +1,13 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { type Agent, type Dialogue, type Run, agents, dialogues } from "@/db/schema";
+import { type Agent, type Dialogue, type Run, agents, dialogues, events } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { TurnOutcome } from "@/lib/agents/turn-outcome";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { priceFor } from "@/lib/models/pricing";
 import { textSatisfied } from "./detect";
-import { answerPrompt, replyPrompt } from "./prompts";
+import type { PayloadOf } from "@/lib/protocol";
+import { type SaidEarlier, answerPrompt, replyPrompt } from "./prompts";
 
 /**
  * Moves a dialogue on when one of its turns ends: an answer is recorded and the asker's reply
@@ -68,9 +69,22 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
       purpose: { kind, dialogueId: dialogue.id },
       at: outcome.at,
     });
+  // What was said before this message, for the next turn to read the whole conversation.
+  const earlier = async (): Promise<SaidEarlier[]> => {
+    const said = await tx
+      .select({ payload: events.payload })
+      .from(events)
+      .where(and(eq(events.roomId, dialogue.roomId), eq(events.correlationId, dialogue.correlationId), eq(events.type, "dialogue.message")))
+      .orderBy(asc(events.seq));
+    const nameOf = (agentId: string) => team.find((member) => member.id === agentId)?.name ?? "A teammate";
+    return said
+      .map(({ payload }) => payload as PayloadOf<"dialogue.message">)
+      .filter((message) => message.dialogueId === dialogue.id)
+      .map((message) => ({ from: nameOf(message.fromAgentId), text: message.text }));
+  };
   if (answering) {
     await tx.update(dialogues).set({ ...totals, askerSatisfied: null }).where(eq(dialogues.id, dialogue.id));
-    await queueTurn(asker, addressee, "reply", replyPrompt(dialogue, addressee.name, round, text));
+    await queueTurn(asker, addressee, "reply", replyPrompt(dialogue, addressee.name, round, text, await earlier()));
     return null;
   }
   const satisfied = dialogue.askerSatisfied ?? textSatisfied(text);
@@ -78,7 +92,7 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
   await tx.update(dialogues).set({ ...totals, rounds: round }).where(eq(dialogues.id, dialogue.id));
   if (satisfied) return closeDialogue(tx, emit, updated, "resolved", actor, outcome.at, null);
   if (round >= dialogue.maxRounds) return closeDialogue(tx, emit, updated, "unresolved", actor, outcome.at, dialogue.remaining ?? text);
-  await queueTurn(addressee, asker, "answer", answerPrompt(dialogue, asker.name, round + 1, text));
+  await queueTurn(addressee, asker, "answer", answerPrompt(dialogue, asker.name, round + 1, text, await earlier()));
   return null;
 }
 

@@ -76,7 +76,23 @@ describe("dialogues outside a build review", () => {
       status: "unresolved",
       rounds: 2,
     });
-    expect(all.filter((row) => row.trigger === "dialogue")).toHaveLength(4);
+    const turns = all.filter((row) => row.trigger === "dialogue").sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    expect(turns).toHaveLength(4);
+    // The second round's turns read the conversation so far, not only the message before them.
+    const said = (
+      await database.db
+        .select({ payload: events.payload })
+        .from(events)
+        .where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.message")))
+        .orderBy(events.seq)
+    ).map(({ payload }) => (payload as { text: string }).text);
+    expect(said).toHaveLength(4);
+    expect(turns[0]!.prompt).not.toContain("The conversation so far");
+    const [, , secondAnswer, secondReply] = turns;
+    expect(secondAnswer!.prompt).toContain("The conversation so far");
+    expect(secondAnswer!.prompt).toContain(`- Scene Painter: ${said[0]}`);
+    expect(secondReply!.prompt).toContain(`- Scene Painter: ${said[0]}`);
+    expect(secondReply!.prompt).toContain(`- Songwriter: ${said[1]}`);
   });
 
   it("open from a question in any step of a run, one a run, from the newest step that asks", async () => {
