@@ -318,7 +318,7 @@ describe("placing and tidying notes", () => {
   it("gives agents' nodes placed at the same moment spots of their own", async () => {
     const { roomId, agents } = await createTestRoom(context.database.db);
     const nodes = await Promise.all(
-      Array.from({ length: 8 }, (_, index) => {
+      Array.from({ length: 24 }, (_, index) => {
         const agent = agents[index % agents.length]!;
         return createNode(context.database.db, roomId, { kind: "agent", id: agent.id, name: agent.name }, { kind: "lyric", text: `Verse ${index}`, x: 0, y: 0 });
       }),

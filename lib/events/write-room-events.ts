@@ -143,6 +143,16 @@ export async function writeRoomEventsInTransaction<R, P = never>(
   return inTransaction(tx, roomWrite(roomId, work, options, null));
 }
 
+/**
+ * Starts a query at once rather than when something awaits it: Drizzle's queries are sent when
+ * their `then` is called, which `await` and `Promise.all` do a microtask later.
+ */
+function sendNow<T>(query: PromiseLike<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    query.then(resolve, reject);
+  });
+}
+
 function storedUnderKey(db: DbOrTx, roomId: string, key: string) {
   return db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)));
 }
@@ -191,16 +201,15 @@ function roomWrite<R, P>(
     // lock, in the same round trip: the server runs them once the lock is held, with a fresh
     // snapshot, so a retry racing its original waits for it and then finds its event.
     const key = options.idempotencyKey;
-    const [[room], [existing], read] = await Promise.all([
-      tx
-        .select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt })
-        .from(rooms)
-        .where(eq(rooms.id, roomId))
-        .for("update"),
-      key ? storedUnderKey(tx, roomId, key) : Promise.resolve([]),
-      options.readBehindLock?.(tx),
-      carried ? tx.execute(carried) : null,
-    ]);
+    // Each query is sent as it is started, so the lock is started first and the body's read
+    // last: a read started before the lock would read the room as it was before the lock's wait.
+    const locked = sendNow(
+      tx.select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt }).from(rooms).where(eq(rooms.id, roomId)).for("update"),
+    );
+    const lookedUp: Promise<EventRow[]> = key ? sendNow(storedUnderKey(tx, roomId, key)) : Promise.resolve([]);
+    const made = carried ? sendNow(tx.execute(carried)) : null;
+    const reading: PromiseLike<P> | undefined = options.readBehindLock?.(tx);
+    const [[room], [existing], read] = await Promise.all([locked, lookedUp, reading, made]);
     if (!room) throw notFound("Room");
 
     const fingerprint = key && options.change ? changeFingerprint(options.change) : null;
