@@ -6,6 +6,9 @@ test("a build review runs from a typed task to approval, its dialogue live with 
   const participant = await openRoom(roomId, { name: "Ada" });
   const watcher = await openRoom(roomId);
   await expect(watcher.page.getByTestId("review-task")).toHaveCount(0);
+  // The canvas's link between the two agents and the timer of the turn being written last only
+  // while the dialogue does, which at the offline model's pace here can be a second or two.
+  for (const room of [participant, watcher]) await room.recordAppearances(["dialogue-links", "dialogue-timer"]);
 
   await participant.page.getByTestId("review-task").fill("Write a function that counts the words in a sentence");
   await participant.page.getByTestId("review-start").click();
@@ -14,12 +17,13 @@ test("a build review runs from a typed task to approval, its dialogue live with 
     const thread = room.page.getByTestId("dialogue-thread");
     await expect(thread).toBeVisible({ timeout: 30_000 });
     await expect(thread).toContainText("Reviewer ↔ Coder");
-    // The turn being written shows a running timer; each message its duration and cost once written.
-    await expect(room.page.getByTestId("dialogue-links")).toBeVisible();
   }
-  await expect(watcher.page.getByTestId("dialogue-timer")).toBeVisible({ timeout: 10_000 });
   for (const room of [participant, watcher]) {
     await expect(room.page.getByTestId("dialogue-closed")).toContainText("Resolved after 2 rounds", { timeout: 30_000 });
+    // While it lasted, the canvas linked the two and the turn being written showed a running timer;
+    // each message shows its duration and cost once written.
+    expect(await room.appeared("dialogue-links")).toBe(true);
+    expect(await room.appeared("dialogue-timer")).toBe(true);
     await expect(room.page.getByTestId("dialogue-figures")).toHaveCount(4);
     await expect(room.page.getByTestId("dialogue-figures").first()).toHaveText(/^\d+\.\d s · \$0\.0000$/);
     await expect(room.page.getByTestId("review-status")).toContainText("Approved · 2 rounds", { timeout: 30_000 });

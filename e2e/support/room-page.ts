@@ -16,6 +16,28 @@ export class RoomPage {
     await expect(this.page.getByTestId("seat-name")).toContainText(name);
   }
 
+  /**
+   * Starts recording which of these test ids appear in the page from now on, however briefly:
+   * what shows only while something lasts (an open dialogue, a turn being written) can come and
+   * go between two polls of an assertion.
+   */
+  async recordAppearances(testIds: string[]) {
+    await this.page.evaluate((ids) => {
+      const seen = new Set<string>();
+      const look = () => {
+        for (const id of ids) if (document.querySelector(`[data-testid="${id}"]`)) seen.add(id);
+      };
+      look();
+      new MutationObserver(look).observe(document.body, { childList: true, subtree: true });
+      (window as unknown as { __appeared: Set<string> }).__appeared = seen;
+    }, testIds);
+  }
+
+  /** Whether a test id passed to `recordAppearances` has appeared since. */
+  async appeared(testId: string): Promise<boolean> {
+    return this.page.evaluate((id) => (window as unknown as { __appeared: Set<string> }).__appeared.has(id), testId);
+  }
+
   nodes(): Locator {
     return this.page.locator(".react-flow__node");
   }
