@@ -26,6 +26,19 @@ export function suggestions(text: string, agents: Pick<AgentDto, "id" | "name" |
 }
 
 /**
+ * Withdraws one of this seat's waiting messages. Returns why it was refused (it reached its
+ * agent meanwhile, say), or null. The message leaves the list when `command.cancelled` arrives.
+ */
+export async function withdrawCommand(roomId: string, commandId: string): Promise<string | null> {
+  try {
+    await apiRequest(`/api/rooms/${roomId}/commands/${commandId}`, "DELETE");
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/**
  * Where participants steer the agents: `@Name message` reaches that agent at once (its next
  * step, its queued run, or a run started for it), plain text goes to the focused agent, and
  * `/focus Name` (or `/focus` alone: whoever worked last) sets that focus.
@@ -63,11 +76,8 @@ export function CommandBar() {
     }
   };
   const withdraw = async (commandId: string) => {
-    try {
-      await apiRequest(`/api/rooms/${roomId}/commands/${commandId}`, "DELETE");
-    } catch (error) {
-      setStatus({ tone: "error", text: (error as Error).message });
-    }
+    const refused = await withdrawCommand(roomId, commandId);
+    if (refused) setStatus({ tone: "error", text: refused });
   };
 
   return (

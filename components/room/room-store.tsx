@@ -107,6 +107,11 @@ export function RoomStoreProvider({
   children: ReactNode;
 }) {
   const [store] = useState(() => createRoomStore(snapshot, seat, admin));
+  return <RoomStoreScope store={store}>{children}</RoomStoreScope>;
+}
+
+/** Provides a store made elsewhere: a test's, which it drives event by event. The page uses `RoomStoreProvider`. */
+export function RoomStoreScope({ store, children }: { store: RoomStore; children: ReactNode }) {
   return <RoomStoreContext.Provider value={store}>{children}</RoomStoreContext.Provider>;
 }
 
