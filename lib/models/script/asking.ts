@@ -13,7 +13,7 @@ export interface Answer {
 const QUESTIONS: Record<string, (context: PlanContext) => { question: string; options: string[] }> = {
   songwriter: (context) => {
     const [a, b] = context.rng.sample(context.mood.images, 2);
-    return { question: `Should the verse lean on ${a} or on ${b}?`, options: [a!, b!] };
+    return { question: `Which image should carry the verse: ${a} or ${b}?`, options: [a!, b!] };
   },
   "scene-painter": (context) => {
     const [a, b] = context.rng.sample(context.mood.light, 2);
