@@ -227,17 +227,32 @@ describe("the brainstorm", () => {
       expect((await decide(roomId, gate.id, { action: "drop", round: gate.gateRound, candidateId: "C99" }, ada)).status).toBe(400);
       expect((await decide(roomId, gate.id, { action: "fly", round: gate.gateRound }, ada)).status).toBe(400);
 
-      // Drop: re-ranked at once, the gate stays open for its next round.
+      const gateOpenings = async () =>
+        (await eventTypes(roomId)).filter((row) => row.type === "brainstorm.gate_opened").map((row) => row.payload as { round: number; ranking: { id: string }[]; brainstorm: BrainstormDto });
+      expect((await gateOpenings()).map((opening) => opening.round)).toEqual([1]);
+
+      // Drop: re-ranked at once, and the gate opens its next round, announced as the first was.
       const dropped = await decide(roomId, gate.id, { action: "drop", round: gate.gateRound, candidateId: top!.id }, ada);
       expect(dropped.status).toBe(200);
       expect((dropped.body.brainstorm as BrainstormDto).ranking.map((candidate) => candidate.id)).not.toContain(top!.id);
       expect((dropped.body.brainstorm as BrainstormDto).ranking[0]!.id).toBe(second!.id);
+      expect(dropped.body.brainstorm).toMatchObject({ status: "awaiting_gate", gateRound: 2 });
+      const openings = await gateOpenings();
+      expect(openings.map((opening) => opening.round)).toEqual([1, 2]);
+      expect(openings[1]!.ranking.map((candidate) => candidate.id)).toEqual((dropped.body.brainstorm as BrainstormDto).ranking.map((candidate) => candidate.id));
+      expect(openings[1]!.brainstorm).toMatchObject({ gateRound: 2, stages: { gate: { status: "awaiting", passes: 2 } } });
+      // The new round waits from its own opening, and is announced after the decision that opened it.
+      expect(Date.parse(openings[1]!.brainstorm.gateOpenedAt!)).toBeGreaterThan(Date.parse(openings[0]!.brainstorm.gateOpenedAt!));
+      const order = (await eventTypes(roomId)).map((row) => row.type).filter((type) => type.startsWith("brainstorm.gate_"));
+      expect(order).toEqual(["brainstorm.gate_opened", "brainstorm.gate_decided", "brainstorm.gate_opened"]);
       // Bea decides on the round Ada already decided: 409 naming Ada.
       const late = await decide(roomId, gate.id, { action: "approve", round: gate.gateRound }, bea);
       expect(late.status).toBe(409);
       expect(late.body.error.message).toMatch(/Ada decided round 1 of the gate first \(dropped/);
       gate = await stateOf(roomId);
       expect(gate).toMatchObject({ status: "awaiting_gate", gateRound: 2 });
+      // Refused decisions open no round.
+      expect((await gateOpenings()).map((opening) => opening.round)).toEqual([1, 2]);
 
       // Redirect: prioritization runs again with the comment, then the gate opens again.
       const redirected = await decide(roomId, gate.id, { action: "redirect", round: 2, comment: "Weigh speed more: we need results this quarter." }, bea);
@@ -270,6 +285,7 @@ describe("the brainstorm", () => {
       expect(closed.body.error.message).toMatch(/not waiting at the gate/);
       const done = await settled(roomId, ["complete"]);
       expect(done.decisions.map((decision) => decision.action)).toEqual(["drop", "redirect", "deepen", "approve"]);
+      expect((await gateOpenings()).map((opening) => opening.round)).toEqual([1, 2, 3, 4]);
     } finally {
       await worker.stop();
     }

@@ -24,7 +24,8 @@ const DONE = { approve: "approved the shortlist", drop: "dropped", redirect: "re
 
 /**
  * A participant's decision at the gate, on the round they saw: approve (the Architect takes the
- * top candidate), drop a candidate (re-ranked at once; the gate stays open for the next round),
+ * top candidate), drop a candidate (re-ranked at once; the gate opens its next round, announced
+ * as every opening is),
  * redirect with a comment (prioritization again), or deepen one candidate (fact checking again
  * on it, then prioritization). A decision on a round someone else already decided is a 409
  * naming who decided first; a gate that is not open is a 409 too.
@@ -75,7 +76,7 @@ export async function decideGate(db: Db, roomId: string, brainstormId: string, i
           });
           break;
         case "drop":
-          brainstorm = await saveBrainstorm(step, brainstorm, { decisions: [...brainstorm.decisions, decision], gateRound: brainstorm.gateRound + 1 });
+          brainstorm = await saveBrainstorm(step, brainstorm, { decisions: [...brainstorm.decisions, decision] });
           break;
         case "redirect":
           brainstorm = await saveBrainstorm(step, brainstorm, {
@@ -100,14 +101,15 @@ export async function decideGate(db: Db, roomId: string, brainstormId: string, i
         correlationId: brainstorm.correlationId,
         payload: { brainstormId, decision, brainstorm: await currentDto(step, brainstorm) },
       });
-      if (input.action === "approve") await enterStage(step, brainstorm, "review", null);
-      if (input.action === "redirect") await enterStage(step, brainstorm, "prioritization", null);
-      if (input.action === "deepen") await enterStage(step, brainstorm, "fact_check", null);
-
+      const next = { approve: "review", drop: "gate", redirect: "prioritization", deepen: "fact_check" } as const;
+      await enterStage(step, brainstorm, next[input.action], null);
     },
     options.idempotencyKey
       ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: "brainstorm.gate_decided", request: { by: actor.id, brainstormId, input } } }
       : { ...options, idempotencyKey: undefined },
   );
-  return eventPayload(events, "brainstorm.gate_decided");
+  const decided = eventPayload(events, "brainstorm.gate_decided");
+  // After a drop, the brainstorm as the round it opened shows it.
+  const reopened = events.findLast((event) => event.type === "brainstorm.gate_opened");
+  return reopened ? { ...decided, brainstorm: eventPayload([reopened], "brainstorm.gate_opened").brainstorm } : decided;
 }
