@@ -95,7 +95,7 @@ export function WhoAskedWhom() {
               const start = shorten(from.x, from.y, mx, my);
               const end = shorten(to.x, to.y, mx, my);
               return (
-                <g key={index} data-testid="who-asked-edge" data-kind={edge.kind} data-count={edge.count}>
+                <g key={index} data-testid="who-asked-edge" data-kind={edge.kind} data-count={edge.count} data-from={from.name} data-to={to.name}>
                   <path d={`M${start.x},${start.y} Q${mx},${my} ${end.x},${end.y}`} fill="none" stroke={KIND_COLORS[edge.kind]} strokeWidth={1.5 + Math.min(edge.count, 6) * 0.5} markerEnd={`url(#arrow-${edge.kind})`} opacity={0.85} />
                   <text x={mx} y={my} fontSize="11" textAnchor="middle" fill={KIND_COLORS[edge.kind]} fontWeight={700}>
                     {edge.count}

@@ -17,25 +17,25 @@ export class RoomPage {
   }
 
   /**
-   * Starts recording which of these test ids appear in the page from now on, however briefly:
-   * what shows only while something lasts (an open dialogue, a turn being written) can come and
-   * go between two polls of an assertion.
+   * Starts recording which of these CSS selectors match something in the page from now on,
+   * however briefly: what shows only while something lasts (an open dialogue, a turn being
+   * written, a shadow answering) can come and go between two polls of an assertion.
    */
-  async recordAppearances(testIds: string[]) {
-    await this.page.evaluate((ids) => {
+  async recordAppearances(selectors: string[]) {
+    await this.page.evaluate((watched) => {
       const seen = new Set<string>();
       const look = () => {
-        for (const id of ids) if (document.querySelector(`[data-testid="${id}"]`)) seen.add(id);
+        for (const selector of watched) if (document.querySelector(selector)) seen.add(selector);
       };
       look();
-      new MutationObserver(look).observe(document.body, { childList: true, subtree: true });
+      new MutationObserver(look).observe(document.body, { childList: true, subtree: true, attributes: true });
       (window as unknown as { __appeared: Set<string> }).__appeared = seen;
-    }, testIds);
+    }, selectors);
   }
 
-  /** Whether a test id passed to `recordAppearances` has appeared since. */
-  async appeared(testId: string): Promise<boolean> {
-    return this.page.evaluate((id) => (window as unknown as { __appeared: Set<string> }).__appeared.has(id), testId);
+  /** Whether a selector passed to `recordAppearances` has matched since. */
+  async appeared(selector: string): Promise<boolean> {
+    return this.page.evaluate((watched) => (window as unknown as { __appeared: Set<string> }).__appeared.has(watched), selector);
   }
 
   nodes(): Locator {
