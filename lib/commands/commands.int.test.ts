@@ -1,3 +1,4 @@
+import type { LanguageModelV4, LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { agentNotes, canvasNodes, events, runs, seats, vaultTasks } from "@/db/schema";
@@ -10,6 +11,7 @@ import { cancelRun } from "@/lib/agents/cancel-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
 import type { WorkerOptions } from "@/lib/agents/worker";
+import { type ModelResolver, resolveModel } from "@/lib/models/registry";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { startChatServer } from "@/test/chat-server";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
@@ -437,6 +439,61 @@ describe("@agent commands", () => {
       expect(await runsOf(songwriter.id)).toHaveLength(1);
     } finally {
       await stop();
+    }
+  });
+
+  it("has the offline agent act on a message sent mid-run in that run's very next model call", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const cookie = await seated(roomId);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    // The Songwriter's offline model as the worker resolves it, holding its first call until the message is sent.
+    const firstCall = gate();
+    const sent: LanguageModelV4Prompt[] = [];
+    const resolveHeld: ModelResolver = (spec, agent) => {
+      const resolved = resolveModel(spec, { scriptPaceMs: 0, agent });
+      if (spec !== songwriter.model) return resolved;
+      const model = resolved.model;
+      const held: LanguageModelV4 = {
+        specificationVersion: model.specificationVersion,
+        provider: model.provider,
+        modelId: model.modelId,
+        supportedUrls: model.supportedUrls,
+        doGenerate: (options) => model.doGenerate(options),
+        doStream: async (options) => {
+          sent.push(options.prompt);
+          if (sent.length === 1) await firstCall.promise;
+          return model.doStream(options);
+        },
+      };
+      return { ...resolved, model: held };
+    };
+    const worker = await startTestWorker(context.database, { resolveModel: resolveHeld });
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a verse about rain" }, alice);
+      await eventually(() => expect(sent).toHaveLength(1), 10_000);
+      const command = (await say(roomId, "@Songwriter try a sea shanty", cookie)).body.command;
+      expect(command).toMatchObject({ delivery: "next_step", runId: run.id });
+      firstCall.release();
+      await eventually(async () => expect((await runOf(run.id)).status).toBe("succeeded"), 15_000);
+
+      // The model's second call was the first to read it; every later one still shows it where it arrived.
+      const reads = sent.map((prompt) => JSON.stringify(prompt).includes("Ada says: try a sea shanty"));
+      expect(reads).toEqual(sent.map((_, index) => index >= 1));
+      expect(await deliveries(roomId)).toEqual([{ commandIds: [command.id], agentId: songwriter.id, runId: run.id, step: 1 }]);
+      // And that step acted on it, once, where the room sees it: in the feed's step and on the canvas.
+      const transcript = (await runOf(run.id)).transcript as { role: string; step: number; text?: string; notes?: string[] }[];
+      expect(transcript.filter((entry) => entry.step === 1).map((entry) => entry.role)).toEqual(["user", "assistant", "tool"]);
+      expect(transcript.find((entry) => entry.step === 1 && entry.role === "user")!.notes).toEqual(["Ada says: try a sea shanty"]);
+      expect(transcript.find((entry) => entry.step === 1 && entry.role === "assistant")!.text).toBe("Ada asked me to try a sea shanty — doing that now.");
+      const made = await actedOn(roomId, "try a sea shanty");
+      expect(made).toHaveLength(1);
+      expect(made[0]!.kind).toBe("lyric");
+      // It went on with its own work afterwards, in the same run.
+      expect((await runOf(run.id)).steps).toBeGreaterThan(2);
+      expect(await runsOf(songwriter.id)).toHaveLength(1);
+    } finally {
+      firstCall.release();
+      await worker.stop();
     }
   });
 

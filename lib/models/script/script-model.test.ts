@@ -1,7 +1,10 @@
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { isStepCount, streamText, tool } from "ai";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import type { ShownNote } from "@/db/schema";
 import { buildPrompt, type PromptContext } from "@/lib/agents/build-prompt";
+import { type ConversationStep, conversationMessages } from "@/lib/agents/run-conversation";
 import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
@@ -77,11 +80,16 @@ interface Recorded {
   calls: { name: string; input: Record<string, unknown> }[];
 }
 
-/** Runs the script model through the AI SDK with tools that answer like Parley's, recording every step. */
+/**
+ * Runs the script model through the AI SDK with tools that answer like Parley's, recording every
+ * step and what each model call was sent. `arrivals[n]` are notes (participants' messages, say)
+ * that arrive while the run works, shown before its step n as a run shows them: the conversation
+ * read again before each step, each note where it arrived.
+ */
 async function play(
   promptContext: PromptContext,
   seed = 1,
-  options: { tools?: boolean; answers?: { responder_name: string; content: string }[] } = {},
+  options: { tools?: boolean; answers?: { responder_name: string; content: string }[]; arrivals?: Record<number, string[]> } = {},
 ) {
   const { system, prompt } = buildPrompt(promptContext);
   let nextId = 0;
@@ -102,13 +110,24 @@ async function play(
     update_knowledge: echo((input) => ({ insight: input.insight ?? null, area: input.area ?? null, level: 3 })),
     ask_others: echo(() => ({ status: "complete", responses: options.answers ?? [] })),
   };
+  const model = createScriptModel({ name: promptContext.agent.persona });
+  const modelCalls = vi.spyOn(model, "doStream");
+  const history: ConversationStep[] = [];
+  let shown: ShownNote[] = [];
   const result = streamText({
-    model: createScriptModel({ name: promptContext.agent.persona }),
+    model,
     system,
-    prompt,
+    messages: [{ role: "user", content: prompt }],
     tools: options.tools === false ? undefined : tools,
     stopWhen: isStepCount(10),
     seed,
+    prepareStep: ({ stepNumber }) => {
+      shown = (options.arrivals?.[stepNumber] ?? []).map((text, index) => ({ id: `note-${stepNumber}-${index}`, text, kind: "command" }));
+      return { messages: conversationMessages(prompt, history, shown, 10_000) };
+    },
+    onStepEnd: (step) => {
+      history.push({ notes: shown, messages: step.response.messages });
+    },
   });
   const deltas: string[] = [];
   for await (const part of result.fullStream) {
@@ -120,7 +139,8 @@ async function play(
       calls: step.toolCalls.map((call) => ({ name: call.toolName, input: call.input as Record<string, unknown> })),
     });
   }
-  return { steps, deltas, usage: await result.totalUsage };
+  const sent: LanguageModelV4Prompt[] = modelCalls.mock.calls.map(([call]) => call.prompt);
+  return { steps, deltas, usage: await result.totalUsage, sent };
 }
 
 describe("the script model", () => {
@@ -273,6 +293,39 @@ describe("the script model", () => {
     expect(acted).toHaveLength(1);
     // The rest is the usual plan: an intention, then the verse.
     expect(steps[1]!.calls[0]).toMatchObject({ name: "share_creative_context", input: { entryType: "intention" } });
+  });
+
+  it("acts on a message that arrives mid-run in its very next step, then takes up its plan where it left off", async () => {
+    const songwriter = context({ agent: persona("songwriter") });
+    const planned = await play(songwriter);
+    const { steps, sent } = await play(songwriter, 1, { arrivals: { 2: ["Ada says: try a sea shanty"] } });
+    // The message is in the model call after its arrival and in every later one; not in those before.
+    const mentions = sent.map((call) => JSON.stringify(call).includes("Ada says: try a sea shanty"));
+    expect(mentions).toEqual(steps.map((_, index) => index >= 2));
+    // That very step acts on it, visibly: it says so and makes a piece that names whose request it answers.
+    expect(steps[2]!.text).toBe("Ada asked me to try a sea shanty — doing that now.");
+    expect(steps[2]!.calls).toEqual([
+      { name: "create_node", input: expect.objectContaining({ kind: "lyric", text: expect.stringMatching(/^As Ada asked — “try a sea shanty”\n.+/) }) },
+    ]);
+    // Once: the later steps, which still read the message, do not act on it again.
+    const acted = steps.flatMap((step) => step.calls).filter((call) => String(call.input.text ?? "").startsWith("As Ada asked"));
+    expect(acted).toHaveLength(1);
+    // Before and after it, the steps its plan takes without the message, none repeated and none left out.
+    const names = (played: Recorded[]) => played.map((step) => step.calls.map((call) => call.name));
+    expect(names([...steps.slice(0, 2), ...steps.slice(3)])).toEqual(names(planned.steps));
+    expect(steps.slice(0, 2)).toEqual(planned.steps.slice(0, 2));
+  });
+
+  it("acts on each of several messages that arrive at different steps, in order, in the step after each arrives", async () => {
+    const { steps, sent } = await play(context({ agent: persona("scene-painter") }), 3, {
+      arrivals: { 1: ["Ada says: paint the harbour at dusk"], 3: ["Ben says: more gulls", "Ada says: and a lighthouse"] },
+    });
+    expect(JSON.stringify(sent[0])).not.toMatch(/Ada says: paint/);
+    expect(steps[1]!.calls[0]!.input.text).toMatch(/^As Ada asked — “paint the harbour at dusk”/);
+    // Two arrive together: one step each, oldest first.
+    expect(steps[3]!.calls[0]!.input.text).toMatch(/^As Ben asked — “more gulls”/);
+    expect(steps[4]!.calls[0]!.input.text).toMatch(/^As Ada asked — “and a lighthouse”/);
+    expect(JSON.stringify(sent[3])).toMatch(/Ben says: more gulls[\s\S]*Ada says: and a lighthouse/);
   });
 
   it("in a run started for messages, acts on them and stops", async () => {
