@@ -582,6 +582,37 @@ describe("the brainstorm", () => {
     }
   });
 
+  it("counts on prioritization's chip the candidates scored so far in the pass, over all the Strategist's calls", async () => {
+    const { roomId } = await brainstormRoom();
+    const scores = (ids: string[]) => ({
+      toolCall: { name: "submit_ranking", arguments: { scores: ids.map((candidateId, index) => ({ candidateId, impact: 8 - index, feasibility: 7, cost: 6, speed: 6, risk: 6, rationale: "Scored for the test." })) } },
+    });
+    // The Strategist scores two candidates, and the rest once asked again for what it left out.
+    const provider = await standIn(["strategist"], roomId, (_persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (!text.includes("Brainstorm stage 6")) return null;
+      const missing = text.match(/Not scored: ([^.]+)\./)?.[1];
+      return missing ? scores(missing.split(", ")) : scores([...new Set([...text.matchAll(/- (C\d+) \[/g)].map((match) => match[1]!))].slice(0, 2));
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      const inPlay = atGate.stages.prioritization.total!;
+      expect(inPlay).toBeGreaterThan(2);
+      const chips = (await eventTypes(roomId))
+        .filter((row) => row.type === "brainstorm.submitted" && (row.payload as { stage: string }).stage === "prioritization")
+        .map((row) => (row.payload as { brainstorm: BrainstormDto }).brainstorm.stages.prioritization);
+      // The second call scored the rest: the chip says all of them, not that call's share.
+      expect(chips.map((chip) => [chip.count, chip.total])).toEqual([
+        [2, inPlay],
+        [inPlay, inPlay],
+      ]);
+      expect(atGate.stages.prioritization).toMatchObject({ status: "done", rerun: true, count: inPlay });
+    } finally {
+      await provider.stop();
+    }
+  });
+
   it("does not go back to divergent thinking when every ideator has given its 15 ideas already", async () => {
     const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
     const { roomId } = await brainstormRoom();

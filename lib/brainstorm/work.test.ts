@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BrainstormArtifact } from "@/db/schema";
-import { measureStage, mergeWork, rankCandidates, standingOf, survivingCandidates, weightedTotal } from "./work";
+import { measureStage, mergeWork, rankCandidates, scoredInPass, standingOf, survivingCandidates, weightedTotal } from "./work";
 
 let sequence = 0;
 function artifact(stage: BrainstormArtifact["stage"], agent: string, content: Record<string, unknown>, pass = 1, nodeIds: string[] = []): BrainstormArtifact {
@@ -129,6 +129,23 @@ describe("measureStage", () => {
       shortfall: "Feasibility Analyst has not covered C2.",
       shortAgents: ["fe"],
     });
+  });
+
+  it("counts the candidates scored in the pass under way, over every call of it, and none scored only in an earlier pass", () => {
+    const strategist = [{ id: "st", name: "Strategist", persona: "strategist" }];
+    const inPlay = ["C1", "C2", "C3"];
+    // Two calls, the second scoring C2 again: three candidates scored, not the second call's two.
+    const twoCalls = mergeWork([
+      artifact("prioritization", "st", { scores: [score("C1", 5), score("C2", 6)] }),
+      artifact("prioritization", "st", { scores: [score("C2", 7), score("C3", 8)] }),
+    ]);
+    expect(scoredInPass(twoCalls, 1)).toEqual(new Set(["C1", "C2", "C3"]));
+    expect(measureStage("prioritization", twoCalls, { pass: 1, team: strategist, inPlay })).toMatchObject({ count: 3, shortfall: null });
+    // Prioritization entered again (a redirect): the first pass's scores are not this pass's.
+    expect(scoredInPass(twoCalls, 2)).toEqual(new Set());
+    expect(measureStage("prioritization", twoCalls, { pass: 2, team: strategist, inPlay })).toMatchObject({ count: 0, shortfall: "Not scored: C1, C2, C3." });
+    const redirected = mergeWork([1, 2].map((pass) => artifact("prioritization", "st", { scores: [score("C1", 5), score("C2", 6)] }, pass)));
+    expect(measureStage("prioritization", redirected, { pass: 2, team: strategist, inPlay })).toMatchObject({ count: 2, shortfall: "Not scored: C3." });
   });
 
   it("says which parts of the framing are missing, and whose they are", () => {

@@ -214,6 +214,15 @@ export function rankCandidates(work: BrainstormWork, dropped: Set<string>): Rank
     .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id, undefined, { numeric: true }));
 }
 
+/**
+ * The candidates the Strategist scored in `pass` of prioritization, however many calls it took:
+ * what the stage's count is made of. A pass that has scored nothing yet has none, whatever an
+ * earlier pass scored.
+ */
+export function scoredInPass(work: BrainstormWork, pass: number): Set<string> {
+  return new Set(work.latestPass.prioritization === pass ? work.scores.map((score) => score.candidateId) : []);
+}
+
 export function droppedCandidates(brainstorm: Pick<Brainstorm, "decisions">): Set<string> {
   return new Set(brainstorm.decisions.filter((decision) => decision.action === "drop" && decision.candidateId).map((decision) => decision.candidateId!));
 }
@@ -306,7 +315,7 @@ export function measureStage(
       };
     }
     case "prioritization": {
-      const scored = new Set(work.scores.map((score) => score.candidateId));
+      const scored = scoredInPass(work, options.pass);
       const missing = inPlay.filter((candidateId) => !scored.has(candidateId));
       return {
         count: inPlay.length - missing.length,

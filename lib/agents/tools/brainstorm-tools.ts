@@ -7,7 +7,7 @@ import { missingSections } from "@/lib/brainstorm/deliverable";
 import { addLaneNodes, FRAMING_KIND, linkNodes } from "@/lib/brainstorm/lanes";
 import { SUBMIT_TOOL } from "@/lib/brainstorm/prompts";
 import { candidatesInPlay } from "@/lib/brainstorm/stage-context";
-import { type BrainstormWork, readWork, weightedTotal } from "@/lib/brainstorm/work";
+import { type BrainstormWork, readWork, scoredInPass, weightedTotal } from "@/lib/brainstorm/work";
 import { badRequest } from "@/lib/errors";
 import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
 import {
@@ -229,6 +229,9 @@ const SUBMISSIONS = {
         .map((score) => ({ ...score, total: weightedTotal(score) }))
         .sort((a, b) => b.total - a.total || a.candidateId.localeCompare(b.candidateId, undefined, { numeric: true }));
       const title = (id: string) => byId(work.candidates, id)?.title ?? id;
+      // The chip counts candidates scored in this pass, by this call and the earlier ones, as the other stages count their items.
+      const scored = scoredInPass(work, brainstorm.stages.prioritization.passes);
+      for (const score of ranked) scored.add(score.candidateId);
       return {
         content: input,
         nodes: [{ kind: "ranking", text: ["Ranking", ...ranked.map((score, index) => `${index + 1}. ${score.candidateId} ${title(score.candidateId)} — ${score.total}`)].join("\n") }],
@@ -237,7 +240,7 @@ const SUBMISSIONS = {
           return node ? [{ from: node, to: { index: 0 }, label: `#${index + 1}` }] : [];
         }),
         summary: `scores for ${ranked.length} candidate${ranked.length === 1 ? "" : "s"}`,
-        count: ranked.length,
+        count: inPlay.filter((candidateId) => scored.has(candidateId)).length,
         result: { ranking: ranked.map((score) => ({ candidateId: score.candidateId, total: score.total })) },
       };
     },
