@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, gt, inArray, notInArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { type Run, agents, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
+import { type Run, agents, boardEntries, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
 import { runToDto } from "@/lib/agents/run-dto";
 import { notFound } from "@/lib/errors";
 import { exportEvents } from "@/lib/events/browse-events";
@@ -13,8 +13,8 @@ import type { RunDto, StoredEvent } from "@/lib/protocol";
 
 /**
  * Where a workflow stands, derived from its rows and never stored: `active` while any of its
- * runs is queued or running, any of its questions or dialogues is open or a build review of it
- * has not closed; otherwise `failed` when nothing in it succeeded and something failed,
+ * runs is queued or running, any of its questions, dialogues or board requests is open or a
+ * build review of it has not closed; otherwise `failed` when nothing in it succeeded and something failed,
  * `degraded` when it produced output but something failed on the way, `complete` when nothing
  * did. Outcomes a workflow is allowed to reach — a review not approved, a dialogue left
  * unresolved or stopped — are not failures.
@@ -29,12 +29,14 @@ export interface WorkflowCounts {
   errors: number;
   openQuestions: number;
   openDialogues: number;
+  /** Requests its runs put on the board (help requests among them) that are not yet answered, cancelled or failed. */
+  openRequests: number;
   /** Build reviews of the workflow not yet approved, not approved or cancelled. */
   openReviews: number;
 }
 
 export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
-  if (counts.active > 0 || counts.openQuestions > 0 || counts.openDialogues > 0 || counts.openReviews > 0) return "active";
+  if (counts.active > 0 || counts.openQuestions > 0 || counts.openDialogues > 0 || counts.openRequests > 0 || counts.openReviews > 0) return "active";
   const errors = counts.failed + counts.errors;
   if (counts.succeeded === 0 && errors > 0) return "failed";
   return errors > 0 ? "degraded" : "complete";
@@ -137,6 +139,7 @@ interface Totals {
 interface Extras {
   openQuestions: number;
   openDialogues: number;
+  openRequests: number;
   openReviews: number;
   errors: number;
   /** What each agent spent in it: its runs, and its shadow's answers to the workflow's questions. */
@@ -144,6 +147,13 @@ interface Extras {
 }
 
 const FINAL_REVIEW_STATUSES = ["approved", "not_approved", "cancelled"] as const;
+
+/**
+ * A board request still to be served: open (waiting for the scheduler, or for another try after
+ * its run failed), queued or in progress. One that expired unserved is never served, so it holds
+ * nothing open.
+ */
+const PENDING_REQUEST_STATUSES = ["open", "queued", "in_progress"] as const;
 
 /**
  * Ends of a dialogue or a review are reported by the events that close them; a failure among
@@ -156,7 +166,7 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
   const result = new Map<string, Extras>();
   if (correlationIds.length === 0) return result;
   const countBy = <C extends AnyPgColumn>(correlationId: C) => ({ correlationId, value: sql<number>`count(*)::int` });
-  const [open, talking, reviewing, failing, runSpend, shadowSpend] = await Promise.all([
+  const [open, talking, requesting, reviewing, failing, runSpend, shadowSpend] = await Promise.all([
     db
       .select(countBy(broadcasts.correlationId))
       .from(broadcasts)
@@ -173,6 +183,22 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
       .from(dialogues)
       .where(and(eq(dialogues.roomId, roomId), eq(dialogues.status, "open"), inArray(dialogues.correlationId, correlationIds)))
       .groupBy(dialogues.correlationId),
+    // A request belongs to the workflow of the run that put it on the board.
+    db
+      .select(countBy(runs.correlationId))
+      .from(boardEntries)
+      .innerJoin(runs, eq(runs.id, boardEntries.runId))
+      .where(
+        and(
+          eq(boardEntries.roomId, roomId),
+          eq(boardEntries.kind, "request"),
+          inArray(boardEntries.requestStatus, [...PENDING_REQUEST_STATUSES]),
+          or(isNull(boardEntries.expiresAt), gt(boardEntries.expiresAt, new Date())),
+          eq(runs.roomId, roomId),
+          inArray(runs.correlationId, correlationIds),
+        ),
+      )
+      .groupBy(runs.correlationId),
     db
       .select(countBy(buildReviews.correlationId))
       .from(buildReviews)
@@ -210,9 +236,10 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
       .where(and(eq(broadcasts.roomId, roomId), inArray(broadcasts.correlationId, correlationIds), eq(broadcastResponses.isHuman, false)))
       .groupBy(broadcasts.correlationId, broadcastResponses.responderId),
   ]);
-  for (const id of correlationIds) result.set(id, { openQuestions: 0, openDialogues: 0, openReviews: 0, errors: 0, spend: new Map() });
+  for (const id of correlationIds) result.set(id, { openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, errors: 0, spend: new Map() });
   for (const row of open) result.get(row.correlationId)!.openQuestions = Number(row.value);
   for (const row of talking) result.get(row.correlationId)!.openDialogues = Number(row.value);
+  for (const row of requesting) result.get(row.correlationId)!.openRequests = Number(row.value);
   for (const row of reviewing) result.get(row.correlationId)!.openReviews = Number(row.value);
   for (const row of failing) result.get(row.correlationId)!.errors = Number(row.value);
   for (const row of runSpend) {

@@ -4,10 +4,12 @@ import vm from "node:vm";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf } from "@/db/rows";
 import { describe, expect, it } from "vitest";
-import { buildReviews, dialogues, events, runs } from "@/db/schema";
+import { boardEntries, buildReviews, dialogues, events, rooms, runs } from "@/db/schema";
 import { GET as exportRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/export/route";
 import { GET as workflowRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/route";
 import { GET as listRoute } from "@/app/api/rooms/[roomId]/workflows/route";
+import { scheduleRoom } from "@/lib/agents/scheduler";
+import { MAX_RUN_ATTEMPTS } from "@/lib/agents/settle-request";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { openDialogue } from "@/lib/dialogue/open-dialogue";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
@@ -90,10 +92,19 @@ describe("workflows", () => {
       expect(all.find((row) => row.agentId === songwriter.id)!.status).toBe("succeeded");
       const failed = all.find((row) => row.agentId === painter.id)!;
       expect(failed).toMatchObject({ status: "failed", error: { errorType: "provider_error", retryPossible: true } });
+      // The Songwriter's request is open again for the scheduler: the workflow goes on.
+      expect((await workflow(roomId, run.correlationId)).body.workflow.status).toBe("active");
+      for (let served = 2; served <= MAX_RUN_ATTEMPTS; served++) {
+        await context.database.db.update(rooms).set({ lastScheduledAt: null }).where(eq(rooms.id, roomId));
+        expect(await scheduleRoom(context.database.db, roomId)).toMatchObject({ kind: "request", entryId: failed.requestEntryId });
+        await finished(roomId, 1 + served);
+      }
+      const [request] = await context.database.db.select().from(boardEntries).where(eq(boardEntries.id, failed.requestEntryId!));
+      expect(request!.requestStatus).toBe("failed");
 
       const trace = (await workflow(roomId, run.correlationId)).body.workflow;
       expect(trace.status).toBe("degraded");
-      expect(trace.runList.map((row: { agentId: string }) => row.agentId)).toEqual([songwriter.id, painter.id]);
+      expect(trace.runList.map((row: { agentId: string }) => row.agentId)).toEqual([songwriter.id, ...Array(MAX_RUN_ATTEMPTS).fill(painter.id)]);
       // Its runs' agents, then the agents whose shadows answered the question.
       const working = trace.agents.filter((agent: { runs: number }) => agent.runs > 0);
       expect(working.map((agent: { name: string }) => agent.name).sort()).toEqual(["Scene Painter", "Songwriter"]);
@@ -101,12 +112,12 @@ describe("workflows", () => {
       expect(trace.agents.slice(working.length).map((agent: { id: string }) => agent.id).sort()).toEqual(answered.filter((id: string) => id !== painter.id).sort());
       const types = trace.messages.map((message: { type: string }) => message.type);
       expect(types).toEqual(expect.arrayContaining(["broadcast.asked", "broadcast.closed", "board.posted", "run.retrying", "run.finished"]));
-      expect(types.filter((type: string) => type === "run.retrying")).toHaveLength(3);
+      expect(types.filter((type: string) => type === "run.retrying")).toHaveLength(3 * MAX_RUN_ATTEMPTS);
       const finishedEvent = trace.messages.find((message: { type: string; agent: string }) => message.type === "run.finished" && message.agent === painter.id);
       expect(finishedEvent.error_details).toMatchObject({ errorType: "provider_error", errorMessage: expect.stringMatching(/HTTP 503/) });
 
       const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
-      expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, status: "degraded", runs: 2 })]);
+      expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, status: "degraded", runs: 1 + MAX_RUN_ATTEMPTS })]);
     } finally {
       await worker.stop();
       await server.close();
@@ -333,6 +344,46 @@ describe("workflows", () => {
     expect(listed.body.workflows[0]).toMatchObject({ costKnown: false });
     await setAgentModel(context.database, storyteller.id, "script:storyteller");
     expect(await read()).toMatchObject({ costKnown: true });
+  });
+
+  it("stays active while a board request of it waits for the scheduler, and ends once the request is answered or expires unserved", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
+    // The Songwriter asks the Scene Painter through the board and ends its run.
+    const server = await startChatServer((request) => {
+      if (request.messages.some((message) => message.role === "tool")) return { text: "Asked the Scene Painter on the board." };
+      const content = { targetPersona: "scene-painter", ask: "Paint the harbour at dusk", refNodeIds: [] };
+      return { toolCall: { name: "share_creative_context", arguments: { entryType: "request", content } } };
+    });
+    const worker = await workerOn(server);
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a verse about the harbour" }, alice);
+      await finished(roomId, 1);
+      const [request] = await context.database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId));
+      expect(request).toMatchObject({ kind: "request", requestStatus: "open", runId: run.id });
+      const status = async () => (await workflow(roomId, run.correlationId)).body.workflow.status;
+      // Its only run succeeded, but the request it made is still to be served.
+      expect(await status()).toBe("active");
+      const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
+      expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, status: "active" })]);
+
+      // A request that expired unserved is never served: it holds nothing open.
+      await context.database.db.update(boardEntries).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(boardEntries.id, request!.id));
+      expect(await status()).toBe("complete");
+      await context.database.db.update(boardEntries).set({ expiresAt: request!.expiresAt }).where(eq(boardEntries.id, request!.id));
+      expect(await status()).toBe("active");
+
+      // The scheduler serves it in the same workflow; once the Scene Painter has answered, it is complete.
+      expect(await scheduleRoom(context.database.db, roomId)).toMatchObject({ kind: "request", entryId: request!.id });
+      await finished(roomId, 2);
+      const [answered] = await context.database.db.select().from(boardEntries).where(eq(boardEntries.id, request!.id));
+      expect(answered!.requestStatus).toBe("answered");
+      expect((await workflow(roomId, run.correlationId)).body.workflow).toMatchObject({ status: "complete", runs: 2 });
+    } finally {
+      await worker.stop();
+      await server.close();
+    }
   });
 
   it("stays active while a dialogue or a build review of it is open, whatever its runs say", async () => {
