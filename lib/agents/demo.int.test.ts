@@ -200,6 +200,16 @@ describe("the demo room, watched for ten minutes", () => {
     expect(entries.length).toBeGreaterThan(20);
     for (const text of [...texts, ...said, ...boardTexts]) expect(text).not.toMatch(PLACEHOLDER);
 
+    // Findings graded as a team would grade them: an observation about one's own work low, others' work to link with
+    // medium, and high rare: only what a big canvas lacks, said once, not by everyone who sees it after.
+    const findings = (await db.select({ content: boardEntries.content }).from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding"))))
+      .map((entry) => entry.content as { finding: string; severity: string });
+    const graded = (severity: string) => findings.filter((finding) => finding.severity === severity);
+    expect(graded("low").length).toBeGreaterThan(0);
+    expect(graded("medium").length).toBeGreaterThan(0);
+    expect(graded("high").length).toBeLessThanOrEqual(Math.max(1, findings.length / 5));
+    for (const high of graded("high")) expect(high.finding).toMatch(/^The canvas holds \d+ pieces but no shared theme/);
+
     // What the agents write is about the room's own task: its words, or the imagery drawn from it.
     const offTask = texts.filter((text) => !ON_TASK.test(text));
     expect(offTask.length / texts.length).toBeLessThanOrEqual(0.1);

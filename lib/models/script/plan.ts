@@ -140,6 +140,19 @@ export function latestOtherContribution(context: PlanContext): PromptEntry | und
   return context.reading.board.find((entry) => entry.kind === "contribution" && entry.author !== context.reading.name);
 }
 
+/**
+ * Whether the findings the prompt shows hold a high one that names `gap` (" but no shared
+ * theme"): the team has been told, and one high finding about it is enough.
+ */
+export function flaggedHigh(reading: Pick<ScriptReading, "findings">, gap: string): boolean {
+  return reading.findings.some((line) => /^\[[^\]]* · high\] /.test(line) && line.includes(gap));
+}
+
+/** How many nodes the canvas holds, also those the prompt left out for its budget. */
+export function canvasSize(reading: Pick<ScriptReading, "canvas" | "canvasTotal">): number {
+  return Math.max(reading.canvasTotal, reading.canvas.length);
+}
+
 export function finalStep(text: string): StepBuilder {
   return () => ({ text, calls: [] });
 }

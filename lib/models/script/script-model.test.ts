@@ -360,6 +360,78 @@ describe("the script model", () => {
   });
 });
 
+describe("the script model's findings", () => {
+  /** `count` pieces on the canvas, taking turns between `authors`, newest last. */
+  const pieces = (count: number, authors: string[]) =>
+    Array.from({ length: count }, (_, index) => ({
+      ...node(`piece-${index}`, "note", `Piece ${index}: rain on the window`, (index % 4) * 300, Math.floor(index / 4) * 200),
+      authorName: authors[index % authors.length]!,
+    }));
+  const theme = entry("theme-1", "theme", { mood: "melancholic", palette: ["#1c3d5a", "#3e6a8a", "#8fb3cc", "#dfe9f0"], keywords: ["rain"] });
+  const flagged = { agentName: "Storyteller", severity: "high", text: "The canvas holds 13 pieces but no shared theme; a melancholic theme would tie them together." };
+
+  /** The finding the run posted: what it says and how serious it is. */
+  async function postedBy(agent: ReturnType<typeof persona>, overrides: Partial<PromptContext> = {}) {
+    const { steps } = await play(context({ agent, ...overrides }));
+    const posted = steps.flatMap((step) => step.calls).filter((call) => call.name === "post_finding");
+    expect(posted, JSON.stringify(steps.map((step) => [step.text, step.calls.map((call) => call.name)]))).toHaveLength(1);
+    return posted[0]!.input as { finding: string; severity: string };
+  }
+
+  it("notes its own work as low on a canvas where nobody else has worked yet", async () => {
+    expect(await postedBy(persona("songwriter"))).toMatchObject({ severity: "low", finding: expect.stringMatching(/is on the canvas to build on\.$/) });
+  });
+
+  it("posts medium when teammates' work is there to link with, naming them", async () => {
+    const canvas = { nodes: pieces(4, ["Scene Painter", "Storyteller"]), edges: [] };
+    const posted = await postedBy(persona("songwriter"), { canvas });
+    expect(posted).toMatchObject({ severity: "medium", finding: expect.stringMatching(/^Scene Painter and Storyteller's pieces and mine share /) });
+  });
+
+  it("posts high when a big canvas has no shared theme, counting every piece, also those the prompt left out", async () => {
+    const canvas = { nodes: pieces(14, ["Scene Painter", "Storyteller", "Idea Weaver"]), edges: [] };
+    expect(await postedBy(persona("songwriter"), { canvas })).toMatchObject({ severity: "high", finding: expect.stringMatching(/^The canvas holds 14 pieces but no shared theme/) });
+    // A small budget leaves most of the canvas out of the prompt: the finding still counts all of it.
+    const many = { nodes: pieces(40, ["Scene Painter", "Storyteller", "Idea Weaver"]), edges: [] };
+    const tight = { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 600 };
+    expect(buildPrompt(context({ agent: persona("songwriter"), canvas: many, settings: tight })).prompt.match(/^- node /gm)!.length).toBeLessThan(40);
+    expect(await postedBy(persona("songwriter"), { canvas: many, settings: tight })).toMatchObject({
+      severity: "high",
+      finding: expect.stringMatching(/^The canvas holds 40 pieces but no shared theme/),
+    });
+  });
+
+  it("does not call a big canvas with a theme high, nor repeat a teammate's high finding about the missing theme", async () => {
+    const canvas = { nodes: pieces(14, ["Scene Painter", "Storyteller", "Idea Weaver"]), edges: [] };
+    expect(await postedBy(persona("songwriter"), { canvas, board: [theme] })).toMatchObject({ severity: "medium" });
+    expect(await postedBy(persona("scene-painter"), { canvas: { nodes: pieces(15, ["Songwriter", "Storyteller"]), edges: [] }, findings: [flagged] })).toMatchObject({
+      severity: "medium",
+    });
+    // A low or medium finding about something else does not stand in for it.
+    const other = { agentName: "Storyteller", severity: "medium", text: "The canvas holds 13 pieces but no shared theme, says a note." };
+    expect(await postedBy(persona("scene-painter"), { canvas: { nodes: pieces(15, ["Songwriter", "Storyteller"]), edges: [] }, findings: [other] })).toMatchObject({
+      severity: "high",
+    });
+  });
+
+  it("grades an imported team's findings about its task the same way", async () => {
+    const planner = { name: "planner", persona: "planner", role: "Plans.", systemPrompt: "" };
+    const team = [
+      { name: "planner", persona: "planner", role: "Plans.", description: "Plans the work." },
+      { name: "fetcher", persona: "fetcher", role: "Fetches.", description: "Fetches pages." },
+      { name: "checker", persona: "checker", role: "Checks.", description: "Checks results." },
+    ];
+    const settings = { ...DEFAULT_ROOM_SETTINGS, task: "Build a web scraper for product prices" };
+    const on = (overrides: Partial<PromptContext>) => postedBy(planner, { team, settings, ...overrides });
+    expect(await on({})).toMatchObject({ severity: "low" });
+    expect(await on({ canvas: { nodes: pieces(3, ["fetcher", "checker"]), edges: [] } })).toMatchObject({ severity: "medium" });
+    const big = { nodes: pieces(13, ["fetcher", "checker"]), edges: [] };
+    const high = await on({ canvas: big });
+    expect(high).toMatchObject({ severity: "high", finding: expect.stringMatching(/^The canvas holds 13 notes on .* but no shared plan/) });
+    expect(await on({ canvas: big, findings: [{ agentName: "fetcher", severity: "high", text: high.finding }] })).toMatchObject({ severity: "medium" });
+  });
+});
+
 describe("the script model as a teammate's shadow", () => {
   it("answers with nothing in progress and nothing made yet without quoting the prompt's placeholder", async () => {
     const agents = [persona("songwriter"), persona("curator"), { name: "fetcher", persona: "fetcher", role: "Fetches pages.", systemPrompt: "" }];

@@ -4,7 +4,7 @@
 import { ownValue } from "@/lib/own-value";
 import { type Mood, beatsOf, lightOf, scenesOf, sparksOf, versesOf, withArticle } from "./moods";
 import { hashString } from "./random";
-import { type PlanContext, type PlannedStep, type StepBuilder, fresh, home, lines, place, short } from "./plan";
+import { type PlanContext, type PlannedStep, type StepBuilder, canvasSize, flaggedHigh, fresh, home, lines, place, short } from "./plan";
 import type { PromptMessage, ScriptReading } from "./read-prompt";
 import { taskFinding, taskHelpAnswer, taskHelpQuestion, taskInsight, taskResponse } from "./personas/generalist";
 
@@ -112,14 +112,20 @@ export const helpStep: StepBuilder = (context) => {
   };
 };
 
-/** What a persona notes for the team after its work, and how serious it is. */
+/** What a big canvas lacks, in the high finding that says so. */
+const NO_THEME = " but no shared theme";
+
+/**
+ * What a persona notes for the team after its work, and how serious it is: high only for a big
+ * canvas without a theme, and only while no high finding in sight says so already.
+ */
 function findingFor(context: PlanContext, made: number): { finding: string; severity: "low" | "medium" | "high" } | null {
   if (!ownValue(RESPONSES, context.reading.persona)) return taskFinding(context, made);
   const { reading, mood } = context;
   const others = reading.canvas.filter((item) => item.author !== reading.name);
   const hasTheme = reading.board.some((entry) => entry.kind === "theme");
-  if (reading.canvas.length >= 12 && !hasTheme) {
-    return { finding: `The canvas holds ${reading.canvas.length} pieces but no shared theme; ${withArticle(mood.name)} theme would tie them together.`, severity: "high" };
+  if (canvasSize(reading) >= 12 && !hasTheme && !flaggedHigh(reading, NO_THEME)) {
+    return { finding: `The canvas holds ${canvasSize(reading)} pieces${NO_THEME}; ${withArticle(mood.name)} theme would tie them together.`, severity: "high" };
   }
   if (others.length >= 3) {
     const authors = [...new Set(others.map((item) => item.author))].slice(0, 2).join(" and ");

@@ -4,7 +4,7 @@
 // verses, scenes or moods.
 import type { PromptMessage, ScriptReading } from "../read-prompt";
 import { answerFrom } from "../asking";
-import { type PlanContext, type PlannedStep, contribution, home, intention, node, place, present, short, type StepBuilder } from "../plan";
+import { type PlanContext, type PlannedStep, canvasSize, contribution, flaggedHigh, home, intention, node, place, present, short, type StepBuilder } from "../plan";
 
 const STOP = new Set([
   "the", "a", "an", "and", "or", "of", "to", "for", "in", "on", "with", "that", "this", "it", "is", "are", "be", "your", "our", "their", "its",
@@ -94,13 +94,16 @@ export function taskHelpAnswer(context: PlanContext, asked: string): string {
   );
 }
 
-/** What an agent without a script notes for the team after its work, and how serious it is. */
+/** What a big canvas lacks, in the high finding that says so. */
+const NO_PLAN = " but no shared plan";
+
+/** What an agent without a script notes for the team after its work, and how serious it is (graded as a persona's). */
 export function taskFinding(context: PlanContext, made: number): { finding: string; severity: "low" | "medium" | "high" } | null {
   const { reading } = context;
   const { task, terms } = taskFocus(reading);
   const others = reading.canvas.filter((item) => item.author !== reading.name);
-  if (reading.canvas.length >= 12 && !reading.board.some((entry) => entry.kind === "theme")) {
-    return { finding: `The canvas holds ${reading.canvas.length} notes on “${short(task, 50)}” but no shared plan; one summary of ${terms.slice(0, 2).join(" and ")} would tie them together.`, severity: "high" };
+  if (canvasSize(reading) >= 12 && !reading.board.some((entry) => entry.kind === "theme") && !flaggedHigh(reading, NO_PLAN)) {
+    return { finding: `The canvas holds ${canvasSize(reading)} notes on “${short(task, 50)}”${NO_PLAN}; one summary of ${terms.slice(0, 2).join(" and ")} would tie them together.`, severity: "high" };
   }
   if (others.length >= 3) {
     const authors = [...new Set(others.map((item) => item.author))].slice(0, 2).join(" and ");
