@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type AdminAction, type AdminActionKind, adminActions, rooms } from "@/db/schema";
 import { ADMIN_ACTOR, type Actor } from "@/lib/events/write-room-events";
-import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "./cursor";
+import { keysetCursorSchema } from "@/lib/paging/keyset-cursor";
+import { type Page, exactTime, keysetPage, limitSchema } from "@/lib/paging/keyset-page";
 
 export interface AdminActionDraft {
   /** A fixed id for a change a retried request may make again: inserted with `onConflictDoNothing`, it is recorded once. */
@@ -49,7 +50,7 @@ function actionToDto(row: AdminAction): Omit<AdminActionDto, "roomExists"> {
 
 export const adminActionsQuerySchema = z.strictObject({
   room: z.string().min(1).max(64).optional(),
-  cursor: cursorSchema(["time", "string"]).optional(),
+  cursor: keysetCursorSchema.optional(),
   limit: limitSchema(50),
 });
 
@@ -62,16 +63,16 @@ export async function listAdminActions(db: Db, query: z.infer<typeof adminAction
     .where(
       and(
         query.room ? eq(adminActions.roomId, query.room) : undefined,
-        query.cursor ? sql`(${adminActions.at}, ${adminActions.id}) < (${query.cursor[0]}::timestamptz, ${query.cursor[1]})` : undefined,
+        query.cursor ? sql`(${adminActions.at}, ${adminActions.id}) < (${query.cursor.at}::timestamptz, ${query.cursor.id})` : undefined,
       ),
     )
     .orderBy(desc(adminActions.at), desc(adminActions.id))
     .limit(query.limit + 1);
   // A room that still exists is named as it is called now; a deleted one as it was called then.
-  return pageOf(
+  return keysetPage(
     rows,
     query.limit,
     (entry) => ({ ...actionToDto(entry.row), roomTitle: entry.currentTitle ?? entry.row.roomTitle, roomExists: entry.currentTitle !== null }),
-    (entry) => [entry.cursorAt, entry.row.id],
+    (entry) => ({ at: entry.cursorAt, id: entry.row.id }),
   );
 }

@@ -4,7 +4,8 @@ import type { Db } from "@/db";
 import { type Run, agents, events, rooms, runModelCalls, runs } from "@/db/schema";
 import { notFound } from "@/lib/errors";
 import { type ErrorDetails, type PayloadOf, runStatusSchema } from "@/lib/protocol";
-import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "./cursor";
+import { keysetCursorSchema } from "@/lib/paging/keyset-cursor";
+import { type Page, exactTime, keysetPage, limitSchema } from "@/lib/paging/keyset-page";
 
 /** How much of a run's prompt a list shows. */
 const PROMPT_PREVIEW = 240;
@@ -13,7 +14,7 @@ export const adminRunsQuerySchema = z.strictObject({
   status: runStatusSchema.optional(),
   room: z.string().min(1).max(64).optional(),
   agent: z.string().min(1).max(64).optional(),
-  cursor: cursorSchema(["time", "string"]).optional(),
+  cursor: keysetCursorSchema.optional(),
   limit: limitSchema(50),
 });
 export type AdminRunsQuery = z.infer<typeof adminRunsQuerySchema>;
@@ -105,12 +106,12 @@ export async function listAdminRuns(db: Db, query: AdminRunsQuery): Promise<Page
         query.status ? eq(runs.status, query.status) : undefined,
         query.room ? eq(runs.roomId, query.room) : undefined,
         query.agent ? eq(runs.agentId, query.agent) : undefined,
-        query.cursor ? sql`(${runs.createdAt}, ${runs.id}) < (${query.cursor[0]}::timestamptz, ${query.cursor[1]})` : undefined,
+        query.cursor ? sql`(${runs.createdAt}, ${runs.id}) < (${query.cursor.at}::timestamptz, ${query.cursor.id})` : undefined,
       ),
     )
     .orderBy(desc(runs.createdAt), desc(runs.id))
     .limit(query.limit + 1);
-  return pageOf(rows as ListedRun[], query.limit, toRow, (row) => [row.cursorAt, row.id as string]);
+  return keysetPage(rows as ListedRun[], query.limit, toRow, (row) => ({ at: row.cursorAt, id: row.id as string }));
 }
 
 /** Runs queued and running, by status, across the instance. */

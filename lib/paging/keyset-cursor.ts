@@ -7,10 +7,16 @@ import { z } from "zod";
  * (base64url of a JSON array); written and read the same way in the browser and on the server.
  */
 export interface KeysetCursor {
-  /** ISO 8601. */
+  /** ISO 8601 in UTC, to the microsecond where the database keeps one (see `exactTime`). */
   at: string;
   id: string;
 }
+
+/**
+ * A time as a cursor holds it: kept exactly as written, since a JavaScript Date keeps only
+ * milliseconds and a cursor rounded to them would skip rows a microsecond apart.
+ */
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
 export function encodeKeysetCursor(cursor: KeysetCursor): string {
   const bytes = new TextEncoder().encode(JSON.stringify([cursor.at, cursor.id]));
@@ -24,8 +30,8 @@ function decodeKeysetCursor(value: string): KeysetCursor | null {
   try {
     const binary = atob(value.replaceAll("-", "+").replaceAll("_", "/"));
     const [at, id, ...rest] = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)))) as unknown[];
-    if (rest.length === 0 && typeof at === "string" && !Number.isNaN(Date.parse(at)) && typeof id === "string" && id) {
-      return { at: new Date(at).toISOString(), id };
+    if (rest.length === 0 && typeof at === "string" && CURSOR_TIME.test(at) && !Number.isNaN(Date.parse(at)) && typeof id === "string" && id) {
+      return { at, id };
     }
   } catch {
     // Not a cursor: reported by the caller.

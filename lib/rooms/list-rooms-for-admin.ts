@@ -2,7 +2,8 @@ import { and, asc, desc, eq, ilike, inArray, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, Db } from "@/db";
 import { agents, rooms, runs } from "@/db/schema";
-import { type Page, cursorSchema, exactTime, limitSchema, pageOf } from "@/lib/admin/cursor";
+import { keysetCursorSchema } from "@/lib/paging/keyset-cursor";
+import { type Page, exactTime, keysetPage, limitSchema } from "@/lib/paging/keyset-page";
 import { getEnv } from "@/lib/env";
 import { notFound } from "@/lib/errors";
 import { type Allowance, roomDailyLimits } from "@/lib/limits/budget";
@@ -30,7 +31,7 @@ export const adminRoomsQuerySchema = z.strictObject({
   q: z.string().trim().min(1).max(120).optional(),
   /** Only rooms with no activity for more than this many days. */
   idle_days: z.coerce.number().int().min(1, "idle_days must be at least 1").max(3650).optional(),
-  cursor: cursorSchema(["time", "string"]).optional(),
+  cursor: keysetCursorSchema.optional(),
   limit: limitSchema(20),
 });
 export type AdminRoomsQuery = z.infer<typeof adminRoomsQuerySchema>;
@@ -51,14 +52,14 @@ export async function listRoomsForAdmin(database: Database, query: Partial<Admin
       and(
         query.q ? ilike(rooms.title, likePattern(query.q)) : undefined,
         query.idle_days ? lt(rooms.lastActivityAt, new Date(now.getTime() - query.idle_days * DAY)) : undefined,
-        query.cursor ? sql`(${rooms.lastActivityAt}, ${rooms.id}) < (${query.cursor[0]}::timestamptz, ${query.cursor[1]})` : undefined,
+        query.cursor ? sql`(${rooms.lastActivityAt}, ${rooms.id}) < (${query.cursor.at}::timestamptz, ${query.cursor.id})` : undefined,
       ),
     )
     .orderBy(desc(rooms.lastActivityAt), desc(rooms.id))
     .limit(limit + 1);
   const shown = rows.slice(0, limit).map((row) => row.room);
   const details = await roomDetails(database, shown.map((room) => room.id));
-  return pageOf(
+  return keysetPage(
     rows,
     limit,
     ({ room }) => ({
@@ -68,7 +69,7 @@ export async function listRoomsForAdmin(database: Database, query: Partial<Admin
       activeRuns: details.activeRuns.get(room.id) ?? 0,
       agents: details.agents.get(room.id) ?? [],
     }),
-    (row) => [row.cursorAt, row.room.id],
+    (row) => ({ at: row.cursorAt, id: row.room.id }),
   );
 }
 
