@@ -66,6 +66,11 @@ export interface WorkflowSummary {
   costUsd: number;
   /** False when some of it was spent by a model without a known price: `costUsd` is then not the whole cost. */
   costKnown: boolean;
+  /**
+   * How many times its work was tried: once for each of its runs, and once more for each model
+   * call made again after a passing failure (each retry is an event). A run a worker took over
+   * after another one stopped is not tried again by that: it goes on from its saved steps.
+   */
   attempts: number;
 }
 
@@ -122,7 +127,6 @@ const runTotals = {
   failed: sql<number>`(count(*) filter (where ${runs.status} = 'failed'))::int`,
   startedAt: sql<string>`min(date_trunc('milliseconds', ${runs.createdAt}))`,
   endedAt: sql<string | null>`case when count(*) filter (where ${runs.finishedAt} is null) > 0 then null else max(${runs.finishedAt}) end`,
-  attempts: sql<number>`coalesce(sum(${runs.attempts}), 0)::int`,
 };
 
 interface Totals {
@@ -133,7 +137,6 @@ interface Totals {
   failed: number;
   startedAt: string;
   endedAt: string | null;
-  attempts: number;
 }
 
 interface Extras {
@@ -142,6 +145,8 @@ interface Extras {
   openRequests: number;
   openReviews: number;
   errors: number;
+  /** Model calls made again after a passing failure, each announced by a `run.retrying` or `broadcast.retrying` event. */
+  retries: number;
   /** What each agent spent in it: its runs, and its shadow's answers to the workflow's questions. */
   spend: Map<string, { runs: number; steps: number; inputTokens: number; outputTokens: number; costUsd: number; name: string }>;
 }
@@ -160,6 +165,9 @@ const PENDING_REQUEST_STATUSES = ["open", "queued", "in_progress"] as const;
  * them is a failed run, counted as such, so the closing event is not counted again.
  */
 const OUTCOME_EVENT_TYPES = ["run.finished", "review.closed", "dialogue.closed"];
+
+/** The events announcing that a model call failed for a passing reason and is made again. */
+const RETRY_EVENT_TYPES = ["run.retrying", "broadcast.retrying"];
 
 /** What the runs table does not say about workflows: what is still open, errors reported, spending by agent. */
 async function workflowExtras(db: Db, roomId: string, correlationIds: string[]): Promise<Map<string, Extras>> {
@@ -205,9 +213,19 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
       .where(and(eq(buildReviews.roomId, roomId), inArray(buildReviews.correlationId, correlationIds), notInArray(buildReviews.status, [...FINAL_REVIEW_STATUSES])))
       .groupBy(buildReviews.correlationId),
     db
-      .select(countBy(events.correlationId))
+      .select({
+        correlationId: events.correlationId,
+        errors: sql<number>`(count(*) filter (where ${and(eq(events.status, "error"), notInArray(events.type, OUTCOME_EVENT_TYPES))}))::int`,
+        retries: sql<number>`(count(*) filter (where ${inArray(events.type, RETRY_EVENT_TYPES)}))::int`,
+      })
       .from(events)
-      .where(and(eq(events.roomId, roomId), inArray(events.correlationId, correlationIds), eq(events.status, "error"), notInArray(events.type, OUTCOME_EVENT_TYPES)))
+      .where(
+        and(
+          eq(events.roomId, roomId),
+          inArray(events.correlationId, correlationIds),
+          or(and(eq(events.status, "error"), notInArray(events.type, OUTCOME_EVENT_TYPES)), inArray(events.type, RETRY_EVENT_TYPES)),
+        ),
+      )
       .groupBy(events.correlationId),
     db
       .select({
@@ -236,12 +254,12 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
       .where(and(eq(broadcasts.roomId, roomId), inArray(broadcasts.correlationId, correlationIds), eq(broadcastResponses.isHuman, false)))
       .groupBy(broadcasts.correlationId, broadcastResponses.responderId),
   ]);
-  for (const id of correlationIds) result.set(id, { openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, errors: 0, spend: new Map() });
+  for (const id of correlationIds) result.set(id, { openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, errors: 0, retries: 0, spend: new Map() });
   for (const row of open) result.get(row.correlationId)!.openQuestions = Number(row.value);
   for (const row of talking) result.get(row.correlationId)!.openDialogues = Number(row.value);
   for (const row of requesting) result.get(row.correlationId)!.openRequests = Number(row.value);
   for (const row of reviewing) result.get(row.correlationId)!.openReviews = Number(row.value);
-  for (const row of failing) result.get(row.correlationId)!.errors = Number(row.value);
+  for (const row of failing) Object.assign(result.get(row.correlationId)!, { errors: Number(row.errors), retries: Number(row.retries) });
   for (const row of runSpend) {
     result.get(row.correlationId)!.spend.set(row.agentId, { ...row, runs: Number(row.runs), steps: Number(row.steps), name: "" });
   }
@@ -280,7 +298,7 @@ function summarise(totals: Totals, first: Run, extra: Extras, team: Map<string, 
     outputTokens: spent.reduce((sum, [, agent]) => sum + agent.outputTokens, 0),
     costUsd: spent.reduce((sum, [, agent]) => sum + agent.costUsd, 0),
     costKnown: spent.every(([agentId, agent]) => spendPriced(team.get(agentId)?.model, agent)),
-    attempts: totals.attempts,
+    attempts: totals.runs + extra.retries,
   };
 }
 

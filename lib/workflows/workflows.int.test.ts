@@ -64,7 +64,8 @@ describe("workflows", () => {
       const answer = await workflow(roomId, run.correlationId);
       expect(answer.status).toBe(200);
       const trace = answer.body.workflow;
-      expect(trace).toMatchObject({ correlationId: run.correlationId, status: "complete", runs: 1, attempts: 1 });
+      // One run, tried three times: its first call and the two retries.
+      expect(trace).toMatchObject({ correlationId: run.correlationId, status: "complete", runs: 1, attempts: 3 });
       const retries = trace.messages.filter((message: { type: string }) => message.type === "run.retrying");
       expect(retries.map((message: { payload: PayloadOf<"run.retrying"> }) => [message.payload.retry, message.payload.of])).toEqual([
         [1, 3],
@@ -73,6 +74,11 @@ describe("workflows", () => {
       expect(retries[0]).toMatchObject({ status: "pending", error_details: { errorType: "provider_error", retryPossible: true } });
       expect(trace.messages.map((message: { type: string }) => message.type)).toEqual(["run.queued", "run.started", "run.retrying", "run.retrying", "run.step", "run.finished"]);
       expect(trace.durationMs).toBeGreaterThanOrEqual(0);
+      const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
+      expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, attempts: 3 })]);
+      // How often workers claimed the run is not how often its work was tried.
+      await context.database.db.update(runs).set({ attempts: 4 }).where(eq(runs.id, run.id));
+      expect((await workflow(roomId, run.correlationId)).body.workflow.attempts).toBe(3);
     } finally {
       await worker.stop();
       await server.close();
@@ -113,6 +119,8 @@ describe("workflows", () => {
       const types = trace.messages.map((message: { type: string }) => message.type);
       expect(types).toEqual(expect.arrayContaining(["broadcast.asked", "broadcast.closed", "board.posted", "run.retrying", "run.finished"]));
       expect(types.filter((type: string) => type === "run.retrying")).toHaveLength(3 * MAX_RUN_ATTEMPTS);
+      // Every run once, and every retry of a run's or a shadow's model call once more.
+      expect(trace.attempts).toBe(trace.runs + types.filter((type: string) => type === "run.retrying" || type === "broadcast.retrying").length);
       const finishedEvent = trace.messages.find((message: { type: string; agent: string }) => message.type === "run.finished" && message.agent === painter.id);
       expect(finishedEvent.error_details).toMatchObject({ errorType: "provider_error", errorMessage: expect.stringMatching(/HTTP 503/) });
 
@@ -318,6 +326,10 @@ describe("workflows", () => {
         error_details: { errorType: "timeout", retryPossible: true },
         payload: { responderId: painter.id, retry: 1, of: 3 },
       });
+      // A shadow's retry is one more attempt of the workflow's work, as a run's is.
+      const retried = trace.messages.filter((message: { type: string }) => message.type === "run.retrying" || message.type === "broadcast.retrying");
+      expect(trace.attempts).toBe(trace.runs + retried.length);
+      expect(trace.attempts).toBeGreaterThan(trace.runs);
       const answer = trace.messages.find((message: { type: string; agent: string }) => message.type === "broadcast.response" && message.agent === painter.id);
       expect(answer.payload.response).toMatchObject({ content: "Blue hour light over the harbour." });
       // The stand-in has no price: what the painter spent, its shadow included, is not a known cost.
