@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agents, events, runs, vaultInsights, vaultTasks } from "@/db/schema";
+import { agents, events, runs, vaultExpertise, vaultInsights, vaultTasks } from "@/db/schema";
 import { DELETE as clearVaultRoute } from "@/app/api/admin/rooms/[roomId]/agents/[agentId]/vault/route";
 import { GET as readVaultRoute } from "@/app/api/rooms/[roomId]/agents/[agentId]/vault/route";
 import { buildPrompt } from "@/lib/agents/build-prompt";
@@ -168,6 +168,43 @@ describe("the knowledge vault", () => {
     for (let index = 0; index < 20; index++) await update({ area: `area ${index}` });
     await expect(update({ area: "one too many" })).rejects.toThrow(/20 areas/);
     expect((await update({ area: "area 3", amount: 10 })).level).toBe(11);
+  });
+
+  it("clamps expertise to 0–100, and refuses an amount outside 1–10 without changing anything", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    // Its own identity's vault: the other tests fill the curator's.
+    const weaver = await agentByPersona(context.database, roomId, "idea-weaver");
+    const update = (change: Parameters<typeof updateKnowledge>[1]["update"]) =>
+      updateKnowledge(context.database.db, { roomId, agent: weaver, correlationId: "c", update: change });
+    const levelOf = async (area: string) => (await readVault(context.database.db, weaver.identity)).areas.find((known) => known.area === area)?.level;
+    const logged = async () => (await context.database.db.select({ id: events.id }).from(events).where(eq(events.roomId, roomId))).length;
+
+    for (let step = 0; step < 9; step++) await update({ area: "Grouping", amount: 10 });
+    expect(await levelOf("grouping")).toBe(90);
+    expect((await update({ area: "grouping", amount: 7 })).level).toBe(97);
+    // Above 100 it stops at 100, and stays there.
+    expect((await update({ area: "grouping", amount: 10 })).level).toBe(100);
+    expect((await update({ area: "grouping", amount: 1 })).level).toBe(100);
+    expect(await levelOf("grouping")).toBe(100);
+
+    // No amount can lower it or raise it past its limits: each is a 400 that names the range, and writes nothing.
+    const before = await logged();
+    for (const amount of [0, -3, -100, 2.5, 11, 1000]) {
+      await expect(update({ area: "grouping", amount })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/1 to 10/) });
+    }
+    expect(await logged()).toBe(before);
+    expect(await levelOf("grouping")).toBe(100);
+
+    // A level stored outside 0–100 (by hand, or an older version) comes back into it with the next gain.
+    await context.database.db.insert(vaultExpertise).values([
+      { identity: weaver.identity, area: "too-high", level: 150, updatedAt: new Date() },
+      { identity: weaver.identity, area: "below-zero", level: -5, updatedAt: new Date() },
+    ]);
+    expect((await update({ area: "too-high", amount: 1 })).level).toBe(100);
+    expect((await update({ area: "below-zero", amount: 1 })).level).toBe(0);
+    expect((await update({ area: "below-zero", amount: 3 })).level).toBe(3);
+    const expertise = (await promptOf(roomId, "idea-weaver")).match(/^- Expertise: (.+)$/m)?.[1];
+    expect(expertise?.split(", ")).toEqual(expect.arrayContaining(["grouping 100/100", "too-high 100/100", "below-zero 3/100"]));
   });
 
   it("keeps the newest 100 tasks", async () => {

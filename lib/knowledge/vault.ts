@@ -46,6 +46,14 @@ export async function addInsight(tx: DbOrTx, identity: string, roomId: string, t
 }
 
 /**
+ * An area's level once it gains `amount`: never above 100 nor below 0, so that a level stored
+ * out of that range (by hand, or by an older version) comes back into it.
+ */
+export function raisedLevel(level: number, amount: number): number {
+  return Math.min(VAULT_LIMITS.maxLevel, Math.max(0, level + amount));
+}
+
+/**
  * Raises the expertise in an area by `amount` (1–10), clamped to 100. A vault knows at most
  * 20 areas: a new one beyond them is refused. Call under `lockVault`. Returns the new level.
  */
@@ -63,7 +71,7 @@ export async function addExpertise(tx: DbOrTx, identity: string, area: string, a
       throw badRequest(`You already track ${VAULT_LIMITS.areas} areas, the most a vault keeps; add to one of them instead.`);
     }
   }
-  const level = Math.min(VAULT_LIMITS.maxLevel, Math.max(0, (known?.level ?? 0) + amount));
+  const level = raisedLevel(known?.level ?? 0, amount);
   await tx
     .insert(vaultExpertise)
     .values({ identity, area: slug, level, updatedAt: at })
