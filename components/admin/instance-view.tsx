@@ -15,8 +15,8 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 }
 
 /**
- * How the instance is running: who holds the scheduler and when it ticks next, which workers
- * hold which runs, every instance seen, the database and its migrations, and the providers.
+ * How the instance is running: who holds the scheduler and when it ticks next, every live
+ * worker (idle or not) with its last heartbeat and the runs it holds, every instance seen, the database and its migrations, and the providers.
  */
 export function InstanceView({ initial }: { initial: InstanceStatus }) {
   const { data } = useAdminQuery<{ instance: InstanceStatus }>("/api/admin/instance", { initialData: { instance: initial }, refreshMs: 2000 });
@@ -90,14 +90,21 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
         <p className="muted">
           This instance {status.instance.worker ? `runs agents (${status.instance.runsHere} run${status.instance.runsHere === 1 ? "" : "s"} now)` : "serves pages only (PARLEY_WORKER=0)"}.
         </p>
-        {status.workers.length === 0 && <p className="muted">No run is held by a worker.</p>}
+        {status.workers.length === 0 && <p className="muted">No worker is running.</p>}
         {status.workers.map((worker) => (
-          <div key={worker.owner} className="admin-worker" data-testid="instance-worker">
+          <div key={worker.owner} className="admin-worker" data-testid="instance-worker" data-worker={worker.owner}>
             <strong>
               <code>{worker.owner}</code>
             </strong>{" "}
             <span className="muted">
-              {worker.runs.length} run{worker.runs.length === 1 ? "" : "s"}
+              {worker.runs.length === 0 ? "idle" : `${worker.runs.length} run${worker.runs.length === 1 ? "" : "s"}`}
+              {" · "}
+              {worker.lastHeartbeatAt ? (
+                <span data-testid="worker-heartbeat">last heartbeat {formatAgo(worker.lastHeartbeatAt, now)}</span>
+              ) : (
+                <span className="form-error">not heard from: its runs go to another worker once their leases lapse</span>
+              )}
+              {worker.startedAt && ` · started ${formatAgo(worker.startedAt, now)}`}
             </span>
             <ul className="admin-plain-list">
               {worker.runs.map((run) => (

@@ -181,3 +181,18 @@ export const leases = pgTable("leases", {
   owner: text("owner").notNull(),
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
 });
+
+/**
+ * Every running agent worker, idle or not: each refreshes its row every couple of seconds while
+ * it runs and removes it when it stops, so the dashboard can list the workers that are alive
+ * (not only those holding a run) and when each was last heard from.
+ */
+export const workers = pgTable("workers", {
+  /** The worker's name: the prefix of every lease it holds (`<instance>:worker`). */
+  name: text("name").primaryKey(),
+  startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+  /** Its last heartbeat, on the database's clock. */
+  lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export type Worker = typeof workers.$inferSelect;

@@ -5,6 +5,7 @@ import type { Database } from "@/db";
 import { migrationsFolder } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agents, leases, presence, rooms, runs } from "@/db/schema";
+import { listLiveWorkers } from "@/lib/agents/worker-registry";
 import { getEnv } from "@/lib/env";
 import { PROVIDERS, type ProviderName, modelUnavailableReason } from "@/lib/models/registry";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -36,18 +37,32 @@ export interface InstanceStatus {
     rooms: number;
     nextTurn: { roomId: string; title: string; at: string; waitingForViewers: boolean } | null;
   };
-  /** Each worker holding runs, with the runs it holds. */
-  workers: { owner: string; instanceId: string; runs: { id: string; roomId: string; roomTitle: string; agentName: string; startedAt: string | null; leaseExpiresAt: string | null }[] }[];
+  /**
+   * Every live worker, idle ones too, with when it started and was last heard from, and the runs
+   * it holds; a worker no longer heard from is listed while it still holds a run's lease, with
+   * `lastHeartbeatAt` null.
+   */
+  workers: {
+    owner: string;
+    instanceId: string;
+    startedAt: string | null;
+    lastHeartbeatAt: string | null;
+    runs: { id: string; roomId: string; roomTitle: string; agentName: string; startedAt: string | null; leaseExpiresAt: string | null }[];
+  }[];
   /** Instances seen lately: serving viewers, holding runs or the scheduler. */
   instances: { id: string; viewers: number; runs: number; scheduler: boolean }[];
   providers: { provider: ProviderName; configured: boolean; reason: string | null }[];
 }
 
+/** A worker's name (`<instance>:worker`) → its instance. */
+function instanceOfWorker(owner: string): string {
+  return owner.endsWith(":worker") ? owner.slice(0, -":worker".length) : owner;
+}
+
 /** `<instance>:worker:<claim>` → the worker's name (`<instance>:worker`) and its instance. */
 function workerOf(leaseOwner: string): { owner: string; instanceId: string } {
   const owner = leaseOwner.includes(":") ? leaseOwner.slice(0, leaseOwner.lastIndexOf(":")) : leaseOwner;
-  const instanceId = owner.endsWith(":worker") ? owner.slice(0, -":worker".length) : owner;
-  return { owner, instanceId };
+  return { owner, instanceId: instanceOfWorker(owner) };
 }
 
 async function migrationLevel(database: Database) {
@@ -65,11 +80,12 @@ async function migrationLevel(database: Database) {
   };
 }
 
-/** Where the instance stands: the scheduler, the workers and their runs, the database and its migrations, the providers. */
+/** Where the instance stands: the scheduler, every live worker and its runs, the database and its migrations, the providers. */
 export async function readInstance(runtime: Runtime, now: Date = new Date()): Promise<InstanceStatus> {
   const db = runtime.database.db;
-  const [[lease], held, scheduled, viewers, migrations, [version]] = await Promise.all([
+  const [[lease], live, held, scheduled, viewers, migrations, [version]] = await Promise.all([
     db.select().from(leases).where(eq(leases.name, "scheduler")),
+    listLiveWorkers(db),
     db
       .select({
         id: runs.id,
@@ -99,9 +115,18 @@ export async function readInstance(runtime: Runtime, now: Date = new Date()): Pr
   ]);
 
   const workers = new Map<string, InstanceStatus["workers"][number]>();
+  for (const worker of live) {
+    workers.set(worker.name, {
+      owner: worker.name,
+      instanceId: instanceOfWorker(worker.name),
+      startedAt: worker.startedAt.toISOString(),
+      lastHeartbeatAt: worker.lastSeenAt.toISOString(),
+      runs: [],
+    });
+  }
   for (const run of held) {
     const { owner, instanceId } = workerOf(run.leaseOwner!);
-    const worker = workers.get(owner) ?? { owner, instanceId, runs: [] };
+    const worker = workers.get(owner) ?? { owner, instanceId, startedAt: null, lastHeartbeatAt: null, runs: [] };
     worker.runs.push({
       id: run.id,
       roomId: run.roomId,

@@ -6,6 +6,7 @@ import type { RoomBus } from "@/lib/realtime/bus";
 import { claimNextRun, heartbeatRun, releaseRun } from "./claim-run";
 import { RUNS_CHANNEL } from "./enqueue-run";
 import { type ExecuteDeps, type StopReason, executeRun } from "./execute-run";
+import { WORKER_BEAT_MS, beatWorker, registerWorker, unregisterWorker } from "./worker-registry";
 
 /**
  * A run's lease by default: with the heartbeat four times a lease and workers looking for work
@@ -33,6 +34,8 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** Fallback poll when no notification arrives (a lease may have expired meanwhile). */
   pollMs?: number;
+  /** How often the worker tells the database it is alive, busy or idle (`WORKER_BEAT_MS`): the dashboard lists it from that. */
+  beatMs?: number;
   execute?: Partial<Omit<ExecuteDeps, "database" | "bus" | "resolveModel">>;
   onError?: (error: unknown) => void;
 }
@@ -50,6 +53,7 @@ export class AgentWorker {
   private poked = false;
   private loopDone: Promise<void> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
+  private beat: NodeJS.Timeout | null = null;
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
 
@@ -65,6 +69,8 @@ export class AgentWorker {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    await registerWorker(this.database.db, this.options.owner);
+    this.startBeating();
     this.unlisten = await this.database.listen(RUNS_CHANNEL, () => this.poke());
     this.loopDone = this.loop();
   }
@@ -78,6 +84,24 @@ export class AgentWorker {
     await this.loopDone;
     await this.unlisten?.();
     this.unlisten = null;
+    if (this.beat) clearInterval(this.beat);
+    this.beat = null;
+    await unregisterWorker(this.database.db, this.options.owner).catch((error) => this.options.onError?.(error));
+  }
+
+  /** Tells the database this worker is alive, every `beatMs`, whether it holds runs or not; one beat at a time. */
+  private startBeating(): void {
+    let beating = false;
+    this.beat = setInterval(() => {
+      if (beating) return;
+      beating = true;
+      beatWorker(this.database.db, this.options.owner)
+        .catch((error) => this.options.onError?.(error))
+        .finally(() => {
+          beating = false;
+        });
+    }, this.options.beatMs ?? WORKER_BEAT_MS);
+    this.beat.unref?.();
   }
 
   /** Resolves when no run is in progress on this worker. */

@@ -1,13 +1,13 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminActions, leases, runs } from "@/db/schema";
+import { adminActions, leases, runs, workers } from "@/db/schema";
 import { claimNextRun } from "@/lib/agents/claim-run";
 import { executeRun } from "@/lib/agents/execute-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
-import { agentByPersona } from "@/test/agents";
-import { alice, createTestRoom } from "@/test/fixtures";
+import { agentByPersona, startTestWorker } from "@/test/agents";
+import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { call, fromOwnAddress } from "@/test/http";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
 import { testDriver } from "@/test/test-database";
@@ -279,12 +279,42 @@ describe("the dashboard's run endpoints", () => {
     expect(shown.database.migrations.applied).toBe(shown.database.migrations.available);
     expect(shown.scheduler).toMatchObject({ holder: "instance-b", held: true });
     expect(Date.parse(shown.scheduler.nextTickAt)).toBeGreaterThan(Date.parse(shown.scheduler.lastTickAt));
+    // instance-b's worker holds a run but is not heard from (its instance died): listed until the lease lapses.
     expect(shown.workers).toEqual([
-      { owner: "instance-b:worker", instanceId: "instance-b", runs: [expect.objectContaining({ id: run.id, roomId, agentName: "Creative Curator" })] },
+      {
+        owner: "instance-b:worker",
+        instanceId: "instance-b",
+        startedAt: null,
+        lastHeartbeatAt: null,
+        runs: [expect.objectContaining({ id: run.id, roomId, agentName: "Creative Curator" })],
+      },
     ]);
     expect(shown.instances.find((entry: { id: string }) => entry.id === "instance-b")).toMatchObject({ runs: 1, scheduler: true });
     expect(shown.providers.find((entry: { provider: string }) => entry.provider === "script")).toEqual({ provider: "script", configured: true, reason: null });
     await db().update(runs).set({ status: "cancelled", leaseOwner: null }).where(and(eq(runs.id, run.id)));
+  });
+
+  it("list every live worker, idle ones too, with its last heartbeat; a worker that stopped or went silent is not listed", async () => {
+    const workerNames = async () => (await get(instance, "/api/admin/instance")).body.instance.workers.map((worker: { owner: string }) => worker.owner);
+    // A worker whose instance died an hour ago left its row behind.
+    await db().insert(workers).values({ name: "instance-gone:worker", startedAt: new Date(Date.now() - 7_200_000), lastSeenAt: new Date(Date.now() - 3_600_000) });
+    // It takes no run (no free slot), so the runs other tests left queued stay as they are.
+    const idle = await startTestWorker(context.database, { owner: "instance-c:worker", beatMs: 50, maxParallel: 0 });
+    try {
+      const first = (await get(instance, "/api/admin/instance")).body.instance;
+      const listed = first.workers.find((worker: { owner: string }) => worker.owner === "instance-c:worker");
+      expect(listed).toEqual({ owner: "instance-c:worker", instanceId: "instance-c", startedAt: expect.any(String), lastHeartbeatAt: expect.any(String), runs: [] });
+      expect(first.instances.find((entry: { id: string }) => entry.id === "instance-c")).toMatchObject({ runs: 0 });
+      expect(await workerNames()).not.toContain("instance-gone:worker");
+      // Its heartbeat moves on while it waits for work.
+      await eventually(async () => {
+        const later = (await get(instance, "/api/admin/instance")).body.instance.workers.find((worker: { owner: string }) => worker.owner === "instance-c:worker");
+        expect(Date.parse(later.lastHeartbeatAt)).toBeGreaterThan(Date.parse(listed.lastHeartbeatAt));
+      });
+    } finally {
+      await idle.stop();
+    }
+    expect(await workerNames()).not.toContain("instance-c:worker");
   });
 
   it("list the audit trail newest first, a page at a time, and one room's changes", async () => {
