@@ -7,7 +7,7 @@ import { GET as deliverableRoute } from "@/app/api/rooms/[roomId]/brainstorms/[b
 import { GET as latestRoute, POST as startRoute } from "@/app/api/rooms/[roomId]/brainstorms/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agents, boardEntries, brainstorms, broadcasts, canvasNodes, events, runs } from "@/db/schema";
+import { type Brainstorm, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { ActiveRun } from "@/lib/agents/run-context";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
@@ -164,6 +164,34 @@ describe("the brainstorm", () => {
       expect(nodes.filter((node) => node.kind === "idea").length).toBeGreaterThanOrEqual(20);
       expect(nodes.filter((node) => node.kind === "candidate").length).toBeGreaterThanOrEqual(5);
       expect(nodes.filter((node) => node.kind === "deliverable")).toHaveLength(1);
+      // Links show what fed what, stage to stage.
+      const kindOf = new Map(nodes.map((node) => [node.id, node.kind]));
+      const authorOf = new Map(nodes.map((node) => [node.id, node.authorId]));
+      const links = (await context.database.db.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId))).map((edge) => ({
+        ...edge,
+        from: kindOf.get(edge.sourceId),
+        to: kindOf.get(edge.targetId),
+      }));
+      const between = (from: string, to: string) => links.filter((link) => link.from === from && link.to === to);
+      // The framing (both framers' nodes) to the ideas of every ideator and the precedents of both researchers.
+      const framing = nodes.filter((node) => node.kind === "framing");
+      const framed = between("framing", "idea");
+      expect(new Set(framed.map((link) => link.sourceId))).toEqual(new Set(framing.map((node) => node.id)));
+      expect(new Set(framed.map((link) => authorOf.get(link.targetId))).size).toBe(4);
+      expect(new Set(between("framing", "precedent").map((link) => authorOf.get(link.targetId))).size).toBe(2);
+      expect([...framed, ...between("framing", "precedent")].every((link) => link.label === "framed")).toBe(true);
+      // Precedents to the candidates that draw on them, beside the ideas they cluster.
+      const informs = between("precedent", "candidate");
+      expect(informs.length).toBeGreaterThan(0);
+      expect(informs.every((link) => link.label === "informs")).toBe(true);
+      for (const link of informs) {
+        const precedentId = nodes.find((node) => node.id === link.sourceId)!.text.split(" · ")[0]!;
+        expect(nodes.find((node) => node.id === link.targetId)!.text).toMatch(new RegExp(`Draws on: .*\\b${precedentId}\\b`));
+      }
+      expect(between("idea", "candidate").length).toBeGreaterThan(0);
+      // The approved candidate to the proposal, and the proposal to the deliverable.
+      expect(between("candidate", "proposal").map((link) => link.label)).toEqual(["approved"]);
+      expect(between("proposal", "deliverable").map((link) => link.label)).toEqual(["presented in"]);
     } finally {
       await worker.stop();
     }
@@ -608,6 +636,40 @@ describe("the brainstorm", () => {
         [inPlay, inPlay],
       ]);
       expect(atGate.stages.prioritization).toMatchObject({ status: "done", rerun: true, count: inPlay });
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("links a candidate to the precedents it draws on, and refuses one naming a precedent that does not exist, storing nothing", async () => {
+    const { roomId } = await brainstormRoom();
+    let calls = 0;
+    const provider = await standIn(["synthesizer"], roomId, (_persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (!text.includes("Brainstorm stage 3")) return null;
+      calls += 1;
+      const [ideaId] = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
+      const [precedentId] = [...text.matchAll(/- (P\d+) /g)].map((match) => match[1]!);
+      const candidate = (index: number, precedents: string[]) => ({ title: `Drawn ${calls}.${index}`, cluster: "Cluster", summary: "A candidate.", sourceIdeas: [ideaId!], precedents, combination: false });
+      const candidates = calls === 1 ? [candidate(1, ["P99"])] : Array.from({ length: 5 }, (_, index) => candidate(index + 1, [precedentId!]));
+      return { toolCall: { name: "submit_candidates", arguments: { candidates } } };
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      const refused = provider.server.requests.find((request) => request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("P99")));
+      expect(JSON.stringify(refused!.messages)).toMatch(/No precedent has the id P99; use the ids in the Precedents list \(e\.g\. P1, P2, P3\)/);
+      const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+      expect(nodes.filter((node) => node.text.includes("Drawn 1."))).toEqual([]);
+      const work = await readWork(context.database.db, atGate.id);
+      expect(work.candidates.filter((candidate) => candidate.title.startsWith("Drawn 1."))).toEqual([]);
+      // The accepted ones are each linked from the precedent they draw on.
+      const drawn = work.candidates.filter((candidate) => candidate.title.startsWith("Drawn"));
+      expect(drawn).toHaveLength(5);
+      const precedent = work.precedents.find((each) => each.id === drawn[0]!.precedents![0])!;
+      const edges = await context.database.db.select().from(canvasEdges).where(and(eq(canvasEdges.roomId, roomId), eq(canvasEdges.sourceId, precedent.nodeId!)));
+      const drawnNodes = new Set(drawn.map((candidate) => candidate.nodeId));
+      expect(edges.filter((edge) => drawnNodes.has(edge.targetId)).map((edge) => [edge.targetId, edge.label]).sort()).toEqual(drawn.map((candidate) => [candidate.nodeId, "informs"]).sort());
     } finally {
       await provider.stop();
     }

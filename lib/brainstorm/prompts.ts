@@ -25,7 +25,7 @@ const PARTS: Record<string, string> = {
   contrarian: "Question the obvious: invert assumptions and propose what others would not. At least 5 ideas, up to 15.",
   historian: "Find precedents: organisations or projects that tried something like this, what happened and what it teaches.",
   analogist: "Find precedents in other domains that faced an analogous problem, what they tried and the lesson.",
-  synthesizer: "Cluster the ideas by theme and turn the strongest clusters into candidates, each naming the ideas it builds on.",
+  synthesizer: "Cluster the ideas by theme and turn the strongest clusters into candidates, each naming the ideas it builds on and the precedents it draws on, if any.",
   connector:
     "Read the Synthesizer's candidates and add candidates that combine ideas from different clusters (combination: true), so there are 5–8 in all.",
   skeptic: "Check every candidate's claims and assumptions: pass, flag or fatal, each assumption rated solid, shaky or unfounded.",

@@ -31,6 +31,7 @@ export interface Precedent extends By {
   tried: string;
   outcome: string;
   lesson: string;
+  nodeId: string | null;
 }
 export interface Candidate extends By {
   id: string;
@@ -38,6 +39,8 @@ export interface Candidate extends By {
   cluster: string;
   summary: string;
   sourceIdeas: string[];
+  /** The precedents it draws on, by id (candidates submitted without them have none). */
+  precedents?: string[];
   combination: boolean;
   nodeId: string | null;
 }
@@ -66,6 +69,8 @@ export interface Score extends By {
 /** Everything the brainstorm has produced so far, merged from what each agent submitted. */
 export interface BrainstormWork {
   framing: Required<FramingSubmission>;
+  /** The nodes the framing is drawn in: those of the submissions its parts are taken from. */
+  framingNodeIds: string[];
   /** Every idea of every pass of divergent thinking. */
   ideas: Idea[];
   precedents: Precedent[];
@@ -77,7 +82,7 @@ export interface BrainstormWork {
   pushback: Pushback[];
   /** The Strategist's scores of its latest pass. */
   scores: Score[];
-  proposal: (ProposalSubmission & By) | null;
+  proposal: (ProposalSubmission & By & { nodeId: string | null }) | null;
   deliverable: (string & {}) | null;
   /** Which pass of each stage the latest artifacts belong to. */
   latestPass: Partial<Record<StageKey, number>>;
@@ -95,6 +100,7 @@ const withNode = (row: BrainstormArtifact, index: number) => row.nodeIds[index] 
 export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
   const work: BrainstormWork = {
     framing: { scopeIn: [], scopeOut: [], constraints: [], successCriteria: [], keyQuestions: [] },
+    framingNodeIds: [],
     ideas: [],
     precedents: [],
     candidates: [],
@@ -107,6 +113,7 @@ export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
   };
   for (const row of rows) work.latestPass[row.stage] = Math.max(work.latestPass[row.stage] ?? 0, row.pass);
   const latest = (row: BrainstormArtifact) => row.pass === work.latestPass[row.stage];
+  const framingNodes = new Map<keyof BrainstormWork["framing"], string | null>();
   const checks = new Map<string, FactCheck>();
   const verdicts = new Map<string, Pushback>();
   for (const row of rows) {
@@ -116,7 +123,9 @@ export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
       case "framing":
         for (const key of Object.keys(work.framing) as (keyof BrainstormWork["framing"])[]) {
           const value = (content as FramingSubmission)[key];
-          if (value?.length) work.framing[key] = value;
+          if (!value?.length) continue;
+          work.framing[key] = value;
+          framingNodes.set(key, withNode(row, 0));
         }
         break;
       case "divergent":
@@ -125,7 +134,7 @@ export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
         );
         break;
       case "precedents":
-        for (const precedent of content.precedents as Omit<Precedent, keyof By>[]) work.precedents.push({ ...precedent, ...by });
+        (content.precedents as Omit<Precedent, keyof By | "nodeId">[]).forEach((precedent, index) => work.precedents.push({ ...precedent, ...by, nodeId: withNode(row, index) }));
         break;
       case "convergent":
         if (latest(row)) {
@@ -149,7 +158,7 @@ export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
         }
         break;
       case "review":
-        work.proposal = { ...(content as ProposalSubmission), ...by };
+        work.proposal = { ...(content as ProposalSubmission), ...by, nodeId: withNode(row, 0) };
         break;
       case "presentation":
         work.deliverable = String(content.markdown ?? "");
@@ -158,6 +167,7 @@ export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
         break;
     }
   }
+  work.framingNodeIds = [...new Set([...framingNodes.values()].filter((id): id is string => id !== null))];
   work.checks = [...checks.values()];
   work.pushback = [...verdicts.values()];
   return work;

@@ -213,6 +213,7 @@ export const candidateSchema = z.strictObject({
   cluster: line(80).describe("The theme the candidate's ideas share"),
   summary: line(400).describe("What the candidate proposes, in two sentences at most"),
   sourceIdeas: z.array(z.string().trim().min(1).max(16)).min(1).max(12).describe("Ids of the ideas it builds on, e.g. WI-2"),
+  precedents: z.array(z.string().trim().min(1).max(16)).max(5).optional().describe("Ids of the precedents it draws on, if any, e.g. P3"),
   combination: z.boolean().describe("True when it combines ideas from different clusters"),
 });
 export const candidatesSubmissionSchema = z.strictObject({

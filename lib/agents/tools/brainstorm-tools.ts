@@ -68,6 +68,13 @@ interface Submission<S extends z.ZodType> {
 const byId = <T extends { id: string }>(items: T[], id: string) => items.find((item) => item.id === id);
 const nodeOf = (work: BrainstormWork, candidateId: string) => byId(work.candidates, candidateId)?.nodeId ?? null;
 
+/**
+ * What ties a submission of the stages the framing feeds (divergent thinking, precedent research)
+ * to it: a link from each of the framing's nodes to the submission's first node, the head of what
+ * the call added, rather than one to every idea.
+ */
+const framedBy = (work: BrainstormWork): Accepted["links"] => work.framingNodeIds.map((from) => ({ from, to: { index: 0 }, label: "framed" }));
+
 function assertCandidates(ids: string[], inPlay: string[]): void {
   const unknown = ids.filter((id) => !inPlay.includes(id));
   if (unknown.length) throw badRequest(`Not a candidate of this stage: ${unknown.join(", ")}. Cover ${inPlay.join(", ")}.`);
@@ -108,7 +115,7 @@ const SUBMISSIONS = {
       return {
         content: { ideas },
         nodes: ideas.map((idea) => ({ kind: "idea", text: `${idea.id} · ${idea.title}\n${idea.oneLiner}` })),
-        links: [],
+        links: framedBy(work),
         summary: `${ideas.length} idea${ideas.length === 1 ? "" : "s"}`,
         count: work.ideas.length + ideas.length,
         // Only its own: an ideator learns nothing of the others' ideas, nor how many there are.
@@ -129,7 +136,7 @@ const SUBMISSIONS = {
           kind: "precedent",
           text: `${precedent.id} · ${precedent.name} (${precedent.domain})\nTried: ${precedent.tried}\nOutcome: ${precedent.outcome}\nLesson: ${precedent.lesson}`,
         })),
-        links: [],
+        links: framedBy(work),
         summary: `${precedents.length} precedent${precedents.length === 1 ? "" : "s"}`,
         count: work.precedents.length + precedents.length,
         result: { accepted: precedents.map((precedent) => precedent.id) },
@@ -144,6 +151,12 @@ const SUBMISSIONS = {
       const known = new Set(work.ideas.map((idea) => idea.id));
       const unknown = input.candidates.flatMap((candidate) => candidate.sourceIdeas).filter((id) => !known.has(id));
       if (unknown.length) throw badRequest(`No idea has the id ${[...new Set(unknown)].join(", ")}; use the ids in the Ideas list (e.g. ${[...known].slice(0, 3).join(", ")}).`);
+      const precedentNodes = new Map(work.precedents.map((precedent) => [precedent.id, precedent.nodeId]));
+      const unknownPrecedents = input.candidates.flatMap((candidate) => candidate.precedents ?? []).filter((id) => !precedentNodes.has(id));
+      if (unknownPrecedents.length) {
+        const listed = precedentNodes.size ? `use the ids in the Precedents list (e.g. ${[...precedentNodes.keys()].slice(0, 3).join(", ")})` : "there are no precedents: leave them out";
+        throw badRequest(`No precedent has the id ${[...new Set(unknownPrecedents)].join(", ")}; ${listed}.`);
+      }
       if (work.candidates.length + input.candidates.length > MAX_CANDIDATES) {
         throw badRequest(`At most ${MAX_CANDIDATES} candidates in all; there are ${work.candidates.length}. Merge, or submit at most ${MAX_CANDIDATES - work.candidates.length}.`);
       }
@@ -154,14 +167,18 @@ const SUBMISSIONS = {
         content: { candidates },
         nodes: candidates.map((candidate) => ({
           kind: "candidate",
-          text: `${candidate.id} · ${candidate.title}\n[${candidate.cluster}] ${candidate.summary}\nFrom: ${candidate.sourceIdeas.join(", ")}`,
+          text: `${candidate.id} · ${candidate.title}\n[${candidate.cluster}] ${candidate.summary}\nFrom: ${candidate.sourceIdeas.join(", ")}${candidate.precedents?.length ? `\nDraws on: ${candidate.precedents.join(", ")}` : ""}`,
         })),
-        links: candidates.flatMap((candidate, index) =>
-          candidate.sourceIdeas.flatMap((ideaId) => {
+        links: candidates.flatMap((candidate, index) => [
+          ...candidate.sourceIdeas.flatMap((ideaId) => {
             const node = ideaNodes.get(ideaId);
             return node ? [{ from: node, to: { index }, label: candidate.combination ? "combined into" : "clustered into" }] : [];
           }),
-        ),
+          ...[...new Set(candidate.precedents ?? [])].flatMap((precedentId) => {
+            const node = precedentNodes.get(precedentId);
+            return node ? [{ from: node, to: { index }, label: "informs" }] : [];
+          }),
+        ]),
         summary: `${candidates.length} candidate${candidates.length === 1 ? "" : "s"}`,
         count: work.candidates.length + candidates.length,
         result: { accepted: candidates.map((candidate) => candidate.id), candidates: work.candidates.length + candidates.length },
@@ -275,13 +292,14 @@ const SUBMISSIONS = {
     stage: "presentation",
     description: "Submit the final deliverable as markdown with the sections Recommendation, Reasons, Steps, Risks and Alternatives.",
     schema: presentationSubmissionSchema,
-    accept: (input) => {
+    accept: (input, { work }) => {
       const missing = missingSections(input.markdown);
       if (missing.length) throw badRequest(`The deliverable has no ${missing.map((name) => `"## ${name}"`).join(", ")} section; add ${missing.length === 1 ? "it" : "them"}.`);
+      const proposal = work.proposal?.nodeId;
       return {
         content: input,
         nodes: [{ kind: "deliverable", text: input.markdown }],
-        links: [],
+        links: proposal ? [{ from: proposal, to: { index: 0 }, label: "presented in" }] : [],
         summary: "the deliverable",
         count: null,
         result: { submitted: true, characters: input.markdown.length },

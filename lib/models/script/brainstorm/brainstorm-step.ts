@@ -140,8 +140,19 @@ function precedents(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   ];
 }
 
+/** The precedents (by id) whose story falls in one of `clusters`, at most two: what a candidate of those clusters draws on. */
+function precedentsFor(lines: string[], clusters: string[]): string[] {
+  return lines
+    .flatMap((line) => {
+      const id = line.match(/^(P\d+) /)?.[1];
+      return id && clusters.includes(clusterOf(line)) ? [id] : [];
+    })
+    .slice(0, 2);
+}
+
 function convergent(stage: StageReading): PlannedCall[] {
   const all = ideasIn(stage.section("Ideas"));
+  const precedentLines = stage.section("Precedents");
   const existing = candidatesIn(stage.section("Candidates so far"));
   if (stage.persona === "connector") {
     // Combinations: the first idea of one cluster with the first of another, two by two.
@@ -167,6 +178,7 @@ function convergent(stage: StageReading): PlannedCall[] {
           cluster: "Combination",
           summary: `${a.oneLiner.replace(/\.$/, "")}; and, together with it: ${b.oneLiner[0]!.toLowerCase()}${b.oneLiner.slice(1)}`,
           sourceIdeas: [a.id, b.id],
+          precedents: precedentsFor(precedentLines, [a, b].map((idea) => clusterOf(`${idea.title} ${idea.oneLiner}`))),
           combination: true,
         })),
       }),
@@ -190,6 +202,7 @@ function convergent(stage: StageReading): PlannedCall[] {
           cluster: cluster.name,
           summary: `${fill(cluster.summary, stage.words)} Builds on ${members.slice(0, 2).map((idea) => `“${idea.title}”`).join(" and ")}.`,
           sourceIdeas: members.slice(0, 4).map((idea) => idea.id),
+          precedents: precedentsFor(precedentLines, [cluster.name]),
           combination: false,
         };
       }),
