@@ -1,26 +1,23 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
-import type { AgentDto, VaultDto } from "@/lib/protocol";
+import type { AgentDto } from "@/lib/protocol";
+import { vaultQuery } from "./vault-query";
 
-/** What an agent has learned across rooms, read-only: its areas, insights and recent tasks. */
+/**
+ * What an agent has learned across rooms, read-only: its areas, insights and recent tasks. Read
+ * again as it changes (see `vaultQuery`).
+ */
 export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () => void }) {
   const roomId = useRoom((state) => state.room.id);
   const version = useRoom((state) => state.vaultVersions[agent.id] ?? 0);
   const admin = useRoom((state) => state.admin);
-  const [vault, setVault] = useState<VaultDto | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let current = true;
-    apiRequest<{ vault: VaultDto }>(`/api/rooms/${roomId}/agents/${agent.id}/vault`, "GET")
-      .then((answer) => current && setVault(answer.vault))
-      .catch((problem: Error) => current && setError(problem.message));
-    return () => {
-      current = false;
-    };
-  }, [roomId, agent.id, version]);
+  const { data: vault, error: unread } = useQuery(vaultQuery(roomId, agent.id, version));
+  const [refused, setRefused] = useState<string | null>(null);
+  const error = refused ?? (vault ? null : (unread?.message ?? null));
 
   return (
     <div className="vault" data-testid="vault-drawer" role="region" aria-label={`${agent.name}'s knowledge`}>
@@ -33,7 +30,7 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
             data-testid="vault-clear"
             onClick={() => {
               if (!window.confirm(`Clear everything ${agent.name} has learned, in every room?`)) return;
-              apiRequest(`/api/admin/rooms/${roomId}/agents/${agent.id}/vault`, "DELETE").catch((problem: Error) => setError(problem.message));
+              apiRequest(`/api/admin/rooms/${roomId}/agents/${agent.id}/vault`, "DELETE").catch((problem: Error) => setRefused(problem.message));
             }}
           >
             clear

@@ -76,7 +76,7 @@ export interface RoomState {
   reviews: Record<string, ReviewState>;
   /** The room's latest brainstorm, where it stands. */
   brainstorm: BrainstormDto | null;
-  /** Bumped when an agent's knowledge changes, so an open vault drawer reads it again. */
+  /** Bumped when an agent's knowledge changes (updated, cleared, a run's task recorded), so an open vault drawer reads it again. */
   vaultVersions: Record<string, number>;
   broadcasts: Record<string, BroadcastDto>;
   /** Answers per broadcast id, in arrival order. */
@@ -299,6 +299,8 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
         finishedAt: event.timestamp,
       })),
       typing: withoutTyping(state.typing, agentId),
+      // The run's task went into the agent's vault in the same write.
+      ...bumpVault(state, agentId),
     };
   },
   "board.posted": (state, { payload: { entry } }) => ({
