@@ -33,6 +33,39 @@ const KIND_COLORS: Record<AskKind, string> = {
   dialogue: "#e8590c",
 };
 
+type Point = { id: string; name: string; x: number; y: number };
+
+const CENTER = { x: 160, y: 135 };
+
+/**
+ * One edge as drawn: a curve from one member to the other that bends by its kind (so that edges of
+ * several kinds between two members stay apart), ending short of the circles, and where its count
+ * goes: on the curve, halfway along.
+ */
+function arrowOf(edge: AskEdge, points: Point[]): { edge: AskEdge; from: Point; to: Point; path: string; label: { x: number; y: number } } | null {
+  const from = points.find((point) => point.id === edge.from);
+  const to = points.find((point) => point.id === edge.to);
+  if (!from || !to) return null;
+  // Bent toward the ring's middle, where no name is written; the two directions between a pair
+  // bend by different amounts.
+  const bend = 18 + Object.keys(KIND_COLORS).indexOf(edge.kind) * 10 + (edge.from < edge.to ? 0 : 6);
+  const length = Math.hypot(to.x - from.x, to.y - from.y) || 1;
+  const [nx, ny] = [-(to.y - from.y) / length, (to.x - from.x) / length];
+  const [cx, cy] = [(from.x + to.x) / 2, (from.y + to.y) / 2];
+  const inward = nx * (CENTER.x - cx) + ny * (CENTER.y - cy) >= 0 ? 1 : -1;
+  const mx = cx + nx * bend * inward;
+  const my = cy + ny * bend * inward;
+  const shorten = (x: number, y: number) => {
+    const length = Math.hypot(mx - x, my - y) || 1;
+    return { x: x + ((mx - x) / length) * 20, y: y + ((my - y) / length) * 20 };
+  };
+  const start = shorten(from.x, from.y);
+  const end = shorten(to.x, to.y);
+  // A quadratic curve's point at t = ½: a quarter of each end and half of its control point.
+  const label = { x: (start.x + end.x) / 4 + mx / 2, y: (start.y + end.y) / 4 + my / 2 };
+  return { edge, from, to, path: `M${start.x},${start.y} Q${mx},${my} ${end.x},${end.y}`, label };
+}
+
 const KIND_LABELS: Record<AskKind, string> = {
   request: "requests",
   question: "questions",
@@ -59,10 +92,10 @@ export function WhoAskedWhom() {
     const members = [...agents.map((agent) => ({ id: agent.id, name: agent.name, color: agent.color })), ...(people ? [{ id: PEOPLE, name: "People", color: "#c9a227" }] : [])];
     return members.map((member, index) => {
       const angle = (index / members.length) * Math.PI * 2 - Math.PI / 2;
-      return { ...member, x: 160 + Math.cos(angle) * 110, y: 135 + Math.sin(angle) * 100 };
+      return { ...member, x: CENTER.x + Math.cos(angle) * 110, y: CENTER.y + Math.sin(angle) * 100 };
     });
   }, [agents, people]);
-  const at = (id: string) => points.find((point) => point.id === id);
+  const arrows = useMemo(() => edges.flatMap((edge) => arrowOf(edge, points) ?? []), [edges, points]);
   const total = edges.reduce((sum, edge) => sum + edge.count, 0);
 
   return (
@@ -80,36 +113,37 @@ export function WhoAskedWhom() {
                 </marker>
               ))}
             </defs>
-            {edges.map((edge, index) => {
-              const from = at(edge.from);
-              const to = at(edge.to);
-              if (!from || !to) return null;
-              // Edges of several kinds between two agents bend apart, so each stays readable.
-              const bend = 18 + (Object.keys(KIND_COLORS).indexOf(edge.kind) * 10);
-              const mx = (from.x + to.x) / 2 + ((to.y - from.y) / 200) * bend;
-              const my = (from.y + to.y) / 2 - ((to.x - from.x) / 200) * bend;
-              const shorten = (x: number, y: number, towardX: number, towardY: number) => {
-                const length = Math.hypot(towardX - x, towardY - y) || 1;
-                return { x: x + ((towardX - x) / length) * 20, y: y + ((towardY - y) / length) * 20 };
-              };
-              const start = shorten(from.x, from.y, mx, my);
-              const end = shorten(to.x, to.y, mx, my);
-              return (
-                <g key={index} data-testid="who-asked-edge" data-kind={edge.kind} data-count={edge.count} data-from={from.name} data-to={to.name}>
-                  <path d={`M${start.x},${start.y} Q${mx},${my} ${end.x},${end.y}`} fill="none" stroke={KIND_COLORS[edge.kind]} strokeWidth={1.5 + Math.min(edge.count, 6) * 0.5} markerEnd={`url(#arrow-${edge.kind})`} opacity={0.85} />
-                  <text x={mx} y={my} fontSize="11" textAnchor="middle" fill={KIND_COLORS[edge.kind]} fontWeight={700}>
-                    {edge.count}
-                  </text>
-                </g>
-              );
-            })}
+            {arrows.map(({ edge, path }, index) => (
+              <path key={index} d={path} fill="none" stroke={KIND_COLORS[edge.kind]} strokeWidth={1.5 + Math.min(edge.count, 6) * 0.5} markerEnd={`url(#arrow-${edge.kind})`} opacity={0.85} />
+            ))}
             {points.map((point) => (
               <g key={point.id}>
                 <circle cx={point.x} cy={point.y} r={16} fill={point.color} />
-                <text x={point.x} y={point.y + 30} fontSize="11" textAnchor="middle" fill="#495057">
+                {/* Outside the ring: above a member in its upper half, below one in its lower half. */}
+                <text x={point.x} y={point.y < CENTER.y - 1 ? point.y - 22 : point.y + 30} fontSize="11" textAnchor="middle" fill="#495057" className="who-asked__halo">
                   {point.name}
                 </text>
               </g>
+            ))}
+            {/* Counts last, over lines and names, so that none is hidden. */}
+            {arrows.map(({ edge, from, to, label }, index) => (
+              <text
+                key={index}
+                x={label.x}
+                y={label.y + 4}
+                fontSize="11"
+                textAnchor="middle"
+                fill={KIND_COLORS[edge.kind]}
+                fontWeight={700}
+                className="who-asked__halo"
+                data-testid="who-asked-edge"
+                data-kind={edge.kind}
+                data-count={edge.count}
+                data-from={from.name}
+                data-to={to.name}
+              >
+                {edge.count}
+              </text>
             ))}
           </svg>
           <div className="who-asked__legend">
