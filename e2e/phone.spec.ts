@@ -1,6 +1,6 @@
 import type { Locator } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { createRoomViaApi } from "./support/room-page";
+import { configureRoom, createRoomViaApi } from "./support/room-page";
 
 /** Both are on screen and no part of one lies over the other. */
 async function expectApart(one: Locator, other: Locator) {
@@ -56,4 +56,23 @@ test("at phone width the header, the canvas and the feed are each usable", async
   await expectApart(page.getByTestId("who-asked-toggle"), page.getByTestId("canvas-toolbar"));
   const bar = await page.getByTestId("command-bar").boundingBox();
   expect(bar!.y + bar!.height).toBeLessThanOrEqual(844);
+});
+
+test("at phone width a room whose scheduler is on says who starts next, clear of the rest of the header", async ({ page, baseURL }, testInfo) => {
+  const roomId = await createRoomViaApi(baseURL!, "Harbour songs at night, all night long");
+  await configureRoom(baseURL!, roomId, { scheduler_enabled: true, scheduler_interval_seconds: 60 });
+  await page.goto(`/rooms/${roomId}`);
+  const next = page.getByTestId("next-turn");
+  await expect(next).toHaveText(/^next: .+ (in \d+ s|any moment)$/);
+  const parts = ["room-title", "connection-status", "next-turn", "budget-left", "watching-count"].map((id) => page.getByTestId(id));
+  for (const part of parts) {
+    await expect(part).toBeVisible();
+    const box = (await part.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+  }
+  for (const [index, one] of parts.entries()) for (const other of parts.slice(index + 1)) await expectApart(one, other);
+  // The header leaves the canvas most of the screen.
+  expect((await page.locator(".react-flow").boundingBox())!.height).toBeGreaterThan(844 * 0.6);
+  await page.locator(".room-header").screenshot({ path: testInfo.outputPath("phone-header-next-turn.png") });
 });
