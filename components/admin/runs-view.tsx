@@ -6,16 +6,18 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiRequest } from "@/components/room/api";
 import type { AdminRunRow } from "@/lib/admin/admin-runs";
-import type { AdminRoomDetail } from "@/lib/rooms/list-rooms-for-admin";
-import { queryString, useAdminQuery } from "./admin-api";
+import { queryString } from "./admin-api";
 import { RUN_STATUS_LABEL, formatAgo, formatDollars, formatDuration, formatTokens } from "./admin-format";
+import { AgentPicker } from "./agent-picker";
 import { RoomPicker } from "./room-picker";
+import type { PickerChoice } from "./search-picker";
 import { RunActions } from "./run-actions";
 
 export interface RunFilters {
   status: AdminRunRow["status"] | null;
   room: { id: string; title: string } | null;
-  agent: string | null;
+  /** An agent by id, or every agent of a name (`value`), as the chip names it (`label`). */
+  agent: PickerChoice | null;
 }
 
 const PAGE = 25;
@@ -39,19 +41,24 @@ export function runDuration(run: Pick<AdminRunRow, "startedAt" | "finishedAt">, 
 
 /**
  * Every room's runs, newest first and live (the loaded pages are read again every two seconds),
- * filtered by status, room and agent; a run opens its steps, and can be cancelled or retried here.
+ * filtered by status, room and agent (picked by name across the instance, or in the chosen room);
+ * a run opens its steps, and can be cancelled or retried here.
  */
 export function RunsView({ initialFilters, initialPage }: { initialFilters: RunFilters; initialPage: RunsPage }) {
   const router = useRouter();
   const [filters, setFilters] = useState<RunFilters>(initialFilters);
   const change = (next: Partial<RunFilters>) => {
     const merged = { ...filters, ...next };
-    if (next.room !== undefined) merged.agent = null;
+    // An agent picked in another room would match nothing in this one.
+    if (next.room && next.agent === undefined) merged.agent = null;
     setFilters(merged);
-    router.replace(`/admin/runs${queryString({ status: merged.status, room: merged.room?.id, room_title: merged.room?.title, agent: merged.agent })}`, { scroll: false });
+    router.replace(
+      `/admin/runs${queryString({ status: merged.status, room: merged.room?.id, room_title: merged.room?.title, agent: merged.agent?.value, agent_label: merged.agent?.label })}`,
+      { scroll: false },
+    );
   };
-  const filterQuery = { status: filters.status, room: filters.room?.id, agent: filters.agent };
-  const unchanged = filters.status === initialFilters.status && filters.room?.id === initialFilters.room?.id && filters.agent === initialFilters.agent;
+  const filterQuery = { status: filters.status, room: filters.room?.id, agent: filters.agent?.value };
+  const unchanged = filters.status === initialFilters.status && filters.room?.id === initialFilters.room?.id && filters.agent?.value === initialFilters.agent?.value;
   const runs = useInfiniteQuery({
     queryKey: ["admin", "runs", filterQuery],
     queryFn: ({ pageParam }) => apiRequest<RunsPage>(`/api/admin/runs${queryString({ ...filterQuery, cursor: pageParam, limit: PAGE })}`, "GET"),
@@ -60,7 +67,6 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
     refetchInterval: 2000,
     initialData: unchanged ? { pages: [initialPage], pageParams: [null] } : undefined,
   });
-  const { data: room } = useAdminQuery<{ room: AdminRoomDetail }>(`/api/admin/rooms/${filters.room?.id}`, { enabled: !!filters.room });
   const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
   const now = Date.now();
 
@@ -80,16 +86,7 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
           ))}
         </select>
         <RoomPicker room={filters.room} onChange={(picked) => change({ room: picked })} />
-        {filters.room && (
-          <select aria-label="Agent" data-testid="agent-filter" value={filters.agent ?? ""} onChange={(event) => change({ agent: event.target.value || null })}>
-            <option value="">Any agent</option>
-            {room?.room.agents.map((agent) => (
-              <option key={agent.id} value={agent.id}>
-                {agent.name}
-              </option>
-            ))}
-          </select>
-        )}
+        <AgentPicker agent={filters.agent} room={filters.room?.id ?? null} onChange={(picked) => change({ agent: picked })} />
       </div>
       {runs.error && <p className="form-error">{runs.error.message}</p>}
       <div className="admin-table admin-table--runs" role="table" aria-label="Runs">

@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { type Run, agents, events, rooms, runModelCalls, runs } from "@/db/schema";
 import { notFound } from "@/lib/errors";
-import { type ErrorDetails, type PayloadOf, runStatusSchema } from "@/lib/protocol";
+import { agentsNamed } from "./find-agents";
+import { type ErrorDetails, type PayloadOf, type StoredErrorDetails, readErrorDetails, runStatusSchema } from "@/lib/protocol";
 import { keysetCursorSchema } from "@/lib/paging/keyset-cursor";
 import { type Page, exactTime, keysetPage, limitSchema } from "@/lib/paging/keyset-page";
 
@@ -13,7 +14,8 @@ const PROMPT_PREVIEW = 240;
 export const adminRunsQuerySchema = z.strictObject({
   status: runStatusSchema.optional(),
   room: z.string().min(1).max(64).optional(),
-  agent: z.string().min(1).max(64).optional(),
+  /** An agent's id, or a name: every agent of that name across the instance (or in `room`). */
+  agent: z.string().trim().min(1).max(120).optional(),
   cursor: keysetCursorSchema.optional(),
   limit: limitSchema(50),
 });
@@ -86,6 +88,7 @@ function toRow(row: ListedRun): AdminRunRow {
   const { cursorAt: _cursor, createdAt, startedAt, finishedAt, ...rest } = row;
   return {
     ...(rest as Omit<AdminRunRow, "createdAt" | "startedAt" | "finishedAt">),
+    error: readErrorDetails(rest.error as StoredErrorDetails | null),
     inputTokens: Number(rest.inputTokens),
     outputTokens: Number(rest.outputTokens),
     createdAt: createdAt.toISOString(),
@@ -94,8 +97,12 @@ function toRow(row: ListedRun): AdminRunRow {
   };
 }
 
-/** Every room's runs, newest first, filtered by status, room and agent, a page at a time. */
+/**
+ * Every room's runs, newest first, filtered by status, room and agent (by id, or by name across
+ * rooms), a page at a time.
+ */
 export async function listAdminRuns(db: Db, query: AdminRunsQuery): Promise<Page<AdminRunRow>> {
+  const agentIds = query.agent ? await agentsNamed(db, query.agent, query.room) : null;
   const rows = await db
     .select(listColumns)
     .from(runs)
@@ -105,7 +112,7 @@ export async function listAdminRuns(db: Db, query: AdminRunsQuery): Promise<Page
       and(
         query.status ? eq(runs.status, query.status) : undefined,
         query.room ? eq(runs.roomId, query.room) : undefined,
-        query.agent ? eq(runs.agentId, query.agent) : undefined,
+        agentIds ? inArray(runs.agentId, agentIds) : undefined,
         query.cursor ? sql`(${runs.createdAt}, ${runs.id}) < (${query.cursor.at}::timestamptz, ${query.cursor.id})` : undefined,
       ),
     )
@@ -195,8 +202,8 @@ export async function readAdminRun(db: Db, runId: string): Promise<AdminRunDetai
       const { runId: _run, agentId: _agent, ...step } = event.payload as PayloadOf<"run.step">;
       steps.push({ ...step, seq: event.seq, at, attempt });
     } else {
-      const { step, retry, of, error } = event.payload as PayloadOf<"run.retrying">;
-      retries.push({ seq: event.seq, at, step, retry, of, error });
+      const { step, retry, of, error } = event.payload as Omit<PayloadOf<"run.retrying">, "error"> & { error: StoredErrorDetails };
+      retries.push({ seq: event.seq, at, step, retry, of, error: readErrorDetails(error)! });
     }
   }
   const { parentRunId, chainDepth, streamingText, leaseExpiresAt, ...listed } = row;

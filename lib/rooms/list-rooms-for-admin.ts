@@ -37,7 +37,7 @@ export const adminRoomsQuerySchema = z.strictObject({
 export type AdminRoomsQuery = z.infer<typeof adminRoomsQuerySchema>;
 
 /** Characters that mean something to LIKE, taken literally. */
-function likePattern(text: string): string {
+export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 

@@ -1,7 +1,7 @@
 import { MockLanguageModelV4 } from "ai/test";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminActions, leases, runs, workers } from "@/db/schema";
+import { adminActions, agents, leases, runs, workers } from "@/db/schema";
 import { claimNextRun } from "@/lib/agents/claim-run";
 import { executeRun } from "@/lib/agents/execute-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -12,6 +12,7 @@ import { call, fromOwnAddress } from "@/test/http";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
 import { testDriver } from "@/test/test-database";
 import { useTestRuntime } from "@/test/test-runtime";
+import { GET as findAgents } from "./agents/route";
 import { GET as audit } from "./audit/route";
 import { GET as instance } from "./instance/route";
 import { GET as overview } from "./overview/route";
@@ -210,6 +211,83 @@ describe("the dashboard's run endpoints", () => {
     expect(queued.body.nextCursor).toBeNull();
   });
 
+  it("filter by agent across rooms, by its id or every agent of a name, paging by keyset to the last run", async () => {
+    const rain = await createTestRoom(db());
+    const snow = await createTestRoom(db());
+    const rainSongwriter = await agentByPersona(context.database, rain.roomId, "songwriter");
+    const snowSongwriter = await agentByPersona(context.database, snow.roomId, "songwriter");
+    const rainCurator = await agentByPersona(context.database, rain.roomId, "curator");
+    // Runs sharing their creation time, so that only the ids order them, between other agents' runs.
+    const at = new Date(Date.now() - 60_000);
+    for (const [index, agent] of [rainSongwriter, snowSongwriter, rainCurator, rainSongwriter, snowSongwriter, rainSongwriter].entries()) {
+      await db().insert(runs).values({
+        id: `agent-filter-${index}`,
+        roomId: agent.roomId,
+        agentId: agent.id,
+        status: "succeeded",
+        trigger: "human",
+        requestedBy: "human:alice",
+        prompt: `Run ${index}`,
+        correlationId: `agent-filter-${index}`,
+        createdAt: at,
+      });
+    }
+    const everyPage = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Awaited<ReturnType<typeof call>> = await get(listRuns, `/api/admin/runs?${query}&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(page.status, query).toBe(200);
+        seen.push(...page.body.runs.map((run: { id: string }) => run.id));
+        cursor = page.body.nextCursor;
+      } while (cursor && seen.length < 100);
+      return seen;
+    };
+    const newestFirst = async (agentIds: string[]) =>
+      (await db().select({ id: runs.id }).from(runs).where(inArray(runs.agentId, agentIds)).orderBy(desc(runs.createdAt), desc(runs.id))).map((run) => run.id);
+
+    // One agent by its id, with no room chosen.
+    const byId = await everyPage(`agent=${rainSongwriter.id}`);
+    expect(byId).toEqual(await newestFirst([rainSongwriter.id]));
+    expect(byId).toEqual(expect.arrayContaining(["agent-filter-5", "agent-filter-3", "agent-filter-0"]));
+    // Every agent of a name (any case), across rooms: every Songwriter's runs, each once.
+    const songwriters = (await db().select({ id: agents.id }).from(agents).where(eq(agents.name, "Songwriter"))).map((agent) => agent.id);
+    const byName = await everyPage("agent=songwriter");
+    expect(byName).toEqual(await newestFirst(songwriters));
+    expect(new Set(byName).size).toBe(byName.length);
+    expect(byName).toEqual(expect.arrayContaining(["agent-filter-4", "agent-filter-1"]));
+    expect(byName).not.toContain("agent-filter-2");
+    // A name in one room: that room's agent only.
+    expect(await everyPage(`agent=Songwriter&room=${snow.roomId}`)).toEqual(await newestFirst([snowSongwriter.id]));
+    expect(await everyPage(`agent=Songwriter&room=${snow.roomId}&status=succeeded`)).toEqual(["agent-filter-4", "agent-filter-1"]);
+
+    // An agent that is not there is a 400 saying so, not an empty list.
+    const unknown = await get(listRuns, "/api/admin/runs?agent=Nobody");
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toBe('agent: no agent has the id or name "Nobody" on this instance.');
+    const elsewhere = await get(listRuns, `/api/admin/runs?agent=${rainSongwriter.id}&room=${snow.roomId}`);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error.message).toMatch(/in this room\.$/);
+
+    // The picker finds agents by name across the instance, with their rooms; or in one room.
+    const found = await get(findAgents, "/api/admin/agents?q=SONG&limit=50");
+    expect(found.status).toBe(200);
+    const foundIds = found.body.agents.map((agent: { id: string }) => agent.id);
+    expect(foundIds).toEqual(expect.arrayContaining([rainSongwriter.id, snowSongwriter.id]));
+    expect(found.body.agents.every((agent: { name: string }) => agent.name === "Songwriter")).toBe(true);
+    expect(found.body.agents.find((agent: { id: string }) => agent.id === snowSongwriter.id)).toMatchObject({ roomId: snow.roomId, roomTitle: snow.room.title });
+    const inRain = await get(findAgents, `/api/admin/agents?room=${rain.roomId}`);
+    expect(inRain.body.agents.map((agent: { roomId: string }) => agent.roomId)).toEqual(inRain.body.agents.map(() => rain.roomId));
+    expect(inRain.body.agents.length).toBeGreaterThan(1);
+    expect((await get(findAgents, `/api/admin/agents?q=${rainCurator.id}`)).body.agents.map((agent: { id: string }) => agent.id)).toEqual([rainCurator.id]);
+    expect((await get(findAgents, "/api/admin/agents?q=song&limit=1")).body.agents).toHaveLength(1);
+    for (const [query, reason] of [["limit=0", /limit/], ["name=x", /unknown parameter\(s\) name/]] as const) {
+      const refused = await get(findAgents, `/api/admin/agents?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.error.message).toMatch(reason);
+    }
+  });
+
   it("answer a bad query with 400 and the reason", async () => {
     const bad: [string, RegExp][] = [
       ["status=done", /status/],
@@ -340,6 +418,7 @@ describe("the dashboard's run endpoints", () => {
     for (const [headers, expected] of attempts) {
       expect((await get(overview, "/api/admin/overview", {}, fromOwnAddress(headers))).status).toBe(expected);
       expect((await get(listRuns, "/api/admin/runs", {}, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await get(findAgents, "/api/admin/agents?q=song", {}, fromOwnAddress(headers))).status).toBe(expected);
       expect((await get(readRun, `/api/admin/runs/${run.id}`, { runId: run.id }, fromOwnAddress(headers))).status).toBe(expected);
       expect((await post(cancel, `/api/admin/runs/${run.id}/cancel`, { runId: run.id }, fromOwnAddress(headers))).status).toBe(expected);
       expect((await post(retry, `/api/admin/runs/${failed.runId}/retry`, { runId: failed.runId }, fromOwnAddress(headers))).status).toBe(expected);
