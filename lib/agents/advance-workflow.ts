@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { type Run, type RunPurpose, agents, rooms } from "@/db/schema";
 import { advanceBrainstorm } from "@/lib/brainstorm/advance-brainstorm";
-import { advanceBuildReview, afterReviewDialogue } from "@/lib/build-review/advance";
+import { advanceBuildReview, afterReviewDialogue, applyVerdictInReply } from "@/lib/build-review/advance";
 import { advanceDialogue } from "@/lib/dialogue/advance-dialogue";
 import { openDialogueFromWords } from "@/lib/dialogue/open-dialogue-from-words";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
@@ -11,9 +11,13 @@ import type { TurnOutcome } from "./turn-outcome";
 
 type Advance = (tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome) => Promise<void>;
 
-/** A dialogue's turn: the dialogue moves on, and a build review waiting for it goes on once it closes. */
+/**
+ * A dialogue's turn: the dialogue moves on, a verdict the Reviewer states in its reply is taken,
+ * and a build review waiting for the dialogue goes on once it closes.
+ */
 const advanceDialogueTurn: Advance = async (tx, emit, run, actor, outcome) => {
   const closed = await advanceDialogue(tx, emit, run, actor, outcome);
+  await applyVerdictInReply(tx, emit, run, outcome);
   if (closed?.buildReviewId) await afterReviewDialogue(tx, emit, closed, run, outcome.at);
 };
 

@@ -109,27 +109,64 @@ async function queueReview(context: Context, review: BuildReview, after: Run): P
   });
 }
 
+/** Records a verdict the Reviewer stated in words (`VERDICT: …`) as if it had submitted it. */
+async function recordVerdict(context: Context, review: BuildReview, verdict: ReviewVerdict): Promise<ReviewVerdict> {
+  await context.tx.update(buildReviews).set({ lastVerdict: verdict }).where(eq(buildReviews.id, review.id));
+  context.emit({
+    type: "review.verdict",
+    actor: member(context, BUILD_REVIEW_PERSONAS.reviewer),
+    correlationId: review.correlationId,
+    payload: { reviewId: review.id, round: verdict.round, version: verdict.version, verdict: verdict.verdict, issues: verdict.issues, openQuestions: verdict.openQuestions },
+  });
+  return verdict;
+}
+
 /** The verdict of this round: the one the Reviewer submitted, or the one its text states. */
 async function verdictOf(context: Context, review: BuildReview, text: string): Promise<ReviewVerdict> {
   if (review.lastVerdict && review.lastVerdict.version === review.codeVersion && review.lastVerdict.round === review.round) {
     return review.lastVerdict;
   }
   const stated = textVerdict(text);
-  const verdict: ReviewVerdict = {
+  return recordVerdict(context, review, {
     verdict: stated ?? "changes",
     issues: stated ? [] : [{ severity: "major", text: "The review stated no verdict." }],
     openQuestions: [],
     version: review.codeVersion,
     round: review.round,
-  };
-  await context.tx.update(buildReviews).set({ lastVerdict: verdict }).where(eq(buildReviews.id, review.id));
-  context.emit({
-    type: "review.verdict",
-    actor: member(context, BUILD_REVIEW_PERSONAS.reviewer),
-    correlationId: review.correlationId,
-    payload: { reviewId: review.id, round: review.round, version: review.codeVersion, verdict: verdict.verdict, issues: verdict.issues, openQuestions: [] },
   });
-  return verdict;
+}
+
+/** Whether a run called `toolName` in any of its steps. */
+function calledTool(transcript: unknown[], toolName: string): boolean {
+  return (transcript as ({ role?: unknown; toolCalls?: unknown } | null)[]).some(
+    (entry) => entry?.role === "assistant" && Array.isArray(entry.toolCalls) && entry.toolCalls.some((call: { name?: unknown } | null) => call?.name === toolName),
+  );
+}
+
+/**
+ * The Reviewer's reply in a dialogue of its review may state a new verdict in words, as a model
+ * without tools does: a line `VERDICT: APPROVE` or `VERDICT: CHANGES`, never a word in its prose.
+ * It is the verdict on the latest version, weighed when the dialogue closes, unless the reply
+ * submitted one with submit_verdict. Asking for changes again keeps the issues it had listed.
+ */
+export async function applyVerdictInReply(tx: DbOrTx, emit: Emit, run: Run, outcome: TurnOutcome): Promise<void> {
+  if (run.purpose?.kind !== "reply" || outcome.status !== "succeeded") return;
+  const stated = textVerdict(outcome.text);
+  if (!stated || calledTool(run.transcript, "submit_verdict")) return;
+  const [dialogue] = await tx.select({ buildReviewId: dialogues.buildReviewId }).from(dialogues).where(eq(dialogues.id, run.purpose.dialogueId));
+  if (!dialogue?.buildReviewId) return;
+  const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, dialogue.buildReviewId)).for("update");
+  if (!review || FINAL.has(review.status) || review.codeVersion === 0) return;
+  const context = await contextOf(tx, emit, review.roomId, outcome.at);
+  if (run.agentId !== member(context, BUILD_REVIEW_PERSONAS.reviewer).id) return;
+  const earlier = review.lastVerdict?.version === review.codeVersion ? review.lastVerdict.issues : [];
+  await recordVerdict(context, review, {
+    verdict: stated,
+    issues: stated === "approve" ? [] : earlier,
+    openQuestions: [],
+    version: review.codeVersion,
+    round: review.round,
+  });
 }
 
 async function afterReview(context: Context, review: BuildReview, run: Run, outcome: TurnOutcome): Promise<void> {

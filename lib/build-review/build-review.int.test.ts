@@ -54,6 +54,8 @@ type Behaviour = {
   reviewerSays?: (version: number) => string;
   /** The Reviewer puts a question to the Coder with ask_teammate when it reviews version 1. */
   reviewerAsks?: boolean;
+  /** The Reviewer replies in a dialogue in words only, as a model without tools does: what it says in each round. */
+  reviewerRepliesSay?: (round: number) => string;
 };
 
 function standIn(behaviour: Behaviour) {
@@ -80,6 +82,7 @@ function standIn(behaviour: Behaviour) {
     }
     if (review) return reply({ toolCall: { name: "submit_verdict", arguments: behaviour.verdict(Number(review[1])) } });
     const replying = user.match(/Dialogue with .+? \(round (\d+) of \d+\): reply/);
+    if (replying && behaviour.reviewerRepliesSay && /You are Reviewer/.test(system)) return reply({ text: behaviour.reviewerRepliesSay(Number(replying[1])) });
     if (replying) {
       const satisfied = behaviour.satisfied(Number(replying[1]));
       return reply({ toolCall: { name: "reply_in_dialogue", arguments: satisfied ? { satisfied } : { satisfied, remaining: "the null case" } } });
@@ -213,6 +216,38 @@ describe("the build review", () => {
       expect.objectContaining({ version: 1, verdict: "changes", issues: [{ severity: "major", text: "The review stated no verdict." }] }),
       expect.objectContaining({ version: 2, verdict: "approve", issues: [] }),
     ]);
+  });
+
+  it("takes the VERDICT line of a Reviewer without tools in its reply to the Coder, and only that line", async () => {
+    const asks = () => "Coder, what does it return for an empty sentence?\nVERDICT: CHANGES";
+    const approvesInReply = await runReview(
+      {},
+      { verdict: approveFrom(1), satisfied: () => true, reviewerSays: asks, reviewerRepliesSay: () => "Thanks, that clarifies it.\nVERDICT: APPROVE" },
+    );
+    expect(approvesInReply.talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "vocative" })]);
+    // Approved after talking to the Coder, without another version.
+    expect(approvesInReply.review).toMatchObject({ status: "approved", round: 1, codeVersion: 1 });
+    const types = approvesInReply.log.map((row) => row.type);
+    const order = ["review.code", "review.verdict", "dialogue.opened", "dialogue.message", "dialogue.message", "dialogue.closed", "review.verdict", "review.closed"];
+    expect(types.filter((type) => order.includes(type))).toEqual(order);
+    expect(approvesInReply.log.filter((row) => row.type === "review.verdict").map((row) => row.payload)).toEqual([
+      expect.objectContaining({ version: 1, round: 1, verdict: "changes" }),
+      expect.objectContaining({ version: 1, round: 1, verdict: "approve", issues: [] }),
+    ]);
+
+    // "Approved" in its prose is no verdict: the review goes on to a second version.
+    const saysApproved = await runReview(
+      {},
+      {
+        verdict: approveFrom(1),
+        satisfied: () => true,
+        reviewerSays: (version) => (version === 1 ? asks() : "VERDICT: APPROVE"),
+        reviewerRepliesSay: () => "Thanks, that clarifies it. Approved.",
+      },
+    );
+    expect(saysApproved.talks).toEqual([expect.objectContaining({ status: "resolved" })]);
+    expect(saysApproved.review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
+    expect(saysApproved.log.filter((row) => row.type === "review.verdict").map((row) => (row.payload as { verdict: string }).verdict)).toEqual(["changes", "approve"]);
   });
 
   it("opens a dialogue from the room's own concern phrases in a review that does not approve", async () => {

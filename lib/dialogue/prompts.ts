@@ -50,7 +50,7 @@ export function replyPrompt(
     conversationSoFar(dialogue, "You", earlier),
     "If the answer settles it, call reply_in_dialogue with satisfied true (and, when reviewing, submit_verdict again if your verdict changes). " +
       "If not, call reply_in_dialogue with satisfied false and what remains, and ask your follow-up in your final message. " +
-      "Without tools, thank them if it is settled, or ask your follow-up.",
+      "Without tools, thank them if it is settled, or ask your follow-up; when reviewing, end with a line `VERDICT: APPROVE` or `VERDICT: CHANGES` if your verdict changes.",
   ]
     .filter((part) => part !== null)
     .join("\n\n");
