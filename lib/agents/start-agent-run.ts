@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { agents, rooms } from "@/db/schema";
+import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
 import { badRequest, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS } from "@/lib/protocol";
@@ -29,7 +30,8 @@ export function defaultPrompt(template: string, persona: string, task: string): 
 
 /**
  * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
- * (429 until midnight UTC) while the room's or the instance's budget for today is spent.
+ * (429 until midnight UTC) while the room's or the instance's budget for today is spent, and
+ * (409) while the agent works alone in a brainstorm's divergent thinking.
  */
 export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
   const { events, result } = await writeRoomEvents(
@@ -38,6 +40,7 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
     async (tx, emit, at) => {
       const [agent] = await tx.select().from(agents).where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
       if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
+      await refuseWhileAlone(tx, roomId, agent);
       const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
       if (!room) throw notFound("Room");
       const settings = parseRoomSettings(room.settings);

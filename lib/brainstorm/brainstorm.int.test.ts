@@ -5,9 +5,11 @@ import { POST as cancelRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brain
 import { POST as decideRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/gate/route";
 import { GET as deliverableRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/deliverable/route";
 import { GET as latestRoute, POST as startRoute } from "@/app/api/rooms/[roomId]/brainstorms/route";
+import { POST as sendRoute } from "@/app/api/rooms/[roomId]/commands/route";
+import { POST as startRunRoute } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { ActiveRun } from "@/lib/agents/run-context";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
@@ -765,6 +767,80 @@ describe("the brainstorm", () => {
       release();
       await settled(roomId, ["awaiting_gate"]);
     } finally {
+      release();
+      await provider.stop();
+    }
+  });
+
+  it("refuses people's messages to an ideator while it works alone, changing nothing, and passes over it for a message naming nobody", async () => {
+    const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
+    const { roomId, team } = await brainstormRoom(context.database, { max_concurrent_runs: 8 });
+    const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
+    const wild = agentOf("wild-ideator");
+    let wildGo!: () => void;
+    const wildGoes = new Promise<void>((resolve) => (wildGo = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The Wild Ideator submits once the precedents are in; the others hold divergent thinking open until released.
+    const provider = await standIn(ideators, roomId, async (persona, request) => {
+      if (!JSON.stringify(request.messages).includes("Brainstorm stage 1")) return null;
+      await (persona === "wild-ideator" ? wildGoes : released);
+      return ideas(persona, 6);
+    });
+    const cookie = await seatIn(roomId);
+    const say = (text: string) => call(sendRoute, { url: "/x", method: "POST", params: { roomId }, body: { text }, cookie });
+    const roomState = async () => ({
+      notes: (await context.database.db.select({ id: agentNotes.id }).from(agentNotes).where(eq(agentNotes.roomId, roomId))).length,
+      events: (await eventTypes(roomId)).length,
+      runs: (await context.database.db.select({ id: runs.id }).from(runs).where(eq(runs.roomId, roomId))).length,
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      await eventually(async () => expect((await stateOf(roomId)).stages.precedents.status).toBe("done"), 30_000);
+      // The Wild Ideator's steps are now the room's latest.
+      wildGo();
+      await eventually(async () => {
+        const [stage1] = await context.database.db.select().from(runs).where(and(eq(runs.agentId, wild.id), sql`${runs.purpose}->>'stage' = 'divergent'`));
+        expect(stage1!.status).toBe("succeeded");
+      }, 30_000);
+      expect((await stateOf(roomId)).stages.divergent.status).toBe("running");
+      const before = await roomState();
+
+      // Named: refused with the reason, and nothing is written — no message kept, no run, no event.
+      const named = await say(`@${wild.name} Build on the pit-stop drills.`);
+      expect(named.status).toBe(409);
+      expect(named.body.error.message).toBe(
+        `${wild.name} is working alone in the brainstorm's divergent thinking (stage 1): nobody may reach it until the ideas are released, so that what it thinks of is its own. Send this once stage 1 has ended.`,
+      );
+      // Started with a prompt through the runs route: refused the same way.
+      const started = await call(startRunRoute, { url: "/x", method: "POST", params: { roomId }, body: { agentId: wild.id, prompt: "Look at the Contrarian's ideas." }, cookie });
+      expect(started.status).toBe(409);
+      expect(started.body.error.message).toMatch(/working alone .*stage 1/);
+      // Focused on it, a plain message is refused too.
+      expect((await say(`/focus ${wild.name}`)).status).toBe(200);
+      const afterFocus = await roomState();
+      const focused = await say("Any news?");
+      expect(focused.status).toBe(409);
+      expect(await roomState()).toEqual(afterFocus);
+      expect(afterFocus).toEqual({ ...before, events: before.events + 1 });
+
+      // Naming nobody with no focus, a message goes to the latest agent that may be reached, not to the ideator.
+      expect((await say("/focus")).status).toBe(200);
+      const unnamed = await say("What have you found so far?");
+      expect(unnamed.status).toBe(201);
+      const isolated = team.filter((agent) => ideators.includes(agent.persona)).map((agent) => agent.id);
+      expect(isolated).not.toContain(unnamed.body.command.agentId);
+      expect(["historian", "analogist"]).toContain(team.find((agent) => agent.id === unnamed.body.command.agentId)!.persona);
+
+      // Once the ideas are released, the ideator may be reached again.
+      release();
+      await eventually(async () => expect((await stateOf(roomId)).stages.divergent.status).not.toBe("running"), 30_000);
+      const later = await say(`@${wild.name} Which of your ideas would you start with?`);
+      expect(later.status).toBe(201);
+      expect(later.body.command.agentId).toBe(wild.id);
+      await settled(roomId, ["awaiting_gate"]);
+    } finally {
+      wildGo();
       release();
       await provider.stop();
     }

@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, type Brainstorm, type Run, agents, brainstorms } from "@/db/schema";
+import { conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
 import { type BrainstormWork, droppedCandidates, rankCandidates, readWork, standingOf, survivingCandidates } from "./work";
@@ -231,6 +232,19 @@ function ideatorsAtWork(db: Db, roomId: string) {
  */
 export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
   return new Set((await ideatorsAtWork(db, roomId)).map((row) => row.id));
+}
+
+/**
+ * Refuses (409) what a person would send an agent working alone — a message, a run started
+ * with their prompt: while divergent thinking runs, nothing from outside may reach an ideator
+ * (a message could carry another ideator's ideas), and nothing sent then could still be of use
+ * to its part once the ideas are released. The reason says when to send it instead.
+ */
+export async function refuseWhileAlone(db: Db, roomId: string, agent: Pick<Agent, "id" | "name">): Promise<void> {
+  if (!(await isolatedAgentIds(db, roomId)).has(agent.id)) return;
+  throw conflict(
+    `${agent.name} is working alone in the brainstorm's divergent thinking (stage 1): nobody may reach it until the ideas are released, so that what it thinks of is its own. Send this once stage 1 has ended.`,
+  );
 }
 
 /** What divergent thinking keeps from everyone else until it releases its ideas: what its ideators wrote since its pass began. */

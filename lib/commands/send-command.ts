@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, notInArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type Agent, agentNotes, agents, events, rooms, runs, seats } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { seatActor } from "@/lib/auth/seats";
+import { isolatedAgentIds, refuseWhileAlone } from "@/lib/brainstorm/stage-context";
 import { badRequest, notFound, tooManyRequests } from "@/lib/errors";
 import { type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { enforceRate } from "@/lib/limits/rate-limit";
@@ -32,13 +33,15 @@ export type SendCommandResult =
 /**
  * The agent whose step was the room's most recent (the newest `run.step` event): where a
  * message naming nobody goes when the seat has no focus. An agent still stepping in an older
- * run is more recent than one whose newer run finished earlier.
+ * run is more recent than one whose newer run finished earlier. Agents working alone (a
+ * brainstorm's ideators during divergent thinking) are passed over: nobody may reach them.
  */
 async function lastSteppedAgent(tx: DbOrTx, roomId: string): Promise<string | null> {
+  const alone = [...(await isolatedAgentIds(tx, roomId))];
   const [last] = await tx
     .select({ agentId: events.agent })
     .from(events)
-    .where(and(eq(events.roomId, roomId), eq(events.type, "run.step")))
+    .where(and(eq(events.roomId, roomId), eq(events.type, "run.step"), alone.length ? notInArray(events.agent, alone) : undefined))
     .orderBy(desc(events.seq))
     .limit(1);
   return last?.agentId ?? null;
@@ -92,7 +95,8 @@ export interface SendCommandOptions extends WriteRequestOptions {
  * its queued run, or in a run started for it. A seat may send `commands_per_minute`
  * messages and focus changes a minute (429 with `Retry-After` beyond); a message that would
  * start a run is refused with a 429, writing nothing, once `runStartsFrom` has started its
- * minute's allowance of agents.
+ * minute's allowance of agents. A message for an agent working alone in a brainstorm's
+ * divergent thinking is refused with a 409, writing nothing; one naming nobody passes over it.
  */
 export async function sendCommand(
   db: Db,
@@ -130,6 +134,8 @@ export async function sendCommand(
           `No agent has worked in this room yet, so there is no one to send it to: name one, e.g. @${team[0]?.name ?? "Name"} ${parsed.text}.`,
         );
       }
+      // Named or focused: an ideator thinking alone is not reached, nor is anything kept for later.
+      await refuseWhileAlone(tx, roomId, agent);
       const active = await tx
         .select({ id: runs.id, status: runs.status, correlationId: runs.correlationId })
         .from(runs)

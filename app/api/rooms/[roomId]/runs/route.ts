@@ -1,5 +1,6 @@
 // POST /api/rooms/[roomId]/runs — a participant starts an agent (the run is queued; rate-limited per client address,
-// refused while the day's budget is spent)
+// refused while the day's budget is spent, and with a 409 while the agent works alone in a brainstorm's divergent
+// thinking)
 import { startAgentRun, startRunInputSchema } from "@/lib/agents/start-agent-run";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
