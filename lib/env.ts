@@ -47,7 +47,8 @@ const envSchema = z.object({
   /**
    * Spending limits per day (UTC), across the whole instance and, as each room's default, per room;
    * 0 means no limit. A room's own `daily_token_budget` / `daily_cost_budget_usd` settings override
-   * the room defaults. See docs/behaviour/limits.md.
+   * the room defaults, and the instance's budgets set on the dashboard override the instance's.
+   * See docs/behaviour/limits.md.
    */
   PARLEY_INSTANCE_DAILY_TOKENS: z.coerce.number().int().min(0).default(0),
   PARLEY_INSTANCE_DAILY_COST_USD: z.coerce.number().min(0).default(20),

@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { InstanceStatus } from "@/lib/admin/read-instance";
 import { useAdminQuery } from "./admin-api";
 import { formatAgo, formatDuration } from "./admin-format";
+import { InstanceBudgetsForm } from "./instance-budgets-form";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -16,7 +17,8 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 
 /**
  * How the instance is running: who holds the scheduler and when it ticks next, every live
- * worker (idle or not) with its last heartbeat and the runs it holds, every instance seen, the database and its migrations, and the providers.
+ * worker (idle or not) with its last heartbeat and the runs it holds, every instance seen, the
+ * server's daily budgets (set here), the database and its migrations, and the providers.
  */
 export function InstanceView({ initial }: { initial: InstanceStatus }) {
   const { data } = useAdminQuery<{ instance: InstanceStatus }>("/api/admin/instance", { initialData: { instance: initial }, refreshMs: 2000 });
@@ -72,6 +74,10 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
             </Fact>
             {database.migrations.pending.length > 0 && <Fact label="Pending">{database.migrations.pending.join(", ")}</Fact>}
           </dl>
+        </section>
+        <section className="card" data-testid="instance-budgets-card">
+          <h2 className="admin-section-title">Daily budgets for the whole server</h2>
+          <InstanceBudgetsForm budgets={status.budgets} />
         </section>
         <section className="card" data-testid="instance-providers">
           <h2 className="admin-section-title">Model providers</h2>

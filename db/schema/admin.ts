@@ -66,7 +66,8 @@ export type AdminActionKind =
   | "run.cancelled"
   | "run.retried"
   | "vault.cleared"
-  | "brainstorm.gate_decided";
+  | "brainstorm.gate_decided"
+  | "instance.budgets_updated";
 
 export type AdminAction = typeof adminActions.$inferSelect;
 
@@ -82,3 +83,16 @@ export const instanceSecrets = pgTable("instance_secrets", {
 });
 
 export type InstanceSecret = typeof instanceSecrets.$inferSelect;
+
+/**
+ * Settings of the whole instance made from the dashboard, one row each (`daily_token_budget`,
+ * `daily_cost_budget_usd`), shared by every instance on the database. A setting without a row
+ * takes its environment variable's value.
+ */
+export const instanceSettings = pgTable("instance_settings", {
+  name: text("name").primaryKey(),
+  value: jsonb("value").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export type InstanceSetting = typeof instanceSettings.$inferSelect;

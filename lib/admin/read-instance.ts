@@ -7,6 +7,7 @@ import { rowsOf } from "@/db/rows";
 import { agents, leases, presence, rooms, runs } from "@/db/schema";
 import { listLiveWorkers } from "@/lib/agents/worker-registry";
 import { getEnv } from "@/lib/env";
+import { type InstanceBudgets, readInstanceBudgets } from "@/lib/limits/instance-budgets";
 import { PROVIDERS, type ProviderName, modelUnavailableReason } from "@/lib/models/registry";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import type { Runtime } from "@/lib/runtime";
@@ -52,6 +53,8 @@ export interface InstanceStatus {
   /** Instances seen lately: serving viewers, holding runs or the scheduler. */
   instances: { id: string; viewers: number; runs: number; scheduler: boolean }[];
   providers: { provider: ProviderName; configured: boolean; reason: string | null }[];
+  /** The server's daily budgets: as set from the dashboard, the environment's values, and what applies. */
+  budgets: InstanceBudgets;
 }
 
 /** A worker's name (`<instance>:worker`) → its instance. */
@@ -83,7 +86,7 @@ async function migrationLevel(database: Database) {
 /** Where the instance stands: the scheduler, every live worker and its runs, the database and its migrations, the providers. */
 export async function readInstance(runtime: Runtime, now: Date = new Date()): Promise<InstanceStatus> {
   const db = runtime.database.db;
-  const [[lease], live, held, scheduled, viewers, migrations, [version]] = await Promise.all([
+  const [[lease], live, held, scheduled, viewers, migrations, [version], budgets] = await Promise.all([
     db.select().from(leases).where(eq(leases.name, "scheduler")),
     listLiveWorkers(db),
     db
@@ -112,6 +115,7 @@ export async function readInstance(runtime: Runtime, now: Date = new Date()): Pr
       .groupBy(presence.instanceId, presence.roomId),
     migrationLevel(runtime.database),
     db.execute(sql`select current_setting('server_version') as version`).then((result) => rowsOf<{ version: string }>(result)),
+    readInstanceBudgets(db),
   ]);
 
   const workers = new Map<string, InstanceStatus["workers"][number]>();
@@ -189,5 +193,6 @@ export async function readInstance(runtime: Runtime, now: Date = new Date()): Pr
       const reason = modelUnavailableReason(`${provider}:any`, env);
       return { provider, configured: reason === null, reason };
     }),
+    budgets,
   };
 }

@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Database } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { presence, rooms, runs, usageHourly } from "@/db/schema";
-import { type Allowance, instanceDailyLimits } from "@/lib/limits/budget";
+import type { Allowance } from "@/lib/limits/budget";
+import { readInstanceBudgets } from "@/lib/limits/instance-budgets";
 import { type Spend, calendarStarts, dailyAllowances, readSpend } from "@/lib/usage/read-spend";
 import { countActiveRuns } from "./admin-runs";
 
@@ -137,9 +138,10 @@ export async function readOverview(database: Database, query: OverviewQuery, now
   for (let start = first; start <= end; start += bucketMs) buckets.push(start);
   const rangeStart = new Date(first);
 
-  const [usage, spend, roomCounts, watching, active, failed] = await Promise.all([
+  const [usage, spend, instanceBudgets, roomCounts, watching, active, failed] = await Promise.all([
     usageByBucket(database, rangeStart, bucketMs),
     readSpend(db, now),
+    readInstanceBudgets(db),
     db
       .select({ total: count(), activeToday: sql<number>`(count(*) filter (where ${rooms.lastActivityAt} >= ${today.toISOString()}::timestamptz))::int` })
       .from(rooms),
@@ -159,7 +161,7 @@ export async function readOverview(database: Database, query: OverviewQuery, now
     watching: { connections: Number(watching[0]?.connections ?? 0), rooms: Number(watching[0]?.rooms ?? 0) },
     runs: { ...active, failedToday: Number(failed[0]?.count ?? 0) },
     spend,
-    budget: dailyAllowances(instanceDailyLimits(), spend.today),
+    budget: dailyAllowances(instanceBudgets.limits, spend.today),
     todayStartedAt: today.toISOString(),
     weekStartedAt: week.toISOString(),
     usage: {

@@ -6,6 +6,7 @@ import { type Env, getEnv } from "@/lib/env";
 import { tooManyRequests } from "@/lib/errors";
 import type { LimitName, LimitReachedPayload, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { readInstanceBudgets } from "./instance-budgets";
 
 /** Tokens (input and output) and US dollars spent. */
 export interface Usage {
@@ -58,11 +59,6 @@ export function roomDailyLimits(settings: Pick<RoomSettings, "daily_token_budget
     tokens: settings.daily_token_budget ?? env.PARLEY_ROOM_DAILY_TOKENS,
     costUsd: settings.daily_cost_budget_usd ?? env.PARLEY_ROOM_DAILY_COST_USD,
   };
-}
-
-/** The instance's daily limits; 0 means none. */
-export function instanceDailyLimits(env: Env = getEnv()) {
-  return { tokens: env.PARLEY_INSTANCE_DAILY_TOKENS, costUsd: env.PARLEY_INSTANCE_DAILY_COST_USD };
 }
 
 /** What one workflow may spend on model calls; 0 means no cap. */
@@ -121,14 +117,15 @@ export interface ReadBudgetsOptions {
 export async function readBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}): Promise<Budgets> {
   const env = options.env ?? getEnv();
   const periods = budgetPeriods(options.now ?? new Date());
-  const [instanceSpent, roomSpent] = await Promise.all([
+  const [instanceSpent, roomSpent, instanceBudgets] = await Promise.all([
     usageSince(db, null, periods.dayStart, periods.weekStart),
     options.room ? usageSince(db, options.room.id, periods.dayStart, periods.weekStart) : null,
+    readInstanceBudgets(db, env),
   ]);
   return {
     day: { start: periods.dayStart.toISOString(), end: periods.dayEnd.toISOString() },
     week: { start: periods.weekStart.toISOString(), end: periods.weekEnd.toISOString() },
-    instance: scope(instanceSpent, instanceDailyLimits(env)),
+    instance: scope(instanceSpent, instanceBudgets.limits),
     room: options.room && roomSpent ? { roomId: options.room.id, ...scope(roomSpent, roomDailyLimits(options.room.settings, env)) } : null,
   };
 }
@@ -231,7 +228,7 @@ export async function runLimitReached(
 async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date, env: Env): Promise<Budgets> {
   const { dayStart, dayEnd } = budgetPeriods(now);
   const roomLimits = roomDailyLimits(settings, env);
-  const instanceLimits = instanceDailyLimits(env);
+  const instanceLimits = (await readInstanceBudgets(db, env)).limits;
   const limited = (limits: { tokens: number; costUsd: number }) => limits.tokens > 0 || limits.costUsd > 0;
   const nothing = { today: { tokens: 0, costUsd: 0 }, week: { tokens: 0, costUsd: 0 } };
   const [instanceSpent, roomSpent] = await Promise.all([
