@@ -76,7 +76,7 @@ async function seed(db: Database["db"]) {
       'wf-' || workflow, case when status = 'queued' then 0 else 3 end, case when status = 'queued' then 0 else 1 end,
       case when status = 'queued' then 0 else 3600 end, case when status = 'queued' then 0 else 600 end, case when status = 'queued' then 0 else 0.0105 end,
       case when status = 'running' then 'bench-b:worker:' || n end, case when status = 'running' then now() + interval '30 seconds' end,
-      case when status = 'failed' then '{"errorType": "provider", "errorMessage": "The provider answered 500.", "retryPossible": true}'::jsonb end,
+      case when status = 'failed' then '{"error_type": "provider", "error_message": "The provider answered 500.", "retry_possible": true}'::jsonb end,
       at, case when status <> 'queued' then at end, case when status in ('succeeded', 'failed', 'cancelled') then at + interval '20 seconds' end
     from (
       select n, (n - 1) / 3 as workflow,

@@ -152,7 +152,7 @@ export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
       </dl>
       {run.error && (
         <p className="banner banner--danger" data-testid="run-error">
-          {run.error.errorType}: {run.error.errorMessage}
+          {run.error.error_type}: {run.error.error_message}
         </p>
       )}
       <section>
@@ -189,7 +189,7 @@ export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
             ))}
             {detail.retries.map((retry) => (
               <li key={retry.seq} className="form-error">
-                Step {retry.step + 1}: model call retried ({retry.retry} of {retry.of}) after {retry.error.errorMessage}
+                Step {retry.step + 1}: model call retried ({retry.retry} of {retry.of}) after {retry.error.error_message}
               </li>
             ))}
           </ul>

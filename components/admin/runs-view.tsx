@@ -115,7 +115,7 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
               </button>
             </span>
             <span role="cell" className="admin-table__prompt" title={run.prompt}>
-              {run.error ? <span className="form-error">{run.error.errorMessage}</span> : run.prompt}
+              {run.error ? <span className="form-error">{run.error.error_message}</span> : run.prompt}
             </span>
             <span role="cell" className="admin-table__num" data-label="steps">
               {run.steps}

@@ -393,8 +393,8 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     const { status, error, steps, attempts } = event.payload;
     const retried = attempts > 1 ? ` · ${attempts} attempts` : "";
     const meta = `${steps} step${steps === 1 ? "" : "s"}${retried} · ${formatUsage(event.payload, { model: modelOf(context, event.payload.agentId) })}`;
-    if (status === "failed") return { text: "failed", detail: error?.errorMessage, meta, nodeIds: [], tone: "error" };
-    if (status === "cancelled") return { text: "was stopped", detail: error?.errorMessage, meta, nodeIds: [], tone: "agent" };
+    if (status === "failed") return { text: "failed", detail: error?.error_message, meta, nodeIds: [], tone: "error" };
+    if (status === "cancelled") return { text: "was stopped", detail: error?.error_message, meta, nodeIds: [], tone: "agent" };
     return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };
   },
   "limit.reached": (event) => ({ text: LIMIT_LABELS[event.payload.limit], detail: event.payload.message, nodeIds: [], tone: "error" }),
@@ -423,7 +423,7 @@ function describeRetry(retry: PayloadOf<"run.retrying" | "broadcast.retrying">, 
   const seconds = (retry.delayMs / 1000).toFixed(retry.delayMs < 10_000 ? 1 : 0);
   return {
     text: `${what} in ${seconds} s (retry ${retry.retry} of ${retry.of})`,
-    detail: retry.error.errorMessage,
+    detail: retry.error.error_message,
     nodeIds: [],
     tone: "error",
   };

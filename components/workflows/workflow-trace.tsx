@@ -165,7 +165,7 @@ export function WorkflowTimeline({
                     <div className={`trace__message trace__message--${message.status}`}>
                       <strong>{message.agent_name}</strong> {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
                       {line.meta && <div className="trace__meta">{line.meta}</div>}
-                      {message.error_details && <div className="trace__error">{message.error_details.errorMessage}</div>}
+                      {message.error_details && <div className="trace__error">{message.error_details.error_message}</div>}
                     </div>
                   )}
                 </div>

@@ -13,6 +13,7 @@ import {
   timestamp,
 } from "drizzle-orm/pg-core";
 import type { StageKey } from "@/lib/protocol/brainstorm";
+import type { StoredErrorDetails } from "@/lib/protocol/envelope";
 import { agents } from "./agents";
 import { rooms } from "./rooms";
 
@@ -65,7 +66,8 @@ export const runs = pgTable(
     opening: jsonb("opening").$type<RunOpening | null>(),
     /** What the agent is writing right now, refreshed while it streams. */
     streamingText: text("streaming_text").notNull().default(""),
-    error: jsonb("error").$type<{ errorType: string; errorMessage: string; retryPossible: boolean } | null>(),
+    /** What went wrong, in the protocol's names; rows written before hold them in camelCase (`readErrorDetails`). */
+    error: jsonb("error").$type<StoredErrorDetails | null>(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp("started_at", { withTimezone: true }),
     finishedAt: timestamp("finished_at", { withTimezone: true }),

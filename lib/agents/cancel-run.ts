@@ -8,7 +8,7 @@ import { finishRun, finishRunInWrite } from "./finish-run";
 
 /** How a run someone cancelled ends. */
 function cancelledBy(by: Actor): ErrorDetails {
-  return { errorType: "cancelled", errorMessage: `Cancelled by ${by.name}.`, retryPossible: false };
+  return { error_type: "cancelled", error_message: `Cancelled by ${by.name}.`, retry_possible: false };
 }
 
 /**

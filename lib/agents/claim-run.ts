@@ -101,17 +101,17 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
 
     if (candidate.cancelRequested) {
       await endUnclaimed(tx, candidate, "cancelled", {
-        errorType: "cancelled",
-        errorMessage: "Cancelled before it could run again.",
-        retryPossible: false,
+        error_type: "cancelled",
+        error_message: "Cancelled before it could run again.",
+        retry_possible: false,
       });
       continue;
     }
     if (candidate.status === "running" && candidate.attempts >= maxAttempts) {
       await endUnclaimed(tx, candidate, "failed", {
-        errorType: "worker_lost",
-        errorMessage: `The run's worker stopped responding ${candidate.attempts} times; giving up.`,
-        retryPossible: false,
+        error_type: "worker_lost",
+        error_message: `The run's worker stopped responding ${candidate.attempts} times; giving up.`,
+        retry_possible: false,
       });
       continue;
     }

@@ -61,11 +61,11 @@ function errorDetails(error: unknown): ErrorDetails {
   // After its retries the SDK reports the last provider error wrapped in a RetryError.
   if (RetryError.isInstance(error) && error.lastError) return errorDetails(error.lastError);
   if (error instanceof ModelUnavailableError) {
-    return { errorType: "model_unavailable", errorMessage: error.message, retryPossible: false };
+    return { error_type: "model_unavailable", error_message: error.message, retry_possible: false };
   }
   if (APICallError.isInstance(error) || error instanceof ModelCallTimeoutError) return providerErrorDetails(error);
   const message = error instanceof Error ? error.message : String(error);
-  return { errorType: "run_error", errorMessage: message.slice(0, 500), retryPossible: false };
+  return { error_type: "run_error", error_message: message.slice(0, 500), retry_possible: false };
 }
 
 /** PostgreSQL text and jsonb cannot hold NUL characters; models can still produce them. */
@@ -331,7 +331,7 @@ export async function executeRun(
       return null;
     }
     if (reason === "cancelled" || (failure && options.signal.aborted)) {
-      return finish("cancelled", { errorType: "cancelled", errorMessage: "Cancelled.", retryPossible: false });
+      return finish("cancelled", { error_type: "cancelled", error_message: "Cancelled.", retry_possible: false });
     }
     const limit = limitStop ?? active.state.stop;
     if (limit && !writeFailure) return finish("failed", limitErrorDetails(limit), limit);

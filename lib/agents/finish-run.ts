@@ -126,7 +126,7 @@ export async function afterRunEnded(
     tx,
     emit,
     run,
-    { status: outcome.status, reason: outcome.error?.errorMessage ?? null, answer: lastWords(run.transcript), at: outcome.at },
+    { status: outcome.status, reason: outcome.error?.error_message ?? null, answer: lastWords(run.transcript), at: outcome.at },
     agent,
   );
   const [member] = await tx.select({ identity: agents.identity }).from(agents).where(eq(agents.id, run.agentId));
@@ -137,7 +137,7 @@ export async function afterRunEnded(
       roomId: run.roomId,
       runId: run.id,
       asked: await whatWasAsked(tx, run),
-      outcome: outcome.status === "succeeded" ? "done" : `${outcome.status}${outcome.error ? `: ${outcome.error.errorMessage}` : ""}`,
+      outcome: outcome.status === "succeeded" ? "done" : `${outcome.status}${outcome.error ? `: ${outcome.error.error_message}` : ""}`,
       steps: run.steps,
       costUsd: run.costUsd,
       at: outcome.at,

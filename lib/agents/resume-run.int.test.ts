@@ -873,7 +873,7 @@ describe("a run's totals", () => {
       claimed!,
       { owner: "worker-whose-save-fails", signal: new AbortController().signal, stopReason: () => null },
     );
-    expect(outcome).toMatchObject({ status: "failed", error: { errorMessage: "connection lost" } });
+    expect(outcome).toMatchObject({ status: "failed", error: { error_message: "connection lost" } });
 
     const { steps, totals, calls } = await totalsOf(roomId, run.id);
     expect(steps).toEqual([]);

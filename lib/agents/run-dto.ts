@@ -1,5 +1,5 @@
 import type { Run } from "@/db/schema";
-import type { RunDto } from "@/lib/protocol";
+import { type RunDto, readErrorDetails } from "@/lib/protocol";
 
 export function runToDto(run: Run): RunDto {
   return {
@@ -19,7 +19,7 @@ export function runToDto(run: Run): RunDto {
     inputTokens: run.inputTokens,
     outputTokens: run.outputTokens,
     costUsd: run.costUsd,
-    error: run.error ?? null,
+    error: readErrorDetails(run.error),
     createdAt: run.createdAt.toISOString(),
     startedAt: run.startedAt?.toISOString() ?? null,
     finishedAt: run.finishedAt?.toISOString() ?? null,

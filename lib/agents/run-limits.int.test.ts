@@ -365,8 +365,8 @@ describe("failure isolation", () => {
       }, 20_000);
       const byId = new Map(all.map((run) => [run.id, run]));
       expect(byId.get(failing.id)!.status).toBe("failed");
-      expect(byId.get(failing.id)!.error).toMatchObject({ errorType: "provider_error", retryPossible: false });
-      expect(byId.get(failing.id)!.error!.errorMessage).toMatch(/model overloaded/);
+      expect(byId.get(failing.id)!.error).toMatchObject({ error_type: "provider_error", retry_possible: false });
+      expect(byId.get(failing.id)!.error).toMatchObject({ error_message: expect.stringMatching(/model overloaded/) });
       expect(byId.get(throwingRun.id)!.error).toBeNull();
       expect(byId.get(throwingRun.id)!.status).toBe("succeeded");
       expect((await stepsOf(roomId, throwingRun.id))[0]!.toolResults[0]!.error).toBeTruthy();
@@ -398,8 +398,8 @@ describe("failure isolation", () => {
       await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
       const [run] = await settled(roomId, 1);
       expect(run!.status).toBe("failed");
-      expect(run!.error).toMatchObject({ errorType: "model_unavailable", retryPossible: false });
-      expect(run!.error!.errorMessage).toMatch(/OPENAI_API_KEY is not set/);
+      expect(run!.error).toMatchObject({ error_type: "model_unavailable", retry_possible: false });
+      expect(run!.error).toMatchObject({ error_message: expect.stringMatching(/OPENAI_API_KEY is not set/) });
     } finally {
       if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
       await worker.stop();

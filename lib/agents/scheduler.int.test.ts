@@ -246,7 +246,7 @@ describe("the scheduler", () => {
     const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true });
     const { entry } = await boardRequestFromRun(roomId, 0);
     const storyteller = await agentByPersona(database, roomId, "storyteller");
-    const failure = { errorType: "provider_error", errorMessage: "overloaded", retryPossible: false };
+    const failure = { error_type: "provider_error", error_message: "overloaded", retry_possible: false };
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       await dueAgain(roomId);
       const outcome = await scheduleRoom(database.db, roomId);

@@ -43,7 +43,7 @@ describe("visible retries", () => {
     const model = withVisibleRetries(inner, { delays: [1, 2, 3], onRetry: async (notice) => void notices.push(notice), random: () => 0.5 });
     await model.doStream({ prompt: [] });
     expect(calls).toBe(3);
-    expect(notices.map((notice) => [notice.retry, notice.of, notice.delayMs, notice.error.errorType])).toEqual([
+    expect(notices.map((notice) => [notice.retry, notice.of, notice.delayMs, notice.error.error_type])).toEqual([
       [1, 3, 1, "provider_error"],
       [2, 3, 2, "provider_error"],
     ]);
@@ -74,7 +74,7 @@ describe("visible retries", () => {
     expect(signals[0]!.aborted).toBe(true);
     expect(signals[0]!.reason).toBeInstanceOf(ModelCallTimeoutError);
     expect(notices).toEqual([
-      { retry: 1, of: 1, delayMs: expect.any(Number), error: { errorType: "timeout", errorMessage: "The model did not answer within 0.03 s.", retryPossible: true } },
+      { retry: 1, of: 1, delayMs: expect.any(Number), error: { error_type: "timeout", error_message: "The model did not answer within 0.03 s.", retry_possible: true } },
     ]);
   });
 

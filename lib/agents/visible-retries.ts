@@ -56,11 +56,11 @@ export function retryDelay(error: unknown, retry: number, delays: readonly numbe
 
 /** What went wrong with a model call, as the protocol reports it. */
 export function providerErrorDetails(error: APICallError | ModelCallTimeoutError): ErrorDetails {
-  if (error instanceof ModelCallTimeoutError) return { errorType: "timeout", errorMessage: error.message, retryPossible: true };
+  if (error instanceof ModelCallTimeoutError) return { error_type: "timeout", error_message: error.message, retry_possible: true };
   return {
-    errorType: error.statusCode === 429 ? "rate_limited" : "provider_error",
-    errorMessage: `${error.message}${error.statusCode ? ` (HTTP ${error.statusCode})` : ""}`.slice(0, 500),
-    retryPossible: error.isRetryable,
+    error_type: error.statusCode === 429 ? "rate_limited" : "provider_error",
+    error_message: `${error.message}${error.statusCode ? ` (HTTP ${error.statusCode})` : ""}`.slice(0, 500),
+    retry_possible: error.isRetryable,
   };
 }
 

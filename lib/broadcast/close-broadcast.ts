@@ -17,11 +17,11 @@ export type BroadcastOutcome = "complete" | "timeout" | "deferred" | "skipped" |
 
 /** Why a broadcast ended without its answers, for the event's error details. */
 const SHORTFALLS: Partial<Record<BroadcastOutcome, ErrorDetails>> = {
-  timeout: { errorType: "broadcast_timeout", errorMessage: "Not every answer arrived in time.", retryPossible: true },
+  timeout: { error_type: "broadcast_timeout", error_message: "Not every answer arrived in time.", retry_possible: true },
   cancelled: {
-    errorType: "asker_stopped",
-    errorMessage: "The asker stopped waiting before the answers were in.",
-    retryPossible: false,
+    error_type: "asker_stopped",
+    error_message: "The asker stopped waiting before the answers were in.",
+    retry_possible: false,
   },
 };
 

@@ -81,7 +81,7 @@ describe("a question whose asking run ends without collecting it", () => {
       expect(story.indexOf("broadcast.closed:cancelled")).toBeLessThan(story.indexOf("run.finished:cancelled"));
       const events = await readEventsAfter(context.database.db, roomId, 0, 2000);
       const closed = events.find((event) => event.type === "broadcast.closed")!;
-      expect(closed.error_details).toMatchObject({ errorType: "asker_stopped" });
+      expect(closed.error_details).toMatchObject({ error_type: "asker_stopped" });
     } finally {
       await worker.stop();
     }
@@ -94,7 +94,7 @@ describe("a question whose asking run ends without collecting it", () => {
     expect((await claimNextRun(context.database.db, { owner: "crashing", leaseMs: 5000 }))?.id).toBe(run.id);
     const [claimed] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
     const open = await leaveQuestion(context.database, roomId, "songwriter", { mode: "human", status: "open", runId: run.id, deadlineAt: inOneMinute() });
-    const failure = { errorType: "run_error", errorMessage: "crashed", retryPossible: false };
+    const failure = { error_type: "run_error", error_message: "crashed", retry_possible: false };
     const usage = { steps: 1, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
     expect(await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, ...usage }, "crashing")).toBe(true);
 
@@ -127,7 +127,7 @@ describe("a question whose asking run ends without collecting it", () => {
     // the run is ended elsewhere just before it.
     const racing = interceptTransactions(context.database, async (index) => {
       if (index !== 3) return;
-      const failure = { errorType: "worker_lost", errorMessage: "gone", retryPossible: false };
+      const failure = { error_type: "worker_lost", error_message: "gone", retry_possible: false };
       await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, durationMs: 0 }, null);
     });
     const result = await askOthers(

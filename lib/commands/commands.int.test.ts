@@ -311,7 +311,7 @@ describe("@agent commands", () => {
     const withdrawn = await call(withdraw, { url: "/x", method: "DELETE", params: { roomId, commandId: sent.id }, cookie });
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body).toEqual({ commandId: sent.id, cancelled: true, cancelledRunId: sent.runId });
-    expect(await runOf(sent.runId)).toMatchObject({ status: "cancelled", cancelRequested: true, error: { errorType: "cancelled", errorMessage: "Cancelled by Ada." } });
+    expect(await runOf(sent.runId)).toMatchObject({ status: "cancelled", cancelRequested: true, error: { error_type: "cancelled", error_message: "Cancelled by Ada." } });
     // The run ends in the withdrawal's own write, announced as any cancelled run.
     const written = await context.database.db
       .select({ type: events.type, createdAt: events.createdAt, payload: events.payload })

@@ -150,7 +150,7 @@ describe("daily budgets", () => {
       const queued = await queueRun(roomId);
       const finished = await settledRun(queued.id);
       expect(finished.status).toBe("failed");
-      expect(finished.error).toMatchObject({ errorType: "room_daily_tokens" });
+      expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
       expect(scripted.doStreamCalls).toHaveLength(0);
       const events = await eventsOf(roomId);
       const limit = events.find((event) => event.type === "limit.reached");
@@ -172,7 +172,7 @@ describe("daily budgets", () => {
       const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
       const finished = await settledRun(run.id);
       expect(finished.status).toBe("failed");
-      expect(finished.error).toMatchObject({ errorType: "room_daily_tokens" });
+      expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
       expect(scripted.doStreamCalls).toHaveLength(2);
       expect(finished.steps).toBe(2);
       const events = await eventsOf(roomId);
@@ -195,8 +195,8 @@ describe("daily budgets", () => {
     try {
       const queued = await queueRun(roomId);
       const finished = await settledRun(queued.id);
-      expect(finished.error).toMatchObject({ errorType: "instance_daily_cost" });
-      expect(finished.error!.errorMessage).toMatch(/server.s daily cost budget is spent \(\$[0-9.]+ of \$0\.50 used today\)/);
+      expect(finished.error).toMatchObject({ error_type: "instance_daily_cost" });
+      expect(finished.error).toMatchObject({ error_message: expect.stringMatching(/server.s daily cost budget is spent \(\$[0-9.]+ of \$0\.50 used today\)/) });
       expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "budget_spent" });
     } finally {
       await worker.stop();
@@ -223,7 +223,7 @@ describe("the workflow cost cap", () => {
       const capped = await queueRun(roomId, "workflow-capped");
       const stopped = await settledRun(capped.id);
       expect(stopped.status).toBe("failed");
-      expect(stopped.error).toMatchObject({ errorType: "workflow_cost" });
+      expect(stopped.error).toMatchObject({ error_type: "workflow_cost" });
       expect(long.doStreamCalls).toHaveLength(2);
       expect(stopped.costUsd).toBeCloseTo(0.025, 6);
       const reached = (await eventsOf(roomId)).find((event) => event.type === "limit.reached")!;
@@ -232,7 +232,7 @@ describe("the workflow cost cap", () => {
 
       // A later run of the same workflow is not started; a run of another workflow goes on to its end.
       const again = await queueRun(roomId, "workflow-capped");
-      expect((await settledRun(again.id)).error).toMatchObject({ errorType: "workflow_cost" });
+      expect((await settledRun(again.id)).error).toMatchObject({ error_type: "workflow_cost" });
       expect(long.doStreamCalls).toHaveLength(2);
       const { result: other } = await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
         enqueueRun(tx, emit, {

@@ -3,7 +3,7 @@ import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
 
 /** How a run stopped by a limit reads in its `run.finished` error. */
 export function limitErrorDetails(reached: LimitReachedPayload): ErrorDetails {
-  return { errorType: reached.limit, errorMessage: reached.message, retryPossible: false };
+  return { error_type: reached.limit, error_message: reached.message, retry_possible: false };
 }
 
 /** Tells the room a limit stopped an agent (`limit.reached`), in the workflow the agent's run belongs to. */

@@ -52,7 +52,7 @@ describe("the repeated tool call guard", () => {
       const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
       const [finished] = await settled(roomId, 1);
       expect(finished!.status).toBe("failed");
-      expect(finished!.error).toMatchObject({ errorType: "repeated_tool_call" });
+      expect(finished!.error).toMatchObject({ error_type: "repeated_tool_call" });
       // The third call's refusal is what the model was answered; no fourth step was asked for.
       expect(looping.doStreamCalls).toHaveLength(3);
       const events = await eventsOf(roomId);
@@ -111,7 +111,7 @@ describe("the repeated exchange guard", () => {
       const third = all.find((run) => run.chainDepth === 2)!;
       expect(third.agentId).toBe(songwriter.id);
       expect(third.status).toBe("failed");
-      expect(third.error).toMatchObject({ errorType: "repeated_exchange" });
+      expect(third.error).toMatchObject({ error_type: "repeated_exchange" });
       expect(all.find((run) => run.id === first.id)!.status).toBe("succeeded");
       const requests = await database.db
         .select()

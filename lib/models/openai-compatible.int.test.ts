@@ -170,8 +170,8 @@ describe("an agent on an OpenAI-compatible server (wire level)", () => {
       }, 20_000);
       const [bad] = await database.db.select().from(runs).where(eq(runs.id, failing.id));
       expect(bad!.status).toBe("failed");
-      expect(bad!.error).toMatchObject({ errorType: "provider_error", retryPossible: true });
-      expect(bad!.error!.errorMessage).toMatch(/HTTP 500/);
+      expect(bad!.error).toMatchObject({ error_type: "provider_error", retry_possible: true });
+      expect(bad!.error).toMatchObject({ error_message: expect.stringMatching(/HTTP 500/) });
       expect(server.requests).toHaveLength(2);
       const [good] = await database.db.select().from(runs).where(eq(runs.id, healthy.id));
       expect(good!.status).toBe("succeeded");

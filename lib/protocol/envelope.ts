@@ -3,12 +3,30 @@ import { z } from "zod";
 export const messageStatusSchema = z.enum(["success", "error", "pending"]);
 export type MessageStatus = z.infer<typeof messageStatusSchema>;
 
+/** What went wrong, named like the envelope's own fields: `error_details { error_type, error_message, retry_possible }`. */
 export const errorDetailsSchema = z.object({
-  errorType: z.string(),
-  errorMessage: z.string(),
-  retryPossible: z.boolean(),
+  error_type: z.string(),
+  error_message: z.string(),
+  retry_possible: z.boolean(),
 });
 export type ErrorDetails = z.infer<typeof errorDetailsSchema>;
+
+/** Error details as rows written before they took the protocol's names hold them. */
+interface CamelCaseErrorDetails {
+  errorType: string;
+  errorMessage: string;
+  retryPossible: boolean;
+}
+
+/** Error details as a row may hold them: in the protocol's names, or in the camelCase of older rows. */
+export type StoredErrorDetails = ErrorDetails | CamelCaseErrorDetails;
+
+/** Stored error details in the protocol's names, whichever names the row holds them in. */
+export function readErrorDetails(stored: StoredErrorDetails | null | undefined): ErrorDetails | null {
+  if (!stored) return null;
+  if ("error_type" in stored) return stored;
+  return { error_type: stored.errorType, error_message: stored.errorMessage, retry_possible: stored.retryPossible };
+}
 
 /**
  * The protocol message every event is: who sent it (`agent`), to whom (`target_agent`),

@@ -56,7 +56,7 @@ describe("the event catalogue", () => {
       { ...valid, correlation_id: "" },
       { ...valid, payload: { edgeId: 7 } },
       { ...valid, payload: { node } },
-      { ...valid, error_details: { errorType: "x" } },
+      { ...valid, error_details: { error_type: "x" } },
     ];
     for (const event of broken) expect(storedEventSchema.safeParse(event).success, JSON.stringify(event).slice(0, 80)).toBe(false);
     const { agent: _agent, ...noSender } = valid;

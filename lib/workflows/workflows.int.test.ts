@@ -8,6 +8,7 @@ import { boardEntries, buildReviews, dialogues, events, rooms, runs } from "@/db
 import { GET as exportRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/export/route";
 import { GET as workflowRoute } from "@/app/api/rooms/[roomId]/workflows/[correlationId]/route";
 import { GET as listRoute } from "@/app/api/rooms/[roomId]/workflows/route";
+import { readAdminRun } from "@/lib/admin/admin-runs";
 import { scheduleRoom } from "@/lib/agents/scheduler";
 import { MAX_RUN_ATTEMPTS } from "@/lib/agents/settle-request";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -71,7 +72,7 @@ describe("workflows", () => {
         [1, 3],
         [2, 3],
       ]);
-      expect(retries[0]).toMatchObject({ status: "pending", error_details: { errorType: "provider_error", retryPossible: true } });
+      expect(retries[0]).toMatchObject({ status: "pending", error_details: { error_type: "provider_error", retry_possible: true } });
       expect(trace.messages.map((message: { type: string }) => message.type)).toEqual(["run.queued", "run.started", "run.retrying", "run.retrying", "run.step", "run.finished"]);
       expect(trace.durationMs).toBeGreaterThanOrEqual(0);
       const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
@@ -97,7 +98,7 @@ describe("workflows", () => {
       const all = await finished(roomId, 2);
       expect(all.find((row) => row.agentId === songwriter.id)!.status).toBe("succeeded");
       const failed = all.find((row) => row.agentId === painter.id)!;
-      expect(failed).toMatchObject({ status: "failed", error: { errorType: "provider_error", retryPossible: true } });
+      expect(failed).toMatchObject({ status: "failed", error: { error_type: "provider_error", retry_possible: true } });
       // The Songwriter's request is open again for the scheduler: the workflow goes on.
       expect((await workflow(roomId, run.correlationId)).body.workflow.status).toBe("active");
       for (let served = 2; served <= MAX_RUN_ATTEMPTS; served++) {
@@ -122,7 +123,7 @@ describe("workflows", () => {
       // Every run once, and every retry of a run's or a shadow's model call once more.
       expect(trace.attempts).toBe(trace.runs + types.filter((type: string) => type === "run.retrying" || type === "broadcast.retrying").length);
       const finishedEvent = trace.messages.find((message: { type: string; agent: string }) => message.type === "run.finished" && message.agent === painter.id);
-      expect(finishedEvent.error_details).toMatchObject({ errorType: "provider_error", errorMessage: expect.stringMatching(/HTTP 503/) });
+      expect(finishedEvent.error_details).toMatchObject({ error_type: "provider_error", error_message: expect.stringMatching(/HTTP 503/) });
 
       const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
       expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, status: "degraded", runs: 1 + MAX_RUN_ATTEMPTS })]);
@@ -220,6 +221,43 @@ describe("workflows", () => {
     expect(peak).toBeLessThan(bytes / 3);
   });
 
+  it("serves error details that older rows stored in camelCase under the protocol's names, in the trace, the export and a run", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    const older = { errorType: "provider_error", errorMessage: "upstream is busy (HTTP 503)", retryPossible: true };
+    const named = { error_type: "provider_error", error_message: "upstream is busy (HTTP 503)", retry_possible: true };
+    await context.database.db.update(runs).set({ status: "failed", finishedAt: new Date(), error: older }).where(eq(runs.id, run.id));
+    // A retry and the run's end as they were stored before error details took the protocol's names.
+    const [{ lastSeq }] = rowsOf<{ lastSeq: number | string }>(
+      await context.database.db.execute(sql`update rooms set last_seq = last_seq + 2 where id = ${roomId} returning last_seq - 2 as "lastSeq"`),
+    ) as [{ lastSeq: number | string }];
+    const stored = { id: "", roomId, correlationId: run.correlationId, agent: songwriter.id, agentName: "Songwriter", errorDetails: older };
+    const totals = { steps: 0, attempts: 1, durationMs: 5, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    await context.database.db.insert(events).values([
+      { ...stored, id: randomUUID(), seq: Number(lastSeq) + 1, type: "run.retrying", status: "pending", payload: { runId: run.id, agentId: songwriter.id, step: 0, retry: 1, of: 3, delayMs: 1000, error: older } },
+      { ...stored, id: randomUUID(), seq: Number(lastSeq) + 2, type: "run.finished", status: "error", payload: { runId: run.id, agentId: songwriter.id, status: "failed", error: older, ...totals } },
+    ]);
+
+    const trace = (await workflow(roomId, run.correlationId)).body.workflow;
+    expect(trace).toMatchObject({ status: "failed", attempts: 2 });
+    expect(trace.runList[0].error).toEqual(named);
+    const failures = trace.messages.filter((message: { type: string }) => message.type === "run.retrying" || message.type === "run.finished");
+    expect(failures).toHaveLength(2);
+    for (const message of failures) expect(message, message.type).toMatchObject({ error_details: named, payload: { error: named } });
+
+    const response = await exportRoute(jsonRequest(`/api/rooms/${roomId}/workflows/${run.correlationId}/export`, "GET"), params({ roomId, correlationId: run.correlationId }));
+    const lines = (await response.text()).trim().split("\n").map((line) => JSON.parse(line) as { type: string; error_details: unknown; payload: { error?: unknown } });
+    expect(lines.filter((line) => line.error_details !== null).map((line) => [line.type, line.error_details, line.payload.error])).toEqual([
+      ["run.retrying", named, named],
+      ["run.finished", named, named],
+    ]);
+
+    const detail = await readAdminRun(context.database.db, run.id);
+    expect(detail.run.error).toEqual(named);
+    expect(detail.retries).toEqual([expect.objectContaining({ retry: 1, error: named })]);
+  });
+
   it("stores one event for the same write replayed 100 times at once", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     const storyteller = await agentByPersona(context.database, roomId, "storyteller");
@@ -274,11 +312,11 @@ describe("workflows", () => {
       const retries = trace.messages.filter((message: { type: string }) => message.type === "run.retrying");
       expect(retries[0]).toMatchObject({
         status: "pending",
-        error_details: { errorType: "timeout", errorMessage: "The model did not answer within 2.5 s.", retryPossible: true },
+        error_details: { error_type: "timeout", error_message: "The model did not answer within 2.5 s.", retry_possible: true },
         payload: { retry: 1, of: 3 },
       });
       // One retry, unless a busy machine held the stand-in's answer as long again.
-      expect(retries.every((retry: { error_details: { errorType: string } }) => retry.error_details.errorType === "timeout")).toBe(true);
+      expect(retries.every((retry: { error_details: { error_type: string } }) => retry.error_details.error_type === "timeout")).toBe(true);
       expect(server.requests.length).toBeGreaterThanOrEqual(2);
     } finally {
       await worker.stop();
@@ -295,7 +333,7 @@ describe("workflows", () => {
     try {
       const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
       const [failed] = await finished(roomId, 1);
-      expect(failed).toMatchObject({ status: "failed", error: { errorType: "timeout", retryPossible: true } });
+      expect(failed).toMatchObject({ status: "failed", error: { error_type: "timeout", retry_possible: true } });
       expect(server.requests).toHaveLength(4);
       expect((await workflow(roomId, run.correlationId)).body.workflow.status).toBe("failed");
     } finally {
@@ -323,7 +361,7 @@ describe("workflows", () => {
         agent: painter.id,
         target_agent: songwriter.id,
         status: "pending",
-        error_details: { errorType: "timeout", retryPossible: true },
+        error_details: { error_type: "timeout", retry_possible: true },
         payload: { responderId: painter.id, retry: 1, of: 3 },
       });
       // A shadow's retry is one more attempt of the workflow's work, as a run's is.

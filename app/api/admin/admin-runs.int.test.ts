@@ -205,7 +205,7 @@ describe("the dashboard's run endpoints", () => {
     expect(bySongwriter.body.runs.map((run: { id: string }) => run.id)).toEqual([started[2], started[0]]);
     const failedRuns = await get(listRuns, "/api/admin/runs?status=failed");
     expect(failedRuns.body.runs.map((run: { id: string }) => run.id)).toEqual([failed.runId]);
-    expect(failedRuns.body.runs[0].error).toMatchObject({ errorMessage: expect.stringMatching(/broke/) });
+    expect(failedRuns.body.runs[0].error).toMatchObject({ error_message: expect.stringMatching(/broke/) });
     const queued = await get(listRuns, "/api/admin/runs?status=queued&limit=100");
     expect(queued.body.runs).toHaveLength(5);
     expect(queued.body.nextCursor).toBeNull();

@@ -301,7 +301,7 @@ describe("POST /api/rooms/import", () => {
       const byAgent = new Map(ended.map((run) => [run.agentId, run]));
       const unkeyed = byAgent.get(body.agents[3].id)!;
       expect(unkeyed.status).toBe("failed");
-      expect(unkeyed.error).toMatchObject({ errorType: "model_unavailable", errorMessage: expect.stringMatching(/names its own endpoint .* but no key for it/) });
+      expect(unkeyed.error).toMatchObject({ error_type: "model_unavailable", error_message: expect.stringMatching(/names its own endpoint .* but no key for it/) });
 
       // The team's endpoint saw the team's key (chat completions and the Responses API) and calls with no key, nothing else.
       expect(endpoint.received.length).toBeGreaterThanOrEqual(3);
