@@ -86,6 +86,16 @@ describe("describeEvent", () => {
     expect(failure).toMatchObject({ detail: "the provider is down", tone: "error" });
   });
 
+  it("tells a budget that stopped an agent short of it from one that is spent, with the figures", () => {
+    const reached = { limit: "room_daily_cost", runId: "r", agentId: "sw", used: 4.8, allowed: 5, resetsAt: FIXTURE_TIME } as const;
+    expect(describeEvent(event("limit.reached", { ...reached, message: "This room's daily cost budget is spent" }), context)).toMatchObject({
+      text: "was stopped: the room's daily cost budget is spent",
+      tone: "error",
+    });
+    const ahead = describeEvent(event("limit.reached", { ...reached, expected: 0.35, message: "A run of Songwriter would go past this room's daily cost budget: $4.80 of $5.00 used today" }), context);
+    expect(ahead).toMatchObject({ text: "was stopped: it would go past the room's daily cost budget", detail: expect.stringContaining("$4.80 of $5.00"), tone: "error" });
+  });
+
   it("describes canvas changes people make", () => {
     expect(describeEvent(event("edge.created", { edge: edgeDto({ id: "e", sourceId: "v", targetId: "s", label: "echoes" }) }), context)).toMatchObject({
       text: "linked two notes: “echoes”",

@@ -65,6 +65,14 @@ const LIMIT_LABELS: Record<LimitName, string> = {
   repeated_exchange: "was stopped: the agents kept asking each other the same thing",
 };
 
+/** How the feed names a budget an agent was stopped short of, because its run or next step would have gone past it. */
+const BUDGET_AHEAD_LABELS: Partial<Record<LimitName, string>> = {
+  room_daily_tokens: "was stopped: it would go past the room's daily token budget",
+  room_daily_cost: "was stopped: it would go past the room's daily cost budget",
+  instance_daily_tokens: "was stopped: it would go past the server's daily token budget",
+  instance_daily_cost: "was stopped: it would go past the server's daily cost budget",
+};
+
 function modelOf(context: DescribeContext, agentId: string): string | undefined {
   return context.agents.find((agent) => agent.id === agentId)?.model;
 }
@@ -397,7 +405,12 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     if (status === "cancelled") return { text: "was stopped", detail: error?.error_message, meta, nodeIds: [], tone: "agent" };
     return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };
   },
-  "limit.reached": (event) => ({ text: LIMIT_LABELS[event.payload.limit], detail: event.payload.message, nodeIds: [], tone: "error" }),
+  "limit.reached": (event) => ({
+    text: (event.payload.expected !== undefined && BUDGET_AHEAD_LABELS[event.payload.limit]) || LIMIT_LABELS[event.payload.limit],
+    detail: event.payload.message,
+    nodeIds: [],
+    tone: "error",
+  }),
   "board.posted": (event, context) => describeBoardEntry(event.payload.entry, context),
   "board.request_updated": (event) => ({
     text: `marked a request ${event.payload.status.replace("_", " ")}`,

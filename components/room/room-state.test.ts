@@ -284,6 +284,11 @@ describe("what the room may still spend today", () => {
     expect(fold(withBudget(budget), [limit(2, "instance_daily_cost")]).budget).toMatchObject({ costLeftUsd: 0, tokensLeft: 1000 });
   });
 
+  it("keeps what is left when an agent was stopped short of a budget it would have gone past", () => {
+    const ahead = stored(2, "limit.reached", { limit: "room_daily_tokens", runId: "run", agentId: "a", message: "would go past", used: 4000, allowed: 5000, expected: 1500, resetsAt: null });
+    expect(fold(withBudget(budget), [ahead]).budget).toEqual(budget);
+  });
+
   it("is not shown when no budget applies", () => {
     expect(fold(withBudget(null), [step(2, 10, 10, 0)]).budget).toBeNull();
   });

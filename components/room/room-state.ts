@@ -283,7 +283,8 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
     budget: spendBudget(state.budget, payload.inputTokens + payload.outputTokens, payload.costUsd),
   }),
   "run.retrying": () => ({}),
-  "limit.reached": (state, { payload }) => ({ budget: budgetSpent(state.budget, payload.limit) }),
+  // A budget a run would have gone past still has what is left; only a spent one is down to nothing.
+  "limit.reached": (state, { payload }) => (payload.expected === undefined ? { budget: budgetSpent(state.budget, payload.limit) } : {}),
   "run.finished": (state, event) => {
     const { runId, agentId, status, error, steps, attempts, inputTokens, outputTokens, costUsd } = event.payload;
     return {

@@ -40,7 +40,7 @@ export async function electScheduler(db: Db, owner: string, ttlMs: number): Prom
 export type ScheduleOutcome =
   | { kind: "request"; runId: string; entryId: string }
   | { kind: "random"; runId: string; persona: string }
-  | { kind: "skipped"; reason: "not_due" | "busy" | "no_agents" | "budget_spent" };
+  | { kind: "skipped"; reason: "not_due" | "busy" | "no_agents" | "budget_spent" | "over_budget" };
 
 /**
  * One scheduling decision for a room, if it is due: serve the oldest open request first,
@@ -79,6 +79,8 @@ export async function scheduleRoom(db: Db, roomId: string): Promise<ScheduleOutc
     }
 
     const agent = await nextInTurn(tx, roomId, room!.template, team);
+    // A run its budgets would refuse (it is expected to go past one) is not queued only to fail at its claim, every turn.
+    if (await spentToday(tx, roomId, settings, { runId: null, agentId: agent.id }, at, undefined, agent)) return { kind: "skipped", reason: "over_budget" };
     const prompt = defaultPrompt(room!.template, agent.persona, settings.task);
     const run = await enqueueRun(tx, emit, {
       roomId,

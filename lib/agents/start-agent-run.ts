@@ -30,8 +30,9 @@ export function defaultPrompt(template: string, persona: string, task: string): 
 
 /**
  * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
- * (429 until midnight UTC) while the room's or the instance's budget for today is spent, and
- * (409) while the agent works alone in a brainstorm's divergent thinking.
+ * (429 until midnight UTC) while the room's or the instance's budget for today is spent or the
+ * run is expected to go past it, and (409) while the agent works alone in a brainstorm's
+ * divergent thinking.
  */
 export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
   const { events, result } = await writeRoomEvents(
@@ -44,7 +45,7 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
       const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
       if (!room) throw notFound("Room");
       const settings = parseRoomSettings(room.settings);
-      await assertBudgetLeft(tx, roomId, settings, at);
+      await assertBudgetLeft(tx, roomId, settings, agent, at);
       const prompt = input.prompt || defaultPrompt(room.template, agent.persona, settings.task);
       const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
       return runToDto(run);

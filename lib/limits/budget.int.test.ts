@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { runs } from "@/db/schema";
+import { agents, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { PendingModelCalls } from "@/lib/agents/record-model-call";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -11,6 +11,7 @@ import { AppError } from "@/lib/errors";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ResolvedModel } from "@/lib/models/registry";
+import type { PayloadOf } from "@/lib/protocol";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
@@ -53,6 +54,27 @@ async function spend(roomId: string, usage: { tokens: number; costUsd: number; c
   await calls.flush(database.db);
 }
 
+/**
+ * A run of `agent` that succeeded yesterday using `tokens` (in and out): what estimates of its
+ * next runs go by, spending nothing today.
+ */
+async function pastRun(agent: { id: string; roomId: string }, tokens: { input: number; output?: number }) {
+  const id = randomUUID();
+  await database.db.insert(runs).values({
+    id,
+    roomId: agent.roomId,
+    agentId: agent.id,
+    status: "succeeded",
+    trigger: "human",
+    requestedBy: "human:alice",
+    prompt: "Yesterday's work",
+    correlationId: `past-${id}`,
+    inputTokens: tokens.input,
+    outputTokens: tokens.output ?? 0,
+    createdAt: new Date(Date.now() - 86_400_000),
+  });
+}
+
 /** Queues a run of the room's Songwriter as another agent's request would (no budget check on the way in). */
 async function queueRun(roomId: string, correlationId?: string) {
   const songwriter = await agentByPersona(database, roomId, "songwriter");
@@ -68,6 +90,24 @@ async function queueRun(roomId: string, correlationId?: string) {
     }),
   );
   return result!;
+}
+
+/**
+ * Queues a run of the room's Songwriter as a request would and lets a worker come to it: the run
+ * as it ended, the `limit.reached` that ended it, and how many model calls were made.
+ */
+async function queueUnclaimable(roomId: string, songwriterId: string) {
+  const scripted = scriptedSteps(FOUR_STEPS);
+  await setAgentModel(database, songwriterId, "mock:four");
+  const worker = await startTestWorker(database, { resolveModel: () => ({ model: scripted, provider: "script", modelId: "four", spec: "mock:four", scripted: true }) });
+  try {
+    const queued = await queueRun(roomId);
+    const finished = await settledRun(queued.id);
+    const limit = (await eventsOf(roomId)).find((event) => event.type === "limit.reached")!.payload as PayloadOf<"limit.reached">;
+    return { queued, finished, limit, calls: scripted.doStreamCalls.length };
+  } finally {
+    await worker.stop();
+  }
 }
 
 async function settledRun(runId: string) {
@@ -143,47 +183,128 @@ describe("daily budgets", () => {
     expect(Number((refused as AppError).headers!["Retry-After"])).toBeGreaterThan(0);
     expect((await eventsOf(roomId)).length).toBe(before);
 
-    const scripted = scriptedSteps(FOUR_STEPS);
-    await setAgentModel(database, songwriter.id, "mock:four");
-    const worker = await startTestWorker(database, { resolveModel: () => ({ model: scripted, provider: "script", modelId: "four", spec: "mock:four", scripted: true }) });
-    try {
-      const queued = await queueRun(roomId);
-      const finished = await settledRun(queued.id);
-      expect(finished.status).toBe("failed");
-      expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
-      expect(scripted.doStreamCalls).toHaveLength(0);
-      const events = await eventsOf(roomId);
-      const limit = events.find((event) => event.type === "limit.reached");
-      expect(limit).toMatchObject({ payload: { limit: "room_daily_tokens", runId: queued.id, used: 500, allowed: 500 } });
-      expect(events.some((event) => event.type === "run.started" && event.payload.runId === queued.id)).toBe(false);
-    } finally {
-      await worker.stop();
-    }
+    const { queued, finished, limit, calls } = await queueUnclaimable(roomId, songwriter.id);
+    expect(finished.status).toBe("failed");
+    expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
+    expect(calls).toBe(0);
+    expect(limit).toMatchObject({ limit: "room_daily_tokens", runId: queued.id, used: 500, allowed: 500 });
+    expect(limit.expected).toBeUndefined();
+    expect((await eventsOf(roomId)).some((event) => event.type === "run.started" && event.payload.runId === queued.id)).toBe(false);
   });
 
-  it("stop a running run at its next step once the room's budget runs out", async () => {
-    // Each call reports 19 tokens: the second call crosses 30, so no third call is made.
-    const { roomId } = await createTestRoom(database.db, { daily_token_budget: 30 });
+  /**
+   * Runs the Songwriter of a room with `budget` tokens a day to its end on `steps`, after a run
+   * yesterday that took `pastTokens`: the run's row, the model, and the `limit.reached` that stopped it.
+   */
+  async function runAgainstTokenBudget(budget: number, pastTokens: number, steps: ReturnType<typeof scriptedSteps>) {
+    const { roomId } = await createTestRoom(database.db, { daily_token_budget: budget });
     const songwriter = await agentByPersona(database, roomId, "songwriter");
-    const scripted = scriptedSteps(FOUR_STEPS);
-    await setAgentModel(database, songwriter.id, "mock:four");
-    const worker = await startTestWorker(database, { resolveModel: () => ({ model: scripted, provider: "script", modelId: "four", spec: "mock:four", scripted: true }) });
+    await pastRun(songwriter, { input: pastTokens });
+    await setAgentModel(database, songwriter.id, "mock:steps");
+    const worker = await startTestWorker(database, { resolveModel: () => ({ model: steps, provider: "script", modelId: "steps", spec: "mock:steps", scripted: true }) });
     try {
       const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
       const finished = await settledRun(run.id);
-      expect(finished.status).toBe("failed");
-      expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
-      expect(scripted.doStreamCalls).toHaveLength(2);
-      expect(finished.steps).toBe(2);
       const events = await eventsOf(roomId);
       const types = events.map((event) => event.type);
       expect(types.lastIndexOf("limit.reached")).toBe(types.lastIndexOf("run.finished") - 1);
-      expect(events.find((event) => event.type === "limit.reached")!.payload).toMatchObject({ limit: "room_daily_tokens", used: 38, allowed: 30 });
-      const snapshot = await getRoomSnapshot(database.db, roomId);
-      expect(snapshot.budget).toMatchObject({ tokensLeft: 0, tokenLimit: 30 });
+      const reached = events.find((event) => event.type === "limit.reached")!.payload as PayloadOf<"limit.reached">;
+      return { roomId, finished, reached };
     } finally {
       await worker.stop();
     }
+  }
+
+  it("stop a running run before the step that would go past the room's budget", async () => {
+    // Each call reports 19 tokens: after the second (38 used) a third would make 57, past 50, so it is not made.
+    // Its runs took 38 tokens: within the 50, so this one starts.
+    const scripted = scriptedSteps(FOUR_STEPS);
+    const { roomId, finished, reached } = await runAgainstTokenBudget(50, 38, scripted);
+    expect(finished.status).toBe("failed");
+    expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
+    expect(scripted.doStreamCalls).toHaveLength(2);
+    expect(finished.steps).toBe(2);
+    expect(reached).toMatchObject({ limit: "room_daily_tokens", used: 38, allowed: 50, expected: 19 });
+    expect(reached.message).toBe(
+      "Songwriter's next step would go past this room's daily token budget: 38 of 50 tokens used today, 12 tokens left; " +
+        "its next step takes about 19 tokens (its largest model call so far). The run stops here; the budget is whole again at midnight UTC.",
+    );
+    // What is left is still left: the room shows it, not a spent budget.
+    expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 12, tokenLimit: 50 });
+  });
+
+  it("stop a running run at its next step once a step larger than the ones before spends the room's budget", async () => {
+    // 10 tokens, then 40: the second call was expected to take 10 and took 40, spending the 45.
+    const growing = scriptedSteps([withUsage(FOUR_STEPS[0]!, 10, 0), withUsage(FOUR_STEPS[1]!, 40, 0), FOUR_STEPS[2]!, FOUR_STEPS[3]!]);
+    const { roomId, finished, reached } = await runAgainstTokenBudget(45, 20, growing);
+    expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
+    expect(growing.doStreamCalls).toHaveLength(2);
+    expect(reached).toMatchObject({ limit: "room_daily_tokens", used: 50, allowed: 45 });
+    expect(reached.expected).toBeUndefined();
+    expect(reached.message).toMatch(/^This room's daily token budget is spent \(50 of 45 tokens used today\)/);
+    expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 0, tokenLimit: 45 });
+  });
+
+  it("refuse to start a run expected to go past the room's budget, saying which budget, what is left and what the run takes, writing nothing", async () => {
+    const { roomId } = await createTestRoom(database.db, { daily_token_budget: 1000 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const storyteller = await agentByPersona(database, roomId, "storyteller");
+    // The Songwriter's runs take 500 tokens on average (450, 450 and today's 600); the Storyteller's 180;
+    // the room's 420.
+    await pastRun(songwriter, { input: 300, output: 150 });
+    await pastRun(songwriter, { input: 450 });
+    await pastRun(storyteller, { input: 180 });
+    await spend(roomId, { tokens: 600, costUsd: 0 });
+    const before = (await eventsOf(roomId)).length;
+
+    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ status: 429, code: "budget_exceeded" });
+    expect((refused as AppError).message).toBe(
+      "A run of Songwriter would go past this room's daily token budget: 600 of 1,000 tokens used today, 400 tokens left; " +
+        "a run takes about 500 tokens (the average of its last 3 runs). It is not started; the budget is whole again at midnight UTC.",
+    );
+    expect(Number((refused as AppError).headers!["Retry-After"])).toBeGreaterThan(0);
+    expect((await eventsOf(roomId)).length).toBe(before);
+    expect((await database.db.select().from(runs).where(eq(runs.roomId, roomId))).filter((run) => run.status === "queued")).toHaveLength(0);
+
+    // A cheaper agent fits in what is left.
+    const story = await startAgentRun(database.db, roomId, { agentId: storyteller.id, prompt: "Tell it" }, alice);
+    await database.db.update(runs).set({ status: "cancelled" }).where(eq(runs.id, story.id));
+    // An agent without runs of its own is expected to take what the room's runs took.
+    const curator = await agentByPersona(database, roomId, "curator");
+    const byRoom = await startAgentRun(database.db, roomId, { agentId: curator.id, prompt: "Curate" }, alice).catch((error: unknown) => error);
+    expect((byRoom as AppError).message).toMatch(/a run takes about 420 tokens \(the average of this room's last 4 runs, as Creative Curator has no run of its own yet\)/);
+
+    // A run queued another way is ended when claimed, the room told why with the figures; nothing is called.
+    const { queued, finished, limit, calls } = await queueUnclaimable(roomId, songwriter.id);
+    expect(finished.error).toMatchObject({ error_type: "room_daily_tokens", error_message: expect.stringMatching(/^A run of Songwriter would go past this room's daily token budget/) });
+    expect(calls).toBe(0);
+    expect(limit).toMatchObject({ limit: "room_daily_tokens", runId: queued.id, agentId: songwriter.id, used: 600, allowed: 1000, expected: 500 });
+    // The room still has its 400 tokens for agents that fit.
+    expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 400, tokenLimit: 1000 });
+  });
+
+  it("price a run's expected cost at its agent's model now, and let the scheduler pass over a turn its agent would go past", async () => {
+    vi.stubEnv("PARLEY_INSTANCE_DAILY_COST_USD", "0");
+    const { roomId } = await createTestRoom(database.db, { daily_cost_budget_usd: 0.05, scheduler_enabled: true, scheduler_needs_viewers: false });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    // 2,000 tokens in and 2,000 out: $0.025 at gpt-4o's prices, nothing on the offline model.
+    await pastRun(songwriter, { input: 2000, output: 2000 });
+    await spend(roomId, { tokens: 0, costUsd: 0.03 });
+    await setAgentModel(database, songwriter.id, "openai:gpt-4o");
+    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch((error: unknown) => error);
+    expect((refused as AppError).message).toMatch(
+      /^A run of Songwriter would go past this room's daily cost budget: \$0\.0300 of \$0\.0500 used today, \$0\.0200 left; a run takes about \$0\.0250 \(the average of its last run\)/,
+    );
+    // Every agent here is expected to cost what the Songwriter's run did, so the scheduler queues none.
+    for (const agent of await database.db.select().from(agents).where(eq(agents.roomId, roomId))) await setAgentModel(database, agent.id, "openai:gpt-4o");
+    expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "over_budget" });
+    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.status, "queued")))).toHaveLength(0);
+
+    await setAgentModel(database, songwriter.id, "script:songwriter");
+    const free = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
+    expect(free.status).toBe("queued");
   });
 
   it("of the instance stop runs in every room, and the scheduler starts none", async () => {

@@ -1,9 +1,10 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { runModelCalls, runs, usageHourly } from "@/db/schema";
+import { agents, runModelCalls, runs, usageHourly } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { tooManyRequests } from "@/lib/errors";
+import { costOf } from "@/lib/models/pricing";
 import type { LimitName, LimitReachedPayload, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { readInstanceBudgets } from "./instance-budgets";
@@ -134,33 +135,129 @@ function dollars(amount: number): string {
   return `$${amount.toFixed(amount >= 0.1 ? 2 : 4)}`;
 }
 
+function tokens(amount: number): string {
+  return `${Math.round(amount).toLocaleString("en-US")} tokens`;
+}
+
+/** What a run, or the rest of one, is expected to spend before it is started or takes its next step. */
+export interface ExpectedSpend {
+  tokens: number;
+  costUsd: number;
+  /** Whose run it is, as the room is told. */
+  agentName: string;
+  /** What the figure rests on, in words: "the average of its last 10 runs". */
+  basis: string;
+  /** Whether the run has begun (the figure is for its next step) or not (for the whole run). */
+  next: "run" | "step";
+}
+
+/** How many of the latest successful runs an estimate averages. */
+const ESTIMATE_RUNS = 10;
+
+type EstimateScope = "agent" | "room" | "instance";
+
+/** The average tokens in and out of the latest successful runs that used any, of an agent, a room or the instance. */
+async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string; roomId: string }) {
+  const where =
+    scope === "agent" ? sql`${runs.agentId} = ${agent.id}` : scope === "room" ? sql`${runs.roomId} = ${agent.roomId}` : sql`true`;
+  const [row] = rowsOf<{ runs: number | string; input: number | string | null; output: number | string | null }>(
+    await db.execute(sql`
+      select count(*) as runs, avg(input_tokens) as input, avg(output_tokens) as output from (
+        select ${runs.inputTokens} as input_tokens, ${runs.outputTokens} as output_tokens from ${runs}
+        where ${where} and ${runs.status} = 'succeeded' and ${runs.inputTokens} + ${runs.outputTokens} > 0
+        order by ${runs.createdAt} desc limit ${ESTIMATE_RUNS}
+      ) as recent`),
+  );
+  const count = Number(row?.runs ?? 0);
+  return count > 0 ? { runs: count, input: Number(row!.input), output: Number(row!.output) } : null;
+}
+
 /**
- * The first of today's budgets that is spent, as the room is told it; null while every budget
- * has something left. A budget is spent once what was used reaches it: the call that crossed it
- * was already made, and no further one is.
+ * What a run of `agent` that has not begun is expected to spend: the average of the agent's last
+ * ten successful runs, or, for an agent with none yet, of its room's, or else of the instance's;
+ * its tokens as they were used, priced at the agent's model now (so a model switched since costs
+ * what it costs now). Not the caps (steps a run may take times the context and output it may
+ * use): runs seldom come near them, and a budget held against them would refuse runs that fit.
+ * Null while no run has succeeded on the instance: nothing to go by, so only a spent budget refuses.
  */
-export function spentBudget(budgets: Budgets, subject: { runId: string | null; agentId: string | null }): LimitReachedPayload | null {
+export async function expectedRunSpend(db: DbOrTx, agent: { id: string; roomId: string; name: string; model: string }): Promise<ExpectedSpend | null> {
+  for (const scope of ["agent", "room", "instance"] as const) {
+    const average = await averageRun(db, scope, agent);
+    if (!average) continue;
+    const whose = scope === "agent" ? "its" : scope === "room" ? "this room's" : "the server's";
+    const runsWord = average.runs === 1 ? "run" : `${average.runs} runs`;
+    return {
+      tokens: average.input + average.output,
+      costUsd: costOf(agent.model, average.input, average.output),
+      agentName: agent.name,
+      basis: `the average of ${whose} last ${runsWord}${scope === "agent" ? "" : `, as ${agent.name} has no run of its own yet`}`,
+      next: "run",
+    };
+  }
+  return null;
+}
+
+/**
+ * What a run's next step is expected to spend once it has made model calls: its largest call so
+ * far, in tokens and in cost (each step reads the whole conversation again, so calls seldom get
+ * cheaper). Null before its first call.
+ */
+async function expectedStepSpend(db: DbOrTx, runId: string, agentName: string): Promise<ExpectedSpend | null> {
+  const [row] = rowsOf<{ calls: number | string; tokens: number | string | null; cost: number | string | null }>(
+    await db.execute(sql`
+      select count(*) as calls, max(input_tokens + output_tokens) as tokens, max(cost_usd) as cost
+      from ${runModelCalls} where run_id = ${runId}`),
+  );
+  if (!row || Number(row.calls) === 0) return null;
+  return { tokens: Number(row.tokens ?? 0), costUsd: Number(row.cost ?? 0), agentName, basis: "its largest model call so far", next: "step" };
+}
+
+/** What is left of `run` is expected to spend: its next step once it has made a call, else a whole run of its agent. */
+async function expectedSpendOf(db: DbOrTx, run: { id: string; roomId: string; agentId: string }): Promise<ExpectedSpend | null> {
+  const [agent] = await db.select({ id: agents.id, roomId: agents.roomId, name: agents.name, model: agents.model }).from(agents).where(eq(agents.id, run.agentId));
+  if (!agent) return null;
+  return (await expectedStepSpend(db, run.id, agent.name)) ?? (await expectedRunSpend(db, agent));
+}
+
+/**
+ * The first of today's budgets that is spent, or that `expected` would go past, as the room is
+ * told it; null while each has room for it. A budget is spent once what was used reaches it (the
+ * call that crossed it was already made, and no further one is); a run or step that would take
+ * it past its limit is not started, however much is left.
+ */
+export function budgetReached(
+  budgets: Budgets,
+  subject: { runId: string | null; agentId: string | null },
+  expected: ExpectedSpend | null = null,
+): LimitReachedPayload | null {
   const checks: [LimitName, Allowance, string][] = [
     ...(budgets.room
       ? ([
-          ["room_daily_tokens", budgets.room.daily.tokens, "This room's daily token budget"],
-          ["room_daily_cost", budgets.room.daily.costUsd, "This room's daily cost budget"],
+          ["room_daily_tokens", budgets.room.daily.tokens, "this room's daily token budget"],
+          ["room_daily_cost", budgets.room.daily.costUsd, "this room's daily cost budget"],
         ] as [LimitName, Allowance, string][])
       : []),
-    ["instance_daily_tokens", budgets.instance.daily.tokens, "This server's daily token budget"],
-    ["instance_daily_cost", budgets.instance.daily.costUsd, "This server's daily cost budget"],
+    ["instance_daily_tokens", budgets.instance.daily.tokens, "this server's daily token budget"],
+    ["instance_daily_cost", budgets.instance.daily.costUsd, "this server's daily cost budget"],
   ];
   for (const [limit, { limit: allowed, used }, what] of checks) {
-    if (allowed === null || used < allowed) continue;
+    if (allowed === null) continue;
     const isCost = limit.endsWith("_cost");
-    const amount = isCost ? `${dollars(used)} of ${dollars(allowed)}` : `${used.toLocaleString("en-US")} of ${allowed.toLocaleString("en-US")} tokens`;
+    const amount = isCost ? dollars : tokens;
+    const reached = { limit, ...subject, used, allowed, resetsAt: budgets.day.end };
+    const usedOf = isCost ? `${dollars(used)} of ${dollars(allowed)}` : `${used.toLocaleString("en-US")} of ${allowed.toLocaleString("en-US")} tokens`;
+    if (used >= allowed) {
+      return { ...reached, message: `${what.charAt(0).toUpperCase()}${what.slice(1)} is spent (${usedOf} used today); agents start again after midnight UTC.` };
+    }
+    const next = expected ? (isCost ? expected.costUsd : expected.tokens) : 0;
+    if (!expected || next <= 0 || used + next <= allowed) continue;
+    const whose = expected.next === "run" ? `A run of ${expected.agentName}` : `${expected.agentName}'s next step`;
+    const figures = `${usedOf} used today, ${amount(allowed - used)} left; ${expected.next === "run" ? "a run" : "its next step"} takes about ${amount(next)} (${expected.basis})`;
+    const outcome = expected.next === "run" ? "It is not started" : "The run stops here";
     return {
-      limit,
-      ...subject,
-      message: `${what} is spent (${amount} used today); agents start again after midnight UTC.`,
-      used,
-      allowed,
-      resetsAt: budgets.day.end,
+      ...reached,
+      expected: next,
+      message: `${whose} would go past ${what}: ${figures}. ${outcome}; the budget is whole again at midnight UTC.`,
     };
   }
   return null;
@@ -209,7 +306,8 @@ export async function workflowCapReached(
 
 /**
  * The first limit that stops a run before its next model call: today's budgets (the room's and
- * the instance's), then its workflow's cost cap. Null when the run may go on.
+ * the instance's), spent or about to be gone past by what is left of the run (a whole run of its
+ * agent before it begins, its next step after), then its workflow's cost cap. Null when the run may go on.
  */
 export async function runLimitReached(
   db: DbOrTx,
@@ -218,7 +316,15 @@ export async function runLimitReached(
   now: Date = new Date(),
 ): Promise<LimitReachedPayload | null> {
   const env = getEnv();
-  return (await spentToday(db, run.roomId, settings, { runId: run.id, agentId: run.agentId }, now, env)) ?? (await workflowCapReached(db, run, settings, env));
+  const budgets = await todaysBudgets(db, run.roomId, settings, now, env);
+  const expected = hasBudget(budgets) ? await expectedSpendOf(db, run) : null;
+  return budgetReached(budgets, { runId: run.id, agentId: run.agentId }, expected) ?? (await workflowCapReached(db, run, settings, env));
+}
+
+/** Whether any of today's budgets has a limit: a run needs an estimate only then. */
+function hasBudget(budgets: Budgets): boolean {
+  const scopes = [budgets.instance, ...(budgets.room ? [budgets.room] : [])];
+  return scopes.some((each) => each.daily.tokens.limit !== null || each.daily.costUsd.limit !== null);
 }
 
 /**
@@ -243,7 +349,10 @@ async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings,
   };
 }
 
-/** The first of today's budgets (the room's, the instance's) that is spent; null while each has something left. */
+/**
+ * The first of today's budgets (the room's, the instance's) that is spent, or that a run of
+ * `agent`, when given, would go past; null while each has room for it.
+ */
 export async function spentToday(
   db: DbOrTx,
   roomId: string,
@@ -251,16 +360,29 @@ export async function spentToday(
   subject: { runId: string | null; agentId: string | null },
   now: Date = new Date(),
   env: Env = getEnv(),
+  agent?: { id: string; roomId: string; name: string; model: string },
 ): Promise<LimitReachedPayload | null> {
-  return spentBudget(await todaysBudgets(db, roomId, settings, now, env), subject);
+  const budgets = await todaysBudgets(db, roomId, settings, now, env);
+  const expected = agent && hasBudget(budgets) ? await expectedRunSpend(db, agent) : null;
+  return budgetReached(budgets, subject, expected);
 }
 
-/** Refuses to start work in a room whose (or whose instance's) budget for today is spent: a 429 until midnight UTC. */
-export async function assertBudgetLeft(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date = new Date()): Promise<void> {
-  const spent = await spentToday(db, roomId, settings, { runId: null, agentId: null }, now, getEnv());
-  if (!spent) return;
+/**
+ * Refuses to start a run of `agent` in a room whose (or whose instance's) budget for today is
+ * spent, or that the run is expected to go past (`expectedRunSpend`): a 429 until midnight UTC
+ * whose message names the budget, what is used and left, and what the run would take.
+ */
+export async function assertBudgetLeft(
+  db: DbOrTx,
+  roomId: string,
+  settings: RoomSettings,
+  agent: { id: string; roomId: string; name: string; model: string },
+  now: Date = new Date(),
+): Promise<void> {
+  const reached = await spentToday(db, roomId, settings, { runId: null, agentId: agent.id }, now, getEnv(), agent);
+  if (!reached) return;
   const wait = Math.max(1, Math.ceil((budgetPeriods(now).dayEnd.getTime() - now.getTime()) / 1000));
-  throw tooManyRequests(spent.message, wait, "budget_exceeded");
+  throw tooManyRequests(reached.message, wait, "budget_exceeded");
 }
 
 /** What a room may still spend today, for its header; null when neither it nor the instance has a budget. */

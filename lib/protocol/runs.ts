@@ -98,6 +98,11 @@ export const limitReachedPayloadSchema = z.object({
   allowed: z.number().nonnegative(),
   /** When a daily budget is whole again (the next midnight, UTC); null for other limits. */
   resetsAt: z.string().nullable(),
+  /**
+   * What the run (before it began) or its next step was expected to use, in the limit's unit, when
+   * a budget with something left would have been gone past; absent when the budget was spent.
+   */
+  expected: z.number().nonnegative().optional(),
 });
 export type LimitReachedPayload = z.infer<typeof limitReachedPayloadSchema>;
 
