@@ -643,6 +643,37 @@ describe("the brainstorm", () => {
     }
   });
 
+  it("counts on fact checking's chip after a deepen only the checks of that pass, not what the checkers said before", async () => {
+    const { roomId } = await brainstormRoom();
+    const cookie = await seatIn(roomId);
+    // The fact checkers check every candidate at first, and say nothing new when asked to go deeper.
+    const provider = await standIn(["skeptic", "feasibility-analyst"], roomId, (_persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (!text.includes("Brainstorm stage 4") || text.includes("Go deeper on candidate")) return null;
+      const ids = [...new Set([...text.matchAll(/- (C\d+) \[/g)].map((match) => match[1]!))];
+      return { toolCall: { name: "submit_fact_checks", arguments: { checks: ids.map((candidateId) => ({ candidateId, rating: "pass", assumptions: [{ text: "People have the time.", rating: "solid" }], note: "Holds up." })) } } };
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const gate = await settled(roomId, ["awaiting_gate"]);
+      expect(gate.stages.fact_check).toMatchObject({ status: "done", passes: 1 });
+      const deepenedId = ((await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto).ranking[0]!.id;
+      expect((await decide(roomId, gate.id, { action: "deepen", round: gate.gateRound, candidateId: deepenedId }, cookie)).status).toBe(200);
+      const again = await settled(roomId, ["awaiting_gate"]);
+      // Checked in the first pass, the candidate is not checked in this one: none of one, asked again, short.
+      expect(again.stages.fact_check).toMatchObject({ passes: 2, status: "short", rerun: true, count: 0, total: 1 });
+      expect(again.stages.fact_check.shortfall).toMatch(new RegExp(`has not covered ${deepenedId}; .* has not covered ${deepenedId}\\.`));
+      const secondPass = (await stageRuns(roomId, "fact_check")).filter((run) => (run.purpose as { pass: number }).pass === 2);
+      expect(secondPass.filter((run) => (run.purpose as { rerun: boolean }).rerun)).toHaveLength(2);
+      const shown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
+      expect(shown.stages.fact_check).toMatchObject({ count: 0, total: 1 });
+      // What they said of it before still stands: it is still ranked, as checked.
+      expect(shown.ranking.find((candidate) => candidate.id === deepenedId)?.standing).toMatch(/^checked/);
+    } finally {
+      await provider.stop();
+    }
+  });
+
   it("links a candidate to the precedents it draws on, and refuses one naming a precedent that does not exist, storing nothing", async () => {
     const { roomId } = await brainstormRoom();
     let calls = 0;

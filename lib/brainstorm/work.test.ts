@@ -131,6 +131,29 @@ describe("measureStage", () => {
     });
   });
 
+  it("counts only the checks of the pass under way: a deepened candidate checked before is not covered until checked again", () => {
+    const checkers = [
+      { id: "sk", name: "Skeptic", persona: "skeptic" },
+      { id: "fe", name: "Feasibility Analyst", persona: "feasibility-analyst" },
+    ];
+    const firstPass = [
+      artifact("fact_check", "sk", { checks: [check("C1", "pass"), check("C2", "flag")] }, 1),
+      artifact("fact_check", "fe", { checks: [check("C1", "pass"), check("C2", "pass")] }, 1),
+    ];
+    // Deepened on C2: both checked it in the first pass, neither has in the second.
+    expect(measureStage("fact_check", mergeWork(firstPass), { pass: 2, team: checkers, inPlay: ["C2"] })).toEqual({
+      count: 0,
+      shortfall: "Skeptic has not covered C2; Feasibility Analyst has not covered C2.",
+      shortAgents: ["sk", "fe"],
+    });
+    const oneChecked = mergeWork([...firstPass, artifact("fact_check", "sk", { checks: [check("C2", "fatal")] }, 2)]);
+    expect(measureStage("fact_check", oneChecked, { pass: 2, team: checkers, inPlay: ["C2"] })).toMatchObject({ count: 0, shortAgents: ["fe"] });
+    // The earlier checks still stand for the candidate's standing: one fatal voice flags it.
+    expect(standingOf(oneChecked, "C2")).toEqual({ out: false, label: "flagged" });
+    const bothChecked = mergeWork([...firstPass, ...["sk", "fe"].map((agent) => artifact("fact_check", agent, { checks: [check("C2", "pass")] }, 2))]);
+    expect(measureStage("fact_check", bothChecked, { pass: 2, team: checkers, inPlay: ["C2"] })).toMatchObject({ count: 1, shortfall: null });
+  });
+
   it("counts the candidates scored in the pass under way, over every call of it, and none scored only in an earlier pass", () => {
     const strategist = [{ id: "st", name: "Strategist", persona: "strategist" }];
     const inPlay = ["C1", "C2", "C3"];

@@ -46,12 +46,16 @@ export interface Candidate extends By {
 }
 export interface FactCheck extends By {
   candidateId: string;
+  /** The pass of fact checking it was made in. */
+  pass: number;
   rating: "pass" | "flag" | "fatal";
   assumptions: { text: string; rating: "solid" | "shaky" | "unfounded" }[];
   note: string;
 }
 export interface Pushback extends By {
   candidateId: string;
+  /** The pass of pushback it was made in. */
+  pass: number;
   verdict: "strong" | "weakened" | "killed";
   argument: string;
 }
@@ -144,10 +148,10 @@ export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
         }
         break;
       case "fact_check":
-        for (const check of content.checks as Omit<FactCheck, keyof By>[]) checks.set(`${check.candidateId}|${row.agentId}`, { ...check, ...by });
+        for (const check of content.checks as Omit<FactCheck, keyof By | "pass">[]) checks.set(`${check.candidateId}|${row.agentId}`, { ...check, ...by, pass: row.pass });
         break;
       case "pushback":
-        for (const verdict of content.verdicts as Omit<Pushback, keyof By>[]) verdicts.set(`${verdict.candidateId}|${row.agentId}`, { ...verdict, ...by });
+        for (const verdict of content.verdicts as Omit<Pushback, keyof By | "pass">[]) verdicts.set(`${verdict.candidateId}|${row.agentId}`, { ...verdict, ...by, pass: row.pass });
         break;
       case "prioritization":
         if (latest(row)) {
@@ -312,8 +316,10 @@ export function measureStage(
     }
     case "fact_check":
     case "pushback": {
-      const items: (By & { candidateId: string })[] = stage === "fact_check" ? work.checks : work.pushback;
-      const covered = (agentId: string, candidateId: string) => items.some((item) => item.agentId === agentId && item.candidateId === candidateId);
+      const items: (By & { candidateId: string; pass: number })[] = stage === "fact_check" ? work.checks : work.pushback;
+      // Only this pass's: a deepened candidate is not covered by what the checkers said of it before.
+      const covered = (agentId: string, candidateId: string) =>
+        items.some((item) => item.agentId === agentId && item.candidateId === candidateId && item.pass === options.pass);
       const gaps = team
         .map((member) => ({ member, missing: inPlay.filter((candidateId) => !covered(member.id, candidateId)) }))
         .filter((gap) => gap.missing.length);
