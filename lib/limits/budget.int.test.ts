@@ -17,7 +17,7 @@ import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { budgetPeriods, readBudgets } from "./budget";
+import { budgetPeriods, readBudgets, workflowCapReached } from "./budget";
 
 let database: TestDatabase;
 
@@ -326,6 +326,31 @@ describe("daily budgets", () => {
 });
 
 describe("the workflow cost cap", () => {
+  it("counts what the workflow's calls cost as recorded, and refuses the call its largest so far would take past the cap", async () => {
+    const { roomId } = await createTestRoom(database.db, { workflow_cost_cap_usd: 0.3 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const next = { id: "next-run", roomId, agentId: songwriter.id, correlationId: "workflow-counted" };
+    const settings = { workflow_cost_cap_usd: 0.3 };
+    // Calls recorded as they returned, whether or not their steps were saved: $0.10 and $0.05.
+    await spend(roomId, { tokens: 100, costUsd: 0.1, correlationId: "workflow-counted" });
+    await spend(roomId, { tokens: 100, costUsd: 0.05, correlationId: "workflow-counted" });
+    // $0.15 spent, and a next call of about $0.10 makes $0.25: within the cap. Another workflow's $0.12 does not count.
+    await spend(roomId, { tokens: 100, costUsd: 0.12, correlationId: "workflow-elsewhere" });
+    expect(await workflowCapReached(database.db, next, settings)).toBeNull();
+    // $0.20 and $0.10 more reach the cap exactly (in floating point, a hair over it): still allowed.
+    await spend(roomId, { tokens: 100, costUsd: 0.05, correlationId: "workflow-counted" });
+    expect(await workflowCapReached(database.db, next, settings)).toBeNull();
+    // $0.21 and $0.10 more would pass it: the call is not made.
+    await spend(roomId, { tokens: 100, costUsd: 0.01, correlationId: "workflow-counted" });
+    const reached = await workflowCapReached(database.db, next, settings);
+    expect(reached).toMatchObject({ limit: "workflow_cost", runId: "next-run", agentId: songwriter.id, allowed: 0.3, resetsAt: null });
+    expect(reached!.used).toBeCloseTo(0.21, 9);
+    expect(reached!.message).toBe(
+      "This workflow has spent $0.21 of its $0.30 cap; its next model call (about $0.10) would cross it, so its agents stop here. Other workflows go on.",
+    );
+    expect(await workflowCapReached(database.db, { ...next, correlationId: "workflow-elsewhere" }, settings)).toBeNull();
+  });
+
   it("stops a workflow before the call that would cross it, while other workflows go on", async () => {
     // Each call: 1,000 tokens in and out at gpt-4o's prices, $0.0125. Two calls spend $0.025;
     // a third would make $0.0375, over the $0.03 cap.

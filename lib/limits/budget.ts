@@ -131,6 +131,23 @@ export async function readBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}):
   };
 }
 
+/**
+ * Dollars are added up in floating point (0.01 + 0.005 + 0.005 is 0.020000000000000004): amounts
+ * closer than this are the same, so a call that would bring spending exactly to a limit is not
+ * taken for one that passes it.
+ */
+const SAME_AMOUNT = 1e-9;
+
+/** Whether `amount` has reached `limit`, up to how precisely dollars add up. */
+function reaches(amount: number, limit: number): boolean {
+  return amount >= limit - SAME_AMOUNT;
+}
+
+/** Whether `amount` goes past `limit`, up to how precisely dollars add up. */
+function passes(amount: number, limit: number): boolean {
+  return amount > limit + SAME_AMOUNT;
+}
+
 function dollars(amount: number): string {
   return `$${amount.toFixed(amount >= 0.1 ? 2 : 4)}`;
 }
@@ -246,11 +263,11 @@ export function budgetReached(
     const amount = isCost ? dollars : tokens;
     const reached = { limit, ...subject, used, allowed, resetsAt: budgets.day.end };
     const usedOf = isCost ? `${dollars(used)} of ${dollars(allowed)}` : `${used.toLocaleString("en-US")} of ${allowed.toLocaleString("en-US")} tokens`;
-    if (used >= allowed) {
+    if (reaches(used, allowed)) {
       return { ...reached, message: `${what.charAt(0).toUpperCase()}${what.slice(1)} is spent (${usedOf} used today); agents start again after midnight UTC.` };
     }
     const next = expected ? (isCost ? expected.costUsd : expected.tokens) : 0;
-    if (!expected || next <= 0 || used + next <= allowed) continue;
+    if (!expected || next <= 0 || !passes(used + next, allowed)) continue;
     const whose = expected.next === "run" ? `A run of ${expected.agentName}` : `${expected.agentName}'s next step`;
     const figures = `${usedOf} used today, ${amount(allowed - used)} left; ${expected.next === "run" ? "a run" : "its next step"} takes about ${amount(next)} (${expected.basis})`;
     const outcome = expected.next === "run" ? "It is not started" : "The run stops here";
@@ -290,7 +307,7 @@ export async function workflowCapReached(
   const cap = workflowCostCap(settings, env);
   if (cap <= 0) return null;
   const spent = await workflowSpending(db, run.roomId, run.correlationId);
-  if (spent.costUsd < cap && spent.costUsd + spent.largestCallUsd <= cap) return null;
+  if (!reaches(spent.costUsd, cap) && !passes(spent.costUsd + spent.largestCallUsd, cap)) return null;
   return {
     limit: "workflow_cost",
     runId: run.id,
