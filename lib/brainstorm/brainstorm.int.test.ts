@@ -612,6 +612,50 @@ describe("the brainstorm", () => {
     }
   });
 
+  it("counts on convergent thinking's chip, and towards its 8, only the candidates of its second pass after the return to divergent thinking", async () => {
+    const { roomId } = await brainstormRoom();
+    let synthesized = 0;
+    // Two candidates at first, which sends the process back; eight at once in the second pass.
+    const provider = await standIn(["synthesizer", "connector"], roomId, (persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (persona !== "synthesizer" || !text.includes("Brainstorm stage 3")) return null;
+      synthesized += 1;
+      const ideaIds = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
+      const count = synthesized === 1 ? 2 : 8;
+      const candidates = Array.from({ length: count }, (_, index) => ({
+        title: `Pass ${synthesized} candidate ${index + 1}`,
+        cluster: "Cluster",
+        summary: "A candidate from the ideas.",
+        sourceIdeas: [ideaIds[index] ?? ideaIds[0]!],
+        combination: false,
+      }));
+      return { toolCall: { name: "submit_candidates", arguments: { candidates } } };
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      expect(atGate.returnedToDivergent).toBe(1);
+      expect(atGate.stages.convergent).toMatchObject({ passes: 2, status: "done", rerun: false, count: 8 });
+      // Not refused as if the first pass's two were still among the eight.
+      const refused = provider.server.requests.filter((request) => request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("At most 8 candidates")));
+      expect(refused).toEqual([]);
+      const chips = (await eventTypes(roomId))
+        .filter((row) => row.type === "brainstorm.submitted" && (row.payload as { stage: string }).stage === "convergent")
+        .map((row) => (row.payload as { brainstorm: BrainstormDto }).brainstorm.stages.convergent.count);
+      expect(chips).toEqual([2, 8]);
+      // The second pass starts with no candidates of its own, and its ids follow the first pass's.
+      const syntheses = provider.server.requests.filter(
+        (request) => String(request.messages.find((message) => message.role === "system")?.content).includes("(persona: synthesizer)") && !request.messages.some((message) => message.role === "tool"),
+      );
+      expect(syntheses).toHaveLength(2);
+      expect(JSON.stringify(syntheses[1]!.messages)).not.toContain("Candidates so far");
+      const work = await readWork(context.database.db, atGate.id);
+      expect(work.candidates.map((candidate) => [candidate.id, candidate.title])).toEqual(Array.from({ length: 8 }, (_, index) => [`C${index + 3}`, `Pass 2 candidate ${index + 1}`]));
+    } finally {
+      await provider.stop();
+    }
+  });
+
   it("counts on prioritization's chip the candidates scored so far in the pass, over all the Strategist's calls", async () => {
     const { roomId } = await brainstormRoom();
     const scores = (ids: string[]) => ({

@@ -4,7 +4,7 @@ import { type Agent, type Brainstorm, type Run, agents, brainstorms } from "@/db
 import { conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
-import { type BrainstormWork, droppedCandidates, rankCandidates, readWork, standingOf, survivingCandidates } from "./work";
+import { type BrainstormWork, candidatesOfPass, droppedCandidates, rankCandidates, readWork, standingOf, survivingCandidates } from "./work";
 
 /** A titled part of a stage run's prompt; `required` lines are never trimmed to fit the budget. */
 export interface StageSection {
@@ -138,7 +138,7 @@ export function stageSections(input: { brainstorm: Brainstorm; stage: StageKey; 
       sections.push(section("Framing", framing, false, 0.1));
       sections.push(section(`Ideas (${work.ideas.length} from divergent thinking)`, work.ideas.map(ideaLine), true, 0.4));
       sections.push(section("Precedents", precedentLines(work), false, 0.15));
-      sections.push(section("Candidates so far", work.candidates.map(candidateLine), true));
+      sections.push(section("Candidates so far", candidatesOfPass(work, brainstorm.stages.convergent.passes).map(candidateLine), true));
       break;
     case "fact_check":
     case "pushback": {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BrainstormArtifact } from "@/db/schema";
-import { measureStage, mergeWork, rankCandidates, scoredInPass, standingOf, survivingCandidates, weightedTotal } from "./work";
+import { candidatesOfPass, measureStage, mergeWork, rankCandidates, scoredInPass, standingOf, survivingCandidates, weightedTotal } from "./work";
 
 let sequence = 0;
 function artifact(stage: BrainstormArtifact["stage"], agent: string, content: Record<string, unknown>, pass = 1, nodeIds: string[] = []): BrainstormArtifact {
@@ -129,6 +129,19 @@ describe("measureStage", () => {
       shortfall: "Feasibility Analyst has not covered C2.",
       shortAgents: ["fe"],
     });
+  });
+
+  it("counts the candidates of convergent thinking's pass under way, none of an earlier pass's", () => {
+    const synthesizers = [{ id: "syn", name: "Synthesizer", persona: "synthesizer" }];
+    const firstPass = artifact("convergent", "syn", { candidates: [candidate("C1"), candidate("C2")] }, 1);
+    const measure = (rows: BrainstormArtifact[], pass: number) => measureStage("convergent", mergeWork(rows), { pass, team: synthesizers, inPlay: [] });
+    expect(measure([firstPass], 1)).toMatchObject({ count: 2, shortfall: "2 candidates of 5–8." });
+    // Back from divergent thinking, the second pass has found nothing yet: the first pass's two are not its own.
+    expect(candidatesOfPass(mergeWork([firstPass]), 2)).toEqual([]);
+    expect(measure([firstPass], 2)).toMatchObject({ count: 0, shortfall: "0 candidates of 5–8." });
+    const secondPass = [firstPass, artifact("convergent", "syn", { candidates: ["C3", "C4", "C5"].map(candidate) }, 2), artifact("convergent", "syn", { candidates: ["C6", "C7"].map(candidate) }, 2)];
+    expect(candidatesOfPass(mergeWork(secondPass), 2).map((each) => each.id)).toEqual(["C3", "C4", "C5", "C6", "C7"]);
+    expect(measure(secondPass, 2)).toMatchObject({ count: 5, shortfall: null });
   });
 
   it("counts only the checks of the pass under way: a deepened candidate checked before is not covered until checked again", () => {

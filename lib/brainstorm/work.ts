@@ -237,6 +237,15 @@ export function scoredInPass(work: BrainstormWork, pass: number): Set<string> {
   return new Set(work.latestPass.prioritization === pass ? work.scores.map((score) => score.candidateId) : []);
 }
 
+/**
+ * The candidates convergent thinking found in `pass`, over all its calls: what the stage's count
+ * and its most of 8 are made of. A pass that has found nothing yet has none, whatever an earlier
+ * pass found (that pass's candidates are the latest until then).
+ */
+export function candidatesOfPass(work: BrainstormWork, pass: number): Candidate[] {
+  return work.latestPass.convergent === pass ? work.candidates : [];
+}
+
 export function droppedCandidates(brainstorm: Pick<Brainstorm, "decisions">): Set<string> {
   return new Set(brainstorm.decisions.filter((decision) => decision.action === "drop" && decision.candidateId).map((decision) => decision.candidateId!));
 }
@@ -311,7 +320,7 @@ export function measureStage(
       return { count, shortfall: count < expect!.min! ? `${plural(count, "precedent")} of at least ${expect!.min}.` : null, shortAgents: [] };
     }
     case "convergent": {
-      const count = work.candidates.length;
+      const count = candidatesOfPass(work, options.pass).length;
       return { count, shortfall: count < expect!.min! ? `${plural(count, "candidate")} of ${expect!.min}–${expect!.max}.` : null, shortAgents: [] };
     }
     case "fact_check":

@@ -7,7 +7,7 @@ import { missingSections } from "@/lib/brainstorm/deliverable";
 import { addLaneNodes, FRAMING_KIND, linkNodes } from "@/lib/brainstorm/lanes";
 import { SUBMIT_TOOL } from "@/lib/brainstorm/prompts";
 import { candidatesInPlay } from "@/lib/brainstorm/stage-context";
-import { type BrainstormWork, readWork, scoredInPass, weightedTotal } from "@/lib/brainstorm/work";
+import { type BrainstormWork, candidatesOfPass, readWork, scoredInPass, weightedTotal } from "@/lib/brainstorm/work";
 import { badRequest } from "@/lib/errors";
 import { type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
 import {
@@ -147,7 +147,7 @@ const SUBMISSIONS = {
     stage: "convergent",
     description: `Submit candidates: each a cluster of ideas (by their ids) or a combination of ideas from different clusters; ${MAX_CANDIDATES} at most in all.`,
     schema: candidatesSubmissionSchema,
-    accept: (input, { work }) => {
+    accept: (input, { work, brainstorm }) => {
       const known = new Set(work.ideas.map((idea) => idea.id));
       const unknown = input.candidates.flatMap((candidate) => candidate.sourceIdeas).filter((id) => !known.has(id));
       if (unknown.length) throw badRequest(`No idea has the id ${[...new Set(unknown)].join(", ")}; use the ids in the Ideas list (e.g. ${[...known].slice(0, 3).join(", ")}).`);
@@ -157,9 +157,12 @@ const SUBMISSIONS = {
         const listed = precedentNodes.size ? `use the ids in the Precedents list (e.g. ${[...precedentNodes.keys()].slice(0, 3).join(", ")})` : "there are no precedents: leave them out";
         throw badRequest(`No precedent has the id ${[...new Set(unknownPrecedents)].join(", ")}; ${listed}.`);
       }
-      if (work.candidates.length + input.candidates.length > MAX_CANDIDATES) {
-        throw badRequest(`At most ${MAX_CANDIDATES} candidates in all; there are ${work.candidates.length}. Merge, or submit at most ${MAX_CANDIDATES - work.candidates.length}.`);
+      // A pass counts its own candidates: those of an earlier pass (the latest until this pass submits) are not among its 8.
+      const found = candidatesOfPass(work, brainstorm.stages.convergent.passes).length;
+      if (found + input.candidates.length > MAX_CANDIDATES) {
+        throw badRequest(`At most ${MAX_CANDIDATES} candidates in all; there are ${found}. Merge, or submit at most ${MAX_CANDIDATES - found}.`);
       }
+      // Numbered on from the latest candidates, an earlier pass's included, so no id is given twice.
       let number = nextNumber(work.candidates.map((candidate) => candidate.id), "C");
       const candidates = input.candidates.map((candidate) => ({ id: `C${number++}`, ...candidate }));
       const ideaNodes = new Map(work.ideas.map((idea) => [idea.id, idea.nodeId]));
@@ -180,8 +183,8 @@ const SUBMISSIONS = {
           }),
         ]),
         summary: `${candidates.length} candidate${candidates.length === 1 ? "" : "s"}`,
-        count: work.candidates.length + candidates.length,
-        result: { accepted: candidates.map((candidate) => candidate.id), candidates: work.candidates.length + candidates.length },
+        count: found + candidates.length,
+        result: { accepted: candidates.map((candidate) => candidate.id), candidates: found + candidates.length },
       };
     },
   } satisfies Submission<typeof candidatesSubmissionSchema>,
