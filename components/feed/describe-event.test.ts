@@ -96,6 +96,16 @@ describe("describeEvent", () => {
     expect(ahead).toMatchObject({ text: "was stopped: it would go past the room's daily cost budget", detail: expect.stringContaining("$4.80 of $5.00"), tone: "error" });
   });
 
+  it("shows the Coder ready to write a review's code, with what it said it would do", () => {
+    const ready = event("review.ready", { reviewId: "r1", text: "Ready: I will split on whitespace." });
+    expect(describeEvent(ready, context)).toMatchObject({
+      text: "read the brief and is ready to write the code",
+      detail: "Ready: I will split on whitespace.",
+      tone: "collaboration",
+    });
+    expect(describeEvent(event("review.ready", { reviewId: "r1", text: "" }), context).detail).toBeUndefined();
+  });
+
   it("describes canvas changes people make", () => {
     expect(describeEvent(event("edge.created", { edge: edgeDto({ id: "e", sourceId: "v", targetId: "s", label: "echoes" }) }), context)).toMatchObject({
       text: "linked two notes: “echoes”",

@@ -267,6 +267,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     tone: "collaboration",
   }),
   "review.started": (event) => ({ text: "started a build review", detail: event.payload.review.task, nodeIds: [], tone: "collaboration" }),
+  "review.ready": (event) => ({ text: "read the brief and is ready to write the code", detail: event.payload.text || undefined, nodeIds: [], tone: "collaboration" }),
   "review.code": (event) => ({
     text: `submitted version ${event.payload.version} of the code`,
     nodeIds: [event.payload.nodeId],

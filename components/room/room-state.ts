@@ -213,6 +213,8 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "review.started": (state, { payload: { review } }) => ({
     reviews: { ...state.reviews, [review.id]: { ...review, round: 1, version: 0, verdict: null, closed: null } },
   }),
+  // What the Coder said shows in the feed; the review's round and version move with its code.
+  "review.ready": () => ({}),
   "review.code": (state, { payload }) => ({
     ...updateReview(state, payload.reviewId, (review) => ({ ...review, version: payload.version })),
     codeNodes: { ...state.codeNodes, [payload.nodeId]: { nodeId: payload.nodeId, reviewId: payload.reviewId, version: payload.version, language: payload.language } },

@@ -1,7 +1,8 @@
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { rooms } from "./rooms";
 
-export type BuildReviewStatus = "briefing" | "coding" | "reviewing" | "in_dialogue" | "approved" | "not_approved" | "cancelled";
+/** `preparing`: the Coder has the brief and says it is ready, or asks its one question, before it writes code. */
+export type BuildReviewStatus = "briefing" | "preparing" | "coding" | "reviewing" | "in_dialogue" | "approved" | "not_approved" | "cancelled";
 export type IssueSeverity = "blocker" | "major" | "minor";
 
 export interface ReviewIssue {
@@ -38,7 +39,7 @@ export const buildReviews = pgTable(
     round: integer("round").notNull().default(1),
     maxRounds: integer("max_rounds").notNull(),
     brief: text("brief"),
-    /** The Coder asked the Architect its one question already. */
+    /** The Coder asked its one question already (before it wrote code). */
     clarified: boolean("clarified").notNull().default(false),
     codeNodeId: text("code_node_id"),
     codeVersion: integer("code_version").notNull().default(0),

@@ -90,6 +90,8 @@ export const runs = pgTable(
 /** What a run is for in a build review, a dialogue or a brainstorm; what follows it depends on it. */
 export type RunPurpose =
   | { kind: "brief"; buildReviewId: string }
+  /** The Coder, having read the brief, says it is ready or asks the Architect its one question. */
+  | { kind: "ready"; buildReviewId: string }
   | { kind: "code"; buildReviewId: string }
   | { kind: "review"; buildReviewId: string }
   | { kind: "answer"; dialogueId: string }

@@ -24,6 +24,7 @@ const advanceDialogueTurn: Advance = async (tx, emit, run, actor, outcome) => {
 /** What moves on when a run of each kind of workflow step ends. */
 const BY_PURPOSE: Record<RunPurpose["kind"], Advance> = {
   brief: advanceBuildReview,
+  ready: advanceBuildReview,
   code: advanceBuildReview,
   review: advanceBuildReview,
   answer: advanceDialogueTurn,

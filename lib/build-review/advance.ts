@@ -8,7 +8,7 @@ import { openDialogue } from "@/lib/dialogue/open-dialogue";
 import { openDialogueFromWords } from "@/lib/dialogue/open-dialogue-from-words";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
-import { codePrompt, reviewPrompt } from "./prompts";
+import { codePrompt, readyPrompt, reviewPrompt } from "./prompts";
 
 /** The three personas of a build review. */
 export const BUILD_REVIEW_PERSONAS = { architect: "architect", coder: "coder", reviewer: "reviewer" } as const;
@@ -38,13 +38,13 @@ function member(context: Context, persona: string): Agent {
 }
 
 /**
- * Moves a build review on when one of its steps (brief, code, review) ends, in the write that
- * ends the run: the next agent's run is queued, a dialogue opened, or the review closed
+ * Moves a build review on when one of its steps (brief, ready, code, review) ends, in the write
+ * that ends the run: the next agent's run is queued, a dialogue opened, or the review closed
  * (approved, not approved, cancelled).
  */
 export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
   const purpose = run.purpose;
-  if (purpose?.kind !== "brief" && purpose?.kind !== "code" && purpose?.kind !== "review") return;
+  if (purpose?.kind !== "brief" && purpose?.kind !== "ready" && purpose?.kind !== "code" && purpose?.kind !== "review") return;
   const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, purpose.buildReviewId)).for("update");
   if (!review || FINAL.has(review.status)) return;
   const context = await contextOf(tx, emit, run.roomId, outcome.at);
@@ -54,15 +54,14 @@ export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor
   }
   if (purpose.kind === "brief") {
     const brief = outcome.text || "(The Architect wrote no brief.)";
-    const next = { ...review, brief, status: "coding" as const };
-    await tx.update(buildReviews).set({ brief, status: "coding" }).where(eq(buildReviews.id, review.id));
-    await queueCode(context, next, run);
+    await tx.update(buildReviews).set({ brief, status: "preparing" }).where(eq(buildReviews.id, review.id));
+    await queueStep(context, review, run, { persona: BUILD_REVIEW_PERSONAS.coder, kind: "ready", prompt: readyPrompt({ ...review, brief }) });
+  } else if (purpose.kind === "ready") {
+    await afterReady(context, review, run, outcome.text);
   } else if (purpose.kind === "code") {
-    // The Coder asked the Architect first: the review waits for the dialogue.
+    // A question the Coder put while coding (in a review begun before it said it was ready first): the review waits for it.
     if (review.status === "in_dialogue") return;
     if (review.codeVersion < review.round) {
-      // No code, but a question in its words (to the Architect, say): the one clarification it may ask.
-      if (!review.clarified && (await askedInText(context, review, run, outcome.text))) return;
       await closeReview(context, review, "not_approved", "The Coder wrote no code.");
       return;
     }
@@ -73,40 +72,60 @@ export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor
   }
 }
 
-async function queueCode(context: Context, review: BuildReview, after: Run, notes: string[] = []): Promise<void> {
-  const coder = member(context, BUILD_REVIEW_PERSONAS.coder);
+/** Queues the next step of the review: `persona`'s run, one link after `after`, in the review's workflow. */
+async function queueStep(
+  context: Context,
+  review: BuildReview,
+  after: Run,
+  step: { persona: string; kind: "ready" | "code" | "review"; prompt: string; selectedNodeIds?: string[] },
+): Promise<void> {
   await enqueueRun(context.tx, context.emit, {
     roomId: review.roomId,
-    agentId: coder.id,
+    agentId: member(context, step.persona).id,
     trigger: "request",
     requestedBy: { id: "system", name: "Build review" },
-    prompt: codePrompt(review, notes),
+    prompt: step.prompt,
     parentRunId: after.id,
     chainDepth: after.chainDepth,
     correlationId: review.correlationId,
-    purpose: { kind: "code", buildReviewId: review.id },
+    selectedNodeIds: step.selectedNodeIds ?? [],
+    purpose: { kind: step.kind, buildReviewId: review.id },
     at: context.at,
   });
 }
 
+function queueCode(context: Context, review: BuildReview, after: Run, notes: string[] = []): Promise<void> {
+  return queueStep(context, review, after, { persona: BUILD_REVIEW_PERSONAS.coder, kind: "code", prompt: codePrompt(review, notes) });
+}
+
 async function queueReview(context: Context, review: BuildReview, after: Run): Promise<void> {
-  const reviewer = member(context, BUILD_REVIEW_PERSONAS.reviewer);
   const [code] = review.codeNodeId
     ? await context.tx.select({ text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.id, review.codeNodeId))
     : [];
-  await enqueueRun(context.tx, context.emit, {
-    roomId: review.roomId,
-    agentId: reviewer.id,
-    trigger: "request",
-    requestedBy: { id: "system", name: "Build review" },
+  await queueStep(context, review, after, {
+    persona: BUILD_REVIEW_PERSONAS.reviewer,
+    kind: "review",
     prompt: reviewPrompt(review, code?.text ?? ""),
-    parentRunId: after.id,
-    chainDepth: after.chainDepth,
-    correlationId: review.correlationId,
     selectedNodeIds: review.codeNodeId ? [review.codeNodeId] : [],
-    purpose: { kind: "review", buildReviewId: review.id },
-    at: context.at,
   });
+}
+
+/**
+ * The Coder's ready step ended: it asked its one question with ask_teammate (the review waits
+ * for that dialogue), asked it in words (how a model without tools asks), or says it is ready —
+ * what it said goes to the feed (`review.ready`) — and writes the code next.
+ */
+async function afterReady(context: Context, review: BuildReview, run: Run, text: string): Promise<void> {
+  if (review.status === "in_dialogue") return;
+  if (!review.clarified && (await askedInText(context, review, run, text))) return;
+  context.emit({
+    type: "review.ready",
+    actor: member(context, BUILD_REVIEW_PERSONAS.coder),
+    correlationId: review.correlationId,
+    payload: { reviewId: review.id, text: text.slice(0, 2000) },
+  });
+  await context.tx.update(buildReviews).set({ status: "coding" }).where(eq(buildReviews.id, review.id));
+  await queueCode(context, { ...review, status: "coding" }, run);
 }
 
 /** Records a verdict the Reviewer stated in words (`VERDICT: …`) as if it had submitted it. */
@@ -215,8 +234,8 @@ async function afterReview(context: Context, review: BuildReview, run: Run, outc
 }
 
 /**
- * The Coder's turn brought no code but words addressed to a teammate (how a model without
- * tools asks): its one clarification opens as a dialogue. Returns whether one opened.
+ * The Coder's ready step brought words addressed to a teammate (how a model without tools
+ * asks): its one clarification opens as a dialogue. Returns whether one opened.
  */
 async function askedInText(context: Context, review: BuildReview, run: Run, text: string): Promise<boolean> {
   const dialogue = await openDialogueFromWords(context.tx, context.emit, {

@@ -46,7 +46,9 @@ async function typesOf(roomId: string) {
 type Behaviour = {
   verdict: (version: number) => { verdict: "approve" | "changes"; issues: unknown[]; openQuestions: string[] };
   satisfied: (round: number) => boolean;
-  /** The Coder asks the Architect its one question before version 1. */
+  /** What the Coder answers in its ready step, when not the default "ready" (or a question below). */
+  coderReady?: ChatReply;
+  /** The Coder asks the Architect its one question in its ready step, before version 1. */
   coderAsks?: boolean;
   /** …in words only, as a model without tools would. */
   coderAsksInText?: boolean;
@@ -67,13 +69,14 @@ function standIn(behaviour: Behaviour) {
     const answered = request.messages.some((message) => message.role === "tool");
     const reply = (value: ChatReply) => value;
     if (answered) return reply({ text: /You are Reviewer/.test(system) ? "That is my view." : "Done." });
+    if (/## Build review: get ready to code/.test(user)) {
+      if (behaviour.coderAsksInText) return reply({ text: "Before I start: Architect, should an empty input return an empty list?" });
+      if (behaviour.coderAsks) {
+        return reply({ toolCall: { name: "ask_teammate", arguments: { target: "architect", question: "Should an empty input return an empty list?" } } });
+      }
+      return reply(behaviour.coderReady ?? { text: "Ready: I will split the sentence on whitespace and count the pieces." });
+    }
     const code = user.match(/write the code \(version (\d+)/);
-    if (code && behaviour.coderAsksInText && /you may instead ask the Architect/.test(user)) {
-      return reply({ text: "Before I start: Architect, should an empty input return an empty list?" });
-    }
-    if (code && behaviour.coderAsks && /you may instead ask the Architect/.test(user)) {
-      return reply({ toolCall: { name: "ask_teammate", arguments: { target: "architect", question: "Should an empty input return an empty list?" } } });
-    }
     if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
     const review = user.match(/review version (\d+)/);
     if (review && behaviour.reviewerSays) return reply({ text: behaviour.reviewerSays(Number(review[1])) });
@@ -119,7 +122,7 @@ describe("the build review", () => {
     expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "open question" })]);
     const types = log.map((row) => row.type);
-    const order = ["review.started", "review.code", "review.verdict", "dialogue.opened", "dialogue.message", "dialogue.message", "dialogue.closed", "review.code", "review.verdict", "review.closed"];
+    const order = ["review.started", "review.ready", "review.code", "review.verdict", "dialogue.opened", "dialogue.message", "dialogue.message", "dialogue.closed", "review.code", "review.verdict", "review.closed"];
     expect(types.filter((type) => order.includes(type))).toEqual(order);
     const message = log.find((row) => row.type === "dialogue.message")!.payload as { durationMs: number; costKnown: boolean; text: string };
     expect(message).toMatchObject({ costKnown: false, text: "It returns an empty list for an empty input." });
@@ -132,22 +135,59 @@ describe("the build review", () => {
     expect(review.status).toBe("approved");
   });
 
-  it("lets the Coder ask the Architect one question before its first version", async () => {
+  it("has the Coder say it is ready after the brief, shown in the feed, before it writes code it can no longer ask about", async () => {
+    const { review, talks, log, server } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true });
+    expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1, clarified: false });
+    expect(talks).toEqual([]);
+    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "code", "review"]);
+    const coder = workflowRuns[1]!.agentId;
+    expect(workflowRuns[2]!.agentId).toBe(coder);
+    // What it said it would do is in the feed, in the review's workflow, between the brief and the code.
+    const [ready] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.ready")));
+    expect(ready).toMatchObject({
+      agent: coder,
+      correlationId: review.correlationId,
+      payload: { reviewId: review.id, text: "Ready: I will split the sentence on whitespace and count the pieces." },
+    });
+    const types = log.map((row) => row.type);
+    expect(types.indexOf("review.ready")).toBeLessThan(types.indexOf("review.code"));
+    // Asked with the brief in its ready step, it may ask; writing the code, it may not.
+    const toolsOf = (heading: RegExp) =>
+      server.requests.find((request) => heading.test(JSON.stringify(request.messages)))!.tools!.map((tool) => tool.function.name);
+    expect(toolsOf(/get ready to code/)).toContain("ask_teammate");
+    expect(toolsOf(/write the code \(version 1/)).toEqual(expect.arrayContaining(["submit_code"]));
+    expect(toolsOf(/write the code \(version 1/)).not.toContain("ask_teammate");
+  });
+
+  it("closes the review when the Coder's ready step fails, an error of its workflow", async () => {
+    const { review, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderReady: { status: 400 } });
+    expect(review).toMatchObject({ status: "not_approved", codeVersion: 0 });
+    expect(log.some((row) => row.type === "review.ready" || row.type === "review.code")).toBe(false);
+    const [closing] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
+    expect(closing).toMatchObject({ status: "error", payload: expect.objectContaining({ outcome: "not_approved", reason: "Coder's run failed." }) });
+    expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("degraded");
+  });
+
+  it("lets the Coder ask the Architect one question in its ready step, before its first version", async () => {
     const { review, talks, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsks: true });
     expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1, clarified: true });
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "question", topic: "Should an empty input return an empty list?" })]);
     const opened = log.find((row) => row.type === "dialogue.opened")!.payload as { dialogue: { askerAgentId: string; addresseeAgentId: string } };
     const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
-    expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "code", "answer", "reply", "code", "review"]);
+    expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "answer", "reply", "code", "review"]);
     expect(opened.dialogue.askerAgentId).not.toBe(opened.dialogue.addresseeAgentId);
-    // The question is asked once: the code run after the dialogue has no question to ask.
+    // It asked instead of saying it was ready; the question is asked once.
     expect(log.filter((row) => row.type === "dialogue.opened")).toHaveLength(1);
+    expect(log.some((row) => row.type === "review.ready")).toBe(false);
   });
 
   it("opens the Coder's question from its words when it asks without tools", async () => {
     const { review, talks } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsksInText: true });
     expect(review).toMatchObject({ status: "approved", codeVersion: 1, clarified: true });
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", reason: "question", topic: "Before I start: Architect, should an empty input return an empty list?" })]);
+    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "answer", "reply", "code", "review"]);
   });
 
   it("keeps every version of the code the Coder submitted, whatever happens to its node since", async () => {
@@ -258,7 +298,7 @@ describe("the build review", () => {
     expect(talks).toEqual([expect.objectContaining({ reason: "concern", topic: "The loop smells off.", status: "resolved" })]);
   });
 
-  it("plays the whole workflow offline: a brief, two versions, a two-round dialogue, approval", async () => {
+  it("plays the whole workflow offline: a brief, the Coder ready, two versions, a two-round dialogue, approval", async () => {
     const worker = await startTestWorker(context.database);
     try {
       const { roomId } = await reviewRoom();
@@ -276,9 +316,12 @@ describe("the build review", () => {
       const messages = log.filter((row) => row.type === "dialogue.message").map((row) => row.payload as { round: number; text: string; costKnown: boolean });
       expect(messages.map((message) => message.round)).toEqual([1, 1, 2, 2]);
       expect(messages.every((message) => message.costKnown)).toBe(true);
+      const ready = log.find((row) => row.type === "review.ready")!.payload as { text: string };
+      expect(ready.text).toMatch(/^Ready: I will write countWordsSentence as one exported function/);
       // One workflow from the brief to the approval.
-      const all = await context.database.db.select().from(runs).where(eq(runs.roomId, roomId));
+      const all = await context.database.db.select().from(runs).where(eq(runs.roomId, roomId)).orderBy(asc(runs.createdAt));
       expect(new Set(all.map((run) => run.correlationId)).size).toBe(1);
+      expect(all.map((run) => run.purpose?.kind).slice(0, 4)).toEqual(["brief", "ready", "code", "review"]);
     } finally {
       await worker.stop();
     }

@@ -15,7 +15,20 @@ function issueLines(issues: ReviewIssue[]): string {
   return issues.map((issue) => `- [${issue.severity}] ${issue.text}`).join("\n");
 }
 
-export function codePrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "clarified" | "round" | "maxRounds" | "lastVerdict">, notes: string[] = []): string {
+/** The Coder's step between the brief and its first version: it says it is ready, or asks its one question. */
+export function readyPrompt(review: Pick<BuildReview, "task" | "brief">): string {
+  return [
+    "## Build review: get ready to code",
+    `Task: ${review.task}`,
+    `Brief from the Architect:\n${review.brief ?? "(none)"}`,
+    "Read the brief; do not write code yet. If you can write the code from it, say in one or two sentences that you are ready " +
+      "and how you will go about it: that is your final message. If something essential is unclear, ask the Architect one " +
+      "question instead with ask_teammate (without tools: address the Architect by name and end your question with \"?\"), " +
+      "and finish your turn; you write the code once the dialogue ends. You may ask once.",
+  ].join("\n\n");
+}
+
+export function codePrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds" | "lastVerdict">, notes: string[] = []): string {
   const version = review.codeVersion + 1;
   const lines = [
     `## Build review: write the code (version ${version}, round ${review.round} of ${review.maxRounds})`,
@@ -28,9 +41,7 @@ export function codePrompt(review: Pick<BuildReview, "task" | "brief" | "codeVer
   if (notes.length) lines.push(`From your dialogue:\n${notes.map((note) => `- ${note}`).join("\n")}`);
   lines.push(
     "Write the complete code with submit_code (one call, the whole file). " +
-      (review.clarified || version > 1
-        ? "Then say in one sentence what changed."
-        : "If the brief leaves something essential unclear, you may instead ask the Architect one question with ask_teammate and finish your turn."),
+      (version > 1 ? "Then say in one sentence what changed." : "Then say in one sentence what it does."),
   );
   return lines.join("\n\n");
 }

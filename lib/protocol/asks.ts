@@ -61,6 +61,7 @@ const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "agent.updated": null,
   "admin.action": null,
   "review.started": null,
+  "review.ready": null,
   "review.code": null,
   "review.verdict": null,
   "review.closed": null,

@@ -67,6 +67,8 @@ export const storedEventSchemas = {
     "review.started",
     z.object({ review: z.object({ id: z.string(), task: z.string(), maxRounds: z.number().int() }) }),
   ),
+  /** The Coder read the brief and is ready to write the code: what it said (it asked instead when a dialogue opened). */
+  "review.ready": storedEvent("review.ready", z.object({ reviewId: z.string(), text: z.string() })),
   /** A new version of the code under review, and the code itself (events written before it carried the code lack it). */
   "review.code": storedEvent(
     "review.code",

@@ -1,7 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agents, dialogues, events, runs } from "@/db/schema";
+import { agents, buildReviews, dialogues, events, runs } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { startBuildReview } from "@/lib/build-review/start-build-review";
 import { openDialogue } from "@/lib/dialogue/open-dialogue";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { createRoom } from "@/lib/rooms/create-room";
@@ -51,6 +52,32 @@ describe("ask_teammate", () => {
     expect(Object.keys(createAgentTools(activeRun(database, { run, agent, team, settings: { dialogue_max_rounds: 0 } })))).not.toContain("ask_teammate");
     const turn = { ...run, purpose: { kind: "answer" as const, dialogueId: "d" } };
     expect(Object.keys(createAgentTools(activeRun(database, { run: turn, agent, team })))).not.toContain("ask_teammate");
+  });
+
+  it("gives the Coder of a build review its one question in its ready step, and none while it writes the code", async () => {
+    const { room } = await createRoom(database.db, { title: "Review", template: "build-review" });
+    const started = await startBuildReview(database.db, room.id, "Count words", { id: "human:ada", name: "Ada" });
+    const reviewId = started.payload.review.id;
+    const step = async (kind: "ready" | "code") => {
+      const { run, agent, team } = await runOf(room.id, "coder");
+      return activeRun(database, { run: { ...run, correlationId: started.correlation_id, purpose: { kind, buildReviewId: reviewId } }, agent, team });
+    };
+    expect(Object.keys(createAgentTools(await step("code")))).not.toContain("ask_teammate");
+    const ready = await step("ready");
+    expect(Object.keys(createAgentTools(ready))).toContain("ask_teammate");
+    expect(await ask(ready, { target: "architect", question: "Should an empty input return an empty list?" })).toMatchObject({
+      ok: true,
+      note: "Architect will answer. Finish your turn now; you will write the code once the dialogue ends.",
+    });
+    const [review] = await database.db.select().from(buildReviews).where(eq(buildReviews.id, reviewId));
+    expect(review).toMatchObject({ status: "in_dialogue", clarified: true });
+    // A second question, from another ready step of the same review: refused, and nothing written.
+    const talks = await database.db.select().from(dialogues).where(eq(dialogues.roomId, room.id));
+    expect(await ask(await step("ready"), { target: "architect", question: "And for a missing value?" })).toEqual({
+      ok: false,
+      error: "You have asked your one question already; finish your turn, and you will write the code next.",
+    });
+    expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, room.id))).toEqual(talks);
   });
 
   it("opens a dialogue with the teammate asked, in the run's workflow, once per run", async () => {

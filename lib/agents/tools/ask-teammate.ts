@@ -14,19 +14,21 @@ import { toolResult } from "./tool-result";
 /**
  * ask_teammate: a question put to one teammate, which opens a dialogue with it — the teammate
  * answers, the asker replies, for the room's `dialogue_max_rounds` rounds at most. Offered to
- * every agent's runs in every room while dialogues are on, except to a dialogue's own turns.
- * One question a run; the room holds at most `max_open_dialogues` dialogues at once. In a build
- * review the Coder's question before its first version is its one clarification, and the review
- * waits for the Coder's or the Reviewer's dialogue before it goes on.
+ * every agent's runs in every room while dialogues are on, except to a dialogue's own turns and
+ * to a build review's code steps (the Coder asks before it writes). One question a run; the room
+ * holds at most `max_open_dialogues` dialogues at once. In a build review the Coder's question in
+ * its ready step is its one clarification, and the review waits for the Coder's or the Reviewer's
+ * dialogue before it goes on.
  */
 export function createAskTeammateTool(active: ActiveRun): ToolSet {
   const { database, run, agent, team, settings } = active;
   const kind = run.purpose?.kind;
-  if (settings.dialogue_max_rounds === 0 || kind === "answer" || kind === "reply") return {};
+  if (settings.dialogue_max_rounds === 0 || kind === "answer" || kind === "reply" || kind === "code") return {};
   const others = team.filter((member) => member.id !== agent.id);
   if (others.length === 0) return {};
-  // The review this question belongs to: the Coder's code step and the Reviewer's review wait for its dialogue.
-  const reviewId = run.purpose && (kind === "code" || kind === "review") && "buildReviewId" in run.purpose ? run.purpose.buildReviewId : null;
+  // The review this question belongs to: the Coder's ready step and the Reviewer's review wait for its dialogue.
+  const reviewId = run.purpose && (kind === "ready" || kind === "review") && "buildReviewId" in run.purpose ? run.purpose.buildReviewId : null;
+  const clarifying = reviewId !== null && kind === "ready";
   const choices = others.map((member) => `${member.name} (${member.persona})`).join(", ");
 
   return {
@@ -34,7 +36,7 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
       description:
         "Put one question to a teammate directly. They answer in a short dialogue and you reply to their answer " +
         `(at most ${settings.dialogue_max_rounds} round${settings.dialogue_max_rounds === 1 ? "" : "s"}). One question a run; ` +
-        (reviewId && kind === "code" ? "finish your turn after asking: you write the code once the dialogue ends." : "carry on with your work meanwhile."),
+        (clarifying ? "finish your turn after asking: you write the code once the dialogue ends." : "carry on with your work meanwhile."),
       inputSchema: z.object({
         target: z.string().trim().min(1).max(80).describe(`Who to ask, by name or persona: ${choices}`),
         question: z.string().trim().min(1).max(600).describe("The question, with what they need to answer it"),
@@ -53,8 +55,8 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
               if (reviewId) {
                 const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
                 if (!review) throw badRequest("This build review is gone.");
-                if (kind === "code" && (review.clarified || review.status === "in_dialogue")) {
-                  throw badRequest("You have asked your one question already; write the code now.");
+                if (clarifying && (review.clarified || review.status === "in_dialogue")) {
+                  throw badRequest("You have asked your one question already; finish your turn, and you will write the code next.");
                 }
                 const [open] = await tx
                   .select({ id: dialogues.id })
@@ -80,14 +82,14 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
                 const open = settings.max_open_dialogues;
                 throw badRequest(`The room has ${open} dialogue${open === 1 ? "" : "s"} under way already; carry on with what you know.`);
               }
-              if (reviewId && kind === "code") {
+              if (clarifying) {
                 await tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, reviewId));
               }
             },
             { ...write, change: { type: "dialogue.opened", request: { by: agent.id, input } } },
           );
           const next =
-            reviewId && kind === "code"
+            clarifying
               ? "Finish your turn now; you will write the code once the dialogue ends."
               : "You will be asked to reply once they have answered; carry on with your work meanwhile.";
           // A call taken again (its step retried) finds the dialogue its first write opened.

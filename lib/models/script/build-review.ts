@@ -1,7 +1,7 @@
-// The Build review personas of the offline model: the Architect briefs, the Coder codes, the
-// Reviewer reviews, and the two talk when the Reviewer has an open question. Each reads which
-// step it plays from the headings of its task. The default run has one two-round dialogue,
-// then a second version that is approved.
+// The Build review personas of the offline model: the Architect briefs, the Coder says it is
+// ready and codes, the Reviewer reviews, and the two talk when the Reviewer has an open question.
+// Each reads which step it plays from the headings of its task. The default run has one
+// two-round dialogue, then a second version that is approved.
 import type { PlannedStep } from "./plan";
 import type { PastCall, ScriptReading } from "./read-prompt";
 
@@ -82,6 +82,13 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
       return { text: "Here is the brief.", calls: [{ tag: "brief", toolName: "create_node", input: { kind: "brief", text: body, x: 0, y: 0 } }] };
     }
     return { text: body, calls: [] };
+  }
+
+  if (/## Build review: get ready to code/.test(text)) {
+    return {
+      text: `Ready: I will write ${functionName(taskOf(text))} as one exported function, and handle the edge cases the brief lists.`,
+      calls: [],
+    };
   }
 
   const code = text.match(/## Build review: write the code \(version (\d+), round (\d+) of (\d+)\)/);
