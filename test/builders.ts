@@ -24,6 +24,7 @@ import {
   runSchema,
   storedEventSchemas,
 } from "@/lib/protocol";
+import { type BrainstormDto, type RankedCandidateDto, STAGE_KEYS, brainstormSchema, rankedCandidateSchema } from "@/lib/protocol/brainstorm";
 
 /** The time every fixture carries unless told otherwise. */
 export const FIXTURE_TIME = "2026-11-22T10:00:00.000Z";
@@ -122,6 +123,32 @@ export function boardEntryDto(overrides: Partial<BoardEntryDto> = {}): BoardEntr
     answersEntryId: null,
     expiresAt: FIXTURE_TIME,
     createdAt: FIXTURE_TIME,
+    ...overrides,
+  });
+}
+
+export function rankedCandidateDto(overrides: Partial<RankedCandidateDto> = {}): RankedCandidateDto {
+  return rankedCandidateSchema.parse({ id: "c1", title: "Car-free Sundays", summary: "Close the centre to cars on Sundays.", score: 8, standing: "checked", ...overrides });
+}
+
+/** A brainstorm at its gate, every stage before it done. */
+export function brainstormDto(overrides: Partial<BrainstormDto> = {}): BrainstormDto {
+  const stage = { status: "done", passes: 1, rerun: false, startedAt: FIXTURE_TIME, endedAt: FIXTURE_TIME, count: 1, total: 1, shortfall: null, timedOut: false };
+  return brainstormSchema.parse({
+    id: "bs1",
+    problem: "Fewer cars in town",
+    correlationId: "corr-bs1",
+    status: "awaiting_gate",
+    stages: Object.fromEntries(STAGE_KEYS.map((key) => [key, stage])),
+    gateRound: 1,
+    gateOpenedAt: FIXTURE_TIME,
+    ranking: [rankedCandidateDto()],
+    decisions: [],
+    chosenCandidateId: null,
+    gateDeciders: "participants",
+    hasDeliverable: false,
+    createdAt: FIXTURE_TIME,
+    finishedAt: null,
     ...overrides,
   });
 }

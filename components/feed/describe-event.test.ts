@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BoardEntryDto, BoardEntryKindName, PayloadOf, StoredEventType } from "@/lib/protocol";
-import { FIXTURE_TIME, agentDto, boardEntryDto, edgeDto, storedEvent } from "@/test/builders";
+import { FIXTURE_TIME, agentDto, boardEntryDto, brainstormDto, edgeDto, rankedCandidateDto, storedEvent } from "@/test/builders";
 import { describeEvent } from "./describe-event";
 
 const agents = [
@@ -104,6 +104,14 @@ describe("describeEvent", () => {
       tone: "collaboration",
     });
     expect(describeEvent(event("review.ready", { reviewId: "r1", text: "" }), context).detail).toBeUndefined();
+  });
+
+  it("says which round of the gate the room is asked to decide, from the second on", () => {
+    const ranking = [rankedCandidateDto(), rankedCandidateDto({ id: "c2", title: "Bike lanes", score: 6 })];
+    const opened = (round: number) =>
+      describeEvent(event("brainstorm.gate_opened", { brainstormId: "bs1", round, ranking, brainstorm: brainstormDto({ gateRound: round, ranking }) }), context);
+    expect(opened(1)).toMatchObject({ text: "is waiting for the room to decide on a shortlist of 2", detail: "1. Car-free Sundays (8) · 2. Bike lanes (6)" });
+    expect(opened(2).text).toBe("is waiting for the room to decide again (round 2) on a shortlist of 2");
   });
 
   it("describes canvas changes people make", () => {

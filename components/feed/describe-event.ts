@@ -246,7 +246,10 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     tone: "collaboration",
   }),
   "brainstorm.gate_opened": (event) => ({
-    text: `is waiting for the room to decide on a shortlist of ${event.payload.ranking.length}`,
+    text:
+      event.payload.round === 1
+        ? `is waiting for the room to decide on a shortlist of ${event.payload.ranking.length}`
+        : `is waiting for the room to decide again (round ${event.payload.round}) on a shortlist of ${event.payload.ranking.length}`,
     detail: event.payload.ranking.map((candidate, index) => `${index + 1}. ${candidate.title} (${candidate.score})`).join(" · "),
     nodeIds: [],
     tone: "people",
