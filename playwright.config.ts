@@ -39,6 +39,9 @@ export default defineConfig({
         "--no-first-run",
       ],
     },
+    // A click or fill that cannot happen fails on its own, naming what stood in its way, rather than
+    // as the whole test's timeout.
+    actionTimeout: 15_000,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
   },
