@@ -219,21 +219,25 @@ export async function expectedRunSpend(db: DbOrTx, agent: { id: string; roomId: 
  * far, in tokens and in cost (each step reads the whole conversation again, so calls seldom get
  * cheaper). Null before its first call.
  */
-async function expectedStepSpend(db: DbOrTx, runId: string, agentName: string): Promise<ExpectedSpend | null> {
+async function expectedStepSpend(db: DbOrTx, runId: string): Promise<Omit<ExpectedSpend, "agentName"> | null> {
   const [row] = rowsOf<{ calls: number | string; tokens: number | string | null; cost: number | string | null }>(
     await db.execute(sql`
       select count(*) as calls, max(input_tokens + output_tokens) as tokens, max(cost_usd) as cost
       from ${runModelCalls} where run_id = ${runId}`),
   );
   if (!row || Number(row.calls) === 0) return null;
-  return { tokens: Number(row.tokens ?? 0), costUsd: Number(row.cost ?? 0), agentName, basis: "its largest model call so far", next: "step" };
+  return { tokens: Number(row.tokens ?? 0), costUsd: Number(row.cost ?? 0), basis: "its largest model call so far", next: "step" };
 }
 
 /** What is left of `run` is expected to spend: its next step once it has made a call, else a whole run of its agent. */
 async function expectedSpendOf(db: DbOrTx, run: { id: string; roomId: string; agentId: string }): Promise<ExpectedSpend | null> {
-  const [agent] = await db.select({ id: agents.id, roomId: agents.roomId, name: agents.name, model: agents.model }).from(agents).where(eq(agents.id, run.agentId));
+  // Both at once: this is read before every step.
+  const [[agent], step] = await Promise.all([
+    db.select({ id: agents.id, roomId: agents.roomId, name: agents.name, model: agents.model }).from(agents).where(eq(agents.id, run.agentId)),
+    expectedStepSpend(db, run.id),
+  ]);
   if (!agent) return null;
-  return (await expectedStepSpend(db, run.id, agent.name)) ?? (await expectedRunSpend(db, agent));
+  return step ? { ...step, agentName: agent.name } : await expectedRunSpend(db, agent);
 }
 
 /**
@@ -333,9 +337,14 @@ export async function runLimitReached(
   now: Date = new Date(),
 ): Promise<LimitReachedPayload | null> {
   const env = getEnv();
-  const budgets = await todaysBudgets(db, run.roomId, settings, now, env);
-  const expected = hasBudget(budgets) ? await expectedSpendOf(db, run) : null;
-  return budgetReached(budgets, { runId: run.id, agentId: run.agentId }, expected) ?? (await workflowCapReached(db, run, settings, env));
+  // Read together, as one wait rather than one after another: this runs before every step. What
+  // is left to spend is estimated whether or not a budget turns out to apply.
+  const [budgets, expected, capReached] = await Promise.all([
+    todaysBudgets(db, run.roomId, settings, now, env),
+    expectedSpendOf(db, run),
+    workflowCapReached(db, run, settings, env),
+  ]);
+  return budgetReached(budgets, { runId: run.id, agentId: run.agentId }, hasBudget(budgets) ? expected : null) ?? capReached;
 }
 
 /** Whether any of today's budgets has a limit: a run needs an estimate only then. */
@@ -351,13 +360,13 @@ function hasBudget(budgets: Budgets): boolean {
 async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date, env: Env): Promise<Budgets> {
   const { dayStart, dayEnd } = budgetPeriods(now);
   const roomLimits = roomDailyLimits(settings, env);
-  const instanceLimits = (await readInstanceBudgets(db, env)).limits;
   const limited = (limits: { tokens: number; costUsd: number }) => limits.tokens > 0 || limits.costUsd > 0;
   const nothing = { today: { tokens: 0, costUsd: 0 }, week: { tokens: 0, costUsd: 0 } };
-  const [instanceSpent, roomSpent] = await Promise.all([
-    limited(instanceLimits) ? usageSince(db, null, dayStart, dayStart) : nothing,
+  const [instanceLimits, roomSpent] = await Promise.all([
+    readInstanceBudgets(db, env).then((budgets) => budgets.limits),
     limited(roomLimits) ? usageSince(db, roomId, dayStart, dayStart) : nothing,
   ]);
+  const instanceSpent = limited(instanceLimits) ? await usageSince(db, null, dayStart, dayStart) : nothing;
   return {
     day: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
     week: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
