@@ -45,9 +45,10 @@ export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor
 /**
  * Cancels a queued run as `cancelRun` does, inside a room write the caller holds (with the room
  * locked no worker claims the run meanwhile): for a write that cancels a run among changes of its
- * own. Returns false when the run is no longer queued.
+ * own; `reason` says why, where it is more than who cancelled it. Returns false when the run is no
+ * longer queued.
  */
-export async function cancelQueuedRun(tx: DbOrTx, emit: Emit, at: Date, runId: string, by: Actor): Promise<boolean> {
+export async function cancelQueuedRun(tx: DbOrTx, emit: Emit, at: Date, runId: string, by: Actor, reason?: string): Promise<boolean> {
   const [flagged] = await tx
     .update(runs)
     .set({ cancelRequested: true })
@@ -61,7 +62,7 @@ export async function cancelQueuedRun(tx: DbOrTx, emit: Emit, at: Date, runId: s
     at,
     flagged,
     { id: flagged.agentId, name: agent?.name ?? "Agent" },
-    { status: "cancelled", error: cancelledBy(by), durationMs: 0 },
+    { status: "cancelled", error: reason ? { ...cancelledBy(by), error_message: reason } : cancelledBy(by), durationMs: 0 },
     null,
   );
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { type Run, agentNotes, agents, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
@@ -8,8 +8,7 @@ import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
 import { emitLimitReached } from "@/lib/limits/limit-reached";
 import { forgetSavedSteps } from "./save-run-step";
 import { advanceWorkflow } from "./advance-workflow";
-import { commandRunPrompt } from "@/lib/commands/send-command";
-import { enqueueRun } from "./enqueue-run";
+import { followUpWaitingMessages } from "@/lib/commands/follow-up-waiting-messages";
 import { settleRequest } from "./settle-request";
 
 export interface RunOutcome {
@@ -111,7 +110,7 @@ export function lastWords(transcript: unknown[]): string {
  * What follows the end of every run, in the write that ends it: a build review or dialogue it
  * was part of moves on, the request it served is settled (a help request answered), the task
  * goes into the agent's knowledge vault, and participants' messages it did not take get a run
- * of their own (see `followUpWaitingMessages`).
+ * of their own (see `followUpAfter`).
  */
 export async function afterRunEnded(
   tx: DbOrTx,
@@ -143,7 +142,7 @@ export async function afterRunEnded(
       at: outcome.at,
     });
   }
-  await followUpWaitingMessages(tx, emit, run, outcome);
+  await followUpAfter(tx, emit, run, outcome);
 }
 
 /**
@@ -168,35 +167,7 @@ async function whatWasAsked(tx: DbOrTx, run: Run): Promise<string> {
  * queued now would fail the same way, again and again; the messages wait for the agent's next
  * run instead.
  */
-async function followUpWaitingMessages(tx: DbOrTx, emit: Emit, run: Run, outcome: { status: RunOutcome["status"]; at: Date }): Promise<void> {
+async function followUpAfter(tx: DbOrTx, emit: Emit, run: Run, outcome: { status: RunOutcome["status"]; at: Date }): Promise<void> {
   if (outcome.status === "failed" && run.steps === 0) return;
-  const [waiting] = await tx
-    .select({ senderId: agentNotes.senderId, senderName: agentNotes.senderName })
-    .from(agentNotes)
-    .where(
-      and(
-        eq(agentNotes.agentId, run.agentId),
-        eq(agentNotes.kind, "command"),
-        isNull(agentNotes.deliveredAt),
-        isNull(agentNotes.cancelledAt),
-      ),
-    )
-    .orderBy(asc(agentNotes.createdAt), asc(agentNotes.ordinal))
-    .limit(1);
-  if (!waiting) return;
-  const [other] = await tx
-    .select({ id: runs.id })
-    .from(runs)
-    .where(and(eq(runs.agentId, run.agentId), inArray(runs.status, ["queued", "running"]), sql`${runs.id} <> ${run.id}`))
-    .limit(1);
-  if (other) return;
-  const sender = { id: waiting.senderId ?? "someone", name: waiting.senderName ?? "Someone" };
-  await enqueueRun(tx, emit, {
-    roomId: run.roomId,
-    agentId: run.agentId,
-    trigger: "command",
-    requestedBy: sender,
-    prompt: commandRunPrompt(sender.name),
-    at: outcome.at,
-  });
+  await followUpWaitingMessages(tx, emit, { roomId: run.roomId, agentId: run.agentId, at: outcome.at, exceptRunId: run.id });
 }

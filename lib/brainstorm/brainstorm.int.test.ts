@@ -10,6 +10,7 @@ import { POST as startRunRoute } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
 import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { cancelRun } from "@/lib/agents/cancel-run";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { ActiveRun } from "@/lib/agents/run-context";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
@@ -919,6 +920,82 @@ describe("the brainstorm", () => {
       release();
       await provider.stop();
     }
+  });
+
+  it("holds a person's message to an ideator sent before divergent thinking began until the ideas are released, then delivers it", async () => {
+    // No worker yet: the message's run waits in the queue while framing runs out of time and divergent thinking begins.
+    const { roomId, team } = await brainstormRoom(context.database, { brainstorm_stage_minutes: { framing: 1 }, max_concurrent_runs: 8 });
+    const wild = team.find((agent) => agent.persona === "wild-ideator")!;
+    const cookie = await seatIn(roomId);
+    await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+    const sent = await call(sendRoute, { url: "/x", method: "POST", params: { roomId }, body: { text: `@${wild.name} CANARY-MESSAGE: build on the pit-stop drills.` }, cookie });
+    expect(sent.status).toBe(201);
+    expect(sent.body.command).toMatchObject({ agentId: wild.id, delivery: "new_run" });
+    const message = async () => (await context.database.db.select().from(agentNotes).where(eq(agentNotes.id, sent.body.command.id)))[0]!;
+    expect(await sweepStageLimits(context.database.db, new Date(Date.now() + 61_000))).toBe(1);
+    expect((await stateOf(roomId)).stages.divergent.status).toBe("running");
+    // The run queued to act on it is not started, saying why; the message waits, neither delivered nor withdrawn.
+    const [held] = await context.database.db.select().from(runs).where(eq(runs.id, sent.body.command.runId));
+    expect(held).toMatchObject({
+      status: "cancelled",
+      startedAt: null,
+      error: {
+        error_type: "cancelled",
+        error_message: `Not started: ${wild.name} is working alone in the brainstorm's divergent thinking (stage 1), where nothing from outside may shape its ideas. The messages this run was to act on wait, and reach ${wild.name} in a run of their own once the ideas are released.`,
+      },
+    });
+    expect(await message()).toMatchObject({ deliveredAt: null, cancelledAt: null });
+
+    // A stage-1 run is told of its stage; its tools tell it from a later run whose task history mentions the stage.
+    const stageOne = (request: ChatRequest) => !!request.tools?.some((tool) => tool.function.name === "submit_ideas");
+    const provider = await standIn(["wild-ideator"], roomId, (_persona, request) => (stageOne(request) ? ideas("Wild", 6) : null));
+    try {
+      await eventually(async () => expect((await stateOf(roomId)).stages.divergent.status).not.toBe("running"), 30_000);
+      const delivered = await eventually(async () => {
+        const row = await message();
+        expect(row.deliveredToRunId).not.toBeNull();
+        return row;
+      }, 30_000);
+      // Delivered once the ideas were released, to a run of its own, not to a run of divergent thinking.
+      const [reader] = await context.database.db.select().from(runs).where(eq(runs.id, delivered.deliveredToRunId!));
+      expect(reader).toMatchObject({ agentId: wild.id, trigger: "command", purpose: null });
+      const release = (await context.database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "brainstorm.ideas_released"))))[0]!;
+      expect(reader!.createdAt.getTime()).toBeGreaterThanOrEqual(release.createdAt.getTime());
+      const [stage1] = await stageRuns(roomId, "divergent").then((rows) => rows.filter((run) => run.agentId === wild.id));
+      expect(stage1!.status).toBe("succeeded");
+      // The Wild Ideator's stage-1 prompts never held it; the run that read it did.
+      const stageOneRequests = provider.server.requests.filter(stageOne);
+      expect(stageOneRequests.length).toBeGreaterThan(0);
+      for (const request of stageOneRequests) expect(JSON.stringify(request.messages)).not.toContain("CANARY-MESSAGE");
+      await eventually(() => expect(provider.server.requests.map((request) => JSON.stringify(request.messages)).filter((text) => text.includes("CANARY-MESSAGE"))).toHaveLength(1), 30_000);
+      await settled(roomId, ["awaiting_gate"]);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("delivers the messages held for an ideator when the brainstorm is stopped during divergent thinking", async () => {
+    const { roomId, team } = await brainstormRoom(context.database, { brainstorm_stage_minutes: { framing: 1 } });
+    const wild = team.find((agent) => agent.persona === "wild-ideator")!;
+    const cookie = await seatIn(roomId);
+    const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+    const sent = await call(sendRoute, { url: "/x", method: "POST", params: { roomId }, body: { text: `@${wild.name} Start from the pit-stop drills.` }, cookie });
+    expect(sent.status).toBe(201);
+    await sweepStageLimits(context.database.db, new Date(Date.now() + 61_000));
+    const commandRuns = () =>
+      context.database.db.select().from(runs).where(and(eq(runs.agentId, wild.id), eq(runs.trigger, "command"))).orderBy(asc(runs.createdAt));
+    expect((await commandRuns()).map((run) => run.status)).toEqual(["cancelled"]);
+    // Its divergent-thinking run ends (cancelled here) while the stage goes on: the message gets no run while it works alone.
+    const [stage1] = (await stageRuns(roomId, "divergent")).filter((run) => run.agentId === wild.id);
+    expect(await cancelRun(context.database.db, roomId, stage1!.id, ADA)).toBe("cancelled");
+    expect((await stateOf(roomId)).stages.divergent.status).toBe("running");
+    expect((await commandRuns()).map((run) => run.status)).toEqual(["cancelled"]);
+    const stopped = await call(cancelRoute, { url: "/x", method: "POST", params: { roomId, brainstormId: started.id }, cookie });
+    expect(stopped.status).toBe(200);
+    // No release will come: the message gets a run of its own now, and still waits for it.
+    expect((await commandRuns()).map((run) => run.status)).toEqual(["cancelled", "queued"]);
+    const [waiting] = await context.database.db.select().from(agentNotes).where(eq(agentNotes.id, sent.body.command.id));
+    expect(waiting).toMatchObject({ deliveredAt: null, cancelledAt: null });
   });
 
   it("stops a stage at its time limit and goes on with what it has", async () => {

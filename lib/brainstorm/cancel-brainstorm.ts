@@ -5,6 +5,7 @@ import { cancelRun } from "@/lib/agents/cancel-run";
 import { conflict, notFound } from "@/lib/errors";
 import { type Actor, type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { FINISHED, currentDto, lockBrainstorm, saveBrainstorm } from "./advance-brainstorm";
+import { followUpHeldMessages } from "./held-messages";
 
 /**
  * Stops a brainstorm, wherever it is (a gate nobody decides would otherwise hold the room for
@@ -28,6 +29,8 @@ export async function cancelBrainstorm(db: Db, roomId: string, brainstormId: str
         status: "error",
         payload: { brainstormId, outcome: "cancelled", brainstorm: await currentDto(step, stopped) },
       });
+      // Stopped while the ideators work alone: what people sent them is delivered now, not held for a release that will not come.
+      if (brainstorm.stages.divergent.status === "running") await followUpHeldMessages(step, roomId);
       const active = await tx
         .select({ id: runs.id })
         .from(runs)

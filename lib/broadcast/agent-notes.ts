@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { type AgentNoteKind, type ShownNote, agentNotes } from "@/db/schema";
+import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { type CarriedChanges, writeRoomEvents } from "@/lib/events/write-room-events";
 
 /** Leaves a note for an agent, shown from its next step on or in its next run. */
@@ -41,7 +42,9 @@ const pendingFor = (agentId: string) =>
  * Hands an agent its unread notes — shadows' answers, participants' messages, answers to its
  * help requests — in the order they were left, and marks them read by this run at this step.
  * Participants' messages are announced as delivered (`command.delivered`). Each note is
- * delivered once: parallel readers skip the notes another holds.
+ * delivered once: parallel readers skip the notes another holds. An agent working alone in a
+ * brainstorm's divergent thinking is handed none: nothing from outside may shape its ideas, so
+ * what was left for it before the stage began waits until the ideas are released.
  */
 export async function takeNotes(db: Db, reader: NoteReader): Promise<ShownNote[]> {
   // Checked before taking a lock: almost every step finds nothing waiting.
@@ -51,6 +54,7 @@ export async function takeNotes(db: Db, reader: NoteReader): Promise<ShownNote[]
     db,
     reader.roomId,
     async (tx, emit, at) => {
+      if ((await isolatedAgentIds(tx, reader.roomId)).has(reader.agentId)) return [];
       const pending = await tx
         .select()
         .from(agentNotes)
