@@ -77,7 +77,15 @@ async function main() {
   if (!database) throw new Error("No PostgreSQL server answered at 127.0.0.1:5432; set BENCH_DATABASE_URL to a local server.");
   const standIn = await startChatStandIn();
   const cleanup = async () => {
-    for (const child of children) child.kill("SIGTERM");
+    // The servers stop first (their worker leaves the database as it goes), then the database.
+    await Promise.all(
+      children.map((child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return null;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        return exited;
+      }),
+    );
     await standIn.close();
     await database.drop();
   };
