@@ -246,6 +246,9 @@ const endpoints: Endpoint[] = [
       return { url: `/api/admin/runs?room=${run.room_id}&agent=${run.agent_id}&limit=50` };
     },
   },
+  // By name across the instance: 1,000 agents share each name here.
+  { name: "runs: by agent name, all rooms", handler: listRuns as Handler, request: () => ({ url: "/api/admin/runs?agent=Scene%20Painter&limit=50" }) },
+  { name: "runs: by agent, all rooms", handler: listRuns as Handler, request: (index) => ({ url: `/api/admin/runs?agent=${pick(sampleRuns, index).agent_id}&limit=50` }) },
   { name: "runs: by room, failed", handler: listRuns as Handler, request: (index) => ({ url: `/api/admin/runs?room=${pick(sampleRooms, index)}&status=failed&limit=50` }) },
   { name: "run: steps", handler: readRun as Handler, request: (index) => ({ url: "/x", params: { runId: pick(sampleRuns, index).id } }) },
   {
