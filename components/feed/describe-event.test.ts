@@ -94,6 +94,12 @@ describe("describeEvent", () => {
     });
     const ahead = describeEvent(event("limit.reached", { ...reached, expected: 0.35, message: "A run of Songwriter would go past this room's daily cost budget: $4.80 of $5.00 used today" }), context);
     expect(ahead).toMatchObject({ text: "was stopped: it would go past the room's daily cost budget", detail: expect.stringContaining("$4.80 of $5.00"), tone: "error" });
+    // A person's start refused before any run: told as theirs, naming the agent.
+    const refused = describeEvent(
+      storedEvent("limit.reached", { ...reached, runId: null, expected: 0.35, message: "A run of Songwriter would go past" }, { agent: "u1", agent_name: "Ada" }),
+      context,
+    );
+    expect(`Ada ${refused.text}`).toBe("Ada could not start Songwriter: it would go past the room's daily cost budget");
   });
 
   it("shows the Coder ready to write a review's code, with what it said it would do", () => {

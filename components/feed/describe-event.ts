@@ -409,12 +409,17 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     if (status === "cancelled") return { text: "was stopped", detail: error?.error_message, meta, nodeIds: [], tone: "agent" };
     return { text: "finished", meta, nodeIds: [], tone: "agent", quiet: true };
   },
-  "limit.reached": (event) => ({
-    text: (event.payload.expected !== undefined && BUDGET_AHEAD_LABELS[event.payload.limit]) || LIMIT_LABELS[event.payload.limit],
-    detail: event.payload.message,
-    nodeIds: [],
-    tone: "error",
-  }),
+  "limit.reached": (event, context) => {
+    const label = (event.payload.expected !== undefined && BUDGET_AHEAD_LABELS[event.payload.limit]) || LIMIT_LABELS[event.payload.limit];
+    // No run: a person's start that a budget refused, told as theirs.
+    const refused = event.payload.runId === null ? context.agents.find((agent) => agent.id === event.payload.agentId) : undefined;
+    return {
+      text: refused ? `could not start ${refused.name}: ${label.replace(/^was stopped: /, "")}` : label,
+      detail: event.payload.message,
+      nodeIds: [],
+      tone: "error",
+    };
+  },
   "board.posted": (event, context) => describeBoardEntry(event.payload.entry, context),
   "board.request_updated": (event) => ({
     text: `marked a request ${event.payload.status.replace("_", " ")}`,

@@ -5,8 +5,9 @@ import { agents, rooms } from "@/db/schema";
 import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
 import { badRequest, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
-import { LIMITS } from "@/lib/protocol";
-import { assertBudgetLeft } from "@/lib/limits/budget";
+import { LIMITS, type LimitReachedPayload } from "@/lib/protocol";
+import { budgetExceeded, budgetRefusal } from "@/lib/limits/budget";
+import { limitErrorDetails } from "@/lib/limits/limit-reached";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
 import { enqueueRun } from "./enqueue-run";
@@ -31,26 +32,44 @@ export function defaultPrompt(template: string, persona: string, task: string): 
 /**
  * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
  * (429 until midnight UTC) while the room's or the instance's budget for today is spent or the
- * run is expected to go past it, and (409) while the agent works alone in a brainstorm's
- * divergent thinking.
+ * run is expected to go past it, the room told so with a `limit.reached` of its own; and (409)
+ * while the agent works alone in a brainstorm's divergent thinking.
  */
 export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
-  const { events, result } = await writeRoomEvents(
-    db,
-    roomId,
-    async (tx, emit, at) => {
-      const [agent] = await tx.select().from(agents).where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
-      if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
-      await refuseWhileAlone(tx, roomId, agent);
-      const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
-      if (!room) throw notFound("Room");
-      const settings = parseRoomSettings(room.settings);
-      await assertBudgetLeft(tx, roomId, settings, agent, at);
-      const prompt = input.prompt || defaultPrompt(room.template, agent.persona, settings.task);
-      const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
-      return runToDto(run);
-    },
-    { ...options, change: { type: "run.queued", subject: input.agentId, request: { by: actor.id, input } } },
-  );
-  return result ?? eventPayload(events, "run.queued").run;
+  let refused: LimitReachedPayload | null = null;
+  try {
+    const { events, result } = await writeRoomEvents(
+      db,
+      roomId,
+      async (tx, emit, at) => {
+        const [agent] = await tx.select().from(agents).where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
+        if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
+        await refuseWhileAlone(tx, roomId, agent);
+        const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
+        if (!room) throw notFound("Room");
+        const settings = parseRoomSettings(room.settings);
+        refused = await budgetRefusal(tx, roomId, settings, agent, at);
+        if (refused) throw budgetExceeded(refused, at);
+        const prompt = input.prompt || defaultPrompt(room.template, agent.persona, settings.task);
+        const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
+        return runToDto(run);
+      },
+      { ...options, change: { type: "run.queued", subject: input.agentId, request: { by: actor.id, input } } },
+    );
+    return result ?? eventPayload(events, "run.queued").run;
+  } catch (error) {
+    if (refused) await tellRoomOfRefusal(db, roomId, actor, refused);
+    throw error;
+  }
+}
+
+/**
+ * The room, its feed and the dashboard's log of it learn that a budget kept a person's run from
+ * starting, as they learn of runs it stopped; nothing else is written. A write of its own, after
+ * the refused one: best effort, the refusal's answer stands whatever becomes of it.
+ */
+async function tellRoomOfRefusal(db: Db, roomId: string, actor: Actor, reached: LimitReachedPayload): Promise<void> {
+  await writeRoomEvents(db, roomId, async (_tx, emit) => {
+    emit({ type: "limit.reached", actor, status: "error", errorDetails: limitErrorDetails(reached), payload: reached });
+  }).catch((error: unknown) => console.error("[parley] could not record a budget's refusal:", error));
 }

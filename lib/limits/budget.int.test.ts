@@ -103,7 +103,7 @@ async function queueUnclaimable(roomId: string, songwriterId: string) {
   try {
     const queued = await queueRun(roomId);
     const finished = await settledRun(queued.id);
-    const limit = (await eventsOf(roomId)).find((event) => event.type === "limit.reached")!.payload as PayloadOf<"limit.reached">;
+    const limit = (await eventsOf(roomId)).find((event) => event.type === "limit.reached" && event.payload.runId === queued.id)!.payload as PayloadOf<"limit.reached">;
     return { queued, finished, limit, calls: scripted.doStreamCalls.length };
   } finally {
     await worker.stop();
@@ -170,7 +170,7 @@ describe("daily budgets", () => {
     expect(sunday.weekEnd.toISOString()).toBe("2026-03-02T00:00:00.000Z");
   });
 
-  it("refuse to start a run once the room's budget is spent, writing nothing, and end queued runs at their claim", async () => {
+  it("refuse to start a run once the room's budget is spent, telling the room and queuing nothing, and end queued runs at their claim", async () => {
     const { roomId } = await createTestRoom(database.db, { daily_token_budget: 500 });
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     await spend(roomId, { tokens: 500, costUsd: 0 });
@@ -181,7 +181,11 @@ describe("daily budgets", () => {
     expect(refused).toMatchObject({ status: 429, code: "budget_exceeded" });
     expect((refused as AppError).message).toMatch(/room's daily token budget is spent \(500 of 500 tokens/);
     expect(Number((refused as AppError).headers!["Retry-After"])).toBeGreaterThan(0);
-    expect((await eventsOf(roomId)).length).toBe(before);
+    // The room (its feed, and the dashboard's log of it) is told; no run is queued.
+    const told = (await eventsOf(roomId)).slice(before);
+    expect(told.map((event) => event.type)).toEqual(["limit.reached"]);
+    expect(told[0]!.payload).toMatchObject({ limit: "room_daily_tokens", runId: null, agentId: songwriter.id, used: 500, allowed: 500 });
+    expect(told[0]!.payload).not.toHaveProperty("expected");
 
     const { queued, finished, limit, calls } = await queueUnclaimable(roomId, songwriter.id);
     expect(finished.status).toBe("failed");
@@ -245,7 +249,7 @@ describe("daily budgets", () => {
     expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 0, tokenLimit: 45 });
   });
 
-  it("refuse to start a run expected to go past the room's budget, saying which budget, what is left and what the run takes, writing nothing", async () => {
+  it("refuse to start a run expected to go past the room's budget, saying which budget, what is left and what the run takes, queuing nothing", async () => {
     const { roomId } = await createTestRoom(database.db, { daily_token_budget: 1000 });
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     const storyteller = await agentByPersona(database, roomId, "storyteller");
@@ -265,7 +269,9 @@ describe("daily budgets", () => {
         "a run takes about 500 tokens (the average of its last 3 runs). It is not started; the budget is whole again at midnight UTC.",
     );
     expect(Number((refused as AppError).headers!["Retry-After"])).toBeGreaterThan(0);
-    expect((await eventsOf(roomId)).length).toBe(before);
+    const told = (await eventsOf(roomId)).slice(before);
+    expect(told.map((event) => event.type)).toEqual(["limit.reached"]);
+    expect(told[0]!.payload).toMatchObject({ limit: "room_daily_tokens", runId: null, agentId: songwriter.id, used: 600, allowed: 1000, expected: 500 });
     expect((await database.db.select().from(runs).where(eq(runs.roomId, roomId))).filter((run) => run.status === "queued")).toHaveLength(0);
 
     // A cheaper agent fits in what is left.

@@ -3,7 +3,7 @@ import type { DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { agents, runModelCalls, runs, usageHourly } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
-import { tooManyRequests } from "@/lib/errors";
+import { type AppError, tooManyRequests } from "@/lib/errors";
 import { costOf } from "@/lib/models/pricing";
 import type { LimitName, LimitReachedPayload, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
@@ -394,21 +394,24 @@ export async function spentToday(
 }
 
 /**
- * Refuses to start a run of `agent` in a room whose (or whose instance's) budget for today is
- * spent, or that the run is expected to go past (`expectedRunSpend`): a 429 until midnight UTC
- * whose message names the budget, what is used and left, and what the run would take.
+ * The refusal of a run of `agent` in a room whose (or whose instance's) budget for today is spent,
+ * or that the run is expected to go past (`expectedRunSpend`): what the room is told, or null
+ * while the run fits.
  */
-export async function assertBudgetLeft(
+export async function budgetRefusal(
   db: DbOrTx,
   roomId: string,
   settings: RoomSettings,
   agent: { id: string; roomId: string; name: string; model: string },
   now: Date = new Date(),
-): Promise<void> {
-  const reached = await spentToday(db, roomId, settings, { runId: null, agentId: agent.id }, now, getEnv(), agent);
-  if (!reached) return;
+): Promise<LimitReachedPayload | null> {
+  return spentToday(db, roomId, settings, { runId: null, agentId: agent.id }, now, getEnv(), agent);
+}
+
+/** A budget's refusal as an answer: 429 until midnight UTC, its message naming the budget and the figures. */
+export function budgetExceeded(reached: LimitReachedPayload, now: Date = new Date()): AppError {
   const wait = Math.max(1, Math.ceil((budgetPeriods(now).dayEnd.getTime() - now.getTime()) / 1000));
-  throw tooManyRequests(reached.message, wait, "budget_exceeded");
+  return tooManyRequests(reached.message, wait, "budget_exceeded");
 }
 
 /** What a room may still spend today, for its header; null when neither it nor the instance has a budget. */
