@@ -8,6 +8,7 @@ import { leaveNote, shadowNote } from "./agent-notes";
 import { responseToDto } from "./broadcast-dto";
 import { type AskOthersDeps, type AskOthersInput, type AskOthersResult, type BroadcastAnswer, actorOf, endQuestion, outcomeInRoom } from "./question";
 import { respondAsShadow } from "./respond-as-shadow";
+import { workflowCapReached } from "@/lib/limits/budget";
 
 /**
  * Asks `targets` through parallel shadow responders, each with its responder's persona and
@@ -33,6 +34,9 @@ export async function askAgents(
   const question = input.options?.length ? `${input.question}\nOptions: ${input.options.join(" | ")}` : input.question;
 
   const shadows = targets.map(async (responder) => {
+    // A shadow's answer is one of the workflow's model calls: not made once it would cross the workflow's cost cap.
+    const capped = await workflowCapReached(db, { id: input.runId ?? broadcast.id, roomId: input.roomId, agentId: responder.id, correlationId: broadcast.correlationId }, settings);
+    if (capped) throw new Error(capped.message);
     const answer = await respondAsShadow(
       { db, resolveModel: deps.resolveModel, modelCallPolicy: deps.modelCallPolicy },
       {

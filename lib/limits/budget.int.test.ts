@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { agents, runs } from "@/db/schema";
+import { agents, broadcastResponses, broadcasts, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { PendingModelCalls } from "@/lib/agents/record-model-call";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -14,6 +14,8 @@ import type { ResolvedModel } from "@/lib/models/registry";
 import type { PayloadOf } from "@/lib/protocol";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { agentByPersona, startTestWorker } from "@/test/agents";
+import { askOthers } from "@/lib/broadcast/ask-others";
+import { broadcastDeps, latencyResolver } from "@/test/broadcasts";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
@@ -355,6 +357,40 @@ describe("the workflow cost cap", () => {
       "This workflow has spent $0.21 of its $0.30 cap; its next model call (about $0.10) would cross it, so its agents stop here. Other workflows go on.",
     );
     expect(await workflowCapReached(database.db, { ...next, correlationId: "workflow-elsewhere" }, settings)).toBeNull();
+  });
+
+  it("counts what its questions' shadows answered, and asks no shadow once a call would cross the cap", async () => {
+    const { roomId } = await createTestRoom(database.db, { workflow_cost_cap_usd: 0.3, broadcast: "agents" });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    await spend(roomId, { tokens: 100, costUsd: 0.1, correlationId: "workflow-asking" });
+    const [asked] = await database.db
+      .insert(broadcasts)
+      .values({ id: randomUUID(), roomId, agentId: songwriter.id, agentName: "Songwriter", question: "Rain?", correlationId: "workflow-asking", mode: "agents", status: "complete", deadlineAt: null })
+      .returning();
+    await database.db.insert(broadcastResponses).values([
+      { id: randomUUID(), broadcastId: asked!.id, roomId, responderId: "painter", responderName: "Scene Painter", isHuman: false, content: "Rain.", costUsd: 0.12 },
+      { id: randomUUID(), broadcastId: asked!.id, roomId, responderId: "human:ada", responderName: "Ada", isHuman: true, content: "Lamps.", costUsd: 0 },
+    ]);
+    // $0.10 from a run's call and $0.12 from a shadow's answer; the next call, about $0.12, would pass $0.30.
+    const reached = await workflowCapReached(database.db, { id: "next", roomId, agentId: songwriter.id, correlationId: "workflow-asking" }, { workflow_cost_cap_usd: 0.3 });
+    expect(reached!.used).toBeCloseTo(0.22, 9);
+
+    let resolved = 0;
+    const deps = await broadcastDeps(database, (spec: string) => {
+      resolved += 1;
+      return latencyResolver(spec);
+    });
+    try {
+      const ask = (correlationId: string, question: string) => askOthers(deps, { roomId, asker: songwriter, runId: null, correlationId, question });
+      // The workflow's next question asks no model on behalf of any shadow.
+      expect((await ask("workflow-asking", "Rain or the streetlights, which should lead?")).responses).toHaveLength(0);
+      expect(resolved).toBe(0);
+      // Another workflow's question is answered by every shadow.
+      expect((await ask("workflow-other", "Which light should the scene have?")).responses).toHaveLength(4);
+      expect(resolved).toBe(4);
+    } finally {
+      await deps.stop();
+    }
   });
 
   it("stops a workflow before the call that would cross it, while other workflows go on", async () => {

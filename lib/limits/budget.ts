@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { agents, runModelCalls, runs, usageHourly } from "@/db/schema";
+import { agents, broadcastResponses, broadcasts, runModelCalls, runs, usageHourly } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { type AppError, tooManyRequests } from "@/lib/errors";
 import { costOf } from "@/lib/models/pricing";
@@ -285,15 +285,22 @@ export function budgetReached(
 }
 
 /**
- * What a workflow has spent on model calls, and its most expensive call so far: the estimate
- * of what its next call costs (each step reads the conversation so far, so calls rarely get cheaper).
+ * What a workflow has spent on model calls (its runs' calls, and the shadows' answers to its
+ * questions that were kept), and its most expensive call so far: the estimate of what its next
+ * call costs (each step reads the conversation so far, so calls rarely get cheaper).
  */
 export async function workflowSpending(db: DbOrTx, roomId: string, correlationId: string): Promise<{ costUsd: number; largestCallUsd: number }> {
   const [row] = rowsOf<{ cost: number | string | null; largest: number | string | null }>(
     await db.execute(sql`
-      select coalesce(sum(c.cost_usd), 0) as cost, coalesce(max(c.cost_usd), 0) as largest
-      from ${runs} join ${runModelCalls} c on c.run_id = ${runs.id}
-      where ${runs.roomId} = ${roomId} and ${runs.correlationId} = ${correlationId}`),
+      select coalesce(sum(spent.cost), 0) as cost, coalesce(max(spent.cost), 0) as largest from (
+        select c.cost_usd as cost
+        from ${runs} join ${runModelCalls} c on c.run_id = ${runs.id}
+        where ${runs.roomId} = ${roomId} and ${runs.correlationId} = ${correlationId}
+        union all
+        select a.cost_usd
+        from ${broadcasts} join ${broadcastResponses} a on a.broadcast_id = ${broadcasts.id}
+        where ${broadcasts.roomId} = ${roomId} and ${broadcasts.correlationId} = ${correlationId} and not a.is_human
+      ) spent`),
   );
   return { costUsd: Number(row?.cost ?? 0), largestCallUsd: Number(row?.largest ?? 0) };
 }
