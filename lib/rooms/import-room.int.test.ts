@@ -31,9 +31,15 @@ describe("an imported team on the offline model", () => {
         const active = await db.select({ id: runs.id }).from(runs).where(and(eq(runs.roomId, room.id), inArray(runs.status, ["queued", "running"])));
         expect(active).toHaveLength(0);
       }, 30_000);
+    const helpAnswered = async () =>
+      (await db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, room.id), eq(events.type, "help.answered"))))
+        .map((row) => row.payload as PayloadOf<"help.answered">)
+        .some((payload) => payload.answered);
     const worker = await startTestWorker(context.database);
     try {
-      for (let turn = 0; turn < 6; turn++) {
+      // Who runs, and whether a run asks a teammate for help, is the offline model's own
+      // seeded choice: take turns until a help request has been answered, at least six.
+      for (let turn = 0; turn < 6 || (turn < 24 && !(await helpAnswered())); turn++) {
         await db.update(rooms).set({ lastScheduledAt: null }).where(eq(rooms.id, room.id));
         expect((await scheduleRoom(db, room.id)).kind).toBe("random");
         await settle();
