@@ -94,6 +94,13 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     async destroy() {
       for (const each of opened) await each.close().catch(() => {});
       const cleanup = postgres(baseUrl, { max: 1, onnotice: () => {} });
+      // Give connections that are still closing a second to go: one cut by the drop while it
+      // is still opening makes postgres.js reject a promise that nobody holds.
+      for (let waited = 0; waited < 50; waited++) {
+        const [row] = await cleanup<{ count: number }[]>`select count(*)::int as count from pg_stat_activity where datname = ${name}`;
+        if (!row?.count) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await cleanup.unsafe(`drop database if exists ${name} with (force)`);
       await cleanup.end();
     },
