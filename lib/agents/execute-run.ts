@@ -11,7 +11,7 @@ import {
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms, runs } from "@/db/schema";
-import { notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
+import { notesDeliveredTo, notesWaiting, takeWaitingNotes } from "@/lib/broadcast/agent-notes";
 import { appendEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
 import { type ModelResolver, ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
@@ -243,8 +243,10 @@ export async function executeRun(
   // Notes that arrived while the run worked are shown from its next step on.
   let arrived: ShownNote[] = run.opening ? await unshownNotes(database, run.id, opening, saved) : [];
   let stepNotes: ShownNote[] = [];
-  let transcript: unknown[] = run.opening
-    ? [...run.transcript]
+  // What the next saved step adds to the run's transcript: the opening messages too, when this
+  // attempt starts the conversation.
+  let unsavedTranscript: unknown[] = run.opening
+    ? []
     : [{ role: "system", content: opening.system }, { role: "user", content: opening.prompt }];
   // Saved with this attempt's first step: until a step is saved, another attempt may as well start afresh.
   let unsavedOpening: RunOpening | null = run.opening ? null : opening;
@@ -277,10 +279,10 @@ export async function executeRun(
     await flushTyping();
     const summary = summarizeStep(result);
     const record = { runId: run.id, agentId: agent.id, step, ...summary };
-    const next = [...transcript];
-    if (stepNotes.length) next.push({ role: "user", step, notes: stepNotes.map((note) => note.text) });
-    next.push({ role: "assistant", step, text: summary.text, toolCalls: summary.toolCalls });
-    if (summary.toolResults.length) next.push({ role: "tool", step, results: summary.toolResults });
+    const added = [...unsavedTranscript];
+    if (stepNotes.length) added.push({ role: "user", step, notes: stepNotes.map((note) => note.text) });
+    added.push({ role: "assistant", step, text: summary.text, toolCalls: summary.toolCalls });
+    if (summary.toolResults.length) added.push({ role: "tool", step, results: summary.toolResults });
     const messages = jsonSafe(result.response.messages) as ModelMessage[];
     await saveRunStep(db, run, actor, options.owner, {
       summary: {
@@ -292,10 +294,10 @@ export async function executeRun(
       notes: stepNotes,
       attempt: run.attempts,
       opening: unsavedOpening,
-      transcript: next,
+      transcript: added,
       carry: modelCalls,
     });
-    transcript = next;
+    unsavedTranscript = [];
     unsavedOpening = null;
     history.push({ notes: stepNotes, messages });
   };
@@ -383,13 +385,19 @@ export async function executeRun(
         active.state.callsThisStep.clear();
         // A run already stopping takes no more notes: they would count as read by a step it never takes.
         runSignal.throwIfAborted();
-        // Budgets and the workflow's cost cap were checked when the run was claimed; each later step checks them again.
-        if (stepNumber > 0) {
-          limitStop = await runLimitReached(db, run, settings, now());
-          if (limitStop) throw new Error(limitStop.message);
+        // Budgets and the workflow's cost cap were checked when the run was claimed; each later
+        // step checks them again. The opening message, when built just now, holds the notes that
+        // were waiting; whether more wait is asked at the same time as the limits, and they are
+        // taken only by a step that goes on.
+        const [reached, waiting] = await Promise.all([
+          stepNumber > 0 ? runLimitReached(db, run, settings, now()) : null,
+          stepNumber > 0 || run.opening ? notesWaiting(db, agent.id).catch(() => false) : false,
+        ]);
+        if (reached) {
+          limitStop = reached;
+          throw new Error(reached.message);
         }
-        // The opening message, when built just now, holds the notes that were waiting.
-        if (stepNumber > 0 || run.opening) arrived.push(...(await takeNotes(db, noteReader(step)).catch(() => [])));
+        if (waiting) arrived.push(...(await takeWaitingNotes(db, noteReader(step)).catch(() => [])));
         stepNotes = arrived;
         arrived = [];
         // A run stopped while its last step was being saved (its lease lost, say) asks the model nothing more.

@@ -2,7 +2,7 @@ import type { ModelMessage } from "ai";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { type Run, type RunOpening, type RunStep, type ShownNote, runSteps, runs } from "@/db/schema";
-import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
+import { cancelBroadcasts, openBroadcastsOf } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, type CarriedChanges, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { PayloadOf } from "@/lib/protocol";
 
@@ -23,6 +23,7 @@ export interface CompletedStep {
   attempt: number;
   /** Set when this step is the first this attempt saves and the run has no opening yet. */
   opening: RunOpening | null;
+  /** What the step adds to the run's transcript (with the opening messages, when it saves the opening). */
   transcript: unknown[];
   /** The run's model calls not yet written, written with the step. */
   carry?: CarriedChanges;
@@ -40,46 +41,57 @@ export interface CompletedStep {
  */
 export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string, step: CompletedStep): Promise<void> {
   const { summary } = step;
-  await writeRoomEvents(db, run.roomId, async (tx, emit, at, defer) => {
-    // Sent together: whether the lease is still held, and the run's questions nobody waits for.
-    const [held] = await Promise.all([
+  // Behind the room lock, in its round trip: whether the lease is still held (the run's count
+  // and transcript move on only if it is), and the run's questions nobody waits for.
+  const holdAndOrphans = (tx: DbOrTx) =>
+    Promise.all([
       tx
         .update(runs)
         .set({
           steps: sql`${runs.steps} + 1`,
-          transcript: step.transcript,
+          // Appended where it is stored: the transcript grows with every step, and sending it
+          // whole each time made a run's writes grow with the square of its length.
+          transcript: sql`${runs.transcript} || ${JSON.stringify(step.transcript)}::jsonb`,
           ...(step.opening ? { opening: step.opening } : {}),
         })
         .where(and(eq(runs.id, run.id), eq(runs.leaseOwner, owner), eq(runs.status, "running")))
         .returning({ id: runs.id }),
+      openBroadcastsOf(tx, run.id),
+    ]);
+  await writeRoomEvents<void, Awaited<ReturnType<typeof holdAndOrphans>>>(
+    db,
+    run.roomId,
+    async (tx, emit, at, defer, read) => {
+      const [held, orphans] = read!;
+      if (held.length === 0) throw new LeaseLostError(run.id);
       // A step's questions end before the step does. One still waiting was left by an earlier
       // attempt at this step whose call this attempt did not make again (or by a call that
       // failed): nobody will collect its answers.
-      cancelRunBroadcasts(tx, emit, run.id, at, actor),
-    ]);
-    if (held.length === 0) throw new LeaseLostError(run.id);
-    defer(
-      tx.insert(runSteps).values({
-        runId: run.id,
-        step: summary.step,
-        attempt: step.attempt,
-        notes: step.notes,
-        messages: step.messages,
-        inputTokens: summary.inputTokens,
-        outputTokens: summary.outputTokens,
-        costUsd: summary.costUsd,
-        durationMs: summary.durationMs,
-        createdAt: at,
-      }),
-    );
-    emit({
-      type: "run.step",
-      actor,
-      correlationId: run.correlationId,
-      nextSteps: summary.toolCalls.length ? ["run.step"] : ["run.finished"],
-      payload: summary,
-    });
-  }, { carry: step.carry });
+      await cancelBroadcasts(tx, emit, orphans, at, actor);
+      defer(
+        tx.insert(runSteps).values({
+          runId: run.id,
+          step: summary.step,
+          attempt: step.attempt,
+          notes: step.notes,
+          messages: step.messages,
+          inputTokens: summary.inputTokens,
+          outputTokens: summary.outputTokens,
+          costUsd: summary.costUsd,
+          durationMs: summary.durationMs,
+          createdAt: at,
+        }),
+      );
+      emit({
+        type: "run.step",
+        actor,
+        correlationId: run.correlationId,
+        nextSteps: summary.toolCalls.length ? ["run.step"] : ["run.finished"],
+        payload: summary,
+      });
+    },
+    { carry: step.carry, readBehindLock: holdAndOrphans },
+  );
 }
 
 /** The steps a run's earlier attempts completed, in order. */

@@ -47,9 +47,17 @@ const pendingFor = (agentId: string) =>
  * what was left for it before the stage began waits until the ideas are released.
  */
 export async function takeNotes(db: Db, reader: NoteReader): Promise<ShownNote[]> {
-  // Checked before taking a lock: almost every step finds nothing waiting.
-  const [waiting] = await db.select({ id: agentNotes.id }).from(agentNotes).where(pendingFor(reader.agentId)).limit(1);
-  if (!waiting) return [];
+  return (await notesWaiting(db, reader.agentId)) ? takeWaitingNotes(db, reader) : [];
+}
+
+/** Whether any note waits for an agent: checked before taking a lock, as almost every step finds none. */
+export async function notesWaiting(db: Db, agentId: string): Promise<boolean> {
+  const [waiting] = await db.select({ id: agentNotes.id }).from(agentNotes).where(pendingFor(agentId)).limit(1);
+  return waiting !== undefined;
+}
+
+/** `takeNotes` once `notesWaiting` found some. */
+export async function takeWaitingNotes(db: Db, reader: NoteReader): Promise<ShownNote[]> {
   const { result } = await writeRoomEvents(
     db,
     reader.roomId,

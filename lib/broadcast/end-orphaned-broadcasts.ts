@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
-import { broadcasts, rooms } from "@/db/schema";
+import { type Broadcast, broadcasts, rooms } from "@/db/schema";
 import { type Actor, type Emit, SYSTEM_ACTOR, writeRoomEvents } from "@/lib/events/write-room-events";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { closeBroadcast, isActive } from "./close-broadcast";
@@ -11,10 +11,19 @@ import { closeBroadcast, isActive } from "./close-broadcast";
  * asker would leave them pending, counted against its limit and shown to the room as open.
  */
 export async function cancelRunBroadcasts(tx: DbOrTx, emit: Emit, runId: string, at: Date, actor: Actor): Promise<void> {
-  const orphans = await tx
+  await cancelBroadcasts(tx, emit, await openBroadcastsOf(tx, runId), at, actor);
+}
+
+/** The questions a run asked that are still open: read first, so a write can send it behind its room lock. */
+export function openBroadcastsOf(tx: DbOrTx, runId: string) {
+  return tx
     .select()
     .from(broadcasts)
     .where(and(eq(broadcasts.runId, runId), isActive));
+}
+
+/** Cancels questions `openBroadcastsOf` found (see `cancelRunBroadcasts`). */
+export async function cancelBroadcasts(tx: DbOrTx, emit: Emit, orphans: Broadcast[], at: Date, actor: Actor): Promise<void> {
   for (const orphan of orphans) await closeBroadcast(tx, emit, orphan, "cancelled", at, actor);
 }
 

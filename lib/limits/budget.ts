@@ -1,13 +1,13 @@
-import { eq, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { agents, broadcastResponses, broadcasts, runModelCalls, runs, usageHourly } from "@/db/schema";
+import { agents, broadcastResponses, broadcasts, instanceSettings, runModelCalls, runs, usageHourly } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { type AppError, tooManyRequests } from "@/lib/errors";
 import { costOf } from "@/lib/models/pricing";
 import type { LimitName, LimitReachedPayload, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
-import { readInstanceBudgets } from "./instance-budgets";
+import { instanceLimitsFrom, readInstanceBudgets } from "./instance-budgets";
 
 /** Tokens (input and output) and US dollars spent. */
 export interface Usage {
@@ -200,44 +200,22 @@ async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string;
 export async function expectedRunSpend(db: DbOrTx, agent: { id: string; roomId: string; name: string; model: string }): Promise<ExpectedSpend | null> {
   for (const scope of ["agent", "room", "instance"] as const) {
     const average = await averageRun(db, scope, agent);
-    if (!average) continue;
-    const whose = scope === "agent" ? "its" : scope === "room" ? "this room's" : "the server's";
-    const runsWord = average.runs === 1 ? "run" : `${average.runs} runs`;
-    return {
-      tokens: average.input + average.output,
-      costUsd: costOf(agent.model, average.input, average.output),
-      agentName: agent.name,
-      basis: `the average of ${whose} last ${runsWord}${scope === "agent" ? "" : `, as ${agent.name} has no run of its own yet`}`,
-      next: "run",
-    };
+    if (average) return spendOfAverage(agent, scope, average);
   }
   return null;
 }
 
-/**
- * What a run's next step is expected to spend once it has made model calls: its largest call so
- * far, in tokens and in cost (each step reads the whole conversation again, so calls seldom get
- * cheaper). Null before its first call.
- */
-async function expectedStepSpend(db: DbOrTx, runId: string): Promise<Omit<ExpectedSpend, "agentName"> | null> {
-  const [row] = rowsOf<{ calls: number | string; tokens: number | string | null; cost: number | string | null }>(
-    await db.execute(sql`
-      select count(*) as calls, max(input_tokens + output_tokens) as tokens, max(cost_usd) as cost
-      from ${runModelCalls} where run_id = ${runId}`),
-  );
-  if (!row || Number(row.calls) === 0) return null;
-  return { tokens: Number(row.tokens ?? 0), costUsd: Number(row.cost ?? 0), basis: "its largest model call so far", next: "step" };
-}
-
-/** What is left of `run` is expected to spend: its next step once it has made a call, else a whole run of its agent. */
-async function expectedSpendOf(db: DbOrTx, run: { id: string; roomId: string; agentId: string }): Promise<ExpectedSpend | null> {
-  // Both at once: this is read before every step.
-  const [[agent], step] = await Promise.all([
-    db.select({ id: agents.id, roomId: agents.roomId, name: agents.name, model: agents.model }).from(agents).where(eq(agents.id, run.agentId)),
-    expectedStepSpend(db, run.id),
-  ]);
-  if (!agent) return null;
-  return step ? { ...step, agentName: agent.name } : await expectedRunSpend(db, agent);
+/** A whole run's expected spend from the average of recent runs of `scope`, priced at the agent's model now. */
+function spendOfAverage(agent: { name: string; model: string }, scope: EstimateScope, average: { runs: number; input: number; output: number }): ExpectedSpend {
+  const whose = scope === "agent" ? "its" : scope === "room" ? "this room's" : "the server's";
+  const runsWord = average.runs === 1 ? "run" : `${average.runs} runs`;
+  return {
+    tokens: average.input + average.output,
+    costUsd: costOf(agent.model, average.input, average.output),
+    agentName: agent.name,
+    basis: `the average of ${whose} last ${runsWord}${scope === "agent" ? "" : `, as ${agent.name} has no run of its own yet`}`,
+    next: "run",
+  };
 }
 
 /**
@@ -290,9 +268,15 @@ export function budgetReached(
  * call costs (each step reads the conversation so far, so calls rarely get cheaper).
  */
 export async function workflowSpending(db: DbOrTx, roomId: string, correlationId: string): Promise<{ costUsd: number; largestCallUsd: number }> {
-  const [row] = rowsOf<{ cost: number | string | null; largest: number | string | null }>(
-    await db.execute(sql`
-      select coalesce(sum(spent.cost), 0) as cost, coalesce(max(spent.cost), 0) as largest from (
+  const [row] = rowsOf<{ spent: { cost: number | string; largest: number | string } | null }>(
+    await db.execute(sql`select ${workflowSpendingQuery(roomId, correlationId)} as spent`),
+  );
+  return { costUsd: Number(row?.spent?.cost ?? 0), largestCallUsd: Number(row?.spent?.largest ?? 0) };
+}
+
+/** `workflowSpending` as a subquery giving `{ cost, largest }` as JSON. */
+function workflowSpendingQuery(roomId: string, correlationId: string) {
+  return sql`(select jsonb_build_object('cost', coalesce(sum(spent.cost), 0), 'largest', coalesce(max(spent.cost), 0)) from (
         select c.cost_usd as cost
         from ${runs} join ${runModelCalls} c on c.run_id = ${runs.id}
         where ${runs.roomId} = ${roomId} and ${runs.correlationId} = ${correlationId}
@@ -300,9 +284,7 @@ export async function workflowSpending(db: DbOrTx, roomId: string, correlationId
         select a.cost_usd
         from ${broadcasts} join ${broadcastResponses} a on a.broadcast_id = ${broadcasts.id}
         where ${broadcasts.roomId} = ${roomId} and ${broadcasts.correlationId} = ${correlationId} and not a.is_human
-      ) spent`),
-  );
-  return { costUsd: Number(row?.cost ?? 0), largestCallUsd: Number(row?.largest ?? 0) };
+      ) spent)`;
 }
 
 /**
@@ -317,7 +299,15 @@ export async function workflowCapReached(
 ): Promise<LimitReachedPayload | null> {
   const cap = workflowCostCap(settings, env);
   if (cap <= 0) return null;
-  const spent = await workflowSpending(db, run.roomId, run.correlationId);
+  return capReached(run, cap, await workflowSpending(db, run.roomId, run.correlationId));
+}
+
+/** The cap's `limit.reached`, when what a workflow spent, or that plus its largest call, crosses it. */
+function capReached(
+  run: { id: string; agentId: string },
+  cap: number,
+  spent: { costUsd: number; largestCallUsd: number },
+): LimitReachedPayload | null {
   if (!reaches(spent.costUsd, cap) && !passes(spent.costUsd + spent.largestCallUsd, cap)) return null;
   return {
     limit: "workflow_cost",
@@ -332,6 +322,112 @@ export async function workflowCapReached(
   };
 }
 
+/** A run's own figures that its limits are checked against, as `readRunFigures` reads them. */
+interface RunFigures {
+  budgets: Budgets;
+  /** What is left of the run is expected to spend, when any budget applies. */
+  expected: ExpectedSpend | null;
+  /** What the run's workflow spent, and its most expensive call so far; null without a cap. */
+  workflow: { costUsd: number; largestCallUsd: number } | null;
+}
+
+type Average = { runs: number | string; input: number | string; output: number | string; scope: EstimateScope };
+
+/** The average of the latest successful runs that used any tokens among `where`'s, as JSON; null when there are none. */
+function averageOf(where: SQL, scope: EstimateScope) {
+  return sql`(select case when count(*) > 0 then jsonb_build_object('runs', count(*), 'input', avg(input_tokens), 'output', avg(output_tokens), 'scope', ${scope}::text) end
+    from (select ${runs.inputTokens} as input_tokens, ${runs.outputTokens} as output_tokens from ${runs}
+      where ${where} and ${runs.status} = 'succeeded' and ${runs.inputTokens} + ${runs.outputTokens} > 0
+      order by ${runs.createdAt} desc limit ${ESTIMATE_RUNS}) as recent)`;
+}
+
+/** Today's tokens and cost in `usage_hourly` rows matching `where`, as JSON. */
+function todayOf(day: string, where: SQL) {
+  return sql`(select jsonb_build_object('tokens', coalesce(sum(input_tokens + output_tokens), 0), 'cost', coalesce(sum(cost_usd), 0))
+    from ${usageHourly} where ${usageHourly.hour} >= ${day}::timestamptz and ${where})`;
+}
+
+/** A stored instance budget that is a usable limit, else null (the environment's value applies). */
+function storedLimit(name: string) {
+  return sql`(select case when jsonb_typeof(value) = 'number' and value::numeric >= 0 then value::numeric end from stored where name = ${name})`;
+}
+
+/**
+ * Everything the limits before a run or a step are checked against, in one statement: the
+ * instance's budget settings, what the room and the instance spent today (each only when it has
+ * a budget), the run's largest model call so far, its agent's recent runs (only before its first
+ * call), and its workflow's spending (only under a cap). Read before every step, so one round
+ * trip rather than one per figure.
+ */
+async function readRunFigures(
+  db: DbOrTx,
+  run: { id: string; roomId: string; agentId: string; correlationId: string },
+  settings: RoomSettings,
+  now: Date,
+  env: Env,
+): Promise<RunFigures | null> {
+  const { dayStart, dayEnd } = budgetPeriods(now);
+  const day = dayStart.toISOString();
+  const roomLimits = roomDailyLimits(settings, env);
+  const cap = workflowCostCap(settings, env);
+  const instanceLimited = sql`coalesce(${storedLimit("daily_token_budget")}, ${env.PARLEY_INSTANCE_DAILY_TOKENS}) > 0
+    or coalesce(${storedLimit("daily_cost_budget_usd")}, ${env.PARLEY_INSTANCE_DAILY_COST_USD}) > 0`;
+  const [row] = rowsOf<{
+    stored: Record<string, unknown>;
+    room_today: { tokens: number | string; cost: number | string } | null;
+    instance_today: { tokens: number | string; cost: number | string } | null;
+    calls: number | string;
+    largest_tokens: number | string | null;
+    largest_cost: number | string | null;
+    name: string;
+    model: string;
+    average: Average | null;
+    workflow: { cost: number | string; largest: number | string } | null;
+  }>(
+    await db.execute(sql`
+      with stored as (
+        select name, value from ${instanceSettings} where name in ('daily_token_budget', 'daily_cost_budget_usd')
+      ), calls as (
+        select count(*) as calls, max(input_tokens + output_tokens) as largest_tokens, max(cost_usd) as largest_cost
+        from ${runModelCalls} where run_id = ${run.id}
+      )
+      select
+        (select coalesce(jsonb_object_agg(name, value), '{}'::jsonb) from stored) as stored,
+        ${roomLimits.tokens > 0 || roomLimits.costUsd > 0 ? todayOf(day, sql`${usageHourly.roomId} = ${run.roomId}`) : sql`null::jsonb`} as room_today,
+        case when ${instanceLimited} then ${todayOf(day, sql`true`)} end as instance_today,
+        calls.calls, calls.largest_tokens, calls.largest_cost, ${agents.name} as name, ${agents.model} as model,
+        case when calls.calls = 0 then coalesce(
+          ${averageOf(sql`${runs.agentId} = ${run.agentId}`, "agent")},
+          ${averageOf(sql`${runs.roomId} = ${run.roomId}`, "room")},
+          ${averageOf(sql`true`, "instance")}
+        ) end as average,
+        ${cap > 0 ? workflowSpendingQuery(run.roomId, run.correlationId) : sql`null::jsonb`} as workflow
+      from calls, ${agents} where ${agents.id} = ${run.agentId}`),
+  );
+  if (!row) return null;
+  const instanceLimits = instanceLimitsFrom(row.stored, env);
+  const usage = (today: { tokens: number | string; cost: number | string } | null) => {
+    const spent = { tokens: Number(today?.tokens ?? 0), costUsd: Number(today?.cost ?? 0) };
+    return { today: spent, week: spent };
+  };
+  const budgets: Budgets = {
+    day: { start: day, end: dayEnd.toISOString() },
+    week: { start: day, end: dayEnd.toISOString() },
+    instance: scope(usage(row.instance_today), instanceLimits),
+    room: { roomId: run.roomId, ...scope(usage(row.room_today), roomLimits) },
+  };
+  const agent = { name: row.name, model: row.model };
+  const expected: ExpectedSpend | null = !hasBudget(budgets)
+    ? null
+    : Number(row.calls) > 0
+      ? { tokens: Number(row.largest_tokens ?? 0), costUsd: Number(row.largest_cost ?? 0), agentName: agent.name, basis: "its largest model call so far", next: "step" }
+      : row.average
+        ? spendOfAverage(agent, row.average.scope, { runs: Number(row.average.runs), input: Number(row.average.input), output: Number(row.average.output) })
+        : null;
+  const workflow = row.workflow ? { costUsd: Number(row.workflow.cost), largestCallUsd: Number(row.workflow.largest) } : null;
+  return { budgets, expected, workflow };
+}
+
 /**
  * The first limit that stops a run before its next model call: today's budgets (the room's and
  * the instance's), spent or about to be gone past by what is left of the run (a whole run of its
@@ -344,14 +440,12 @@ export async function runLimitReached(
   now: Date = new Date(),
 ): Promise<LimitReachedPayload | null> {
   const env = getEnv();
-  // Read together, as one wait rather than one after another: this runs before every step. What
-  // is left to spend is estimated whether or not a budget turns out to apply.
-  const [budgets, expected, capReached] = await Promise.all([
-    todaysBudgets(db, run.roomId, settings, now, env),
-    expectedSpendOf(db, run),
-    workflowCapReached(db, run, settings, env),
-  ]);
-  return budgetReached(budgets, { runId: run.id, agentId: run.agentId }, hasBudget(budgets) ? expected : null) ?? capReached;
+  const figures = await readRunFigures(db, run, settings, now, env);
+  if (!figures) return null;
+  return (
+    budgetReached(figures.budgets, { runId: run.id, agentId: run.agentId }, figures.expected) ??
+    (figures.workflow ? capReached(run, workflowCostCap(settings, env), figures.workflow) : null)
+  );
 }
 
 /** Whether any of today's budgets has a limit: a run needs an estimate only then. */

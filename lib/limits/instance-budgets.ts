@@ -39,17 +39,27 @@ export interface InstanceBudgets {
 /** The instance's daily budgets: the dashboard's settings over the environment's values. */
 export async function readInstanceBudgets(db: DbOrTx, env: Env = getEnv()): Promise<InstanceBudgets> {
   const rows = await db.select().from(instanceSettings).where(inArray(instanceSettings.name, [...BUDGET_KEYS]));
-  const stored = (key: (typeof BUDGET_KEYS)[number]) => {
-    const value = rows.find((row) => row.name === key)?.value;
+  return instanceBudgetsFrom(Object.fromEntries(rows.map((row) => [row.name, row.value])), env);
+}
+
+/** The instance's daily budgets from the stored settings by name (`instance_settings` rows). */
+function instanceBudgetsFrom(stored: Record<string, unknown>, env: Env): InstanceBudgets {
+  const limit = (key: (typeof BUDGET_KEYS)[number]) => {
+    const value = stored[key];
     return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
   };
-  const settings = { daily_token_budget: stored("daily_token_budget"), daily_cost_budget_usd: stored("daily_cost_budget_usd") };
+  const settings = { daily_token_budget: limit("daily_token_budget"), daily_cost_budget_usd: limit("daily_cost_budget_usd") };
   const defaults = { tokens: env.PARLEY_INSTANCE_DAILY_TOKENS, costUsd: env.PARLEY_INSTANCE_DAILY_COST_USD };
   return {
     settings,
     defaults,
     limits: { tokens: settings.daily_token_budget ?? defaults.tokens, costUsd: settings.daily_cost_budget_usd ?? defaults.costUsd },
   };
+}
+
+/** The daily limits that apply now (0: none), from the stored settings by name. */
+export function instanceLimitsFrom(stored: Record<string, unknown>, env: Env = getEnv()): InstanceBudgets["limits"] {
+  return instanceBudgetsFrom(stored, env).limits;
 }
 
 function describeLimit(key: (typeof BUDGET_KEYS)[number], value: number | null, defaults: InstanceBudgets["defaults"]): string {
