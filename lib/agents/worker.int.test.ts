@@ -68,10 +68,11 @@ describe("the agent worker", () => {
       // The run's notification reaches the worker while its claim is still out.
       await claiming.notified;
       claiming.release();
+      // Well within the minute-long poll, with room for a slow machine.
       await eventually(async () => {
         const [row] = await database.db.select({ status: runs.status }).from(runs).where(eq(runs.id, run.id));
         expect(row!.status).not.toBe("queued");
-      }, 3000);
+      }, 15_000);
     } finally {
       claiming.release();
       await worker.stop();
