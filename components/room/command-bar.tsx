@@ -16,7 +16,7 @@ interface Sent {
 const DELIVERY = { next_step: "in its next step", queued_run: "when its queued run starts", new_run: "starting now" } as const;
 
 /** Names offered while typing `@…` or `/focus …`: the agents whose name or persona starts with what was typed. */
-export function suggestions(text: string, agents: Pick<AgentDto, "id" | "name" | "persona">[]): { agent: Pick<AgentDto, "id" | "name" | "persona">; completion: string }[] {
+function suggestions(text: string, agents: Pick<AgentDto, "id" | "name" | "persona">[]): { agent: Pick<AgentDto, "id" | "name" | "persona">; completion: string }[] {
   const focus = text.match(/^\/focus\s+@?(.*)$/i);
   const mention = text.match(/^@([^\s,:]*(?:\s[^\s,:]*)?)$/);
   const typed = (focus?.[1] ?? mention?.[1])?.toLowerCase().replace(/[\s\-_]+/g, "");

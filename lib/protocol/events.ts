@@ -272,7 +272,7 @@ export type PayloadOf<T extends StoredEventType> = StoredEventOf<T>["payload"];
  * Signals that are delivered live but never stored and carry no sequence number:
  * a reconnecting client does not need them replayed.
  */
-export const ephemeralEventSchemas = {
+const ephemeralEventSchemas = {
   presence: z.object({
     type: z.literal("presence"),
     room_id: z.string(),
