@@ -11,6 +11,7 @@ import {
   type BroadcastResponseDto,
   type CanvasEdgeDto,
   type CanvasNodeDto,
+  type DialogueDto,
   type PayloadOf,
   type RunDto,
   type StoredEventOf,
@@ -21,6 +22,7 @@ import {
   broadcastSchema,
   canvasEdgeSchema,
   canvasNodeSchema,
+  dialogueSchema,
   runSchema,
   storedEventSchemas,
 } from "@/lib/protocol";
@@ -168,6 +170,20 @@ export function broadcastDto(overrides: Partial<BroadcastDto> = {}): BroadcastDt
     createdAt: FIXTURE_TIME,
     openedAt: null,
     closedAt: null,
+    ...overrides,
+  });
+}
+
+export function dialogueDto(overrides: Partial<DialogueDto> = {}): DialogueDto {
+  return dialogueSchema.parse({
+    id: "d1",
+    askerAgentId: "a1",
+    addresseeAgentId: "a2",
+    topic: "Rain or sun?",
+    reason: "question",
+    maxRounds: 2,
+    reviewId: null,
+    openedAt: FIXTURE_TIME,
     ...overrides,
   });
 }

@@ -3,7 +3,7 @@ import type { TestProject } from "vitest/node";
 import { migrateDatabase, openPostgres } from "@/db/client";
 import { assertLocalDatabaseUrl, databaseUrlFor } from "./local-database-url";
 
-export const TEMPLATE_DATABASE = `parley_test_template_${process.pid}`;
+const TEMPLATE_DATABASE = `parley_test_template_${process.pid}`;
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -3,6 +3,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { describeEvent } from "@/components/feed/describe-event";
+import { UnreadableEvents, readFetchedEvents } from "@/components/feed/fetched-events";
 import { apiRequest } from "@/components/room/api";
 import type { EventLogPage } from "@/lib/events/browse-events";
 import { type AgentDto, storedEventTypes } from "@/lib/protocol";
@@ -10,6 +11,14 @@ import { queryString } from "./admin-api";
 import { formatTime } from "./admin-format";
 
 const PAGE = 50;
+
+/** A page of the log as it arrives, its events not yet read by the shared schema. */
+type FetchedPage = Omit<EventLogPage, "events"> & { events: unknown };
+
+/** A fetched page of `roomId`'s log, its events read by the shared schema: any it refuses is left out, reported and counted. */
+export function readEventLogPage(page: FetchedPage, roomId: string) {
+  return { ...readFetchedEvents(page.events, `room ${roomId}'s log`), nextBefore: page.nextBefore };
+}
 
 /**
  * A room's event log, newest first, filtered by type, sender and correlation id, fifty at a time
@@ -23,12 +32,16 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
   const filters = { type: type || undefined, agent: agent.trim() || undefined, correlation_id: correlation.trim() || undefined };
   const log = useInfiniteQuery({
     queryKey: ["admin", "events", roomId, filters],
-    queryFn: ({ pageParam }) => apiRequest<EventLogPage>(`/api/admin/rooms/${roomId}/events${queryString({ ...filters, before: pageParam, limit: PAGE })}`, "GET"),
+    queryFn: async ({ pageParam }) => {
+      const page = await apiRequest<FetchedPage>(`/api/admin/rooms/${roomId}/events${queryString({ ...filters, before: pageParam, limit: PAGE })}`, "GET");
+      return readEventLogPage(page, roomId);
+    },
     initialPageParam: null as number | null,
     getNextPageParam: (last) => last.nextBefore,
     refetchInterval: 5000,
   });
   const events = log.data?.pages.flatMap((page) => page.events) ?? [];
+  const unreadable = log.data?.pages.reduce((count, page) => count + page.unreadable.length, 0) ?? 0;
   return (
     <section className="card" data-testid="event-log">
       <div className="admin-page__head">
@@ -58,7 +71,8 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
         <input className="admin-toolbar__wide" value={correlation} onChange={(event) => setCorrelation(event.target.value)} placeholder="Correlation id" aria-label="Correlation id" />
       </div>
       {log.error && <p className="form-error">{log.error.message}</p>}
-      {events.length === 0 && !log.isFetching && <p className="empty">No events match.</p>}
+      <UnreadableEvents count={unreadable} />
+      {events.length === 0 && unreadable === 0 && !log.isFetching && <p className="empty">No events match.</p>}
       <ol className="admin-events">
         {events.map((event) => {
           const line = describeEvent(event, { agents, nodeText: () => undefined });

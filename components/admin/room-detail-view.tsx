@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiWrite } from "@/components/room/api";
+import { useSubmit } from "@/components/ui/use-submit";
 import type { Allowance } from "@/lib/limits/budget";
 import { LIMITS } from "@/lib/protocol";
 import type { AdminAgent, AdminRoomDetail } from "@/lib/rooms/list-rooms-for-admin";
@@ -16,8 +17,7 @@ import { RoomSettingsForm } from "./room-settings-form";
 function AgentEditor({ roomId, agent, onSaved }: { roomId: string; agent: AdminAgent; onSaved: (message: string) => void }) {
   const [model, setModel] = useState(agent.model);
   const [systemPrompt, setSystemPrompt] = useState(agent.systemPrompt);
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, error, submit } = useSubmit();
   const changed = model.trim() !== agent.model || systemPrompt !== agent.systemPrompt;
   return (
     <form
@@ -25,20 +25,11 @@ function AgentEditor({ roomId, agent, onSaved }: { roomId: string; agent: AdminA
       data-testid="agent-editor"
       data-agent-id={agent.id}
       data-agent-name={agent.name}
-      onSubmit={async (event) => {
-        event.preventDefault();
-        setSaving(true);
-        setError(null);
-        try {
-          const body = { ...(model.trim() !== agent.model ? { model: model.trim() } : {}), ...(systemPrompt !== agent.systemPrompt ? { systemPrompt } : {}) };
-          const { agent: saved } = await apiWrite<{ agent: { model: string; unavailableReason: string | null } }>(`/api/admin/rooms/${roomId}/agents/${agent.id}`, "PATCH", body);
-          onSaved(saved.unavailableReason ? `${agent.name} now uses ${saved.model}, which cannot run here yet: ${saved.unavailableReason}` : `Saved ${agent.name}.`);
-        } catch (failure) {
-          setError((failure as Error).message);
-        } finally {
-          setSaving(false);
-        }
-      }}
+      onSubmit={submit(async () => {
+        const body = { ...(model.trim() !== agent.model ? { model: model.trim() } : {}), ...(systemPrompt !== agent.systemPrompt ? { systemPrompt } : {}) };
+        const { agent: saved } = await apiWrite<{ agent: { model: string; unavailableReason: string | null } }>(`/api/admin/rooms/${roomId}/agents/${agent.id}`, "PATCH", body);
+        onSaved(saved.unavailableReason ? `${agent.name} now uses ${saved.model}, which cannot run here yet: ${saved.unavailableReason}` : `Saved ${agent.name}.`);
+      })}
     >
       <div className="admin-agent-editor__head">
         <span className="admin-dot admin-dot--large" style={{ background: agent.color }} />

@@ -4,6 +4,7 @@ import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { apiRequest, apiWrite } from "@/components/room/api";
+import { useSubmit } from "@/components/ui/use-submit";
 import type { AdminRoom } from "@/lib/rooms/list-rooms-for-admin";
 import type { PruneResult } from "@/lib/rooms/prune-rooms";
 import { queryString } from "./admin-api";
@@ -15,29 +16,20 @@ type RoomsPage = { rooms: AdminRoom[]; nextCursor: string | null };
 function PruneRooms({ onPruned }: { onPruned: (message: string) => void }) {
   const [days, setDays] = useState(30);
   const [preview, setPreview] = useState<Omit<PruneResult, "deletedIds"> | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const ask = async (dryRun: boolean) => {
-    setError(null);
-    try {
+  const { error, submit } = useSubmit();
+  /** Lists the rooms a prune would delete (a dry run), or deletes them. */
+  const ask = (dryRun: boolean) =>
+    submit(async () => {
       const result = await apiWrite<Omit<PruneResult, "deletedIds">>("/api/admin/rooms/prune", "POST", { idleDays: days, dryRun });
       if (dryRun) setPreview(result);
       else {
         setPreview(null);
         onPruned(`Pruned ${result.count} room${result.count === 1 ? "" : "s"} idle for more than ${days} days.`);
       }
-    } catch (failure) {
-      setError((failure as Error).message);
-    }
-  };
+    });
   return (
     <section className="card admin-prune" data-testid="admin-prune">
-      <form
-        className="admin-toolbar"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void ask(true);
-        }}
-      >
+      <form className="admin-toolbar" onSubmit={ask(true)}>
         <label>
           Prune rooms idle for more than{" "}
           <input type="number" min={1} max={3650} value={days} onChange={(event) => (setDays(Number(event.target.value)), setPreview(null))} aria-label="Days idle" data-testid="prune-days" />{" "}
@@ -51,7 +43,7 @@ function PruneRooms({ onPruned }: { onPruned: (message: string) => void }) {
             className="button button--danger"
             type="button"
             data-testid="prune-confirm"
-            onClick={() => window.confirm(`Delete ${preview.count} room${preview.count === 1 ? "" : "s"} and everything in them?`) && void ask(false)}
+            onClick={(event) => window.confirm(`Delete ${preview.count} room${preview.count === 1 ? "" : "s"} and everything in them?`) && void ask(false)(event)}
           >
             Delete {preview.count} room{preview.count === 1 ? "" : "s"}
           </button>

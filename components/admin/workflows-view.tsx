@@ -1,19 +1,22 @@
 "use client";
 
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { WorkflowTimeline } from "@/components/workflows/workflow-trace";
+import { type FetchedWorkflow, WorkflowTimeline, readWorkflow } from "@/components/workflows/workflow-trace";
 import { apiRequest } from "@/components/room/api";
 import type { AdminWorkflow } from "@/lib/admin/find-workflow";
 import type { WorkflowPage } from "@/lib/workflows/read-workflow";
-import { queryString, useAdminQuery } from "./admin-api";
+import { queryString } from "./admin-api";
 import { formatAgo, formatDollars, formatDuration } from "./admin-format";
 import { RoomPicker } from "./room-picker";
 
 /** Messages a timeline reads at once; the export has the rest. */
 const TIMELINE_LIMIT = 1000;
+
+/** A workflow found by its correlation id as it arrives, its messages not yet read by the shared schema. */
+type FetchedAdminWorkflow = Omit<AdminWorkflow, "workflow"> & { workflow: FetchedWorkflow };
 
 /**
  * Workflows by correlation id: paste one to see its timeline, wherever it ran, or pick a room to
@@ -31,9 +34,15 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
     setRoom(nextRoom);
     router.replace(`/admin/workflows${queryString({ id: nextId, room: nextRoom?.id, room_title: nextRoom?.title })}`, { scroll: false });
   };
-  const workflow = useAdminQuery<AdminWorkflow>(`/api/admin/workflows/${encodeURIComponent(id ?? "")}${queryString({ limit: TIMELINE_LIMIT })}`, {
+  const workflowUrl = `/api/admin/workflows/${encodeURIComponent(id ?? "")}${queryString({ limit: TIMELINE_LIMIT })}`;
+  const workflow = useQuery({
+    queryKey: ["admin", workflowUrl],
+    queryFn: async () => {
+      const found = await apiRequest<FetchedAdminWorkflow>(workflowUrl, "GET");
+      return { ...found, ...readWorkflow(found.workflow, `workflow ${id}`) };
+    },
+    refetchInterval: 3000,
     enabled: !!id,
-    refreshMs: 3000,
   });
   const list = useInfiniteQuery({
     queryKey: ["admin", "workflows", room?.id],
@@ -107,6 +116,7 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
               <div className="admin-scroll">
                 <WorkflowTimeline
                   trace={workflow.data.workflow}
+                  unreadable={workflow.data.unreadable.length}
                   agents={workflow.data.agents}
                   nodeText={() => undefined}
                   exportHref={`/api/rooms/${workflow.data.room.id}/workflows/${encodeURIComponent(id)}/export`}

@@ -6,6 +6,7 @@ import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
+import { useSubmit } from "@/components/ui/use-submit";
 import { useSecondsLeft } from "./countdown";
 
 const selectQuestion = (state: RoomState) => {
@@ -27,23 +28,22 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
   const { open, waiting, agents, seated, roomId } = useRoom(useShallow(selectQuestion));
   const secondsLeft = useSecondsLeft(open?.deadlineAt ?? null);
   const [answer, setAnswer] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { busy, submit } = useSubmit();
   if (!open) return null;
   const asker = agents.find((agent) => agent.id === open.agentId);
   const expired = secondsLeft === 0;
 
-  const send = async (text: string | null) => {
-    setBusy(true);
-    try {
-      if (text === null) await apiWrite(`/api/rooms/${roomId}/broadcasts/${open.id}/skip`, "POST");
-      else await apiWrite(`/api/rooms/${roomId}/broadcasts/${open.id}/answer`, "POST", { answer: text });
-      setAnswer("");
-    } catch (error) {
-      onError((error as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  /** Answers with `text`, or skips the question (null); a refusal is the room's to show. */
+  const send = (text: string | null) =>
+    submit(async () => {
+      try {
+        if (text === null) await apiWrite(`/api/rooms/${roomId}/broadcasts/${open.id}/skip`, "POST");
+        else await apiWrite(`/api/rooms/${roomId}/broadcasts/${open.id}/answer`, "POST", { answer: text });
+        setAnswer("");
+      } catch (error) {
+        onError((error as Error).message);
+      }
+    });
 
   return (
     <section className="question-panel" data-testid="human-question" data-broadcast-id={open.id} aria-live="polite">
@@ -64,10 +64,7 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
       {seated ? (
         <form
           className="question-panel__form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (answer.trim()) void send(answer.trim());
-          }}
+          onSubmit={(event) => (answer.trim() ? send(answer.trim())(event) : event.preventDefault())}
         >
           {open.options.length > 0 && (
             <div className="question-panel__options">
@@ -78,7 +75,7 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
                   className="button"
                   data-testid="question-option"
                   disabled={busy || expired}
-                  onClick={() => void send(option)}
+                  onClick={send(option)}
                 >
                   {option}
                 </button>
@@ -93,14 +90,14 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
             disabled={busy || expired}
             onChange={(event) => setAnswer(event.target.value)}
             onKeyDown={(event) => {
-              if (event.key === "Enter" && (event.metaKey || event.ctrlKey) && answer.trim()) void send(answer.trim());
+              if (event.key === "Enter" && (event.metaKey || event.ctrlKey) && answer.trim()) void send(answer.trim())(event);
             }}
           />
           <div className="question-panel__actions">
             <button type="submit" className="button button--primary" data-testid="question-send" disabled={busy || expired || !answer.trim()}>
               Send
             </button>
-            <button type="button" className="button" data-testid="question-skip" disabled={busy || expired} onClick={() => void send(null)}>
+            <button type="button" className="button" data-testid="question-skip" disabled={busy || expired} onClick={send(null)}>
               Skip
             </button>
           </div>

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
+import { useSubmit } from "@/components/ui/use-submit";
 
 const OUTCOME = { approved: "Approved", not_approved: "Not approved", cancelled: "Cancelled" } as const;
 
@@ -16,23 +17,10 @@ export function ReviewPanel() {
   const seated = useRoom((state) => state.seat !== null);
   const reviews = useRoom((state) => state.reviews);
   const [task, setTask] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useSubmit();
   if (template !== "build-review") return null;
   const latest = Object.values(reviews).at(-1);
   const running = latest && !latest.closed;
-  const start = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await apiRequest(`/api/rooms/${roomId}/build-reviews`, "POST", { task }, { idempotencyKey: crypto.randomUUID() });
-      setTask("");
-    } catch (problem) {
-      setError((problem as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <div className="review-panel" data-testid="review-panel">
       {latest && (
@@ -54,10 +42,10 @@ export function ReviewPanel() {
       )}
       {seated && !running && (
         <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            void start();
-          }}
+          onSubmit={submit(async () => {
+            await apiRequest(`/api/rooms/${roomId}/build-reviews`, "POST", { task }, { idempotencyKey: crypto.randomUUID() });
+            setTask("");
+          })}
         >
           <label htmlFor="review-task">{latest ? "Another task for the team" : "A small programming task for the team"}</label>
           <textarea

@@ -4,7 +4,7 @@ import { encodeKeysetCursor } from "@/lib/paging/keyset-cursor";
 import type { FindingSeverity, StoredEvent } from "@/lib/protocol";
 
 /** How many older findings one "Show older" asks for. */
-export const OLDER_FINDINGS_PAGE = 50;
+const OLDER_FINDINGS_PAGE = 50;
 
 /** What the findings board shows: a severity and an agent's id, or every one of either. */
 export interface FindingsFilter {

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { useSubmit } from "@/components/ui/use-submit";
 import { type AgentDto, LIMITS } from "@/lib/protocol";
 import { apiRequest } from "./api";
 import { useRoom } from "./room-store";
@@ -15,7 +16,7 @@ interface Sent {
 const DELIVERY = { next_step: "in its next step", queued_run: "when its queued run starts", new_run: "starting now" } as const;
 
 /** Names offered while typing `@…` or `/focus …`: the agents whose name or persona starts with what was typed. */
-export function suggestions(text: string, agents: Pick<AgentDto, "id" | "name" | "persona">[]): { agent: Pick<AgentDto, "id" | "name" | "persona">; completion: string }[] {
+function suggestions(text: string, agents: Pick<AgentDto, "id" | "name" | "persona">[]): { agent: Pick<AgentDto, "id" | "name" | "persona">; completion: string }[] {
   const focus = text.match(/^\/focus\s+@?(.*)$/i);
   const mention = text.match(/^@([^\s,:]*(?:\s[^\s,:]*)?)$/);
   const typed = (focus?.[1] ?? mention?.[1])?.toLowerCase().replace(/[\s\-_]+/g, "");
@@ -48,36 +49,33 @@ export function CommandBar() {
     useShallow((state) => ({ roomId: state.room.id, agents: state.agents, seat: state.seat, pending: state.pendingCommands })),
   );
   const [text, setText] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit, clearError } = useSubmit();
   const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
   if (!seat) return null;
   const nameOf = (agentId: string | null | undefined) => agents.find((agent) => agent.id === agentId)?.name;
   const focusName = nameOf(seat.focusAgentId);
   const mine = Object.values(pending).filter((command) => command.senderId === `human:${seat.id}`);
   const offered = suggestions(text, agents);
+  // A failed send says why until the next try or the next edit, over what the last one said.
+  const shown = error !== null ? { tone: "error" as const, text: error } : status;
 
-  const submit = async () => {
-    if (!text.trim() || busy) return;
-    setBusy(true);
-    try {
-      const sent = await apiRequest<Sent>(`/api/rooms/${roomId}/commands`, "POST", { text }, { idempotencyKey: crypto.randomUUID() });
-      setText("");
-      setStatus({
-        tone: "ok",
-        text:
-          sent.kind === "focus"
-            ? `Plain messages now go to ${nameOf(sent.agentId) ?? "whichever agent worked last"}.`
-            : `Sent to ${nameOf(sent.command?.agentId)} — ${DELIVERY[sent.command!.delivery]}.`,
-      });
-    } catch (error) {
-      setStatus({ tone: "error", text: (error as Error).message });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const send = submit(async () => {
+    if (!text.trim()) return;
+    const sent = await apiRequest<Sent>(`/api/rooms/${roomId}/commands`, "POST", { text }, { idempotencyKey: crypto.randomUUID() });
+    setText("");
+    setStatus({
+      tone: "ok",
+      text:
+        sent.kind === "focus"
+          ? `Plain messages now go to ${nameOf(sent.agentId) ?? "whichever agent worked last"}.`
+          : `Sent to ${nameOf(sent.command?.agentId)} — ${DELIVERY[sent.command!.delivery]}.`,
+    });
+  });
   const withdraw = async (commandId: string) => {
     const refused = await withdrawCommand(roomId, commandId);
-    if (refused) setStatus({ tone: "error", text: refused });
+    if (!refused) return;
+    clearError();
+    setStatus({ tone: "error", text: refused });
   };
 
   return (
@@ -105,13 +103,7 @@ export function CommandBar() {
           ))}
         </ul>
       )}
-      <form
-        className="command-bar__form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
-      >
+      <form className="command-bar__form" onSubmit={send}>
         <span className="command-bar__focus" title="Where a message without @Name goes">
           → {focusName ?? "latest agent"}
         </span>
@@ -125,6 +117,7 @@ export function CommandBar() {
           onChange={(event) => {
             setText(event.target.value);
             setStatus(null);
+            clearError();
           }}
           onKeyDown={(event) => {
             if (event.key === "Tab" && offered[0]) {
@@ -137,9 +130,9 @@ export function CommandBar() {
           Send
         </button>
       </form>
-      {status && (
-        <div className={`command-bar__status command-bar__status--${status.tone}`} role={status.tone === "error" ? "alert" : "status"} data-testid="command-status">
-          {status.text}
+      {shown && (
+        <div className={`command-bar__status command-bar__status--${shown.tone}`} role={shown.tone === "error" ? "alert" : "status"} data-testid="command-status">
+          {shown.text}
         </div>
       )}
     </div>

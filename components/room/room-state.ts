@@ -469,7 +469,7 @@ export function nextTurnLabel(at: number | null, now: number): string {
 }
 
 /** Takes a step's usage off what the room has left today (the server's count is exact; this keeps the header close). */
-export function spendBudget(budget: RoomBudgetDto | null, tokens: number, costUsd: number): RoomBudgetDto | null {
+function spendBudget(budget: RoomBudgetDto | null, tokens: number, costUsd: number): RoomBudgetDto | null {
   if (!budget) return budget;
   return {
     ...budget,

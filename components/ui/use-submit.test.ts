@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { endTry, startTry } from "./use-submit";
+import { endTry, startTry, withoutError } from "./use-submit";
 
 describe("a form's submit state", () => {
   it("starts a try busy and clears the last error, unless one is already running", () => {
@@ -19,5 +19,12 @@ describe("a form's submit state", () => {
   it("stays busy after a success that leaves the page", () => {
     expect(endTry(undefined, { keepBusy: true })).toEqual({ busy: true, error: null });
     expect(endTry(new Error("no"), { keepBusy: true })).toEqual({ busy: false, error: "no" });
+  });
+
+  it("takes a shown error away, keeping a try under way busy", () => {
+    expect(withoutError({ busy: false, error: "Unknown agent" })).toEqual({ busy: false, error: null });
+    expect(withoutError({ busy: true, error: "Unknown agent" })).toEqual({ busy: true, error: null });
+    const clear = { busy: false, error: null };
+    expect(withoutError(clear)).toBe(clear);
   });
 });

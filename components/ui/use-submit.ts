@@ -24,10 +24,16 @@ export function endTry(failure: unknown | undefined, options: SubmitOptions = {}
   return { busy: false, error: failure instanceof Error ? failure.message : String(failure) };
 }
 
+/** The state once its error is taken away (the same state when there was none, so nothing redraws). */
+export function withoutError(state: SubmitState): SubmitState {
+  return state.error === null ? state : { ...state, error: null };
+}
+
 /**
  * For a form whose submit calls the server: `onSubmit={submit(async () => …)}` prevents the
  * page from reloading, ignores a second submit while the first runs, clears the last error
- * when trying again and shows the failure's message. Use `busy` to disable the submit button.
+ * when trying again and shows the failure's message. Use `busy` to disable the submit button,
+ * and `clearError` to take the message away before the next try (once the input is edited).
  */
 export function useSubmit(initialError: string | null = null) {
   const [state, setState] = useState<SubmitState>({ busy: false, error: initialError });
@@ -51,5 +57,6 @@ export function useSubmit(initialError: string | null = null) {
       },
     [],
   );
-  return { ...state, submit };
+  const clearError = useCallback(() => setState(withoutError), []);
+  return { ...state, submit, clearError };
 }

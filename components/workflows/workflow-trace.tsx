@@ -3,9 +3,10 @@
 import { useEffect, useRef, useState } from "react";
 import { formatUsage } from "@/components/agents/agent-status";
 import { describeEvent } from "@/components/feed/describe-event";
+import { UnreadableEvents, readFetchedEvents } from "@/components/feed/fetched-events";
 import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
-import type { AgentDto, StoredEvent } from "@/lib/protocol";
+import type { AgentDto, StoredEvent, UnreadableEvent } from "@/lib/protocol";
 import type { WorkflowDetail } from "@/lib/workflows/read-workflow";
 
 const STATUS_LABEL = { active: "in progress", complete: "complete", degraded: "degraded", failed: "failed" } as const;
@@ -19,6 +20,29 @@ const workflowUrl = (roomId: string, correlationId: string, query: string) => `/
 export function newestSeqOf(feed: StoredEvent[], correlationId: string): number {
   for (let index = feed.length - 1; index >= 0; index--) if (feed[index]!.correlation_id === correlationId) return feed[index]!.seq;
   return 0;
+}
+
+/** A workflow as it arrives, its messages not yet read by the shared schema. */
+export type FetchedWorkflow = Omit<WorkflowDetail, "messages"> & { messages: unknown };
+
+/**
+ * A fetched workflow with its messages read by the shared schema: any it refuses is left out
+ * of the messages, reported on the console and returned as unreadable.
+ */
+export function readWorkflow(fetched: FetchedWorkflow, source: string): { workflow: WorkflowDetail; unreadable: UnreadableEvent[] } {
+  const { events, unreadable } = readFetchedEvents(fetched.messages, source);
+  return { workflow: { ...fetched, messages: events }, unreadable };
+}
+
+/** The newest sequence number a read brought, readable or not (0: none), so the next read starts after it. */
+export function newestSeqRead(workflow: WorkflowDetail, unreadable: UnreadableEvent[]): number {
+  return Math.max(workflow.messages.at(-1)?.seq ?? 0, ...unreadable.map((each) => each.seq ?? 0));
+}
+
+/** The unreadable events shown so far with those of a later read, each counted once however often it was read. */
+export function withUnreadable(shown: ReadonlySet<number | string>, read: UnreadableEvent[]): ReadonlySet<number | string> {
+  if (read.length === 0) return shown;
+  return new Set([...shown, ...read.map((each) => each.seq ?? each.problem)]);
 }
 
 /** A trace with the newest totals, and the messages read since it was shown added once each, in order. */
@@ -46,25 +70,30 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
   // Read again only when the workflow itself moves on, not on every event of the room.
   const newest = useRoom((state) => newestSeqOf(state.feed, correlationId));
   const [trace, setTrace] = useState<WorkflowDetail | null>(null);
+  const [unreadable, setUnreadable] = useState<ReadonlySet<number | string>>(new Set());
   const [error, setError] = useState<string | null>(null);
   const readUpTo = useRef(0);
   const requests = useRef(0);
+  const source = `workflow ${correlationId}`;
 
   useEffect(() => {
     let current = true;
     readUpTo.current = 0;
     setTrace(null);
-    apiRequest<{ workflow: WorkflowDetail }>(workflowUrl(roomId, correlationId, `limit=${TRACE_LIMIT}`), "GET")
-      .then(({ workflow }) => {
+    setUnreadable(new Set());
+    apiRequest<{ workflow: FetchedWorkflow }>(workflowUrl(roomId, correlationId, `limit=${TRACE_LIMIT}`), "GET")
+      .then((fetched) => {
         if (!current) return;
-        readUpTo.current = workflow.messages.at(-1)?.seq ?? 0;
+        const { workflow, unreadable: refused } = readWorkflow(fetched.workflow, source);
+        readUpTo.current = newestSeqRead(workflow, refused);
         setTrace(workflow);
+        setUnreadable((shown) => withUnreadable(shown, refused));
       })
       .catch((problem: Error) => current && setError(problem.message));
     return () => {
       current = false;
     };
-  }, [roomId, correlationId]);
+  }, [roomId, correlationId, source]);
 
   const loaded = trace !== null;
   useEffect(() => {
@@ -73,11 +102,15 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
     const after = readUpTo.current;
     // Past the first page the list is not extended (the export has it all); the totals still are.
     const truncated = trace.nextAfter !== null;
-    apiRequest<{ workflow: WorkflowDetail }>(workflowUrl(roomId, correlationId, `after=${after}&limit=${truncated ? 1 : TRACE_LIMIT}`), "GET")
-      .then(({ workflow }) => {
+    apiRequest<{ workflow: FetchedWorkflow }>(workflowUrl(roomId, correlationId, `after=${after}&limit=${truncated ? 1 : TRACE_LIMIT}`), "GET")
+      .then((fetched) => {
         // An answer overtaken by a later one has nothing to add.
         if (request !== requests.current) return;
-        if (!truncated) readUpTo.current = Math.max(readUpTo.current, workflow.messages.at(-1)?.seq ?? after);
+        const { workflow, unreadable: refused } = readWorkflow(fetched.workflow, source);
+        if (!truncated) {
+          readUpTo.current = Math.max(readUpTo.current, newestSeqRead(workflow, refused));
+          setUnreadable((shown) => withUnreadable(shown, refused));
+        }
         setTrace((shown) => (shown ? withNewMessages(shown, workflow, truncated) : workflow));
       })
       .catch(() => {
@@ -85,7 +118,7 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
       });
     // `trace` is read for its page state only; the refetch follows the workflow's newest event.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [roomId, correlationId, loaded, newest]);
+  }, [roomId, correlationId, source, loaded, newest]);
 
   return (
     <div className="modal-backdrop" role="dialog" aria-modal="true" aria-label="Workflow trace" onClick={onClose}>
@@ -102,6 +135,7 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
         {trace && (
           <WorkflowTimeline
             trace={trace}
+            unreadable={unreadable.size}
             agents={agents}
             nodeText={(id) => nodes[id]?.text}
             exportHref={`/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}/export`}
@@ -119,11 +153,14 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
  */
 export function WorkflowTimeline({
   trace,
+  unreadable,
   agents,
   nodeText,
   exportHref,
 }: {
   trace: WorkflowDetail;
+  /** How many of its messages could not be read and are left out. */
+  unreadable: number;
   agents: AgentDto[];
   nodeText: (nodeId: string) => string | undefined;
   exportHref: string;
@@ -143,6 +180,7 @@ export function WorkflowTimeline({
           Export (JSON Lines)
         </a>
       </div>
+      <UnreadableEvents count={unreadable} />
       <div className="trace__grid" style={{ gridTemplateColumns: `64px repeat(${lanes.length}, minmax(160px, 1fr))` }}>
         <div className="trace__lane-head" />
         {lanes.map((lane) => {

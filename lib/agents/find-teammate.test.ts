@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { Agent } from "@/db/schema";
 import { pickTargets } from "@/lib/broadcast/ask-others";
 import { parseCommand } from "@/lib/commands/parse-command";
 import { DEFAULT_CONCERN_PHRASES, detectAddressee } from "@/lib/dialogue/detect";
+import { agentRow } from "@/test/builders";
 import { findTeammate, nameKey, teammateAt } from "./find-teammate";
 
 const team = [
-  { id: "a1", name: "Songwriter", persona: "songwriter", role: "Lyricist" },
-  { id: "a2", name: "Scene Painter", persona: "scene-painter", role: "Visual artist" },
-  { id: "a3", name: "Scene", persona: "scene", role: "Set" },
-  { id: "a4", name: "Wild Ideator", persona: "wild-ideator", role: "Ideator" },
+  agentRow({ id: "a1", name: "Songwriter", persona: "songwriter", role: "Lyricist" }),
+  agentRow({ id: "a2", name: "Scene Painter", persona: "scene-painter", role: "Visual artist" }),
+  agentRow({ id: "a3", name: "Scene", persona: "scene", role: "Set" }),
+  agentRow({ id: "a4", name: "Wild Ideator", persona: "wild-ideator", role: "Ideator" }),
 ];
 
 describe("findTeammate", () => {
@@ -52,13 +52,12 @@ describe("teammateAt", () => {
 
 describe("naming a teammate", () => {
   it("takes the same names in the command bar, ask_others' targets and an agent's words", () => {
-    const agents = team as unknown as Agent[];
     for (const name of ["ScenePainter", "scene painter", "Scene-Painter"]) {
       expect(parseCommand(`@${name} paint the harbour`, team), name).toMatchObject({ agentId: "a2" });
-      expect(pickTargets(agents, agents[0]!, [name]).map((agent) => agent.id), name).toEqual(["a2"]);
+      expect(pickTargets(team, team[0]!, [name]).map((agent) => agent.id), name).toEqual(["a2"]);
       expect(detectAddressee(`${name}, which light?`, { speaker: team[0]!, team, concernPhrases: DEFAULT_CONCERN_PHRASES })?.addressee.id, name).toBe("a2");
     }
-    expect(pickTargets(agents, agents[0]!, ["a4"]).map((agent) => agent.id)).toEqual(["a4"]);
-    expect(() => pickTargets(agents, agents[0]!, ["Painter"])).toThrow(/Unknown target agent\(s\): Painter/);
+    expect(pickTargets(team, team[0]!, ["a4"]).map((agent) => agent.id)).toEqual(["a4"]);
+    expect(() => pickTargets(team, team[0]!, ["Painter"])).toThrow(/Unknown target agent\(s\): Painter/);
   });
 });

@@ -98,7 +98,7 @@ export async function finishRunInWrite(
 }
 
 /** The last text a run wrote, from its transcript: what a help request is answered with. */
-export function lastWords(transcript: unknown[]): string {
+function lastWords(transcript: unknown[]): string {
   for (let index = transcript.length - 1; index >= 0; index--) {
     const entry = transcript[index] as { role?: unknown; text?: unknown } | null;
     if (entry?.role === "assistant" && typeof entry.text === "string" && entry.text.trim()) return entry.text.trim();

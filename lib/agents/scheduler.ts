@@ -100,7 +100,7 @@ export async function scheduleRoom(db: Db, roomId: string): Promise<ScheduleOutc
  * turn within one round of the team, and the room's page, ranking the same way from its
  * snapshot and the runs it sees queued, names the same agent.
  */
-export async function nextInTurn(tx: DbOrTx, roomId: string, templateId: string, team: Agent[]): Promise<Agent> {
+async function nextInTurn(tx: DbOrTx, roomId: string, templateId: string, team: Agent[]): Promise<Agent> {
   return whoseTurn(team, templateTurnOrder(templateId), await lastRunTimes(tx, roomId))!;
 }
 

@@ -1,5 +1,5 @@
 import { APICallError } from "@ai-sdk/provider";
-import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
+import { MockLanguageModelV4, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { ModelCallTimeoutError, type RetryNotice, requestedWait, retryDelay, withVisibleRetries } from "./visible-retries";
 
@@ -67,9 +67,7 @@ describe("visible retries", () => {
     const notices: RetryNotice[] = [];
     const model = withVisibleRetries(inner, { delays: [1], timeoutMs: 30, onRetry: async (notice) => void notices.push(notice) });
     const { stream } = await model.doStream({ prompt: [] });
-    const parts = [];
-    for await (const part of stream as unknown as AsyncIterable<unknown>) parts.push(part);
-    expect(parts).toEqual([{ type: "text-start", id: "t" }]);
+    expect(await convertReadableStreamToArray(stream)).toEqual([{ type: "text-start", id: "t" }]);
     expect(calls).toBe(2);
     expect(signals[0]!.aborted).toBe(true);
     expect(signals[0]!.reason).toBeInstanceOf(ModelCallTimeoutError);

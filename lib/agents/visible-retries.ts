@@ -25,7 +25,7 @@ export class ModelCallTimeoutError extends Error {
 }
 
 /** Whether a failed model call may succeed if made again: rate limits, server errors, timeouts, dropped connections. */
-export function isRetryable(error: unknown): error is APICallError | ModelCallTimeoutError {
+function isRetryable(error: unknown): error is APICallError | ModelCallTimeoutError {
   if (error instanceof ModelCallTimeoutError) return true;
   return APICallError.isInstance(error) && (error.isRetryable || error.statusCode === 429 || (error.statusCode ?? 0) >= 500);
 }

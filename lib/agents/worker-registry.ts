@@ -8,7 +8,7 @@ export const WORKER_BEAT_MS = 2_000;
  * A worker not heard from for this long is taken for dead and no longer listed: several missed
  * beats, and within the ten seconds in which another worker takes its runs over.
  */
-export const WORKER_STALE_MS = 10_000;
+const WORKER_STALE_MS = 10_000;
 /** Rows of workers that died without removing them are cleared once they are this old. */
 const FORGOTTEN_AFTER_MS = 24 * 3_600_000;
 

@@ -12,7 +12,6 @@ import type { Database } from "@/db";
 import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
-import type { ActiveRun } from "@/lib/agents/run-context";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { getEnv } from "@/lib/env";
@@ -20,8 +19,10 @@ import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { resolveModel } from "@/lib/models/registry";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
 import { createRoom } from "@/lib/rooms/create-room";
-import { type RoomSettingsPatch, parseRoomSettings } from "@/lib/rooms/room-settings";
+import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
+import { activeRun } from "@/test/active-run";
 import { startTestWorker } from "@/test/agents";
+import { runRow } from "@/test/builders";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
 import { eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
@@ -466,9 +467,9 @@ describe("the brainstorm", () => {
       expect(before).not.toContain("CANARY-");
       // Nor does it by reading the board with its tool.
       const readBoardAsHistorian = async () => {
-        // What read_shared_context reads of its run: the database, the room, the agent and whether it works alone.
-        const historianRun = { database: context.database, run: { roomId }, agent: agentOf("historian"), settings: parseRoomSettings({}), isolated: false, now: () => new Date() };
-        const tools = createBoardTools(historianRun as unknown as ActiveRun);
+        const rows = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
+        const historian = rows.find((agent) => agent.persona === "historian")!;
+        const tools = createBoardTools(activeRun(context.database, { run: runRow({ roomId, agentId: historian.id }), agent: historian, team: rows }));
         return JSON.stringify(await tools.read_shared_context.execute!({ limit: 100 }, { toolCallId: "probe", messages: [], context: {} }));
       };
       expect(await readBoardAsHistorian()).not.toContain("CANARY-");

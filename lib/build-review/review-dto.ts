@@ -6,7 +6,7 @@ import type { BuildReviewDto } from "@/lib/protocol";
 const FINAL = ["approved", "not_approved", "cancelled"] as const;
 
 /** A build review as the page shows it, from its row: the same as its events, replayed, would show. */
-export function reviewToDto(review: BuildReview): BuildReviewDto {
+function reviewToDto(review: BuildReview): BuildReviewDto {
   const verdict = review.lastVerdict;
   const outcome = FINAL.find((status) => status === review.status);
   return {

@@ -17,7 +17,7 @@ const nodeFields = {
   height: size.optional(),
 };
 
-export const createNodeInputSchema = z.strictObject(nodeFields);
+const createNodeInputSchema = z.strictObject(nodeFields);
 export type CreateNodeInput = z.infer<typeof createNodeInputSchema>;
 
 /**

@@ -3,7 +3,7 @@ import { findTeammate, teammateAt } from "@/lib/agents/find-teammate";
 import { LIMITS } from "@/lib/protocol";
 
 /** What the command bar understands, besides messages. */
-export const SLASH_COMMANDS = ["/focus"] as const;
+const SLASH_COMMANDS = ["/focus"] as const;
 
 export interface CommandTarget {
   id: string;

@@ -17,7 +17,7 @@ import { parseCommand } from "./parse-command";
 export const sendCommandInputSchema = z.strictObject({ text: z.string().max(10_000) });
 
 /** How a participant's message reads to its agent. */
-export function commandNoteText(senderName: string, text: string): string {
+function commandNoteText(senderName: string, text: string): string {
   return `${senderName} says: ${text}`;
 }
 
@@ -52,7 +52,7 @@ async function lastSteppedAgent(tx: DbOrTx, roomId: string): Promise<string | nu
  * seat alone: its rate limit finds them through the room's (correlation, seq) index instead of
  * reading the room's whole history.
  */
-export function focusCorrelationId(seat: { id: string; createdAt: Date }): string {
+function focusCorrelationId(seat: { id: string; createdAt: Date }): string {
   const random = () => createHash("sha256").update(seat.id).digest("hex").slice(0, 16);
   return createCorrelationId({ scope: "focus", subject: seat.id, now: seat.createdAt, random });
 }

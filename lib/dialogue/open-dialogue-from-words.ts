@@ -2,6 +2,8 @@ import type { DbOrTx } from "@/db";
 import type { Agent, Dialogue, Run } from "@/db/schema";
 import type { Emit } from "@/lib/events/write-room-events";
 import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
+import { emitLimitReached } from "@/lib/limits/limit-reached";
+import { repeatedDialogue } from "@/lib/limits/repeated-exchanges";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { type Addressed, detectAddressee } from "./detect";
 import { askedTeammate, openDialogue } from "./open-dialogue";
@@ -12,8 +14,10 @@ import { askedTeammate, openDialogue } from "./open-dialogue";
  * addresses a teammate opens the one dialogue. Nothing opens when the run put a question with
  * ask_teammate already (the structured signal comes first) or when dialogues are off; and an
  * agent working alone in a brainstorm's divergent stage neither opens a dialogue nor is drawn
- * into one, so "Wild Ideator, …?" from a teammate leaves the ideator alone. Returns the
- * dialogue, or null.
+ * into one, so "Wild Ideator, …?" from a teammate leaves the ideator alone. A dialogue that
+ * would be the workflow's `repeated_exchange_limit`-th saying much the same between the two
+ * (the loop guard every other way of asking keeps to) does not open: the room gets a
+ * `limit.reached` saying why instead. Returns the dialogue, or null.
  */
 export async function openDialogueFromWords(
   tx: DbOrTx,
@@ -47,6 +51,11 @@ export async function openDialogueFromWords(
   }
   const addressee = found && team.find((member) => member.id === found.addressee.id);
   if (!found || !addressee) return null;
+  const repeated = await repeatedDialogue(tx, run, speaker, addressee, found.sentence, settings.repeated_exchange_limit);
+  if (repeated) {
+    emitLimitReached(emit, speaker, run.correlationId, repeated);
+    return null;
+  }
   return openDialogue(tx, emit, {
     roomId: run.roomId,
     correlationId: run.correlationId,

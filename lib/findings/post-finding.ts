@@ -21,12 +21,12 @@ export interface PostedFinding {
 }
 
 /** What makes two findings the same: case, spacing and closing punctuation aside. */
-export function normaliseFinding(text: string): string {
+function normaliseFinding(text: string): string {
   return text.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!?…]+$/, "");
 }
 
 /** The finding's text as it will be stored, or a reason naming the limit. */
-export function checkFindingText(text: string): string {
+function checkFindingText(text: string): string {
   const trimmed = text.trim();
   if (!trimmed) throw badRequest("A finding needs text: say what you found in 1 to 1000 characters.");
   if (trimmed.length > LIMITS.findingText) {

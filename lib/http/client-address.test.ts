@@ -3,7 +3,7 @@ import { getEnv } from "@/lib/env";
 import { PEER_ADDRESS_HEADER, clientAddress, normalizeAddress } from "./client-address";
 
 const STAMPED = Symbol.for("parley.peerAddressStamped");
-const env = (proxies: number) => getEnv({ PARLEY_TRUSTED_PROXIES: String(proxies) } as unknown as NodeJS.ProcessEnv);
+const env = (proxies: number) => getEnv({ NODE_ENV: "test", PARLEY_TRUSTED_PROXIES: String(proxies) });
 
 afterEach(() => {
   delete (globalThis as Record<symbol, unknown>)[STAMPED];

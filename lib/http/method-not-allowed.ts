@@ -4,7 +4,7 @@ export const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
 
 /** The refusal of a method a route does not serve: a 405 naming those it does. */
-export function methodNotAllowed(method: string, allowed: readonly string[]): AppError {
+function methodNotAllowed(method: string, allowed: readonly string[]): AppError {
   const allow = allowed.join(", ");
   return new AppError(405, "method_not_allowed", `${method} is not allowed here; use ${allow}.`, undefined, { Allow: allow });
 }

@@ -84,14 +84,14 @@ export function findUnstorableText(value: unknown, path: string[] = []): string 
 }
 
 /** How deeply a request body's arrays and objects may nest: far more than any request needs. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * How deeply the JSON in `text` nests, counted without parsing it (brackets inside strings do
  * not count), stopping as soon as it passes `limit`: parsing and checking a value nested
  * thousands deep would overflow the stack.
  */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
+function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let index = 0; index < text.length; index++) {

@@ -60,7 +60,7 @@ const adminStatusOf = new WeakMap<Request, Promise<AdminStatus>>();
  * token. Decided once per request, so a request that asks twice (who may create rooms, then
  * whether its address is limited) counts once.
  */
-export function requestAdminStatus(request: Request): Promise<AdminStatus> {
+function requestAdminStatus(request: Request): Promise<AdminStatus> {
   let status = adminStatusOf.get(request);
   if (!status) {
     status = resolveAdminStatus(request);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getEnv } from "@/lib/env";
 import { crossOriginRefusal, pageContentSecurityPolicy } from "./security";
 
-const env = (proxies: number) => getEnv({ PARLEY_TRUSTED_PROXIES: String(proxies) } as unknown as NodeJS.ProcessEnv);
+const env = (proxies: number) => getEnv({ NODE_ENV: "test", PARLEY_TRUSTED_PROXIES: String(proxies) });
 
 describe("crossOriginRefusal", () => {
   const headers = (values: Record<string, string>) => new Headers({ host: "parley.example:3000", ...values });

@@ -63,7 +63,7 @@ export function roomDailyLimits(settings: Pick<RoomSettings, "daily_token_budget
 }
 
 /** What one workflow may spend on model calls; 0 means no cap. */
-export function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_usd">, env: Env = getEnv()): number {
+function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_usd">, env: Env = getEnv()): number {
   return settings.workflow_cost_cap_usd ?? env.PARLEY_WORKFLOW_COST_USD;
 }
 
@@ -197,7 +197,7 @@ async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string;
  * use): runs seldom come near them, and a budget held against them would refuse runs that fit.
  * Null while no run has succeeded on the instance: nothing to go by, so only a spent budget refuses.
  */
-export async function expectedRunSpend(db: DbOrTx, agent: { id: string; roomId: string; name: string; model: string }): Promise<ExpectedSpend | null> {
+async function expectedRunSpend(db: DbOrTx, agent: { id: string; roomId: string; name: string; model: string }): Promise<ExpectedSpend | null> {
   for (const scope of ["agent", "room", "instance"] as const) {
     const average = await averageRun(db, scope, agent);
     if (average) return spendOfAverage(agent, scope, average);
@@ -224,7 +224,7 @@ function spendOfAverage(agent: { name: string; model: string }, scope: EstimateS
  * call that crossed it was already made, and no further one is); a run or step that would take
  * it past its limit is not started, however much is left.
  */
-export function budgetReached(
+function budgetReached(
   budgets: Budgets,
   subject: { runId: string | null; agentId: string | null },
   expected: ExpectedSpend | null = null,
@@ -267,7 +267,7 @@ export function budgetReached(
  * questions that were kept), and its most expensive call so far: the estimate of what its next
  * call costs (each step reads the conversation so far, so calls rarely get cheaper).
  */
-export async function workflowSpending(db: DbOrTx, roomId: string, correlationId: string): Promise<{ costUsd: number; largestCallUsd: number }> {
+async function workflowSpending(db: DbOrTx, roomId: string, correlationId: string): Promise<{ costUsd: number; largestCallUsd: number }> {
   const [row] = rowsOf<{ spent: { cost: number | string; largest: number | string } | null }>(
     await db.execute(sql`select ${workflowSpendingQuery(roomId, correlationId)} as spent`),
   );
@@ -522,7 +522,7 @@ export async function readRoomBudget(db: DbOrTx, roomId: string, settings: RoomS
 }
 
 /** What a room may still spend today: the tighter of its own budget and the instance's. */
-export function roomBudgetDto(budgets: Budgets): RoomBudgetDto {
+function roomBudgetDto(budgets: Budgets): RoomBudgetDto {
   const tighter = (room: Allowance | undefined, instance: Allowance) => {
     const candidates = [room, instance].filter((each): each is Allowance & { left: number } => !!each && each.left !== null);
     if (candidates.length === 0) return { left: null, limit: null };

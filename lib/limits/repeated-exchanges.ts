@@ -1,46 +1,17 @@
 import { and, desc, eq, inArray, or } from "drizzle-orm";
-import type { Agent } from "@/db/schema";
+import type { DbOrTx } from "@/db";
+import type { Agent, Run } from "@/db/schema";
 import { events } from "@/db/schema";
 import type { ActiveRun } from "@/lib/agents/run-context";
 import { badRequest } from "@/lib/errors";
 import { eventFromRow } from "@/lib/events/event-row";
-import type { StoredEvent } from "@/lib/protocol";
+import type { LimitReachedPayload } from "@/lib/protocol";
+import { ASKING_EVENT_TYPES, type Ask, asksIn } from "@/lib/protocol/asks";
 
 /** How many of the workflow's latest asks are compared: enough for any back-and-forth worth stopping. */
 const RECENT_ASKS = 200;
 /** Two asks this alike (shared words over all words) say the same thing. */
 const SAME_ASK = 0.8;
-
-/** The ways one agent asks another, as the room's events record them. */
-const ASK_TYPES = ["board.posted", "dialogue.opened", "broadcast.asked"] as const;
-
-interface Ask {
-  from: string;
-  /** Agent ids, or personas (a request names its target's persona). */
-  to: string[];
-  text: string;
-}
-
-/** Who asked whom what, from one of the room's events; null for events that ask nobody. */
-function askOf(event: StoredEvent): Ask | null {
-  switch (event.type) {
-    case "board.posted": {
-      const { entry } = event.payload;
-      if (entry.kind !== "request" || !entry.agentId || !entry.targetPersona) return null;
-      return { from: entry.agentId, to: [entry.targetPersona], text: String(entry.content.ask ?? "") };
-    }
-    case "dialogue.opened": {
-      const { dialogue } = event.payload;
-      return { from: dialogue.askerAgentId, to: [dialogue.addresseeAgentId], text: dialogue.topic };
-    }
-    case "broadcast.asked": {
-      const { broadcast } = event.payload;
-      return broadcast.mode === "human" ? null : { from: broadcast.agentId, to: broadcast.targetAgentIds, text: broadcast.question };
-    }
-    default:
-      return null;
-  }
-}
 
 /** The words an ask is made of, for comparing two asks whatever their case, punctuation and small words. */
 function wordsOf(text: string): Set<string> {
@@ -54,12 +25,67 @@ function saysTheSame(a: Set<string>, b: Set<string>): boolean {
   return shared / (a.size + b.size - shared) >= SAME_ASK;
 }
 
+/** Whether `ask` went to `agent`, by its id or (a request) by its persona. */
+function asked(ask: Ask, agent: Agent): boolean {
+  return "id" in ask.to ? ask.to.id === agent.id : ask.to.persona === agent.persona;
+}
+
 /** Whether an ask went between the two agents, either way. */
 function between(ask: Ask, one: Agent, other: Agent): boolean {
-  const names = (agent: Agent) => [agent.id, agent.persona];
-  return (
-    (ask.from === one.id && ask.to.some((to) => names(other).includes(to))) || (ask.from === other.id && ask.to.some((to) => names(one).includes(to)))
-  );
+  return (ask.from === one.id && asked(ask, other)) || (ask.from === other.id && asked(ask, one));
+}
+
+/** An ask that would go round in circles: with whom, and how many times it would have been said. */
+interface RepeatedExchange {
+  other: Agent;
+  repeats: number;
+  allowed: number;
+}
+
+/**
+ * The first of `targets` with whom `asker`'s ask of `text` would be the room's
+ * `repeated_exchange_limit`-th saying much the same, either way, in `run`'s workflow; null
+ * when the ask is no such repeat. Every kind of ask the room's events record counts (see
+ * `ASKING_EVENT_TYPES`), so a new way of asking is compared as soon as it is counted.
+ */
+async function findRepeatedExchange(
+  db: DbOrTx,
+  run: Pick<Run, "roomId" | "correlationId">,
+  asker: Agent,
+  targets: Agent[],
+  text: string,
+  allowed: number,
+): Promise<RepeatedExchange | null> {
+  const others = targets.filter((target) => target.id !== asker.id);
+  if (others.length === 0) return null;
+  const rows = await db
+    .select()
+    .from(events)
+    .where(
+      and(
+        eq(events.roomId, run.roomId),
+        eq(events.correlationId, run.correlationId),
+        inArray(events.type, ASKING_EVENT_TYPES),
+        or(eq(events.agent, asker.id), inArray(events.agent, others.map((other) => other.id))),
+      ),
+    )
+    .orderBy(desc(events.seq))
+    .limit(RECENT_ASKS);
+  const asks = rows.flatMap((row) => asksIn(eventFromRow(row)));
+  const words = wordsOf(text);
+  for (const other of others) {
+    const repeats = asks.filter((ask) => between(ask, asker, other) && saysTheSame(wordsOf(ask.text), words)).length + 1;
+    if (repeats >= allowed) return { other, repeats, allowed };
+  }
+  return null;
+}
+
+/** What a refused ask's `limit.reached` says, `outcome` being what became of the ask and its run. */
+function repeatedExchangeLimit(runId: string, asker: Agent, repeated: RepeatedExchange, outcome: string): LimitReachedPayload {
+  const message =
+    `${asker.name} and ${repeated.other.name} have asked each other much the same thing ${repeated.repeats} times in this workflow, ` +
+    `which goes round in circles: ${outcome}`;
+  return { limit: "repeated_exchange", runId, agentId: asker.id, message, used: repeated.repeats, allowed: repeated.allowed, resetsAt: null };
 }
 
 /**
@@ -73,31 +99,27 @@ function between(ask: Ask, one: Agent, other: Agent): boolean {
  */
 export async function refuseRepeatedExchange(active: ActiveRun, targets: Agent[], text: string): Promise<void> {
   const { run, agent, settings } = active;
-  const others = targets.filter((target) => target.id !== agent.id);
-  if (others.length === 0) return;
-  const rows = await active.database.db
-    .select()
-    .from(events)
-    .where(
-      and(
-        eq(events.roomId, run.roomId),
-        eq(events.correlationId, run.correlationId),
-        inArray(events.type, [...ASK_TYPES]),
-        or(eq(events.agent, agent.id), inArray(events.agent, others.map((other) => other.id))),
-      ),
-    )
-    .orderBy(desc(events.seq))
-    .limit(RECENT_ASKS);
-  const asks = rows.map((row) => askOf(eventFromRow(row))).filter((ask): ask is Ask => ask !== null);
-  const words = wordsOf(text);
-  const limit = settings.repeated_exchange_limit;
-  for (const other of others) {
-    const repeats = asks.filter((ask) => between(ask, agent, other) && saysTheSame(wordsOf(ask.text), words)).length + 1;
-    if (repeats < limit) continue;
-    const message =
-      `${agent.name} and ${other.name} have asked each other much the same thing ${repeats} times in this workflow, ` +
-      "which goes round in circles: this ask was not sent and the run stops here.";
-    active.state.stop ??= { limit: "repeated_exchange", runId: run.id, agentId: agent.id, message, used: repeats, allowed: limit, resetsAt: null };
-    throw badRequest(message);
-  }
+  const repeated = await findRepeatedExchange(active.database.db, run, agent, targets, text, settings.repeated_exchange_limit);
+  if (!repeated) return;
+  const reached = repeatedExchangeLimit(run.id, agent, repeated, "this ask was not sent and the run stops here.");
+  active.state.stop ??= reached;
+  throw badRequest(reached.message);
+}
+
+/**
+ * The `limit.reached` that stops a dialogue `asker`'s finished `run` would open with `addressee`
+ * on `topic` (what its words asked), when that dialogue would be the room's
+ * `repeated_exchange_limit`-th saying much the same between the two in the run's workflow; null
+ * when the dialogue may open.
+ */
+export async function repeatedDialogue(
+  db: DbOrTx,
+  run: Pick<Run, "id" | "roomId" | "correlationId">,
+  asker: Agent,
+  addressee: Agent,
+  topic: string,
+  allowed: number,
+): Promise<LimitReachedPayload | null> {
+  const repeated = await findRepeatedExchange(db, run, asker, [addressee], topic, allowed);
+  return repeated && repeatedExchangeLimit(run.id, asker, repeated, "no dialogue was opened.");
 }

@@ -11,7 +11,7 @@ const PAID_KEYS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_GENERATIVE_AI_
  * while only the offline model is configured, and admins only once a paid provider's key is
  * set, since then every new room is somebody's bill.
  */
-export function roomCreationPolicy(env: Env = getEnv()): { policy: RoomCreationPolicy; reason: string } {
+function roomCreationPolicy(env: Env = getEnv()): { policy: RoomCreationPolicy; reason: string } {
   if (env.PARLEY_ROOM_CREATION !== "auto") {
     return { policy: env.PARLEY_ROOM_CREATION, reason: `PARLEY_ROOM_CREATION is ${env.PARLEY_ROOM_CREATION}` };
   }

@@ -6,7 +6,7 @@ import type { ProviderName } from "./registry";
  * An agent's own generation settings, kept beside its endpoint in its model options: every
  * model call the agent makes (its runs and its shadow's answers) passes them to the AI SDK.
  */
-export const generationSettingsSchema = z.object({
+const generationSettingsSchema = z.object({
   temperature: z.number().min(0).max(2).optional(),
   topP: z.number().min(0).max(1).optional(),
   topK: z.number().int().min(1).optional(),

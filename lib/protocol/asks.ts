@@ -13,6 +13,8 @@ export interface Ask {
   from: string;
   to: { id: string } | { persona: string };
   kind: AskKind;
+  /** What was asked, in the asker's words: the loop guard compares asks by them. */
+  text: string;
 }
 
 /** How often `from` asked `to`, by kind. */
@@ -39,14 +41,23 @@ type AskReader<T extends StoredEventType> = (event: StoredEventOf<T>) => Ask[];
 const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "board.posted": ({ payload: { entry } }) =>
     entry.kind === "request" && entry.agentId && entry.targetPersona
-      ? [{ from: entry.agentId, to: { persona: entry.targetPersona }, kind: entry.content.help === true ? "help" : "request" }]
+      ? [
+          {
+            from: entry.agentId,
+            to: { persona: entry.targetPersona },
+            kind: entry.content.help === true ? "help" : "request",
+            text: String(entry.content.ask ?? ""),
+          },
+        ]
       : [],
   "broadcast.asked": ({ payload: { broadcast } }) =>
     broadcast.mode === "human"
-      ? [{ from: broadcast.agentId, to: { id: PEOPLE }, kind: "question" }]
-      : broadcast.targetAgentIds.map((id) => ({ from: broadcast.agentId, to: { id }, kind: "question" as const })),
-  "command.sent": ({ payload: { command } }) => [{ from: PEOPLE, to: { id: command.agentId }, kind: "command" }],
-  "dialogue.opened": ({ payload: { dialogue } }) => [{ from: dialogue.askerAgentId, to: { id: dialogue.addresseeAgentId }, kind: "dialogue" }],
+      ? [{ from: broadcast.agentId, to: { id: PEOPLE }, kind: "question", text: broadcast.question }]
+      : broadcast.targetAgentIds.map((id) => ({ from: broadcast.agentId, to: { id }, kind: "question" as const, text: broadcast.question })),
+  "command.sent": ({ payload: { command } }) => [{ from: PEOPLE, to: { id: command.agentId }, kind: "command", text: command.text }],
+  "dialogue.opened": ({ payload: { dialogue } }) => [
+    { from: dialogue.askerAgentId, to: { id: dialogue.addresseeAgentId }, kind: "dialogue", text: dialogue.topic },
+  ],
   // Answers, outcomes and the canvas's own changes: nobody asks anybody.
   "room.created": null,
   "room.updated": null,
@@ -111,7 +122,7 @@ export function asksIn(event: StoredEvent): Ask[] {
  */
 export function tallyAsks(
   edges: AskEdge[],
-  asks: (Ask & { count?: number })[],
+  asks: (Omit<Ask, "text"> & { count?: number })[],
   agents: { id: string; persona: string }[],
 ): AskEdge[] {
   const byPersona = new Map(agents.map((agent) => [agent.persona, agent.id]));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
 
-export const boardEntryKinds = ["theme", "intention", "contribution", "request", "reaction", "finding"] as const;
+const boardEntryKinds = ["theme", "intention", "contribution", "request", "reaction", "finding"] as const;
 export const boardEntryKindSchema = z.enum(boardEntryKinds);
 export type BoardEntryKindName = z.infer<typeof boardEntryKindSchema>;
 

@@ -187,7 +187,7 @@ export const framingSubmissionSchema = z.strictObject({
 });
 export type FramingSubmission = z.infer<typeof framingSubmissionSchema>;
 
-export const ideaSchema = z.strictObject({
+const ideaSchema = z.strictObject({
   title: line(80).describe("A few words naming the idea"),
   oneLiner: line(240).describe("The idea in one sentence"),
 });
@@ -196,7 +196,7 @@ export const ideasSubmissionSchema = z.strictObject({
 });
 export type IdeasSubmission = z.infer<typeof ideasSubmissionSchema>;
 
-export const precedentSchema = z.strictObject({
+const precedentSchema = z.strictObject({
   name: line(100).describe("What it was called, or who did it"),
   domain: line(80).describe("The field it comes from"),
   tried: line(300).describe("What was tried"),
@@ -208,7 +208,7 @@ export const precedentsSubmissionSchema = z.strictObject({
 });
 export type PrecedentsSubmission = z.infer<typeof precedentsSubmissionSchema>;
 
-export const candidateSchema = z.strictObject({
+const candidateSchema = z.strictObject({
   title: line(100),
   cluster: line(80).describe("The theme the candidate's ideas share"),
   summary: line(400).describe("What the candidate proposes, in two sentences at most"),
@@ -221,7 +221,7 @@ export const candidatesSubmissionSchema = z.strictObject({
 });
 export type CandidatesSubmission = z.infer<typeof candidatesSubmissionSchema>;
 
-export const factCheckSchema = z.strictObject({
+const factCheckSchema = z.strictObject({
   candidateId: candidateIdSchema,
   rating: z.enum(["pass", "flag", "fatal"]).describe("pass: sound; flag: needs care; fatal: cannot work as stated"),
   assumptions: z
@@ -235,7 +235,7 @@ export const factChecksSubmissionSchema = z.strictObject({
 });
 export type FactChecksSubmission = z.infer<typeof factChecksSubmissionSchema>;
 
-export const pushbackSchema = z.strictObject({
+const pushbackSchema = z.strictObject({
   candidateId: candidateIdSchema,
   verdict: z.enum(["strong", "weakened", "killed"]),
   argument: line(400),
@@ -246,7 +246,7 @@ export const pushbackSubmissionSchema = z.strictObject({
 export type PushbackSubmission = z.infer<typeof pushbackSubmissionSchema>;
 
 const score = z.number().int().min(1).max(10);
-export const scoreSchema = z.strictObject({
+const scoreSchema = z.strictObject({
   candidateId: candidateIdSchema,
   impact: score,
   feasibility: score,
@@ -286,7 +286,7 @@ export type PresentationSubmission = z.infer<typeof presentationSubmissionSchema
 
 // What the page is shown.
 
-export const stageStateSchema = z.object({
+const stageStateSchema = z.object({
   status: stageStatusSchema,
   /** Times the stage was entered (a return to divergent thinking, a redirect or a deepen enter it again). */
   passes: z.number().int().nonnegative(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
-export const broadcastModeSchema = z.enum(["agents", "human"]);
-export const broadcastStatusSchema = z.enum(["pending", "waiting_turn", "open", "complete", "timeout", "deferred", "skipped", "cancelled"]);
+const broadcastModeSchema = z.enum(["agents", "human"]);
+const broadcastStatusSchema = z.enum(["pending", "waiting_turn", "open", "complete", "timeout", "deferred", "skipped", "cancelled"]);
 
 export const broadcastSchema = z.object({
   id: z.string(),
@@ -35,5 +35,5 @@ export const broadcastResponseSchema = z.object({
 });
 export type BroadcastResponseDto = z.infer<typeof broadcastResponseSchema>;
 
-export const humanQaSchema = z.object({ question: z.string(), answer: z.string() });
+const humanQaSchema = z.object({ question: z.string(), answer: z.string() });
 export type HumanQa = z.infer<typeof humanQaSchema>;

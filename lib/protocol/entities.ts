@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
 
-export const authorKindSchema = z.enum(["human", "agent"]);
+const authorKindSchema = z.enum(["human", "agent"]);
 
 const coordinate = z.number().finite().min(-LIMITS.coordinate).max(LIMITS.coordinate);
 const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour");
@@ -52,7 +52,7 @@ export const agentSchema = z.object({
 });
 export type AgentDto = z.infer<typeof agentSchema>;
 
-export const roomSummarySchema = z.object({
+const roomSummarySchema = z.object({
   id: z.string(),
   title: z.string(),
   template: z.string(),

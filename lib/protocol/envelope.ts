@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const messageStatusSchema = z.enum(["success", "error", "pending"]);
+const messageStatusSchema = z.enum(["success", "error", "pending"]);
 export type MessageStatus = z.infer<typeof messageStatusSchema>;
 
 /** What went wrong, named like the envelope's own fields: `error_details { error_type, error_message, retry_possible }`. */

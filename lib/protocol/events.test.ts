@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ephemeralEventSchema, isStoredEvent, parseRoomEvent, storedEventSchema, storedEventTypes } from "./events";
+import { ephemeralEventSchema, isStoredEvent, parseRoomEvent, parseStoredEvents, storedEventSchema, storedEventTypes } from "./events";
 
 const envelope = {
   id: "e1",
@@ -91,5 +91,28 @@ describe("parseRoomEvent", () => {
   it("refuses what is not an event at all, with no number", () => {
     expect(parseRoomEvent("{not json")).toEqual({ ok: false, seq: null, problem: "not JSON" });
     expect(parseRoomEvent(JSON.stringify({ type: "presence", payload: { watching: -1 } }))).toMatchObject({ ok: false, seq: null });
+  });
+});
+
+describe("parseStoredEvents", () => {
+  it("keeps the events the catalogue reads, in order, and says what was wrong with each of the others", () => {
+    const created = { ...envelope, seq: 1, type: "node.created", payload: { node } };
+    const deleted = { ...envelope, seq: 4, type: "edge.deleted", payload: { edgeId: "e1" } };
+    const read = parseStoredEvents([
+      created,
+      { ...envelope, seq: 2, type: "node.created", payload: { node: { ...node, x: "left" } } },
+      // A live-only signal is no stored event, whatever the stream makes of it.
+      { type: "presence", room_id: "r1", payload: { watching: 2, participants: 1 } },
+      deleted,
+    ]);
+    expect(read.events.map((event) => event.seq)).toEqual([1, 4]);
+    expect(read.unreadable).toEqual([
+      { seq: 2, problem: expect.stringContaining("payload.node.x") },
+      { seq: null, problem: expect.stringContaining("presence") },
+    ]);
+  });
+
+  it("reads nothing from what is not a list", () => {
+    expect(parseStoredEvents({ events: [] })).toEqual({ events: [], unreadable: [{ seq: null, problem: "not a list of events" }] });
   });
 });

@@ -272,7 +272,7 @@ export type PayloadOf<T extends StoredEventType> = StoredEventOf<T>["payload"];
  * Signals that are delivered live but never stored and carry no sequence number:
  * a reconnecting client does not need them replayed.
  */
-export const ephemeralEventSchemas = {
+const ephemeralEventSchemas = {
   presence: z.object({
     type: z.literal("presence"),
     room_id: z.string(),
@@ -323,7 +323,7 @@ const roomEventSchema = z.discriminatedUnion("type", [...storedEventList, ...eph
 export type ParsedRoomEvent =
   | { ok: true; event: RoomEvent }
   /** `seq` when the message carried one: a stored event that cannot be read still has its place. */
-  | { ok: false; seq: number | null; problem: string };
+  | ({ ok: false } & UnreadableEvent);
 
 /**
  * Reads one message of a room's event stream with the catalogue's own schemas, so a page
@@ -339,17 +339,44 @@ export function parseRoomEvent(data: string): ParsedRoomEvent {
   }
   const parsed = roomEventSchema.safeParse(value);
   if (parsed.success) return { ok: true, event: parsed.data };
+  return { ok: false, ...unreadable(value, parsed.error) };
+}
+
+/** An event a page could not read: its number when it carried one, and what was wrong with it. */
+export interface UnreadableEvent {
+  seq: number | null;
+  problem: string;
+}
+
+/** What was wrong with `value`, which the catalogue's schema refused with `error`. */
+function unreadable(value: unknown, error: z.ZodError): UnreadableEvent {
   const seq = (value as { seq?: unknown } | null)?.seq;
   const type = (value as { type?: unknown } | null)?.type;
-  const where = parsed.error.issues
+  const where = error.issues
     .slice(0, 3)
     .map((issue) => `${issue.path.join(".") || "event"}: ${issue.message}`)
     .join("; ");
   return {
-    ok: false,
     seq: typeof seq === "number" && Number.isInteger(seq) && seq > 0 ? seq : null,
     problem: `${typeof type === "string" ? type : "event"} (${where})`,
   };
+}
+
+/**
+ * Reads a list of stored events a page fetched (an event log, a workflow's messages) with the
+ * catalogue's schema, as the live stream reads each of its messages: those it accepts, in
+ * order, and what was wrong with each of the others, which the page drops and reports.
+ */
+export function parseStoredEvents(values: unknown): { events: StoredEvent[]; unreadable: UnreadableEvent[] } {
+  if (!Array.isArray(values)) return { events: [], unreadable: [{ seq: null, problem: "not a list of events" }] };
+  const events: StoredEvent[] = [];
+  const refused: UnreadableEvent[] = [];
+  for (const value of values) {
+    const parsed = storedEventSchema.safeParse(value);
+    if (parsed.success) events.push(parsed.data);
+    else refused.push(unreadable(value, parsed.error));
+  }
+  return { events, unreadable: refused };
 }
 
 export function isStoredEvent(event: RoomEvent): event is StoredEvent {

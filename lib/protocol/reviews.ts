@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PayloadOf } from "./events";
 
-export const issueSeveritySchema = z.enum(["blocker", "major", "minor"]);
+const issueSeveritySchema = z.enum(["blocker", "major", "minor"]);
 export const reviewIssueSchema = z.object({
   severity: issueSeveritySchema,
   text: z.string().trim().min(1).max(600),

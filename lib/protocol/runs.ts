@@ -2,7 +2,7 @@ import { z } from "zod";
 import { errorDetailsSchema } from "./envelope";
 
 export const runStatusSchema = z.enum(["queued", "running", "succeeded", "failed", "cancelled"]);
-export const runTriggerSchema = z.enum(["human", "scheduler", "request", "broadcast", "dialogue", "command"]);
+const runTriggerSchema = z.enum(["human", "scheduler", "request", "broadcast", "dialogue", "command"]);
 
 export const runSchema = z.object({
   id: z.string(),
@@ -28,20 +28,20 @@ export const runSchema = z.object({
 });
 export type RunDto = z.infer<typeof runSchema>;
 
-export const toolCallSummarySchema = z.object({
+const toolCallSummarySchema = z.object({
   id: z.string(),
   name: z.string(),
   input: z.unknown(),
 });
 
-export const toolResultSummarySchema = z.object({
+const toolResultSummarySchema = z.object({
   id: z.string(),
   name: z.string(),
   output: z.unknown().optional(),
   error: z.string().optional(),
 });
 
-export const usageFiguresSchema = z.object({
+const usageFiguresSchema = z.object({
   durationMs: z.number().nonnegative(),
   inputTokens: z.number().nonnegative(),
   outputTokens: z.number().nonnegative(),
@@ -76,7 +76,7 @@ export const runFinishedPayloadSchema = z
   .extend(usageFiguresSchema.shape);
 
 /** The limits that stop agents (docs/behaviour/limits.md). */
-export const limitNameSchema = z.enum([
+const limitNameSchema = z.enum([
   "room_daily_tokens",
   "room_daily_cost",
   "instance_daily_tokens",
@@ -107,7 +107,7 @@ export const limitReachedPayloadSchema = z.object({
 export type LimitReachedPayload = z.infer<typeof limitReachedPayloadSchema>;
 
 /** What a room may still spend today: the tighter of its own budget and the instance's. */
-export const roomBudgetSchema = z.object({
+const roomBudgetSchema = z.object({
   /** Tokens and US dollars left today; null when neither the room nor the instance sets that limit. */
   tokensLeft: z.number().nullable(),
   costLeftUsd: z.number().nullable(),

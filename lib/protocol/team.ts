@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** How a participant's message reaches its agent. */
-export const commandDeliverySchema = z.enum(["next_step", "queued_run", "new_run"]);
+const commandDeliverySchema = z.enum(["next_step", "queued_run", "new_run"]);
 export type CommandDelivery = z.infer<typeof commandDeliverySchema>;
 
 /** A participant's message to one agent (`@Name …`), as the room sees it. */
@@ -19,7 +19,7 @@ export const commandSchema = z.object({
 export type CommandDto = z.infer<typeof commandSchema>;
 
 /** An agent's knowledge vault as its card shows it (read-only). */
-export const vaultSchema = z.object({
+const vaultSchema = z.object({
   identity: z.string(),
   areas: z.array(z.object({ area: z.string(), level: z.number().int() })),
   insights: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })),

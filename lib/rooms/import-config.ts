@@ -31,7 +31,7 @@ type Provider = "openai" | "anthropic" | "google" | "openai-compatible";
  * for hosted OpenAI-compatible services, their endpoint and the variable their key is usually
  * kept in, used when the file names neither.
  */
-export const BACKEND_PROVIDERS: Record<string, { provider: Provider; defaultModel: string; baseUrl?: string; keyEnv?: string }> = {
+const BACKEND_PROVIDERS: Record<string, { provider: Provider; defaultModel: string; baseUrl?: string; keyEnv?: string }> = {
   openai: { provider: "openai", defaultModel: "gpt-5" },
   claude: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },
   claude_code: { provider: "anthropic", defaultModel: "claude-sonnet-4-5" },

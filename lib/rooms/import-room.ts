@@ -10,7 +10,7 @@ import { LIMITS } from "@/lib/protocol";
 import { createRoom } from "./create-room";
 import { ConfigImportError, parseRoomConfig } from "./import-config";
 
-export const IMPORTED_TEMPLATE = "imported";
+const IMPORTED_TEMPLATE = "imported";
 
 export const importRoomInputSchema = z.strictObject({
   yaml: z.string().min(1, "Paste or upload a configuration file").max(256 * 1024, "Configuration files are limited to 256 KB"),
@@ -44,7 +44,7 @@ export function teamNamespace(teamId: string): string {
  * names them ("planner, fetcher and checker"; "planner, fetcher, checker and 2 more"), so that
  * two such rooms can be told apart.
  */
-export function teamTitle(names: string[]): string {
+function teamTitle(names: string[]): string {
   const shown = names.slice(0, names.length > 4 ? 3 : names.length);
   const rest = names.length - shown.length;
   const listed = rest ? `${shown.join(", ")} and ${rest} more` : shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : (shown[0] ?? "");

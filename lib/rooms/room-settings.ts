@@ -99,7 +99,7 @@ export const roomSettingsSchema = z.strictObject({
   /** A run that calls one tool with the same arguments this many times is stopped (default 3). */
   repeated_tool_call_limit: z.number().int().min(2).max(20).default(3),
   /**
-   * Two agents asking each other much the same thing (requests, help, questions) this many times
+   * Two agents asking each other much the same thing (requests, help, questions, dialogues) this many times
    * in one workflow: the last ask is refused and the asker's run stopped (default 3).
    */
   repeated_exchange_limit: z.number().int().min(2).max(20).default(3),

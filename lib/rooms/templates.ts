@@ -146,7 +146,7 @@ function thinker(persona: string, name: string, role: string, color: string, des
   return { persona, name, role, description, color, model: `script:${persona}`, systemPrompt: `You are the ${name}. ${prompt}` };
 }
 
-export const BRAINSTORM: RoomTemplate = {
+const BRAINSTORM: RoomTemplate = {
   id: "brainstorm",
   name: "Brainstorm",
   summary:

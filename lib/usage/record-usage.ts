@@ -9,7 +9,7 @@ export interface UsageTotals {
 }
 
 /** The start of the hour a timestamp falls in, in UTC whatever the session's time zone. */
-export const HOUR_OF_NOW = sql`date_bin('1 hour', now(), timestamptz '2000-01-01T00:00:00Z')`;
+const HOUR_OF_NOW = sql`date_bin('1 hour', now(), timestamptz '2000-01-01T00:00:00Z')`;
 
 /**
  * One statement that adds model calls' usage to the hour's row of their agent and its model:

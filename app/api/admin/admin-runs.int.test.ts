@@ -1,7 +1,7 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminActions, agents, leases, runs, workers } from "@/db/schema";
+import { type AdminActionKind, adminActions, agents, leases, runs, workers } from "@/db/schema";
 import { claimNextRun } from "@/lib/agents/claim-run";
 import { executeRun } from "@/lib/agents/execute-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -58,7 +58,7 @@ async function runToEnd(runId: string, model: MockLanguageModelV4) {
   );
 }
 
-const auditTrail = (action: string) => db().select().from(adminActions).where(eq(adminActions.action, action as never));
+const auditTrail = (action: AdminActionKind) => db().select().from(adminActions).where(eq(adminActions.action, action));
 
 let finished: { roomId: string; runId: string; correlationId: string };
 let failed: { roomId: string; runId: string };

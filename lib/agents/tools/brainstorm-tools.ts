@@ -31,11 +31,11 @@ import { toolResult } from "./tool-result";
 type WorkStage = Exclude<StageKey, "gate">;
 
 /** The most ideas one ideator submits over every pass of divergent thinking (the stage's 60, shared by four). */
-export const IDEAS_PER_IDEATOR = stageDefinition("divergent").expect!.perAgentMax!;
+const IDEAS_PER_IDEATOR = stageDefinition("divergent").expect!.perAgentMax!;
 const MAX_CANDIDATES = 8;
 
 /** `wild-ideator` → `WI`: the prefix of an ideator's idea ids, so ids say nothing of the others' ideas. */
-export function ideaPrefix(persona: string): string {
+function ideaPrefix(persona: string): string {
   return persona
     .split("-")
     .map((part) => part[0]!.toUpperCase())

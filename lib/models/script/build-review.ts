@@ -5,12 +5,12 @@
 import type { PlannedStep } from "./plan";
 import type { PastCall, ScriptReading } from "./read-prompt";
 
-export const BUILD_REVIEW_SCRIPTS = new Set(["architect", "coder", "reviewer"]);
+const BUILD_REVIEW_SCRIPTS = new Set(["architect", "coder", "reviewer"]);
 
 const STOP_WORDS = new Set(["the", "a", "an", "in", "of", "to", "for", "and", "with", "from", "into", "on", "that", "which", "each", "given"]);
 
 /** A function name from the task: "Write a function that counts the words in a sentence" → countWordsSentence. */
-export function functionName(task: string): string {
+function functionName(task: string): string {
   const phrase = task
     .toLowerCase()
     .replace(/^(please\s+)?(write|implement|create|build|make|code)\s+/, "")
@@ -31,7 +31,7 @@ function taskOf(text: string): string {
   return text.match(/^Task: (.+)$/m)?.[1]?.trim() ?? "the task";
 }
 
-export function codeFor(task: string, version: number): string {
+function codeFor(task: string, version: number): string {
   const name = functionName(task);
   const lines = [
     `/** ${task.replace(/\*\//g, "")} */`,

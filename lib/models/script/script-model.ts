@@ -41,7 +41,7 @@ function tools(options: LanguageModelV4CallOptions): Set<string> {
  * asked, what the board and canvas hold, and what it has already done in this run.
  * Deterministic for a given seed and prompt.
  */
-export function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: number, fallbackPersona: string): ScriptDecision {
+function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: number, fallbackPersona: string): ScriptDecision {
   const persona = reading.persona || fallbackPersona;
   if (reading.shadow) {
     const rng = new SeededRandom(hashString(`${seed}|${persona}|shadow|${reading.shadow.question}`));
@@ -146,7 +146,7 @@ function chunks(text: string): string[] {
  * network. It reads the prompt Parley builds, follows its persona's plan one step per
  * call, streams text at a readable pace and reports token usage.
  */
-export class ScriptLanguageModel implements LanguageModelV4 {
+class ScriptLanguageModel implements LanguageModelV4 {
   readonly specificationVersion = "v4" as const;
   readonly provider = "script";
   readonly modelId: string;

@@ -98,7 +98,7 @@ const HELP_QUESTIONS: Record<string, { target: string; question: (context: PlanC
  * scripted persona asks its usual partner; an agent without a script asks a teammate about a
  * part of the room's task.
  */
-export const helpStep: StepBuilder = (context) => {
+const helpStep: StepBuilder = (context) => {
   if (!context.tools.has("request_help") || context.request) return null;
   const scripted = ownValue(RESPONSES, context.reading.persona) !== undefined;
   const own = ownValue(HELP_QUESTIONS, context.reading.persona);
@@ -136,7 +136,7 @@ function findingFor(context: PlanContext, made: number): { finding: string; seve
 }
 
 /** Before finishing: a finding for the team (when there is one worth sharing) and an insight for later rooms. */
-export const memoryStep: StepBuilder = (context) => {
+const memoryStep: StepBuilder = (context) => {
   const made = context.createdNodes().length;
   if (made === 0) return null;
   const calls: PlannedStep["calls"] = [];

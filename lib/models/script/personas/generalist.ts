@@ -37,7 +37,7 @@ const HELP_TASK = /^(.+?) asks for your help: (.+)$/s;
  * What an agent without a script works on: the room's task (its brief, else what this run was
  * asked), and the words that carry it. A help request's run still works on the room's task.
  */
-export function taskFocus(reading: Pick<ScriptReading, "task" | "roomBrief">): { task: string; terms: string[] } {
+function taskFocus(reading: Pick<ScriptReading, "task" | "roomBrief">): { task: string; terms: string[] } {
   const asked = reading.task.match(HELP_TASK)?.[2];
   const task = taskOf(reading.roomBrief || asked || reading.task);
   const terms = keyTerms(task, 6);
