@@ -142,6 +142,8 @@ describe("ask_teammate", () => {
       asks: scriptedSteps([toolStep([{ id: "q", name: "ask_teammate", input: QUESTION }]), textStep("Scene Painter, which light should it be?")]),
       answers: scriptedSteps([textStep("Dusk: the harbour lamps are lit.")]),
     };
+    // The tests above leave queued runs they only look at: a worker would take those, the oldest, first.
+    await database.db.update(runs).set({ status: "cancelled", finishedAt: new Date() }).where(eq(runs.status, "queued"));
     const worker = await startTestWorker(database, { resolveModel: mockResolver(models) });
     try {
       const { roomId } = await createTestRoom(database.db);
