@@ -2,7 +2,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { type Run, canvasNodes, rooms, runModelCalls, runs } from "@/db/schema";
+import { type Run, broadcasts, canvasNodes, rooms, runModelCalls, runs } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { type StoredEvent, isStoredEvent } from "@/lib/protocol";
 import { agentByPersona, startTestWorker } from "@/test/agents";
@@ -200,3 +200,106 @@ describe("a run whose worker's process dies", () => {
   });
 });
 
+/**
+ * A step that asks the people in the room a question while another of its tools fails: the
+ * failing tool's write takes the step's model call to carry and, failing, gives it back; the
+ * question, filed meanwhile, went without it. The call then waits for the step's save, which
+ * comes once the question has been answered or has timed out (`broadcast_timeout`, five minutes
+ * by default). The two writes race, and on PostgreSQL the question often wins on its own; here
+ * the failing write is held until the question is filed, so that it always does.
+ */
+describe("a step that asks the people while another of its tools fails", () => {
+  const ASKING: LanguageModelV4StreamPart[][] = [
+    toolStep([
+      { id: "e1", name: "create_edge", input: { sourceId: "no-such-node", targetId: "nor-this-one" } },
+      { id: "a1", name: "ask_others", input: { question: "Rain or streetlights?" } },
+    ]),
+    textStep("Keeping the rain."),
+  ];
+
+  /**
+   * Starts the Songwriter on a worker over `crashing`, in a room whose questions go to people
+   * and wait `timeout` seconds for them. Returns the run and its worker once its question is open.
+   */
+  async function askWhileAToolFails(crashing: CrashableDatabase, timeout: number) {
+    const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: timeout });
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    await setAgentModel(context.database, songwriter.id, "mock:asking");
+    const answered = new Set<number>();
+    const model = new MockLanguageModelV4({
+      doStream: async (call) => {
+        const step = call.prompt.filter((message) => message.role === "assistant").length;
+        const attempt = crashing.crashed ? 2 : 1;
+        const parts = withUsage(ASKING[step]!, tokensOf(attempt, step), 5);
+        if (attempt === 1) answered.add(step);
+        return { stream: convertArrayToReadableStream(parts) };
+      },
+    });
+    const questionOf = async (runId: string) => {
+      const [question] = await context.database.db.select().from(broadcasts).where(eq(broadcasts.runId, runId));
+      return question;
+    };
+    let runId = "";
+    let held = false;
+    // The first write the step begins is the failing tool's (its body runs first); it waits until the question is filed.
+    crashing.beforeTransaction = async () => {
+      if (held || !answered.has(0)) return;
+      held = true;
+      await eventually(async () => expect(await questionOf(runId)).toBeDefined());
+    };
+    const resolveModel = mockResolver({ asking: model });
+    const worker = await startTestWorker(crashing, { owner: "worker-that-asks", resolveModel, leaseMs: 400, pollMs: 60_000, onError: () => {} });
+    const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    runId = run.id;
+    await eventually(async () => expect((await questionOf(run.id))?.status).toBe("open"));
+    return { roomId, run, worker, resolveModel };
+  }
+
+  it("has its model call counted as soon as its question is seen, not once the question has closed", async () => {
+    const crashing = await crashableDatabase(context.database);
+    try {
+      const { roomId, run, worker } = await askWhileAToolFails(crashing, 2);
+      try {
+        await eventually(async () => expect((await runRow(run.id)).status).toBe("succeeded"), 10_000);
+      } finally {
+        // This one lives on: stopped, it claims no later test's run.
+        await worker.stop();
+      }
+
+      const stored = await readEventsAfter(context.database.db, roomId, 0);
+      const seenAt = (type: string) => Date.parse(stored.find((event) => event.type === type)!.timestamp);
+      const [first] = await context.database.db.select().from(runModelCalls).where(eq(runModelCalls.runId, run.id)).orderBy(asc(runModelCalls.call));
+      expect(first).toMatchObject(callOf(1, 0));
+      const pendingMs = first!.createdAt.getTime() - seenAt("broadcast.asked");
+      // A viewer saw the question its call asked for the whole of the question's wait before the call was in the run's totals.
+      expect(
+        first!.createdAt.getTime(),
+        `the call that asked was recorded ${pendingMs} ms after its question was seen, once the question had closed`,
+      ).toBeLessThan(seenAt("broadcast.closed"));
+    } finally {
+      await crashing.close();
+    }
+  });
+
+  it("has its model call counted when its worker dies while the question waits", async () => {
+    const crashing = await crashableDatabase(context.database);
+    try {
+      const { run, resolveModel } = await askWhileAToolFails(crashing, 3);
+      // The question is on the page; the worker dies while it waits for the people: once the
+      // call that asked is in the run's totals, or a second into the wait if it never gets there.
+      await eventually(async () => expect(await recordedCalls(run.id)).not.toEqual([]), 1000).catch(() => {});
+      await crashing.crash();
+      const survivor = await startTestWorker(context.database, { resolveModel });
+      try {
+        await eventually(async () => expect((await runRow(run.id)).status).toBe("succeeded"), 10_000);
+      } finally {
+        await survivor.stop();
+      }
+      // The survivor takes the step again: the same question, a second call. Both calls were made
+      // and the first one's question was seen, so both count.
+      expect(await recordedCalls(run.id)).toEqual([callOf(1, 0), callOf(2, 0), callOf(2, 1)]);
+    } finally {
+      await crashing.close();
+    }
+  });
+});
