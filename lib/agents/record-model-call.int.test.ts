@@ -1,14 +1,18 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canvasNodes, runModelCalls, runs } from "@/db/schema";
+import { canvasNodes, rooms, runModelCalls, runs, usageHourly } from "@/db/schema";
+import { createNode } from "@/lib/canvas/create-node";
+import { readEventsAfter } from "@/lib/events/read-events";
 import { RoomBus } from "@/lib/realtime/bus";
 import { agentByPersona } from "@/test/agents";
 import { alice, createTestRoom } from "@/test/fixtures";
 import { interceptTransactions } from "@/test/intercept-transactions";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
+import { refuseModelCalls } from "@/test/refuse-model-calls";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { claimNextRun } from "./claim-run";
 import { executeRun } from "./execute-run";
+import { PendingModelCalls } from "./record-model-call";
 import { startAgentRun } from "./start-agent-run";
 
 // Claims here take any room's runs, so this file keeps a database of its own.
@@ -28,6 +32,7 @@ afterAll(async () => {
 async function runSongwriter(
   steps: Parameters<typeof scriptedSteps>[0],
   beforeTransaction: (index: number, runId: string) => void | Promise<void>,
+  prepare: (runId: string) => Promise<unknown> = async () => {},
 ) {
   const { roomId } = await createTestRoom(database.db);
   const songwriter = await agentByPersona(database, roomId, "songwriter");
@@ -35,6 +40,7 @@ async function runSongwriter(
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
   const claimed = await claimNextRun(database.db, { owner: "recording-worker", leaseMs: 10_000 });
   expect(claimed?.id).toBe(run.id);
+  await prepare(run.id);
   const watched = interceptTransactions(database, (index) => beforeTransaction(index, run.id));
   const outcome = await executeRun(
     { database: watched, bus, resolveModel: mockResolver({ model: scriptedSteps(steps) }) },
@@ -118,5 +124,91 @@ describe("a model call's usage", () => {
     ]);
     const [row] = await database.db.select().from(runs).where(eq(runs.id, runId));
     expect(row).toMatchObject({ inputTokens: 80, outputTokens: 8, steps: 2 });
+  });
+});
+
+/** What a room write leaves behind: the room's last sequence number, its events, its nodes. */
+async function roomState(roomId: string) {
+  const [room] = await database.db.select({ lastSeq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId));
+  const events = await readEventsAfter(database.db, roomId, 0);
+  const nodes = await database.db.select({ id: canvasNodes.id }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+  return { lastSeq: room!.lastSeq, seqs: events.map((event) => event.seq), nodes: nodes.map((node) => node.id) };
+}
+
+/** A run's totals, and what the instance's usage by hour holds for its agent. */
+async function spentBy(runId: string) {
+  const [run] = await database.db
+    .select({ agentId: runs.agentId, inputTokens: runs.inputTokens, outputTokens: runs.outputTokens, costUsd: runs.costUsd })
+    .from(runs)
+    .where(eq(runs.id, runId));
+  const hours = await database.db.select({ calls: usageHourly.calls }).from(usageHourly).where(eq(usageHourly.agentId, run!.agentId));
+  return { inputTokens: run!.inputTokens, outputTokens: run!.outputTokens, costUsd: run!.costUsd, calls: hours.reduce((sum, hour) => sum + hour.calls, 0) };
+}
+
+describe("a room write whose model calls cannot be recorded", () => {
+  it("leaves nothing of itself behind, and gives the calls to the next write", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
+    const pending = new PendingModelCalls(run.id);
+    pending.add({ attempt: 1, call: 0, step: 0, inputTokens: 70, outputTokens: 7, costUsd: 0.25 });
+    const allow = await refuseModelCalls(database.db, run.id);
+    try {
+      const before = await roomState(roomId);
+      const spentBefore = await spentBy(run.id);
+      const refused = await createNode(database.db, roomId, alice, { text: "Rain taps the glass", x: 0, y: 0 }, { carry: pending }).catch(
+        (error: Error) => error,
+      );
+      // Drizzle reports the statement that failed, with the database's reason as its cause.
+      expect(refused).toMatchObject({ cause: { message: "model call refused" } });
+      // No event, no node, no sequence number taken, and nothing of the calls.
+      expect(await roomState(roomId)).toEqual(before);
+      expect(await recordedCalls(run.id)).toEqual([]);
+      expect(await spentBy(run.id)).toEqual(spentBefore);
+      expect(pending.size).toBe(1);
+
+      const node = await createNode(database.db, roomId, alice, { text: "Streetlights hum", x: 0, y: 0 }, { carry: pending });
+      expect(pending.size).toBe(0);
+      expect(await roomState(roomId)).toEqual({ lastSeq: before.lastSeq + 1, seqs: [...before.seqs, before.lastSeq + 1], nodes: [node.id] });
+      expect(await recordedCalls(run.id)).toEqual([{ call: 0, step: 0, inputTokens: 70 }]);
+      expect(await spentBy(run.id)).toEqual({
+        inputTokens: spentBefore.inputTokens + 70,
+        outputTokens: spentBefore.outputTokens + 7,
+        costUsd: spentBefore.costUsd + 0.25,
+        calls: spentBefore.calls + 1,
+      });
+    } finally {
+      await allow();
+      // Claims in this file take the oldest queued run: this one is not for them.
+      await database.db.update(runs).set({ status: "cancelled" }).where(eq(runs.id, run.id));
+    }
+  });
+
+  it("in a run, fails the tool's write and is recorded once, with the step", async () => {
+    let allow: () => Promise<void> = async () => {};
+    try {
+      const { roomId, runId } = await runSongwriter(
+        [
+          withUsage(toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]), 100, 50),
+          withUsage(textStep("Done."), 10, 1),
+        ],
+        () => {},
+        async (id) => {
+          allow = await refuseModelCalls(database.db, id);
+        },
+      );
+      const events = await readEventsAfter(database.db, roomId, 0);
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+      expect(events.filter((event) => event.type === "node.created")).toEqual([]);
+      const [first] = events.flatMap((event) => (event.type === "run.step" ? [event.payload] : []));
+      expect(first!.toolResults).toEqual([{ id: "n1", name: "create_node", error: expect.any(String) }]);
+      expect(await storedFor(runId)).toEqual({ calls: 2, nodes: 0, steps: 2, inputTokens: 110 });
+      expect(await recordedCalls(runId)).toEqual([
+        { call: 0, step: 0, inputTokens: 100 },
+        { call: 1, step: 1, inputTokens: 10 },
+      ]);
+    } finally {
+      await allow();
+    }
   });
 });

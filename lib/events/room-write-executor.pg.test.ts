@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db, DbOrTx } from "@/db";
+import { eventually } from "@/test/fixtures";
 import { overSlowNetwork } from "@/test/slow-network";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { type RoomWriteBody, pipelinedExecutor, roomWriteExecutor } from "./room-write-executor";
@@ -123,6 +124,33 @@ describe("room writes on PostgreSQL", () => {
     const kept = await labels();
     expect(kept).toHaveLength(20);
     expect(kept.every((label) => Number(label.slice(1)) % 3 !== 0)).toBe(true);
+    await database.db.execute(sql`delete from pipelined_probe`);
+  });
+
+  it("fail a write whose connection is cut under it, rather than wait for it forever", async () => {
+    // The server ends the write's connection between two of its statements, as when it restarts
+    // or an administrator ends the session: the write must fail (what it carried is then given
+    // back for the run's next write), and the next write must go through.
+    const cut = run(async (tx, finish) => {
+      await insert(tx, 40, "cut");
+      const [own] = rows<{ pid: number }>(await tx.execute(sql`select pg_backend_pid() as pid`));
+      await database.db.execute(sql`select pg_terminate_backend(${own!.pid})`);
+      await eventually(async () => {
+        expect(rows(await database.db.execute(sql`select 1 from pg_stat_activity where pid = ${own!.pid}`))).toEqual([]);
+      });
+      await finish(insertStatement(41, "cut"));
+    });
+    const outcome = await Promise.race([
+      cut.then(
+        () => "committed",
+        () => "failed",
+      ),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting after 3 s"), 3000)),
+    ]);
+    expect(outcome).toBe("failed");
+    expect(await labels()).toEqual([]);
+    await run(async (tx, finish) => finish(insertStatement(42, "after")));
+    expect(await labels()).toEqual(["after"]);
     await database.db.execute(sql`delete from pipelined_probe`);
   });
 
