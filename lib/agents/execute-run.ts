@@ -198,7 +198,7 @@ export async function executeRun(
 
   const settings = parseRoomSettings(room.settings);
   const modelCallPolicy = { retryDelaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS, timeoutMs: deps.modelCallTimeoutMs ?? MODEL_CALL_TIMEOUT_MS };
-  const modelCalls = new PendingModelCalls(run.id);
+  const modelCalls = new PendingModelCalls(run.id, db);
   carry = modelCalls;
   const active: ActiveRun = {
     database,
@@ -326,10 +326,12 @@ export async function executeRun(
     clearInterval(typingTimer);
     await saving;
     await flushTyping();
+    // Calls given back by a failed write and being written on their own are in the totals before the run ends.
+    await modelCalls.settled();
     const reason = options.stopReason();
     if (reason === "lease_lost" || reason === "shutdown" || writeFailure instanceof LeaseLostError) {
       // No write of this run will carry them now; they were spent all the same.
-      await modelCalls.flush(db).catch(() => {});
+      await modelCalls.flush().catch(() => {});
       return null;
     }
     if (reason === "cancelled" || (failure && options.signal.aborted)) {

@@ -51,8 +51,14 @@ function recordCalls(runId: string, calls: ModelCallUsage[]): SQL {
  */
 export class PendingModelCalls implements CarriedChanges {
   private pending: ModelCallUsage[] = [];
+  /** How many writes have asked for the calls so far: tells a batch given back whether others went by meanwhile. */
+  private asked = 0;
+  private readonly writing = new Set<Promise<void>>();
 
-  constructor(private readonly runId: string) {}
+  constructor(
+    private readonly runId: string,
+    private readonly db: Db,
+  ) {}
 
   add(call: ModelCallUsage): void {
     this.pending.push(call);
@@ -63,26 +69,42 @@ export class PendingModelCalls implements CarriedChanges {
   }
 
   take(): { change: SQL; giveBack(): void } | null {
+    this.asked += 1;
     if (this.pending.length === 0) return null;
     const calls = this.pending;
+    const askedAt = this.asked;
     this.pending = [];
     return {
       change: recordCalls(this.runId, calls),
       giveBack: () => {
         this.pending = [...calls, ...this.pending];
+        // Writes that started while these were out went without them, and the run's next write
+        // may be a long way off (a step waiting on a question to the room): written now instead.
+        if (this.asked !== askedAt) this.writeSoon();
       },
     };
   }
 
+  private writeSoon(): void {
+    const writing: Promise<void> = this.flush().catch(() => {});
+    this.writing.add(writing);
+    void writing.finally(() => this.writing.delete(writing));
+  }
+
   /** Writes what no room write carried. */
-  async flush(db: Db): Promise<void> {
+  async flush(): Promise<void> {
     const taken = this.take();
     if (!taken) return;
     try {
-      await db.execute(taken.change);
+      await this.db.execute(taken.change);
     } catch (error) {
       taken.giveBack();
       throw error;
     }
+  }
+
+  /** Resolves once the calls given back and being written on their own are written (or given back again). */
+  async settled(): Promise<void> {
+    while (this.writing.size > 0) await Promise.all([...this.writing]);
   }
 }

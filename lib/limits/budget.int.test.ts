@@ -48,12 +48,12 @@ async function spend(roomId: string, usage: { tokens: number; costUsd: number; c
     correlationId: usage.correlationId ?? `earlier-${id}`,
   });
   // Recorded the way a run records its model calls: the calls, the run's totals, the hour's usage.
-  const calls = new PendingModelCalls(id);
+  const calls = new PendingModelCalls(id, database.db);
   const count = usage.calls ?? 1;
   for (let call = 0; call < count; call++) {
     calls.add({ attempt: 1, call, step: call, inputTokens: Math.floor(usage.tokens / count), outputTokens: 0, costUsd: usage.costUsd / count });
   }
-  await calls.flush(database.db);
+  await calls.flush();
 }
 
 /**

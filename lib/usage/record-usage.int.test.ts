@@ -20,10 +20,10 @@ describe("usage by agent-hour", () => {
     const { roomId } = await createTestRoom(db);
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const run = await startAgentRun(db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
-    const calls = new PendingModelCalls(run.id);
+    const calls = new PendingModelCalls(run.id, db);
     calls.add({ attempt: 1, call: 0, step: 0, inputTokens: 100, outputTokens: 20, costUsd: 0.01 });
     calls.add({ attempt: 1, call: 1, step: 1, inputTokens: 200, outputTokens: 30, costUsd: 0.02 });
-    await calls.flush(db);
+    await calls.flush();
     await db.execute(addUsage({ agentId: songwriter.id }, { calls: 1, inputTokens: 10, outputTokens: 5, costUsd: 0.001 }));
 
     const rows = () => db.select().from(usageHourly).where(eq(usageHourly.agentId, songwriter.id)).orderBy(asc(usageHourly.model));
@@ -37,7 +37,7 @@ describe("usage by agent-hour", () => {
     // Calls after a model change are the new model's.
     await updateAgent(db, roomId, songwriter.id, { model: "openai:gpt-5" });
     calls.add({ attempt: 1, call: 2, step: 2, inputTokens: 50, outputTokens: 5, costUsd: 0.5 });
-    await calls.flush(db);
+    await calls.flush();
     expect((await rows()).map((row) => [row.model, row.calls, row.inputTokens])).toEqual([
       ["openai:gpt-5", 1, 50],
       [songwriter.model, 3, 310],
