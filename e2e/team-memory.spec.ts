@@ -1,6 +1,6 @@
 import { expect, test } from "./support/fixtures";
 import { E2E_ADMIN_TOKEN } from "./support/constants";
-import { createRoomViaApi } from "./support/room-page";
+import { configureRoom, createRoomViaApi } from "./support/room-page";
 
 test("a participant steers an agent from the command bar, and findings reach every tab", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Harbour songs");
@@ -106,4 +106,86 @@ test("a participant steers an agent from the command bar, and findings reach eve
   await watcher.page.getByTestId("vault-clear").click();
   await expect(watcher.page.getByTestId("vault-drawer")).toContainText("Nothing yet");
   await expect(watcher.page.getByTestId("feed-entry").filter({ hasText: "cleared Storyteller's knowledge" })).toBeVisible();
+});
+
+test("/focus from the bar sends plain messages to that agent, whose card counts those waiting for it", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Keeper's log");
+  // The Storyteller asks the room a question early in its run and waits for a person's answer: messages sent
+  // meanwhile wait for its next step.
+  await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 120 });
+  const ada = await openRoom(roomId, { name: "Ada" });
+  const input = ada.page.getByTestId("command-input");
+  const status = ada.page.getByTestId("command-status");
+  // The bar takes the whole line up to the 2,000 characters a message may have, @Name included.
+  await expect(input).toHaveAttribute("maxlength", "2000");
+
+  await input.fill("/focus story");
+  await expect(ada.page.getByTestId("command-suggestions")).toContainText("Storyteller");
+  await input.press("Tab");
+  await expect(input).toHaveValue("/focus Storyteller");
+  await ada.page.getByTestId("command-send").click();
+  await expect(status).toHaveText("Plain messages now go to Storyteller.");
+  await expect(ada.page.locator(".command-bar__focus")).toHaveText("→ Storyteller");
+
+  const card = ada.page.getByTestId("agent-storyteller");
+  await card.getByTestId("agent-start").click();
+  await expect(ada.page.getByTestId("human-question")).toBeVisible({ timeout: 15_000 });
+  await expect(card.getByTestId("agent-waiting")).toHaveCount(0);
+
+  // A plain message goes to the focus; one naming the Storyteller joins it.
+  await input.fill("write about the keeper's last night");
+  await ada.page.getByTestId("command-send").click();
+  await expect(status).toHaveText("Sent to Storyteller — in its next step.");
+  await expect(card.getByTestId("agent-waiting")).toHaveText("1 waiting");
+  await input.fill("@Storyteller and the storm that ends it");
+  await ada.page.getByTestId("command-send").click();
+  await expect(card.getByTestId("agent-waiting")).toHaveText("2 waiting");
+  await expect(ada.page.getByTestId("pending-command")).toHaveCount(2);
+
+  // Once the room has answered, the Storyteller reads both in its next step and acts on each.
+  await ada.page.getByTestId("question-answer").fill("the one who stays");
+  await ada.page.getByTestId("question-send").click();
+  await expect(card.getByTestId("agent-waiting")).toHaveCount(0, { timeout: 15_000 });
+  await expect(ada.page.getByTestId("pending-command")).toHaveCount(0);
+  for (const asked of ["write about the keeper's last night", "and the storm that ends it"]) {
+    await expect(ada.page.locator('[data-kind="story"]').filter({ hasText: `As Ada asked — “${asked}”` })).toHaveCount(1, { timeout: 20_000 });
+  }
+});
+
+test("a high finding stands out on the board, and opening it highlights its notes on the canvas", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "A crowded canvas");
+  const ada = await openRoom(roomId, { name: "Ada" });
+  // Twelve pieces and no shared theme: the Songwriter's run flags it as high.
+  for (let index = 0; index < 12; index++) {
+    const added = await ada.page.request.post(`/api/rooms/${roomId}/nodes`, { data: { text: `Fragment ${index}: rain on the glass`, near: { x: 1200, y: 0 } } });
+    expect(added.status()).toBe(201);
+  }
+  await ada.page.getByTestId("tab-findings").click();
+  await ada.page.getByTestId("agent-songwriter").getByTestId("agent-start").click();
+  // The teammate it asks for a painting may flag the same before it sees the Songwriter's finding: wait for every run.
+  await expect
+    .poll(async () => {
+      const room = (await (await ada.page.request.get(`/api/rooms/${roomId}`)).json()) as { runs: { status: string }[] };
+      return room.runs.filter((run) => run.status === "queued" || run.status === "running").length;
+    }, { timeout: 30_000 })
+    .toBe(0);
+  const high = ada.page.locator('[data-testid="finding"][data-severity="high"]').filter({ has: ada.page.locator(".finding__who", { hasText: "Songwriter" }) });
+  await expect(high).toHaveCount(1);
+  await expect(high).toContainText(/The canvas holds \d+ pieces but no shared theme/);
+  // Marked in red: its severity badge and the stripe along its side.
+  await expect(high.locator(".severity")).toHaveText("high");
+  await expect(high.locator(".severity")).toHaveCSS("background-color", "rgb(224, 49, 49)");
+  await expect(high).toHaveCSS("border-left-color", "rgb(224, 49, 49)");
+  const low = ada.page.locator('[data-testid="finding"]:not([data-severity="high"])');
+  for (const other of await low.all()) await expect(other).not.toHaveCSS("border-left-color", "rgb(224, 49, 49)");
+
+  const findings = (await (await ada.page.request.get(`/api/rooms/${roomId}/findings?severity=high&agent=songwriter`)).json()) as {
+    findings: { nodeIds: string[] }[];
+  };
+  const nodeIds = findings.findings[0]!.nodeIds;
+  expect(nodeIds.length).toBeGreaterThan(0);
+  await expect(ada.page.locator(".note--highlighted")).toHaveCount(0);
+  await high.locator("button").click();
+  for (const nodeId of nodeIds) await expect(ada.page.getByTestId(`note-${nodeId}`)).toHaveClass(/note--highlighted/);
+  await expect(ada.page.locator(".note--highlighted")).toHaveCount(nodeIds.length);
 });

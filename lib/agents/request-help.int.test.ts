@@ -9,6 +9,7 @@ import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { gate, mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { standInResolver } from "@/test/stand-in-resolver";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
+import { cancelRun } from "./cancel-run";
 import { startAgentRun } from "./start-agent-run";
 
 let database: TestDatabase;
@@ -18,8 +19,9 @@ let standIn: Awaited<ReturnType<typeof startChatServer>>;
 let answer: (request: ChatRequest) => ChatReply | Promise<ChatReply> = () => ({ text: "Done." });
 
 const help = (id: string, target: string, question = "Which line should the story open with?") => ({ id, name: "request_help", input: { target, question } });
+const work = (id: string, targetPersona: string) => ({ id, name: "request_agent", input: { targetPersona, prompt: "Tell the story of my verse" } });
 /** Held helpers: each answers once its test lets it. */
-const helperGates = { whileRunning: gate(), nextRun: gate() };
+const helperGates = { whileRunning: gate(), nextRun: gate(), busy: gate(), busyUntilCancelled: gate() };
 
 const models = {
   asker: scriptedSteps([toolStep([help("h1", "scene-painter")], "Asking the Scene Painter."), textStep("Carrying on.")]),
@@ -34,6 +36,16 @@ const models = {
   }),
   heldWhileRunning: scriptedSteps([textStep("Open with the keeper lighting the lamp.")], { gate: helperGates.whileRunning.promise }),
   heldNextRun: scriptedSteps([textStep("Open on the breakwater at dawn.")], { gate: helperGates.nextRun.promise }),
+  // A helper already at work on a run of its own when it is asked.
+  busy: scriptedSteps([textStep("Open with the harbour lights.")], { gate: helperGates.busy.promise }),
+  busyUntilCancelled: scriptedSteps([textStep("Painted the quay.")], { gate: helperGates.busyUntilCancelled.promise }),
+  // One request for work and two for help in one step, then one more of each.
+  mixed: scriptedSteps([
+    toolStep([work("w1", "storyteller"), help("m1", "scene-painter"), help("m2", "curator")]),
+    toolStep([help("m3", "idea-weaver"), work("w2", "idea-weaver")]),
+    textStep("Done asking."),
+  ]),
+  done: scriptedSteps([textStep("Done.")]),
   // A chain of help requests, each agent asking the next.
   askPainter: scriptedSteps([toolStep([help("c1", "scene-painter")]), textStep("Asked.")]),
   askStoryteller: scriptedSteps([toolStep([help("c2", "storyteller")]), textStep("Asked.")]),
@@ -76,6 +88,39 @@ async function askerOnTheWire(helperModel: string) {
   await setAgentModel(database, painter.id, helperModel);
   standIn.requests.length = 0;
   return { roomId, songwriter };
+}
+
+/** What each tool call of the agent's step answered, by call id. */
+async function stepResults(roomId: string, agentId: string, step: number) {
+  const rows = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
+  const payload = rows.map((row) => row.payload as PayloadOf<"run.step">).find((candidate) => candidate.agentId === agentId && candidate.step === step);
+  return new Map((payload?.toolResults ?? []).map((result) => [result.id, result.output as { ok: boolean; error?: string; status?: string }]));
+}
+
+/** A room whose Scene Painter is at work, held, on a run of its own (on `model`), and whose Songwriter then asks it for help. */
+async function askBusyPainter(model: "busy" | "busyUntilCancelled") {
+  const { roomId } = await createTestRoom(database.db);
+  const songwriter = await agentByPersona(database, roomId, "songwriter");
+  const painter = await agentByPersona(database, roomId, "scene-painter");
+  await setAgentModel(database, painter.id, `mock:${model}`);
+  await setAgentModel(database, songwriter.id, "mock:asker");
+  const own = await startAgentRun(database.db, roomId, { agentId: painter.id, prompt: "Paint the quay" }, alice);
+  await eventually(async () => {
+    const [row] = await database.db.select().from(runs).where(eq(runs.id, own.id));
+    expect(row!.status).toBe("running");
+  }, 10_000);
+  await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+  const asked = await eventually(async () => {
+    const result = (await stepResults(roomId, songwriter.id, 0)).get("h1");
+    expect(result).toBeDefined();
+    return result!;
+  }, 10_000);
+  const helpRun = await eventually(async () => {
+    const [row] = await database.db.select().from(runs).where(and(eq(runs.agentId, painter.id), eq(runs.trigger, "request")));
+    expect(row).toBeDefined();
+    return row!;
+  });
+  return { roomId, songwriter, painter, own, asked, helpRun };
 }
 
 async function helpEvents(roomId: string) {
@@ -126,6 +171,66 @@ describe("request_help", () => {
     expect(await helpEvents(roomId)).toEqual([expect.objectContaining({ answered: false })]);
     const [entry] = await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId));
     expect(entry!.requestStatus).toBe("failed");
+  });
+
+  it("says queued when the teammate already has a run, and the answer comes once that run is done", async () => {
+    const { roomId, songwriter, painter, own, asked, helpRun } = await askBusyPainter("busy");
+    expect(asked).toMatchObject({ ok: true, helpId: expect.any(String), status: "queued" });
+    // The helper runs one run at a time: its answer waits for the run it was already at.
+    expect(helpRun.status).toBe("queued");
+    helperGates.busy.release();
+    const all = await settled(roomId, 3);
+    const [first, answering] = [all.find((run) => run.id === own.id)!, all.find((run) => run.id === helpRun.id)!];
+    expect(answering).toMatchObject({ status: "succeeded", prompt: "Songwriter asks for your help: Which line should the story open with?" });
+    expect(answering.startedAt!.getTime()).toBeGreaterThanOrEqual(first.finishedAt!.getTime());
+    const [note] = await database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
+    expect(note!.text).toBe('Scene Painter answered your help request ("Which line should the story open with?"): Open with the harbour lights.');
+    expect(await helpEvents(roomId)).toEqual([expect.objectContaining({ helperAgentId: painter.id, answered: true })]);
+  });
+
+  it("tells the asker when the helper's run is cancelled, and does not ask again", async () => {
+    const { roomId, songwriter, asked, helpRun } = await askBusyPainter("busyUntilCancelled");
+    expect(asked).toMatchObject({ ok: true, status: "queued" });
+    expect(await cancelRun(database.db, roomId, helpRun.id, alice)).toBe("cancelled");
+    helperGates.busyUntilCancelled.release();
+    const all = await settled(roomId, 3);
+    expect(all.find((run) => run.id === helpRun.id)!.status).toBe("cancelled");
+    const [note] = await database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
+    expect(note).toMatchObject({ kind: "help", deliveredAt: null });
+    expect(note!.text).toBe('Scene Painter could not answer your help request ("Which line should the story open with?"): it was cancelled');
+    expect(await helpEvents(roomId)).toEqual([expect.objectContaining({ answered: false, text: "it was cancelled" })]);
+    const [answered] = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")));
+    expect(answered).toMatchObject({ agentName: "Scene Painter", targetAgent: songwriter.id, status: "error" });
+    const [entry] = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+    expect(entry!.requestStatus).toBe("failed");
+  });
+
+  it("keeps help requests apart from request_agent: one of those and two help requests in a run, then a third of either is refused", async () => {
+    const { roomId } = await createTestRoom(database.db);
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    await setAgentModel(database, songwriter.id, "mock:mixed");
+    for (const persona of ["storyteller", "scene-painter", "curator", "idea-weaver"]) {
+      await setAgentModel(database, (await agentByPersona(database, roomId, persona)).id, "mock:done");
+    }
+    await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    const all = await settled(roomId, 4);
+
+    const first = await stepResults(roomId, songwriter.id, 0);
+    expect(first.get("w1")).toMatchObject({ ok: true, status: "queued" });
+    expect(first.get("m1")).toMatchObject({ ok: true, status: "started" });
+    expect(first.get("m2")).toMatchObject({ ok: true, status: "started" });
+    const second = await stepResults(roomId, songwriter.id, 1);
+    expect(second.get("m3")).toMatchObject({ ok: false, error: "Only 2 help requests are allowed per run; this run has made 2." });
+    expect(second.get("w2")).toMatchObject({ ok: false, error: expect.stringMatching(/^Only 1 request is allowed per run, through request_agent or the board; this run has made 1\./) });
+
+    const requested = all.filter((run) => run.trigger === "request");
+    expect(requested.map((run) => run.prompt).sort()).toEqual([
+      "Songwriter asks for your help: Which line should the story open with?",
+      "Songwriter asks for your help: Which line should the story open with?",
+      "Songwriter asks you: Tell the story of my verse",
+    ]);
+    const requests = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+    expect(requests.map((entry) => entry.content.help === true).sort()).toEqual([false, true, true]);
   });
 
   it("refuses itself, unknown and unavailable teammates (listing them), and more than two a run", async () => {

@@ -5,6 +5,7 @@ import { POST as tidy } from "@/app/api/rooms/[roomId]/canvas/tidy/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import { canvasEdges, canvasNodes, events, rooms, seats } from "@/db/schema";
 import { createNode } from "@/lib/canvas/create-node";
+import { updateNode } from "@/lib/canvas/update-node";
 import { type Box, GAP, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { LIMITS } from "@/lib/protocol";
@@ -325,6 +326,77 @@ describe("placing and tidying notes", () => {
     );
     const boxes = nodes.map((node) => boxOf(shapeOf(node)));
     for (const [index, box] of boxes.entries()) for (const other of boxes.slice(index + 1)) expect(apart(box, other)).toBe(true);
+  });
+
+  it("keeps an agent's node clear of the others when its text grows or it is moved, and leaves it be otherwise", async () => {
+    const { roomId, agents } = await createTestRoom(context.database.db);
+    const agent = { kind: "agent" as const, id: agents[0]!.id, name: agents[0]!.name };
+    const db = context.database.db;
+    const upper = await createNode(db, roomId, agent, { kind: "lyric", text: "Short line", x: 0, y: 0 });
+    const below = boxOf(shapeOf(upper));
+    const lower = await createNode(db, roomId, agent, { kind: "lyric", text: "Under it", x: 0, y: below.y + below.height + GAP.y });
+    expect(lower).toMatchObject({ x: 0, y: below.y + below.height + GAP.y });
+    const nodeAt = async (id: string) => (await db.select().from(canvasNodes).where(eq(canvasNodes.id, id)))[0]!;
+
+    // Written long, the upper one would run into the one below it: it goes to the nearest free spot instead.
+    const long = "A long verse that wraps over many lines. ".repeat(12);
+    const grown = await updateNode(db, roomId, upper.id, agent, { text: long });
+    expect(grown.changes).toMatchObject({ text: long, x: expect.any(Number), y: expect.any(Number) });
+    const moved = await nodeAt(upper.id);
+    expect(moved).toMatchObject({ text: long, x: grown.changes.x, y: grown.changes.y, version: 2 });
+    expect(apart(boxOf(shapeOf(moved)), boxOf(shapeOf(lower)))).toBe(true);
+    // Nothing else moves.
+    expect(await nodeAt(lower.id)).toMatchObject({ x: lower.x, y: lower.y, version: 1 });
+
+    // Moved onto other work, a node goes to the free spot nearest where it was asked to go.
+    const onTop = await updateNode(db, roomId, lower.id, agent, { x: moved.x + 10, y: moved.y + 10 });
+    const landed = await nodeAt(lower.id);
+    expect(landed).toMatchObject({ x: onTop.changes.x, y: onTop.changes.y });
+    expect(apart(boxOf(shapeOf(landed)), boxOf(shapeOf(moved)))).toBe(true);
+    expect(Math.hypot(landed.x - moved.x, landed.y - moved.y)).toBeLessThan(1500);
+
+    // A move to free space, a change that still fits and a new colour leave the node exactly as asked.
+    const free = await updateNode(db, roomId, lower.id, agent, { x: 4000.5, y: -3000 });
+    expect(free.changes).toEqual({ x: 4000.5, y: -3000 });
+    expect(await updateNode(db, roomId, lower.id, agent, { text: "Still short" })).toMatchObject({ changes: { text: "Still short" } });
+    expect(await updateNode(db, roomId, lower.id, agent, { color: "#fff3bf" })).toMatchObject({ changes: { color: "#fff3bf" } });
+    expect(await nodeAt(lower.id)).toMatchObject({ x: 4000.5, y: -3000, text: "Still short", color: "#fff3bf" });
+    // A retry of the move gets the original answer, not a second search.
+    const again = await updateNode(db, roomId, upper.id, agent, { x: 0, y: 0 }, { idempotencyKey: "move-upper" });
+    expect(await updateNode(db, roomId, upper.id, agent, { x: 0, y: 0 }, { idempotencyKey: "move-upper" })).toEqual(again);
+  });
+
+  it("finds agents' nodes that grow at the same moment spots of their own", async () => {
+    const { roomId, agents } = await createTestRoom(context.database.db);
+    const db = context.database.db;
+    const column: { id: string }[] = [];
+    for (let index = 0; index < 8; index++) {
+      const agent = agents[index % agents.length]!;
+      column.push(await createNode(db, roomId, { kind: "agent", id: agent.id, name: agent.name }, { kind: "lyric", text: `Verse ${index}`, x: 0, y: 0 }));
+    }
+    await Promise.all(
+      column.map((node, index) => {
+        const agent = agents[index % agents.length]!;
+        return updateNode(db, roomId, node.id, { kind: "agent", id: agent.id, name: agent.name }, { text: `Verse ${index}, now much longer. `.repeat(10) });
+      }),
+    );
+    const boxes = (await db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).map((node) => boxOf(shapeOf(node)));
+    for (const [index, box] of boxes.entries()) for (const other of boxes.slice(index + 1)) expect(apart(box, other)).toBe(true);
+  });
+
+  it("leaves a person's note where they drag it and as they write it, even on other work", async () => {
+    const { roomId, cookie } = await seatedRoom();
+    const first = await note(roomId, cookie, { text: "First", x: 0, y: 0 });
+    const second = await note(roomId, cookie, { text: "Second", near: { x: 0, y: 0 } });
+    const dragged = await send("PATCH", `/api/rooms/${roomId}/nodes/${second.body.node.id}`, { body: { x: 20, y: 30 }, cookie });
+    expect(dragged.body.changes).toEqual({ x: 20, y: 30 });
+    const written = await send("PATCH", `/api/rooms/${roomId}/nodes/${first.body.node.id}`, { body: { text: "word ".repeat(300) }, cookie });
+    expect(written.body.changes).toEqual({ text: "word ".repeat(300) });
+    const rows = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    expect(rows.map((row) => [row.text.slice(0, 6), row.x, row.y]).sort()).toEqual([
+      ["Second", 20, 30],
+      ["word w", 0, 0],
+    ]);
   });
 
   it("lets a participant lay many notes out at once in one event, bumping each one's version", async () => {

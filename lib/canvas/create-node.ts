@@ -4,7 +4,7 @@ import { canvasNodes } from "@/db/schema";
 import { eventPayload, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import type { CanvasAuthor } from "./author";
-import { type Box, type Point, boxOf, freeSpot, shapeOf } from "./free-spot";
+import { type Box, type NodeShape, type Point, boxOf, freeSpot, shapeOf } from "./free-spot";
 import type { CreateNodeInput } from "./inputs";
 import { insertNodes, newNodeRow } from "./insert-nodes";
 
@@ -68,7 +68,12 @@ export async function placeNode(tx: DbOrTx, roomId: string, anchor: Point, node:
 
 /** The boxes the room's nodes take on screen; read under the room lock to place a node among them. */
 async function occupiedBoxes(tx: DbOrTx, roomId: string): Promise<Box[]> {
-  return (await tx.select(shapeColumns).from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).map(boxOf);
+  return (await nodeShapes(tx, roomId)).map(boxOf);
+}
+
+/** The room's nodes as placement sees them, each with its id; read under the room lock to place one of them again. */
+export async function nodeShapes(tx: DbOrTx, roomId: string): Promise<(NodeShape & { id: string })[]> {
+  return tx.select({ id: canvasNodes.id, ...shapeColumns }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
 }
 
 function spotAmong(occupied: Box[], anchor: Point, node: { kind: string; text: string }): Point {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Box, COLUMN, GAP, NOTE_WIDTH, boxOf, freeSpot, homeArea, shapeOf } from "./free-spot";
+import { type Box, COLUMN, GAP, NOTE_WIDTH, boxOf, clearSpot, freeSpot, homeArea, shapeOf } from "./free-spot";
 
 describe("homeArea", () => {
   it("starts each persona in its own area and any other name at the origin", () => {
@@ -69,5 +69,19 @@ describe("freeSpot", () => {
       occupied.push(placed);
     }
     expect(freeSpot(anchor, occupied, size)).toEqual(freeSpot(anchor, occupied, size));
+  });
+});
+
+describe("clearSpot", () => {
+  const size = { width: NOTE_WIDTH, height: 120 };
+  const taken: Box = { x: 0, y: 0, width: NOTE_WIDTH, height: 200 };
+
+  it("keeps a free anchor exactly, and a taken one goes where freeSpot puts it", () => {
+    expect(clearSpot({ x: 1000.5, y: -20.25 }, [taken], size)).toEqual({ x: 1000.5, y: -20.25 });
+    expect(clearSpot({ x: 10.5, y: 10 }, [taken], size)).toEqual(freeSpot({ x: 10.5, y: 10 }, [taken], size));
+    // Within the gap is taken too.
+    const nearby = { x: NOTE_WIDTH + GAP.x - 1, y: 0 };
+    expect(clearSpot(nearby, [taken], size)).not.toEqual(nearby);
+    expect(clearSpot({ x: NOTE_WIDTH + GAP.x, y: 0 }, [taken], size)).toEqual({ x: NOTE_WIDTH + GAP.x, y: 0 });
   });
 });

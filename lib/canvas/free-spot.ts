@@ -79,6 +79,15 @@ function distance(anchor: Point, spot: Point): number {
 }
 
 /**
+ * Where a box of `size` wanted at `anchor` may go: the anchor itself, to the unit, when it clears every
+ * occupied box by the gap; otherwise the nearest free spot (`freeSpot`).
+ */
+export function clearSpot(anchor: Point, occupied: Box[], size: { width: number; height: number }): Point {
+  const wanted = { x: anchor.x, y: anchor.y, width: size.width, height: size.height };
+  return occupied.some((box) => clash(wanted, box)) ? freeSpot(anchor, occupied, size) : { x: anchor.x, y: anchor.y };
+}
+
+/**
  * The spot nearest `anchor` where a box of `size` clears every occupied box by the gap. The
  * candidates are the anchor and, in columns to either side, the anchor's height and the space
  * just below each box there; the nearest clear one wins, ties to the earlier candidate, so the

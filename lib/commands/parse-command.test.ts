@@ -69,4 +69,18 @@ describe("parseCommand", () => {
     expect(failure("@Songwriter   ").message).toContain("Say something to Songwriter");
     expect(failure(`@Songwriter ${"a".repeat(LIMITS.commandText)}`).message).toContain(`at most ${LIMITS.commandText}`);
   });
+
+  it("counts the whole line towards the 2,000 characters, @Name included, spaces at either end aside", () => {
+    expect(LIMITS.commandText).toBe(2000);
+    const named = (length: number) => `@Songwriter ${"a".repeat(length - "@Songwriter ".length)}`;
+    expect(named(2000)).toHaveLength(2000);
+    expect(parseCommand(named(2000), agents)).toMatchObject({ kind: "message", agentId: "a1", text: "a".repeat(1988) });
+    expect(parseCommand(`  ${named(2000)}\n`, agents)).toMatchObject({ agentId: "a1" });
+    const refused = failure(named(2001));
+    expect(refused.status).toBe(400);
+    expect(refused.message).toBe("A message may be at most 2000 characters, @Name included; this one has 2001.");
+    // A message naming nobody has the same room, all of it its own.
+    expect(parseCommand("b".repeat(2000), agents)).toEqual({ kind: "message", agentId: null, text: "b".repeat(2000) });
+    expect(failure("b".repeat(2001)).message).toContain("this one has 2001");
+  });
 });

@@ -28,8 +28,9 @@ function roster(agents: CommandTarget[]): string {
 export function parseCommand(input: string, agents: CommandTarget[]): ParsedCommand {
   const text = input.trim();
   if (!text) throw badRequest("Type a message for an agent, e.g. @Songwriter try a sea shanty.");
+  // The whole line counts, `@Name` included, as the bar counts it while it is typed.
   if (text.length > LIMITS.commandText) {
-    throw badRequest(`A message may be at most ${LIMITS.commandText} characters; this one has ${text.length}.`);
+    throw badRequest(`A message may be at most ${LIMITS.commandText} characters, @Name included; this one has ${text.length}.`);
   }
   if (text.startsWith("/")) {
     const [word = "", ...rest] = text.split(/\s+/);

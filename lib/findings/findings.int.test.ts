@@ -43,7 +43,11 @@ describe("findings", () => {
     expect(first.entry.content).toEqual({ finding: "The chorus and the scene disagree on the season.", severity: "medium", nodeIds: [] });
     const again = await post("the chorus and the scene   disagree on the season");
     expect(again).toMatchObject({ repeated: true, entry: { id: first.entry.id } });
-    const later = await post("The chorus and the scene disagree on the season.", "medium", new Date(Date.now() + 11 * 60_000));
+    // Still the earlier one at nine minutes, a new one at eleven.
+    const postedAt = first.entry.createdAt.getTime();
+    const nine = await post("The chorus and the scene disagree on the season!", "medium", new Date(postedAt + 9 * 60_000));
+    expect(nine).toMatchObject({ repeated: true, entry: { id: first.entry.id } });
+    const later = await post("The chorus and the scene disagree on the season.", "medium", new Date(postedAt + 11 * 60_000));
     expect(later.repeated).toBe(false);
     const posted = await context.database.db.select().from(events).where(eq(events.roomId, roomId));
     expect(posted.filter((event) => event.type === "board.posted")).toHaveLength(2);
@@ -136,6 +140,10 @@ describe("findings", () => {
     expect(cursor).toBeNull();
     expect(seen).toHaveLength(120);
     expect(new Set(seen).size).toBe(120);
+    // Without a limit, a page holds 50.
+    const first = await list(roomId);
+    expect(first.body.findings.map((finding: { id: string }) => finding.id)).toEqual(seen.slice(0, 50));
+    expect(first.body.nextCursor).not.toBeNull();
     // The page's own cursor for the oldest finding it holds continues just the same.
     const held = (await list(roomId, "?limit=100")).body.findings.at(-1);
     const rest = await list(roomId, `?cursor=${olderCursor(held)}`);

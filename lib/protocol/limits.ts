@@ -9,7 +9,10 @@ export const LIMITS = {
   findingText: 1000,
   /** One insight in an agent's knowledge vault. */
   insightText: 300,
-  /** A participant's message to an agent (`@Name …`). */
+  /**
+   * What a participant types in the command bar (`@Name …`, `/focus Name`): the whole line, the name
+   * included, spaces at either end aside. The bar stops typing there and the server counts the same.
+   */
   commandText: 2000,
   /** An agent's system prompt, as an admin sets it. */
   systemPrompt: 8000,

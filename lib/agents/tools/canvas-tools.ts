@@ -57,12 +57,14 @@ export function createCanvasTools(active: ActiveRun) {
         }),
     }),
     update_node: tool({
-      description: "Change a node's text, position or colour.",
+      description:
+        "Change a node's text, position or colour. A node that grows or moves onto other work goes to the nearest free spot; " +
+        "the answer says where it is then.",
       inputSchema: z.object({
         nodeId: z.string().min(1).describe("The id of the node to change"),
         text: z.string().min(1).max(LIMITS.noteText).optional(),
-        x: coordinate.optional(),
-        y: coordinate.optional(),
+        x: coordinate.optional().describe("New left edge in canvas units; a taken spot moves the node to the nearest free one"),
+        y: coordinate.optional().describe("New top edge in canvas units; a taken spot moves the node to the nearest free one"),
         color: color.optional(),
       }),
       execute: (input) =>
@@ -72,7 +74,8 @@ export function createCanvasTools(active: ActiveRun) {
           const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
           if (Object.keys(defined).length === 0) return { unchanged: true };
           const update = await updateNode(database.db, run.roomId, nodeId, author, defined, write);
-          return { nodeId, version: update.version };
+          const { x: placedX, y: placedY } = update.changes;
+          return { nodeId, version: update.version, ...(placedX !== undefined && placedY !== undefined ? { x: placedX, y: placedY } : {}) };
         }),
     }),
     delete_node: tool({

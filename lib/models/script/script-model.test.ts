@@ -360,6 +360,71 @@ describe("the script model", () => {
   });
 });
 
+describe("the Storyteller asking the Songwriter for help", () => {
+  const SEEDS = Array.from({ length: 16 }, (_, index) => index + 1);
+  const storyteller = context({ agent: persona("storyteller") });
+  const helpCalls = (steps: Recorded[]) => steps.flatMap((step) => step.calls).filter((call) => call.name === "request_help");
+
+  /** The seeds whose run of `promptContext` asks for help, each with the step it asked in and what it asked. */
+  async function askingSeeds(promptContext: PromptContext, seeds = SEEDS) {
+    const asking: { seed: number; step: number; input: Record<string, unknown> }[] = [];
+    for (const seed of seeds) {
+      const { steps } = await play(promptContext, seed);
+      const asked = helpCalls(steps);
+      expect(asked.length).toBeLessThanOrEqual(1);
+      const step = steps.findIndex((candidate) => candidate.calls.some((call) => call.name === "request_help"));
+      if (asked.length) asking.push({ seed, step, input: asked[0]!.input });
+    }
+    return asking;
+  }
+
+  it("asks on about every other run, the same runs for the same seed, right after sharing its intention", async () => {
+    const asking = await askingSeeds(storyteller);
+    // About one run in two: never all, never none.
+    expect(asking.length).toBeGreaterThanOrEqual(4);
+    expect(asking.length).toBeLessThanOrEqual(12);
+    expect(await askingSeeds(storyteller, SEEDS.slice(0, 8))).toEqual(asking.filter((ask) => ask.seed <= 8));
+    for (const ask of asking) {
+      expect(ask.step).toBe(1);
+      expect(ask.input).toEqual({
+        target: "songwriter",
+        question: expect.stringMatching(/^Which line of your lyrics should my \w+ story about .+ open with\?$/),
+      });
+    }
+  }, 30_000);
+
+  it("asks nobody when the Songwriter is not on its team, nor while it answers another agent's request", async () => {
+    const alone = context({ agent: persona("storyteller"), team: team.filter((member) => member.persona !== "songwriter") });
+    const request = entry("req-1", "request", { targetPersona: "storyteller", ask: "Tell the story of my verse", refNodeIds: [] }, "Songwriter");
+    const requested = context({
+      agent: persona("storyteller"),
+      run: { prompt: "Songwriter asks you: Tell the story of my verse", trigger: "request", requestedByName: "Songwriter", chainDepth: 1 },
+      requests: [request],
+    });
+    expect(await askingSeeds(alone)).toEqual([]);
+    expect(await askingSeeds(requested)).toEqual([]);
+  }, 30_000);
+
+  it("makes a piece with the Songwriter's answer, in its next run or in the step after the answer arrives mid-run", async () => {
+    const [ask] = await askingSeeds(storyteller, SEEDS.slice(0, 8));
+    const answer = `Songwriter answered your help request ("${String(ask!.input.question)}"): Open with “A lamp left on”.`;
+    const withHelp = /^With Songwriter's help — “Open with “A lamp left on”\.”\n.+/s;
+
+    // The answer waited for the Storyteller's next run: it is the first thing that run acts on, once.
+    const next = await play(context({ agent: persona("storyteller"), messages: [answer] }), ask!.seed);
+    expect(next.steps[0]!.text).toBe("Songwriter answered my question; I'm using it.");
+    expect(next.steps[0]!.calls).toEqual([{ name: "create_node", input: expect.objectContaining({ kind: "story", text: expect.stringMatching(withHelp) }) }]);
+    const used = (steps: Recorded[]) => steps.flatMap((step) => step.calls).filter((call) => /^With Songwriter's help/.test(String(call.input.text ?? "")));
+    expect(used(next.steps)).toHaveLength(1);
+
+    // The asker still at work reads it in its very next step and makes the piece there.
+    const during = await play(storyteller, ask!.seed, { arrivals: { 3: [answer] } });
+    expect(helpCalls(during.steps)).toHaveLength(1);
+    expect(during.steps[3]!.calls).toEqual([{ name: "create_node", input: expect.objectContaining({ kind: "story", text: expect.stringMatching(withHelp) }) }]);
+    expect(used(during.steps)).toHaveLength(1);
+  });
+});
+
 describe("the script model's findings", () => {
   /** `count` pieces on the canvas, taking turns between `authors`, newest last. */
   const pieces = (count: number, authors: string[]) =>
