@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/postgres-js";
-import type { Sql } from "postgres";
+import type { ReservedSql, Sql } from "postgres";
 import { type Db, type DbOrTx, type Tx, preparingStatements } from "@/db/client";
 
 /**
@@ -35,19 +35,45 @@ const dialect = new PgDialect();
  * A failed statement aborts the transaction, so a `COMMIT` sent behind it only rolls back; the
  * statement's own error is what the caller sees.
  *
+ * A connection the server ends under the write (a restart, a failover, a session ended by an
+ * administrator) fails the write at once, and nothing more is sent on it: postgres.js (3.4)
+ * neither sends nor fails what is asked of a reserved connection once its socket has closed,
+ * and handing such a connection back to the pool breaks the pool. The server has rolled the
+ * transaction back, and the pool opens a new connection in its place when it needs one.
+ *
  * Room writes only: their bodies never open a nested transaction, which this handle cannot.
  */
 export function pipelinedExecutor(client: Sql): RoomWriteExecutor {
   return async (body) => {
     // A reserved connection lacks the `options` its type declares (and Drizzle reads); they are the pool's.
-    const connection = preparingStatements(Object.assign(await client.reserve(), { options: client.options }));
-    const begun = connection.unsafe("begin").execute();
+    const reserved = Object.assign(await client.reserve(), { options: client.options });
+    let cutBy: Error | null = null;
+    let cutOff!: (error: Error) => void;
+    const cut = new Promise<never>((_, reject) => (cutOff = reject));
+    cut.catch(() => {});
+    const connection = preparingStatements(refusingOnceCut(reserved, () => cutBy));
+    // The physical connection, once `BEGIN` is written to it.
+    const opened: { connection?: { onclose?: (error?: Error) => void } } = {};
+    const begun = connection
+      .unsafe("begin", [], {
+        // Told the connection as `BEGIN` is written to it: the pool calls its `onclose` when the socket closes.
+        onexecute: (physical: NonNullable<typeof opened.connection>) => {
+          opened.connection = physical;
+          physical.onclose = (error) => {
+            cutBy = error ?? new Error("The database connection closed during a room write.");
+            cutOff(cutBy);
+          };
+          // Keeps the connection taking queries without waiting: the write pipelines.
+          return true;
+        },
+      } as never)
+      .execute();
     let committed = false;
     try {
       // The handle is Drizzle's postgres.js database on the reserved connection; Parley's `Db`
       // names the query surface both drivers share.
       const tx = drizzle({ client: connection }) as unknown as Db;
-      const result = await body(tx, async (statement) => {
+      const written = body(tx, async (statement) => {
         const query = dialect.sqlToQuery(statement);
         const last = connection.unsafe(query.sql, query.params as never[]).execute();
         const commit = connection.unsafe("commit").execute();
@@ -55,17 +81,57 @@ export function pipelinedExecutor(client: Sql): RoomWriteExecutor {
         await last.finally(() => commit.catch(() => {}));
         await commit;
       });
-      await begun;
-      if (!committed) await connection.unsafe("commit");
+      written.catch(() => {});
+      const result = await Promise.race([written, cut]);
+      await Promise.race([begun, cut]);
+      if (!committed) await Promise.race([connection.unsafe("commit"), cut]);
       return result;
     } catch (error) {
+      if (cutBy) throw cutBy;
+      // The socket failing under a statement: the pool is told it closed a moment later.
+      if (connectionLost(error)) {
+        cutBy = error as Error;
+        throw error;
+      }
       await begun.catch(() => {});
-      await connection.unsafe("rollback").catch(() => {});
+      await Promise.race([connection.unsafe("rollback"), cut]).catch(() => {});
       throw error;
     } finally {
-      connection.release();
+      if (!cutBy) {
+        // The connection goes on serving others; what it closing would mean is this write's no more.
+        if (opened.connection) opened.connection.onclose = undefined;
+        reserved.release();
+      }
     }
   };
+}
+
+const CONNECTION_ERRORS = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED"]);
+
+/** Whether a statement failed because its connection did (Drizzle wraps the driver's error as its cause). */
+function connectionLost(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (CONNECTION_ERRORS.has((cause as { code?: string }).code ?? "")) return true;
+  }
+  return false;
+}
+
+/**
+ * The reserved connection, refusing every query once `cutBy` names why it closed: a query asked
+ * of it then would never settle, or be written to a closed socket.
+ */
+function refusingOnceCut(reserved: ReservedSql, cutBy: () => Error | null): ReservedSql {
+  const unsafe = reserved.unsafe.bind(reserved);
+  return Object.assign(reserved, {
+    unsafe: (query: string, parameters?: unknown[], options?: object) => {
+      const error = cutBy();
+      if (!error) return unsafe(query, parameters as never, options);
+      const refused = Promise.reject(error);
+      refused.catch(() => {});
+      // What Drizzle and this executor ask of a query: to be awaited, its rows as arrays, or run.
+      return Object.assign(refused, { values: () => refused, execute: () => refused });
+    },
+  }) as ReservedSql;
 }
 
 /** A postgres.js client, which is what can pipeline; PGlite's cannot. */
