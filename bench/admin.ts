@@ -1,11 +1,13 @@
 // The admin dashboard's endpoints on a big instance: 1,000 rooms, 50,000 runs and 500,000 events
 // seeded on a fresh PostgreSQL database, then each endpoint's route handler timed from request to
 // the last byte of its answer. Ends with one line of JSON (`max_p99_ms` and each endpoint's figures).
-// Usage: npm run bench:admin [-- --samples=200 --warmup=20 --keep]
+// Usage: npm run bench:admin [-- --samples=200 --warmup=20 --rooms=1000 --runs=50000 --events=500000 --keep]
 import { sql } from "drizzle-orm";
 import { type Database, migrateDatabase, openPostgres } from "@/db/client";
 import { rowsOf } from "@/db/rows";
+import { GET as findAgents } from "@/app/api/admin/agents/route";
 import { GET as audit } from "@/app/api/admin/audit/route";
+import { GET as instanceBudgets } from "@/app/api/admin/instance/budgets/route";
 import { GET as instance } from "@/app/api/admin/instance/route";
 import { GET as overview } from "@/app/api/admin/overview/route";
 import { GET as exportEvents } from "@/app/api/admin/rooms/[roomId]/events/export/route";
@@ -25,11 +27,26 @@ import { freshPostgres } from "./support/local-postgres";
 import { args, percentile, round } from "./support/stats";
 
 const options = args();
-const SAMPLES = Number(options.samples ?? 200);
-const WARMUP = Number(options.warmup ?? 20);
-const ROOMS = 1000;
-const RUNS = 50_000;
-const EVENTS = 500_000;
+
+/** A whole-number option from `min` to `max`, or the default; anything else stops the benchmark with the reason. */
+function countOption(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(options[name] ?? fallback);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min.toLocaleString("en-US")}` : `from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}`;
+    console.error(`--${name} must be a whole number ${range}; got ${options[name]}.`);
+    process.exit(1);
+  }
+  return value;
+}
+
+const SAMPLES = countOption("samples", 200, 1);
+const WARMUP = countOption("warmup", 20, 0);
+// Enough rooms for a few pages of the rooms list; room ids have four digits.
+const ROOMS = countOption("rooms", 1000, 50, 9999);
+// Sixty runs are under way (queued or running); the rest fill a few pages of the runs list.
+const RUNS = countOption("runs", 50_000, 200);
+// A run brings up to six events of its own; canvas and board traffic make up the rest.
+const EVENTS = countOption("events", 500_000, 7 * RUNS);
 /** Rooms that hold a fifth of the runs and a third of the events: a dashboard must stay fast on its busiest rooms too. */
 const BUSY_ROOMS = 10;
 const TARGET_P99_MS = 100;
@@ -146,7 +163,7 @@ async function seed(db: Database["db"]) {
     from generate_series(1, 2000) as n`);
   await db.execute(sql`
     insert into presence (connection_id, room_id, instance_id, seat_id, last_seen_at)
-    select 'connection-' || n, 'room-' || lpad((1 + n % 100)::text, 4, '0'), case when n % 2 = 0 then 'bench-a' else 'bench-b' end, null, now() + interval '1 hour'
+    select 'connection-' || n, 'room-' || lpad((1 + n % ${Math.min(100, ROOMS)})::text, 4, '0'), case when n % 2 = 0 then 'bench-a' else 'bench-b' end, null, now() + interval '1 hour'
     from generate_series(1, 200) as n`);
   await db.execute(sql`insert into leases (name, owner, expires_at) values ('scheduler', 'bench-b', now() + interval '1 hour')`);
   await db.execute(sql`analyze`);
@@ -216,19 +233,26 @@ const sampleRuns = rowsOf<{ id: string; correlation_id: string; room_id: string;
 const lastSeqs = new Map(
   rowsOf<{ id: string; last_seq: number }>(await db.execute(sql`select id, last_seq from rooms where id in (${sql.join(sampleRooms.map((id) => sql`${id}`), sql`, `)})`)).map((row) => [row.id, Number(row.last_seq)]),
 );
-/** The cursor twenty pages into a list, found by reading those pages as the dashboard would. */
+/** The cursor twenty pages into a list (or to its last page, when smaller), found by reading those pages as the dashboard would. */
 async function deepCursor(handler: Handler, path: string, key: string, pages = 20): Promise<string> {
   let cursor = "";
   for (let page = 0; page < pages; page++) {
     const response = await handler(new Request(`http://localhost${path}${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });
-    const body = (await response.json()) as Record<string, unknown>;
-    cursor = body[key] as string;
+    const next = ((await response.json()) as Record<string, unknown>)[key];
+    if (typeof next !== "string") break;
+    cursor = next;
   }
+  if (!cursor) throw new Error(`${path} has a single page: seed more rows to read deep into it.`);
   return cursor;
 }
 const runsCursor = await deepCursor(listRuns as Handler, "/api/admin/runs?limit=50", "nextCursor");
 const roomsCursor = await deepCursor(listRooms as Handler, "/api/admin/rooms?limit=20", "nextCursor");
 const auditCursor = await deepCursor(audit as Handler, "/api/admin/audit?limit=50", "nextCursor");
+// What the runs filter's agent picker asks while an admin types a name, a letter at a time: every
+// prefix of every persona's name, the short ones matching most of the instance's agents.
+const typedNames = ["Songwriter", "Storyteller", "Scene Painter", "Idea Weaver", "Creative Curator"].flatMap((name) =>
+  Array.from({ length: name.length }, (_, length) => encodeURIComponent(name.slice(0, length + 1).toLowerCase())),
+);
 
 const endpoints: Endpoint[] = [
   { name: "overview (week)", handler: overview as Handler, request: () => ({ url: "/api/admin/overview?range=week" }) },
@@ -250,6 +274,13 @@ const endpoints: Endpoint[] = [
   { name: "runs: by agent name, all rooms", handler: listRuns as Handler, request: () => ({ url: "/api/admin/runs?agent=Scene%20Painter&limit=50" }) },
   { name: "runs: by agent, all rooms", handler: listRuns as Handler, request: (index) => ({ url: `/api/admin/runs?agent=${pick(sampleRuns, index).agent_id}&limit=50` }) },
   { name: "runs: by room, failed", handler: listRuns as Handler, request: (index) => ({ url: `/api/admin/runs?room=${pick(sampleRooms, index)}&status=failed&limit=50` }) },
+  { name: "agents: typing a name", handler: findAgents as Handler, request: (index) => ({ url: `/api/admin/agents?q=${pick(typedNames, index)}` }) },
+  {
+    name: "agents: typing, in a room",
+    handler: findAgents as Handler,
+    request: (index) => ({ url: `/api/admin/agents?q=${pick(typedNames, index)}&room=${pick(sampleRooms, index)}` }),
+  },
+  { name: "agents: by id", handler: findAgents as Handler, request: (index) => ({ url: `/api/admin/agents?q=${pick(sampleRuns, index).agent_id}` }) },
   { name: "run: steps", handler: readRun as Handler, request: (index) => ({ url: "/x", params: { runId: pick(sampleRuns, index).id } }) },
   {
     name: "workflow by correlation id",
@@ -295,6 +326,16 @@ const endpoints: Endpoint[] = [
     request: (index) => ({ url: "/x", params: { roomId: pick(sampleRooms.slice(BUSY_ROOMS), index) } }),
   },
   {
+    name: "events: export of a busy room",
+    handler: exportEvents as Handler,
+    request: (index) => ({ url: "/x", params: { roomId: pick(sampleRooms.slice(0, BUSY_ROOMS), index) } }),
+  },
+  {
+    name: "events: export, busy, one type",
+    handler: exportEvents as Handler,
+    request: (index) => ({ url: "/x?type=run.finished", params: { roomId: pick(sampleRooms.slice(0, BUSY_ROOMS), index) } }),
+  },
+  {
     name: "events: export, one workflow",
     handler: exportEvents as Handler,
     request: (index) => {
@@ -303,6 +344,7 @@ const endpoints: Endpoint[] = [
     },
   },
   { name: "instance", handler: instance as Handler, request: () => ({ url: "/api/admin/instance" }) },
+  { name: "instance: budgets", handler: instanceBudgets as Handler, request: () => ({ url: "/api/admin/instance/budgets" }) },
   { name: "audit: newest", handler: audit as Handler, request: () => ({ url: "/api/admin/audit?limit=50" }) },
   { name: "audit: 20 pages in", handler: audit as Handler, request: () => ({ url: `/api/admin/audit?limit=50&cursor=${auditCursor}` }) },
   { name: "prune: preview", handler: prune as Handler, request: () => ({ url: "/api/admin/rooms/prune", body: { idleDays: 30, dryRun: true } }) },

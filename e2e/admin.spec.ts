@@ -3,12 +3,30 @@ import type { Page } from "@playwright/test";
 import { E2E_ADMIN_TOKEN } from "./support/constants";
 import { expect, test } from "./support/fixtures";
 import { configureRoom, createRoomViaApi } from "./support/room-page";
+import { watchViolations } from "./support/watch-violations";
 
 async function signIn(page: Page) {
   await page.goto("/admin");
   await page.getByTestId("admin-token-input").fill(E2E_ADMIN_TOKEN);
   await page.getByTestId("admin-sign-in-submit").click();
   await expect(page.getByTestId("admin-overview")).toBeVisible();
+}
+
+/** Takes a seat in the room and starts one of its agents, as a participant's page does; answers the run's id. */
+async function startAgentViaApi(baseURL: string, roomId: string, agentName: string): Promise<string> {
+  const json = { "content-type": "application/json" };
+  const seat = await fetch(`${baseURL}/api/rooms/${roomId}/seat`, { method: "POST", headers: json, body: JSON.stringify({ displayName: "Starter" }) });
+  expect(seat.status).toBe(201);
+  const cookie = seat.headers.get("set-cookie")!.split(";")[0]!;
+  const room = (await (await fetch(`${baseURL}/api/rooms/${roomId}`)).json()) as { agents: { id: string; name: string }[] };
+  const agent = room.agents.find((each) => each.name === agentName)!;
+  const started = await fetch(`${baseURL}/api/rooms/${roomId}/runs`, {
+    method: "POST",
+    headers: { ...json, cookie },
+    body: JSON.stringify({ agentId: agent.id, prompt: "Add one line to the canvas." }),
+  });
+  expect(started.status).toBe(201);
+  return ((await started.json()) as { run: { id: string } }).run.id;
 }
 
 /** Nothing on the page is wider than the screen: no sideways scrolling at phone width. */
@@ -24,6 +42,8 @@ test("an admin sees a run appear live, opens its steps and cancels it; the chart
   await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 300 });
   const context = await browser.newContext();
   const page = await context.newPage();
+  // Every dashboard page this test opens works under the security policy, with nothing logged as an error.
+  const violations = await watchViolations(page);
   await signIn(page);
   await page.getByTestId("admin-nav").getByRole("link", { name: "Runs" }).click();
   await expect(page.getByTestId("admin-runs")).toBeVisible();
@@ -77,13 +97,15 @@ test("an admin sees a run appear live, opens its steps and cancels it; the chart
   // The stop is in the audit trail.
   await page.getByTestId("admin-nav").getByRole("link", { name: "Audit" }).click();
   await expect(page.getByTestId("audit-row").filter({ hasText: "Stopped Songwriter's run" })).toHaveAttribute("data-action", "run.cancelled");
+  expect(violations).toEqual({ csp: [], errors: [] });
   await context.close();
 });
 
-test("an admin switches an agent's model and reads it in the room's log; every section fits a phone", async ({ browser, baseURL }, testInfo) => {
+test("an admin switches an agent's model, rewrites another's system prompt and reads both in the room's log; every section fits a phone", async ({ browser, baseURL }, testInfo) => {
   const roomId = await createRoomViaApi(baseURL!, "Tuned from the dashboard");
   const context = await browser.newContext();
   const page = await context.newPage();
+  const violations = await watchViolations(page);
   await signIn(page);
 
   await page.goto(`/admin/rooms/${roomId}`);
@@ -102,6 +124,29 @@ test("an admin switches an agent's model and reads it in the room's log; every s
   await expect(log.getByTestId("event-export")).toHaveAttribute("href", `/api/admin/rooms/${roomId}/events/export?type=agent.updated`);
   await page.screenshot({ path: testInfo.outputPath("admin-room-1440.png"), fullPage: true });
 
+  // The Storyteller's system prompt, rewritten: saved, in the log, and what the page shows from then on.
+  const storyteller = page.locator('[data-testid="agent-editor"][data-agent-name="Storyteller"]');
+  const prompt = storyteller.getByLabel("Storyteller's system prompt");
+  await expect(prompt).not.toHaveValue("");
+  await expect(storyteller.getByTestId("agent-save")).toBeDisabled();
+  const rewritten = "You tell short stories about lighthouses, three sentences at most, and end each with a question.";
+  await prompt.fill(rewritten);
+  await storyteller.getByTestId("agent-save").click();
+  await expect(page.getByRole("status")).toHaveText("Saved Storyteller.");
+  await expect(log.getByTestId("event-row")).toHaveCount(2);
+  await expect(log.getByTestId("event-row").filter({ hasText: "changed Storyteller's system prompt" })).toHaveCount(1);
+  await page.reload();
+  await expect(prompt).toHaveValue(rewritten);
+  await expect(storyteller.getByTestId("agent-save")).toBeDisabled();
+
+  // The room itself, opened from here: its canvas (React Flow) live under the policy.
+  await page.getByRole("link", { name: "Open the room" }).click();
+  await expect(page).toHaveURL(new RegExp(`/rooms/${roomId}$`));
+  await expect(page.locator(".react-flow__renderer")).toBeVisible();
+  await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "live");
+  await page.goBack();
+  await expect(page.getByTestId("admin-room-detail")).toBeVisible();
+
   await page.getByTestId("admin-nav").getByRole("link", { name: "Instance" }).click();
   await expect(page.getByTestId("instance-database")).toContainText("PGlite");
   await expect(page.getByTestId("instance-scheduler")).toContainText("Held by");
@@ -111,6 +156,12 @@ test("an admin switches an agent's model and reads it in the room's log; every s
   await page.getByTestId("admin-nav").getByRole("link", { name: "Rooms" }).click();
   await expect(page.getByTestId("admin-room").filter({ hasText: "Tuned from the dashboard" })).toContainText("openai:gpt-5");
   await page.screenshot({ path: testInfo.outputPath("admin-rooms-1440.png"), fullPage: true });
+
+  // Both changes are in the audit trail, under the room.
+  await page.getByTestId("admin-nav").getByRole("link", { name: "Audit" }).click();
+  const changes = page.getByTestId("audit-row").filter({ hasText: "Tuned from the dashboard" });
+  await expect(changes.filter({ hasText: "changed Storyteller's system prompt" })).toHaveAttribute("data-action", "agent.updated");
+  await expect(changes.filter({ hasText: "switched Scene Painter" })).toHaveAttribute("data-action", "agent.updated");
 
   // At phone width every section fits the screen.
   await page.setViewportSize({ width: 390, height: 844 });
@@ -128,6 +179,89 @@ test("an admin switches an agent's model and reads it in the room's log; every s
     await expectNoSidewaysScroll(page);
     await page.screenshot({ path: testInfo.outputPath(`admin-${testId}-390.png`), fullPage: true });
   }
+  expect(violations).toEqual({ csp: [], errors: [] });
+  await context.close();
+});
+
+test("an admin narrows the runs list by status, by room and by agent, in one room or every room", async ({ browser, baseURL }) => {
+  const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
+  const rooms = { harbour: await createRoomViaApi(baseURL!, "Filtered harbour"), lighthouse: await createRoomViaApi(baseURL!, "Filtered lighthouse") };
+  // Songwriters work in both rooms (and may ask others in); the harbour's Storyteller is stopped before it starts.
+  await startAgentViaApi(baseURL!, rooms.harbour, "Songwriter");
+  await startAgentViaApi(baseURL!, rooms.lighthouse, "Songwriter");
+  const stopped = await startAgentViaApi(baseURL!, rooms.harbour, "Storyteller");
+  expect((await fetch(`${baseURL}/api/admin/runs/${stopped}/cancel`, { method: "POST", headers: admin })).status).toBe(200);
+  // Once every run of both rooms has ended, what each filter should show is known from the rooms' runs.
+  type Run = { status: string; agentName: string; roomTitle: string };
+  const runsOf = async (roomId: string) => ((await (await fetch(`${baseURL}/api/admin/runs?room=${roomId}&limit=100`, { headers: admin })).json()) as { runs: Run[] }).runs;
+  let all: Run[] = [];
+  await expect
+    .poll(
+      async () => {
+        all = [...(await runsOf(rooms.harbour)), ...(await runsOf(rooms.lighthouse))];
+        return all.filter((run) => run.status === "queued" || run.status === "running").length;
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(0);
+  const described = (runs: Run[]) => runs.map((run) => `${run.status} ${run.agentName} · ${run.roomTitle}`).sort();
+  expect(described(all)).toEqual(expect.arrayContaining(["succeeded Songwriter · Filtered harbour", "succeeded Songwriter · Filtered lighthouse", "cancelled Storyteller · Filtered harbour"]));
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const violations = await watchViolations(page);
+  await signIn(page);
+  await page.goto("/admin/runs");
+  // This test's runs, the newest in the list, as the rows describe them.
+  const ours = page.getByTestId("run-row").filter({ hasText: /Filtered (harbour|lighthouse)/ });
+  const rowsAre = (expected: Run[]) =>
+    expect
+      .poll(async () =>
+        (
+          await ours.evaluateAll((rows) =>
+            rows.map((row) => `${row.getAttribute("data-status")} ${row.querySelector('[data-testid="run-open"]')?.textContent} · ${row.querySelector("button")?.textContent}`),
+          )
+        ).sort(),
+      )
+      .toEqual(described(expected));
+  await rowsAre(all);
+
+  // By status: only what was cancelled, and every row shown is cancelled.
+  await page.getByTestId("status-filter").selectOption("cancelled");
+  await expect(page).toHaveURL(/status=cancelled/);
+  await rowsAre(all.filter((run) => run.status === "cancelled"));
+  await expect(page.getByTestId("run-row").and(page.locator(':not([data-status="cancelled"])'))).toHaveCount(0);
+  await page.getByTestId("status-filter").selectOption("");
+
+  // By room, picked by typing its title: the harbour's runs and no others.
+  await page.getByTestId("room-picker").fill("Filtered harb");
+  await page.getByRole("option", { name: "Filtered harbour" }).click();
+  await expect(page.getByTestId("room-filter")).toContainText("Filtered harbour");
+  const inHarbour = all.filter((run) => run.roomTitle === "Filtered harbour");
+  await rowsAre(inHarbour);
+  await expect(page.getByTestId("run-row")).toHaveCount(inHarbour.length);
+
+  // And by one of its agents, picked among the room's own: the harbour's Songwriter alone.
+  await page.getByTestId("agent-picker").fill("Song");
+  await page.getByRole("option", { name: /^Songwriter/ }).click();
+  await expect(page.getByTestId("agent-filter")).toContainText("Songwriter");
+  const harbourSongwriter = inHarbour.filter((run) => run.agentName === "Songwriter");
+  await rowsAre(harbourSongwriter);
+  await expect(page.getByTestId("run-row")).toHaveCount(harbourSongwriter.length);
+  // The filters are in the address: read again, the page shows the same.
+  await page.reload();
+  await expect(page.getByTestId("room-filter")).toContainText("Filtered harbour");
+  await rowsAre(harbourSongwriter);
+
+  // Every room's Songwriter: the name across the instance, without the room.
+  await page.getByRole("button", { name: "Any room" }).click();
+  await page.getByRole("button", { name: "Any agent" }).click();
+  await page.getByTestId("agent-picker").fill("Songwriter");
+  await page.getByRole("option", { name: "Songwriter (every room)" }).click();
+  await expect(page.getByTestId("agent-filter")).toContainText("Songwriter (every room)");
+  await rowsAre(all.filter((run) => run.agentName === "Songwriter"));
+  await expect(page.getByTestId("run-row").filter({ hasNotText: "Songwriter" })).toHaveCount(0);
+  expect(violations).toEqual({ csp: [], errors: [] });
   await context.close();
 });
 

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { apiRequest } from "@/components/room/api";
 import type { AdminActionDto } from "@/lib/admin/admin-actions";
 import { queryString } from "./admin-api";
-import { formatTime } from "./admin-format";
+import { Clock } from "./time-text";
 import { RoomPicker } from "./room-picker";
 
 type AuditPage = { actions: AdminActionDto[]; nextCursor: string | null };
@@ -38,7 +38,7 @@ export function AuditView({ initialPage }: { initialPage: AuditPage }) {
           <li key={action.id} className="admin-event" data-testid="audit-row" data-action={action.action}>
             <details>
               <summary>
-                <time className="muted">{formatTime(action.at)}</time>
+                <Clock className="muted" iso={action.at} />
                 <code className="admin-event__type">{action.action}</code>
                 <strong>{action.actor}</strong>
                 <span className="admin-event__text">{action.summary.charAt(0).toUpperCase() + action.summary.slice(1)}</span>

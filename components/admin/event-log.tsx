@@ -8,7 +8,7 @@ import { apiRequest } from "@/components/room/api";
 import type { EventLogPage } from "@/lib/events/browse-events";
 import { type AgentDto, storedEventTypes } from "@/lib/protocol";
 import { queryString } from "./admin-api";
-import { formatTime } from "./admin-format";
+import { Clock } from "./time-text";
 
 const PAGE = 50;
 
@@ -81,7 +81,7 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
               <details>
                 <summary>
                   <span className="admin-event__seq">#{event.seq}</span>
-                  <time className="muted">{formatTime(event.timestamp)}</time>
+                  <Clock className="muted" iso={event.timestamp} />
                   <code className="admin-event__type">{event.type}</code>
                   <strong>{event.agent_name}</strong>
                   <span className="admin-event__text">{line.text || line.message?.slice(0, 140) || line.chips?.join(", ") || ""}</span>

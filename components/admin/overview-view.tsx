@@ -6,7 +6,8 @@ import type { AdminRunRow } from "@/lib/admin/admin-runs";
 import type { Overview } from "@/lib/admin/read-overview";
 import type { Allowance } from "@/lib/limits/budget";
 import { queryString, useAdminQuery } from "./admin-api";
-import { formatAgo, formatDollars, formatTokens } from "./admin-format";
+import { formatDollars, formatTokens } from "./admin-format";
+import { Ago } from "./time-text";
 import { UsageChart } from "./usage-charts";
 
 const RANGES = [
@@ -52,7 +53,7 @@ export function OverviewView({ initial }: { initial: Overview }) {
     <div className="admin-page" data-testid="admin-overview">
       <div className="admin-page__head">
         <h1>Overview</h1>
-        <span className="muted">Days are UTC · updated {formatAgo(overview.generatedAt)}</span>
+        <span className="muted">Days are UTC · updated <Ago iso={overview.generatedAt} /></span>
       </div>
       <div className="admin-stats">
         <Stat testId="stat-rooms" label="Rooms" value={rooms.total.toLocaleString("en-US")} detail={`${rooms.activeToday.toLocaleString("en-US")} active today`} />
@@ -102,7 +103,7 @@ export function OverviewView({ initial }: { initial: Overview }) {
                 <Link href={`/admin/runs/${run.id}`}>{run.agentName}</Link>
                 <span className="muted"> in {run.roomTitle}</span>
                 <span className="admin-running__meta">
-                  step {run.steps + 1} · started {run.startedAt ? formatAgo(run.startedAt) : "—"}
+                  step {run.steps + 1} · started {run.startedAt ? <Ago iso={run.startedAt} /> : "—"}
                 </span>
               </li>
             ))}

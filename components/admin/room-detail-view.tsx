@@ -10,9 +10,10 @@ import type { Allowance } from "@/lib/limits/budget";
 import { LIMITS } from "@/lib/protocol";
 import type { AdminAgent, AdminRoomDetail } from "@/lib/rooms/list-rooms-for-admin";
 import { useAdminQuery } from "./admin-api";
-import { formatAgo, formatDollars, formatTime, formatTokens } from "./admin-format";
+import { formatDollars, formatTokens } from "./admin-format";
 import { EventLog } from "./event-log";
 import { RoomSettingsForm } from "./room-settings-form";
+import { Ago, Clock } from "./time-text";
 
 function AgentEditor({ roomId, agent, onSaved }: { roomId: string; agent: AdminAgent; onSaved: (message: string) => void }) {
   const [model, setModel] = useState(agent.model);
@@ -139,11 +140,11 @@ export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
         </div>
         <div>
           <dt>Created</dt>
-          <dd>{formatTime(room.createdAt)}</dd>
+          <dd><Clock iso={room.createdAt} /></dd>
         </div>
         <div>
           <dt>Last activity</dt>
-          <dd>{formatAgo(room.lastActivityAt)}</dd>
+          <dd><Ago iso={room.lastActivityAt} /></dd>
         </div>
         <div>
           <dt>Watching</dt>

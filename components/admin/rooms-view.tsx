@@ -8,7 +8,7 @@ import { useSubmit } from "@/components/ui/use-submit";
 import type { AdminRoom } from "@/lib/rooms/list-rooms-for-admin";
 import type { PruneResult } from "@/lib/rooms/prune-rooms";
 import { queryString } from "./admin-api";
-import { formatAgo } from "./admin-format";
+import { Ago } from "./time-text";
 
 type RoomsPage = { rooms: AdminRoom[]; nextCursor: string | null };
 
@@ -140,7 +140,7 @@ export function RoomsView({ initialPage }: { initialPage: RoomsPage }) {
               {room.lastSeq.toLocaleString("en-US")}
             </span>
             <span role="cell" className="muted">
-              {formatAgo(room.lastActivityAt)}
+              <Ago iso={room.lastActivityAt} />
             </span>
           </div>
         ))}

@@ -1,11 +1,13 @@
 "use client";
 
 import Link from "next/link";
+import { useHydrated } from "@/components/ui/local-time";
 import type { AdminRunDetail, AdminRunStep } from "@/lib/admin/admin-runs";
 import { useAdminQuery } from "./admin-api";
-import { formatDollars, formatDuration, formatTime, formatTokens } from "./admin-format";
+import { formatDollars, formatDuration, formatTokens } from "./admin-format";
 import { RunActions } from "./run-actions";
 import { RunStatus, runDuration } from "./runs-view";
+import { Clock } from "./time-text";
 
 const TRIGGERS = {
   human: "a person",
@@ -34,7 +36,7 @@ function StepCard({ step }: { step: AdminRunStep }) {
       <div className="admin-step__head">
         <strong>Step {step.step + 1}</strong>
         <span className="muted">
-          attempt {step.attempt} · {formatTime(step.at)} · {formatDuration(step.durationMs)} · {formatTokens(step.inputTokens)} in / {formatTokens(step.outputTokens)} out · {formatDollars(step.costUsd)}
+          attempt {step.attempt} · <Clock iso={step.at} /> · {formatDuration(step.durationMs)} · {formatTokens(step.inputTokens)} in / {formatTokens(step.outputTokens)} out · {formatDollars(step.costUsd)}
         </span>
       </div>
       {step.text && <p className="admin-step__text">{step.text}</p>}
@@ -75,7 +77,7 @@ export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
   });
   const detail = data ?? initial;
   const { run } = detail;
-  const now = Date.now();
+  const now = useHydrated() ? Date.now() : null;
   return (
     <div className="admin-page" data-testid="admin-run" data-status={run.status}>
       <p className="admin-crumbs">
@@ -115,7 +117,9 @@ export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
         </div>
         <div>
           <dt>Queued</dt>
-          <dd>{formatTime(run.createdAt)}</dd>
+          <dd>
+            <Clock iso={run.createdAt} />
+          </dd>
         </div>
         <div>
           <dt>Duration</dt>
@@ -184,7 +188,7 @@ export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
           <ul className="admin-plain-list">
             {detail.attempts.map((attempt) => (
               <li key={attempt.attempt}>
-                Attempt {attempt.attempt} started {formatTime(attempt.at)}
+                Attempt {attempt.attempt} started <Clock iso={attempt.at} />
               </li>
             ))}
             {detail.retries.map((retry) => (
@@ -219,7 +223,9 @@ export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
                   <td>{formatTokens(modelCall.inputTokens)}</td>
                   <td>{formatTokens(modelCall.outputTokens)}</td>
                   <td>{formatDollars(modelCall.costUsd)}</td>
-                  <td>{formatTime(modelCall.at)}</td>
+                  <td>
+                    <Clock iso={modelCall.at} />
+                  </td>
                 </tr>
               ))}
             </tbody>

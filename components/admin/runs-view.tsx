@@ -5,13 +5,15 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiRequest } from "@/components/room/api";
+import { useHydrated } from "@/components/ui/local-time";
 import type { AdminRunRow } from "@/lib/admin/admin-runs";
 import { queryString } from "./admin-api";
-import { RUN_STATUS_LABEL, formatAgo, formatDollars, formatDuration, formatTokens } from "./admin-format";
+import { RUN_STATUS_LABEL, formatDollars, formatDuration, formatTokens } from "./admin-format";
 import { AgentPicker } from "./agent-picker";
 import { RoomPicker } from "./room-picker";
 import type { PickerChoice } from "./search-picker";
 import { RunActions } from "./run-actions";
+import { Ago } from "./time-text";
 
 export interface RunFilters {
   status: AdminRunRow["status"] | null;
@@ -33,10 +35,11 @@ export function RunStatus({ status, cancelRequested }: { status: AdminRunRow["st
   );
 }
 
-/** How long a run took, or has been going. */
-export function runDuration(run: Pick<AdminRunRow, "startedAt" | "finishedAt">, now: number): string {
+/** How long a run took, or has been going (unknown until the page knows the viewer's clock: `now` null). */
+export function runDuration(run: Pick<AdminRunRow, "startedAt" | "finishedAt">, now: number | null): string {
   if (!run.startedAt) return "—";
-  return formatDuration((run.finishedAt ? Date.parse(run.finishedAt) : now) - Date.parse(run.startedAt));
+  const end = run.finishedAt ? Date.parse(run.finishedAt) : now;
+  return end === null ? "—" : formatDuration(end - Date.parse(run.startedAt));
 }
 
 /**
@@ -68,7 +71,8 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
     initialData: unchanged ? { pages: [initialPage], pageParams: [null] } : undefined,
   });
   const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
-  const now = Date.now();
+  // Until the page has hydrated, the viewer's clock is not known (see useHydrated).
+  const now = useHydrated() ? Date.now() : null;
 
   return (
     <div className="admin-page" data-testid="admin-runs">
@@ -125,7 +129,7 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
               {formatTokens(run.inputTokens + run.outputTokens)} · {formatDollars(run.costUsd)}
             </span>
             <span role="cell" className="muted">
-              {formatAgo(run.createdAt, now)}
+              <Ago iso={run.createdAt} now={now} />
               {run.startedAt && ` · ${runDuration(run, now)}`}
             </span>
             <span role="cell">

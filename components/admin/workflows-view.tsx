@@ -9,7 +9,8 @@ import { apiRequest } from "@/components/room/api";
 import type { AdminWorkflow } from "@/lib/admin/find-workflow";
 import type { WorkflowPage } from "@/lib/workflows/read-workflow";
 import { queryString } from "./admin-api";
-import { formatAgo, formatDollars, formatDuration } from "./admin-format";
+import { formatDollars, formatDuration } from "./admin-format";
+import { Ago } from "./time-text";
 import { RoomPicker } from "./room-picker";
 
 /** Messages a timeline reads at once; the export has the rest. */
@@ -85,7 +86,7 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
                   </button>
                   <span className={`trace__status trace__status--${each.status}`}>{each.status}</span>
                   <span className="muted">
-                    {each.runs} run{each.runs === 1 ? "" : "s"} · {each.durationMs === null ? "running" : formatDuration(each.durationMs)} · {formatDollars(each.costUsd)} · {formatAgo(each.startedAt)}
+                    {each.runs} run{each.runs === 1 ? "" : "s"} · {each.durationMs === null ? "running" : formatDuration(each.durationMs)} · {formatDollars(each.costUsd)} · <Ago iso={each.startedAt} />
                   </span>
                   <span className="admin-workflow-list__prompt">{each.startedBy.prompt}</span>
                 </li>

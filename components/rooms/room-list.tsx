@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { LocalTime } from "@/components/ui/local-time";
 import type { RoomListItem } from "@/lib/rooms/list-rooms";
 
 export interface RoomListEntry extends RoomListItem {
@@ -46,7 +47,7 @@ export function RoomList({ initial }: { initial: RoomListEntry[] }) {
               ))}
             </span>
             <span data-testid="room-watching">{room.watching} watching</span>
-            <span className="muted">active {relativeTime(room.lastActivityAt)}</span>
+            <span className="muted">active <LocalTime iso={room.lastActivityAt} format={relativeTime} /></span>
           </div>
         </li>
       ))}

@@ -17,15 +17,19 @@ export interface AdminActionDraft {
   details?: Record<string, unknown>;
 }
 
-/** The insert that records an admin change, for a caller to run in the transaction that makes the change. */
+/**
+ * The insert that records an admin change, for a caller to run in the transaction that makes the change.
+ * Without a `roomTitle`, the room's title as it is then is kept: the trail names the room after it is gone.
+ */
 export function adminActionInsert(db: DbOrTx, draft: AdminActionDraft, at: Date = new Date(), actor: Actor = ADMIN_ACTOR) {
+  const roomId = draft.roomId ?? null;
   return db.insert(adminActions).values({
     id: draft.id ?? randomUUID(),
     at,
     actor: actor.id,
     action: draft.action,
-    roomId: draft.roomId ?? null,
-    roomTitle: draft.roomTitle ?? null,
+    roomId,
+    roomTitle: draft.roomTitle ?? (roomId === null ? null : sql`(select ${rooms.title} from ${rooms} where ${rooms.id} = ${roomId})`),
     summary: draft.summary,
     details: draft.details ?? {},
   });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { z } from "zod";
+import { z } from "zod";
 import type { DbOrTx } from "@/db";
 import type { Seat } from "@/db/schema";
 import { seatActor } from "@/lib/auth/seats";
@@ -15,7 +15,7 @@ import {
   decodeUtf8,
   errorAnswer,
   parseJsonText,
-  readJsonBody,
+  readText,
 } from "./request";
 import { participantAccessByCookie } from "./room-access";
 
@@ -54,6 +54,13 @@ export type ParamsOf<Path extends string> = Path extends `${string}[${infer Name
 type InputOf<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /**
+ * What a route without a body accepts: nothing, or an empty JSON object. Anything else is checked
+ * and refused as a body would be (a 400 or 413 with the reason), so a request with a hostile body
+ * changes nothing there either.
+ */
+const NO_BODY = z.strictObject({});
+
+/**
  * Defines a participant route on `path` (which documents it and types its parameters) with
  * the body `input` validates, or none (`null`).
  */
@@ -79,13 +86,15 @@ async function handleWith<P extends { roomId: string }, I>(
   params: P,
   cookie: string | null | undefined,
   idempotencyHeader: string | null | undefined,
-  readInput: (schema: z.ZodType<I>) => Promise<I>,
+  bodyText: () => Promise<string>,
   address: () => string,
 ): Promise<JsonAnswer> {
   const { runtime, seat } = await participantAccessByCookie(cookie, params.roomId);
   await limitSeatWrites(runtime.database.db, seat);
   const idempotencyKey = checkIdempotencyKey(idempotencyHeader);
-  const input = route.input ? await readInput(route.input) : (undefined as I);
+  const body = await bodyText();
+  if (!route.input && body.trim()) parseJsonText(body, NO_BODY);
+  const input = route.input ? parseJsonText(body, route.input) : (undefined as I);
   return route.handle({ runtime, seat, actor: seatActor(seat), params, input, idempotencyKey, clientAddress: address });
 }
 
@@ -99,7 +108,7 @@ export function appRoute<P extends { roomId: string }, I>(route: ParticipantRout
         await params,
         request.headers.get("cookie"),
         request.headers.get("idempotency-key"),
-        (schema) => readJsonBody(request, schema),
+        () => readText(request, LIMITS.requestBodyBytes),
         () => clientAddress(request.headers),
       );
     } catch (error) {
@@ -175,7 +184,7 @@ export function pagesRoutes<P extends { roomId: string }>(
         params,
         request.headers.cookie,
         Array.isArray(header) ? header[0] : header,
-        async (schema) => parseJsonText(await readBody(request, LIMITS.requestBodyBytes), schema),
+        () => readBody(request, LIMITS.requestBodyBytes),
         () => clientAddress(request.headers, request.socket.remoteAddress),
       );
     } catch (error) {

@@ -48,7 +48,7 @@ function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> 
  * Reads a request body as UTF-8 text, stopping as soon as it passes `maxBytes` (a 413) so an
  * oversized body is never held whole, whether or not it declared its length.
  */
-async function readText(request: Request, maxBytes: number): Promise<string> {
+export async function readText(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw payloadTooLarge(maxBytes);
   if (!request.body) return "";

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agents, events, runs, vaultExpertise, vaultInsights, vaultTasks } from "@/db/schema";
+import { adminActions, agents, events, runs, vaultExpertise, vaultInsights, vaultTasks } from "@/db/schema";
 import { DELETE as clearVaultRoute } from "@/app/api/admin/rooms/[roomId]/agents/[agentId]/vault/route";
 import { GET as readVaultRoute } from "@/app/api/rooms/[roomId]/agents/[agentId]/vault/route";
 import { buildPrompt } from "@/lib/agents/build-prompt";
@@ -242,7 +242,7 @@ describe("the knowledge vault", () => {
   });
 
   it("records every finished run's task, shows it read-only, and an admin can clear it", async () => {
-    const { roomId } = await createTestRoom(context.database.db);
+    const { roomId, room } = await createTestRoom(context.database.db);
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     const worker = await startTestWorker(context.database);
     try {
@@ -282,5 +282,16 @@ describe("the knowledge vault", () => {
     expect(vault).toMatchObject({ areas: [], insights: [], tasks: [] });
     const logged = await context.database.db.select().from(events).where(eq(events.roomId, roomId));
     expect(logged.some((event) => event.type === "knowledge.cleared" && event.agent === "admin")).toBe(true);
+    // The audit trail has it too, under the room it was cleared from.
+    const audited = await context.database.db.select().from(adminActions).where(eq(adminActions.roomId, roomId));
+    expect(audited).toEqual([
+      expect.objectContaining({
+        actor: "admin",
+        action: "vault.cleared",
+        roomTitle: room.title,
+        summary: expect.stringContaining(painter.identity),
+        details: { agentId: painter.id, identity: painter.identity },
+      }),
+    ]);
   });
 });

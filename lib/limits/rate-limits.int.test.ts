@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { canvasNodes, rooms, runs, seats } from "@/db/schema";
 import { createNoteRoute } from "@/lib/canvas/canvas-routes";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -10,6 +10,7 @@ import { appRoute } from "@/lib/http/participant-route";
 import { agentByPersona } from "@/test/agents";
 import { alice, createTestRoom } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
+import { useOfflineServer } from "@/test/offline-server";
 import { useTestRuntime } from "@/test/test-runtime";
 import { GET as overview } from "@/app/api/admin/overview/route";
 import { POST as signIn } from "@/app/api/admin/session/route";
@@ -21,12 +22,11 @@ import { POST as createRoom } from "@/app/api/rooms/route";
 
 const TOKEN = "admin-token-for-limit-tests-0123";
 const context = useTestRuntime();
+// Who may create rooms depends on the providers configured: none here, whatever the shell has set.
+useOfflineServer();
 
 beforeEach(() => {
   vi.stubEnv("ADMIN_TOKEN", TOKEN);
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
 });
 
 let addressCounter = 0;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { agents, events, rooms } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { resolveModel } from "@/lib/models/registry";
@@ -9,19 +9,18 @@ import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { startTestWorker } from "@/test/agents";
 import { startChatServer } from "@/test/chat-server";
 import { alice, eventually } from "@/test/fixtures";
+import { useOfflineServer } from "@/test/offline-server";
 import { runs } from "@/db/schema";
 import { jsonRequest, useTestRuntime } from "@/test/test-runtime";
 import { respondAsShadow } from "@/lib/broadcast/respond-as-shadow";
 import { POST } from "./route";
 
 const context = useTestRuntime();
+// Anyone may import teams here: the shell running the tests may hold a paid provider's key.
+useOfflineServer();
 
 const ADMIN_TOKEN = "admin-token-for-import-tests";
 const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
 
 /** Rooms, agents and events: what an import writes. */
 async function written() {

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { broadcastResponses, broadcasts, rooms, runs } from "@/db/schema";
+import { adminActions, broadcastResponses, broadcasts, events, rooms, runs } from "@/db/schema";
 import { askOthers } from "@/lib/broadcast/ask-others";
 import { agentByPersona } from "@/test/agents";
 import { broadcastDeps, broadcastStatus, leaveQuestion, waitForOpenQuestion } from "@/test/broadcasts";
@@ -55,8 +55,8 @@ describe("starting and stopping agents", () => {
     expect(await context.database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(2);
   });
 
-  it("lets participants and admins cancel a run, and nobody else", async () => {
-    const { roomId } = await createTestRoom(context.database.db);
+  it("lets participants and admins cancel a run, and nobody else; an admin's stop is audited", async () => {
+    const { roomId, room } = await createTestRoom(context.database.db);
     const cookie = await seated(roomId);
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     const run = (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie })).body.run;
@@ -65,6 +65,19 @@ describe("starting and stopping agents", () => {
     expect(stopped.body).toEqual({ runId: run.id, outcome: "cancelled" });
     expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id }, cookie })).status).toBe(400);
     expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: "missing" }, cookie })).status).toBe(404);
+
+    const audited = () => context.database.db.select().from(adminActions).where(eq(adminActions.roomId, roomId));
+    expect(await audited()).toEqual([
+      expect.objectContaining({ actor: "admin", action: "run.cancelled", roomTitle: room.title, details: { runId: run.id, agentId: painter.id, outcome: "cancelled" } }),
+    ]);
+    const logged = await context.database.db.select().from(events).where(eq(events.roomId, roomId));
+    expect(logged.filter((event) => event.type === "admin.action")).toEqual([
+      expect.objectContaining({ agent: "admin", targetAgent: painter.id, payload: expect.objectContaining({ action: "run.cancelled", runId: run.id }) }),
+    ]);
+    // A participant's stop is theirs: the room's log has it, the audit trail does not.
+    const second = (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie })).body.run;
+    expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: second.id }, cookie })).body).toEqual({ runId: second.id, outcome: "cancelled" });
+    expect(await audited()).toHaveLength(1);
   });
 
   it("shows in the room why an agent cannot run", async () => {
