@@ -9,11 +9,13 @@ import { POST as sendRoute } from "@/app/api/rooms/[roomId]/commands/route";
 import { POST as startRunRoute } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, dialogues, events, runs } from "@/db/schema";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { ActiveRun } from "@/lib/agents/run-context";
+import { createAskTeammateTool } from "@/lib/agents/tools/ask-teammate";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
+import { createRequestTools } from "@/lib/agents/tools/request-agent";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { getEnv } from "@/lib/env";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
@@ -21,6 +23,7 @@ import { resolveModel } from "@/lib/models/registry";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
 import { createRoom } from "@/lib/rooms/create-room";
 import { type RoomSettingsPatch, parseRoomSettings } from "@/lib/rooms/room-settings";
+import { activeRun } from "@/test/active-run";
 import { startTestWorker } from "@/test/agents";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
 import { eventually } from "@/test/fixtures";
@@ -845,6 +848,117 @@ describe("the brainstorm", () => {
     } finally {
       release();
       await provider.stop();
+    }
+  });
+
+  it("refuses request_agent, request_help and ask_teammate to an ideator during divergent thinking from a run that began before it, saying nothing of its work", async () => {
+    // No worker: the runs stand still where the test puts them.
+    const database = await createTestDatabase();
+    try {
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: { framing: 1 } });
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
+      const wild = agentOf("wild-ideator");
+      // Runs already at work before the brainstorm began: the team each was given lists the ideators.
+      const atWork = async (persona: string) => {
+        const started = await startAgentRun(database.db, roomId, { agentId: agentOf(persona).id, prompt: "Work." }, ADA);
+        const [run] = await database.db.update(runs).set({ status: "running", startedAt: new Date() }).where(eq(runs.id, started.id)).returning();
+        return activeRun(database, { run: run!, agent: agentOf(persona), team });
+      };
+      const historian = await atWork("historian");
+      const ideator = await atWork("wild-ideator");
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 61_000))).toBe(1);
+      expect((await stateOf(roomId, database)).stages.divergent.status).toBe("running");
+      // What the Wild Ideator has shared so far, which nothing may carry out of its stage.
+      await database.db.insert(boardEntries).values({
+        id: randomUUID(),
+        roomId,
+        agentId: wild.id,
+        agentName: wild.name,
+        kind: "contribution",
+        content: { summary: "CANARY-wild: pit-stop drills for the first week", nodeIds: [] },
+        createdAt: new Date(),
+        expiresAt: new Date(Date.now() + 3600_000),
+      });
+      const written = async () => ({
+        events: (await database.db.select({ id: events.id }).from(events).where(eq(events.roomId, roomId))).length,
+        runs: (await database.db.select({ id: runs.id }).from(runs).where(eq(runs.roomId, roomId))).length,
+        board: (await database.db.select({ id: boardEntries.id }).from(boardEntries).where(eq(boardEntries.roomId, roomId))).length,
+        dialogues: (await database.db.select({ id: dialogues.id }).from(dialogues).where(eq(dialogues.roomId, roomId))).length,
+      });
+      const before = await written();
+      const options = { toolCallId: "probe", messages: [], context: {} };
+      const asking = createRequestTools(historian);
+      const refusals = [
+        await asking.request_agent.execute!({ targetPersona: "wild-ideator", prompt: "Build on your pit-stop drills.", refNodeIds: [] }, options),
+        await asking.request_help.execute!({ target: wild.name, question: "Which of your ideas is the boldest?" }, options),
+        await createAskTeammateTool(historian).ask_teammate!.execute!({ target: "Wild Ideator", question: "What have you come up with so far?" }, options),
+      ];
+      const refusal = {
+        ok: false,
+        error: `${wild.name} is working alone in the brainstorm's divergent thinking (stage 1): nobody may ask it anything until the ideas are released. Ask again once stage 1 has ended, or ask someone else.`,
+      };
+      expect(refusals).toEqual([refusal, refusal, refusal]);
+      expect(JSON.stringify(refusals)).not.toContain("CANARY");
+      expect(await written()).toEqual(before);
+      // An ideator at work since before the stage asks no one either.
+      expect(await createRequestTools(ideator).request_help.execute!({ target: "historian", question: "Which precedents fit my drills?" }, options)).toEqual({
+        ok: false,
+        error: "You are working alone in the brainstorm's divergent thinking (stage 1): you may ask no one until it ends. Carry on with your own ideas.",
+      });
+      expect(await written()).toEqual(before);
+      // Refused, the request spent nothing: the Historian may still ask someone who is not working alone.
+      expect(await asking.request_agent.execute!({ targetPersona: "analogist", prompt: "Which analogies fit onboarding?", refNodeIds: [] }, options)).toMatchObject({ ok: true });
+    } finally {
+      await database.destroy();
+    }
+  });
+
+  it("calls off, as divergent thinking begins, what teammates asked of an ideator before it and was not started, saying why", async () => {
+    const database = await createTestDatabase();
+    try {
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: { framing: 1 } });
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      // While the framers work, the Historian asks three ideators: all three are queued.
+      const started = await startAgentRun(database.db, roomId, { agentId: agentOf("historian").id, prompt: "Work." }, ADA);
+      const [run] = await database.db.select().from(runs).where(eq(runs.id, started.id));
+      const historian = activeRun(database, { run: run!, agent: agentOf("historian"), team });
+      const options = { toolCallId: "ask", messages: [], context: {} };
+      const asking = createRequestTools(historian);
+      expect(await asking.request_agent.execute!({ targetPersona: "wild-ideator", prompt: "Build on the pit-stop drills.", refNodeIds: [] }, options)).toMatchObject({ ok: true });
+      expect(await asking.request_help.execute!({ target: "contrarian", question: "What would you invert?" }, options)).toMatchObject({ ok: true });
+      expect(await createAskTeammateTool(historian).ask_teammate!.execute!({ target: "cross-pollinator", question: "Which field would you borrow from?" }, options)).toMatchObject({ ok: true });
+      const ideators = ["wild-ideator", "contrarian", "cross-pollinator"].map(agentOf);
+      const asked = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), inArray(runs.agentId, ideators.map((agent) => agent.id))));
+      expect(asked.map((row) => row.status)).toEqual(["queued", "queued", "queued"]);
+
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 61_000))).toBe(1);
+      expect((await stateOf(roomId, database)).stages.divergent.status).toBe("running");
+      const after = await database.db.select().from(runs).where(inArray(runs.id, asked.map((row) => row.id)));
+      for (const ideator of ideators) {
+        expect(after.find((row) => row.agentId === ideator.id)).toMatchObject({
+          status: "cancelled",
+          startedAt: null,
+          error: {
+            error_type: "cancelled",
+            error_message: `Not started: ${ideator.name} is working alone in the brainstorm's divergent thinking (stage 1), where nothing from outside may shape its ideas. Ask again once stage 1 has ended.`,
+          },
+        });
+      }
+      // The request is called off, the help request closed and its asker told why there is no answer, the dialogue ended.
+      const requests = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+      expect(requests.map((entry) => entry.requestStatus).sort()).toEqual(["cancelled", "failed"]);
+      const [help] = await database.db.select().from(agentNotes).where(and(eq(agentNotes.agentId, agentOf("historian").id), eq(agentNotes.kind, "help")));
+      expect(help!.text).toBe(`Contrarian could not answer your help request ("What would you invert?"): it was cancelled`);
+      expect(await database.db.select({ status: dialogues.status }).from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([{ status: "cancelled" }]);
+      // The stage's own runs are the ideators' only ones.
+      const stageOne = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'divergent'`));
+      expect(stageOne.map((row) => row.status)).toEqual(["queued", "queued", "queued", "queued"]);
+    } finally {
+      await database.destroy();
     }
   });
 
