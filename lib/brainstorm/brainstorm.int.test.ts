@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as cancelRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/cancel/route";
@@ -10,8 +12,11 @@ import { POST as startRunRoute } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
 import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, dialogues, events, runs } from "@/db/schema";
+import { estimateTokens } from "@/lib/agents/build-prompt";
 import { cancelRun } from "@/lib/agents/cancel-run";
+import { claimNextRun } from "@/lib/agents/claim-run";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { type StopReason, executeRun } from "@/lib/agents/execute-run";
 import type { ActiveRun } from "@/lib/agents/run-context";
 import { createAskTeammateTool } from "@/lib/agents/tools/ask-teammate";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
@@ -21,6 +26,7 @@ import { getEnv } from "@/lib/env";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { resolveModel } from "@/lib/models/registry";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
+import { RoomBus } from "@/lib/realtime/bus";
 import { createRoom } from "@/lib/rooms/create-room";
 import { type RoomSettingsPatch, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { activeRun } from "@/test/active-run";
@@ -28,12 +34,14 @@ import { startTestWorker } from "@/test/agents";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
 import { eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
-import { setAgentModel } from "@/test/mock-models";
+import { mockResolver, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { createTestDatabase } from "@/test/test-database";
 import { useTestRuntime } from "@/test/test-runtime";
+import { cancelBrainstorm } from "./cancel-brainstorm";
 import { decideGate } from "./decide-gate";
 import { startBrainstorm } from "./start-brainstorm";
 import { sweepStageLimits } from "./sweep-stage-limits";
+import { ideaLine } from "./stage-context";
 import { readWork } from "./work";
 
 const context = useTestRuntime();
@@ -776,6 +784,218 @@ describe("the brainstorm", () => {
       expect(atGate.stages.convergent).toMatchObject({ passes: 1, status: "short", count: 1 });
     } finally {
       await provider.stop();
+    }
+  });
+
+  it("gives the Synthesizer all 60 ideas whole, at their longest, within the room's prompt budget", async () => {
+    const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
+    const { roomId } = await brainstormRoom();
+    // Each ideator's 15, every title and one-liner as long as the tool takes.
+    const longest = (persona: string) => ({
+      toolCall: {
+        name: "submit_ideas",
+        arguments: {
+          ideas: Array.from({ length: 15 }, (_, index) => ({
+            title: `${`${persona} ${index + 1}:`.padEnd(79, " onboarding")}!`,
+            oneLiner: `${persona} ${index + 1} says:`.padEnd(239, " new engineers pair on a real change") + ".",
+          })),
+        },
+      },
+    });
+    let synthesis: ChatRequest | null = null;
+    const provider = await standIn([...ideators, "synthesizer"], roomId, (persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (ideators.includes(persona) && text.includes("Brainstorm stage 1")) return longest(persona);
+      if (persona === "synthesizer" && text.includes("Brainstorm stage 3")) {
+        synthesis ??= request;
+        return { text: "Read them all." };
+      }
+      return null;
+    });
+    try {
+      const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      await eventually(() => expect(synthesis).not.toBeNull(), 30_000);
+      const work = await readWork(context.database.db, started.id);
+      expect(work.ideas).toHaveLength(60);
+      expect(work.ideas.every((idea) => idea.title.length === 80 && idea.oneLiner.length === 240)).toBe(true);
+      const opening = provider.server.userText(provider.server.requests.indexOf(synthesis!));
+      // Every idea, each line whole: nothing the Synthesizer must act on is cut or left out.
+      expect(opening).toContain("## Ideas (60 from divergent thinking)");
+      for (const idea of work.ideas) expect(opening).toContain(ideaLine(idea));
+      // Everything besides the task keeps to the Brainstorm room's budget of 6,000 tokens.
+      const afterTask = opening.indexOf("\n\n## ", opening.indexOf("## Why you were started"));
+      expect(estimateTokens(opening.slice(afterTask))).toBeLessThanOrEqual(6000);
+      await cancelBrainstorm(context.database.db, roomId, started.id, ADA);
+      await settled(roomId, ["cancelled"]);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("skips prioritization when pushback leaves no candidate in play, and the gate opens on an empty shortlist nobody can approve", async () => {
+    const { roomId } = await brainstormRoom();
+    const challengers = ["devils-advocate", "pragmatist"];
+    const provider = await standIn(challengers, roomId, (persona, request) => {
+      const user = request.messages
+        .filter((message) => message.role === "user")
+        .map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)))
+        .join("\n");
+      if (!user.includes("Brainstorm stage 5")) return null;
+      const candidates = [...new Set([...user.matchAll(/^- (C\d+) \[/gm)].map((match) => match[1]!))];
+      return { toolCall: { name: "submit_pushback", arguments: { verdicts: candidates.map((candidateId) => ({ candidateId, verdict: "killed", argument: `${persona} sees no way ${candidateId} works.` })) } } };
+    });
+    try {
+      const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      expect(atGate.stages.pushback.status).toBe("done");
+      expect(atGate.stages.prioritization).toMatchObject({ status: "skipped", passes: 1, count: 0, total: 0, shortfall: "No candidate is left to work on." });
+      expect(await stageRuns(roomId, "prioritization")).toEqual([]);
+      const stageEvents = (await eventTypes(roomId)).filter((row) => row.type === "brainstorm.stage").map((row) => row.payload as { stage: string; status: string });
+      expect(stageEvents.filter((event) => event.stage === "prioritization").map((event) => event.status)).toEqual(["skipped"]);
+      const shown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
+      expect(shown.ranking).toEqual([]);
+      const approved = decideGate(context.database.db, roomId, started.id, { action: "approve", round: atGate.gateRound }, ADA);
+      await expect(approved).rejects.toThrow("Nothing is left on the shortlist to approve: redirect the ranking instead.");
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("never times out the gate: however long nobody decides, it waits", async () => {
+    const database = await createTestDatabase();
+    const worker = await startTestWorker(database);
+    try {
+      const minute = Object.fromEntries(["framing", "divergent", "precedents", "convergent", "fact_check", "pushback", "prioritization", "review", "presentation"].map((stage) => [stage, 1]));
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: minute });
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"], database);
+      const logged = async () => (await database.db.select({ id: events.id }).from(events).where(eq(events.roomId, roomId))).length;
+      const before = await logged();
+      // Ten years on, with every stage limited to a minute: nothing is stopped, nothing written.
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 10 * 365 * 24 * 3600_000))).toBe(0);
+      expect(await stateOf(roomId, database)).toEqual(atGate);
+      expect(atGate.stages.gate).toMatchObject({ status: "awaiting", timedOut: false });
+      expect(await logged()).toBe(before);
+    } finally {
+      await worker.stop();
+      await database.destroy();
+    }
+  });
+
+  it("ends a run its stage's time limit catches mid-stream, and the brainstorm goes on without it", async () => {
+    const database = await createTestDatabase();
+    // The Cartographer starts to answer, then its provider goes quiet.
+    const stalls = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: "text-start", id: "t" });
+            controller.enqueue({ type: "text-delta", id: "t", delta: "Mapping the scope of onboarding" });
+            abortSignal?.addEventListener("abort", () => controller.error(abortSignal.reason), { once: true });
+          },
+        }),
+      }),
+    });
+    const worker = await startTestWorker(database, { resolveModel: mockResolver({ stalls }) });
+    try {
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: { framing: 1 } });
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const cartographer = team.find((agent) => agent.persona === "cartographer")!;
+      await setAgentModel(database, cartographer.id, "mock:stalls");
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      const streaming = await eventually(async () => {
+        const [run] = await database.db.select().from(runs).where(and(eq(runs.agentId, cartographer.id), eq(runs.status, "running")));
+        expect(run?.streamingText).toContain("Mapping the scope");
+        return run!;
+      }, 30_000);
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 61_000))).toBe(1);
+      const ended = await eventually(async () => {
+        const [run] = await database.db.select().from(runs).where(eq(runs.id, streaming.id));
+        expect(run!.status).toBe("cancelled");
+        return run!;
+      }, 30_000);
+      expect(ended.finishedAt).not.toBeNull();
+      const row = await eventually(async () => {
+        const state = await stateOf(roomId, database);
+        expect(state.stages.divergent.passes).toBe(1);
+        return state;
+      }, 30_000);
+      expect(row.stages.framing).toMatchObject({ status: "short", timedOut: true, passes: 1 });
+      // The stage ended there: the Questioner, who would have followed, was not started, nor was the stage run again.
+      const framingRuns = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'framing'`));
+      expect(framingRuns.map((run) => run.id)).toEqual([streaming.id]);
+      expect(row.stages.precedents.passes).toBe(1);
+      await cancelBrainstorm(database.db, roomId, row.id, ADA);
+    } finally {
+      await worker.stop();
+      await database.destroy();
+    }
+  });
+
+  it("takes over a stage run whose worker died once its lease lapses, and goes on in the same stage from the step it saved", async () => {
+    const database = await createTestDatabase();
+    const bus = new RoomBus(database);
+    await bus.start();
+    // The Cartographer submits the scope, then its worker dies while it writes its last words.
+    const control = { dying: true };
+    const framing = { scopeIn: ["The first month of a new engineer"], scopeOut: ["Hiring"], constraints: ["No new headcount"] };
+    const dies = new MockLanguageModelV4({
+      doStream: async (options) => {
+        const done = options.prompt.filter((message) => message.role === "assistant").length;
+        if (control.dying && done === 1) {
+          await new Promise((_, reject) => options.abortSignal?.addEventListener("abort", () => reject(options.abortSignal!.reason), { once: true }));
+        }
+        const step = done === 0 ? toolStep([{ id: "f1", name: "submit_framing", input: framing }]) : textStep("The scope is mapped.");
+        return { stream: convertArrayToReadableStream(step) };
+      },
+    });
+    const models = mockResolver({ dies });
+    let survivor: Awaited<ReturnType<typeof startTestWorker>> | null = null;
+    try {
+      const { roomId } = await brainstormRoom(database);
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const cartographer = team.find((agent) => agent.persona === "cartographer")!;
+      await setAgentModel(database, cartographer.id, "mock:dies");
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 400 });
+      expect(claimed).toMatchObject({ agentId: cartographer.id, purpose: { kind: "brainstorm", stage: "framing" } });
+      const controller = new AbortController();
+      let reason: StopReason | null = null;
+      const executing = executeRun({ database, bus, resolveModel: models, typingFlushMs: 10 }, claimed!, {
+        owner: "worker-that-dies",
+        signal: controller.signal,
+        stopReason: () => reason,
+      });
+      await eventually(async () => expect((await database.db.select().from(runs).where(eq(runs.id, claimed!.id)))[0]!.steps).toBe(1), 30_000);
+      reason = "lease_lost";
+      controller.abort(new Error(reason));
+      expect(await executing).toBeNull();
+      control.dying = false;
+      expect((await database.db.select().from(runs).where(eq(runs.id, claimed!.id)))[0]!.status).toBe("running");
+
+      survivor = await startTestWorker(database, { resolveModel: models });
+      const row = await eventually(async () => {
+        const state = await stateOf(roomId, database);
+        expect(state.stages.framing.status).toBe("done");
+        return state;
+      }, 30_000);
+      // The same run, taken again, finished the stage's first part; the stage was not entered again.
+      const [taken] = await database.db.select().from(runs).where(eq(runs.id, claimed!.id));
+      expect(taken).toMatchObject({ status: "succeeded", attempts: 2 });
+      expect(row.stages.framing.passes).toBe(1);
+      const cartographerRuns = await database.db.select().from(runs).where(and(eq(runs.agentId, cartographer.id), sql`${runs.purpose}->>'stage' = 'framing'`));
+      expect(cartographerRuns.map((run) => run.id)).toEqual([claimed!.id]);
+      // Its submission, made before the worker died, counts once.
+      const work = await readWork(database.db, row.id);
+      expect(work.framing.scopeIn).toEqual(framing.scopeIn);
+      expect(work.framing.constraints).toEqual(framing.constraints);
+      // The Questioner followed, and then the next stages.
+      await eventually(async () => expect((await stateOf(roomId, database)).stages.divergent.passes).toBe(1), 30_000);
+      await cancelBrainstorm(database.db, roomId, row.id, ADA);
+    } finally {
+      await survivor?.stop();
+      await bus.stop();
+      await database.destroy();
     }
   });
 

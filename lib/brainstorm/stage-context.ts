@@ -63,7 +63,7 @@ function precedentLines(work: BrainstormWork): string[] {
 }
 
 export function candidateLine(candidate: BrainstormWork["candidates"][number]): string {
-  // The ids first: a long summary may be cut to fit the prompt, never what it refers to.
+  // The ids first: what the candidate refers to reads before what it says.
   return `- ${candidate.id} [${one(candidate.cluster)}] (from ${candidate.sourceIdeas.join(", ")}${candidate.combination ? "; a combination" : ""}) ${one(candidate.title)} — ${one(candidate.summary)}`;
 }
 
