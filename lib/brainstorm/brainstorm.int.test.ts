@@ -41,6 +41,8 @@ import { cancelBrainstorm } from "./cancel-brainstorm";
 import { decideGate } from "./decide-gate";
 import { startBrainstorm } from "./start-brainstorm";
 import { sweepStageLimits } from "./sweep-stage-limits";
+import { clusterNamed } from "@/lib/models/script/brainstorm/content";
+import { readProblem } from "@/lib/models/script/brainstorm/problem";
 import { ideaLine } from "./stage-context";
 import { readWork } from "./work";
 
@@ -211,25 +213,65 @@ describe("the brainstorm", () => {
     }
   });
 
-  it("plays every persona from the problem's own words on the offline model", async () => {
+  it("plays every persona from the problem's own words on the offline model: two problems, two rankings, two sets of findings", async () => {
     const worker = await startTestWorker(context.database);
     try {
-      const { roomId } = await brainstormRoom();
-      await startBrainstorm(context.database.db, roomId, "Reduce food waste in our office cafeteria", ADA);
-      const gate = await settled(roomId, ["awaiting_gate"]);
-      await decideGate(context.database.db, roomId, gate.id, { action: "approve", round: gate.gateRound }, ADA);
-      const done = await settled(roomId, ["complete"]);
-      const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
-      const texts = nodes.map((node) => node.text);
-      // No template left unfilled, nothing borrowed from another problem.
-      for (const text of texts) expect(text).not.toMatch(/\{[a-zA-Z]+\}|onboarding|engineer/);
-      const ideaTexts = nodes.filter((node) => node.kind === "idea").map((node) => node.text.toLowerCase());
-      const aboutIt = ideaTexts.filter((text) => /food waste|cafeteria/.test(text));
-      expect(aboutIt.length / ideaTexts.length).toBeGreaterThanOrEqual(0.8);
-      expect(done.deliverable).toMatch(/^# Reduce food waste in our office cafeteria/);
-      expect(done.deliverable).toMatch(/food waste/);
-      // Ideas differ from one another.
-      expect(new Set(ideaTexts).size).toBe(ideaTexts.length);
+      const problems = [
+        { problem: "Reduce food waste in our office cafeteria", own: /food waste|cafeteria/i, other: /onboarding|engineer/i },
+        { problem: PROBLEM, own: /onboarding|new engineers/i, other: /food waste|cafeteria/i },
+      ];
+      const played = await Promise.all(
+        problems.map(async ({ problem }) => {
+          const { roomId } = await brainstormRoom();
+          await startBrainstorm(context.database.db, roomId, problem, ADA);
+          return { roomId, problem };
+        }),
+      );
+      const results = [];
+      for (const [index, { roomId, problem }] of played.entries()) {
+        const { own, other } = problems[index]!;
+        const gate = await settled(roomId, ["awaiting_gate"]);
+        const shown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
+        await decideGate(context.database.db, roomId, gate.id, { action: "approve", round: gate.gateRound }, ADA);
+        const done = await settled(roomId, ["complete"]);
+        const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+        const texts = nodes.map((node) => node.text);
+        // No template left unfilled, nothing borrowed from another problem.
+        for (const text of texts) {
+          expect(text).not.toMatch(/\{[a-zA-Z]+\}/);
+          expect(text).not.toMatch(other);
+        }
+        const ideaTexts = nodes.filter((node) => node.kind === "idea").map((node) => node.text.toLowerCase());
+        const aboutIt = ideaTexts.filter((text) => own.test(text));
+        expect(aboutIt.length / ideaTexts.length).toBeGreaterThanOrEqual(0.8);
+        expect(done.deliverable).toMatch(new RegExp(`^# ${problem.replace(/^How might we /, "").replace(/\?$/, "")}`, "i"));
+        expect(done.deliverable).toMatch(own);
+        // Ideas differ from one another.
+        expect(new Set(ideaTexts).size).toBe(ideaTexts.length);
+        // The clusters are named in the problem's words, and the Synthesizer's and Strategist's findings speak of it.
+        const work = await readWork(context.database.db, done.id);
+        const clusters = work.candidates.filter((candidate) => !candidate.combination).map((candidate) => candidate.cluster);
+        expect(clusters.length).toBeGreaterThanOrEqual(3);
+        for (const cluster of clusters) expect(cluster).toMatch(own);
+        const personaOf = new Map((await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).map((agent) => [agent.id, agent.persona]));
+        const findings = (await context.database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding")))).map((entry) => ({
+          persona: personaOf.get(entry.agentId ?? ""),
+          finding: String(entry.content.finding),
+        }));
+        const said = (persona: string) => findings.find((entry) => entry.persona === persona)!.finding;
+        expect(said("synthesizer")).toMatch(own);
+        expect(said("strategist")).toMatch(own);
+        for (const entry of findings) expect(entry.finding).not.toMatch(other);
+        // What kind of answer each ranked candidate is: its cluster as the problem names it.
+        const words = readProblem(problem);
+        const kinds = shown.ranking.map((ranked) => clusterNamed(work.candidates.find((candidate) => candidate.id === ranked.id)!.cluster, words)?.kind ?? "combination");
+        results.push({ kinds, synthesizer: said("synthesizer"), strategist: said("strategist") });
+      }
+      const [waste, onboarding] = results;
+      // Each problem ranks the kinds of answer its own way: making food waste visible leads one, removing the waiting in onboarding the other.
+      expect(waste!.kinds[0]).toBe("visible");
+      expect(onboarding!.kinds[0]).toBe("wait");
+      expect(waste!.kinds).not.toEqual(onboarding!.kinds);
     } finally {
       await worker.stop();
     }
