@@ -1,13 +1,8 @@
 "use client";
 
-import { formatCost } from "@/components/agents/agent-status";
 import { useNow } from "@/components/ui/use-now";
 import { useRoom } from "@/components/room/room-store";
-
-/** "12.3 s · $0.0234", or "cost unknown" for a model without a known price (never a false $0). */
-function turnFigures(figures: { durationMs: number; costUsd: number; costKnown: boolean }): string {
-  return `${(figures.durationMs / 1000).toFixed(1)} s · ${formatCost(figures.costUsd, figures)}`;
-}
+import { turnFigures } from "./turn-figures";
 
 /**
  * Two agents talking, as it happens: "Reviewer ↔ Coder · round 1/2", each message with its

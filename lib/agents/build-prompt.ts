@@ -46,8 +46,9 @@ export interface PromptContext {
   knowledge?: PromptKnowledge;
   /**
    * Extra sections contributed by features such as broadcasts and brainstorms: formatted lines,
-   * oldest first; `required` lines are never trimmed, `share` is the part of the budget the
-   * section is protected for (default 0.1).
+   * oldest first; `required` lines (the last ones) are never trimmed nor shortened, the others
+   * are shortened to 300 characters; `share` is the part of the budget the section is protected
+   * for (default 0.1).
    */
   extraSections?: { title: string; lines: string[]; required?: number; share?: number }[];
   /** Guidance that replaces the canvas, collaboration and team-memory guidance (a brainstorm stage's). */
@@ -416,9 +417,12 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     "last",
     0.15,
   );
-  const extras = (context.extraSections ?? []).map((section) =>
-    listSection(section.title, section.lines.map((line) => clipLines(line, 300)), "last", section.share ?? 0.1, { required: section.required ?? 0 }),
-  );
+  const extras = (context.extraSections ?? []).map((section) => {
+    const required = section.required ?? 0;
+    // What the run must act on (a brainstorm stage's ideas, say) is shown whole: its own schema bounds it. Only the rest is clipped.
+    const lines = section.lines.map((line, index) => (index >= section.lines.length - required ? line : clipLines(line, 300)));
+    return listSection(section.title, lines, "last", section.share ?? 0.1, { required });
+  });
 
   const allNodes = context.canvas.nodes;
   const canvas: BudgetedSection = {

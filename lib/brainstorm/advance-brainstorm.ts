@@ -7,7 +7,7 @@ import { BRAINSTORM_PHASES, type StageDefinition, type StageKey, type StageState
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { brainstormToDto } from "./brainstorm-dto";
 import { composeDeliverable } from "./deliverable";
-import { followUpHeldMessages, holdMessagesForIdeators } from "./held-messages";
+import { followUpHeldMessages, holdBackFromIdeators } from "./held-messages";
 import { BRAINSTORM_AUTHOR, addLaneHeading } from "./lanes";
 import { stageTask } from "./prompts";
 import { candidatesInPlay } from "./stage-context";
@@ -161,8 +161,8 @@ export async function enterStage(
       timedOut: false,
     }),
   });
-  // The ideators work alone from now: what people sent them before waits until the ideas are released.
-  if (stage === "divergent") await holdMessagesForIdeators(step, brainstorm.roomId);
+  // The ideators work alone from now: what people sent them before waits until the ideas are released, and what teammates asked of them is called off.
+  if (stage === "divergent") await holdBackFromIdeators(step, brainstorm.roomId);
   if (previous.passes === 0) {
     await addLaneHeading(step.tx, step.emit, { roomId: brainstorm.roomId, stage, laneTop: brainstorm.laneTop, correlationId: brainstorm.correlationId, at: step.at });
   }

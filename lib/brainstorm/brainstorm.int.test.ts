@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as cancelRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/cancel/route";
@@ -9,15 +11,21 @@ import { POST as sendRoute } from "@/app/api/rooms/[roomId]/commands/route";
 import { POST as startRunRoute } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, dialogues, events, runs } from "@/db/schema";
+import { estimateTokens } from "@/lib/agents/build-prompt";
 import { cancelRun } from "@/lib/agents/cancel-run";
+import { claimNextRun } from "@/lib/agents/claim-run";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { type StopReason, executeRun } from "@/lib/agents/execute-run";
+import { createAskTeammateTool } from "@/lib/agents/tools/ask-teammate";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
+import { createRequestTools } from "@/lib/agents/tools/request-agent";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { getEnv } from "@/lib/env";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { resolveModel } from "@/lib/models/registry";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
+import { RoomBus } from "@/lib/realtime/bus";
 import { createRoom } from "@/lib/rooms/create-room";
 import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
 import { activeRun } from "@/test/active-run";
@@ -26,12 +34,16 @@ import { runRow } from "@/test/builders";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
 import { eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
-import { setAgentModel } from "@/test/mock-models";
+import { mockResolver, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { createTestDatabase } from "@/test/test-database";
 import { useTestRuntime } from "@/test/test-runtime";
+import { cancelBrainstorm } from "./cancel-brainstorm";
 import { decideGate } from "./decide-gate";
 import { startBrainstorm } from "./start-brainstorm";
 import { sweepStageLimits } from "./sweep-stage-limits";
+import { clusterNamed } from "@/lib/models/script/brainstorm/content";
+import { readProblem } from "@/lib/models/script/brainstorm/problem";
+import { ideaLine } from "./stage-context";
 import { readWork } from "./work";
 
 const context = useTestRuntime();
@@ -201,25 +213,65 @@ describe("the brainstorm", () => {
     }
   });
 
-  it("plays every persona from the problem's own words on the offline model", async () => {
+  it("plays every persona from the problem's own words on the offline model: two problems, two rankings, two sets of findings", async () => {
     const worker = await startTestWorker(context.database);
     try {
-      const { roomId } = await brainstormRoom();
-      await startBrainstorm(context.database.db, roomId, "Reduce food waste in our office cafeteria", ADA);
-      const gate = await settled(roomId, ["awaiting_gate"]);
-      await decideGate(context.database.db, roomId, gate.id, { action: "approve", round: gate.gateRound }, ADA);
-      const done = await settled(roomId, ["complete"]);
-      const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
-      const texts = nodes.map((node) => node.text);
-      // No template left unfilled, nothing borrowed from another problem.
-      for (const text of texts) expect(text).not.toMatch(/\{[a-zA-Z]+\}|onboarding|engineer/);
-      const ideaTexts = nodes.filter((node) => node.kind === "idea").map((node) => node.text.toLowerCase());
-      const aboutIt = ideaTexts.filter((text) => /food waste|cafeteria/.test(text));
-      expect(aboutIt.length / ideaTexts.length).toBeGreaterThanOrEqual(0.8);
-      expect(done.deliverable).toMatch(/^# Reduce food waste in our office cafeteria/);
-      expect(done.deliverable).toMatch(/food waste/);
-      // Ideas differ from one another.
-      expect(new Set(ideaTexts).size).toBe(ideaTexts.length);
+      const problems = [
+        { problem: "Reduce food waste in our office cafeteria", own: /food waste|cafeteria/i, other: /onboarding|engineer/i },
+        { problem: PROBLEM, own: /onboarding|new engineers/i, other: /food waste|cafeteria/i },
+      ];
+      const played = await Promise.all(
+        problems.map(async ({ problem }) => {
+          const { roomId } = await brainstormRoom();
+          await startBrainstorm(context.database.db, roomId, problem, ADA);
+          return { roomId, problem };
+        }),
+      );
+      const results = [];
+      for (const [index, { roomId, problem }] of played.entries()) {
+        const { own, other } = problems[index]!;
+        const gate = await settled(roomId, ["awaiting_gate"]);
+        const shown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
+        await decideGate(context.database.db, roomId, gate.id, { action: "approve", round: gate.gateRound }, ADA);
+        const done = await settled(roomId, ["complete"]);
+        const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+        const texts = nodes.map((node) => node.text);
+        // No template left unfilled, nothing borrowed from another problem.
+        for (const text of texts) {
+          expect(text).not.toMatch(/\{[a-zA-Z]+\}/);
+          expect(text).not.toMatch(other);
+        }
+        const ideaTexts = nodes.filter((node) => node.kind === "idea").map((node) => node.text.toLowerCase());
+        const aboutIt = ideaTexts.filter((text) => own.test(text));
+        expect(aboutIt.length / ideaTexts.length).toBeGreaterThanOrEqual(0.8);
+        expect(done.deliverable).toMatch(new RegExp(`^# ${problem.replace(/^How might we /, "").replace(/\?$/, "")}`, "i"));
+        expect(done.deliverable).toMatch(own);
+        // Ideas differ from one another.
+        expect(new Set(ideaTexts).size).toBe(ideaTexts.length);
+        // The clusters are named in the problem's words, and the Synthesizer's and Strategist's findings speak of it.
+        const work = await readWork(context.database.db, done.id);
+        const clusters = work.candidates.filter((candidate) => !candidate.combination).map((candidate) => candidate.cluster);
+        expect(clusters.length).toBeGreaterThanOrEqual(3);
+        for (const cluster of clusters) expect(cluster).toMatch(own);
+        const personaOf = new Map((await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).map((agent) => [agent.id, agent.persona]));
+        const findings = (await context.database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding")))).map((entry) => ({
+          persona: personaOf.get(entry.agentId ?? ""),
+          finding: String(entry.content.finding),
+        }));
+        const said = (persona: string) => findings.find((entry) => entry.persona === persona)!.finding;
+        expect(said("synthesizer")).toMatch(own);
+        expect(said("strategist")).toMatch(own);
+        for (const entry of findings) expect(entry.finding).not.toMatch(other);
+        // What kind of answer each ranked candidate is: its cluster as the problem names it.
+        const words = readProblem(problem);
+        const kinds = shown.ranking.map((ranked) => clusterNamed(work.candidates.find((candidate) => candidate.id === ranked.id)!.cluster, words)?.kind ?? "combination");
+        results.push({ kinds, synthesizer: said("synthesizer"), strategist: said("strategist") });
+      }
+      const [waste, onboarding] = results;
+      // Each problem ranks the kinds of answer its own way: making food waste visible leads one, removing the waiting in onboarding the other.
+      expect(waste!.kinds[0]).toBe("visible");
+      expect(onboarding!.kinds[0]).toBe("wait");
+      expect(waste!.kinds).not.toEqual(onboarding!.kinds);
     } finally {
       await worker.stop();
     }
@@ -777,6 +829,218 @@ describe("the brainstorm", () => {
     }
   });
 
+  it("gives the Synthesizer all 60 ideas whole, at their longest, within the room's prompt budget", async () => {
+    const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
+    const { roomId } = await brainstormRoom();
+    // Each ideator's 15, every title and one-liner as long as the tool takes.
+    const longest = (persona: string) => ({
+      toolCall: {
+        name: "submit_ideas",
+        arguments: {
+          ideas: Array.from({ length: 15 }, (_, index) => ({
+            title: `${`${persona} ${index + 1}:`.padEnd(79, " onboarding")}!`,
+            oneLiner: `${persona} ${index + 1} says:`.padEnd(239, " new engineers pair on a real change") + ".",
+          })),
+        },
+      },
+    });
+    let synthesis: ChatRequest | null = null;
+    const provider = await standIn([...ideators, "synthesizer"], roomId, (persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (ideators.includes(persona) && text.includes("Brainstorm stage 1")) return longest(persona);
+      if (persona === "synthesizer" && text.includes("Brainstorm stage 3")) {
+        synthesis ??= request;
+        return { text: "Read them all." };
+      }
+      return null;
+    });
+    try {
+      const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      await eventually(() => expect(synthesis).not.toBeNull(), 30_000);
+      const work = await readWork(context.database.db, started.id);
+      expect(work.ideas).toHaveLength(60);
+      expect(work.ideas.every((idea) => idea.title.length === 80 && idea.oneLiner.length === 240)).toBe(true);
+      const opening = provider.server.userText(provider.server.requests.indexOf(synthesis!));
+      // Every idea, each line whole: nothing the Synthesizer must act on is cut or left out.
+      expect(opening).toContain("## Ideas (60 from divergent thinking)");
+      for (const idea of work.ideas) expect(opening).toContain(ideaLine(idea));
+      // Everything besides the task keeps to the Brainstorm room's budget of 6,000 tokens.
+      const afterTask = opening.indexOf("\n\n## ", opening.indexOf("## Why you were started"));
+      expect(estimateTokens(opening.slice(afterTask))).toBeLessThanOrEqual(6000);
+      await cancelBrainstorm(context.database.db, roomId, started.id, ADA);
+      await settled(roomId, ["cancelled"]);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("skips prioritization when pushback leaves no candidate in play, and the gate opens on an empty shortlist nobody can approve", async () => {
+    const { roomId } = await brainstormRoom();
+    const challengers = ["devils-advocate", "pragmatist"];
+    const provider = await standIn(challengers, roomId, (persona, request) => {
+      const user = request.messages
+        .filter((message) => message.role === "user")
+        .map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)))
+        .join("\n");
+      if (!user.includes("Brainstorm stage 5")) return null;
+      const candidates = [...new Set([...user.matchAll(/^- (C\d+) \[/gm)].map((match) => match[1]!))];
+      return { toolCall: { name: "submit_pushback", arguments: { verdicts: candidates.map((candidateId) => ({ candidateId, verdict: "killed", argument: `${persona} sees no way ${candidateId} works.` })) } } };
+    });
+    try {
+      const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      expect(atGate.stages.pushback.status).toBe("done");
+      expect(atGate.stages.prioritization).toMatchObject({ status: "skipped", passes: 1, count: 0, total: 0, shortfall: "No candidate is left to work on." });
+      expect(await stageRuns(roomId, "prioritization")).toEqual([]);
+      const stageEvents = (await eventTypes(roomId)).filter((row) => row.type === "brainstorm.stage").map((row) => row.payload as { stage: string; status: string });
+      expect(stageEvents.filter((event) => event.stage === "prioritization").map((event) => event.status)).toEqual(["skipped"]);
+      const shown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
+      expect(shown.ranking).toEqual([]);
+      const approved = decideGate(context.database.db, roomId, started.id, { action: "approve", round: atGate.gateRound }, ADA);
+      await expect(approved).rejects.toThrow("Nothing is left on the shortlist to approve: redirect the ranking instead.");
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("never times out the gate: however long nobody decides, it waits", async () => {
+    const database = await createTestDatabase();
+    const worker = await startTestWorker(database);
+    try {
+      const minute = Object.fromEntries(["framing", "divergent", "precedents", "convergent", "fact_check", "pushback", "prioritization", "review", "presentation"].map((stage) => [stage, 1]));
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: minute });
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"], database);
+      const logged = async () => (await database.db.select({ id: events.id }).from(events).where(eq(events.roomId, roomId))).length;
+      const before = await logged();
+      // Ten years on, with every stage limited to a minute: nothing is stopped, nothing written.
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 10 * 365 * 24 * 3600_000))).toBe(0);
+      expect(await stateOf(roomId, database)).toEqual(atGate);
+      expect(atGate.stages.gate).toMatchObject({ status: "awaiting", timedOut: false });
+      expect(await logged()).toBe(before);
+    } finally {
+      await worker.stop();
+      await database.destroy();
+    }
+  });
+
+  it("ends a run its stage's time limit catches mid-stream, and the brainstorm goes on without it", async () => {
+    const database = await createTestDatabase();
+    // The Cartographer starts to answer, then its provider goes quiet.
+    const stalls = new MockLanguageModelV4({
+      doStream: async ({ abortSignal }) => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: "text-start", id: "t" });
+            controller.enqueue({ type: "text-delta", id: "t", delta: "Mapping the scope of onboarding" });
+            abortSignal?.addEventListener("abort", () => controller.error(abortSignal.reason), { once: true });
+          },
+        }),
+      }),
+    });
+    const worker = await startTestWorker(database, { resolveModel: mockResolver({ stalls }) });
+    try {
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: { framing: 1 } });
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const cartographer = team.find((agent) => agent.persona === "cartographer")!;
+      await setAgentModel(database, cartographer.id, "mock:stalls");
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      const streaming = await eventually(async () => {
+        const [run] = await database.db.select().from(runs).where(and(eq(runs.agentId, cartographer.id), eq(runs.status, "running")));
+        expect(run?.streamingText).toContain("Mapping the scope");
+        return run!;
+      }, 30_000);
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 61_000))).toBe(1);
+      const ended = await eventually(async () => {
+        const [run] = await database.db.select().from(runs).where(eq(runs.id, streaming.id));
+        expect(run!.status).toBe("cancelled");
+        return run!;
+      }, 30_000);
+      expect(ended.finishedAt).not.toBeNull();
+      const row = await eventually(async () => {
+        const state = await stateOf(roomId, database);
+        expect(state.stages.divergent.passes).toBe(1);
+        return state;
+      }, 30_000);
+      expect(row.stages.framing).toMatchObject({ status: "short", timedOut: true, passes: 1 });
+      // The stage ended there: the Questioner, who would have followed, was not started, nor was the stage run again.
+      const framingRuns = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'framing'`));
+      expect(framingRuns.map((run) => run.id)).toEqual([streaming.id]);
+      expect(row.stages.precedents.passes).toBe(1);
+      await cancelBrainstorm(database.db, roomId, row.id, ADA);
+    } finally {
+      await worker.stop();
+      await database.destroy();
+    }
+  });
+
+  it("takes over a stage run whose worker died once its lease lapses, and goes on in the same stage from the step it saved", async () => {
+    const database = await createTestDatabase();
+    const bus = new RoomBus(database);
+    await bus.start();
+    // The Cartographer submits the scope, then its worker dies while it writes its last words.
+    const control = { dying: true };
+    const framing = { scopeIn: ["The first month of a new engineer"], scopeOut: ["Hiring"], constraints: ["No new headcount"] };
+    const dies = new MockLanguageModelV4({
+      doStream: async (options) => {
+        const done = options.prompt.filter((message) => message.role === "assistant").length;
+        if (control.dying && done === 1) {
+          await new Promise((_, reject) => options.abortSignal?.addEventListener("abort", () => reject(options.abortSignal!.reason), { once: true }));
+        }
+        const step = done === 0 ? toolStep([{ id: "f1", name: "submit_framing", input: framing }]) : textStep("The scope is mapped.");
+        return { stream: convertArrayToReadableStream(step) };
+      },
+    });
+    const models = mockResolver({ dies });
+    let survivor: Awaited<ReturnType<typeof startTestWorker>> | null = null;
+    try {
+      const { roomId } = await brainstormRoom(database);
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const cartographer = team.find((agent) => agent.persona === "cartographer")!;
+      await setAgentModel(database, cartographer.id, "mock:dies");
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      const claimed = await claimNextRun(database.db, { owner: "worker-that-dies", leaseMs: 400 });
+      expect(claimed).toMatchObject({ agentId: cartographer.id, purpose: { kind: "brainstorm", stage: "framing" } });
+      const controller = new AbortController();
+      let reason: StopReason | null = null;
+      const executing = executeRun({ database, bus, resolveModel: models, typingFlushMs: 10 }, claimed!, {
+        owner: "worker-that-dies",
+        signal: controller.signal,
+        stopReason: () => reason,
+      });
+      await eventually(async () => expect((await database.db.select().from(runs).where(eq(runs.id, claimed!.id)))[0]!.steps).toBe(1), 30_000);
+      reason = "lease_lost";
+      controller.abort(new Error(reason));
+      expect(await executing).toBeNull();
+      control.dying = false;
+      expect((await database.db.select().from(runs).where(eq(runs.id, claimed!.id)))[0]!.status).toBe("running");
+
+      survivor = await startTestWorker(database, { resolveModel: models });
+      const row = await eventually(async () => {
+        const state = await stateOf(roomId, database);
+        expect(state.stages.framing.status).toBe("done");
+        return state;
+      }, 30_000);
+      // The same run, taken again, finished the stage's first part; the stage was not entered again.
+      const [taken] = await database.db.select().from(runs).where(eq(runs.id, claimed!.id));
+      expect(taken).toMatchObject({ status: "succeeded", attempts: 2 });
+      expect(row.stages.framing.passes).toBe(1);
+      const cartographerRuns = await database.db.select().from(runs).where(and(eq(runs.agentId, cartographer.id), sql`${runs.purpose}->>'stage' = 'framing'`));
+      expect(cartographerRuns.map((run) => run.id)).toEqual([claimed!.id]);
+      // Its submission, made before the worker died, counts once.
+      const work = await readWork(database.db, row.id);
+      expect(work.framing.scopeIn).toEqual(framing.scopeIn);
+      expect(work.framing.constraints).toEqual(framing.constraints);
+      // The Questioner followed, and then the next stages.
+      await eventually(async () => expect((await stateOf(roomId, database)).stages.divergent.passes).toBe(1), 30_000);
+      await cancelBrainstorm(database.db, roomId, row.id, ADA);
+    } finally {
+      await survivor?.stop();
+      await bus.stop();
+      await database.destroy();
+    }
+  });
+
   it("can be stopped wherever it is, by a participant, so the room can brainstorm again", async () => {
     const worker = await startTestWorker(context.database);
     try {
@@ -846,6 +1110,117 @@ describe("the brainstorm", () => {
     } finally {
       release();
       await provider.stop();
+    }
+  });
+
+  it("refuses request_agent, request_help and ask_teammate to an ideator during divergent thinking from a run that began before it, saying nothing of its work", async () => {
+    // No worker: the runs stand still where the test puts them.
+    const database = await createTestDatabase();
+    try {
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: { framing: 1 } });
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
+      const wild = agentOf("wild-ideator");
+      // Runs already at work before the brainstorm began: the team each was given lists the ideators.
+      const atWork = async (persona: string) => {
+        const started = await startAgentRun(database.db, roomId, { agentId: agentOf(persona).id, prompt: "Work." }, ADA);
+        const [run] = await database.db.update(runs).set({ status: "running", startedAt: new Date() }).where(eq(runs.id, started.id)).returning();
+        return activeRun(database, { run: run!, agent: agentOf(persona), team });
+      };
+      const historian = await atWork("historian");
+      const ideator = await atWork("wild-ideator");
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 61_000))).toBe(1);
+      expect((await stateOf(roomId, database)).stages.divergent.status).toBe("running");
+      // What the Wild Ideator has shared so far, which nothing may carry out of its stage.
+      await database.db.insert(boardEntries).values({
+        id: randomUUID(),
+        roomId,
+        agentId: wild.id,
+        agentName: wild.name,
+        kind: "contribution",
+        content: { summary: "CANARY-wild: pit-stop drills for the first week", nodeIds: [] },
+        createdAt: new Date(),
+        expiresAt: new Date(Date.now() + 3600_000),
+      });
+      const written = async () => ({
+        events: (await database.db.select({ id: events.id }).from(events).where(eq(events.roomId, roomId))).length,
+        runs: (await database.db.select({ id: runs.id }).from(runs).where(eq(runs.roomId, roomId))).length,
+        board: (await database.db.select({ id: boardEntries.id }).from(boardEntries).where(eq(boardEntries.roomId, roomId))).length,
+        dialogues: (await database.db.select({ id: dialogues.id }).from(dialogues).where(eq(dialogues.roomId, roomId))).length,
+      });
+      const before = await written();
+      const options = { toolCallId: "probe", messages: [], context: {} };
+      const asking = createRequestTools(historian);
+      const refusals = [
+        await asking.request_agent.execute!({ targetPersona: "wild-ideator", prompt: "Build on your pit-stop drills.", refNodeIds: [] }, options),
+        await asking.request_help.execute!({ target: wild.name, question: "Which of your ideas is the boldest?" }, options),
+        await createAskTeammateTool(historian).ask_teammate!.execute!({ target: "Wild Ideator", question: "What have you come up with so far?" }, options),
+      ];
+      const refusal = {
+        ok: false,
+        error: `${wild.name} is working alone in the brainstorm's divergent thinking (stage 1): nobody may ask it anything until the ideas are released. Ask again once stage 1 has ended, or ask someone else.`,
+      };
+      expect(refusals).toEqual([refusal, refusal, refusal]);
+      expect(JSON.stringify(refusals)).not.toContain("CANARY");
+      expect(await written()).toEqual(before);
+      // An ideator at work since before the stage asks no one either.
+      expect(await createRequestTools(ideator).request_help.execute!({ target: "historian", question: "Which precedents fit my drills?" }, options)).toEqual({
+        ok: false,
+        error: "You are working alone in the brainstorm's divergent thinking (stage 1): you may ask no one until it ends. Carry on with your own ideas.",
+      });
+      expect(await written()).toEqual(before);
+      // Refused, the request spent nothing: the Historian may still ask someone who is not working alone.
+      expect(await asking.request_agent.execute!({ targetPersona: "analogist", prompt: "Which analogies fit onboarding?", refNodeIds: [] }, options)).toMatchObject({ ok: true });
+    } finally {
+      await database.destroy();
+    }
+  });
+
+  it("calls off, as divergent thinking begins, what teammates asked of an ideator before it and was not started, saying why", async () => {
+    const database = await createTestDatabase();
+    try {
+      const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: { framing: 1 } });
+      const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const agentOf = (persona: string) => team.find((agent) => agent.persona === persona)!;
+      await startBrainstorm(database.db, roomId, PROBLEM, ADA);
+      // While the framers work, the Historian asks three ideators: all three are queued.
+      const started = await startAgentRun(database.db, roomId, { agentId: agentOf("historian").id, prompt: "Work." }, ADA);
+      const [run] = await database.db.select().from(runs).where(eq(runs.id, started.id));
+      const historian = activeRun(database, { run: run!, agent: agentOf("historian"), team });
+      const options = { toolCallId: "ask", messages: [], context: {} };
+      const asking = createRequestTools(historian);
+      expect(await asking.request_agent.execute!({ targetPersona: "wild-ideator", prompt: "Build on the pit-stop drills.", refNodeIds: [] }, options)).toMatchObject({ ok: true });
+      expect(await asking.request_help.execute!({ target: "contrarian", question: "What would you invert?" }, options)).toMatchObject({ ok: true });
+      expect(await createAskTeammateTool(historian).ask_teammate!.execute!({ target: "cross-pollinator", question: "Which field would you borrow from?" }, options)).toMatchObject({ ok: true });
+      const ideators = ["wild-ideator", "contrarian", "cross-pollinator"].map(agentOf);
+      const asked = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), inArray(runs.agentId, ideators.map((agent) => agent.id))));
+      expect(asked.map((row) => row.status)).toEqual(["queued", "queued", "queued"]);
+
+      expect(await sweepStageLimits(database.db, new Date(Date.now() + 61_000))).toBe(1);
+      expect((await stateOf(roomId, database)).stages.divergent.status).toBe("running");
+      const after = await database.db.select().from(runs).where(inArray(runs.id, asked.map((row) => row.id)));
+      for (const ideator of ideators) {
+        expect(after.find((row) => row.agentId === ideator.id)).toMatchObject({
+          status: "cancelled",
+          startedAt: null,
+          error: {
+            error_type: "cancelled",
+            error_message: `Not started: ${ideator.name} is working alone in the brainstorm's divergent thinking (stage 1), where nothing from outside may shape its ideas. Ask again once stage 1 has ended.`,
+          },
+        });
+      }
+      // The request is called off, the help request closed and its asker told why there is no answer, the dialogue ended.
+      const requests = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+      expect(requests.map((entry) => entry.requestStatus).sort()).toEqual(["cancelled", "failed"]);
+      const [help] = await database.db.select().from(agentNotes).where(and(eq(agentNotes.agentId, agentOf("historian").id), eq(agentNotes.kind, "help")));
+      expect(help!.text).toBe(`Contrarian could not answer your help request ("What would you invert?"): it was cancelled`);
+      expect(await database.db.select({ status: dialogues.status }).from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([{ status: "cancelled" }]);
+      // The stage's own runs are the ideators' only ones.
+      const stageOne = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'divergent'`));
+      expect(stageOne.map((row) => row.status)).toEqual(["queued", "queued", "queued", "queued"]);
+    } finally {
+      await database.destroy();
     }
   });
 

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { agents, runs } from "@/db/schema";
 import { cancelQueuedRun } from "@/lib/agents/cancel-run";
 import { followUpWaitingMessages } from "@/lib/commands/follow-up-waiting-messages";
@@ -16,16 +16,27 @@ function ideatorsOf(write: Write, roomId: string) {
 }
 
 /**
- * As divergent thinking begins: people's messages still waiting for an ideator are held until
- * its ideas are released (no run of it takes them meanwhile, see `takeNotes`), so a run queued to
- * act on them, and not started yet, is cancelled, saying why; the messages stay waiting.
+ * As divergent thinking begins, nothing from outside may reach its ideators any more, so their
+ * runs queued by others and not started yet are cancelled, saying why: those queued to act on
+ * people's messages (the messages are held until the ideas are released, and no run of the
+ * ideator takes them meanwhile, see `takeNotes`), and those a teammate's request, help request
+ * or question queued (its request is cancelled, its dialogue ends; it may be asked again once
+ * the stage ends). The stage's own runs are not touched.
  */
-export async function holdMessagesForIdeators(write: Write, roomId: string): Promise<void> {
+export async function holdBackFromIdeators(write: Write, roomId: string): Promise<void> {
   for (const ideator of await ideatorsOf(write, roomId)) {
     const queued = await write.tx
-      .select({ id: runs.id })
+      .select({ id: runs.id, trigger: runs.trigger })
       .from(runs)
-      .where(and(eq(runs.agentId, ideator.id), eq(runs.status, "queued"), eq(runs.trigger, "command"), isNull(runs.startedAt)));
+      .where(
+        and(
+          eq(runs.agentId, ideator.id),
+          eq(runs.status, "queued"),
+          isNull(runs.startedAt),
+          sql`coalesce(${runs.purpose}->>'kind', '') <> 'brainstorm'`,
+        ),
+      );
+    const working = `${ideator.name} is working alone in the brainstorm's divergent thinking (stage 1), where nothing from outside may shape its ideas.`;
     for (const run of queued) {
       await cancelQueuedRun(
         write.tx,
@@ -33,7 +44,9 @@ export async function holdMessagesForIdeators(write: Write, roomId: string): Pro
         write.at,
         run.id,
         BRAINSTORM_AUTHOR,
-        `Not started: ${ideator.name} is working alone in the brainstorm's divergent thinking (stage 1), where nothing from outside may shape its ideas. The messages this run was to act on wait, and reach ${ideator.name} in a run of their own once the ideas are released.`,
+        run.trigger === "command"
+          ? `Not started: ${working} The messages this run was to act on wait, and reach ${ideator.name} in a run of their own once the ideas are released.`
+          : `Not started: ${working} Ask again once stage 1 has ended.`,
       );
     }
   }

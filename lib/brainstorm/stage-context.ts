@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { type Agent, type Brainstorm, type Run, agents, brainstorms } from "@/db/schema";
-import { conflict } from "@/lib/errors";
+import { badRequest, conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
 import { type BrainstormWork, candidatesOfPass, droppedCandidates, rankCandidates, readWork, standingOf, survivingCandidates } from "./work";
@@ -63,7 +63,7 @@ function precedentLines(work: BrainstormWork): string[] {
 }
 
 export function candidateLine(candidate: BrainstormWork["candidates"][number]): string {
-  // The ids first: a long summary may be cut to fit the prompt, never what it refers to.
+  // The ids first: what the candidate refers to reads before what it says.
   return `- ${candidate.id} [${one(candidate.cluster)}] (from ${candidate.sourceIdeas.join(", ")}${candidate.combination ? "; a combination" : ""}) ${one(candidate.title)} — ${one(candidate.summary)}`;
 }
 
@@ -245,6 +245,25 @@ export async function refuseWhileAlone(db: Db, roomId: string, agent: Pick<Agent
   throw conflict(
     `${agent.name} is working alone in the brainstorm's divergent thinking (stage 1): nobody may reach it until the ideas are released, so that what it thinks of is its own. Send this once stage 1 has ended.`,
   );
+}
+
+/**
+ * Refuses, as an error the model reads, a request, a help request or a question that would reach
+ * an agent working alone, or that one working alone would put to anyone. Checked inside the write
+ * that makes it (behind the room's lock), not against the team a run listed when it began: a run
+ * that started before divergent thinking still names the ideators, and must not reach them
+ * during it. The refusal says nothing of anyone's work.
+ */
+export async function refuseAskingWhileAlone(db: Db, roomId: string, asker: Pick<Agent, "id">, target: Pick<Agent, "id" | "name">): Promise<void> {
+  const alone = await isolatedAgentIds(db, roomId);
+  if (alone.has(asker.id)) {
+    throw badRequest("You are working alone in the brainstorm's divergent thinking (stage 1): you may ask no one until it ends. Carry on with your own ideas.");
+  }
+  if (alone.has(target.id)) {
+    throw badRequest(
+      `${target.name} is working alone in the brainstorm's divergent thinking (stage 1): nobody may ask it anything until the ideas are released. Ask again once stage 1 has ended, or ask someone else.`,
+    );
+  }
 }
 
 /** What divergent thinking keeps from everyone else until it releases its ideas: what its ideators wrote since its pass began. */

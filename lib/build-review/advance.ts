@@ -13,6 +13,19 @@ import { codePrompt, readyPrompt, reviewPrompt } from "./prompts";
 /** The three personas of a build review. */
 export const BUILD_REVIEW_PERSONAS = { architect: "architect", coder: "coder", reviewer: "reviewer" } as const;
 
+/**
+ * What a verdict's event says follows it (`next_steps`): given in a dialogue of the review, the
+ * dialogue's end, where it is weighed; with open questions, a dialogue with the Coder; one that
+ * makes consensus, the review's close; otherwise the Coder's next version, or the close when
+ * the rounds are spent.
+ */
+export function verdictNextSteps(verdict: Pick<ReviewVerdict, "verdict" | "issues" | "openQuestions">, inDialogue: boolean): string[] {
+  if (inDialogue) return ["dialogue.closed"];
+  if (verdict.openQuestions.length) return ["dialogue.opened"];
+  const approves = verdict.verdict === "approve" && !verdict.issues.some((issue) => issue.severity === "blocker" || issue.severity === "major");
+  return approves ? ["review.closed"] : ["review.code", "review.closed"];
+}
+
 const FINAL = new Set(["approved", "not_approved", "cancelled"]);
 
 interface Context {
@@ -121,6 +134,9 @@ async function afterReady(context: Context, review: BuildReview, run: Run, text:
   context.emit({
     type: "review.ready",
     actor: member(context, BUILD_REVIEW_PERSONAS.coder),
+    // The Coder's answer to the Architect's brief; its code follows.
+    targetAgent: member(context, BUILD_REVIEW_PERSONAS.architect).id,
+    nextSteps: ["review.code"],
     correlationId: review.correlationId,
     payload: { reviewId: review.id, text: text.slice(0, 2000) },
   });
@@ -129,11 +145,13 @@ async function afterReady(context: Context, review: BuildReview, run: Run, text:
 }
 
 /** Records a verdict the Reviewer stated in words (`VERDICT: …`) as if it had submitted it. */
-async function recordVerdict(context: Context, review: BuildReview, verdict: ReviewVerdict): Promise<ReviewVerdict> {
+async function recordVerdict(context: Context, review: BuildReview, verdict: ReviewVerdict, inDialogue = false): Promise<ReviewVerdict> {
   await context.tx.update(buildReviews).set({ lastVerdict: verdict }).where(eq(buildReviews.id, review.id));
   context.emit({
     type: "review.verdict",
     actor: member(context, BUILD_REVIEW_PERSONAS.reviewer),
+    targetAgent: member(context, BUILD_REVIEW_PERSONAS.coder).id,
+    nextSteps: verdictNextSteps(verdict, inDialogue),
     correlationId: review.correlationId,
     payload: { reviewId: review.id, round: verdict.round, version: verdict.version, verdict: verdict.verdict, issues: verdict.issues, openQuestions: verdict.openQuestions },
   });
@@ -179,13 +197,12 @@ export async function applyVerdictInReply(tx: DbOrTx, emit: Emit, run: Run, outc
   const context = await contextOf(tx, emit, review.roomId, outcome.at);
   if (run.agentId !== member(context, BUILD_REVIEW_PERSONAS.reviewer).id) return;
   const earlier = review.lastVerdict?.version === review.codeVersion ? review.lastVerdict.issues : [];
-  await recordVerdict(context, review, {
-    verdict: stated,
-    issues: stated === "approve" ? [] : earlier,
-    openQuestions: [],
-    version: review.codeVersion,
-    round: review.round,
-  });
+  await recordVerdict(
+    context,
+    review,
+    { verdict: stated, issues: stated === "approve" ? [] : earlier, openQuestions: [], version: review.codeVersion, round: review.round },
+    true,
+  );
 }
 
 async function afterReview(context: Context, review: BuildReview, run: Run, outcome: TurnOutcome): Promise<void> {

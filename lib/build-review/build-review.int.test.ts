@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { buildReviews, dialogues, events, runs } from "@/db/schema";
+import { agents, buildReviews, dialogues, events, runs } from "@/db/schema";
 import { POST as startRoute } from "@/app/api/rooms/[roomId]/build-reviews/route";
 import { GET as codeRoute } from "@/app/api/rooms/[roomId]/build-reviews/[reviewId]/code/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
@@ -38,7 +38,11 @@ async function closed(roomId: string) {
 }
 
 async function typesOf(roomId: string) {
-  const rows = await context.database.db.select({ type: events.type, payload: events.payload }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq));
+  const rows = await context.database.db
+    .select({ type: events.type, payload: events.payload, agent: events.agent, targetAgent: events.targetAgent, nextSteps: events.nextSteps })
+    .from(events)
+    .where(eq(events.roomId, roomId))
+    .orderBy(asc(events.seq));
   return rows;
 }
 
@@ -104,7 +108,9 @@ async function runReview(settings: RoomSettingsPatch, behaviour: Behaviour) {
     await startBuildReview(context.database.db, roomId, "Write a function that counts the words in a sentence", { id: "human:ada", name: "Ada" });
     const review = await closed(roomId);
     const talks = await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
-    return { roomId, review, talks, server, log: await typesOf(roomId) };
+    const team = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
+    const idOf = (persona: string) => team.find((member) => member.persona === persona)!.id;
+    return { roomId, review, talks, server, log: await typesOf(roomId), idOf };
   } finally {
     await worker.stop();
     await server.close();
@@ -127,6 +133,31 @@ describe("the build review", () => {
     const message = log.find((row) => row.type === "dialogue.message")!.payload as { durationMs: number; costKnown: boolean; text: string };
     expect(message).toMatchObject({ costKnown: false, text: "It returns an empty list for an empty input." });
     expect(message.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("says in every message of the review and its dialogue whom it is for and what follows it", async () => {
+    const { log, idOf } = await runReview({}, { verdict: approveFrom(2), satisfied: () => true });
+    const [architect, coder, reviewer] = ["architect", "coder", "reviewer"].map(idOf);
+    const protocol = log
+      .filter((row) => row.type.startsWith("review.") || row.type.startsWith("dialogue."))
+      .map(({ type, agent, targetAgent, nextSteps }) => ({ type, agent, targetAgent, nextSteps }));
+    expect(protocol).toEqual([
+      { type: "review.started", agent: "human:ada", targetAgent: architect, nextSteps: ["review.ready"] },
+      { type: "review.ready", agent: coder, targetAgent: architect, nextSteps: ["review.code"] },
+      { type: "review.code", agent: coder, targetAgent: reviewer, nextSteps: ["review.verdict"] },
+      // Changes with an open question: the Reviewer and the Coder talk first.
+      { type: "review.verdict", agent: reviewer, targetAgent: coder, nextSteps: ["dialogue.opened"] },
+      { type: "dialogue.opened", agent: reviewer, targetAgent: coder, nextSteps: ["dialogue.message"] },
+      { type: "dialogue.message", agent: coder, targetAgent: reviewer, nextSteps: ["dialogue.message"] },
+      { type: "dialogue.replied", agent: reviewer, targetAgent: coder, nextSteps: ["dialogue.message"] },
+      { type: "dialogue.message", agent: reviewer, targetAgent: coder, nextSteps: ["dialogue.closed"] },
+      // The Reviewer asked: its verdict is weighed, and the Coder writes the next version or the review closes.
+      { type: "dialogue.closed", agent: reviewer, targetAgent: null, nextSteps: ["review.code", "review.closed"] },
+      { type: "review.code", agent: coder, targetAgent: reviewer, nextSteps: ["review.verdict"] },
+      { type: "review.verdict", agent: reviewer, targetAgent: coder, nextSteps: ["review.closed"] },
+      // The end of the workflow: nothing follows, and it is for no one.
+      { type: "review.closed", agent: "system", targetAgent: null, nextSteps: [] },
+    ]);
   });
 
   it("leaves a dialogue unresolved after two rounds, and goes on", async () => {
@@ -170,8 +201,12 @@ describe("the build review", () => {
   });
 
   it("lets the Coder ask the Architect one question in its ready step, before its first version", async () => {
-    const { review, talks, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsks: true });
+    const { review, talks, log, idOf } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsks: true });
     expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1, clarified: true });
+    // Asked of the Architect, answered, and once settled the Coder writes its code.
+    expect(log.find((row) => row.type === "dialogue.opened")).toMatchObject({ agent: idOf("coder"), targetAgent: idOf("architect"), nextSteps: ["dialogue.message"] });
+    expect(log.find((row) => row.type === "dialogue.message")).toMatchObject({ agent: idOf("architect"), targetAgent: idOf("coder") });
+    expect(log.find((row) => row.type === "dialogue.closed")).toMatchObject({ nextSteps: ["review.code"] });
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "question", topic: "Should an empty input return an empty list?" })]);
     const opened = log.find((row) => row.type === "dialogue.opened")!.payload as { dialogue: { askerAgentId: string; addresseeAgentId: string } };
     const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
@@ -273,6 +308,11 @@ describe("the build review", () => {
     expect(approvesInReply.log.filter((row) => row.type === "review.verdict").map((row) => row.payload)).toEqual([
       expect.objectContaining({ version: 1, round: 1, verdict: "changes" }),
       expect.objectContaining({ version: 1, round: 1, verdict: "approve", issues: [] }),
+    ]);
+    // Verdicts stated in words are for the Coder too: the review's is followed by another version (or the close), the reply's by the dialogue's end.
+    expect(approvesInReply.log.filter((row) => row.type === "review.verdict").map(({ agent, targetAgent, nextSteps }) => ({ agent, targetAgent, nextSteps }))).toEqual([
+      { agent: approvesInReply.idOf("reviewer"), targetAgent: approvesInReply.idOf("coder"), nextSteps: ["review.code", "review.closed"] },
+      { agent: approvesInReply.idOf("reviewer"), targetAgent: approvesInReply.idOf("coder"), nextSteps: ["dialogue.closed"] },
     ]);
 
     // "Approved" in its prose is no verdict: the review goes on to a second version.

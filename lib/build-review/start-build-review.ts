@@ -33,10 +33,12 @@ export async function startBuildReview(db: Db, roomId: string, task: string, act
       const id = randomUUID();
       const correlationId = createCorrelationId({ scope: `review-${roomId.slice(0, 8)}`, subject: task, now: at });
       await tx.insert(buildReviews).values({ id, roomId, correlationId, task, status: "briefing", maxRounds: settings.max_review_rounds, createdAt: at });
-      emit({ type: "review.started", actor, correlationId, payload: { review: { id, task, maxRounds: settings.max_review_rounds } } });
+      const architect = team.find((member) => member.persona === BUILD_REVIEW_PERSONAS.architect)!;
+      // The Architect briefs first; the Coder's word that it is ready is the review's next event.
+      emit({ type: "review.started", actor, targetAgent: architect.id, nextSteps: ["review.ready"], correlationId, payload: { review: { id, task, maxRounds: settings.max_review_rounds } } });
       await enqueueRun(tx, emit, {
         roomId,
-        agentId: team.find((member) => member.persona === BUILD_REVIEW_PERSONAS.architect)!.id,
+        agentId: architect.id,
         trigger: "human",
         requestedBy: actor,
         prompt: briefPrompt(task),

@@ -3,6 +3,7 @@ import type { DbOrTx } from "@/db";
 import { type Agent, type Dialogue, type Run, agents, dialogues, events } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { TurnOutcome } from "@/lib/agents/turn-outcome";
+import { BUILD_REVIEW_PERSONAS } from "@/lib/build-review/advance";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { priceFor } from "@/lib/models/pricing";
 import { textSatisfied } from "./detect";
@@ -22,17 +23,21 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
   const asker = team.find((member) => member.id === dialogue.askerAgentId)!;
   const addressee = team.find((member) => member.id === dialogue.addresseeAgentId)!;
   if (outcome.status !== "succeeded") {
-    return closeDialogue(tx, emit, dialogue, "cancelled", actor, outcome.at, `${actor.name}'s turn ${outcome.status}.`, outcome.status === "failed");
+    return closeDialogue(tx, emit, dialogue, asker, "cancelled", actor, outcome.at, `${actor.name}'s turn ${outcome.status}.`, outcome.status === "failed");
   }
 
   const answering = run.purpose.kind === "answer";
   const round = dialogue.rounds + 1;
   const costKnown = priceFor((answering ? addressee : asker).model) !== null;
   const text = outcome.text || "(no answer)";
+  // An answer is followed by the asker's reply; a reply settles the dialogue, spends its last round, or asks again.
+  const satisfied = !answering && (dialogue.askerSatisfied ?? textSatisfied(text));
+  const closing = !answering && (satisfied || round >= dialogue.maxRounds);
   emit({
     type: "dialogue.message",
     actor,
     targetAgent: answering ? asker.id : addressee.id,
+    nextSteps: [closing ? "dialogue.closed" : "dialogue.message"],
     correlationId: dialogue.correlationId,
     payload: {
       dialogueId: dialogue.id,
@@ -87,19 +92,29 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
     await queueTurn(asker, addressee, "reply", replyPrompt(dialogue, addressee.name, round, text, await earlier()));
     return null;
   }
-  const satisfied = dialogue.askerSatisfied ?? textSatisfied(text);
   const updated = { ...dialogue, ...totals, rounds: round };
   await tx.update(dialogues).set({ ...totals, rounds: round }).where(eq(dialogues.id, dialogue.id));
-  if (satisfied) return closeDialogue(tx, emit, updated, "resolved", actor, outcome.at, null);
-  if (round >= dialogue.maxRounds) return closeDialogue(tx, emit, updated, "unresolved", actor, outcome.at, dialogue.remaining ?? text);
+  if (satisfied) return closeDialogue(tx, emit, updated, asker, "resolved", actor, outcome.at, null);
+  if (round >= dialogue.maxRounds) return closeDialogue(tx, emit, updated, asker, "unresolved", actor, outcome.at, dialogue.remaining ?? text);
   await queueTurn(addressee, asker, "answer", answerPrompt(dialogue, asker.name, round + 1, text, await earlier()));
   return null;
+}
+
+/**
+ * What follows a dialogue's end (its event's `next_steps`): in a build review, the Coder's code
+ * when the Coder asked, otherwise the review's decision on the Reviewer's verdict — the next
+ * version or the close. A dialogue outside a review has nothing after it.
+ */
+function stepsAfter(dialogue: Dialogue, asker: Pick<Agent, "persona">): string[] {
+  if (!dialogue.buildReviewId) return [];
+  return asker.persona === BUILD_REVIEW_PERSONAS.coder ? ["review.code"] : ["review.code", "review.closed"];
 }
 
 async function closeDialogue(
   tx: DbOrTx,
   emit: Emit,
   dialogue: Dialogue,
+  asker: Pick<Agent, "persona">,
   outcome: "resolved" | "unresolved" | "cancelled",
   actor: Actor,
   at: Date,
@@ -114,6 +129,7 @@ async function closeDialogue(
   emit({
     type: "dialogue.closed",
     actor,
+    nextSteps: stepsAfter(dialogue, asker),
     correlationId: dialogue.correlationId,
     // A dialogue stopped or left unresolved is an outcome, not an error; a turn that failed is.
     status: failed ? "error" : "success",

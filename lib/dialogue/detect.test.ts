@@ -50,6 +50,64 @@ describe("dialogue detection", () => {
     expect(substring.precision).toBeLessThan(mine.precision);
   });
 
+  describe("the cases a substring rule gets wrong, each on the function that would misread it", () => {
+    const reviewer = member("reviewer");
+    const coder = member("coder");
+    const fromReviewer = (text: string, approves: boolean) =>
+      detectAddressee(text, { speaker: reviewer, team: TEAM, review: { approves, authorId: coder.id }, concernPhrases: DEFAULT_CONCERN_PHRASES });
+
+    it("'not approved' in prose approves nothing and asks no one", () => {
+      const text = "This is not approved: the parser drops the last line.";
+      expect(textVerdict(text)).toBeNull();
+      expect(textSatisfied(text)).toBe(false);
+      expect(fromReviewer(text, false)).toBeNull();
+    });
+
+    it("'LGTM … no issues' approves nothing without a VERDICT line, and raises no concern", () => {
+      const text = "LGTM. Error handling is thorough, no issues.";
+      expect(textVerdict(text)).toBeNull();
+      expect(textVerdict(`${text}\nVERDICT: APPROVE`)).toBe("approve");
+      // Read as a review that states no verdict (so asks for changes): its words still address no one.
+      expect(fromReviewer(text, false)).toBeNull();
+      expect(fromReviewer(text, true)).toBeNull();
+    });
+
+    it("a '?' inside code opens no dialogue", () => {
+      const text = "The guard reads `const x = ok ? a : b;` and that is fine.";
+      expect(proseOf(text)).not.toContain("?");
+      expect(fromReviewer(text, false)).toBeNull();
+      expect(fromReviewer(text, true)).toBeNull();
+      expect(fromReviewer("```ts\nconst x = ok ? a : b;\n```", false)).toBeNull();
+      expect(textSatisfied("Thanks. `const x = ok ? a : b;` reads well.")).toBe(true);
+    });
+
+    it("a question naming no one, in a review that does not approve, goes to the Coder whose work it reviews, not the Architect", () => {
+      const text = "Why a map and not a list?";
+      expect(fromReviewer(text, false)).toEqual({ addressee: coder, reason: "question", sentence: text });
+      // Approving, it asks no one; from a teammate outside a review, nor does it.
+      expect(fromReviewer(text, true)).toBeNull();
+      expect(detectAddressee(text, { speaker: member("architect"), team: TEAM, concernPhrases: DEFAULT_CONCERN_PHRASES })).toBeNull();
+      // A question that names a teammate still goes to that teammate.
+      expect(fromReviewer("Did the architect ask for a map?", false)).toMatchObject({ addressee: member("architect"), reason: "question" });
+    });
+
+    it("'Added the submit button. Agreed.' agrees: 'button' is no 'but', and it asks no one", () => {
+      const text = "Added the submit button. Agreed.";
+      expect(textSatisfied(text)).toBe(true);
+      expect(textSatisfied("Added the submit button, but it is not agreed.")).toBe(false);
+      expect(textVerdict(text)).toBeNull();
+      expect(detectAddressee(text, { speaker: coder, team: TEAM, concernPhrases: DEFAULT_CONCERN_PHRASES })).toBeNull();
+    });
+
+    it("'Thanks, no further questions.' is satisfied, and asks no one", () => {
+      const text = "Thanks, no further questions.";
+      expect(textSatisfied(text)).toBe(true);
+      expect(textVerdict(text)).toBeNull();
+      expect(fromReviewer(text, true)).toBeNull();
+      expect(fromReviewer(text, false)).toBeNull();
+    });
+  });
+
   it("reads names as the rest of Parley does: without regard to case, spaces or dashes", () => {
     const painter = { id: "p", name: "Scene Painter", persona: "scene-painter", role: "Visual artist" };
     const team = [painter, { id: "s", name: "Songwriter", persona: "songwriter", role: "Lyricist" }];

@@ -94,8 +94,8 @@ function addressedAtStart(sentence: string, members: DialogueMember[]): Dialogue
 /**
  * Whom a message addresses, or null: `@name`/`@persona` at a word boundary; a sentence
  * opening with `Name,` or `Name:`; a sentence ending in `?` that names another agent's name,
- * persona or role; or a concern phrase in a review that does not approve (addressed to the
- * reviewed work's author). Names are read as everywhere else (`teammateAt`): without regard to
+ * persona or role; or, in a review that does not approve, a question that names no one or a
+ * concern phrase (addressed to the reviewed work's author). Names are read as everywhere else (`teammateAt`): without regard to
  * case, spaces or dashes. An agent never addresses itself.
  */
 export function detectAddressee(text: string, context: DetectionContext): Addressed | null {
@@ -118,6 +118,9 @@ export function detectAddressee(text: string, context: DetectionContext): Addres
   }
   if (context.review && !context.review.approves && context.review.authorId !== context.speaker.id) {
     const author = others.find((member) => member.id === context.review!.authorId);
+    // A question that names no one, in a review that asks for changes, is put to the reviewed work's author.
+    const question = sentences.find((sentence) => sentence.endsWith("?") && membersNamed(sentence, others).length === 0);
+    if (author && question) return { addressee: author, reason: "question", sentence: question };
     const lower = prose.toLowerCase();
     const concern = author && context.concernPhrases.find((phrase) => lower.includes(phrase.toLowerCase()));
     if (author && concern) {
@@ -138,12 +141,12 @@ export function textVerdict(text: string): "approve" | "changes" | null {
   return /APPROVE/i.test(line) ? "approve" : "changes";
 }
 
-const SATISFIED = /\b(thanks|thank you|that clarifies|clarifies|makes sense|got it|all clear)\b/i;
+const SATISFIED = /\b(thanks|thank you|that clarifies|clarifies|makes sense|got it|all clear|agreed)\b/i;
 const DOUBT = /\b(still|but|not)\b/i;
 
 /**
- * Whether an asker without tools is satisfied: it thanks, says the answer clarifies or makes
- * sense, asks nothing more (no `?` outside code) and says no "still", "but" or "not" within a
+ * Whether an asker without tools is satisfied: it thanks, agrees, says the answer clarifies or
+ * makes sense, asks nothing more (no `?` outside code) and says no "still", "but" or "not" within a
  * few words of it.
  */
 export function textSatisfied(text: string): boolean {

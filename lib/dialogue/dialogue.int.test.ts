@@ -1,5 +1,5 @@
 import { MockLanguageModelV4 } from "ai/test";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dialogues, events, rooms, runs } from "@/db/schema";
 import { cancelRun } from "@/lib/agents/cancel-run";
@@ -93,6 +93,24 @@ describe("dialogues outside a build review", () => {
     expect(secondAnswer!.prompt).toContain(`- Scene Painter: ${said[0]}`);
     expect(secondReply!.prompt).toContain(`- Scene Painter: ${said[0]}`);
     expect(secondReply!.prompt).toContain(`- Songwriter: ${said[1]}`);
+
+    // Each message says whom it is for and what follows it; a dialogue outside a review has nothing after its end.
+    const log = await database.db
+      .select({ type: events.type, agent: events.agent, targetAgent: events.targetAgent, nextSteps: events.nextSteps, payload: events.payload })
+      .from(events)
+      .where(and(eq(events.roomId, roomId), sql`${events.type} like 'dialogue.%'`))
+      .orderBy(events.seq);
+    expect(log.map(({ type, agent, targetAgent, nextSteps }) => ({ type, agent, targetAgent, nextSteps }))).toEqual([
+      { type: "dialogue.opened", agent: songwriter.id, targetAgent: painter.id, nextSteps: ["dialogue.message"] },
+      { type: "dialogue.message", agent: painter.id, targetAgent: songwriter.id, nextSteps: ["dialogue.message"] },
+      { type: "dialogue.message", agent: songwriter.id, targetAgent: painter.id, nextSteps: ["dialogue.message"] },
+      { type: "dialogue.message", agent: painter.id, targetAgent: songwriter.id, nextSteps: ["dialogue.message"] },
+      { type: "dialogue.message", agent: songwriter.id, targetAgent: painter.id, nextSteps: ["dialogue.closed"] },
+      { type: "dialogue.closed", agent: songwriter.id, targetAgent: null, nextSteps: [] },
+    ]);
+    // The Songwriter's model has no known price: its messages, and the dialogue's totals, say so rather than cost $0.
+    const costs = log.filter((row) => row.type !== "dialogue.opened").map((row) => (row.payload as { costKnown: boolean }).costKnown);
+    expect(costs).toEqual([true, false, true, false, false]);
   });
 
   it("open from a question in any step of a run, one a run, from the newest step that asks", async () => {

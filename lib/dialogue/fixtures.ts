@@ -22,7 +22,7 @@ export const LABELLED: LabelledMessage[] = [
   { speaker: "reviewer", text: "This is not approved: the parser drops the last line.", approves: false, expected: null },
   { speaker: "reviewer", text: "LGTM. Error handling is thorough, no issues.", approves: true, expected: null },
   { speaker: "reviewer", text: "The guard reads `const x = ok ? a : b;` and that is fine.", approves: true, expected: null },
-  { speaker: "reviewer", text: "Why a map and not a list?", approves: false, expected: null },
+  { speaker: "reviewer", text: "Why a map and not a list?", approves: false, expected: "coder" },
   { speaker: "coder", text: "Added the submit button. Agreed.", expected: null },
   { speaker: "reviewer", text: "Thanks, no further questions.", approves: true, expected: null },
   // Mentions.

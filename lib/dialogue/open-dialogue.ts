@@ -69,6 +69,8 @@ export async function openDialogue(
     type: "dialogue.opened",
     actor: input.asker,
     targetAgent: input.addressee.id,
+    // The addressee's answer.
+    nextSteps: ["dialogue.message"],
     correlationId: input.correlationId,
     status: "pending",
     payload: { dialogue: dialogueToDto(dialogue!) },

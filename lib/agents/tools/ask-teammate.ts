@@ -2,6 +2,7 @@ import { type ToolSet, tool } from "ai";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { buildReviews, dialogues } from "@/db/schema";
+import { refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
 import { askedTeammate, openDialogue } from "@/lib/dialogue/open-dialogue";
 import { badRequest } from "@/lib/errors";
 import { firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
@@ -51,6 +52,8 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
             database.db,
             run.roomId,
             async (tx, emit, at) => {
+              // The team the run was given may be older than the stage under way: who may be asked is read here.
+              await refuseAskingWhileAlone(tx, run.roomId, agent, target);
               if (await askedTeammate(tx, run)) throw badRequest("You have asked your question in this run already; carry on with what you know.");
               if (reviewId) {
                 const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");

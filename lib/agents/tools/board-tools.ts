@@ -9,7 +9,7 @@ import type { ActiveRun } from "../run-context";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { reserveRequest } from "./reserve-request";
 import { toolWriteOptions } from "./tool-call-key";
-import { heldBackWork, isHeldBack } from "@/lib/brainstorm/stage-context";
+import { heldBackWork, isHeldBack, refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
 import { toolResult } from "./tool-result";
 
 const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
@@ -58,8 +58,10 @@ export function createBoardTools(active: ActiveRun) {
           const { events } = await writeRoomEvents(
             database.db,
             run.roomId,
-            (tx, emit, at) =>
-              postBoardEntry(tx, emit, {
+            async (tx, emit, at) => {
+              // A request is checked as request_agent checks it: against who may be asked now, not when the run began.
+              if (reservation) await refuseAskingWhileAlone(tx, run.roomId, agent, reservation.target);
+              return postBoardEntry(tx, emit, {
                 roomId: run.roomId,
                 kind: entryType,
                 // A request names its target as the scheduler looks it up: by persona, however the agent named it.
@@ -68,7 +70,8 @@ export function createBoardTools(active: ActiveRun) {
                 expiryMinutes: settings.board_expiry_minutes,
                 correlationId: run.correlationId,
                 at,
-              }),
+              });
+            },
             { ...keyed, carry: write.carry },
           ).catch((error) => {
             reservation?.release();

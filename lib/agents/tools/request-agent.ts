@@ -3,6 +3,7 @@ import { and, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { type Agent, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
+import { refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
 import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
 import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, boardContentSchemas } from "@/lib/protocol";
@@ -70,6 +71,8 @@ export function createRequestTools(active: ActiveRun) {
       database.db,
       run.roomId,
       async (tx, emit, at) => {
+        // The team the run was given may be older than the stage under way: who may be asked is read here.
+        await refuseAskingWhileAlone(tx, run.roomId, agent, target);
         const unique = [...new Set(refNodeIds)];
         await assertNodesInRoom(tx, run.roomId, unique);
         const entry = await postBoardEntry(tx, emit, {

@@ -3,7 +3,7 @@ import { type ToolSet, tool } from "ai";
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { buildReviews, canvasNodes, dialogues } from "@/db/schema";
-import { BUILD_REVIEW_PERSONAS } from "@/lib/build-review/advance";
+import { BUILD_REVIEW_PERSONAS, verdictNextSteps } from "@/lib/build-review/advance";
 import { placeNode } from "@/lib/canvas/create-node";
 import { COLUMN } from "@/lib/canvas/free-spot";
 import { insertNodes, newNodeRow } from "@/lib/canvas/insert-nodes";
@@ -25,11 +25,13 @@ const CODE_WIDTH = 460;
  * The question that opens a dialogue is every agent's (`ask_teammate`).
  */
 export function createReviewTools(active: ActiveRun) {
-  const { database, run, agent } = active;
+  const { database, run, agent, team } = active;
   const purpose = run.purpose;
   if (!purpose) return {};
   const reviewId = "buildReviewId" in purpose ? purpose.buildReviewId : null;
   const tools: ToolSet = {};
+  /** The review's Coder or Reviewer: whom its code and verdicts are for. */
+  const teammate = (persona: string) => team.find((member) => member.persona === persona)?.id ?? null;
 
   if (purpose.kind === "code" && reviewId) {
     tools.submit_code = tool({
@@ -55,7 +57,14 @@ export function createReviewTools(active: ActiveRun) {
               const nodeId = kept?.id ?? randomUUID();
               // The version is announced first, with its code: a retried call finds it by its first
               // event, and the review's history reads each version from its own event.
-              emit({ type: "review.code", actor: agent, correlationId: run.correlationId, payload: { reviewId, nodeId, version, language: input.language, code: input.code } });
+              emit({
+                type: "review.code",
+                actor: agent,
+                targetAgent: teammate(BUILD_REVIEW_PERSONAS.reviewer),
+                nextSteps: ["review.verdict"],
+                correlationId: run.correlationId,
+                payload: { reviewId, nodeId, version, language: input.language, code: input.code },
+              });
               if (kept) {
                 const changes = { text: input.code, kind: "code" };
                 const [updated] = await tx
@@ -106,6 +115,8 @@ export function createReviewTools(active: ActiveRun) {
               emit({
                 type: "review.verdict",
                 actor: agent,
+                targetAgent: teammate(BUILD_REVIEW_PERSONAS.coder),
+                nextSteps: verdictNextSteps(input, purpose.kind === "reply"),
                 correlationId: run.correlationId,
                 payload: { reviewId: review.id, round: review.round, version: review.codeVersion, ...input },
               });
@@ -136,6 +147,8 @@ export function createReviewTools(active: ActiveRun) {
                 type: "dialogue.replied",
                 actor: agent,
                 targetAgent: dialogue.addresseeAgentId,
+                // The reply itself follows as the turn ends.
+                nextSteps: ["dialogue.message"],
                 correlationId: run.correlationId,
                 payload: { dialogueId: dialogue.id, satisfied: input.satisfied, remaining },
               });

@@ -9,22 +9,55 @@ const BUILD_REVIEW_SCRIPTS = new Set(["architect", "coder", "reviewer"]);
 
 const STOP_WORDS = new Set(["the", "a", "an", "in", "of", "to", "for", "and", "with", "from", "into", "on", "that", "which", "each", "given"]);
 
-/** A function name from the task: "Write a function that counts the words in a sentence" → countWordsSentence. */
-function functionName(task: string): string {
-  const phrase = task
+/** Words JavaScript (in a module, which is strict) does not take as a function's name. */
+const RESERVED = new Set(
+  (
+    "await break case catch class const continue debugger default delete do else enum export extends false finally for function if " +
+    "implements import in instanceof interface let new null package private protected public return static super switch this throw " +
+    "true try typeof var void while with yield arguments eval"
+  ).split(" "),
+);
+
+/** Letters that have no accent to take off, written as ASCII does. */
+const SPELLED_OUT: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ð: "d", ł: "l", þ: "th", ı: "i" };
+
+/**
+ * The task's words in ASCII where they have a plain spelling: accents taken off ("Écris" →
+ * "ecris"), ligatures and superscripts written out; letters of other scripts are kept, as
+ * JavaScript takes them in names.
+ */
+function plainWords(task: string): string {
+  return task
     .toLowerCase()
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/[ßæœøđðłþı]/g, (letter) => SPELLED_OUT[letter]!);
+}
+
+/**
+ * A function name from the task: "Write a function that counts the words in a sentence" →
+ * countWordsSentence. Always a name JavaScript accepts: "2+2" → solve2_2, "Delete" → doDelete,
+ * a task with no letters or digits → solve.
+ */
+export function functionName(task: string): string {
+  const phrase = plainWords(task)
     .replace(/^(please\s+)?(write|implement|create|build|make|code)\s+/, "")
     .replace(/^(a|an|the)\s+/, "")
     .replace(/^(small\s+)?(function|program|script|helper|module|method|utility)\s+/, "")
     .replace(/^(that|to|which|who)\s+/, "");
   const words = phrase
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{Nd}]+/u)
     .filter((word) => word && !STOP_WORDS.has(word))
     .slice(0, 3);
   if (words.length === 0) return "solve";
   const [first, ...rest] = words;
   const verb = first!.endsWith("ies") ? `${first!.slice(0, -3)}y` : first!.endsWith("s") && first!.length > 3 ? first!.slice(0, -1) : first!;
-  return verb + rest.map((word) => word[0]!.toUpperCase() + word.slice(1)).join("");
+  // Digits next to digits keep a separator: "2 + 2" is solve2_2, not solve22.
+  const name = [verb, ...rest].reduce(
+    (joined, word) => joined + (/\p{Nd}$/u.test(joined) && /^\p{Nd}/u.test(word) ? "_" : "") + word[0]!.toUpperCase() + word.slice(1),
+  );
+  if (!/^\p{ID_Start}/u.test(name)) return `solve${name}`;
+  return RESERVED.has(name) ? `do${name[0]!.toUpperCase()}${name.slice(1)}` : name;
 }
 
 function taskOf(text: string): string {

@@ -4,7 +4,8 @@
 import type { PlannedCall, PlannedStep } from "../plan";
 import { hashString, SeededRandom } from "../random";
 import type { PastCall, ScriptReading } from "../read-prompt";
-import { ASSUMPTIONS, CLUSTERS, CLUSTER_SCORES, IDEA_MOVES, PRECEDENTS } from "./content";
+import { RANKING_CRITERIA } from "@/lib/protocol/brainstorm";
+import { CLUSTERS, COMBINATION, type ClusterKind, IDEA_MOVES, PRECEDENTS, type ProblemCluster, clusterNamed, clustersFor } from "./content";
 import { type ProblemWords, fill, readProblem } from "./problem";
 
 interface StageReading {
@@ -78,14 +79,20 @@ const capital = (text: string) => text[0]!.toUpperCase() + text.slice(1);
 const call = (toolName: string, input: Record<string, unknown>, tag = toolName): PlannedCall => ({ tag, toolName, input });
 const succeeded = (calls: PastCall[], tool: string) => calls.some((past) => past.toolName === tool && !past.failed);
 
-function clusterOf(text: string): string {
+/** The kind of cluster an idea (or a precedent) falls into by its words, or null when none. */
+function clusterOf(text: string): ClusterKind | null {
   const lower = text.toLowerCase();
-  let best = { name: "Other", hits: 0 };
+  let best: { kind: ClusterKind | null; hits: number } = { kind: null, hits: 0 };
   for (const cluster of CLUSTERS) {
     const hits = cluster.words.filter((word) => lower.includes(word)).length;
-    if (hits > best.hits) best = { name: cluster.name, hits };
+    if (hits > best.hits) best = { kind: cluster.kind, hits };
   }
-  return best.name;
+  return best.kind;
+}
+
+/** The ideas in each cluster, the clusters in the order they fit the problem. */
+function ideasByCluster(all: IdeaLine[], fitting: ProblemCluster[]): [ProblemCluster, IdeaLine[]][] {
+  return fitting.map((cluster) => [cluster, all.filter((idea) => clusterOf(`${idea.title} ${idea.oneLiner}`) === cluster.kind)]);
 }
 
 // Stage by stage: what each persona submits.
@@ -140,12 +147,13 @@ function precedents(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   ];
 }
 
-/** The precedents (by id) whose story falls in one of `clusters`, at most two: what a candidate of those clusters draws on. */
-function precedentsFor(lines: string[], clusters: string[]): string[] {
+/** The precedents (by id) whose story falls in one of `kinds` of cluster, at most two: what a candidate of those clusters draws on. */
+function precedentsFor(lines: string[], kinds: (ClusterKind | null)[]): string[] {
   return lines
     .flatMap((line) => {
       const id = line.match(/^(P\d+) /)?.[1];
-      return id && clusters.includes(clusterOf(line)) ? [id] : [];
+      const kind = clusterOf(line);
+      return id && kind && kinds.includes(kind) ? [id] : [];
     })
     .slice(0, 2);
 }
@@ -154,14 +162,12 @@ function convergent(stage: StageReading): PlannedCall[] {
   const all = ideasIn(stage.section("Ideas"));
   const precedentLines = stage.section("Precedents");
   const existing = candidatesIn(stage.section("Candidates so far"));
+  // The biggest clusters first; of two the same size, the one that suits the problem better.
+  const groups = ideasByCluster(all, clustersFor(stage.words))
+    .filter(([, members]) => members.length > 0)
+    .sort((a, b) => b[1].length - a[1].length);
   if (stage.persona === "connector") {
-    // Combinations: the first idea of one cluster with the first of another, two by two.
-    const byCluster = new Map<string, IdeaLine[]>();
-    for (const idea of all) {
-      const name = clusterOf(`${idea.title} ${idea.oneLiner}`);
-      byCluster.set(name, [...(byCluster.get(name) ?? []), idea]);
-    }
-    const groups = [...byCluster.entries()].filter(([name]) => name !== "Other").sort((a, b) => b[1].length - a[1].length);
+    // Combinations: an idea of one cluster with the first of the next, two by two.
     const room = Math.max(0, 8 - existing.length);
     const wanted = Math.min(room, stage.shortfall ? Math.max(2, 5 - existing.length) : 2);
     const pairs: [IdeaLine, IdeaLine][] = [];
@@ -175,7 +181,7 @@ function convergent(stage: StageReading): PlannedCall[] {
       call("submit_candidates", {
         candidates: pairs.map(([a, b]) => ({
           title: `${a.title} + ${b.title}`,
-          cluster: "Combination",
+          cluster: COMBINATION.name,
           summary: `${a.oneLiner.replace(/\.$/, "")}; and, together with it: ${b.oneLiner[0]!.toLowerCase()}${b.oneLiner.slice(1)}`,
           sourceIdeas: [a.id, b.id],
           precedents: precedentsFor(precedentLines, [a, b].map((idea) => clusterOf(`${idea.title} ${idea.oneLiner}`))),
@@ -184,35 +190,41 @@ function convergent(stage: StageReading): PlannedCall[] {
       }),
     ];
   }
-  const byCluster = new Map<string, IdeaLine[]>();
-  for (const idea of all) {
-    const name = clusterOf(`${idea.title} ${idea.oneLiner}`);
-    if (name !== "Other") byCluster.set(name, [...(byCluster.get(name) ?? []), idea]);
-  }
-  const clusters = CLUSTERS.filter((cluster) => (byCluster.get(cluster.name)?.length ?? 0) >= 2)
-    .sort((a, b) => byCluster.get(b.name)!.length - byCluster.get(a.name)!.length)
-    .slice(0, 5);
+  const clusters = groups.filter(([, members]) => members.length >= 2).slice(0, 5);
   if (!clusters.length) return [];
   return [
     call("submit_candidates", {
-      candidates: clusters.map((cluster) => {
-        const members = byCluster.get(cluster.name)!;
-        return {
-          title: fill(cluster.title, stage.words),
-          cluster: cluster.name,
-          summary: `${fill(cluster.summary, stage.words)} Builds on ${members.slice(0, 2).map((idea) => `“${idea.title}”`).join(" and ")}.`,
-          sourceIdeas: members.slice(0, 4).map((idea) => idea.id),
-          precedents: precedentsFor(precedentLines, [cluster.name]),
-          combination: false,
-        };
-      }),
+      candidates: clusters.map(([cluster, members]) => ({
+        title: fill(cluster.title, stage.words),
+        cluster: cluster.label,
+        summary: `${fill(cluster.summary, stage.words)} Builds on ${members.slice(0, 2).map((idea) => `“${idea.title}”`).join(" and ")}.`,
+        sourceIdeas: members.slice(0, 4).map((idea) => idea.id),
+        precedents: precedentsFor(precedentLines, [cluster.kind]),
+        combination: false,
+      })),
     }),
   ];
 }
 
 function assumptionsFor(candidate: CandidateLine, words: ProblemWords, strict: boolean) {
-  const texts = ASSUMPTIONS[candidate.cluster] ?? ASSUMPTIONS.Combination!;
+  const texts = (clusterNamed(candidate.cluster, words) ?? COMBINATION).assumptions;
   return texts.map((text, index) => ({ text: fill(text, words), rating: index === 0 ? (strict ? "shaky" : "solid") : strict ? "unfounded" : "shaky" }));
+}
+
+/**
+ * What the checkers and challengers make of a candidate, by how well its cluster suits the
+ * problem: the cluster that suits it least is what the Skeptic calls fatal, the next the one
+ * both challengers kill, and those two and every combination are doubtful.
+ */
+function doubtsAbout(candidate: CandidateLine, words: ProblemWords) {
+  const fitting = clustersFor(words);
+  const kind = clusterNamed(candidate.cluster, words)?.kind ?? null;
+  return {
+    leastFitting: kind !== null && kind === fitting.at(-1)!.kind,
+    killed: kind !== null && kind === fitting.at(-2)!.kind,
+    doubtful: kind === null || fitting.slice(-2).some((cluster) => cluster.kind === kind),
+    firstAssumption: fill((clusterNamed(candidate.cluster, words) ?? COMBINATION).assumptions[0], words).toLowerCase(),
+  };
 }
 
 function factChecks(stage: StageReading): PlannedCall[] {
@@ -222,14 +234,14 @@ function factChecks(stage: StageReading): PlannedCall[] {
   return [
     call("submit_fact_checks", {
       checks: inPlay.map((candidate) => {
-        const doubtful = candidate.cluster === "Motivation and play" || candidate.cluster === "Rethink the format" || candidate.cluster === "Combination";
-        const rating = skeptic && candidate.cluster === "Motivation and play" ? "fatal" : doubtful ? "flag" : "pass";
+        const doubts = doubtsAbout(candidate, stage.words);
+        const rating = skeptic && doubts.leastFitting ? "fatal" : doubts.doubtful ? "flag" : "pass";
         const note = stage.focus
-          ? `Looked closer at ${candidate.title}: ${rating === "pass" ? "it holds up" : "it holds only if"} ${fill(ASSUMPTIONS[candidate.cluster]?.[0] ?? "its assumptions hold", stage.words).toLowerCase()}.`
+          ? `Looked closer at ${candidate.title}: ${rating === "pass" ? "it holds up" : "it holds only if"} ${doubts.firstAssumption}.`
           : skeptic
-            ? `${rating === "pass" ? "Sound" : rating === "flag" ? "Plausible, with a weak spot" : "Does not hold as stated"}: it assumes ${fill(ASSUMPTIONS[candidate.cluster]?.[0] ?? "a lot", stage.words).toLowerCase()}.`
+            ? `${rating === "pass" ? "Sound" : rating === "flag" ? "Plausible, with a weak spot" : "Does not hold as stated"}: it assumes ${doubts.firstAssumption}.`
             : `${rating === "pass" ? "Buildable with what the team has" : "Buildable, but it needs time from people who are already busy"}.`;
-        return { candidateId: candidate.id, rating, assumptions: assumptionsFor(candidate, stage.words, doubtful), note };
+        return { candidateId: candidate.id, rating, assumptions: assumptionsFor(candidate, stage.words, doubts.doubtful), note };
       }),
     }),
   ];
@@ -241,10 +253,11 @@ function pushback(stage: StageReading): PlannedCall[] {
   return [
     call("submit_pushback", {
       verdicts: candidates.map((candidate, index) => {
-        const verdict = candidate.cluster === "Rethink the format" ? "killed" : devil ? (index % 2 === 0 ? "weakened" : "strong") : candidate.cluster === "Combination" ? "weakened" : "strong";
+        const combination = candidate.cluster === COMBINATION.name;
+        const verdict = doubtsAbout(candidate, stage.words).killed ? "killed" : devil ? (index % 2 === 0 ? "weakened" : "strong") : combination ? "weakened" : "strong";
         const argument =
           verdict === "killed"
-            ? fill(`Taking things away from {topic} saves little if the real cost is elsewhere, and {who} pay for what was dropped later.`, stage.words)
+            ? fill(`${candidate.title} does not reach what really holds {topic} back, and {who} would pay for the detour later.`, stage.words)
             : verdict === "weakened"
               ? devil
                 ? `${candidate.title} works only while someone keeps pushing it; the first busy month will undo it.`
@@ -259,6 +272,10 @@ function pushback(stage: StageReading): PlannedCall[] {
 }
 
 const CRITERIA = ["impact", "feasibility", "cost", "speed", "risk"] as const;
+type Criterion = (typeof CRITERIA)[number];
+
+/** A candidate's scores as Parley totals them (see `RANKING_CRITERIA`). */
+const totalOf = (scores: Record<Criterion, number>) => RANKING_CRITERIA.reduce((sum, criterion) => sum + scores[criterion.key] * criterion.weight, 0);
 
 function ranking(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   const candidates = candidatesIn(stage.section("Candidates still in play"));
@@ -268,13 +285,14 @@ function ranking(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   return [
     call("submit_ranking", {
       scores: candidates.map((candidate) => {
-        const base = CLUSTER_SCORES[candidate.cluster] ?? CLUSTER_SCORES.Combination!;
-        const scores = Object.fromEntries(CRITERIA.map((criterion, index) => [criterion, base[index]!])) as Record<(typeof CRITERIA)[number], number>;
+        const cluster = clusterNamed(candidate.cluster, stage.words);
+        const base = cluster?.weighed ?? COMBINATION.scores;
+        const scores = Object.fromEntries(CRITERIA.map((criterion, index) => [criterion, base[index]!])) as Record<Criterion, number>;
         if (candidate.standing?.includes("weakened")) scores.impact -= 1;
         if (candidate.standing?.includes("flagged")) scores.feasibility -= 1;
         scores.risk = Math.min(10, Math.max(1, scores.risk + (rng.int(3) - 1)));
-        if (favoured) scores[favoured] = Math.min(10, scores[favoured] + (candidate.cluster === "Make progress visible" || candidate.cluster === "People who guide" ? 3 : 0));
-        const strongest = CRITERIA.reduce((best, criterion) => (scores[criterion] > scores[best] ? criterion : best), "impact" as (typeof CRITERIA)[number]);
+        if (favoured) scores[favoured] = Math.min(10, scores[favoured] + (cluster?.kind === "visible" || cluster?.kind === "guide" ? 3 : 0));
+        const strongest = CRITERIA.reduce((best, criterion) => (scores[criterion] > scores[best] ? criterion : best), "impact" as Criterion);
         return {
           candidateId: candidate.id,
           ...scores,
@@ -369,7 +387,34 @@ function presentation(stage: StageReading): PlannedCall[] {
   return [call("submit_presentation", { markdown })];
 }
 
-function finding(stage: StageReading, rng: SeededRandom): PlannedCall | null {
+/** The input of the stage's submission among `work`, as the persona made it. */
+function submitted<T>(work: PlannedCall[], toolName: string): T | null {
+  return (work.find((planned) => planned.toolName === toolName)?.input as T | undefined) ?? null;
+}
+
+/** What the Synthesizer saw: the clusters its candidates came from, biggest first, in the problem's words. */
+function clustersFinding(stage: StageReading, work: PlannedCall[]): PlannedCall | null {
+  const candidates = submitted<{ candidates: { cluster: string }[] }>(work, "submit_candidates")?.candidates ?? [];
+  const names = candidates.map((candidate) => candidate.cluster).slice(0, 3);
+  if (!names.length) return null;
+  const listed = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return call("post_finding", { finding: fill(`Most ideas about {topic} fall into a few clusters: ${listed}.`, stage.words), severity: "medium" });
+}
+
+/** What the Strategist's own scores say: which candidate leads for this problem, and which trails. */
+function rankingFinding(stage: StageReading, work: PlannedCall[]): PlannedCall | null {
+  const scores = submitted<{ scores: ({ candidateId: string } & Record<Criterion, number>)[] }>(work, "submit_ranking")?.scores ?? [];
+  if (scores.length < 2) return null;
+  const titleOf = (id: string) => candidatesIn(stage.section("Candidates still in play")).find((candidate) => candidate.id === id)?.title ?? id;
+  const ranked = [...scores].sort((a, b) => totalOf(b) - totalOf(a) || a.candidateId.localeCompare(b.candidateId, undefined, { numeric: true }));
+  const [best, worst] = [ranked[0]!, ranked.at(-1)!];
+  return call("post_finding", {
+    finding: fill(`For {topic}, “${titleOf(best.candidateId)}” scores highest and “${titleOf(worst.candidateId)}” lowest.`, stage.words).slice(0, 1000),
+    severity: "low",
+  });
+}
+
+function finding(stage: StageReading, rng: SeededRandom, work: PlannedCall[]): PlannedCall | null {
   const { words } = stage;
   switch (stage.persona) {
     case "questioner":
@@ -377,11 +422,14 @@ function finding(stage: StageReading, rng: SeededRandom): PlannedCall | null {
     case "wild-ideator":
       return call("post_finding", { finding: fill(`Boldest idea so far: ${rng.pick(IDEA_MOVES["wild-ideator"]!).title.replace("{topic}", words.topic)}.`, words), severity: "low" });
     case "synthesizer":
-      return call("post_finding", { finding: "Most ideas fall into a few clusters: removing waiting, learning by doing, and people who guide.", severity: "medium" });
+      return clustersFinding(stage, work);
     case "skeptic":
-      return call("post_finding", { finding: fill("Several candidates assume that most of {topic} is waiting; that is plausible but unmeasured.", words), severity: "medium" });
+      return call("post_finding", {
+        finding: fill(`Several candidates assume that ${fill(clustersFor(words)[0]!.assumptions[0], words).toLowerCase()}; that is plausible but unmeasured.`, words),
+        severity: "medium",
+      });
     case "strategist":
-      return call("post_finding", { finding: "Removing waiting scores highest on impact for the least risk; games score lowest.", severity: "low" });
+      return rankingFinding(stage, work);
     default:
       return null;
   }
@@ -428,7 +476,7 @@ export function brainstormStep(reading: ScriptReading, tools: Set<string>, pastC
           return presentation(stage);
       }
     })();
-    const extra = tools.has("post_finding") && !stage.shortfall ? finding(stage, rng) : null;
+    const extra = tools.has("post_finding") && !stage.shortfall ? finding(stage, rng, work) : null;
     if (work.length) return { text: "", calls: extra ? [...work, extra] : work };
     return { text: "I have nothing to add at this stage.", calls: [] };
   }

@@ -1,6 +1,9 @@
 // What the offline brainstorm's personas know: moves to make ideas from, precedents to cite,
 // clusters to sort ideas into. Every line is filled in with the problem's own words (see
-// `fill`), so the same moves read as ideas about the problem typed.
+// `fill`), so the same moves read as ideas about the problem typed, and the clusters are named,
+// ordered and scored by how well they suit the problem (see `clustersFor`).
+import { hashString } from "../random";
+import { type ProblemWords, fill } from "./problem";
 
 export interface IdeaTemplate {
   title: string;
@@ -51,45 +54,143 @@ export const IDEA_MOVES: Record<string, IdeaTemplate[]> = {
   ],
 };
 
+/** The kinds of answer the offline brainstorm's ideas fall into. */
+export type ClusterKind = "learn" | "guide" | "wait" | "visible" | "format" | "play";
+
+/** The criteria the Strategist scores, in this order: impact, feasibility, cost, speed, risk (1–10, higher is better). */
+export type Scores = [number, number, number, number, number];
+
+export interface ClusterTemplate {
+  kind: ClusterKind;
+  /** Its name, filled with the problem's words. */
+  name: string;
+  /** Words of an idea that put it in this cluster. */
+  words: string[];
+  /** Beginnings of a problem's words that this kind of answer suits ("waste" for "reduce food waste"). */
+  suits: string[];
+  title: string;
+  summary: string;
+  /** What the fact checkers doubt in a candidate of this cluster. */
+  assumptions: [string, string];
+  /** The Strategist's view of this kind of answer whatever the problem: feasibility, cost, speed, risk (its impact is how well it suits the problem). */
+  view: [number, number, number, number];
+}
+
 /** The clusters ideas fall into, by the words they use; first match in order of hits, then of this list. */
-export const CLUSTERS: { name: string; words: string[]; title: string; summary: string }[] = [
+export const CLUSTERS: ClusterTemplate[] = [
   {
-    name: "Learn by doing",
+    kind: "learn",
+    name: "Learning by doing, for {who}",
     words: ["hands-on", "sandbox", "by doing", "real work", "first task", "real task", "rehearse", "practice", "in context", "first step", "finish something"],
+    suits: ["learn", "onboard", "skill", "train", "teach", "course", "study", "student", "junior", "newcomer", "lesson", "school"],
     title: "Real work from the first hour",
     summary: "{Who} learn {topic} by doing real work from the start, in small steps that each end in something finished.",
+    assumptions: ["There is real work small enough for the first days", "{Who} can work safely before they know the whole system"],
+    view: [7, 7, 7, 6],
   },
   {
-    name: "People who guide",
+    kind: "guide",
+    name: "Guides for {who}",
     words: ["mentor", "buddy", "guide", "concierge", "teach", "pair", "colleague"],
+    suits: ["support", "help", "lonel", "mentor", "retain", "retention", "communit", "belong", "wellbeing", "care", "patient", "parent", "isolat", "burnout", "welcom"],
     title: "A named guide for {who}",
     summary: "Every one of {who} has a named person who knows what they need, answers quickly and teaches on the real work.",
+    assumptions: ["Experienced people have a few hours a week to spare", "{Who} will ask for help when a guide is named"],
+    view: [7, 5, 6, 8],
   },
   {
-    name: "Remove the waiting",
+    kind: "wait",
+    name: "Nothing waits in {topic}",
     words: ["wait", "ready", "before they", "access", "automatic", "default", "laid out", "setup"],
+    suits: ["time", "wait", "slow", "fast", "delay", "queue", "cut", "shorten", "speed", "quick", "respon", "turnaround", "late", "backlog"],
     title: "Everything ready before it is needed",
     summary: "Every account, tool, answer and decision {who} will need in {topic} is ready before they reach it, so no step waits.",
+    assumptions: ["Most of the time in {topic} is spent waiting", "Access and setup can be prepared in advance"],
+    view: [7, 6, 8, 7],
   },
   {
-    name: "Make progress visible",
+    kind: "visible",
+    name: "{Topic} made visible",
     words: ["map", "visible", "checklist", "measure", "feedback", "progress", "stopwatch", "stuck"],
+    suits: ["waste", "measur", "error", "mistake", "quality", "track", "data", "reduc", "energy", "visib", "accura", "defect", "lost", "loss", "usage", "spill"],
     title: "Make {topic} visible and measured",
     summary: "Show where each of {who} is in {topic}, measure each step, and fix the step where people get stuck.",
+    assumptions: ["The steps of {topic} can be measured without extra work", "Seeing where people are stuck leads someone to fix it"],
+    view: [8, 7, 7, 8],
   },
   {
-    name: "Rethink the format",
+    kind: "format",
+    name: "A lighter {topic}",
     words: ["replace", "drop", "stop", "no new", "fewer", "lighter", "one source", "choose the order", "one owner"],
+    suits: ["meeting", "process", "paperwork", "cost", "budget", "simplif", "bureaucra", "email", "document", "report", "admin", "form", "shorter"],
     title: "A lighter, shorter {topic}",
     summary: "Drop the parts of {topic} nobody needs yet and give {who} one short, current path instead of many documents and sessions.",
+    assumptions: ["Much of {topic} is not needed in the first weeks", "Dropping parts will not cause mistakes later"],
+    view: [6, 9, 8, 5],
   },
   {
-    name: "Motivation and play",
+    kind: "play",
+    name: "{Topic} as a game",
     words: ["speedrun", "game", "reward", "bounty", "streak", "celebrate", "loud", "levels"],
+    suits: ["engag", "particip", "motivat", "encourag", "fun", "habit", "exercis", "cycl", "recycl", "volunteer", "donat", "adopt", "attend", "more"],
     title: "Make {topic} a game worth finishing",
     summary: "Turn {topic} into short levels with visible progress and small rewards, so {who} want to finish it.",
+    assumptions: ["{Who} are motivated by visible progress and small rewards", "A game does not trivialise serious work"],
+    view: [6, 6, 6, 5],
   },
 ];
+
+/** The cluster of the Connector's candidates, which combine ideas of two others. */
+export const COMBINATION = {
+  name: "Combination",
+  assumptions: ["The two parts reinforce each other rather than compete for time", "One team can own both"] as [string, string],
+  scores: [8, 6, 5, 5, 6] as Scores,
+};
+
+/** A cluster as it fits one problem: its name in the problem's words, how well it suits it, and the scores that follow. */
+export interface ProblemCluster extends ClusterTemplate {
+  label: string;
+  /** How many of the problem's words it suits (tens), with a tie-break drawn from the problem (units). */
+  fit: number;
+  weighed: Scores;
+}
+
+/** A cluster's impact on the problem, by how well it fits it, best fit first. */
+const FIT_IMPACT = [9, 8, 7, 6, 5, 4];
+
+const clamp = (value: number) => Math.min(10, Math.max(1, value));
+
+/**
+ * The clusters as they fit a problem, best fit first: each named in the problem's words, fitted
+ * by the problem's words it suits ("reduce food waste" suits making waste visible, "cut
+ * onboarding time" removing the waiting), ties broken by a draw from the problem's text; its
+ * impact is that fit, the rest of its scores its own view, moved by the draw. The same problem
+ * always gives the same.
+ */
+export function clustersFor(words: ProblemWords): ProblemCluster[] {
+  const problemWords = words.goal.toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  const fitted = CLUSTERS.map((cluster) => {
+    const draw = hashString(`${words.problem.toLowerCase()}|${cluster.kind}`);
+    const hits = problemWords.filter((word) => cluster.suits.some((stem) => word.startsWith(stem))).length;
+    return { cluster, draw, fit: hits * 10 + (draw % 10) };
+  }).sort((a, b) => b.fit - a.fit || a.draw - b.draw);
+  return fitted.map(({ cluster, draw, fit }, rank) => {
+    const [feasibility, cost, speed, risk] = cluster.view;
+    // Within one either way, as the problem draws it: how hard and how fast it is to do for this problem.
+    const lean = (shift: number) => ((draw >>> shift) % 3) - 1;
+    return {
+      ...cluster,
+      label: fill(cluster.name, words).slice(0, 80).trim(),
+      fit,
+      weighed: [FIT_IMPACT[rank]!, clamp(feasibility + lean(4)), cost, clamp(speed + lean(8)), risk],
+    };
+  });
+}
+
+/** The cluster a candidate names, as the problem names it; null for a combination or a name of another problem. */
+export function clusterNamed(name: string, words: ProblemWords): ProblemCluster | null {
+  return clustersFor(words).find((cluster) => cluster.label === name) ?? null;
+}
 
 export interface PrecedentTemplate {
   name: string;
@@ -160,26 +261,4 @@ export const PRECEDENTS: Record<"historian" | "analogist", PrecedentTemplate[]> 
       lesson: "Let the paths that work for {who} become the default, and let the rest fade.",
     },
   ],
-};
-
-/** What the fact checkers doubt in a candidate, by its cluster. */
-export const ASSUMPTIONS: Record<string, string[]> = {
-  "Learn by doing": ["There is real work small enough for the first days", "{Who} can work safely before they know the whole system"],
-  "People who guide": ["Experienced people have a few hours a week to spare", "{Who} will ask for help when a guide is named"],
-  "Remove the waiting": ["Most of the time in {topic} is spent waiting", "Access and setup can be prepared in advance"],
-  "Make progress visible": ["The steps of {topic} can be measured without extra work", "Seeing where people are stuck leads someone to fix it"],
-  "Rethink the format": ["Much of {topic} is not needed in the first weeks", "Dropping parts will not cause mistakes later"],
-  "Motivation and play": ["{Who} are motivated by visible progress and small rewards", "A game does not trivialise serious work"],
-  Combination: ["The two parts reinforce each other rather than compete for time", "One team can own both"],
-};
-
-/** The Strategist's view of each cluster: impact, feasibility, cost, speed, risk (1–10, higher is better). */
-export const CLUSTER_SCORES: Record<string, [number, number, number, number, number]> = {
-  "Learn by doing": [8, 7, 7, 7, 6],
-  "People who guide": [7, 7, 5, 6, 8],
-  "Remove the waiting": [9, 7, 6, 8, 7],
-  "Make progress visible": [6, 8, 7, 7, 8],
-  "Rethink the format": [6, 6, 9, 8, 5],
-  "Motivation and play": [5, 6, 6, 6, 5],
-  Combination: [8, 6, 5, 5, 6],
 };
