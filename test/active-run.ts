@@ -43,7 +43,7 @@ export function activeRun(
     settings: { ...DEFAULT_ROOM_SETTINGS, ...parts.settings },
     author: agentAuthor(parts.agent),
     now: () => new Date(),
-    modelCalls: new PendingModelCalls(parts.run.id, database.db),
+    modelCalls: new PendingModelCalls(parts.run.id, database),
     resolveModel: (spec) => resolveModel(spec, { scriptPaceMs: 0 }),
     state: { requestsMade: 0, helpRequested: 0, createdNodeIds: [], step: parts.step ?? 0, callsThisStep: new Map(), callsThisRun: new Map(), stop: null },
   };

@@ -198,7 +198,7 @@ export async function executeRun(
 
   const settings = parseRoomSettings(room.settings);
   const modelCallPolicy = { retryDelaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS, timeoutMs: deps.modelCallTimeoutMs ?? MODEL_CALL_TIMEOUT_MS };
-  const modelCalls = new PendingModelCalls(run.id, db);
+  const modelCalls = new PendingModelCalls(run.id, database);
   carry = modelCalls;
   const active: ActiveRun = {
     database,

@@ -150,7 +150,7 @@ describe("a room write whose model calls cannot be recorded", () => {
     const { roomId } = await createTestRoom(database.db);
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
-    const pending = new PendingModelCalls(run.id, database.db);
+    const pending = new PendingModelCalls(run.id, database);
     pending.add({ attempt: 1, call: 0, step: 0, inputTokens: 70, outputTokens: 7, costUsd: 0.25 });
     const allow = await refuseModelCalls(database.db, run.id);
     try {

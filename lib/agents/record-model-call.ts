@@ -1,5 +1,5 @@
 import { type SQL, eq, sql } from "drizzle-orm";
-import type { Db } from "@/db";
+import type { Database } from "@/db";
 import { runModelCalls, runs } from "@/db/schema";
 import type { CarriedChanges } from "@/lib/events/write-room-events";
 import { addUsage } from "@/lib/usage/record-usage";
@@ -55,9 +55,10 @@ export class PendingModelCalls implements CarriedChanges {
   private asked = 0;
   private readonly writing = new Set<Promise<void>>();
 
+  /** `database` is read only when calls are written on their own. */
   constructor(
     private readonly runId: string,
-    private readonly db: Db,
+    private readonly database: Pick<Database, "db">,
   ) {}
 
   add(call: ModelCallUsage): void {
@@ -96,7 +97,7 @@ export class PendingModelCalls implements CarriedChanges {
     const taken = this.take();
     if (!taken) return;
     try {
-      await this.db.execute(taken.change);
+      await this.database.db.execute(taken.change);
     } catch (error) {
       taken.giveBack();
       throw error;

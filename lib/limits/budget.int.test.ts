@@ -48,7 +48,7 @@ async function spend(roomId: string, usage: { tokens: number; costUsd: number; c
     correlationId: usage.correlationId ?? `earlier-${id}`,
   });
   // Recorded the way a run records its model calls: the calls, the run's totals, the hour's usage.
-  const calls = new PendingModelCalls(id, database.db);
+  const calls = new PendingModelCalls(id, database);
   const count = usage.calls ?? 1;
   for (let call = 0; call < count; call++) {
     calls.add({ attempt: 1, call, step: call, inputTokens: Math.floor(usage.tokens / count), outputTokens: 0, costUsd: usage.costUsd / count });

@@ -20,7 +20,7 @@ describe("usage by agent-hour", () => {
     const { roomId } = await createTestRoom(db);
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const run = await startAgentRun(db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
-    const calls = new PendingModelCalls(run.id, db);
+    const calls = new PendingModelCalls(run.id, { db });
     calls.add({ attempt: 1, call: 0, step: 0, inputTokens: 100, outputTokens: 20, costUsd: 0.01 });
     calls.add({ attempt: 1, call: 1, step: 1, inputTokens: 200, outputTokens: 30, costUsd: 0.02 });
     await calls.flush();
