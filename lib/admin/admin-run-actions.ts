@@ -21,7 +21,7 @@ async function findRun(db: Db, runId: string) {
 
 /**
  * An admin stops a run in any room (or only in `roomId`, when given): a queued one is cancelled
- * at once, a running one stops at its next heartbeat or step (see `cancelRun`). The stop is
+ * at once, a running one is stopped by its worker as soon as it hears (see `cancelRun`). The stop is
  * recorded in the room's log (`admin.action`) and the audit trail.
  */
 export async function cancelRunAsAdmin(

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { agents, runs } from "@/db/schema";
 import { badRequest, notFound } from "@/lib/errors";
@@ -11,11 +11,14 @@ function cancelledBy(by: Actor): ErrorDetails {
   return { error_type: "cancelled", error_message: `Cancelled by ${by.name}.`, retry_possible: false };
 }
 
+/** Where a running run's cancel is announced: the worker holding the run stops it at once. */
+export const RUN_CANCELS_CHANNEL = "parley_run_cancels";
+
 /**
- * Cancels a run: a queued run is cancelled at once; a running one is flagged and its
- * worker stops at its next heartbeat or step. The flag stays on the run, so a run handed
- * back to the queue or left by a worker that died is cancelled, not started again, by the
- * next worker to claim it.
+ * Cancels a run: a queued run is cancelled at once; a running one is flagged, and the worker
+ * holding it is told at once (its heartbeat finds the flag too, should the word not reach it).
+ * The flag stays on the run, so a run handed back to the queue or left by a worker that died is
+ * cancelled, not started again, by the next worker to claim it.
  */
 export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor): Promise<"cancelled" | "stopping"> {
   const [run] = await db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.roomId, roomId)));
@@ -29,7 +32,10 @@ export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor
     .where(and(eq(runs.id, runId), inArray(runs.status, ["queued", "running"])))
     .returning();
   if (!flagged) throw badRequest(`Run ${runId} has already finished.`);
-  if (flagged.status === "running") return "stopping";
+  if (flagged.status === "running") {
+    await db.execute(sql`select pg_notify(${RUN_CANCELS_CHANNEL}, ${runId})`);
+    return "stopping";
+  }
   const [agent] = await db.select().from(agents).where(eq(agents.id, flagged.agentId));
   // Whether this write or a worker's claim ends the flagged run, it ends cancelled.
   await finishRun(

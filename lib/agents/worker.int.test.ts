@@ -6,6 +6,8 @@ import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { startTestWorker } from "@/test/agents";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { RUNS_CHANNEL } from "./enqueue-run";
+import { resolveModel } from "@/lib/models/registry";
+import { cancelRun } from "./cancel-run";
 import { startAgentRun } from "./start-agent-run";
 
 // The worker claims any room's runs, so this file keeps a database of its own.
@@ -75,6 +77,29 @@ describe("the agent worker", () => {
       }, 15_000);
     } finally {
       claiming.release();
+      await worker.stop();
+    }
+  });
+
+  it("stops a running run as soon as it is cancelled, not at its next heartbeat", async () => {
+    const { roomId, agents } = await createTestRoom(database.db);
+    // A heartbeat far longer than the test may take: only the cancel's word can stop the run in time.
+    const worker = await startTestWorker(database, {
+      heartbeatMs: 60_000,
+      leaseMs: 240_000,
+      resolveModel: (spec) => resolveModel(spec, { scriptPaceMs: 40, scriptThinkMs: 0 }),
+    });
+    try {
+      const run = await startAgentRun(database.db, roomId, { agentId: agents[0]!.id }, alice);
+      await eventually(() => expect(worker.worker.activeRunIds()).toContain(run.id), 10_000);
+      expect(await cancelRun(database.db, roomId, run.id, alice)).toBe("stopping");
+      const cancelledAt = Date.now();
+      await eventually(async () => {
+        const [row] = await database.db.select({ status: runs.status }).from(runs).where(eq(runs.id, run.id));
+        expect(row!.status).toBe("cancelled");
+      }, 10_000);
+      expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+    } finally {
       await worker.stop();
     }
   });

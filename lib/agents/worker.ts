@@ -3,6 +3,7 @@ import type { Database } from "@/db";
 import type { Run } from "@/db/schema";
 import type { ModelResolver } from "@/lib/models/registry";
 import type { RoomBus } from "@/lib/realtime/bus";
+import { RUN_CANCELS_CHANNEL } from "./cancel-run";
 import { claimNextRun, heartbeatRun, releaseRun } from "./claim-run";
 import { RUNS_CHANNEL } from "./enqueue-run";
 import { type ExecuteDeps, type StopReason, executeRun } from "./execute-run";
@@ -71,7 +72,11 @@ export class AgentWorker {
     this.running = true;
     await registerWorker(this.database.db, this.options.owner);
     this.startBeating();
-    this.unlisten = await this.database.listen(RUNS_CHANNEL, () => this.poke());
+    const unlistenRuns = await this.database.listen(RUNS_CHANNEL, () => this.poke());
+    const unlistenCancels = await this.database.listen(RUN_CANCELS_CHANNEL, (runId) => this.active.get(runId)?.stop("cancelled"));
+    this.unlisten = async () => {
+      await Promise.all([unlistenRuns(), unlistenCancels()]);
+    };
     this.loopDone = this.loop();
   }
 
