@@ -425,18 +425,23 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
   });
 
   const allNodes = context.canvas.nodes;
+  // Each line formatted once: the section is rendered again for every node trimming takes off.
+  const nodeLines = allNodes.map((node) => formatNodeLine(node));
+  const edgeLines = context.canvas.edges.map((edge) => ({
+    edge,
+    line: `- edge ${edge.id}: node ${edge.sourceId} → node ${edge.targetId} "${oneLine(edge.label, 60)}"`,
+  }));
   const canvas: BudgetedSection = {
     count: allNodes.length,
     kept: allNodes.length,
     required: 0,
     share: 0.4,
     render: (kept) => {
-      const nodes = allNodes.slice(allNodes.length - kept);
-      const ids = new Set(nodes.map((node) => node.id));
-      const edges = context.canvas.edges.filter((edge) => ids.has(edge.sourceId) && ids.has(edge.targetId));
+      const from = allNodes.length - kept;
+      const ids = new Set(allNodes.slice(from).map((node) => node.id));
       const lines = [
-        ...nodes.map((node) => formatNodeLine(node)),
-        ...edges.map((edge) => `- edge ${edge.id}: node ${edge.sourceId} → node ${edge.targetId} "${oneLine(edge.label, 60)}"`),
+        ...nodeLines.slice(from),
+        ...edgeLines.filter(({ edge }) => ids.has(edge.sourceId) && ids.has(edge.targetId)).map(({ line }) => line),
       ];
       const none = allNodes.length ? "(left out: the context budget is spent)" : "(empty)";
       return `## Canvas (${allNodes.length} nodes, ${context.canvas.edges.length} edges)\n${lines.join("\n") || none}`;
