@@ -55,7 +55,8 @@ describe("a worker's runs", () => {
   it("stay with a live worker through many leases, however many other workers look for work", async () => {
     const { roomId } = await createTestRoom(database.db);
     const songwriter = await agentByPersona(database, roomId, "songwriter");
-    // Each of three steps takes a second: the run outlives its 300 ms lease ten times over.
+    // Each of three steps takes two seconds: the run outlives its 600 ms lease ten times over (a lease short
+    // enough to lapse between two heartbeats of a busy machine would test the machine, not the worker).
     const steps = scriptedSteps([
       toolStep([{ id: "a", name: "read_shared_context", input: { limit: 1 } }]),
       toolStep([{ id: "b", name: "read_shared_context", input: { limit: 2 } }]),
@@ -63,20 +64,20 @@ describe("a worker's runs", () => {
     ]);
     const slow = new MockLanguageModelV4({
       doStream: async (call) => {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await new Promise((resolve) => setTimeout(resolve, 2000));
         return steps.doStream(call);
       },
     });
     await setAgentModel(database, songwriter.id, "mock:slow");
-    const owner = await startTestWorker(database, { resolveModel: mockResolver({ slow }), leaseMs: 300 });
-    const rivals = await Promise.all([1, 2].map(() => startTestWorker(database, { resolveModel: mockResolver({ slow }), leaseMs: 300, pollMs: 20 })));
+    const owner = await startTestWorker(database, { resolveModel: mockResolver({ slow }), leaseMs: 600 });
+    const rivals = await Promise.all([1, 2].map(() => startTestWorker(database, { resolveModel: mockResolver({ slow }), leaseMs: 600, pollMs: 20 })));
     try {
       const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
       const finished = await eventually(async () => {
         const row = await runRow(run.id);
         expect(row.status).toBe("succeeded");
         return row;
-      }, 15_000);
+      }, 20_000);
       expect(finished.attempts).toBe(1);
       expect(slow.doStreamCalls).toHaveLength(3);
     } finally {
