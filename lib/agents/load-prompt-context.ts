@@ -11,7 +11,7 @@ import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { BRAINSTORM_AUTHOR } from "@/lib/brainstorm/lanes";
 import { BRAINSTORM_GUIDANCE } from "@/lib/brainstorm/prompts";
-import { heldBackWork, isHeldBack, isolationOf, loadStageContext, visibleTo } from "@/lib/brainstorm/stage-context";
+import { heldBackWork, isHeldBack, isolatedAgentIds, isolationOf, loadStageContext, visibleTo } from "@/lib/brainstorm/stage-context";
 import type { PromptContext } from "./build-prompt";
 
 /** Who a run's `requestedBy` id names, for the "why you were started" line. */
@@ -44,7 +44,7 @@ export async function loadPromptContext(
   const { run, agent, settings, now } = input;
   // A brainstorm stage's run reads the prior stages' artifacts; a divergent thinker sees only its own work.
   const stage = await loadStageContext(db, run, agent, input.team);
-  const isolation = stage?.isolation ?? (input.isolated ? isolationOf(agent.id) : null);
+  const isolation = stage?.isolation ?? (input.isolated ? isolationOf(agent.id, await isolatedAgentIds(db, run.roomId)) : null);
   // Everyone else reads nothing the divergent thinkers write until their ideas are released at once.
   const held = isolation ? null : await heldBackWork(db, run.roomId);
   const team = isolation ? input.team.filter((member) => member.id === agent.id) : input.team;
@@ -74,7 +74,14 @@ export async function loadPromptContext(
   const nodeShown = (node: CanvasNode) => visibleTo(isolation, node) && !isHeldBack(held, node.authorId, node.createdAt);
   const nodeRows = allNodes.filter(nodeShown);
   const visibleNodes = new Set(nodeRows.map((node) => node.id));
-  const edgeRows = allEdges.filter((edge) => visibleNodes.has(edge.sourceId) && visibleNodes.has(edge.targetId));
+  // An edge's label is its author's words: held back, or kept from an isolated run, as its author's nodes are.
+  const edgeRows = allEdges.filter(
+    (edge) =>
+      visibleNodes.has(edge.sourceId) &&
+      visibleNodes.has(edge.targetId) &&
+      visibleTo(isolation, { authorId: edge.authorId }) &&
+      !isHeldBack(held, edge.authorId, edge.createdAt),
+  );
   // Working alone, an agent reads only its own board entries, findings and requests; anyone else, none held back.
   const entryShown = (entry: BoardEntry) => (isolation ? entry.agentId === agent.id : !isHeldBack(held, entry.agentId, entry.createdAt));
   const board = allBoard.filter(entryShown);
@@ -86,7 +93,8 @@ export async function loadPromptContext(
   const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, input.notes))];
   const isMessage = (note: { kind?: string }) => note.kind === "command" || note.kind === "help";
   const extraSections: NonNullable<PromptContext["extraSections"]> = stage ? [...stage.sections] : [];
-  if (settings.broadcast === "human") {
+  // Working alone, an agent reads none of the people's answers: the questions could carry another ideator's ideas.
+  if (settings.broadcast === "human" && !isolation) {
     const history = await humanQaHistory(db, run.roomId);
     if (history.length) {
       extraSections.push({

@@ -11,24 +11,28 @@ import { POST as sendRoute } from "@/app/api/rooms/[roomId]/commands/route";
 import { POST as startRunRoute } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcasts, canvasEdges, canvasNodes, dialogues, events, runs } from "@/db/schema";
+import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcastResponses, broadcasts, canvasEdges, canvasNodes, dialogues, events, runs } from "@/db/schema";
 import { estimateTokens } from "@/lib/agents/build-prompt";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { claimNextRun } from "@/lib/agents/claim-run";
+import { loadPromptContext } from "@/lib/agents/load-prompt-context";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { type StopReason, executeRun } from "@/lib/agents/execute-run";
 import { createAskTeammateTool } from "@/lib/agents/tools/ask-teammate";
+import { createCanvasTools } from "@/lib/agents/tools/canvas-tools";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
 import { createRequestTools } from "@/lib/agents/tools/request-agent";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { getEnv } from "@/lib/env";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { resolveModel } from "@/lib/models/registry";
-import type { BrainstormDto } from "@/lib/protocol/brainstorm";
+import { type BrainstormDto, stageDefinition } from "@/lib/protocol/brainstorm";
 import { RoomBus } from "@/lib/realtime/bus";
 import { createRoom } from "@/lib/rooms/create-room";
-import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
+import { type RoomSettingsPatch, parseRoomSettings } from "@/lib/rooms/room-settings";
+import { askOthers } from "@/lib/broadcast/ask-others";
 import { activeRun } from "@/test/active-run";
+import { broadcastDeps } from "@/test/broadcasts";
 import { startTestWorker } from "@/test/agents";
 import { runRow } from "@/test/builders";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
@@ -144,6 +148,21 @@ describe("the brainstorm", () => {
       const ranking = (shown.body.brainstorm as BrainstormDto).ranking;
       expect(ranking.length).toBeGreaterThanOrEqual(3);
       expect(ranking.map((candidate) => candidate.score)).toEqual([...ranking.map((candidate) => candidate.score)].sort((a, b) => b - a));
+      // Each stage's run is given the problem, its stage's goal and who works beside it; an ideator, no one.
+      const team = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const openingOf = async (stage: string, persona: string) => {
+        const member = team.find((agent) => agent.persona === persona)!;
+        const run = (await stageRuns(roomId, stage)).find((each) => each.agentId === member.id)!;
+        return JSON.stringify(run.transcript.slice(0, 2));
+      };
+      const historian = await openingOf("precedents", "historian");
+      expect(historian).toContain(`Problem: ${PROBLEM}`);
+      expect(historian).toContain(`Stage goal: ${stageDefinition("precedents").goal}`);
+      expect(historian).toContain("Co-participants");
+      expect(historian).toContain(`${team.find((agent) => agent.persona === "analogist")!.name} (persona: analogist)`);
+      const ideator = await openingOf("divergent", "contrarian");
+      expect(ideator).toContain(`Problem: ${PROBLEM}`);
+      expect(ideator).not.toContain("Co-participants");
 
       const approved = await decide(roomId, atGate.id, { action: "approve", round: atGate.gateRound }, cookie);
       expect(approved.status).toBe(200);
@@ -501,6 +520,25 @@ describe("the brainstorm", () => {
           expect(row!.status).toBe("succeeded");
           return JSON.stringify(row!.transcript.slice(0, 2));
         }, 30_000);
+      // A node of a shared kind (the framing's) the Cross-Pollinator wrote, and its edge to the framing, labelled with its idea.
+      const [framing] = await context.database.db
+        .select()
+        .from(canvasNodes)
+        .where(and(eq(canvasNodes.roomId, roomId), eq(canvasNodes.kind, "framing")));
+      const shared = { roomId, authorKind: "agent" as const, authorId: pollinator.id, authorName: pollinator.name };
+      const smuggled = { id: randomUUID(), kind: "framing", text: "CANARY-cross-pollinator in the framing's kind", x: 0, y: -4000, ...shared };
+      await context.database.db.insert(canvasNodes).values(smuggled);
+      await context.database.db.insert(canvasEdges).values({ id: randomUUID(), sourceId: framing!.id, targetId: framing!.id, label: "CANARY-cross-pollinator's label", ...shared });
+      // Nor may an ideator write into the framing the others read: its run refuses, and the framing stays as it was.
+      const roster = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
+      const wild = roster.find((agent) => agent.persona === "wild-ideator")!;
+      const wildTools = createCanvasTools(activeRun(context.database, { run: runRow({ roomId, agentId: wild.id }), agent: wild, team: roster }));
+      const edit = await wildTools.update_node.execute!({ nodeId: framing!.id, text: "CANARY-wild-ideator in the framing" }, { toolCallId: "edit", messages: [], context: {} });
+      expect(edit).toEqual({ ok: false, error: expect.stringContaining("you may change only your own nodes") });
+      const removal = await wildTools.delete_node.execute!({ nodeId: framing!.id }, { toolCallId: "remove", messages: [], context: {} });
+      expect(removal).toMatchObject({ ok: false });
+      const [unchanged] = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.id, framing!.id));
+      expect(unchanged!.text).toBe(framing!.text);
       await handIdeasTo("wild-ideator", "PROBE: look at the selected ideas.");
       const [seen] = await eventually(() => {
         const found = probe("wild-ideator", "PROBE: look at the selected ideas.");
@@ -512,6 +550,10 @@ describe("the brainstorm", () => {
       expect(text).toContain("CANARY-wild-ideator");
       expect(text).not.toContain("CANARY-cross-pollinator");
       expect(text).not.toContain(pollinator.name);
+      // Nor the First-Principles Thinker's finding.
+      expect(text).not.toContain("CANARY-first-principles-thinker");
+      // It still reads the framing.
+      expect(text).toContain(`node ${framing!.id} [framing] by Cartographer`);
 
       // Any other agent — the Historian, whose stage runs beside — reads nothing the ideators wrote, handed or not.
       const before = await openingOf((await handIdeasTo("historian", "PROBE: which precedents fit these ideas?")).id);
@@ -661,6 +703,27 @@ describe("the brainstorm", () => {
       const syntheses = provider.server.requests.filter((request) => JSON.stringify(request.messages).includes("(persona: synthesizer)") && !request.messages.some((message) => message.role === "tool"));
       const second = JSON.stringify(syntheses.at(-1)!.messages);
       for (const idea of work.ideas) expect(second).toContain(`- ${idea.id} [`);
+    } finally {
+      await provider.stop();
+    }
+  });
+
+  it("goes back to divergent thinking only once, however few candidates the second convergent pass finds", async () => {
+    const { roomId } = await brainstormRoom();
+    // The Connector adds nothing; the Synthesizer finds two candidates every time.
+    const provider = await standIn(["synthesizer", "connector"], roomId, (persona, request) => {
+      const text = JSON.stringify(request.messages);
+      if (persona !== "synthesizer" || text.includes("asked again")) return null;
+      const ideaIds = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
+      const candidate = (index: number) => ({ title: `Candidate ${index}`, cluster: "Cluster", summary: "A candidate.", sourceIdeas: [ideaIds[index]!], combination: false });
+      return { toolCall: { name: "submit_candidates", arguments: { candidates: [candidate(0), candidate(1)] } } };
+    });
+    try {
+      await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      const atGate = await settled(roomId, ["awaiting_gate"]);
+      expect(atGate.returnedToDivergent).toBe(1);
+      expect(atGate.stages.divergent.passes).toBe(2);
+      expect(atGate.stages.convergent).toMatchObject({ passes: 2, status: "short" });
     } finally {
       await provider.stop();
     }
@@ -1075,6 +1138,39 @@ describe("the brainstorm", () => {
     }
   });
 
+  it("keeps the people's answers from an agent working alone: another ideator's question could carry its ideas", async () => {
+    const { roomId } = await brainstormRoom(context.database, { broadcast: "human" });
+    const roster = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
+    const pollinator = roster.find((agent) => agent.persona === "cross-pollinator")!;
+    const wild = roster.find((agent) => agent.persona === "wild-ideator")!;
+    const [asked] = await context.database.db
+      .insert(broadcasts)
+      .values({ id: randomUUID(), roomId, agentId: pollinator.id, agentName: pollinator.name, question: "CANARY-cross-pollinator: would a buddy rota work?", correlationId: "workflow-asked", mode: "human", status: "complete", deadlineAt: null })
+      .returning();
+    await context.database.db
+      .insert(broadcastResponses)
+      .values({ id: randomUUID(), broadcastId: asked!.id, roomId, responderId: ADA.id, responderName: ADA.name, isHuman: true, content: "Yes, weekly.", costUsd: 0 });
+    const run = runRow({ roomId, agentId: wild.id });
+    const sectionsFor = async (isolated: boolean) =>
+      JSON.stringify(
+        (
+          await loadPromptContext(context.database.db, {
+            run,
+            agent: wild,
+            team: roster,
+            isolated,
+            settings: parseRoomSettings({ broadcast: "human" }),
+            now: new Date(),
+            toolNames: [],
+            notes: { roomId, agentId: wild.id, agentName: wild.name, runId: run.id, step: 0 },
+          })
+        ).extraSections,
+      );
+    expect(await sectionsFor(true)).not.toContain("CANARY-");
+    // The check can fail: not working alone, the same run reads the question and its answer.
+    expect(await sectionsFor(false)).toContain("CANARY-cross-pollinator: would a buddy rota work?");
+  });
+
   it("lets nobody ask the ideators anything while they work alone", async () => {
     const ideators = ["wild-ideator", "cross-pollinator", "first-principles-thinker", "contrarian"];
     // Room enough for the narrator while the four ideators are held at work.
@@ -1105,6 +1201,16 @@ describe("the brainstorm", () => {
       const isolated = team.filter((agent) => ideators.includes(agent.persona)).map((agent) => agent.id);
       expect(asked!.targetAgentIds.length).toBeGreaterThan(0);
       expect(asked!.targetAgentIds.filter((id) => isolated.includes(id))).toEqual([]);
+      // Nor do they ask anyone: the question could carry their ideas.
+      const wild = (await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).find((agent) => agent.persona === "wild-ideator")!;
+      const deps = await broadcastDeps(context.database);
+      try {
+        const question = { roomId, asker: wild, runId: null, correlationId: "workflow-alone", question: "CANARY-wild-ideator: does this work?" };
+        await expect(askOthers(deps, question)).rejects.toThrow("you may ask no one until it ends");
+      } finally {
+        await deps.stop();
+      }
+      expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toHaveLength(1);
       release();
       await settled(roomId, ["awaiting_gate"]);
     } finally {

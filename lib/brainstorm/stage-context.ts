@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type Agent, type Brainstorm, type Run, agents, brainstorms } from "@/db/schema";
+import { type Agent, type Brainstorm, type Run, agents, brainstorms, canvasNodes } from "@/db/schema";
 import { badRequest, conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
@@ -22,8 +22,10 @@ export interface StageSection {
 export interface Isolation {
   /** The agent whose own work stays visible. */
   agentId: string;
-  /** Node kinds everyone may see. */
+  /** Node kinds everyone may see: the framing and the lane headings. */
   sharedKinds: ReadonlySet<string>;
+  /** The agents working alone: nothing of theirs but the run's own is shown, whatever its kind. */
+  alone: ReadonlySet<string>;
 }
 
 export interface StageContext {
@@ -33,9 +35,15 @@ export interface StageContext {
   sections: StageSection[];
 }
 
-/** Whether an isolated run may see a node. */
-export function visibleTo(isolation: Isolation | null, node: { authorId: string; kind: string }): boolean {
-  return !isolation || node.authorId === isolation.agentId || isolation.sharedKinds.has(node.kind);
+/**
+ * Whether an isolated run may see a node, or an edge (no kind: its label is its author's words,
+ * and the nodes it joins are checked on their own): nothing another agent working alone wrote, of
+ * any kind, and of everyone else's nodes only the shared kinds.
+ */
+export function visibleTo(isolation: Isolation | null, item: { authorId: string; kind?: string }): boolean {
+  if (!isolation || item.authorId === isolation.agentId) return true;
+  if (isolation.alone.has(item.authorId)) return false;
+  return item.kind === undefined || isolation.sharedKinds.has(item.kind);
 }
 
 const one = (text: string) => text.replace(/\s+/g, " ").trim();
@@ -199,14 +207,14 @@ export async function loadStageContext(db: Db, run: Run, agent: Agent, team: Age
   const [brainstorm] = await db.select().from(brainstorms).where(eq(brainstorms.id, purpose.brainstormId));
   if (!brainstorm) return null;
   const definition = stageDefinition(purpose.stage);
-  const isolation = definition.isolated ? isolationOf(agent.id) : null;
+  const isolation = definition.isolated ? isolationOf(agent.id, await isolatedAgentIds(db, run.roomId)) : null;
   const work = await readWork(db, brainstorm.id);
   return { brainstorm, stage: purpose.stage, isolation, sections: stageSections({ brainstorm, stage: purpose.stage, agent, team, work }) };
 }
 
-/** What an isolated divergent thinker may see besides its own work. */
-export function isolationOf(agentId: string): Isolation {
-  return { agentId, sharedKinds: new Set([FRAMING_KIND, LANE_HEADING_KIND]) };
+/** What an isolated divergent thinker may see besides its own work, `alone` being every agent working alone. */
+export function isolationOf(agentId: string, alone: ReadonlySet<string>): Isolation {
+  return { agentId, sharedKinds: new Set([FRAMING_KIND, LANE_HEADING_KIND]), alone };
 }
 
 /** The divergent thinkers of a brainstorm whose divergent stage is running in the room, and when its pass began. */
@@ -247,6 +255,30 @@ export async function refuseWhileAlone(db: Db, roomId: string, agent: Pick<Agent
   );
 }
 
+/** What an agent working alone is told when it would ask anyone anything. */
+export const ASKING_WHILE_ALONE =
+  "You are working alone in the brainstorm's divergent thinking (stage 1): you may ask no one until it ends. Carry on with your own ideas.";
+
+/**
+ * Refuses, as an error the model reads, an ideator's change to a node it did not write while it
+ * works alone: the framing everyone reads, edited, would carry its ideas to the other ideators.
+ * Checked for any run of an ideator, a run that began before the stage included; other agents
+ * pay nothing for it.
+ */
+export async function refuseChangingOthersNodesWhileAlone(db: Db, roomId: string, agent: Pick<Agent, "id" | "persona">, nodeId: string): Promise<void> {
+  if (!stageDefinition("divergent").personas.includes(agent.persona)) return;
+  if (!(await isolatedAgentIds(db, roomId)).has(agent.id)) return;
+  const [node] = await db
+    .select({ authorId: canvasNodes.authorId })
+    .from(canvasNodes)
+    .where(and(eq(canvasNodes.id, nodeId), eq(canvasNodes.roomId, roomId)));
+  if (node && node.authorId !== agent.id) {
+    throw badRequest(
+      "You are working alone in the brainstorm's divergent thinking (stage 1): you may change only your own nodes until the ideas are released.",
+    );
+  }
+}
+
 /**
  * Refuses, as an error the model reads, a request, a help request or a question that would reach
  * an agent working alone, or that one working alone would put to anyone. Checked inside the write
@@ -257,7 +289,7 @@ export async function refuseWhileAlone(db: Db, roomId: string, agent: Pick<Agent
 export async function refuseAskingWhileAlone(db: Db, roomId: string, asker: Pick<Agent, "id">, target: Pick<Agent, "id" | "name">): Promise<void> {
   const alone = await isolatedAgentIds(db, roomId);
   if (alone.has(asker.id)) {
-    throw badRequest("You are working alone in the brainstorm's divergent thinking (stage 1): you may ask no one until it ends. Carry on with your own ideas.");
+    throw badRequest(ASKING_WHILE_ALONE);
   }
   if (alone.has(target.id)) {
     throw badRequest(

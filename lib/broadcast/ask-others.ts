@@ -5,7 +5,7 @@ import { findTeammate } from "@/lib/agents/find-teammate";
 import { badRequest } from "@/lib/errors";
 import { type WriteWork, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
-import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
+import { ASKING_WHILE_ALONE, isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { askAgents, settledOrAborted } from "./ask-agents";
 import { askHuman } from "./ask-human";
 import { broadcastToDto } from "./broadcast-dto";
@@ -31,9 +31,12 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
   const settings = parseRoomSettings(room.settings);
   if (settings.broadcast === "off") throw badRequest("Broadcasts are turned off in this room.");
 
-  // Agents working alone in a brainstorm's divergent stage are nobody's to ask, and ask nobody.
+  // Agents working alone in a brainstorm's divergent stage are nobody's to ask, and ask nobody (their question could carry their ideas).
   const [everyone, alone] = await Promise.all([db.select().from(agents).where(eq(agents.roomId, input.roomId)), isolatedAgentIds(db, input.roomId)]);
-  const team = alone.has(input.asker.id) ? everyone.filter((agent) => agent.id === input.asker.id) : everyone.filter((agent) => !alone.has(agent.id));
+  if (alone.has(input.asker.id)) {
+    throw badRequest(ASKING_WHILE_ALONE);
+  }
+  const team = everyone.filter((agent) => !alone.has(agent.id));
   const targets = settings.broadcast === "agents" ? pickTargets(team, input.asker, input.targetAgents) : [];
   const mode = settings.broadcast;
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createNode } from "@/lib/canvas/create-node";
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge } from "@/lib/canvas/edges";
+import { refuseChangingOthersNodesWhileAlone } from "@/lib/brainstorm/stage-context";
 import { homeArea } from "@/lib/canvas/free-spot";
 import { updateNode } from "@/lib/canvas/update-node";
 import { LIMITS } from "@/lib/protocol";
@@ -73,6 +74,7 @@ export function createCanvasTools(active: ActiveRun) {
           const { nodeId, ...changes } = input;
           const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
           if (Object.keys(defined).length === 0) return { unchanged: true };
+          await refuseChangingOthersNodesWhileAlone(database.db, run.roomId, active.agent, nodeId);
           const update = await updateNode(database.db, run.roomId, nodeId, author, defined, write);
           const { x: placedX, y: placedY } = update.changes;
           return { nodeId, version: update.version, ...(placedX !== undefined && placedY !== undefined ? { x: placedX, y: placedY } : {}) };
@@ -84,6 +86,7 @@ export function createCanvasTools(active: ActiveRun) {
       execute: (input) =>
         toolResult(async () => {
           const { nodeId } = input;
+          await refuseChangingOthersNodesWhileAlone(database.db, run.roomId, active.agent, nodeId);
           const deleted = await deleteNode(database.db, run.roomId, nodeId, author, options("delete_node", input));
           return { nodeId, removedEdges: deleted.edgeIds.length };
         }),
