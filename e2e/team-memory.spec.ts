@@ -152,7 +152,7 @@ test("/focus from the bar sends plain messages to that agent, whose card counts 
   }
 });
 
-test("a high finding stands out on the board, and opening it highlights its notes on the canvas", async ({ openRoom, baseURL }) => {
+test("a high finding stands out on the board, and opening it brings its feed entry and its notes into view", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "A crowded canvas");
   const ada = await openRoom(roomId, { name: "Ada" });
   // Twelve pieces and no shared theme: the Songwriter's run flags it as high.
@@ -184,8 +184,38 @@ test("a high finding stands out on the board, and opening it highlights its note
   };
   const nodeIds = findings.findings[0]!.nodeIds;
   expect(nodeIds.length).toBeGreaterThan(0);
+  const notes = nodeIds.map((nodeId) => ada.page.getByTestId(`note-${nodeId}`));
+
+  // The feed moves on well past the finding: forty edits of a note of Ada's.
+  const scratch = await ada.page.request.post(`/api/rooms/${roomId}/nodes`, { data: { text: "Scratch", near: { x: -1200, y: 0 } } });
+  expect(scratch.status()).toBe(201);
+  const scratchId = ((await scratch.json()) as { node: { id: string } }).node.id;
+  for (let edit = 1; edit <= 40; edit++) {
+    expect((await ada.page.request.patch(`/api/rooms/${roomId}/nodes/${scratchId}`, { data: { text: `Scratch ${edit}` } })).status()).toBe(200);
+  }
+  await ada.page.getByTestId("tab-activity").click();
+  const feed = ada.page.getByTestId("feed-entry");
+  await expect(feed.last()).toContainText("Scratch 40");
+  const entry = feed
+    .filter({ hasText: "posted a high-severity finding" })
+    .filter({ has: ada.page.locator(".feed__line strong", { hasText: "Songwriter" }) });
+  await expect(entry).toHaveCount(1);
+  await expect(entry).not.toBeInViewport();
+  // And the view is elsewhere on the canvas: panned until none of the finding's notes shows.
+  await ada.page.getByTestId("tab-findings").click();
+  await ada.viewSettled();
+  for (let pan = 0; pan < 3; pan++) await ada.panLeft();
+  for (const note of notes) await expect(note).not.toBeInViewport();
+
+  // Opening the finding brings its entry in the feed and its notes on the canvas into view.
   await expect(ada.page.locator(".note--highlighted")).toHaveCount(0);
   await high.locator("button").click();
-  for (const nodeId of nodeIds) await expect(ada.page.getByTestId(`note-${nodeId}`)).toHaveClass(/note--highlighted/);
+  await expect(ada.page.getByTestId("tab-activity")).toHaveAttribute("aria-selected", "true");
+  await expect(entry).toHaveClass(/feed__entry--focused/);
+  await expect(entry).toBeInViewport();
+  for (const note of notes) {
+    await expect(note).toHaveClass(/note--highlighted/);
+    await expect(note).toBeInViewport();
+  }
   await expect(ada.page.locator(".note--highlighted")).toHaveCount(nodeIds.length);
 });

@@ -104,6 +104,28 @@ export class RoomPage {
     await this.page.mouse.up();
   }
 
+  /**
+   * Pans the canvas's view to the left by nearly its width, as a viewer drags it: from a spot
+   * near its right edge where nothing is drawn, so the drag moves the view and no note.
+   */
+  async panLeft() {
+    const pane = (await this.page.locator(".react-flow__pane").boundingBox())!;
+    const start = await this.page.evaluate((box) => {
+      for (let x = box.x + box.width - 30; x > box.x + box.width - 120; x -= 15) {
+        for (let y = box.y + 60; y < box.y + box.height - 60; y += 15) {
+          if (document.elementFromPoint(x, y)?.classList.contains("react-flow__pane")) return { x, y };
+        }
+      }
+      return null;
+    }, pane);
+    if (!start) throw new Error("No empty spot near the canvas's right edge to drag from");
+    await this.page.mouse.move(start.x, start.y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(pane.x + 30, start.y, { steps: 12 });
+    await this.page.mouse.up();
+    await this.viewSettled();
+  }
+
   edgeLabel(text: string): Locator {
     return this.page.getByTestId("edge-label").filter({ hasText: text });
   }

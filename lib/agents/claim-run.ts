@@ -26,7 +26,7 @@ export interface ClaimOptions {
  * run at a time; work for a busy agent waits for its current run), and running ones whose
  * worker died (lease expired).
  */
-const claimable = () =>
+export const claimable = () =>
   or(
     and(
       eq(runs.status, "queued"),
@@ -36,7 +36,7 @@ const claimable = () =>
   );
 
 /** How many more runs a room may start: its `max_concurrent_runs` less its running runs with live leases. */
-const freeSlots = (roomId: SQL) => sql`
+export const freeSlots = (roomId: SQL) => sql`
   (select coalesce((settings->>'max_concurrent_runs')::int, 3) from ${rooms} where id = ${roomId})
   - (select count(*) from ${runs} where room_id = ${roomId} and status = 'running' and lease_expires_at >= now())`;
 

@@ -188,6 +188,21 @@ describe("request_help", () => {
     expect(await helpEvents(roomId)).toEqual([expect.objectContaining({ helperAgentId: painter.id, answered: true })]);
   });
 
+  it("says queued when the room is at its limit of concurrent runs, and the helper starts once the asker has finished", async () => {
+    // The asker's own run takes the room's one slot: the idle helper's run waits for it.
+    const { roomId } = await createTestRoom(database.db, { max_concurrent_runs: 1 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    await setAgentModel(database, songwriter.id, "mock:asker");
+    const asking = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    const all = await settled(roomId, 2);
+
+    expect((await stepResults(roomId, songwriter.id, 0)).get("h1")).toMatchObject({ ok: true, helpId: expect.any(String), status: "queued" });
+    const [asker, helper] = [all.find((run) => run.id === asking.id)!, all.find((run) => run.agentId === painter.id)!];
+    expect(helper).toMatchObject({ status: "succeeded", trigger: "request" });
+    expect(helper.startedAt!.getTime()).toBeGreaterThanOrEqual(asker.finishedAt!.getTime());
+  });
+
   it("tells the asker when the helper's run is cancelled, and does not ask again", async () => {
     const { roomId, songwriter, asked, helpRun } = await askBusyPainter("busyUntilCancelled");
     expect(asked).toMatchObject({ ok: true, status: "queued" });
@@ -206,7 +221,8 @@ describe("request_help", () => {
   });
 
   it("keeps help requests apart from request_agent: one of those and two help requests in a run, then a third of either is refused", async () => {
-    const { roomId } = await createTestRoom(database.db);
+    // Room enough for every run asked for to start at once.
+    const { roomId } = await createTestRoom(database.db, { max_concurrent_runs: 5 });
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     await setAgentModel(database, songwriter.id, "mock:mixed");
     for (const persona of ["storyteller", "scene-painter", "curator", "idea-weaver"]) {

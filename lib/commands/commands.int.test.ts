@@ -553,6 +553,35 @@ describe("@agent commands", () => {
     }
   });
 
+  it("gives a message sent while a run takes its last step a run of its own once that run has succeeded", async () => {
+    const lastCall = gate();
+    const { roomId, cookie, songwriter, server, stop } = await songwriterOnTheWire(async (_request, index) => {
+      // The run's one call, which ends it, waits until the message has been sent.
+      if (index === 0) await lastCall.promise;
+      return { text: "Done." };
+    });
+    try {
+      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a line" }, alice);
+      await eventually(() => expect(server.requests).toHaveLength(1), 10_000);
+      const sent = (await say(roomId, "@Songwriter try a fiddle reel", cookie)).body.command;
+      expect(sent).toMatchObject({ delivery: "next_step", runId: run.id });
+      lastCall.release();
+
+      await eventually(() => expect(server.requests).toHaveLength(2), 10_000);
+      await settled(roomId);
+      expect((await runOf(run.id)).status).toBe("succeeded");
+      const followUp = (await runsOf(songwriter.id)).find((other) => other.id !== run.id)!;
+      expect(followUp).toMatchObject({ status: "succeeded", trigger: "command", requestedBy: sent.senderId });
+      expect(server.userText(0)).not.toMatch(/fiddle reel/);
+      expect(server.userText(1)).toMatch(/Ada says: try a fiddle reel/);
+      expect(await deliveries(roomId)).toEqual([{ commandIds: [sent.id], agentId: songwriter.id, runId: followUp.id, step: 0 }]);
+      expect(await runsOf(songwriter.id)).toHaveLength(2);
+    } finally {
+      lastCall.release();
+      await stop();
+    }
+  });
+
   it("gives a message meant for a running run's next step a run of its own when that run is cancelled first", async () => {
     const never = gate();
     const { roomId, cookie, songwriter, server, stop } = await songwriterOnTheWire(

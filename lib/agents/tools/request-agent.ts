@@ -1,5 +1,5 @@
 import { tool } from "ai";
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { z } from "zod";
 import { type Agent, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
@@ -9,6 +9,7 @@ import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-
 import { LIMITS, boardContentSchemas } from "@/lib/protocol";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { enqueueRun } from "../enqueue-run";
+import { startsAtOnce } from "../starts-at-once";
 import type { ActiveRun } from "../run-context";
 import { type RequestKind, reserveRequest } from "./reserve-request";
 import { toolWriteOptions } from "./tool-call-key";
@@ -19,8 +20,12 @@ interface MadeRequest {
   entryId: string;
   runId: string | null;
   target: Agent | undefined;
-  /** Whether the target already had a run queued or running: the new one waits for it. */
-  busy: boolean;
+  /**
+   * Whether the target's run started, or starts, without waiting: when the request is written, that
+   * the target has no run of its own ahead of it and the room has a slot free for it; when it was
+   * written earlier, that the run has started since or starts at once now.
+   */
+  startsAtOnce: boolean;
   waitingAhead: number | null;
 }
 
@@ -42,14 +47,22 @@ interface RequestInput {
 export function createRequestTools(active: ActiveRun) {
   const { database, run, agent, team, settings } = active;
 
-  /** The answer to a request an earlier attempt of this run already wrote: the same request and run. */
+  /**
+   * The answer to a request an earlier attempt of this run already wrote: the same request and run,
+   * and whether that run has started or starts at once now. The earlier attempt's answer was never
+   * kept (the step that got it is being taken again); this is the same answer unless the queue has
+   * moved since, and then it is what is true by now.
+   */
   const requestedEarlier = async (entryId: string): Promise<MadeRequest> => {
     const [queued] = await database.db
-      .select({ id: runs.id, agentId: runs.agentId })
+      .select({ id: runs.id, agentId: runs.agentId, status: runs.status, startedAt: runs.startedAt, createdAt: runs.createdAt })
       .from(runs)
       .where(and(eq(runs.roomId, run.roomId), eq(runs.requestEntryId, entryId)));
     const target = team.find((member) => member.id === queued?.agentId);
-    return { entryId, runId: queued?.id ?? null, target, busy: true, waitingAhead: null };
+    const started =
+      !!queued &&
+      (queued.startedAt !== null || (queued.status === "queued" && (await startsAtOnce(database.db, run.roomId, queued.agentId, queued))));
+    return { entryId, runId: queued?.id ?? null, target, startsAtOnce: started, waitingAhead: null };
   };
 
   const makeRequest = async (toolName: string, callInput: unknown, request: RequestInput): Promise<MadeRequest> => {
@@ -85,12 +98,9 @@ export function createRequestTools(active: ActiveRun) {
           requestStatus: "queued",
           at,
         });
-        const [ahead, targetBusy] = await Promise.all([
+        const [ahead, atOnce] = await Promise.all([
           tx.select({ value: count() }).from(runs).where(and(eq(runs.roomId, run.roomId), eq(runs.status, "queued"))),
-          tx
-            .select({ value: count() })
-            .from(runs)
-            .where(and(eq(runs.agentId, target.id), inArray(runs.status, ["queued", "running"]))),
+          startsAtOnce(tx, run.roomId, target.id),
         ]);
         const queued = await enqueueRun(tx, emit, {
           roomId: run.roomId,
@@ -109,7 +119,7 @@ export function createRequestTools(active: ActiveRun) {
           entryId: entry.id,
           runId: queued.id,
           waitingAhead: Number(ahead[0]?.value ?? 0),
-          busy: Number(targetBusy[0]?.value ?? 0) > 0,
+          startsAtOnce: atOnce,
         };
       },
       { ...keyed, carry: write.carry },
@@ -161,7 +171,8 @@ export function createRequestTools(active: ActiveRun) {
     request_help: tool({
       description:
         "Ask a teammate a question and keep working: you do not wait. Their answer arrives as a message in a later step " +
-        `(or your next run). Not to yourself; at most ${settings.max_help_per_run} per run.`,
+        `(or your next run). Not to yourself; at most ${settings.max_help_per_run} per run. ` +
+        "The status says whether they started on it at once or it waits for a run of theirs or for a free slot in the room.",
       inputSchema: z.object({
         target: z.string().min(1).describe(`Who to ask: ${personas}`),
         question: boardContentSchemas.request.shape.ask.describe(`Your question, at most ${LIMITS.boardText} characters`),
@@ -174,7 +185,7 @@ export function createRequestTools(active: ActiveRun) {
             refNodeIds: [],
             kind: "help",
           });
-          return { helpId: made.entryId, status: made.busy ? ("queued" as const) : ("started" as const) };
+          return { helpId: made.entryId, status: made.startsAtOnce ? ("started" as const) : ("queued" as const) };
         }),
     }),
   };

@@ -1,10 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, agents, runs } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
+import type { RoomSettingsPatch } from "@/lib/rooms/room-settings";
 import { activeRun } from "@/test/active-run";
 import { alice, createTestRoom } from "@/test/fixtures";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
@@ -24,8 +25,8 @@ afterAll(async () => {
 const call = { toolCallId: "call-1", messages: [], context: {} };
 
 /** A room with a queued run of its songwriter, and how to build an attempt of that run. */
-async function songwriterRun() {
-  const { roomId } = await createTestRoom(database.db);
+async function songwriterRun(settings: RoomSettingsPatch = {}) {
+  const { roomId } = await createTestRoom(database.db, settings);
   const team = await database.db.select().from(agents).where(eq(agents.roomId, roomId));
   const songwriter = team.find((agent) => agent.persona === "songwriter")!;
   const started = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write a verse." }, alice);
@@ -65,6 +66,41 @@ describe("a tool call taken again with the same idempotency key", () => {
     expect(await createBoardTools(boardAgain).share_creative_context.execute!(shared, call)).toEqual(board);
     expect(boardAgain.state.requestsMade).toBe(0);
     expect(await requestsIn(roomId)).toHaveLength(2);
+  });
+
+  it("reports a help request's status as the first call did, until the helper's run can start", async () => {
+    // The room has one slot, which the asking run holds: the helper's run waits for it.
+    const { roomId, run, team, attempt } = await songwriterRun({ max_concurrent_runs: 1 });
+    const painter = team.find((agent) => agent.persona === "scene-painter")!;
+    const holdSlot = sql`now() + interval '1 minute'`;
+    await database.db.update(runs).set({ status: "running", leaseOwner: "a worker", leaseExpiresAt: holdSlot }).where(eq(runs.id, run.id));
+    const input = { target: "scene-painter", question: "Where does the song begin?" };
+
+    const first = await createRequestTools(attempt()).request_help.execute!(input, call);
+    expect(first).toMatchObject({ ok: true, helpId: expect.any(String), status: "queued" });
+    expect(await createRequestTools(attempt()).request_help.execute!(input, call)).toEqual(first);
+
+    // The slot is free again: the helper's run starts at once, and has started soon after.
+    await database.db.update(runs).set({ status: "succeeded", leaseOwner: null, leaseExpiresAt: null }).where(eq(runs.id, run.id));
+    expect(await createRequestTools(attempt()).request_help.execute!(input, call)).toEqual({ ...first, status: "started" });
+    const [helper] = await runsAnswering(roomId, painter);
+    await database.db.update(runs).set({ status: "running", startedAt: new Date(), leaseOwner: "a worker", leaseExpiresAt: holdSlot }).where(eq(runs.id, helper!.id));
+    expect(await createRequestTools(attempt()).request_help.execute!(input, call)).toEqual({ ...first, status: "started" });
+    expect(await requestsIn(roomId)).toHaveLength(1);
+    expect(await runsAnswering(roomId, painter)).toHaveLength(1);
+  });
+
+  it("reports a help request that started at once as started when the call is taken again", async () => {
+    const { run, attempt } = await songwriterRun({ max_concurrent_runs: 2 });
+    await database.db
+      .update(runs)
+      .set({ status: "running", leaseOwner: "a worker", leaseExpiresAt: sql`now() + interval '1 minute'` })
+      .where(eq(runs.id, run.id));
+    const input = { target: "scene-painter", question: "Where does the song begin?" };
+    // No worker is about here: the helper's run is still queued when the call is taken again.
+    const first = await createRequestTools(attempt()).request_help.execute!(input, call);
+    expect(first).toMatchObject({ ok: true, status: "started" });
+    expect(await createRequestTools(attempt()).request_help.execute!(input, call)).toEqual(first);
   });
 
   it("is refused when the key was used for a different change, and spends and writes nothing", async () => {
