@@ -33,4 +33,4 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST");
+export const { PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("GET", "POST");
