@@ -173,6 +173,7 @@ async function budgetKeepsShadowsQuiet(
   if (!spent) return null;
   const message = `No agent answers ${input.asker.name}'s question: ${spent.message.charAt(0).toLowerCase()}${spent.message.slice(1)}`;
   const reached = { ...spent, message };
+  // Best effort: the asker is told either way, and the question ends without answers.
   await appendEvents(deps.database.db, input.roomId, [
     {
       type: "limit.reached",
@@ -182,7 +183,7 @@ async function budgetKeepsShadowsQuiet(
       errorDetails: limitErrorDetails(reached),
       payload: reached,
     },
-  ]);
+  ]).catch((error: unknown) => console.error("[parley] could not record why no agent answered:", error));
   return message;
 }
 
