@@ -63,6 +63,8 @@ test("an admin sees a run appear live, opens its steps and cancels it; the chart
   await expect(run).toBeVisible();
   await expect(page.getByTestId("run-step").first()).toBeVisible({ timeout: 20_000 });
   await expect(page.getByTestId("run-step").first()).toContainText(/Step 1.*attempt 1/);
+  // What the step's model was given, in brief: the run's first step reads the opening.
+  await expect(page.getByTestId("run-step").first().getByTestId("run-step-prompt")).toContainText(/\d+ messages · [\d,]+ characters .* new: the opening/);
   await expect(page.getByTestId("run-tool-call").first()).toBeVisible();
   await expect(room.page.getByTestId("agent-songwriter").getByTestId("agent-status")).toHaveText("asking the room", { timeout: 15_000 });
   await expect(run).toHaveAttribute("data-status", "running");

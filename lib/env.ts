@@ -58,7 +58,8 @@ const envSchema = z.object({
   PARLEY_WORKFLOW_COST_USD: z.coerce.number().min(0).default(0),
   /**
    * Who may create rooms and import teams: anyone, admins only, or `auto` — anyone while only the
-   * offline model is configured, admins only once a paid provider's key is set.
+   * offline model is configured, admins only once a key agents could spend on is set (a provider's, or one
+   * imported teams may name: see lib/limits/room-creation.ts).
    */
   PARLEY_ROOM_CREATION: z.enum(["auto", "anyone", "admins"]).default("auto"),
   /** Requests one client address may make (0: no limit): rooms created and teams imported an hour, seats taken an hour, runs started a minute. */

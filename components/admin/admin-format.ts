@@ -1,3 +1,5 @@
+import type { PromptSummary } from "@/lib/protocol";
+
 /** How the dashboard writes numbers, money, durations and times. */
 
 const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
@@ -40,3 +42,23 @@ export function formatTime(iso: string): string {
 
 /** What a run's status is called on the dashboard. */
 export const RUN_STATUS_LABEL = { queued: "queued", running: "running", succeeded: "finished", failed: "failed", cancelled: "cancelled" } as const;
+
+function counted(count: number, one: string, many: string = `${one}s`): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
+}
+
+/**
+ * What a step's model was given, in words: "3 messages · 9,812 characters (~2,453 tokens) · new:
+ * 2 tool results, 1 message". The opening (task and room) is what a run's first step is given new.
+ */
+export function describePromptSummary(prompt: PromptSummary): string {
+  const { added } = prompt;
+  const news = [
+    added.opening ? "the opening (task and room)" : null,
+    added.toolResults ? counted(added.toolResults, "tool result") : null,
+    added.messages ? counted(added.messages, "message") : null,
+    added.notes ? counted(added.notes, "note") : null,
+  ].filter((part): part is string => part !== null);
+  const size = `${counted(prompt.messageCount, "message")} · ${counted(prompt.characters, "character")} (~${formatTokens(prompt.tokens)} ${prompt.tokens === 1 ? "token" : "tokens"})`;
+  return `${size} · new: ${news.length ? news.join(", ") : "nothing"}`;
+}

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useHydrated } from "@/components/ui/local-time";
 import type { AdminRunDetail, AdminRunStep } from "@/lib/admin/admin-runs";
 import { useAdminQuery } from "./admin-api";
-import { formatDollars, formatDuration, formatTokens } from "./admin-format";
+import { describePromptSummary, formatDollars, formatDuration, formatTokens } from "./admin-format";
 import { RunActions } from "./run-actions";
 import { RunStatus, runDuration } from "./runs-view";
 import { Clock } from "./time-text";
@@ -39,6 +39,11 @@ function StepCard({ step }: { step: AdminRunStep }) {
           attempt {step.attempt} · <Clock iso={step.at} /> · {formatDuration(step.durationMs)} · {formatTokens(step.inputTokens)} in / {formatTokens(step.outputTokens)} out · {formatDollars(step.costUsd)}
         </span>
       </div>
+      {step.prompt && (
+        <p className="admin-step__prompt muted" data-testid="run-step-prompt">
+          <span className="admin-label">Prompt</span> {describePromptSummary(step.prompt)}
+        </p>
+      )}
       {step.text && <p className="admin-step__text">{step.text}</p>}
       {step.toolCalls.map((toolCall) => {
         const result = results.get(toolCall.id);
@@ -67,7 +72,8 @@ function StepCard({ step }: { step: AdminRunStep }) {
 
 /**
  * One run: who, where, why and how it went, its prompt, what it is writing now, and each step
- * with its text, tool calls and their results, tokens, cost and duration, by attempt.
+ * with what its model was given (in brief), its text, tool calls and their results, tokens, cost
+ * and duration, by attempt.
  */
 export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
   const active = (status: string) => status === "queued" || status === "running";

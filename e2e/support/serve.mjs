@@ -32,6 +32,8 @@ for (const name of Object.keys(env)) {
   if (/_(API_KEY|BASE_URL)$/.test(name)) delete env[name];
 }
 delete env.PARLEY_ROOM_CREATION;
+// A key variable imported teams may name counts as a paid provider's key too.
+delete env.PARLEY_IMPORT_KEY_VARIABLES;
 // The production server `npm start` runs.
 const server = startNext({ port, env });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));

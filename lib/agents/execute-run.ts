@@ -15,7 +15,7 @@ import { notesDeliveredTo, notesWaiting, takeWaitingNotes } from "@/lib/broadcas
 import { appendEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
 import { type ModelResolver, ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
-import type { ErrorDetails, LimitReachedPayload, PayloadOf } from "@/lib/protocol";
+import type { ErrorDetails, LimitReachedPayload, PayloadOf, PromptSummary } from "@/lib/protocol";
 import { runLimitReached } from "@/lib/limits/budget";
 import { limitErrorDetails } from "@/lib/limits/limit-reached";
 import { countCalls } from "@/lib/limits/repeated-calls";
@@ -28,6 +28,7 @@ import { PendingModelCalls } from "./record-model-call";
 import { type ActiveRun, agentAuthor } from "./run-context";
 import { type ConversationStep, conversationMessages, lateNotesBudget } from "./run-conversation";
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
+import { summarizePrompt } from "./summarize-prompt";
 import { createAgentTools } from "./tools";
 import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { MODEL_CALL_TIMEOUT_MS, ModelCallTimeoutError, RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
@@ -152,10 +153,10 @@ function stepsLeft(settings: RoomSettings, saved: { messages: ModelMessage[] }[]
  * Runs one claimed agent run to the end: builds its prompt, streams the model with the
  * room's tools for at most `max_steps` steps, records each model call's usage as it returns
  * (the run's totals), saves every step as it completes together with its `run.step` event
- * (text, tool calls, results, duration, tokens, cost), and finishes the run. A run an earlier
- * worker left unfinished continues its conversation after the last saved step, with the steps
- * it has left, so the tools of saved steps never run again. Typing goes to viewers as ephemeral
- * events. A failure here ends this run only.
+ * (a summary of what the model was given, text, tool calls, results, duration, tokens, cost),
+ * and finishes the run. A run an earlier worker left unfinished continues its conversation
+ * after the last saved step, with the steps it has left, so the tools of saved steps never run
+ * again. Typing goes to viewers as ephemeral events. A failure here ends this run only.
  */
 export async function executeRun(
   deps: ExecuteDeps,
@@ -243,6 +244,8 @@ export async function executeRun(
   // Notes that arrived while the run worked are shown from its next step on.
   let arrived: ShownNote[] = run.opening ? await unshownNotes(database, run.id, opening, saved) : [];
   let stepNotes: ShownNote[] = [];
+  // What the model was given for the step under way, in brief, for the dashboard.
+  let stepPrompt: PromptSummary | undefined;
   // What the next saved step adds to the run's transcript: the opening messages too, when this
   // attempt starts the conversation.
   let unsavedTranscript: unknown[] = run.opening
@@ -278,7 +281,7 @@ export async function executeRun(
     // The step's typing reaches the room before the step itself.
     await flushTyping();
     const summary = summarizeStep(result);
-    const record = { runId: run.id, agentId: agent.id, step, ...summary };
+    const record = { runId: run.id, agentId: agent.id, step, ...summary, ...(stepPrompt ? { prompt: stepPrompt } : {}) };
     const added = [...unsavedTranscript];
     if (stepNotes.length) added.push({ role: "user", step, notes: stepNotes.map((note) => note.text) });
     added.push({ role: "assistant", step, text: summary.text, toolCalls: summary.toolCalls });
@@ -404,7 +407,9 @@ export async function executeRun(
         arrived = [];
         // A run stopped while its last step was being saved (its lease lost, say) asks the model nothing more.
         runSignal.throwIfAborted();
-        return { messages: conversationMessages(opening.prompt, history, stepNotes, notesBudget) };
+        const messages = conversationMessages(opening.prompt, history, stepNotes, notesBudget);
+        stepPrompt = summarizePrompt({ system: opening.system, messages, previous: history.at(-1)?.messages ?? null, arrived: stepNotes });
+        return { messages };
       },
       onChunk: ({ chunk }) => {
         if (chunk.type !== "text-delta") return;

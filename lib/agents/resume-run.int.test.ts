@@ -290,6 +290,9 @@ describe("a run taken over from a worker that died", () => {
     expect(resumed.slice(0, 2)).toEqual(first!.prompt.slice(0, 2));
     expect(JSON.stringify(resumed[3])).toContain(nodes[0]!.id);
     expect(JSON.stringify(resumed[5])).toContain(children[0]!.id);
+    // In brief, for the dashboard: the step taken over read the saved steps, new in it only the last one's result.
+    const takenOver = (await runEvents(roomId, run.id)).steps.find((step) => step.step === 2)!;
+    expect(takenOver.prompt).toMatchObject({ messageCount: resumed.length, added: { opening: false, toolResults: 1, messages: 0, notes: 0 } });
 
     // Finished, the run keeps its transcript and drops what only a resumed attempt needs.
     expect(row.opening).toBeNull();

@@ -5,9 +5,8 @@ import { agents, rooms } from "@/db/schema";
 import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
 import { badRequest, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
-import { LIMITS, type LimitReachedPayload } from "@/lib/protocol";
-import { budgetExceeded, budgetRefusal } from "@/lib/limits/budget";
-import { limitErrorDetails } from "@/lib/limits/limit-reached";
+import { LIMITS } from "@/lib/protocol";
+import { refuseOverBudget } from "@/lib/limits/refuse-over-budget";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { findTemplate } from "@/lib/rooms/templates";
 import { enqueueRun } from "./enqueue-run";
@@ -36,8 +35,7 @@ export function defaultPrompt(template: string, persona: string, task: string): 
  * while the agent works alone in a brainstorm's divergent thinking.
  */
 export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
-  let refused: LimitReachedPayload | null = null;
-  try {
+  return refuseOverBudget(db, roomId, actor, async (checkBudget) => {
     const { events, result } = await writeRoomEvents(
       db,
       roomId,
@@ -48,8 +46,7 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
         const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
         if (!room) throw notFound("Room");
         const settings = parseRoomSettings(room.settings);
-        refused = await budgetRefusal(tx, roomId, settings, agent, at);
-        if (refused) throw budgetExceeded(refused, at);
+        await checkBudget(tx, settings, agent, at);
         const prompt = input.prompt || defaultPrompt(room.template, agent.persona, settings.task);
         const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
         return runToDto(run);
@@ -57,19 +54,5 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
       { ...options, change: { type: "run.queued", subject: input.agentId, request: { by: actor.id, input } } },
     );
     return result ?? eventPayload(events, "run.queued").run;
-  } catch (error) {
-    if (refused) await tellRoomOfRefusal(db, roomId, actor, refused);
-    throw error;
-  }
-}
-
-/**
- * The room, its feed and the dashboard's log of it learn that a budget kept a person's run from
- * starting, as they learn of runs it stopped; nothing else is written. A write of its own, after
- * the refused one: best effort, the refusal's answer stands whatever becomes of it.
- */
-async function tellRoomOfRefusal(db: Db, roomId: string, actor: Actor, reached: LimitReachedPayload): Promise<void> {
-  await writeRoomEvents(db, roomId, async (_tx, emit) => {
-    emit({ type: "limit.reached", actor, status: "error", errorDetails: limitErrorDetails(reached), payload: reached });
-  }).catch((error: unknown) => console.error("[parley] could not record a budget's refusal:", error));
+  });
 }

@@ -8,14 +8,16 @@ import { leaveNote, shadowNote } from "./agent-notes";
 import { responseToDto } from "./broadcast-dto";
 import { type AskOthersDeps, type AskOthersInput, type AskOthersResult, type BroadcastAnswer, actorOf, endQuestion, outcomeInRoom } from "./question";
 import { respondAsShadow } from "./respond-as-shadow";
-import { workflowCapReached } from "@/lib/limits/budget";
+import { spentToday, workflowCapReached } from "@/lib/limits/budget";
+import { limitErrorDetails } from "@/lib/limits/limit-reached";
 
 /**
  * Asks `targets` through parallel shadow responders, each with its responder's persona and
  * recent work and no tools, while the responders themselves keep working. Returns when all
  * have answered, when the question's deadline passes (the shadows still running are aborted
  * and their late answers are not stored) or when the asker stops. Each stored answer leaves
- * its responder a note, shown at its next step or run.
+ * its responder a note, shown at its next step or run. No shadow answers while today's budgets
+ * are spent (see `budgetKeepsShadowsQuiet`).
  */
 export async function askAgents(
   deps: AskOthersDeps,
@@ -32,8 +34,9 @@ export async function askAgents(
   const answers: BroadcastAnswer[] = [];
   let open = true;
   const question = input.options?.length ? `${input.question}\nOptions: ${input.options.join(" | ")}` : input.question;
+  const overBudget = await budgetKeepsShadowsQuiet(deps, input, broadcast, targets, settings);
 
-  const shadows = targets.map(async (responder) => {
+  const shadows = (overBudget ? [] : targets).map(async (responder) => {
     // A shadow's answer is one of the workflow's model calls: not made once it would cross the workflow's cost cap.
     const capped = await workflowCapReached(db, { id: input.runId ?? broadcast.id, roomId: input.roomId, agentId: responder.id, correlationId: broadcast.correlationId }, settings);
     if (capped) throw new Error(capped.message);
@@ -148,7 +151,40 @@ export async function askAgents(
   // Ended first elsewhere (its deadline passed, or its run ended), or left to its run: the
   // asker is told what the room sees.
   const ended = (await endQuestion(deps, input, broadcast, status)) ? status : await outcomeInRoom(deps, broadcast.id);
-  return { status: ended, responses: answers.slice() };
+  return { status: ended, responses: answers.slice(), ...(overBudget ? { note: overBudget } : {}) };
+}
+
+/**
+ * Why no shadow answers, when the room's or the instance's budget for today is spent: their
+ * answers are model calls counted against those budgets as runs' are. The room is told with a
+ * `limit.reached` in the question's workflow, and the asker gets the same words with the (empty)
+ * answers. Null while the budgets have something left; each answer is checked against the
+ * workflow's cost cap as well, just before it is asked.
+ */
+async function budgetKeepsShadowsQuiet(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcast: Broadcast,
+  targets: Agent[],
+  settings: RoomSettings,
+): Promise<string | null> {
+  if (targets.length === 0) return null;
+  const spent = await spentToday(deps.database.db, input.roomId, settings, { runId: input.runId, agentId: input.asker.id });
+  if (!spent) return null;
+  const message = `No agent answers ${input.asker.name}'s question: ${spent.message.charAt(0).toLowerCase()}${spent.message.slice(1)}`;
+  const reached = { ...spent, message };
+  // Best effort: the asker is told either way, and the question ends without answers.
+  await appendEvents(deps.database.db, input.roomId, [
+    {
+      type: "limit.reached",
+      actor: actorOf(input.asker),
+      correlationId: broadcast.correlationId,
+      status: "error",
+      errorDetails: limitErrorDetails(reached),
+      payload: reached,
+    },
+  ]).catch((error: unknown) => console.error("[parley] could not record why no agent answered:", error));
+  return message;
 }
 
 /** Waits for `work` to settle or `signal` to abort, whichever comes first. */

@@ -143,7 +143,7 @@ async function carryOn(
   );
   const asked = await askAgents(deps, input, broadcast, missing, settings);
   if (asked.status === "deferred") return asked;
-  return { status: asked.status, responses: (await outcomeOf(deps, broadcast)).responses };
+  return { status: asked.status, responses: (await outcomeOf(deps, broadcast)).responses, ...(asked.note ? { note: asked.note } : {}) };
 }
 
 export function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {

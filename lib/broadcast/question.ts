@@ -56,7 +56,12 @@ export interface BroadcastAnswer {
 
 /** What ask_others returns to the asking agent. */
 export type AskOthersResult =
-  | { status: "complete" | "timeout" | "skipped" | "cancelled"; responses: BroadcastAnswer[] }
+  | {
+      status: "complete" | "timeout" | "skipped" | "cancelled";
+      responses: BroadcastAnswer[];
+      /** Why answers the asker might expect are missing (a spent budget kept the other agents from answering). */
+      note?: string;
+    }
   | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };
 
 export function actorOf(agent: Pick<Agent, "id" | "name">) {

@@ -9,6 +9,7 @@ import { isolatedAgentIds, refuseWhileAlone } from "@/lib/brainstorm/stage-conte
 import { badRequest, notFound, tooManyRequests } from "@/lib/errors";
 import { type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { enforceRate } from "@/lib/limits/rate-limit";
+import { refuseOverBudget } from "@/lib/limits/refuse-over-budget";
 import type { CommandDelivery, CommandDto } from "@/lib/protocol";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -95,7 +96,10 @@ export interface SendCommandOptions extends WriteRequestOptions {
  * its queued run, or in a run started for it. A seat may send `commands_per_minute`
  * messages and focus changes a minute (429 with `Retry-After` beyond); a message that would
  * start a run is refused with a 429, writing nothing, once `runStartsFrom` has started its
- * minute's allowance of agents. A message for an agent working alone in a brainstorm's
+ * minute's allowance of agents, and with a 429 (`budget_exceeded`), writing nothing but the
+ * room's `limit.reached`, while the room's or the instance's budget has no room for that run;
+ * a message for an agent whose run is queued or running is kept and delivered whatever the
+ * budgets, since it starts nothing. A message for an agent working alone in a brainstorm's
  * divergent thinking is refused with a 409, writing nothing; one naming nobody passes over it.
  */
 export async function sendCommand(
@@ -109,94 +113,99 @@ export async function sendCommand(
   const team = await db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
   const parsed = parseCommand(text, team);
   const actor = seatActor(seat);
-  const { result, events: written } = await writeRoomEvents(
-    db,
-    roomId,
-    async (tx, emit, at): Promise<SendCommandResult> => {
-      const [[room], [mine]] = await Promise.all([
-        tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId)),
-        tx.select({ focus: seats.focusAgentId, createdAt: seats.createdAt }).from(seats).where(eq(seats.id, seat.id)),
-      ]);
-      if (!room) throw notFound("Room");
-      if (!mine) throw notFound("Seat");
-      const settings = parseRoomSettings(room.settings);
-      const focusWorkflow = focusCorrelationId({ id: seat.id, createdAt: mine.createdAt });
-      await checkRate(tx, roomId, actor.id, focusWorkflow, settings.commands_per_minute, at);
-      if (parsed.kind === "focus") {
-        await tx.update(seats).set({ focusAgentId: parsed.agentId }).where(eq(seats.id, seat.id));
-        emit({ type: "seat.focused", actor, correlationId: focusWorkflow, payload: { seatId: seat.id, agentId: parsed.agentId } });
-        return parsed;
-      }
-      const agentId = parsed.agentId ?? mine.focus ?? (await lastSteppedAgent(tx, roomId));
-      const agent: Agent | undefined = team.find((member) => member.id === agentId);
-      if (!agent) {
-        throw badRequest(
-          `No agent has worked in this room yet, so there is no one to send it to: name one, e.g. @${team[0]?.name ?? "Name"} ${parsed.text}.`,
-        );
-      }
-      // Named or focused: an ideator thinking alone is not reached, nor is anything kept for later.
-      await refuseWhileAlone(tx, roomId, agent);
-      const active = await tx
-        .select({ id: runs.id, status: runs.status, correlationId: runs.correlationId })
-        .from(runs)
-        .where(and(eq(runs.agentId, agent.id), inArray(runs.status, ["running", "queued"])))
-        .orderBy(asc(runs.createdAt));
-      const running = active.find((run) => run.status === "running");
-      const queued = active.find((run) => run.status === "queued");
-      // The message is announced first (an idempotent retry finds it by its first event), then the run started for it.
-      const delivery: CommandDelivery = running ? "next_step" : queued ? "queued_run" : "new_run";
-      // Counted in this write, so a refusal writes nothing and a failed write gives the start back.
-      if (delivery === "new_run" && runStartsFrom !== undefined) await enforceRate(tx, "runStarts", runStartsFrom, { inTransaction: true });
-      const runId = running?.id ?? queued?.id ?? randomUUID();
-      // The message belongs to the workflow of the run that will read it.
-      const correlationId =
-        running?.correlationId ?? queued?.correlationId ?? createCorrelationId({ scope: `run-${roomId.slice(0, 8)}`, subject: parsed.text, now: at });
-      const id = randomUUID();
-      await tx.insert(agentNotes).values({
-        id,
-        roomId,
-        agentId: agent.id,
-        kind: "command",
-        text: commandNoteText(seat.displayName, parsed.text),
-        senderId: actor.id,
-        senderName: seat.displayName,
-        createdAt: at,
-      });
-      const command: CommandDto = {
-        id,
-        agentId: agent.id,
-        senderId: actor.id,
-        senderName: seat.displayName,
-        text: parsed.text,
-        delivery,
-        runId,
-        createdAt: at.toISOString(),
-      };
-      emit({ type: "command.sent", actor, targetAgent: agent.id, correlationId, payload: { command } });
-      if (delivery === "new_run") {
-        await enqueueRun(tx, emit, {
-          id: runId,
-          correlationId,
+  return refuseOverBudget(db, roomId, actor, async (checkBudget) => {
+    const { result, events: written } = await writeRoomEvents(
+      db,
+      roomId,
+      async (tx, emit, at): Promise<SendCommandResult> => {
+        const [[room], [mine]] = await Promise.all([
+          tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId)),
+          tx.select({ focus: seats.focusAgentId, createdAt: seats.createdAt }).from(seats).where(eq(seats.id, seat.id)),
+        ]);
+        if (!room) throw notFound("Room");
+        if (!mine) throw notFound("Seat");
+        const settings = parseRoomSettings(room.settings);
+        const focusWorkflow = focusCorrelationId({ id: seat.id, createdAt: mine.createdAt });
+        await checkRate(tx, roomId, actor.id, focusWorkflow, settings.commands_per_minute, at);
+        if (parsed.kind === "focus") {
+          await tx.update(seats).set({ focusAgentId: parsed.agentId }).where(eq(seats.id, seat.id));
+          emit({ type: "seat.focused", actor, correlationId: focusWorkflow, payload: { seatId: seat.id, agentId: parsed.agentId } });
+          return parsed;
+        }
+        const agentId = parsed.agentId ?? mine.focus ?? (await lastSteppedAgent(tx, roomId));
+        const agent: Agent | undefined = team.find((member) => member.id === agentId);
+        if (!agent) {
+          throw badRequest(
+            `No agent has worked in this room yet, so there is no one to send it to: name one, e.g. @${team[0]?.name ?? "Name"} ${parsed.text}.`,
+          );
+        }
+        // Named or focused: an ideator thinking alone is not reached, nor is anything kept for later.
+        await refuseWhileAlone(tx, roomId, agent);
+        const active = await tx
+          .select({ id: runs.id, status: runs.status, correlationId: runs.correlationId })
+          .from(runs)
+          .where(and(eq(runs.agentId, agent.id), inArray(runs.status, ["running", "queued"])))
+          .orderBy(asc(runs.createdAt));
+        const running = active.find((run) => run.status === "running");
+        const queued = active.find((run) => run.status === "queued");
+        // The message is announced first (an idempotent retry finds it by its first event), then the run started for it.
+        const delivery: CommandDelivery = running ? "next_step" : queued ? "queued_run" : "new_run";
+        // A message for a working agent starts nothing: its run's own checks before each step
+        // decide whether it goes on. One that needs a run is refused while the run would not fit.
+        if (delivery === "new_run") await checkBudget(tx, settings, agent, at);
+        // Counted in this write, so a refusal writes nothing and a failed write gives the start back.
+        if (delivery === "new_run" && runStartsFrom !== undefined) await enforceRate(tx, "runStarts", runStartsFrom, { inTransaction: true });
+        const runId = running?.id ?? queued?.id ?? randomUUID();
+        // The message belongs to the workflow of the run that will read it.
+        const correlationId =
+          running?.correlationId ?? queued?.correlationId ?? createCorrelationId({ scope: `run-${roomId.slice(0, 8)}`, subject: parsed.text, now: at });
+        const id = randomUUID();
+        await tx.insert(agentNotes).values({
+          id,
           roomId,
           agentId: agent.id,
-          trigger: "command",
-          requestedBy: actor,
-          prompt: commandRunPrompt(seat.displayName),
-          at,
+          kind: "command",
+          text: commandNoteText(seat.displayName, parsed.text),
+          senderId: actor.id,
+          senderName: seat.displayName,
+          createdAt: at,
         });
-      }
-      return { kind: "message", command };
-    },
-    writeOptions.idempotencyKey
-      ? {
-          ...writeOptions,
-          idempotencyKey: writeOptions.idempotencyKey,
-          change: { type: parsed.kind === "focus" ? "seat.focused" : "command.sent", request: { by: actor.id, text } },
+        const command: CommandDto = {
+          id,
+          agentId: agent.id,
+          senderId: actor.id,
+          senderName: seat.displayName,
+          text: parsed.text,
+          delivery,
+          runId,
+          createdAt: at.toISOString(),
+        };
+        emit({ type: "command.sent", actor, targetAgent: agent.id, correlationId, payload: { command } });
+        if (delivery === "new_run") {
+          await enqueueRun(tx, emit, {
+            id: runId,
+            correlationId,
+            roomId,
+            agentId: agent.id,
+            trigger: "command",
+            requestedBy: actor,
+            prompt: commandRunPrompt(seat.displayName),
+            at,
+          });
         }
-      : { ...writeOptions, idempotencyKey: undefined },
-  );
-  // A retried request: what the first one did is already in the room.
-  return result ?? (parsed.kind === "focus" ? parsed : { kind: "message", command: eventPayload(written, "command.sent").command });
+        return { kind: "message", command };
+      },
+      writeOptions.idempotencyKey
+        ? {
+            ...writeOptions,
+            idempotencyKey: writeOptions.idempotencyKey,
+            change: { type: parsed.kind === "focus" ? "seat.focused" : "command.sent", request: { by: actor.id, text } },
+          }
+        : { ...writeOptions, idempotencyKey: undefined },
+    );
+    // A retried request: what the first one did is already in the room.
+    return result ?? (parsed.kind === "focus" ? parsed : { kind: "message", command: eventPayload(written, "command.sent").command });
+  });
 }
 
 /** A note not yet delivered nor withdrawn. */

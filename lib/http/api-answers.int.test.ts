@@ -30,8 +30,10 @@ type Handler = (request: Request, context: { params: Promise<unknown> }) => Prom
 describe("every /api route", () => {
   const files = routeFiles();
 
-  it("answers every method in JSON, a method it does not serve with a 405 naming those it does", async () => {
+  it("answers every method in JSON, a method it does not serve (OPTIONS included) with a 405 naming those it does", async () => {
     expect(files.length).toBeGreaterThan(30);
+    // Left to Next.js, OPTIONS would be an empty 204.
+    expect(ROUTE_METHODS).toContain("OPTIONS");
     for (const file of files) {
       const where = path.relative(process.cwd(), file);
       const source = fs.readFileSync(file, "utf8");
@@ -57,8 +59,8 @@ describe("every /api route", () => {
   });
 
   it("that does not exist is a 404 in JSON", async () => {
-    const { GET, POST } = await import("@/app/api/[[...path]]/route");
-    for (const handler of [GET, POST]) {
+    const { GET, POST, OPTIONS } = await import("@/app/api/[[...path]]/route");
+    for (const handler of [GET, POST, OPTIONS]) {
       const response = handler(new Request("http://localhost/api/no/such/thing", { method: "POST" }));
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ error: { code: "not_found", message: "There is no API at /api/no/such/thing." } });

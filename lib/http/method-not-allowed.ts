@@ -1,6 +1,11 @@
 import { AppError } from "@/lib/errors";
 
-export const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+/**
+ * The methods every route handler file answers. OPTIONS is among them: Next.js's own answer to it
+ * is an empty 204 whose `Allow` lists every method a file exports, the refused ones included; Parley
+ * serves no cross-origin requests, so OPTIONS is refused in JSON like any method a route does not serve.
+ */
+export const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
 
 /** The refusal of a method a route does not serve: a 405 naming those it does. */
@@ -11,7 +16,8 @@ function methodNotAllowed(method: string, allowed: readonly string[]): AppError 
 
 /**
  * Handlers for the methods a route handler file does not serve, answering 405 in JSON with
- * `Allow` (Next.js's own answer has no body): `export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST")`.
+ * `Allow` (Next.js's own answer has no body):
+ * `export const { PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("GET", "POST")`.
  */
 export function methodsNotAllowed(...allowed: RouteMethod[]): Record<RouteMethod, (request: Request) => Response> {
   const refuse = (request: Request) => methodNotAllowed(request.method, allowed).toResponse();

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { agents, broadcastResponses, broadcasts, runs } from "@/db/schema";
+import { agentNotes, agents, brainstorms, broadcastResponses, broadcasts, buildReviews, runs } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { PendingModelCalls } from "@/lib/agents/record-model-call";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -15,7 +15,11 @@ import type { PayloadOf } from "@/lib/protocol";
 import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { askOthers } from "@/lib/broadcast/ask-others";
-import { broadcastDeps, latencyResolver } from "@/test/broadcasts";
+import { startBrainstorm } from "@/lib/brainstorm/start-brainstorm";
+import { startBuildReview } from "@/lib/build-review/start-build-review";
+import { sendCommand } from "@/lib/commands/send-command";
+import { createRoom } from "@/lib/rooms/create-room";
+import { broadcastDeps, latencyResolver, testSeat } from "@/test/broadcasts";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
@@ -33,14 +37,17 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** Records model calls that spent `tokens` and `costUsd` in a finished run of the room's Songwriter, in workflow `correlationId`. */
-async function spend(roomId: string, usage: { tokens: number; costUsd: number; correlationId?: string; calls?: number }) {
-  const songwriter = await agentByPersona(database, roomId, "songwriter");
+/**
+ * Records model calls that spent `tokens` and `costUsd` in a finished run of the room's Songwriter
+ * (or of the agent `persona`), in workflow `correlationId`.
+ */
+async function spend(roomId: string, usage: { tokens: number; costUsd: number; correlationId?: string; calls?: number; persona?: string }) {
+  const spender = await agentByPersona(database, roomId, usage.persona ?? "songwriter");
   const id = randomUUID();
   await database.db.insert(runs).values({
     id,
     roomId,
-    agentId: songwriter.id,
+    agentId: spender.id,
     status: "succeeded",
     trigger: "human",
     requestedBy: "human:alice",
@@ -438,6 +445,99 @@ describe("the workflow cost cap", () => {
       expect(short.doStreamCalls).toHaveLength(2);
     } finally {
       await worker.stop();
+    }
+  });
+});
+
+describe("a spent budget refuses a person's start up front", () => {
+  /** What a refusal left in the room: the events written since `before`, and what it threw. */
+  async function refusedStart(roomId: string, before: number, start: Promise<unknown>) {
+    const refused = await start.catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ status: 429, code: "budget_exceeded" });
+    expect(Number((refused as AppError).headers!["Retry-After"])).toBeGreaterThan(0);
+    const told = (await eventsOf(roomId)).slice(before);
+    // Only the room's word of the refusal: nothing of the start itself.
+    expect(told.map((event) => event.type)).toEqual(["limit.reached"]);
+    return { message: (refused as AppError).message, reached: told[0]!.payload as PayloadOf<"limit.reached"> };
+  }
+
+  it("for a message that needs a run, writing neither the message nor a run; a message for a running agent is still delivered", async () => {
+    const { roomId } = await createTestRoom(database.db, { daily_token_budget: 500 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const storyteller = await agentByPersona(database, roomId, "storyteller");
+    const seat = await testSeat(database, roomId, "Ada");
+    await spend(roomId, { tokens: 500, costUsd: 0 });
+    const before = (await eventsOf(roomId)).length;
+
+    const { message, reached } = await refusedStart(roomId, before, sendCommand(database.db, roomId, seat, "@Songwriter write the chorus"));
+    expect(message).toMatch(/^This room's daily token budget is spent \(500 of 500 tokens used today\)/);
+    expect(reached).toMatchObject({ limit: "room_daily_tokens", runId: null, agentId: songwriter.id, used: 500, allowed: 500 });
+    expect(await database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId))).toHaveLength(0);
+    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.status, "queued")))).toHaveLength(0);
+
+    // A run already running needs no new one: the message is kept for it, and its own check before its next step decides.
+    const [running] = await database.db
+      .insert(runs)
+      .values({ id: randomUUID(), roomId, agentId: storyteller.id, status: "running", trigger: "human", requestedBy: "human:ada", prompt: "Tell it", correlationId: "workflow-running" })
+      .returning();
+    const delivered = await sendCommand(database.db, roomId, seat, "@Storyteller make it rain");
+    expect(delivered).toMatchObject({ kind: "message", command: { delivery: "next_step", runId: running!.id } });
+  });
+
+  it("for a brainstorm, writing no brainstorm and queuing no run", async () => {
+    const { room } = await createRoom(database.db, { title: "Budgeted brainstorm", template: "brainstorm" }, { settings: { daily_token_budget: 500 } });
+    await spend(room.id, { tokens: 500, costUsd: 0, persona: "cartographer" });
+    const cartographer = await agentByPersona(database, room.id, "cartographer");
+    const before = (await eventsOf(room.id)).length;
+    const { message, reached } = await refusedStart(room.id, before, startBrainstorm(database.db, room.id, "How do we onboard new people?", alice));
+    expect(message).toMatch(/^This room's daily token budget is spent/);
+    expect(reached).toMatchObject({ limit: "room_daily_tokens", runId: null, agentId: cartographer.id });
+    expect(await database.db.select().from(brainstorms).where(eq(brainstorms.roomId, room.id))).toHaveLength(0);
+    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, room.id), eq(runs.status, "queued")))).toHaveLength(0);
+  });
+
+  it("for a build review, against the instance's budget too, writing no review and queuing no run", async () => {
+    vi.stubEnv("PARLEY_INSTANCE_DAILY_TOKENS", "1");
+    const { room } = await createRoom(database.db, { title: "Budgeted review", template: "build-review" }, {});
+    const architect = await agentByPersona(database, room.id, "architect");
+    await spend(room.id, { tokens: 1, costUsd: 0, persona: "architect" });
+    const before = (await eventsOf(room.id)).length;
+    const { message, reached } = await refusedStart(room.id, before, startBuildReview(database.db, room.id, "Count the words in a sentence", alice));
+    expect(message).toMatch(/^This server's daily token budget is spent/);
+    expect(reached).toMatchObject({ limit: "instance_daily_tokens", runId: null, agentId: architect.id });
+    expect(await database.db.select().from(buildReviews).where(eq(buildReviews.roomId, room.id))).toHaveLength(0);
+    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, room.id), eq(runs.status, "queued")))).toHaveLength(0);
+  });
+});
+
+describe("a spent budget keeps the other agents from answering ask_others", () => {
+  it("asks no shadow, and says why in the room and to the asker", async () => {
+    const { roomId } = await createTestRoom(database.db, { daily_token_budget: 500, broadcast: "agents" });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    let resolved = 0;
+    const deps = await broadcastDeps(database, (spec: string) => {
+      resolved += 1;
+      return latencyResolver(spec);
+    });
+    try {
+      const ask = (correlationId: string) =>
+        askOthers(deps, { roomId, asker: songwriter, runId: null, correlationId, question: "Rain or the streetlights, which should lead?" });
+      // With budget left every shadow answers.
+      expect((await ask("workflow-before")).responses).toHaveLength(4);
+      expect(resolved).toBe(4);
+
+      await spend(roomId, { tokens: 500, costUsd: 0 });
+      const before = (await eventsOf(roomId)).length;
+      const asked = await ask("workflow-spent");
+      expect(asked.responses).toHaveLength(0);
+      expect(resolved).toBe(4);
+      expect(asked).toMatchObject({ status: "complete", note: expect.stringMatching(/^No agent answers Songwriter's question: this room's daily token budget is spent/) });
+      const reached = (await eventsOf(roomId)).slice(before).find((event) => event.type === "limit.reached")!;
+      expect(reached.correlation_id).toBe("workflow-spent");
+      expect(reached.payload).toMatchObject({ limit: "room_daily_tokens", agentId: songwriter.id, message: "note" in asked ? asked.note : "" });
+    } finally {
+      await deps.stop();
     }
   });
 });

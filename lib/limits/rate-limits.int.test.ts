@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { canvasNodes, rooms, runs, seats } from "@/db/schema";
+import { canvasNodes, rateLimits, rooms, runs, seats } from "@/db/schema";
 import { createNoteRoute } from "@/lib/canvas/canvas-routes";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
@@ -162,6 +162,41 @@ describe("who may create rooms", () => {
     expect((await create()).status).toBe(403);
     vi.stubEnv("PARLEY_ROOM_CREATION", "anyone");
     expect((await create()).status).toBe(201);
+  });
+
+  it("is admins only once a key imported teams may name is set, saying why: nothing is created or imported", async () => {
+    const yaml = fs.readFileSync(path.join(process.cwd(), "lib/rooms/fixtures/broadcast-human.yaml"), "utf8");
+    const importTeam = (headers: Record<string, string> = {}) =>
+      call(importRoom, { url: "/api/rooms/import", method: "POST", params: {}, body: { yaml }, headers: { ...from(newAddress()), ...headers } });
+    // Allowed but not set: nothing to spend on yet.
+    vi.stubEnv("PARLEY_IMPORT_KEY_VARIABLES", "GROQ_API_KEY,PARLEY_TEST_TEAM_KEY");
+    expect((await create()).status).toBe(201);
+
+    vi.stubEnv("PARLEY_TEST_TEAM_KEY", "team-key-not-a-real-one");
+    const before = await roomCount();
+    const rateCounts = (await context.database.db.select().from(rateLimits)).length;
+    const refused = await create();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe("Only admins may create rooms on this server (a key for a paid model provider is set). Sign in at /admin first.");
+    const imported = await importTeam();
+    expect(imported.status).toBe(403);
+    expect(imported.body.error.message).toBe("Only admins may import teams on this server (a key for a paid model provider is set). Sign in at /admin first.");
+    // Neither is counted against the address's allowance either: nothing at all is written.
+    expect(await roomCount()).toBe(before);
+    expect((await context.database.db.select().from(rateLimits)).length).toBe(rateCounts);
+    expect((await importTeam({ authorization: `Bearer ${TOKEN}` })).status).toBe(201);
+  });
+
+  it("is admins only once a hosted service's own key is set, which a team calling that service may name unlisted", async () => {
+    vi.stubEnv("GROQ_API_KEY", "gsk-not-a-real-key");
+    const refused = await create();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/\(a key for a paid model provider is set\)/);
+  });
+
+  it("says the setting is why when it is admins", async () => {
+    vi.stubEnv("PARLEY_ROOM_CREATION", "admins");
+    expect((await create()).body.error.message).toMatch(/^Only admins may create rooms on this server \(PARLEY_ROOM_CREATION is admins\)/);
   });
 });
 

@@ -140,6 +140,22 @@ export async function hostAddressRefusal(hostname: string, resolve: AddressLooku
   return inside ? `${hostname} resolves to ${inside.address}, a loopback, link-local or private address` : null;
 }
 
+/**
+ * The variables holding a key that a room's agents could spend on, among those set on this
+ * server: each provider's server-wide key, the variables the operator lets imported teams name,
+ * and the known hosted services' own variables (a team calling that service may name its
+ * variable without the operator listing it; see `keyVariableRefusal`).
+ */
+export function spendableKeyVariables(env: Env, secrets: NodeJS.ProcessEnv): string[] {
+  const server = Object.values(SERVER_KEYS)
+    .map((key) => key.variable)
+    .filter((variable) => env[variable]);
+  const named = [...env.PARLEY_IMPORT_KEY_VARIABLES, ...Object.values(HOSTED_SERVICES).map((service) => service.keyEnv)].filter(
+    (variable) => secrets[variable],
+  );
+  return [...new Set([...server, ...named])];
+}
+
 /** The key an agent's calls carry: its own variable, the server's, or none. */
 export function agentKeyVariable(provider: KeyedProvider, options: AgentModelOptions, env: Env): { variable: string; server: boolean } | null {
   if (options.apiKeyEnv) return { variable: options.apiKeyEnv, server: false };

@@ -46,6 +46,16 @@ describe("the event catalogue", () => {
     expect(storedEventTypes).toEqual(expect.arrayContaining(["run.step", "broadcast.asked", "board.posted"]));
   });
 
+  it("reads a step with what its model was given in brief, and a step recorded before that was kept", () => {
+    const step = { runId: "run1", agentId: "a1", step: 0, text: "A line.", toolCalls: [], toolResults: [], durationMs: 10, inputTokens: 5, outputTokens: 2, costUsd: 0 };
+    const prompt = { messageCount: 2, characters: 40, tokens: 10, added: { opening: true, toolResults: 0, messages: 0, notes: 0 } };
+    const parse = (payload: unknown) => storedEventSchema.safeParse({ ...envelope, type: "run.step", payload });
+    expect(parse(step).success).toBe(true);
+    const withPrompt = parse({ ...step, prompt });
+    expect(withPrompt.success && withPrompt.data.payload).toMatchObject({ prompt });
+    expect(parse({ ...step, prompt: { ...prompt, added: { opening: "yes" } } }).success).toBe(false);
+  });
+
   it("rejects unknown types, bad envelopes and payloads that do not match their type", () => {
     const valid = { ...envelope, type: "edge.deleted", payload: { edgeId: "e1" } };
     const broken = [

@@ -48,6 +48,30 @@ const usageFiguresSchema = z.object({
   costUsd: z.number().nonnegative(),
 });
 
+/**
+ * What the model was given for a step, in brief: how long the conversation it read was, and what
+ * was new in it since the step before.
+ */
+const promptSummarySchema = z.object({
+  /** Messages the model read, its system prompt included. */
+  messageCount: z.number().int().nonnegative(),
+  /** Their characters, and about as many tokens (four characters a token; the provider's own count is the step's `inputTokens`). */
+  characters: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+  /** New since the step before. */
+  added: z.object({
+    /** The opening message (the task and the room as it was): on a run's first step. */
+    opening: z.boolean(),
+    /** Results of the tools the step before called. */
+    toolResults: z.number().int().nonnegative(),
+    /** Messages for the agent that arrived (a participant's message, a request for help). */
+    messages: z.number().int().nonnegative(),
+    /** Other notes that arrived (what its shadow answered for it, what teammates left it). */
+    notes: z.number().int().nonnegative(),
+  }),
+});
+export type PromptSummary = z.infer<typeof promptSummarySchema>;
+
 export const runStepPayloadSchema = z
   .object({
     runId: z.string(),
@@ -56,6 +80,8 @@ export const runStepPayloadSchema = z
     text: z.string(),
     toolCalls: z.array(toolCallSummarySchema),
     toolResults: z.array(toolResultSummarySchema),
+    /** Absent from steps recorded before it was kept. */
+    prompt: promptSummarySchema.optional(),
   })
   .extend(usageFiguresSchema.shape);
 

@@ -12,3 +12,4 @@ export const POST = noSuchRoute;
 export const PUT = noSuchRoute;
 export const PATCH = noSuchRoute;
 export const DELETE = noSuchRoute;
+export const OPTIONS = noSuchRoute;

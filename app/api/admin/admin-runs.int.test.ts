@@ -69,13 +69,11 @@ describe("the dashboard's run endpoints", () => {
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     await setAgentModel(context.database, songwriter.id, "mock:model");
     const run = await startAgentRun(db(), roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
-    const outcome = await runToEnd(
-      run.id,
-      scriptedSteps([
-        withUsage(toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }], "A first line."), 120, 30),
-        withUsage(textStep("Done: one verse."), 200, 10),
-      ]),
-    );
+    const model = scriptedSteps([
+      withUsage(toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }], "A first line."), 120, 30),
+      withUsage(textStep("Done: one verse."), 200, 10),
+    ]);
+    const outcome = await runToEnd(run.id, model);
     expect(outcome?.status).toBe("succeeded");
     finished = { roomId, runId: run.id, correlationId: run.correlationId };
 
@@ -91,6 +89,12 @@ describe("the dashboard's run endpoints", () => {
     expect(body.steps[0].toolResults).toEqual([expect.objectContaining({ name: "create_node" })]);
     expect(body.steps[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(body.steps[1]).toMatchObject({ text: "Done: one verse.", toolCalls: [], inputTokens: 200, outputTokens: 10 });
+    // What each step's model was given, in brief: as many messages as it was sent, and what was new.
+    expect(body.steps.map((step: { prompt: { messageCount: number } }) => step.prompt.messageCount)).toEqual(model.doStreamCalls.map((made) => made.prompt.length));
+    expect(body.steps[0].prompt).toMatchObject({ messageCount: 2, added: { opening: true, toolResults: 0, messages: 0, notes: 0 } });
+    expect(body.steps[1].prompt).toMatchObject({ messageCount: 4, added: { opening: false, toolResults: 1, messages: 0, notes: 0 } });
+    expect(body.steps[1].prompt.characters).toBeGreaterThan(body.steps[0].prompt.characters);
+    expect(body.steps[0].prompt.tokens).toBe(Math.ceil(body.steps[0].prompt.characters / 4));
     expect(body.attempts).toEqual([{ attempt: 1, at: expect.any(String) }]);
     expect(body.modelCalls.map((modelCall: { step: number; inputTokens: number }) => [modelCall.step, modelCall.inputTokens])).toEqual([
       [0, 120],

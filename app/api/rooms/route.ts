@@ -36,4 +36,4 @@ export async function POST(request: Request) {
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST");
+export const { PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("GET", "POST");

@@ -42,4 +42,4 @@ export async function DELETE() {
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, PUT, PATCH } = methodsNotAllowed("POST", "DELETE");
+export const { GET, PUT, PATCH, OPTIONS } = methodsNotAllowed("POST", "DELETE");

@@ -16,4 +16,4 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("GET");

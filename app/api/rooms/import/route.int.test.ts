@@ -117,6 +117,8 @@ describe("POST /api/rooms/import", () => {
     vi.stubEnv("PARLEY_TEST_TEAM_KEY", "key-from-the-environment");
     vi.stubEnv("PARLEY_IMPORT_KEY_VARIABLES", "PARLEY_TEST_TEAM_KEY");
     vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", `${local.baseURL},${hosted.baseURL}`);
+    // A key imported teams may spend is set, which would leave importing to admins.
+    vi.stubEnv("PARLEY_ROOM_CREATION", "anyone");
     const yaml = [
       "agents:",
       "  - id: local_coder",

@@ -22,4 +22,4 @@ export async function PATCH(request: Request) {
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { POST, PUT, DELETE } = methodsNotAllowed("GET", "PATCH");
+export const { POST, PUT, DELETE, OPTIONS } = methodsNotAllowed("GET", "PATCH");

@@ -43,4 +43,4 @@ export async function DELETE(request: Request, { params }: Context) {
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { POST, PUT } = methodsNotAllowed("GET", "PATCH", "DELETE");
+export const { POST, PUT, OPTIONS } = methodsNotAllowed("GET", "PATCH", "DELETE");

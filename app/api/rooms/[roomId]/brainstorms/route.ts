@@ -1,4 +1,5 @@
-// POST /api/rooms/[roomId]/brainstorms — a participant gives the room a problem to brainstorm (rate-limited per client address)
+// POST /api/rooms/[roomId]/brainstorms — a participant gives the room a problem to brainstorm (rate-limited per client address,
+// refused with a 429 while the day's budget has no room for its first run)
 // GET  /api/rooms/[roomId]/brainstorms — the room's latest brainstorm, where it stands (anyone watching)
 import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
 import { startBrainstorm, startBrainstormSchema } from "@/lib/brainstorm/start-brainstorm";
@@ -32,4 +33,4 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { PUT, PATCH, DELETE } = methodsNotAllowed("GET", "POST");
+export const { PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("GET", "POST");

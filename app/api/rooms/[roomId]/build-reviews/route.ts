@@ -1,4 +1,5 @@
-// POST /api/rooms/[roomId]/build-reviews — a participant gives the team a task: brief, code, review (rate-limited per client address)
+// POST /api/rooms/[roomId]/build-reviews — a participant gives the team a task: brief, code, review (rate-limited per client
+// address, refused with a 429 while the day's budget has no room for the Architect's brief)
 import { startBuildReview, startBuildReviewSchema } from "@/lib/build-review/start-build-review";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
@@ -17,4 +18,4 @@ export const POST = rateLimitedPerAddress(
 );
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("POST");

@@ -1,6 +1,7 @@
 // POST /api/rooms/[roomId]/commands — a participant's `@Name message` or `/focus` (spectators: 403; a message that
-// starts a run is rate-limited per client address with the other ways of starting agents; a message for an agent
-// working alone in a brainstorm's divergent thinking: 409)
+// starts a run is rate-limited per client address with the other ways of starting agents, and refused with a 429 while
+// the day's budget has no room for that run; a message for an agent working alone in a brainstorm's divergent
+// thinking: 409)
 import { sendCommand, sendCommandInputSchema } from "@/lib/commands/send-command";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
@@ -15,4 +16,4 @@ export const POST = appRoute(
 );
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("POST");

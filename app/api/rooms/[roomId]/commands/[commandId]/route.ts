@@ -13,4 +13,4 @@ export const DELETE = appRoute(
 );
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, POST, PUT, PATCH } = methodsNotAllowed("DELETE");
+export const { GET, POST, PUT, PATCH, OPTIONS } = methodsNotAllowed("DELETE");

@@ -19,4 +19,4 @@ export async function PATCH(request: Request, { params }: { params: Promise<{ ro
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, POST, PUT, DELETE } = methodsNotAllowed("PATCH");
+export const { GET, POST, PUT, DELETE, OPTIONS } = methodsNotAllowed("PATCH");

@@ -21,4 +21,4 @@ export const POST = appRoute(
 );
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("POST");

@@ -27,4 +27,4 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("POST");

@@ -16,4 +16,4 @@ export async function DELETE(request: Request, { params }: { params: Promise<{ r
 }
 
 // Any other method: a 405 in JSON naming these.
-export const { GET, POST, PUT, PATCH } = methodsNotAllowed("DELETE");
+export const { GET, POST, PUT, PATCH, OPTIONS } = methodsNotAllowed("DELETE");
