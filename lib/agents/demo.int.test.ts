@@ -23,6 +23,13 @@ afterEach(() => {
 const MINUTES = 10;
 /** The longest a watcher may look at the room with nothing moving and no countdown saying when something will. */
 const QUIET_LIMIT_SECONDS = 20;
+/**
+ * How far from the time its countdown gave a named persona may start for the countdown to have
+ * told the truth: the scheduler ticks once a second, and a turn is taken at the first tick due.
+ */
+const ON_TIME_MS = 2_000;
+/** How much longer than one scheduling interval the room may go without anything happening in it. */
+const ACTIVITY_MARGIN_SECONDS = 5;
 /** How the offline model types by default: a pause before each step, then one word at a time. */
 const { PARLEY_SCRIPT_PACE_MS: PACE_MS, PARLEY_SCRIPT_THINK_MS: THINK_MS } = getEnv({} as NodeJS.ProcessEnv);
 
@@ -144,39 +151,39 @@ describe("the demo room, watched for ten minutes", () => {
 
     const { id: roomId } = await ensureDemoRoom(db);
     const [room] = await db.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId));
-    const onTask = namesAnyOf(subjectWords(parseRoomSettings(room!.settings).task));
+    const settings = parseRoomSettings(room!.settings);
+    const onTask = namesAnyOf(subjectWords(settings.task));
     const worker = await startTestWorker(context.database);
     const ranBy: { minute: number; persona: string }[] = [];
-    const predictions: { predicted: string; actual: string }[] = [];
-    /** Spans of the simulated clock in which the page counts down to the next turn ("in 12 s"). */
-    const countdowns: [number, number][] = [];
-    const pageCountsDown = async () => {
+    /**
+     * What the page's header said of the next turn ("next: Storyteller in 12 s"), on the simulated
+     * clock: from when, who, and when it said that persona would start; `settled` once the turn
+     * before it had finished all it set going.
+     */
+    const countdowns: { from: number; to: number; persona: string; settled: boolean }[] = [];
+    const pageCountsDown = async (settled: boolean) => {
       const now = Date.now();
       const next = nextTurn(initialRoomState(await getRoomSnapshot(db, roomId), null));
-      if (next?.at && /^in \d+ s$/.test(nextTurnLabel(next.at, now))) countdowns.push([now - start, next.at - start]);
+      if (next?.at && /^in \d+ s$/.test(nextTurnLabel(next.at, now))) {
+        countdowns.push({ from: now - start, to: next.at - start, persona: next.agent.persona, settled });
+      }
       return next;
     };
-    let predicted: string | null = null;
     /** The scheduler's tick at `second` of the simulated clock, and everything the turn it starts sets going. */
     const tick = async (second: number) => {
       if (simulated() < second * 1000) vi.setSystemTime(start + second * 1000);
       const outcome = await scheduleRoom(db, roomId);
       if (outcome.kind === "skipped" && outcome.reason === "not_due") return;
-      await pageCountsDown();
+      await pageCountsDown(false);
       if (outcome.kind === "skipped") return;
-      if (outcome.kind === "random") {
-        if (predicted) predictions.push({ predicted, actual: outcome.persona });
-        ranBy.push({ minute: second / 60, persona: outcome.persona });
-      }
+      if (outcome.kind === "random") ranBy.push({ minute: second / 60, persona: outcome.persona });
       // Everything the turn set going (requests, help, answers) finishes before the next tick.
       await eventually(async () => {
         const active = await db.select({ id: runs.id }).from(runs).where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
         expect(active).toHaveLength(0);
       }, 30_000);
       // What the page shows once the turn is done: who is next, and when.
-      const next = await pageCountsDown();
-      expect(next).not.toBeNull();
-      predicted = next!.agent.persona;
+      expect(await pageCountsDown(true)).not.toBeNull();
     };
     const team = await db.select({ id: agents.id, persona: agents.persona }).from(agents).where(eq(agents.roomId, roomId));
     const memberId = (persona: string) => team.find((agent) => agent.persona === persona)!.id;
@@ -201,12 +208,27 @@ describe("the demo room, watched for ten minutes", () => {
     // Every persona took a scheduled turn within the first five minutes.
     const early = new Set(ranBy.filter((turn) => turn.minute < 5).map((turn) => turn.persona));
     expect([...early].sort()).toEqual(["curator", "idea-weaver", "scene-painter", "songwriter", "storyteller"]);
-    // The page's "next: …" named the persona the scheduler then started, every time.
-    expect(predictions.filter((turn) => turn.predicted !== turn.actual)).toEqual([]);
+    const roomRuns = await db
+      .select({ id: runs.id, createdAt: runs.createdAt, agentId: runs.agentId, trigger: runs.trigger })
+      .from(runs)
+      .where(eq(runs.roomId, roomId));
+    const personaOf = new Map(team.map((agent) => [agent.id, agent.persona]));
+    const started = roomRuns
+      .filter((run) => run.trigger === "scheduler")
+      .map((run) => ({ at: run.createdAt.getTime() - start, persona: personaOf.get(run.agentId)! }));
+    /** A countdown told the truth when the persona it named started when it said, give or take a tick. */
+    const kept = (countdown: (typeof countdowns)[number]) =>
+      started.some((turn) => turn.persona === countdown.persona && Math.abs(turn.at - countdown.to) <= ON_TIME_MS);
+    const watched = countdowns.filter((countdown) => countdown.to <= MINUTES * 60_000 - ON_TIME_MS);
+    // Once a turn is done, the page's "next: …" named the persona the scheduler then started, when it said, every time.
+    const settled = watched.filter((countdown) => countdown.settled);
+    expect(settled.length).toBeGreaterThan(MINUTES);
+    expect(settled.filter((countdown) => !kept(countdown))).toEqual([]);
 
     // Never more than 20 s with nothing to watch: a run at work (as long as it takes to watch it
-    // typed at the default pace), a new event in the feed, or the countdown to the next turn.
-    const roomRuns = await db.select({ id: runs.id, createdAt: runs.createdAt }).from(runs).where(eq(runs.roomId, roomId));
+    // typed at the default pace), a new event in the feed, or a countdown to the next turn that
+    // then starts as it said (one that names someone else, or a time when nobody starts, counts
+    // for nothing).
     const feed = await db
       .select({ type: events.type, payload: events.payload, createdAt: events.createdAt })
       .from(events)
@@ -221,15 +243,21 @@ describe("the demo room, watched for ten minutes", () => {
       const from = run.createdAt.getTime() - start;
       return [from, from + (stepsOf.get(run.id) ?? []).reduce((total, text) => total + watchedStepMs(text), 0)];
     });
-    const quiet = longestQuietStretch([...working, ...countdowns], feed.map((event) => event.createdAt.getTime() - start), 0, MINUTES * 60_000);
+    const moments = feed.map((event) => event.createdAt.getTime() - start);
+    const honest = watched.filter(kept).map((countdown): [number, number] => [countdown.from, countdown.to]);
+    const quiet = longestQuietStretch([...working, ...honest], moments, 0, MINUTES * 60_000);
     expect(quiet / 1000).toBeLessThanOrEqual(QUIET_LIMIT_SECONDS);
+    // And the room itself is never still for longer than one turn of the scheduler: without the
+    // countdown, something works or arrives in every interval.
+    const still = longestQuietStretch(working, moments, 0, MINUTES * 60_000);
+    expect(still / 1000).toBeLessThanOrEqual(settings.scheduler_interval_seconds + ACTIVITY_MARGIN_SECONDS);
 
     // Little repetition on the canvas, counting near-copies too.
     const nodes = await db.select({ text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId)).orderBy(asc(canvasNodes.createdAt));
     const texts = nodes.map((node) => node.text);
     const copies = nearDuplicates(texts);
     console.log(
-      `demo, ${MINUTES} minutes: ${ranBy.length} scheduled turns, ${texts.length} nodes, ${copies.length} near-duplicate texts (${((copies.length / texts.length) * 100).toFixed(1)}%), longest quiet stretch ${(quiet / 1000).toFixed(1)} s`,
+      `demo, ${MINUTES} minutes: ${ranBy.length} scheduled turns, ${texts.length} nodes, ${copies.length} near-duplicate texts (${((copies.length / texts.length) * 100).toFixed(1)}%), longest quiet stretch ${(quiet / 1000).toFixed(1)} s, longest with nothing at work or arriving ${(still / 1000).toFixed(1)} s`,
     );
     if (process.env.SHOW_TEXTS) console.log(texts.map((text) => `${copies.includes(text) ? "COPY " : "     "}${onTask.test(text) ? "   " : "OFF"} ${text.replace(/\n/g, " / ")}`).join("\n"));
     expect(texts.length).toBeGreaterThan(20);
