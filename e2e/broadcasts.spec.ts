@@ -63,6 +63,22 @@ test("the countdown runs out and the agent carries on without an answer", async 
   await expect(ada.page.locator('[data-kind="lyric"]')).toHaveCount(2, { timeout: 20_000 });
 });
 
+test("a device whose clock is off counts a question down by the server's clock, from its full time", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Clocks that disagree");
+  await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 60 });
+  // Ten minutes slow, a device would show eleven minutes left; ten minutes fast, time up at once.
+  const slow = await openRoom(roomId, { name: "Ada", clockOffMs: -10 * 60_000 });
+  const fast = await openRoom(roomId, { clockOffMs: 10 * 60_000 });
+  await startAgent(slow, "songwriter", "Write a verse about the harbour at night.");
+  for (const room of [slow, fast]) {
+    const countdown = room.page.getByTestId("question-countdown");
+    await expect(countdown).toHaveText(/^\d+s left$/, { timeout: 15_000 });
+    const left = Number((await countdown.textContent())!.match(/\d+/)![0]);
+    expect(left).toBeLessThanOrEqual(60);
+    expect(left).toBeGreaterThan(40);
+  }
+});
+
 test("agents ask each other: each shadow's answer lands in the thread", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Ask the team");
   await configureRoom(baseURL!, roomId, { broadcast: "agents", broadcast_sensitivity: "high" });

@@ -1,10 +1,15 @@
 "use client";
 
-import { useNow } from "@/components/ui/use-now";
+import { useServerNow } from "@/components/room/use-server-now";
 
-/** Seconds left until `deadline` (never below 0), ticking while mounted. */
+/** Whole seconds from `now` until `deadline` (an ISO time), rounded up and never below 0. */
+export function secondsLeft(deadline: string, now: number): number {
+  return Math.max(0, Math.ceil((Date.parse(deadline) - now) / 1000));
+}
+
+/** Seconds left until `deadline` (never below 0) by the server's clock, ticking while mounted. */
 export function useSecondsLeft(deadline: string | null): number | null {
-  const now = useNow(deadline !== null, 250);
+  const now = useServerNow(deadline !== null, 250);
   if (!deadline) return null;
-  return Math.max(0, Math.ceil((new Date(deadline).getTime() - now) / 1000));
+  return secondsLeft(deadline, now);
 }
