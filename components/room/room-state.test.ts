@@ -211,6 +211,8 @@ describe("counting down by the server's clock on a device whose clock is off", (
   it("reads how far the server's clock is ahead or behind, and nothing from a time it cannot read", () => {
     expect(clockOffset(new Date(serverNow).toISOString(), deviceNow)).toBe(TEN_MINUTES);
     expect(clockOffset(new Date(serverNow).toISOString(), serverNow + 3_000)).toBe(-3_000);
+    // Within a second, the difference is the reading's own trip more than the clocks': none is taken.
+    expect(clockOffset(new Date(serverNow).toISOString(), serverNow + 400)).toBe(0);
     expect(clockOffset("not a time", deviceNow)).toBe(0);
   });
 
@@ -235,6 +237,15 @@ describe("counting down by the server's clock on a device whose clock is off", (
     expect(secondsLeft(deadline, deviceNow + state.clockOffsetMs)).toBe(120);
     expect(secondsLeft(deadline, deviceNow + state.clockOffsetMs + 121_000)).toBe(0);
     expect(nextTurnLabel(serverNow + 12_000, deviceNow + state.clockOffsetMs)).toBe("in 12 s");
+  });
+
+  it("never shows more than a question's whole time, though the reading of the server's clock came late", () => {
+    const openedAt = new Date(serverNow).toISOString();
+    const deadline = new Date(serverNow + 60_000).toISOString();
+    // Reckoned 300 ms behind the server, the first moment would read 61 s of a 60 s question.
+    expect(secondsLeft(deadline, serverNow - 300)).toBe(61);
+    expect(secondsLeft(deadline, serverNow - 300, openedAt)).toBe(60);
+    expect(secondsLeft(deadline, serverNow + 1_500, openedAt)).toBe(59);
   });
 });
 
