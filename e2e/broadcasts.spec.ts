@@ -63,6 +63,22 @@ test("the countdown runs out and the agent carries on without an answer", async 
   await expect(ada.page.locator('[data-kind="lyric"]')).toHaveCount(2, { timeout: 20_000 });
 });
 
+test("a device whose clock is off counts a question down by the server's clock, from its full time", async ({ openRoom, baseURL }) => {
+  const roomId = await createRoomViaApi(baseURL!, "Clocks that disagree");
+  await configureRoom(baseURL!, roomId, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 60 });
+  // Ten minutes slow, a device would show eleven minutes left; ten minutes fast, time up at once.
+  const slow = await openRoom(roomId, { name: "Ada", clockOffMs: -10 * 60_000 });
+  const fast = await openRoom(roomId, { clockOffMs: 10 * 60_000 });
+  await startAgent(slow, "songwriter", "Write a verse about the harbour at night.");
+  for (const room of [slow, fast]) {
+    const countdown = room.page.getByTestId("question-countdown");
+    await expect(countdown).toHaveText(/^\d+s left$/, { timeout: 15_000 });
+    const left = Number((await countdown.textContent())!.match(/\d+/)![0]);
+    expect(left).toBeLessThanOrEqual(60);
+    expect(left).toBeGreaterThan(40);
+  }
+});
+
 test("agents ask each other: each shadow's answer lands in the thread", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Ask the team");
   await configureRoom(baseURL!, roomId, { broadcast: "agents", broadcast_sensitivity: "high" });
@@ -91,10 +107,14 @@ test("a question that waited behind another gets the room's whole countdown when
   const left = async () => Number.parseInt((await countdown.textContent()) ?? "", 10);
   const start = await left();
   await expect.poll(left, { timeout: 15_000, intervals: [250] }).toBeLessThanOrEqual(start - 10);
+  const skipped = Date.now();
   await ada.page.getByTestId("question-skip").click();
   await expect(question).not.toHaveAttribute("data-broadcast-id", first, { timeout: 10_000 });
   await expect(question).toBeVisible();
   const shown = (await ada.page.getByTestId("question-countdown").textContent())!;
   expect(shown).toMatch(/^\d+s left$/);
-  expect(Number.parseInt(shown, 10)).toBeGreaterThanOrEqual(38);
+  // It opened after the skip, so all of its 40 s but the time since are left: the ten and more it
+  // waited behind the first question did not come off them, however long the page took to show it.
+  expect(Number.parseInt(shown, 10)).toBeGreaterThanOrEqual(Math.floor(40 - (Date.now() - skipped) / 1000));
+  expect(Number.parseInt(shown, 10)).toBeLessThanOrEqual(40);
 });

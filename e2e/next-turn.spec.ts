@@ -25,10 +25,11 @@ test("the header counts down to the scheduler's next turn, also after a turn tha
   const seen: { text: string; left: number; at: number }[] = [];
   const started = Date.now();
   while (Date.now() - started < 20_000) {
-    const [text, at, now] = await Promise.all([next.textContent(), turnAt(), room.page.evaluate(() => Date.now())]);
-    seen.push({ text: text!, left: Math.ceil((at - now) / 1000), at: now });
+    // Read in one go: a turn taken between separate reads would pair one turn's text with the next one's time.
+    const [text, at, now] = await next.evaluate((element: HTMLElement) => [element.textContent ?? "", Number(element.dataset.at), Date.now()] as const);
+    seen.push({ text, left: Math.ceil((at - now) / 1000), at: now });
     // "any moment" for more than a few seconds fails here, as the count below would.
-    await expect(next, seen.map((sample) => sample.text).join(" | ")).not.toHaveText(text!, { timeout: 5_000 });
+    await expect(next, seen.map((sample) => sample.text).join(" | ")).not.toHaveText(text, { timeout: 5_000 });
   }
   for (const { text, left } of seen) {
     if (left > 0) expect(text).toMatch(new RegExp(`in (${left}|${left + 1}|${left - 1}) s$`));

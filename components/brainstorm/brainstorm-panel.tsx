@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
-import { useNow } from "@/components/ui/use-now";
+import { useServerNow } from "@/components/room/use-server-now";
 import { useSubmit } from "@/components/ui/use-submit";
 import { type BrainstormDto, stageDefinition } from "@/lib/protocol/brainstorm";
 import { DeliverableView, deliverableUrl } from "./deliverable-view";
@@ -67,7 +67,7 @@ function Status({ brainstorm, onRead }: { brainstorm: BrainstormDto; onRead: () 
 
 function Gate({ brainstorm, seated }: { brainstorm: BrainstormDto; seated: boolean }) {
   const roomId = useRoom((state) => state.room.id);
-  const now = useNow(true, 1000);
+  const now = useServerNow(true, 1000);
   const [comment, setComment] = useState("");
   const { busy, error, submit } = useSubmit();
   const admin = useRoom((state) => state.admin);

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRoom } from "@/components/room/room-store";
-import { useNow } from "@/components/ui/use-now";
+import { useServerNow } from "@/components/room/use-server-now";
 import { BRAINSTORM_STAGES } from "@/lib/protocol/brainstorm";
 import { STATUS_LABEL, formatElapsed, stageCount, stageElapsed } from "./stage-figures";
 
@@ -13,7 +13,7 @@ export function StageTracker() {
   const brainstorm = useRoom((state) => state.brainstorm);
   const template = useRoom((state) => state.room.template);
   const live = !!brainstorm && (brainstorm.status === "running" || brainstorm.status === "awaiting_gate");
-  const now = useNow(live, 1000);
+  const now = useServerNow(live, 1000);
   if (template !== "brainstorm" || !brainstorm) return null;
   return (
     <ol className="stage-tracker" data-testid="stage-tracker" aria-label="Brainstorm stages">

@@ -62,7 +62,7 @@ export function BroadcastThread({ broadcastId }: { broadcastId: string }) {
 }
 
 function Outcome({ broadcast, answered }: { broadcast: BroadcastDto; answered: number }) {
-  const secondsLeft = useSecondsLeft(broadcast.status === "open" ? broadcast.deadlineAt : null);
+  const secondsLeft = useSecondsLeft(broadcast.status === "open" ? broadcast.deadlineAt : null, broadcast.openedAt);
   const wall = seconds(broadcast.createdAt, broadcast.closedAt);
   const expected = broadcast.mode === "agents" ? broadcast.targetAgentIds.length : 1;
   const text: Record<BroadcastDto["status"], string> = {

@@ -26,7 +26,7 @@ const selectQuestion = (state: RoomState) => {
  */
 export function HumanQuestion({ onError }: { onError: (message: string) => void }) {
   const { open, waiting, agents, seated, roomId } = useRoom(useShallow(selectQuestion));
-  const secondsLeft = useSecondsLeft(open?.deadlineAt ?? null);
+  const secondsLeft = useSecondsLeft(open?.deadlineAt ?? null, open?.openedAt ?? null);
   const [answer, setAnswer] = useState("");
   const { busy, submit } = useSubmit();
   if (!open) return null;

@@ -1,6 +1,6 @@
 "use client";
 
-import { useNow } from "@/components/ui/use-now";
+import { useServerNow } from "@/components/room/use-server-now";
 import { useRoom } from "@/components/room/room-store";
 import { turnFigures } from "./turn-figures";
 
@@ -13,7 +13,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   const agents = useRoom((state) => state.agents);
   const typing = useRoom((state) => state.typing);
   const open = !!thread && !thread.closed;
-  const now = useNow(open, 100);
+  const now = useServerNow(open, 100);
   if (!thread) return null;
   const { dialogue, messages, closed } = thread;
   const agent = (id: string) => agents.find((candidate) => candidate.id === id);

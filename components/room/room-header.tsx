@@ -1,11 +1,11 @@
 "use client";
 
 import Link from "next/link";
-import { useNow } from "@/components/ui/use-now";
 import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
 import { type RoomState, nextTurn, nextTurnLabel } from "./room-state";
 import { SeatForm } from "./seat-form";
+import { useServerNow } from "./use-server-now";
 
 const CONNECTION_LABELS = {
   connecting: "Connecting…",
@@ -26,7 +26,7 @@ const selectHeader = (state: RoomState) => ({
 /** "next: Storyteller in 12 s", counting down, while the room's scheduler is on. */
 function NextTurn() {
   const next = useRoom(useShallow((state) => nextTurn(state)));
-  const now = useNow(next !== null, 1000);
+  const now = useServerNow(next !== null, 1000);
   if (!next) return null;
   return (
     <span className="watching next-turn" data-testid="next-turn" data-at={next.at ?? undefined}>

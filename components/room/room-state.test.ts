@@ -14,6 +14,8 @@ import {
   uncountedSeat,
 } from "./room-state";
 import { createRoomStore } from "./room-store";
+import { clockOffset } from "./clock-offset";
+import { secondsLeft } from "@/components/broadcast/countdown";
 
 const node = (id: string, text = "Rain") => nodeDto({ id, text });
 
@@ -187,6 +189,63 @@ describe("a seat taken while the stream is open", () => {
     store.getState().setConnection("live");
     store.getState().apply(opened("c3", ada.id));
     expect(uncountedSeat(store.getState())).toBeNull();
+  });
+});
+
+describe("counting down by the server's clock on a device whose clock is off", () => {
+  const TEN_MINUTES = 10 * 60_000;
+  const serverNow = Date.parse("2026-03-01T12:00:00.000Z");
+  /** This device's clock: ten minutes behind the server's. */
+  const deviceNow = serverNow - TEN_MINUTES;
+  const opened = (serverTime?: string): RoomEvent => ({
+    type: "stream.opened",
+    room_id: "r",
+    payload: { connectionId: "c1", seatId: null, ...(serverTime ? { serverTime } : {}) },
+  });
+  const apply = (state: RoomState, event: RoomEvent, at: number) => {
+    const outcome = applyRoomEvent(state, event, () => at);
+    if (outcome.kind !== "applied") throw new Error(outcome.kind);
+    return outcome.state;
+  };
+
+  it("reads how far the server's clock is ahead or behind, and nothing from a time it cannot read", () => {
+    expect(clockOffset(new Date(serverNow).toISOString(), deviceNow)).toBe(TEN_MINUTES);
+    expect(clockOffset(new Date(serverNow).toISOString(), serverNow + 3_000)).toBe(-3_000);
+    // Within a second, the difference is the reading's own trip more than the clocks': none is taken.
+    expect(clockOffset(new Date(serverNow).toISOString(), serverNow + 400)).toBe(0);
+    expect(clockOffset("not a time", deviceNow)).toBe(0);
+  });
+
+  it("learns the offset when the stream opens, keeps the last one when a stream does not say, and keeps the stream's own fields apart", () => {
+    let state = initialRoomState(snapshot(), null);
+    expect(state.clockOffsetMs).toBe(0);
+    state = apply(state, opened(new Date(serverNow).toISOString()), deviceNow);
+    expect(state.clockOffsetMs).toBe(TEN_MINUTES);
+    expect(state.stream).toEqual({ connectionId: "c1", seatId: null });
+    state = apply(state, opened(), deviceNow + 5_000);
+    expect(state.clockOffsetMs).toBe(TEN_MINUTES);
+    // A reconnect after the device's clock was put right learns the new offset.
+    state = apply(state, opened(new Date(serverNow + 60_000).toISOString()), serverNow + 60_000);
+    expect(state.clockOffsetMs).toBe(0);
+  });
+
+  it("shows a question's full time and the next turn's true seconds, not the device's", () => {
+    const state = apply(initialRoomState(snapshot(), null), opened(new Date(serverNow).toISOString()), deviceNow);
+    const deadline = new Date(serverNow + 120_000).toISOString();
+    // Read by the device's clock, a two-minute question would show twelve minutes left.
+    expect(secondsLeft(deadline, deviceNow)).toBe(720);
+    expect(secondsLeft(deadline, deviceNow + state.clockOffsetMs)).toBe(120);
+    expect(secondsLeft(deadline, deviceNow + state.clockOffsetMs + 121_000)).toBe(0);
+    expect(nextTurnLabel(serverNow + 12_000, deviceNow + state.clockOffsetMs)).toBe("in 12 s");
+  });
+
+  it("never shows more than a question's whole time, though the reading of the server's clock came late", () => {
+    const openedAt = new Date(serverNow).toISOString();
+    const deadline = new Date(serverNow + 60_000).toISOString();
+    // Reckoned 300 ms behind the server, the first moment would read 61 s of a 60 s question.
+    expect(secondsLeft(deadline, serverNow - 300)).toBe(61);
+    expect(secondsLeft(deadline, serverNow - 300, openedAt)).toBe(60);
+    expect(secondsLeft(deadline, serverNow + 1_500, openedAt)).toBe(59);
   });
 });
 

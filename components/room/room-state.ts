@@ -22,6 +22,7 @@ import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import type { BrainstormDto, BuildReviewDto, DialogueThreadDto, LimitName, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { clockOffset } from "./clock-offset";
 
 export const FEED_LIMIT = 300;
 
@@ -88,6 +89,12 @@ export interface RoomState {
   connection: ConnectionState;
   /** Known once the open stream has said so; null while connecting. */
   stream: StreamInfo | null;
+  /**
+   * How far the server's clock is ahead of this device's (ms; negative when behind), as the
+   * latest stream said on opening: deadlines and turns are the server's times, so the page
+   * counts down to them by the server's clock. 0 until a stream has said.
+   */
+  clockOffsetMs: number;
   deleted: boolean;
   seat: SeatInfo | null;
   /** Nodes to emphasise, e.g. those a clicked feed entry refers to. */
@@ -155,6 +162,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     participants: 0,
     connection: "connecting",
     stream: null,
+    clockOffsetMs: 0,
     deleted: false,
     seat,
     highlighted: [],
@@ -342,7 +350,10 @@ const ephemeralReducers: {
 } = {
   presence: (_state, { payload }) => ({ watching: payload.watching, participants: payload.participants }),
   "room.deleted": () => ({ deleted: true }),
-  "stream.opened": (_state, { payload }) => ({ stream: payload }),
+  "stream.opened": (state, { payload: { connectionId, seatId, serverTime } }, clock) => ({
+    stream: { connectionId, seatId },
+    clockOffsetMs: serverTime ? clockOffset(serverTime, clock()) : state.clockOffsetMs,
+  }),
   // Turns only move forward: a late copy (a stream's opening frame after a live one) changes nothing.
   "scheduler.turn": (state, { payload }) => ({ lastScheduledAt: Math.max(state.lastScheduledAt ?? 0, Date.parse(payload.lastScheduledAt)) }),
   "agent.typing": (state, { payload }, clock) => {

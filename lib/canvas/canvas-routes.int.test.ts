@@ -8,7 +8,7 @@ import { createNode } from "@/lib/canvas/create-node";
 import { updateNode } from "@/lib/canvas/update-node";
 import { type Box, GAP, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { readEventsAfter } from "@/lib/events/read-events";
-import { LIMITS } from "@/lib/protocol";
+import { LIMITS, type PayloadOf } from "@/lib/protocol";
 import edgesIndex from "@/pages/api/rooms/[roomId]/edges/index";
 import edgeById from "@/pages/api/rooms/[roomId]/edges/[edgeId]";
 import nodesIndex from "@/pages/api/rooms/[roomId]/nodes/index";
@@ -33,11 +33,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function seatedRoom() {
-  const { roomId } = await createTestRoom(context.database.db);
+  const { roomId, agents } = await createTestRoom(context.database.db);
   const seat = await call(takeSeat, { url: `/api/rooms/${roomId}/seat`, method: "POST", params: { roomId }, body: { displayName: "Ada" } });
   expect(seat.status).toBe(201);
   expect(seat.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Lax/);
-  return { roomId, cookie: cookieFrom(seat.headers.get("set-cookie")) };
+  return { roomId, agents, cookie: cookieFrom(seat.headers.get("set-cookie")) };
 }
 
 interface SendOptions {
@@ -384,7 +384,7 @@ describe("placing and tidying notes", () => {
     for (const [index, box] of boxes.entries()) for (const other of boxes.slice(index + 1)) expect(apart(box, other)).toBe(true);
   });
 
-  it("leaves a person's note where they drag it and as they write it, even on other work", async () => {
+  it("leaves a person's note where they drag it, even on other work, and what it already covered where it is as they write it", async () => {
     const { roomId, cookie } = await seatedRoom();
     const first = await note(roomId, cookie, { text: "First", x: 0, y: 0 });
     const second = await note(roomId, cookie, { text: "Second", near: { x: 0, y: 0 } });
@@ -397,6 +397,55 @@ describe("placing and tidying notes", () => {
       ["Second", 20, 30],
       ["word w", 0, 0],
     ]);
+  });
+
+  it("keeps a person's note where it is as they write it taller, and moves the work it comes to cover to the nearest free spots", async () => {
+    const { roomId, agents, cookie } = await seatedRoom();
+    const db = context.database.db;
+    const nodeAt = async (id: string) => (await db.select().from(canvasNodes).where(eq(canvasNodes.id, id)))[0]!;
+    const top = (await note(roomId, cookie, { text: "A short note", x: 0, y: 0 })).body.node;
+    const clearBelow = (above: { x: number; y: number; kind: string; text: string }) => {
+      const box = boxOf(shapeOf(above));
+      return { x: above.x, y: box.y + box.height + GAP.y };
+    };
+    // An agent's verse just clear below the note, a person's note just clear below that, and one to the side.
+    const agent = { kind: "agent" as const, id: agents[0]!.id, name: agents[0]!.name };
+    const verse = await createNode(db, roomId, agent, { kind: "lyric", text: "Rain taps the glass", ...clearBelow(top) });
+    expect(verse).toMatchObject(clearBelow(top));
+    const theirs = (await note(roomId, cookie, { text: "Mine, further down", ...clearBelow(verse) })).body.node;
+    const side = (await note(roomId, cookie, { text: "Off to the side", x: 2000, y: 0 })).body.node;
+    const before = await lastSeq(roomId);
+
+    const long = "A note that keeps on growing as its author writes. ".repeat(14);
+    const written = await send("PATCH", `/api/rooms/${roomId}/nodes/${top.id}`, { body: { text: long }, cookie, headers: { "idempotency-key": "grow-top" } });
+    expect(written.status).toBe(200);
+    // The note stays where its author put it, under their caret.
+    expect(written.body).toMatchObject({ nodeId: top.id, changes: { text: long }, version: 2 });
+    expect(await nodeAt(top.id)).toMatchObject({ x: 0, y: 0, text: long });
+
+    // What it came to cover moved, once each, and nothing overlaps or crowds anything now.
+    const rows = await db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+    const boxes = rows.map((row) => boxOf(shapeOf(row)));
+    for (const [index, box] of boxes.entries()) for (const other of boxes.slice(index + 1)) expect(apart(box, other)).toBe(true);
+    const movedVerse = await nodeAt(verse.id);
+    expect([movedVerse.x, movedVerse.y]).not.toEqual([verse.x, verse.y]);
+    expect(movedVerse.version).toBe(2);
+    expect(await nodeAt(side.id)).toMatchObject({ x: 2000, y: 0, version: 1 });
+    const events = await readEventsAfter(db, roomId, before);
+    expect(new Set(events.map((event) => event.type))).toEqual(new Set(["node.updated"]));
+    for (const event of events) expect(event.agent_name).toBe("Ada");
+    const moves = events.map((event) => event.payload as PayloadOf<"node.updated">).filter((update) => update.nodeId !== top.id);
+    const bumped = rows.filter((row) => row.id !== top.id && row.version === 2);
+    expect(moves.map((move) => move.nodeId).sort()).toEqual(bumped.map((row) => row.id).sort());
+    for (const row of bumped) expect(moves.find((move) => move.nodeId === row.id)).toMatchObject({ changes: { x: row.x, y: row.y }, version: 2 });
+    expect(moves.map((move) => move.nodeId)).toContain(verse.id);
+    // Each moved to the free spot nearest where it was, not somewhere far away.
+    for (const moved of [movedVerse, await nodeAt(theirs.id)]) expect(Math.hypot(moved.x, moved.y - verse.y)).toBeLessThan(2000);
+
+    // A retry is the same write: nothing moves again.
+    const again = await send("PATCH", `/api/rooms/${roomId}/nodes/${top.id}`, { body: { text: long }, cookie, headers: { "idempotency-key": "grow-top" } });
+    expect(again.body).toEqual(written.body);
+    expect(await lastSeq(roomId)).toBe(before + events.length);
   });
 
   it("lets a participant lay many notes out at once in one event, bumping each one's version", async () => {

@@ -67,8 +67,14 @@ export function shapeOf(node: Point & { kind: string; text: string }): NodeShape
   return { x: node.x, y: node.y, kind: node.kind, length: node.text.length, lineBreaks: node.text.split("\n").length - 1 };
 }
 
-function clash(a: Box, b: Box): boolean {
+/** Whether two boxes come closer than the gap kept between nodes. */
+export function clash(a: Box, b: Box): boolean {
   return a.x < b.x + b.width + GAP.x && b.x < a.x + a.width + GAP.x && a.y < b.y + b.height + GAP.y && b.y < a.y + a.height + GAP.y;
+}
+
+/** Whether one box covers part of the other. */
+export function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
 /** How far a candidate is from where its author wanted it; going left or up costs a little more. */

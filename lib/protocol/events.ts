@@ -283,11 +283,14 @@ const ephemeralEventSchemas = {
    * The first thing one stream sends its page, once it is counted: the connection's id and
    * the seat it is counted with. A page whose seat the stream does not count (the seat was
    * taken after the stream opened) gives this id to `POST /api/rooms/:roomId/presence`.
+   * `serverTime` is the server's clock as it sent the frame: the page counts down to the
+   * server's deadlines by it, whatever the device's own clock says (absent from servers that
+   * predate it, whose pages count by the device's clock).
    */
   "stream.opened": z.object({
     type: z.literal("stream.opened"),
     room_id: z.string(),
-    payload: z.object({ connectionId: z.string(), seatId: z.string().nullable() }),
+    payload: z.object({ connectionId: z.string(), seatId: z.string().nullable(), serverTime: z.string().optional() }),
   }),
   /**
    * When the room's scheduler last took its turn, whether it started an agent or found the room

@@ -200,9 +200,9 @@ export function withArticle(word: string): string {
 
 const NAMES = ["Mara", "Jun", "Teo", "Lina", "Ravi", "Odile", "Sam", "Noor"];
 
-/** An image with its article: "window" → "the window"; "an empty chair" stays as it is. */
+/** An image with its article: "window" → "the window"; "an empty chair" and "my grandmother's kitchen" stay as they are. */
 function the(image: string): string {
-  return /^(a|an|the) /i.test(image) ? image : `the ${image}`;
+  return /^(a|an|the|my|your|his|her|our|their|[a-z]+'s) /i.test(image) ? image : `the ${image}`;
 }
 
 function cap(text: string): string {

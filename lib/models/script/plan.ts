@@ -5,6 +5,7 @@ import type { Mood } from "./moods";
 import type { SeededRandom } from "./random";
 import type { PastCall, PromptEntry, ScriptReading } from "./read-prompt";
 import { boxOf, freeSpot, homeArea, type Point, shapeOf } from "@/lib/canvas/free-spot";
+import { namesTopic, type Topic } from "./topic";
 
 export interface PlannedCall {
   /** Names the call so later steps can find its result. */
@@ -25,6 +26,8 @@ export interface PlanContext {
   mood: Mood;
   palette: string[];
   subject: string;
+  /** What the room's task is about, which every piece names; null when the task names nothing. */
+  topic: Topic | null;
   /** The request this run answers, when it was asked for by another agent. */
   request: PromptEntry | null;
   past: (tag: string) => PastCall | undefined;
@@ -181,4 +184,30 @@ export function fresh(context: Pick<PlanContext, "reading" | "mood" | "createdNo
   const rotated = [...pool.slice(start), ...pool.slice(0, start)];
   const unused = rotated.filter((item) => !used.some((text) => text.includes(item.toLowerCase().slice(0, 40))));
   return unused.length >= need ? unused : [...unused, ...rotated.filter((item) => !unused.includes(item))];
+}
+
+/** A pool narrowed to the items that name what the task is about, when any do. */
+export function aboutTopic(context: Pick<PlanContext, "topic">, pick: (mood: Mood) => string[]): (mood: Mood) => string[] {
+  return (mood) => {
+    const pool = pick(mood);
+    const named = pool.filter((item) => namesTopic(item, context.topic));
+    return named.length ? named : pool;
+  };
+}
+
+/**
+ * `count` items of this run's share of a pool (see `fresh`, taking `need`), at least one of
+ * which names what the task is about: the lines of a verse may wander through the mood's
+ * imagery, never all of them away from the task.
+ */
+export function freshNamingTopic(
+  context: Pick<PlanContext, "reading" | "mood" | "createdNodes" | "topic">,
+  pick: (mood: Mood) => string[],
+  count: number,
+  need = count,
+): string[] {
+  const share = fresh(context, pick, need).slice(0, count);
+  if (share.some((item) => namesTopic(item, context.topic))) return share;
+  const named = fresh(context, aboutTopic(context, pick))[0];
+  return named && namesTopic(named, context.topic) ? [named, ...share.slice(0, count - 1)] : share;
 }

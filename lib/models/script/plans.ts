@@ -10,6 +10,7 @@ import { songwriter } from "./personas/songwriter";
 import { storyteller } from "./personas/storyteller";
 import { generalist } from "./personas/generalist";
 import { withTeamwork } from "./teamwork";
+import { subjectOf, type Topic, topicOf } from "./topic";
 
 export type { PlanContext, PlannedStep } from "./plan";
 export { shadowAnswer } from "./shadow-answer";
@@ -57,12 +58,19 @@ export function chooseMood(reading: ScriptReading, rng: SeededRandom): { mood: M
   return { mood, palette: mood.palette, source: "default" };
 }
 
-/** A short phrase for what the work is about, taken from the task or the room brief. */
-export function chooseSubject(reading: ScriptReading, mood: Mood): string {
-  for (const text of [reading.task, reading.roomBrief]) {
-    const about = text.match(/\b(?:about|of)\s+([^.!?\n]{3,80})/i);
-    if (about) return about[1]!.trim().replace(/\s+/g, " ");
-  }
+/**
+ * What the work is about: the subject of the room's own task (its brief), so every run of the
+ * room keeps to it, whatever a request or a help question adds; in a room without a task, the
+ * subject of what this run was asked. Null when neither names one.
+ */
+export function chooseTopic(reading: ScriptReading): Topic | null {
+  const phrase = subjectOf(reading.roomBrief) ?? subjectOf(reading.task);
+  return phrase ? topicOf(phrase) : null;
+}
+
+/** A short phrase for what the work is about: the topic's, else an image the work was pointed at, else the mood's first. */
+export function chooseSubject(reading: ScriptReading, mood: Mood, topic: Topic | null): string {
+  if (topic) return topic.phrase;
   const referenced = reading.referenced.map((ref) => imagesIn(ref.text, mood)).flat();
   return referenced[0] ?? mood.images[0]!;
 }

@@ -519,6 +519,46 @@ describe("the script model as a teammate's shadow", () => {
   });
 });
 
+describe("the script model on a room's own task", () => {
+  // A subject none of the moods' imagery speaks of: whatever mood a persona picks, its pieces name the task.
+  const TASK = "Write a song about my grandmother's kitchen and paint the scene it describes.";
+  const NAMES_TASK = /\b(grandmother|kitchen)/i;
+  const elsewhere = [
+    node("n-1", "lyric", "Verse\nThe last bus hums a song we used to know\nAn umbrella left open on the bench", -400, 0),
+    node("n-2", "scene", "Scene: neon signs over the midnight train", -400, 300),
+    node("n-3", "idea", "Spark: The tide as a patient letter-writer", -400, 600),
+  ].map((item, index) => ({ ...item, authorName: ["Songwriter", "Scene Painter", "Idea Weaver"][index]! }));
+
+  it("makes every piece, entry and finding about what the task is about, whoever plays and whatever the canvas shows", async () => {
+    for (const key of ["songwriter", "scene-painter", "idea-weaver", "storyteller", "curator"]) {
+      for (const seed of [1, 2, 3]) {
+        const { steps } = await play(
+          context({
+            agent: persona(key),
+            settings: { ...DEFAULT_ROOM_SETTINGS, task: TASK },
+            run: { prompt: `${TASK}\n\nYour part: do your part.`, trigger: "scheduler", requestedByName: "Scheduler", chainDepth: 0 },
+            canvas: { nodes: elsewhere, edges: [] },
+          }),
+          seed,
+        );
+        const calls = steps.flatMap((step) => step.calls);
+        const made = calls.filter((call) => call.name === "create_node").map((call) => String(call.input.text));
+        const shared = calls
+          .filter((call) => ["share_creative_context", "post_finding", "request_agent"].includes(call.name))
+          .map((call) => JSON.stringify(call.input));
+        expect(made.length, key).toBeGreaterThan(0);
+        for (const text of [...made, ...shared]) expect(text, `${key}, seed ${seed}`).toMatch(NAMES_TASK);
+      }
+    }
+  });
+
+  it("reads the subject up to the next thing the task asks for", async () => {
+    const { steps } = await play(context({ agent: persona("songwriter"), settings: { ...DEFAULT_ROOM_SETTINGS, task: TASK } }));
+    const plan = (steps[0]!.calls[0]!.input.content as { plan: string }).plan;
+    expect(plan).toMatch(/verse about my grandmother's kitchen$/);
+  });
+});
+
 describe("the script model, for an imported team's agent", () => {
   const TASK = "Build a web scraper for product prices";
   const TASK_WORDS = /\b(web|scraper|product|prices)\b/i;

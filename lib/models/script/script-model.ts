@@ -8,12 +8,13 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { ownValue } from "@/lib/own-value";
-import { chooseMood, chooseSubject, GENERALIST_PLAN, type PlanContext, type PlannedStep, PLANS, shadowAnswer } from "./plans";
+import { chooseMood, chooseSubject, chooseTopic, GENERALIST_PLAN, type PlanContext, type PlannedStep, PLANS, shadowAnswer } from "./plans";
 import { hashString, SeededRandom } from "./random";
 import { readPrompt, type ScriptReading } from "./read-prompt";
 import { helpAnswer, isMessageRun, messageStep, messageTag } from "./teamwork";
 import { buildReviewStep } from "./build-review";
 import { brainstormStep } from "./brainstorm/brainstorm-step";
+import { moodAbout } from "./topic";
 
 export interface ScriptModelOptions {
   /** `script:<name>`; the persona named in the system prompt wins, the name is a fallback. */
@@ -62,8 +63,12 @@ function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: nu
   const base = hashString(
     `${seed}|${persona}|${reading.task}|${reading.why}|${reading.referenced.map((ref) => ref.text).join("|")}|${reading.canvas.length}|${reading.canvas.at(-1)?.id ?? ""}`,
   );
-  const { mood, palette } = chooseMood(reading, new SeededRandom(base));
-  const subject = chooseSubject(reading, mood);
+  const topic = chooseTopic(reading);
+  const chosen = chooseMood(reading, new SeededRandom(base));
+  // The mood's imagery, with what the task is about first among it.
+  const mood = moodAbout(chosen.mood, topic);
+  const palette = chosen.palette;
+  const subject = chooseSubject(reading, mood, topic);
   const request = reading.why.startsWith("Requested by") || reading.requests.length > 0 ? (reading.requests[0] ?? null) : null;
   const context: Omit<PlanContext, "rng"> = {
     reading: { ...reading, persona },
@@ -71,6 +76,7 @@ function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: nu
     mood,
     palette,
     subject,
+    topic,
     request,
     past: (tag) => pastCalls.find((call) => call.id.endsWith(`:${tag}`)),
     createdNodes: () =>

@@ -4,7 +4,7 @@
 import { ownValue } from "@/lib/own-value";
 import { type Mood, beatsOf, lightOf, scenesOf, sparksOf, versesOf, withArticle } from "./moods";
 import { hashString } from "./random";
-import { type PlanContext, type PlannedStep, type StepBuilder, canvasSize, flaggedHigh, fresh, home, lines, place, short } from "./plan";
+import { type PlanContext, type PlannedStep, type StepBuilder, aboutTopic, canvasSize, flaggedHigh, fresh, home, lines, place, short } from "./plan";
 import type { PromptMessage, ScriptReading } from "./read-prompt";
 import { taskFinding, taskHelpAnswer, taskHelpQuestion, taskInsight, taskResponse } from "./personas/generalist";
 
@@ -28,11 +28,11 @@ const RESPONSES: Record<string, { kind: string; parts: { pool: (mood: Mood) => s
 const words = (text: string) => text.toLowerCase().split(/\W+/).filter((word) => word.length > 3);
 
 /**
- * `count` items of a pool the canvas does not hold yet: those that speak of what was asked
- * (`prefer`) first, then this run's share of the pool (see `fresh`).
+ * `count` items of a pool the canvas does not hold yet, each naming what the task is about:
+ * those that speak of what was asked (`prefer`) first, then this run's share of the pool (see `fresh`).
  */
 function answerLines(context: PlanContext, pool: (mood: Mood) => string[], count: number, prefer: string[]): string[] {
-  const unused = fresh(context, pool, count);
+  const unused = fresh(context, aboutTopic(context, pool), count);
   const matching = unused.filter((line) => prefer.some((word) => line.toLowerCase().includes(word)));
   return lines(context.rng, [...new Set([...matching.slice(0, count), ...unused])].slice(0, count), count, prefer);
 }
@@ -76,7 +76,7 @@ export function helpAnswer(context: PlanContext): PlannedStep | null {
   const pool = response.parts[0]!.pool;
   const mineNodes = context.reading.canvas.filter((item) => item.author === context.reading.name);
   const mineText = mineNodes.map((item) => item.text.toLowerCase()).join("\n");
-  const written = pool(context.mood).filter((line) => mineText.includes(line.toLowerCase()));
+  const written = aboutTopic(context, pool)(context.mood).filter((line) => mineText.includes(line.toLowerCase()));
   const line = written.length ? context.rng.pick(written) : answerLines(context, pool, 1, words(asked[2]!))[0];
   const mine = mineNodes.length;
   return {
@@ -125,11 +125,17 @@ function findingFor(context: PlanContext, made: number): { finding: string; seve
   const others = reading.canvas.filter((item) => item.author !== reading.name);
   const hasTheme = reading.board.some((entry) => entry.kind === "theme");
   if (canvasSize(reading) >= 12 && !hasTheme && !flaggedHigh(reading, NO_THEME)) {
-    return { finding: `The canvas holds ${canvasSize(reading)} pieces${NO_THEME}; ${withArticle(mood.name)} theme would tie them together.`, severity: "high" };
+    return {
+      finding: `The canvas holds ${canvasSize(reading)} pieces${NO_THEME}; ${withArticle(mood.name)} theme about ${short(context.subject, 50)} would tie them together.`,
+      severity: "high",
+    };
   }
   if (others.length >= 3) {
     const authors = [...new Set(others.map((item) => item.author))].slice(0, 2).join(" and ");
-    return { finding: `${authors}'s pieces and mine share ${mood.name} imagery; linking them would make one thread.`, severity: "medium" };
+    return {
+      finding: `${authors}'s pieces and mine share ${mood.name} imagery of ${short(context.subject, 50)}; linking them would make one thread.`,
+      severity: "medium",
+    };
   }
   if (made > 0) return { finding: `${mood.name[0]!.toUpperCase()}${mood.name.slice(1)} work about ${short(context.subject, 50)} is on the canvas to build on.`, severity: "low" };
   return null;

@@ -2,6 +2,7 @@
 import { sparksOf, withArticle } from "../moods";
 import type { Point } from "@/lib/canvas/free-spot";
 import {
+  aboutTopic,
   fresh,
   contribution,
   edge,
@@ -16,6 +17,7 @@ import {
   type StepBuilder,
 } from "../plan";
 import { answerFrom } from "../asking";
+import { namesTopic } from "../topic";
 
 export const ideaWeaver: StepBuilder[] = [
   (context) =>
@@ -26,8 +28,12 @@ export const ideaWeaver: StepBuilder[] = [
     ),
   (context) => {
     const answer = answerFrom(context);
-    const sparks = fresh(context, sparksOf, 3).slice(0, 3);
-    if (answer) sparks[0] = `${short(answer.text, 80)} (${answer.by}'s direction)`;
+    const sparks = fresh(context, aboutTopic(context, sparksOf), 3).slice(0, 3);
+    // The answer steers the first spark; it does not take the place of what the spark is about.
+    if (answer) {
+      const direction = namesTopic(answer.text, context.topic) ? short(answer.text, 80) : `${sparks[0]}, ${short(answer.text, 60)}`;
+      sparks[0] = `${direction} (${answer.by}'s direction)`;
+    }
     const anchor = home(context);
     const points: Point[] = [];
     const calls = sparks.map((spark, index) => {

@@ -1,6 +1,7 @@
 // The Scene Painter's plan: one step per model call, from intention to contribution.
 import { coloursOf, imagesIn, lightOf, scenesOf, withArticle } from "../moods";
 import {
+  aboutTopic,
   anchorNearReferences,
   answeredEntryId,
   contribution,
@@ -23,13 +24,13 @@ import { answerFrom } from "../asking";
 function sceneText(context: PlanContext): { main: string; detail: string } {
   const fromRefs = context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood));
   const images = [...new Set(fromRefs)].slice(0, 3);
-  const base = fresh(context, scenesOf)[0]!;
+  const base = fresh(context, aboutTopic(context, scenesOf))[0]!;
   const main = images.length
     ? `Scene: ${base}. In the foreground: ${images.join(", ")}.`
     : `Scene: ${base}.`;
   const answer = answerFrom(context);
-  const light = answer ? answer.text : fresh(context, lightOf)[0]!;
-  const detail = `Light: ${light}${answer ? ` (as ${answer.by} suggested)` : ""}.\nColour: ${fresh(context, coloursOf)[0]}.`;
+  const light = answer ? answer.text : fresh(context, aboutTopic(context, lightOf))[0]!;
+  const detail = `Light: ${light}${answer ? ` (as ${answer.by} suggested)` : ""}.\nColour: ${fresh(context, aboutTopic(context, coloursOf))[0]}.`;
   return { main, detail };
 }
 
@@ -40,7 +41,7 @@ export const scenePainter: StepBuilder[] = [
       return intention(
         context,
         `Reading ${requesterName(context)}'s lines — I see ${images.slice(0, 3).join(", ") || "the mood more than the objects"}. I'll paint it in ${context.mood.paletteWords}.`,
-        `Painting a scene that illustrates ${requesterName(context)}'s ${context.mood.name} lyrics`,
+        `Painting a scene of ${short(context.subject, 60)} that illustrates ${requesterName(context)}'s ${context.mood.name} lyrics`,
       );
     }
     return intention(context, `I'll paint ${context.subject} in ${context.mood.paletteWords}.`, `Painting ${context.subject}`);
@@ -90,7 +91,7 @@ export const scenePainter: StepBuilder[] = [
     return {
       text: "",
       calls: present([
-        contribution(context, `Painted a scene for ${requesterName(context)}'s lyrics`, created),
+        contribution(context, `Painted a scene of ${short(context.subject, 50)} for ${requesterName(context)}'s lyrics`, created),
         reaction(
           context,
           answeredEntryId(context),

@@ -15,7 +15,7 @@ import {
   requesterName,
   short,
   type StepBuilder,
-  fresh,
+  freshNamingTopic,
 } from "../plan";
 import { answerFrom, answerWords } from "../asking";
 
@@ -25,7 +25,7 @@ export const songwriter: StepBuilder[] = [
       ? intention(
           context,
           `${requesterName(context)} asked me: “${short(String(context.request.content.ask ?? ""), 80)}” I'll answer in ${withArticle(context.mood.name)} key.`,
-          `Writing ${context.mood.name} lyrics for ${requesterName(context)}'s request`,
+          `Writing ${context.mood.name} lyrics about ${short(context.subject, 60)} for ${requesterName(context)}'s request`,
         )
       : intention(
           context,
@@ -40,9 +40,9 @@ export const songwriter: StepBuilder[] = [
       ...context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood)),
     ].filter((word) => word.length > 3);
     // This run's share of the pools, the lines that answer or echo something first.
-    const verse = lines(context.rng, fresh(context, versesOf, 4).slice(0, 4), 4, prefer).join("\n");
+    const verse = lines(context.rng, freshNamingTopic(context, versesOf, 4), 4, prefer).join("\n");
     const title = answer ? `Verse — after ${answer.by}: “${short(answer.text, 80)}”` : "Verse";
-    const chorus = lines(context.rng, fresh(context, chorusesOf, 4).slice(0, context.request ? 2 : 4), 4).join("\n");
+    const chorus = lines(context.rng, freshNamingTopic(context, chorusesOf, context.request ? 2 : 4, 4), 4).join("\n");
     const anchor = context.request ? anchorNearReferences(context) : home(context);
     const versePoint = place(context, anchor);
     const chorusPoint = place({ ...context, createdNodes: () => [...context.createdNodes(), { id: "", text: "", ...versePoint }] }, {
@@ -77,7 +77,7 @@ export const songwriter: StepBuilder[] = [
         contribution(
           context,
           context.request
-            ? `Wrote ${context.mood.name} lyrics answering ${requesterName(context)}`
+            ? `Wrote ${context.mood.name} lyrics about ${short(context.subject, 60)} answering ${requesterName(context)}`
             : `Wrote a 4-line verse and a chorus about ${context.subject}`,
           created,
         ),
@@ -89,7 +89,7 @@ export const songwriter: StepBuilder[] = [
       const call = reaction(
         context,
         context.request.id,
-        `Wrote ${withArticle(context.mood.name)} verse from your ${context.reading.referenced.length ? "sparks" : "request"}`,
+        `Wrote ${withArticle(context.mood.name)} verse about ${short(context.subject, 60)} from your ${context.reading.referenced.length ? "sparks" : "request"}`,
       );
       return call ? { text: "", calls: [call] } : null;
     }

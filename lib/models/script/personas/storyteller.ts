@@ -2,6 +2,7 @@
 import { beatsOf, withArticle } from "../moods";
 import type { Point } from "@/lib/canvas/free-spot";
 import {
+  aboutTopic,
   fresh,
   contribution,
   edge,
@@ -27,7 +28,7 @@ export const storyteller: StepBuilder[] = [
       fragments
         ? `I see ${fragments} fragments on the canvas. I'll weave them into a short story.`
         : `The canvas is quiet, so I'll start a story about ${context.subject}.`,
-      `Weaving ${withArticle(context.mood.name)} story from the canvas`,
+      `Weaving ${withArticle(context.mood.name)} story about ${short(context.subject, 60)} from the canvas`,
     );
   },
   (context) => {
@@ -35,9 +36,9 @@ export const storyteller: StepBuilder[] = [
     const quoted = quote ? ` ${quote.kind === "lyric" ? "Someone was singing" : "The room looked like this"}: “${short(quote.text.replace(/^(Verse|Chorus|Scene:)\s*/i, ""), 70)}”` : "";
     const answer = answerFrom(context);
     const beats = [
-      `Opening: ${fresh(context, (mood) => beatsOf(mood, "opening"))[0]}${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
-      `Turn: ${fresh(context, (mood) => beatsOf(mood, "turn"))[0]}`,
-      `Ending: ${fresh(context, (mood) => beatsOf(mood, "ending"))[0]}`,
+      `Opening: ${fresh(context, aboutTopic(context, (mood) => beatsOf(mood, "opening")))[0]}${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
+      `Turn: ${fresh(context, aboutTopic(context, (mood) => beatsOf(mood, "turn")))[0]}`,
+      `Ending: ${fresh(context, aboutTopic(context, (mood) => beatsOf(mood, "ending")))[0]}`,
     ];
     const anchor = home(context);
     const points: Point[] = [];
@@ -64,7 +65,7 @@ export const storyteller: StepBuilder[] = [
         edge(context, "beat-01", beats[0], beats[1], "then"),
         edge(context, "beat-12", beats[1], beats[2], "then"),
         edge(context, "draws-on", beats[0], source?.id, "draws on"),
-        contribution(context, `Told a three-beat ${context.mood.name} story`, beats),
+        contribution(context, `Told a three-beat ${context.mood.name} story about ${short(context.subject, 60)}`, beats),
       ]),
     };
   },

@@ -26,7 +26,7 @@ async function openStream(roomId: string, cookie?: string) {
   const opened = await eventually(() => {
     const event = sse.events().find((candidate) => candidate.type === "stream.opened");
     expect(event).toBeDefined();
-    return event.payload as { connectionId: string; seatId: string | null };
+    return event.payload as { connectionId: string; seatId: string | null; serverTime: string };
   });
   return {
     opened,
@@ -52,6 +52,8 @@ describe("POST /api/rooms/[roomId]/presence", () => {
     const spectator = await openStream(roomId);
     const page = await openStream(roomId);
     expect(page.opened.seatId).toBeNull();
+    // The server's clock as it opened the stream, for the page to count down to the server's deadlines by.
+    expect(Math.abs(Date.parse(page.opened.serverTime) - Date.now())).toBeLessThan(5_000);
     await eventually(() => expect(spectator.lastPresence()).toEqual({ watching: 2, participants: 0 }));
 
     const { seatId, cookie } = await seatIn(roomId, "Ada");
