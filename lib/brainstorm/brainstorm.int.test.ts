@@ -45,6 +45,7 @@ import { clusterNamed } from "@/lib/models/script/brainstorm/content";
 import { readProblem } from "@/lib/models/script/brainstorm/problem";
 import { ideaLine } from "./stage-context";
 import { readWork } from "./work";
+import { listWorkflows, readWorkflow } from "@/lib/workflows/read-workflow";
 
 const context = useTestRuntime();
 const ADA = { id: "human:ada", name: "Ada" };
@@ -918,6 +919,15 @@ describe("the brainstorm", () => {
       expect(await stateOf(roomId, database)).toEqual(atGate);
       expect(atGate.stages.gate).toMatchObject({ status: "awaiting", timedOut: false });
       expect(await logged()).toBe(before);
+      // Every run of it has ended, but it waits for a person: its workflow is under way, with no end.
+      const waiting = await readWorkflow(database.db, roomId, atGate.correlationId);
+      expect(waiting.runList.every((run) => run.status === "succeeded")).toBe(true);
+      expect(waiting).toMatchObject({ status: "active", endedAt: null, durationMs: null });
+      expect((await listWorkflows(database.db, roomId)).workflows).toEqual([expect.objectContaining({ correlationId: atGate.correlationId, status: "active", endedAt: null })]);
+      // Stopped by a person, it ends then: a stop is an outcome, not a failure.
+      await cancelBrainstorm(database.db, roomId, atGate.id, ADA);
+      const stopped = await stateOf(roomId, database);
+      expect(await readWorkflow(database.db, roomId, atGate.correlationId)).toMatchObject({ status: "complete", endedAt: stopped.finishedAt!.toISOString() });
     } finally {
       await worker.stop();
       await database.destroy();

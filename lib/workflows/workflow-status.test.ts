@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { spendPriced, workflowStatus } from "./read-workflow";
 
-const quiet = { active: 0, succeeded: 1, failed: 0, errors: 0, openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0 };
+const quiet = { active: 0, succeeded: 1, failed: 0, errors: 0, openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, openBrainstorms: 0 };
 
 describe("a workflow's status", () => {
-  it("is active while a run, a question, a dialogue, a board request or a build review in it is open, whatever failed", () => {
+  it("is active while a run, a question, a dialogue, a board request, a build review or a brainstorm in it is open, whatever failed", () => {
     expect(workflowStatus(quiet)).toBe("complete");
-    for (const open of ["active", "openQuestions", "openDialogues", "openRequests", "openReviews"] as const) {
+    for (const open of ["active", "openQuestions", "openDialogues", "openRequests", "openReviews", "openBrainstorms"] as const) {
       expect(workflowStatus({ ...quiet, [open]: 1 }), open).toBe("active");
       expect(workflowStatus({ ...quiet, failed: 1, [open]: 1 }), `${open} after a failure`).toBe("active");
     }
