@@ -52,6 +52,8 @@ type Behaviour = {
   satisfied: (round: number) => boolean;
   /** What the Coder answers in its ready step, when not the default "ready" (or a question below). */
   coderReady?: ChatReply;
+  /** The Coder's provider refuses its code steps from this version on. */
+  coderFailsFrom?: number;
   /** The Coder asks the Architect its one question in its ready step, before version 1. */
   coderAsks?: boolean;
   /** …in words only, as a model without tools would. */
@@ -81,6 +83,7 @@ function standIn(behaviour: Behaviour) {
       return reply(behaviour.coderReady ?? { text: "Ready: I will split the sentence on whitespace and count the pieces." });
     }
     const code = user.match(/write the code \(version (\d+)/);
+    if (code && behaviour.coderFailsFrom !== undefined && Number(code[1]) >= behaviour.coderFailsFrom) return reply({ status: 400 });
     if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
     const review = user.match(/review version (\d+)/);
     if (review && behaviour.reviewerSays) return reply({ text: behaviour.reviewerSays(Number(review[1])) });
@@ -191,12 +194,20 @@ describe("the build review", () => {
     expect(toolsOf(/write the code \(version 1/)).not.toContain("ask_teammate");
   });
 
-  it("closes the review when the Coder's ready step fails, an error of its workflow", async () => {
+  it("closes the review when the Coder's ready step fails: with no verdict to end on, its workflow failed", async () => {
     const { review, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderReady: { status: 400 } });
     expect(review).toMatchObject({ status: "not_approved", codeVersion: 0 });
     expect(log.some((row) => row.type === "review.ready" || row.type === "review.code")).toBe(false);
     const [closing] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
     expect(closing).toMatchObject({ status: "error", payload: expect.objectContaining({ outcome: "not_approved", reason: "Coder's run failed." }) });
+    // The Architect's brief succeeded, but a brief is not what a build review is for.
+    expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("failed");
+  });
+
+  it("closes the review when the Coder fails after a verdict: it ends on that verdict, its workflow degraded", async () => {
+    const { review } = await runReview({ dialogue_max_rounds: 0 }, { verdict: approveFrom(99), satisfied: () => true, coderFailsFrom: 2 });
+    expect(review).toMatchObject({ status: "not_approved", round: 2, codeVersion: 1, outcome: "Coder's run failed." });
+    expect(review.lastVerdict).toMatchObject({ verdict: "changes", version: 1 });
     expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("degraded");
   });
 

@@ -14,8 +14,8 @@ import type { RunDto, StoredEvent } from "@/lib/protocol";
 /**
  * Where a workflow stands, derived from its rows and never stored: `active` while anything in it
  * is open — a run queued or running, a question, a dialogue or a board request open, a build
- * review not closed, a brainstorm running or waiting at its gate; otherwise `failed` when
- * nothing in it succeeded and something failed, `degraded` when it produced output but
+ * review not closed, a brainstorm running or waiting at its gate; otherwise `failed` when it
+ * has no final output and something failed, `degraded` when it has its final output but
  * something failed on the way, `complete` when nothing did. Outcomes a workflow is allowed to
  * reach — a review not approved, a dialogue left unresolved or stopped — are not failures.
  */
@@ -23,7 +23,6 @@ export type WorkflowStatus = "active" | "complete" | "degraded" | "failed";
 
 export interface WorkflowCounts {
   active: number;
-  succeeded: number;
   failed: number;
   /** Events of the workflow that report an error (a step whose tools failed, a retry given up). */
   errors: number;
@@ -35,14 +34,28 @@ export interface WorkflowCounts {
   openReviews: number;
   /** Brainstorms of the workflow running or waiting at their gate for a person. */
   openBrainstorms: number;
+  /** Whether it produced what it was started for (see `hasFinalOutput`). */
+  finalOutput: boolean;
 }
 
 export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
   const open = counts.active + counts.openQuestions + counts.openDialogues + counts.openRequests + counts.openReviews + counts.openBrainstorms;
   if (open > 0) return "active";
   const errors = counts.failed + counts.errors;
-  if (counts.succeeded === 0 && errors > 0) return "failed";
-  return errors > 0 ? "degraded" : "complete";
+  if (errors === 0) return "complete";
+  return counts.finalOutput ? "degraded" : "failed";
+}
+
+/**
+ * What a workflow was started for, and whether it has it: a brainstorm's deliverable; a build
+ * review's verdict — the Reviewer's word on the Coder's code, which it closes with, approved
+ * or not; for any other workflow, the answer of the run that started it (what the runs it
+ * asked for, its questions and its dialogues added is on the way to that answer).
+ */
+export function hasFinalOutput(input: { firstRun: Pick<Run, "status">; brainstorm: WorkflowBrainstorm | null; review: WorkflowReview | null }): boolean {
+  if (input.brainstorm) return input.brainstorm.delivered;
+  if (input.review) return input.review.verdict;
+  return input.firstRun.status === "succeeded";
 }
 
 /** A brainstorm a workflow is: whether it is still open, whether it delivered, when it ended. */
@@ -140,7 +153,6 @@ const runTotals = {
   correlationId: runs.correlationId,
   runs: sql<number>`count(*)::int`,
   active: sql<number>`(count(*) filter (where ${runs.status} in ('queued', 'running')))::int`,
-  succeeded: sql<number>`(count(*) filter (where ${runs.status} = 'succeeded'))::int`,
   failed: sql<number>`(count(*) filter (where ${runs.status} = 'failed'))::int`,
   startedAt: sql<string>`min(date_trunc('milliseconds', ${runs.createdAt}))`,
   endedAt: sql<string | null>`case when count(*) filter (where ${runs.finishedAt} is null) > 0 then null else max(${runs.finishedAt}) end`,
@@ -150,7 +162,6 @@ interface Totals {
   correlationId: string;
   runs: number;
   active: number;
-  succeeded: number;
   failed: number;
   startedAt: string;
   endedAt: string | null;
@@ -335,7 +346,7 @@ async function roomAgents(db: Db, roomId: string): Promise<Map<string, { name: s
 
 function summarise(totals: Totals, first: Run, extra: Extras, team: Map<string, { model: string }>): WorkflowSummary {
   const startedAt = new Date(totals.startedAt);
-  const status = workflowStatus({ ...totals, ...extra });
+  const status = workflowStatus({ ...totals, ...extra, finalOutput: hasFinalOutput({ firstRun: first, ...extra }) });
   const endedAt = status === "active" ? null : lastEnd(totals, extra);
   const spent = [...extra.spend.entries()];
   return {
