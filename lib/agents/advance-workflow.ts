@@ -60,8 +60,10 @@ const advanceFreeRun: Advance = async (tx, emit, run, _actor, outcome) => {
  * Moves a run's workflow on when the run ends, in the write that ends it: a build review's next
  * step, a dialogue's next turn or its closing, a brainstorm's stage measured and ended — or,
  * for a run that is no workflow's step, a dialogue its words ask for. A workflow's steps open
- * no dialogue from their words here: a build review reads its own steps' words, and dialogue
- * turns and brainstorm stage runs open none.
+ * no dialogue from their words here: a build review reads every one of its steps' words itself
+ * (each step decides whether the review waits for the dialogue), a dialogue's own turns open
+ * none (a question in them to a third teammate stays in the dialogue), and neither do a
+ * brainstorm's stage runs, whose process, not its agents, decides who works when.
  */
 export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
   const advance = run.purpose ? BY_PURPOSE[run.purpose.kind] : advanceFreeRun;
