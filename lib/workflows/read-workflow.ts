@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, unionAll } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { type Run, agents, boardEntries, brainstorms, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
@@ -212,7 +212,7 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
   const result = new Map<string, Extras>();
   if (correlationIds.length === 0) return result;
   const countBy = <C extends AnyPgColumn>(correlationId: C) => ({ correlationId, value: sql<number>`count(*)::int` });
-  const [open, talking, requesting, reviewing, brainstorming, failing, runSpend, shadowSpend] = await Promise.all([
+  const [open, talking, requesting, closing, failing, runSpend, shadowSpend] = await Promise.all([
     db
       .select(countBy(broadcasts.correlationId))
       .from(broadcasts)
@@ -245,24 +245,29 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
         ),
       )
       .groupBy(runs.correlationId),
-    db
-      .select({
-        correlationId: buildReviews.correlationId,
-        status: buildReviews.status,
-        verdict: sql<boolean>`${buildReviews.lastVerdict} is not null`,
-        finishedAt: buildReviews.finishedAt,
-      })
-      .from(buildReviews)
-      .where(and(eq(buildReviews.roomId, roomId), inArray(buildReviews.correlationId, correlationIds))),
-    db
-      .select({
-        correlationId: brainstorms.correlationId,
-        status: brainstorms.status,
-        delivered: sql<boolean>`${brainstorms.deliverable} is not null`,
-        finishedAt: brainstorms.finishedAt,
-      })
-      .from(brainstorms)
-      .where(and(eq(brainstorms.roomId, roomId), inArray(brainstorms.correlationId, correlationIds))),
+    // The build review or the brainstorm a workflow is, in one round trip: where it stands, whether it has its final output.
+    unionAll(
+      db
+        .select({
+          kind: sql<"review" | "brainstorm">`'review'`.as("kind"),
+          correlationId: buildReviews.correlationId,
+          status: sql<string>`${buildReviews.status}`.as("status"),
+          output: sql<boolean>`${buildReviews.lastVerdict} is not null`.as("output"),
+          finishedAt: sql<number | null>`(extract(epoch from ${buildReviews.finishedAt}) * 1000)::float8`.as("finished_at"),
+        })
+        .from(buildReviews)
+        .where(and(eq(buildReviews.roomId, roomId), inArray(buildReviews.correlationId, correlationIds))),
+      db
+        .select({
+          kind: sql<"review" | "brainstorm">`'brainstorm'`.as("kind"),
+          correlationId: brainstorms.correlationId,
+          status: sql<string>`${brainstorms.status}`.as("status"),
+          output: sql<boolean>`${brainstorms.deliverable} is not null`.as("output"),
+          finishedAt: sql<number | null>`(extract(epoch from ${brainstorms.finishedAt}) * 1000)::float8`.as("finished_at"),
+        })
+        .from(brainstorms)
+        .where(and(eq(brainstorms.roomId, roomId), inArray(brainstorms.correlationId, correlationIds))),
+    ),
     db
       .select({
         correlationId: events.correlationId,
@@ -311,15 +316,16 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
   for (const row of open) result.get(row.correlationId)!.openQuestions = Number(row.value);
   for (const row of talking) result.get(row.correlationId)!.openDialogues = Number(row.value);
   for (const row of requesting) result.get(row.correlationId)!.openRequests = Number(row.value);
-  for (const row of reviewing) {
+  for (const row of closing) {
     const extra = result.get(row.correlationId)!;
-    extra.review = { open: !FINAL_REVIEW_STATUSES.includes(row.status), verdict: Boolean(row.verdict), finishedAt: row.finishedAt };
-    if (extra.review.open) extra.openReviews++;
-  }
-  for (const row of brainstorming) {
-    const extra = result.get(row.correlationId)!;
-    extra.brainstorm = { open: OPEN_BRAINSTORM_STATUSES.includes(row.status), delivered: Boolean(row.delivered), finishedAt: row.finishedAt };
-    if (extra.brainstorm.open) extra.openBrainstorms++;
+    const finishedAt = row.finishedAt === null ? null : new Date(Number(row.finishedAt));
+    if (row.kind === "review") {
+      extra.review = { open: !FINAL_REVIEW_STATUSES.includes(row.status), verdict: Boolean(row.output), finishedAt };
+      if (extra.review.open) extra.openReviews++;
+    } else {
+      extra.brainstorm = { open: OPEN_BRAINSTORM_STATUSES.includes(row.status), delivered: Boolean(row.output), finishedAt };
+      if (extra.brainstorm.open) extra.openBrainstorms++;
+    }
   }
   for (const row of failing) Object.assign(result.get(row.correlationId)!, { errors: Number(row.errors), retries: Number(row.retries) });
   for (const row of runSpend) {
