@@ -4,6 +4,7 @@
 // in memory with no queue and no database. Ends with one line of JSON.
 // Usage: npm run bench:agents [-- --rooms=6 --workers=2]
 //        npm run bench:agents -- --only=retries   (only the run beside retries, on PostgreSQL)
+//        npm run bench:agents -- --only=lookup    (only the workflow lookup, on PostgreSQL)
 import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
 import { isStepCount, streamText, tool } from "ai";
 import { and, eq, inArray, sql } from "drizzle-orm";
@@ -420,18 +421,33 @@ function neighbourLine(figures: Awaited<ReturnType<typeof retryNeighbour>>): str
   );
 }
 
-if (options.only === "retries") {
+/** The line giving the workflow lookup's figures, with its verdict. */
+function lookupLine(figures: Awaited<ReturnType<typeof workflowLookup>>): string {
+  return (
+    `Workflow lookup (GET /api/rooms/:id/workflows/:correlationId's read) among ${figures.events.toLocaleString("en-US")} events in 100 rooms on PostgreSQL: ` +
+    `p50 ${figures.p50} ms, p99 ${figures.p99} ms (target p99 ≤ ${LOOKUP_TARGET_MS} ms: ${verdict(figures.p99 <= LOOKUP_TARGET_MS)}).\n`
+  );
+}
+
+// One part alone, on a fresh PostgreSQL database: the run beside retries, or the workflow lookup.
+if (options.only === "retries" || options.only === "lookup") {
   const alone = await freshPostgres();
   if (!alone) {
-    console.log("No local PostgreSQL server answered: the run beside retries is measured on PostgreSQL only.");
+    console.log(`No local PostgreSQL server answered: --only=${options.only} is measured on PostgreSQL only.`);
     process.exit(1);
   }
   const postgres = await openPostgres({ url: alone.url, max: 12 });
   try {
     await migrateDatabase(postgres);
-    const figures = await retryNeighbour(postgres);
-    console.log(`\n${neighbourLine(figures)}`);
-    console.log(JSON.stringify({ retry_neighbour_ratio: figures.ratio, ...figures }));
+    if (options.only === "retries") {
+      const figures = await retryNeighbour(postgres);
+      console.log(`\n${neighbourLine(figures)}`);
+      console.log(JSON.stringify({ retry_neighbour_ratio: figures.ratio, ...figures }));
+    } else {
+      const figures = await workflowLookup(postgres);
+      console.log(`\n${lookupLine(figures)}`);
+      console.log(JSON.stringify({ workflow_lookup_p50_ms: figures.p50, workflow_lookup_p99_ms: figures.p99 }));
+    }
   } finally {
     await postgres.close();
     await alone.drop();
@@ -487,11 +503,7 @@ for (const row of results) {
   );
 }
 console.log("");
-if (lookup) {
-  console.log(
-    `Workflow lookup (GET /api/rooms/:id/workflows/:correlationId's read) among ${lookup.events.toLocaleString("en-US")} events in 100 rooms on PostgreSQL: p50 ${lookup.p50} ms, p99 ${lookup.p99} ms (target p99 ≤ ${LOOKUP_TARGET_MS} ms: ${verdict(lookup.p99 <= LOOKUP_TARGET_MS)}).\n`,
-  );
-}
+if (lookup) console.log(lookupLine(lookup));
 if (neighbour) console.log(neighbourLine(neighbour));
 const primary = results.find((row) => row.driver === "postgres") ?? results[0]!;
 console.log(
