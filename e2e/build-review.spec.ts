@@ -23,6 +23,7 @@ test("a build review runs from a typed task to approval, its dialogue live with 
   }
   for (const room of [participant, watcher]) {
     await expect(room.page.getByTestId("dialogue-closed")).toContainText("Resolved after 2 rounds", { timeout: 30_000 });
+    await expect(room.page.getByTestId("dialogue-thread")).toContainText("Reviewer ↔ Coder · round 2/2");
     // While it lasted, the canvas linked the two and the turn being written showed a running timer;
     // each message shows its duration and cost once written.
     expect(await room.appeared(LINKS)).toBe(true);

@@ -2,7 +2,18 @@
 
 import { useServerNow } from "@/components/room/use-server-now";
 import { useRoom } from "@/components/room/room-store";
+import type { DialogueThreadState } from "@/components/room/room-state";
 import { turnFigures } from "./turn-figures";
+
+/**
+ * Which round a dialogue is in, of how many: "round 1/2" from its opening until the asker's first
+ * reply, then "round 2/2"; once closed, the rounds it took.
+ */
+export function dialogueRound({ dialogue, messages, closed }: Pick<DialogueThreadState, "dialogue" | "messages" | "closed">): string {
+  // A round is the addressee's answer and the asker's reply.
+  const round = closed ? closed.rounds : Math.min(dialogue.maxRounds, Math.floor(messages.length / 2) + 1);
+  return `round ${round}/${dialogue.maxRounds}`;
+}
 
 /**
  * Two agents talking, as it happens: "Reviewer ↔ Coder · round 1/2", each message with its
@@ -19,7 +30,6 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   const agent = (id: string) => agents.find((candidate) => candidate.id === id);
   const asker = agent(dialogue.askerAgentId);
   const addressee = agent(dialogue.addresseeAgentId);
-  const round = Math.min(dialogue.maxRounds, Math.floor(messages.length / 2) + 1);
   // Turns alternate: the addressee answers, then the asker replies.
   const speaking = messages.length % 2 === 0 ? addressee : asker;
   const since = new Date(messages.at(-1)?.at ?? dialogue.openedAt).getTime();
@@ -27,7 +37,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
     <div className="dialogue" data-testid="dialogue-thread" data-status={closed?.outcome ?? "open"}>
       <div className="dialogue__head">
         <strong style={{ color: asker?.color }}>{asker?.name}</strong> ↔ <strong style={{ color: addressee?.color }}>{addressee?.name}</strong>
-        <span className="dialogue__round"> · round {closed ? closed.rounds : round}/{dialogue.maxRounds}</span>
+        <span className="dialogue__round" data-testid="dialogue-round">{` · ${dialogueRound(thread)}`}</span>
       </div>
       <div className="dialogue__topic">{dialogue.topic}</div>
       <ol className="dialogue__messages">
@@ -76,7 +86,8 @@ export function DialogueLinks() {
   if (open.length === 0) return null;
   return (
     <div className="dialogue-links" data-testid="dialogue-links">
-      {open.map(({ dialogue, messages }) => {
+      {open.map((thread) => {
+        const { dialogue } = thread;
         const asker = agents.find((agent) => agent.id === dialogue.askerAgentId);
         const addressee = agents.find((agent) => agent.id === dialogue.addresseeAgentId);
         return (
@@ -88,9 +99,7 @@ export function DialogueLinks() {
             <span className="dialogue-links__agent" style={{ background: addressee?.color }}>
               {addressee?.name}
             </span>
-            <span className="dialogue-links__round">
-              round {Math.min(dialogue.maxRounds, Math.floor(messages.length / 2) + 1)}/{dialogue.maxRounds}
-            </span>
+            <span className="dialogue-links__round">{dialogueRound(thread)}</span>
           </div>
         );
       })}

@@ -1,14 +1,15 @@
 "use client";
 
-import { memo, useCallback, useEffect, useRef } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { AgentDto, BoardEntryDto, StoredEvent, StoredEventType } from "@/lib/protocol";
+import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState, TypingState } from "@/components/room/room-state";
 import type { SidePanelState } from "@/components/room/room-store";
 import { BroadcastThread } from "@/components/broadcast/broadcast-thread";
 import { DialogueThread } from "@/components/dialogue/dialogue-thread";
 import { describeEvent } from "./describe-event";
+import { isTraceable, workflowIdsIn } from "./traceable";
 
 const selectFeed = (state: RoomState & SidePanelState) => ({
   feed: state.feed,
@@ -45,6 +46,7 @@ export function ActivityFeed() {
 
   const nodeText = useCallback((nodeId: string) => nodes[nodeId]?.text, [nodes]);
   const boardEntry = useCallback((entryId: string) => board[entryId], [board]);
+  const workflowIds = useMemo(() => workflowIdsIn(feed), [feed]);
 
   return (
     <>
@@ -66,6 +68,7 @@ export function ActivityFeed() {
             boardEntry={boardEntry}
             onSelect={highlight}
             focused={event.seq === focusedSeq}
+            traceable={isTraceable(event, agents, workflowIds)}
             onTrace={trace}
           />
         ))}
@@ -75,69 +78,6 @@ export function ActivityFeed() {
       </ol>
     </>
   );
-}
-
-/**
- * For every stored event type, whether it is part of an agent's workflow whoever wrote it. The
- * compiler refuses a new event type until it is decided here, so none is left untraceable by
- * mistake. An event that is not is traced still when an agent wrote it.
- */
-const WORKFLOW_EVENT: Record<StoredEventType, boolean> = {
-  // A run and what it did, a person's message that starts one, and the workflows agents hold.
-  "run.queued": true,
-  "run.started": true,
-  "run.step": true,
-  "run.retrying": true,
-  "run.finished": true,
-  "command.sent": true,
-  "review.started": true,
-  "review.ready": true,
-  "review.code": true,
-  "review.verdict": true,
-  "review.closed": true,
-  "dialogue.opened": true,
-  "dialogue.message": true,
-  "dialogue.replied": true,
-  "dialogue.closed": true,
-  "help.answered": true,
-  // The room, the canvas and the board as anyone changes them: an agent's part in them is traced by who wrote it.
-  "room.created": false,
-  "room.updated": false,
-  "seat.taken": false,
-  "seat.focused": false,
-  "command.delivered": false,
-  "command.cancelled": false,
-  "knowledge.updated": false,
-  "knowledge.cleared": false,
-  "agent.updated": false,
-  "admin.action": false,
-  "brainstorm.started": false,
-  "brainstorm.stage": false,
-  "brainstorm.submitted": false,
-  "brainstorm.ideas_released": false,
-  "brainstorm.gate_opened": false,
-  "brainstorm.gate_decided": false,
-  "brainstorm.completed": false,
-  "node.created": false,
-  "node.updated": false,
-  "canvas.tidied": false,
-  "node.deleted": false,
-  "edge.created": false,
-  "edge.updated": false,
-  "edge.deleted": false,
-  "limit.reached": false,
-  "board.posted": false,
-  "board.request_updated": false,
-  "broadcast.asked": false,
-  "broadcast.opened": false,
-  "broadcast.response": false,
-  "broadcast.retrying": false,
-  "broadcast.closed": false,
-};
-
-/** Whether an entry belongs to an agent's workflow (a run and what it caused), so it can be traced. */
-function agentWork(event: StoredEvent, agents: AgentDto[]): boolean {
-  return WORKFLOW_EVENT[event.type] || agents.some((agent) => agent.id === event.agent);
 }
 
 function TypingEntry({ agent, state }: { agent: AgentDto | undefined; state: TypingState }) {
@@ -165,6 +105,7 @@ const FeedEntry = memo(function FeedEntry({
   boardEntry,
   onSelect,
   focused,
+  traceable,
   onTrace,
 }: {
   event: StoredEvent;
@@ -173,6 +114,8 @@ const FeedEntry = memo(function FeedEntry({
   boardEntry: (entryId: string) => BoardEntryDto | undefined;
   onSelect: (nodeIds: string[]) => void;
   focused: boolean;
+  /** It belongs to a workflow, which "trace" opens. */
+  traceable: boolean;
   onTrace: (correlationId: string) => void;
 }) {
   const line = describeEvent(event, { agents, nodeText, boardEntry });
@@ -220,7 +163,7 @@ const FeedEntry = memo(function FeedEntry({
         <time className="feed__time" dateTime={event.timestamp}>
           {timeOf(event.timestamp)}
         </time>
-        {agentWork(event, agents) && (
+        {traceable && (
           <button
             type="button"
             className="feed__trace"

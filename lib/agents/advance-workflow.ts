@@ -5,6 +5,7 @@ import { advanceBrainstorm } from "@/lib/brainstorm/advance-brainstorm";
 import { advanceBuildReview, afterReviewDialogue, applyVerdictInReply } from "@/lib/build-review/advance";
 import { advanceDialogue } from "@/lib/dialogue/advance-dialogue";
 import { openDialogueFromWords } from "@/lib/dialogue/open-dialogue-from-words";
+import { spokenSteps } from "@/lib/dialogue/spoken-steps";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import type { TurnOutcome } from "./turn-outcome";
@@ -31,24 +32,6 @@ const BY_PURPOSE: Record<RunPurpose["kind"], Advance> = {
   reply: advanceDialogueTurn,
   brainstorm: (tx, emit, run, _actor, outcome) => advanceBrainstorm(tx, emit, run, outcome.at),
 };
-
-/** Tools that put a question or a request to teammates themselves: the words of a step that called one go with it. */
-const ASKING_TOOLS: ReadonlySet<string> = new Set(["request_agent", "request_help", "ask_others"]);
-
-/**
- * What a run said in its steps, newest first: each step's text, but none of a step that asked
- * teammates through a tool (its question or request is on its way already).
- */
-function spokenSteps(transcript: unknown[]): string[] {
-  const said: string[] = [];
-  for (const entry of transcript as ({ role?: unknown; text?: unknown; toolCalls?: unknown } | null)[]) {
-    if (entry?.role !== "assistant" || typeof entry.text !== "string" || !entry.text.trim()) continue;
-    const calls = Array.isArray(entry.toolCalls) ? (entry.toolCalls as ({ name?: unknown } | null)[]) : [];
-    if (calls.some((call) => typeof call?.name === "string" && ASKING_TOOLS.has(call.name))) continue;
-    said.unshift(entry.text.trim());
-  }
-  return said;
-}
 
 /**
  * A run that is no workflow's step: what it said in any of its steps may address a teammate,
@@ -77,8 +60,10 @@ const advanceFreeRun: Advance = async (tx, emit, run, _actor, outcome) => {
  * Moves a run's workflow on when the run ends, in the write that ends it: a build review's next
  * step, a dialogue's next turn or its closing, a brainstorm's stage measured and ended — or,
  * for a run that is no workflow's step, a dialogue its words ask for. A workflow's steps open
- * no dialogue from their words here: a build review reads its own steps' words, and dialogue
- * turns and brainstorm stage runs open none.
+ * no dialogue from their words here: a build review reads every one of its steps' words itself
+ * (each step decides whether the review waits for the dialogue), a dialogue's own turns open
+ * none (a question in them to a third teammate stays in the dialogue), and neither do a
+ * brainstorm's stage runs, whose process, not its agents, decides who works when.
  */
 export async function advanceWorkflow(tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome): Promise<void> {
   const advance = run.purpose ? BY_PURPOSE[run.purpose.kind] : advanceFreeRun;

@@ -38,7 +38,7 @@ import { runRow } from "@/test/builders";
 import { type ChatReply, type ChatRequest, startChatServer } from "@/test/chat-server";
 import { eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
-import { mockResolver, setAgentModel, textStep, toolStep } from "@/test/mock-models";
+import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { createTestDatabase } from "@/test/test-database";
 import { useTestRuntime } from "@/test/test-runtime";
 import { cancelBrainstorm } from "./cancel-brainstorm";
@@ -49,6 +49,8 @@ import { clusterNamed } from "@/lib/models/script/brainstorm/content";
 import { readProblem } from "@/lib/models/script/brainstorm/problem";
 import { ideaLine } from "./stage-context";
 import { readWork } from "./work";
+import { detectAddressee } from "@/lib/dialogue/detect";
+import { listWorkflows, readWorkflow } from "@/lib/workflows/read-workflow";
 
 const context = useTestRuntime();
 const ADA = { id: "human:ada", name: "Ada" };
@@ -981,6 +983,15 @@ describe("the brainstorm", () => {
       expect(await stateOf(roomId, database)).toEqual(atGate);
       expect(atGate.stages.gate).toMatchObject({ status: "awaiting", timedOut: false });
       expect(await logged()).toBe(before);
+      // Every run of it has ended, but it waits for a person: its workflow is under way, with no end.
+      const waiting = await readWorkflow(database.db, roomId, atGate.correlationId);
+      expect(waiting.runList.every((run) => run.status === "succeeded")).toBe(true);
+      expect(waiting).toMatchObject({ status: "active", endedAt: null, durationMs: null });
+      expect((await listWorkflows(database.db, roomId)).workflows).toEqual([expect.objectContaining({ correlationId: atGate.correlationId, status: "active", endedAt: null })]);
+      // Stopped by a person, it ends then: a stop is an outcome, not a failure.
+      await cancelBrainstorm(database.db, roomId, atGate.id, ADA);
+      const stopped = await stateOf(roomId, database);
+      expect(await readWorkflow(database.db, roomId, atGate.correlationId)).toMatchObject({ status: "complete", endedAt: stopped.finishedAt!.toISOString() });
     } finally {
       await worker.stop();
       await database.destroy();
@@ -1034,6 +1045,29 @@ describe("the brainstorm", () => {
     } finally {
       await worker.stop();
       await database.destroy();
+    }
+  });
+
+  it("opens no dialogue from what a stage run says to a teammate: the brainstorm, not its agents, decides who works next", async () => {
+    const framing = { scopeIn: ["The first month of a new engineer"], scopeOut: ["Hiring"], constraints: ["No new headcount"] };
+    const words = ["Questioner, which of these boundaries matters most to you?", "Questioner: weigh the first week above the rest."];
+    const addresses = scriptedSteps([toolStep([{ id: "f1", name: "submit_framing", input: framing }], words[0]), textStep(words[1]!)]);
+    const worker = await startTestWorker(context.database, { resolveModel: mockResolver({ addresses }) });
+    try {
+      const { roomId, team } = await brainstormRoom();
+      const cartographer = team.find((agent) => agent.persona === "cartographer")!;
+      await setAgentModel(context.database, cartographer.id, "mock:addresses");
+      const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
+      await eventually(async () => expect((await stateOf(roomId)).stages.framing.status).toBe("done"), 30_000);
+      const [run] = (await stageRuns(roomId, "framing")).filter((row) => row.agentId === cartographer.id);
+      expect(run).toMatchObject({ status: "succeeded" });
+      // Its words address the Questioner, as a run outside the brainstorm's would.
+      const questioner = team.find((agent) => agent.persona === "questioner")!;
+      for (const said of words) expect(detectAddressee(said, { speaker: cartographer, team, concernPhrases: [] })?.addressee.id).toBe(questioner.id);
+      expect(await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
+      await cancelBrainstorm(context.database.db, roomId, started.id, ADA);
+    } finally {
+      await worker.stop();
     }
   });
 

@@ -6,6 +6,7 @@ import type { TurnOutcome } from "@/lib/agents/turn-outcome";
 import { textVerdict } from "@/lib/dialogue/detect";
 import { openDialogue } from "@/lib/dialogue/open-dialogue";
 import { openDialogueFromWords } from "@/lib/dialogue/open-dialogue-from-words";
+import { spokenSteps } from "@/lib/dialogue/spoken-steps";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { codePrompt, readyPrompt, reviewPrompt } from "./prompts";
@@ -68,6 +69,9 @@ export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor
   if (purpose.kind === "brief") {
     const brief = outcome.text || "(The Architect wrote no brief.)";
     await tx.update(buildReviews).set({ brief, status: "preparing" }).where(eq(buildReviews.id, review.id));
+    // Words of the brief that address a teammate open a dialogue beside the review, as the
+    // Architect's ask_teammate does: the Coder gets the brief and gets ready all the same.
+    await openDialogueFromSteps(context, run, null);
     await queueStep(context, review, run, { persona: BUILD_REVIEW_PERSONAS.coder, kind: "ready", prompt: readyPrompt({ ...review, brief }) });
   } else if (purpose.kind === "ready") {
     await afterReady(context, review, run, outcome.text);
@@ -76,6 +80,12 @@ export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor
     if (review.status === "in_dialogue") return;
     if (review.codeVersion < review.round) {
       await closeReview(context, review, "not_approved", "The Coder wrote no code.");
+      return;
+    }
+    // Words of the code step that address a teammate open a dialogue of the review about the
+    // version just written: the Reviewer reviews it once the dialogue has ended.
+    if (await openDialogueFromSteps(context, run, review.id)) {
+      await tx.update(buildReviews).set({ status: "in_dialogue" }).where(eq(buildReviews.id, review.id));
       return;
     }
     await tx.update(buildReviews).set({ status: "reviewing" }).where(eq(buildReviews.id, review.id));
@@ -111,14 +121,34 @@ function queueCode(context: Context, review: BuildReview, after: Run, notes: str
   return queueStep(context, review, after, { persona: BUILD_REVIEW_PERSONAS.coder, kind: "code", prompt: codePrompt(review, notes) });
 }
 
-async function queueReview(context: Context, review: BuildReview, after: Run): Promise<void> {
+/**
+ * Opens a dialogue when what `run` said in any of its steps addresses a teammate (the newest
+ * step that does), as a run outside any workflow would: of the review when `buildReviewId` is
+ * given, beside it otherwise. Returns whether one opened.
+ */
+async function openDialogueFromSteps(context: Context, run: Run, buildReviewId: string | null): Promise<boolean> {
+  const [latest, ...earlier] = spokenSteps(run.transcript);
+  if (!latest) return false;
+  const dialogue = await openDialogueFromWords(context.tx, context.emit, {
+    run,
+    text: latest,
+    earlierTexts: earlier,
+    team: context.team,
+    settings: context.settings,
+    buildReviewId,
+    at: context.at,
+  });
+  return dialogue !== null;
+}
+
+async function queueReview(context: Context, review: BuildReview, after: Run, notes: string[] = []): Promise<void> {
   const [code] = review.codeNodeId
     ? await context.tx.select({ text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.id, review.codeNodeId))
     : [];
   await queueStep(context, review, after, {
     persona: BUILD_REVIEW_PERSONAS.reviewer,
     kind: "review",
-    prompt: reviewPrompt(review, code?.text ?? ""),
+    prompt: reviewPrompt(review, code?.text ?? "", notes),
     selectedNodeIds: review.codeNodeId ? [review.codeNodeId] : [],
   });
 }
@@ -309,6 +339,12 @@ export async function afterReviewDialogue(tx: DbOrTx, emit: Emit, dialogue: Dial
   const context = await contextOf(tx, emit, review.roomId, at);
   const coder = member(context, BUILD_REVIEW_PERSONAS.coder);
   const summary = `${dialogue.status === "resolved" ? "Settled" : "Left open"}: ${dialogue.topic}${dialogue.remaining ? ` (still open: ${dialogue.remaining})` : ""}`;
+  if (dialogue.askerAgentId === coder.id && review.codeVersion >= review.round) {
+    // Asked about the version it had just written: the Reviewer reviews it now.
+    await tx.update(buildReviews).set({ status: "reviewing" }).where(eq(buildReviews.id, review.id));
+    await queueReview(context, { ...review, status: "reviewing" }, run, [summary]);
+    return;
+  }
   if (dialogue.askerAgentId === coder.id) {
     const next = { ...review, status: "coding" as const, clarified: true };
     await tx.update(buildReviews).set({ status: "coding", clarified: true }).where(eq(buildReviews.id, review.id));

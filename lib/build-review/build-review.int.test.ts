@@ -52,6 +52,12 @@ type Behaviour = {
   satisfied: (round: number) => boolean;
   /** What the Coder answers in its ready step, when not the default "ready" (or a question below). */
   coderReady?: ChatReply;
+  /** The Architect's brief, when not the default one. */
+  architectSays?: string;
+  /** What the Coder says once it has submitted a version, when not the default "Done.". */
+  coderSays?: (version: number) => string | null;
+  /** The Coder's provider refuses its code steps from this version on. */
+  coderFailsFrom?: number;
   /** The Coder asks the Architect its one question in its ready step, before version 1. */
   coderAsks?: boolean;
   /** …in words only, as a model without tools would. */
@@ -72,6 +78,9 @@ function standIn(behaviour: Behaviour) {
     const user = (typeof first?.content === "string" ? first.content : JSON.stringify(first?.content)).split("## Why you were started")[0]!;
     const answered = request.messages.some((message) => message.role === "tool");
     const reply = (value: ChatReply) => value;
+    const code = user.match(/write the code \(version (\d+)/);
+    const said = code && answered ? behaviour.coderSays?.(Number(code[1])) : null;
+    if (said) return reply({ text: said });
     if (answered) return reply({ text: /You are Reviewer/.test(system) ? "That is my view." : "Done." });
     if (/## Build review: get ready to code/.test(user)) {
       if (behaviour.coderAsksInText) return reply({ text: "Before I start: Architect, should an empty input return an empty list?" });
@@ -80,7 +89,7 @@ function standIn(behaviour: Behaviour) {
       }
       return reply(behaviour.coderReady ?? { text: "Ready: I will split the sentence on whitespace and count the pieces." });
     }
-    const code = user.match(/write the code \(version (\d+)/);
+    if (code && behaviour.coderFailsFrom !== undefined && Number(code[1]) >= behaviour.coderFailsFrom) return reply({ status: 400 });
     if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
     const review = user.match(/review version (\d+)/);
     if (review && behaviour.reviewerSays) return reply({ text: behaviour.reviewerSays(Number(review[1])) });
@@ -95,7 +104,7 @@ function standIn(behaviour: Behaviour) {
       return reply({ toolCall: { name: "reply_in_dialogue", arguments: satisfied ? { satisfied } : { satisfied, remaining: "the null case" } } });
     }
     if (/: answer/.test(user)) return reply({ text: "It returns an empty list for an empty input." });
-    return reply({ text: "Goal: count words. Edge cases: empty input." });
+    return reply({ text: behaviour.architectSays ?? "Goal: count words. Edge cases: empty input." });
   });
 }
 
@@ -191,12 +200,20 @@ describe("the build review", () => {
     expect(toolsOf(/write the code \(version 1/)).not.toContain("ask_teammate");
   });
 
-  it("closes the review when the Coder's ready step fails, an error of its workflow", async () => {
+  it("closes the review when the Coder's ready step fails: with no verdict to end on, its workflow failed", async () => {
     const { review, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderReady: { status: 400 } });
     expect(review).toMatchObject({ status: "not_approved", codeVersion: 0 });
     expect(log.some((row) => row.type === "review.ready" || row.type === "review.code")).toBe(false);
     const [closing] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
     expect(closing).toMatchObject({ status: "error", payload: expect.objectContaining({ outcome: "not_approved", reason: "Coder's run failed." }) });
+    // The Architect's brief succeeded, but a brief is not what a build review is for.
+    expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("failed");
+  });
+
+  it("closes the review when the Coder fails after a verdict: it ends on that verdict, its workflow degraded", async () => {
+    const { review } = await runReview({ dialogue_max_rounds: 0 }, { verdict: approveFrom(99), satisfied: () => true, coderFailsFrom: 2 });
+    expect(review).toMatchObject({ status: "not_approved", round: 2, codeVersion: 1, outcome: "Coder's run failed." });
+    expect(review.lastVerdict).toMatchObject({ verdict: "changes", version: 1 });
     expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("degraded");
   });
 
@@ -223,6 +240,48 @@ describe("the build review", () => {
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", reason: "question", topic: "Before I start: Architect, should an empty input return an empty list?" })]);
     const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
     expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "answer", "reply", "code", "review"]);
+  });
+
+  it("opens a dialogue beside the review when the Architect's brief addresses a teammate, and the Coder gets ready all the same", async () => {
+    const brief = "Goal: count words. Edge cases: empty input.\n\nCoder, start with the tokenizer and keep it to one function.";
+    const { review, talks, log, idOf } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, architectSays: brief });
+    expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1, clarified: false });
+    expect(talks).toEqual([
+      expect.objectContaining({
+        askerAgentId: idOf("architect"),
+        addresseeAgentId: idOf("coder"),
+        reason: "vocative",
+        topic: "Coder, start with the tokenizer and keep it to one function.",
+        buildReviewId: null,
+        correlationId: review.correlationId,
+        status: "resolved",
+      }),
+    ]);
+    // The review did not wait for it: the Coder's ready step was queued by the brief's end, as the dialogue's answer was.
+    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    const brief1 = workflowRuns.find((run) => run.purpose?.kind === "brief")!;
+    const ready = workflowRuns.find((run) => run.purpose?.kind === "ready")!;
+    const answer = workflowRuns.find((run) => run.purpose?.kind === "answer")!;
+    expect(ready.createdAt.getTime()).toBe(answer.createdAt.getTime());
+    expect([ready.parentRunId, answer.parentRunId]).toEqual([brief1.id, brief1.id]);
+    expect(log.map((row) => row.type).filter((type) => type === "review.ready" || type === "review.closed")).toEqual(["review.ready", "review.closed"]);
+  });
+
+  it("holds the review while a dialogue the Coder's words opened about its version runs, then reviews that version with what it settled", async () => {
+    const { review, talks, log, idOf } = await runReview(
+      {},
+      { verdict: approveFrom(1), satisfied: () => true, coderSays: (version) => (version === 1 ? "Reviewer, should an empty sentence count as zero words?" : null) },
+    );
+    expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1 });
+    expect(talks).toEqual([
+      expect.objectContaining({ askerAgentId: idOf("coder"), addresseeAgentId: idOf("reviewer"), buildReviewId: review.id, status: "resolved", rounds: 1 }),
+    ]);
+    const order = ["review.code", "dialogue.opened", "dialogue.closed", "review.verdict", "review.closed"];
+    expect(log.map((row) => row.type).filter((type) => order.includes(type))).toEqual(order);
+    // Version 1 was reviewed once, after the dialogue, which the Reviewer's task recalls.
+    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "code", "answer", "reply", "review"]);
+    expect(workflowRuns.at(-1)!.prompt).toContain("From the Coder's dialogue about this version:\n- Settled: Reviewer, should an empty sentence count as zero words?");
   });
 
   it("keeps every version of the code the Coder submitted, whatever happens to its node since", async () => {

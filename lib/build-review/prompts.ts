@@ -46,12 +46,13 @@ export function codePrompt(review: Pick<BuildReview, "task" | "brief" | "codeVer
   return lines.join("\n\n");
 }
 
-export function reviewPrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds">, code: string): string {
+export function reviewPrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds">, code: string, notes: string[] = []): string {
   return [
     `## Build review: review version ${review.codeVersion} (round ${review.round} of ${review.maxRounds})`,
     `Task: ${review.task}`,
     `Brief:\n${review.brief ?? "(none)"}`,
     `Code (version ${review.codeVersion}):\n\`\`\`\n${code}\n\`\`\``,
+    ...(notes.length ? [`From the Coder's dialogue about this version:\n${notes.map((note) => `- ${note}`).join("\n")}`] : []),
     "Review it and submit your verdict with submit_verdict: approve, or changes with the issues (blocker, major or minor) " +
       "and any open questions for the Coder. Without tools, end with a line `VERDICT: APPROVE` or `VERDICT: CHANGES`.",
   ].join("\n\n");

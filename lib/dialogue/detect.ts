@@ -28,6 +28,7 @@ export interface Addressed {
   sentence: string;
 }
 
+/** The concern phrases a room starts with (its `concern_phrases` setting): the seed's seven. */
 export const DEFAULT_CONCERN_PHRASES = [
   "concern",
   "unclear",

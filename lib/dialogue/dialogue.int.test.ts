@@ -25,6 +25,8 @@ const read = (id: string) => ({ id, name: "read_shared_context", input: {} });
 const models = {
   asks: scriptedSteps([textStep("Scene Painter, which light should the verse have?")]),
   silent,
+  // An answer in a dialogue that turns to a third teammate.
+  answersAndAsks: scriptedSteps([textStep("Golden hour light. Storyteller, which ending do you have in mind?")]),
   // A question in an earlier step, and last words that ask nobody.
   asksEarlier: scriptedSteps([toolStep([read("r1")], "Scene Painter, which light should the verse have?"), textStep("The verse is on the canvas.")]),
   // Two steps that address two teammates: the newer one is the run's question.
@@ -133,6 +135,20 @@ describe("dialogues outside a build review", () => {
       // The Scene Painter's answer was asked by this run.
       expect(all.find((row) => row.trigger === "dialogue" && row.agentId === painter.id)).toMatchObject({ parentRunId: run.id });
     }
+  });
+
+  it("open none from a dialogue's own turns: an answer that turns to a third teammate stays in its dialogue", async () => {
+    const { roomId } = await createTestRoom(database.db, { dialogue_max_rounds: 1 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const painter = await agentByPersona(database, roomId, "scene-painter");
+    await setAgentModel(database, songwriter.id, "mock:asks");
+    await setAgentModel(database, painter.id, "mock:answersAndAsks");
+    await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
+    const all = await settled(roomId);
+    const answer = all.find((row) => row.agentId === painter.id && row.purpose?.kind === "answer");
+    expect(answer).toMatchObject({ status: "succeeded" });
+    const talks = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
+    expect(talks.map((talk) => [talk.askerAgentId, talk.addresseeAgentId])).toEqual([[songwriter.id, painter.id]]);
   });
 
   it("open none from the words of a step that asked through a tool: the question is on its way", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_CONCERN_PHRASES } from "@/lib/dialogue/detect";
 import { DEFAULT_ROOM_SETTINGS, MIN_CONTEXT_TOKEN_BUDGET, parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
 
 describe("room settings", () => {
@@ -19,6 +20,16 @@ describe("room settings", () => {
       broadcast_sensitivity: "medium",
       response_depth: "medium",
     });
+  });
+
+  it("default the concern phrases to the dialogue detector's seven, each room with a copy of its own", () => {
+    expect(DEFAULT_ROOM_SETTINGS.concern_phrases).toEqual(["concern", "unclear", "not sure", "could you", "can you explain", "why did you", "question about"]);
+    expect(DEFAULT_ROOM_SETTINGS.concern_phrases).toEqual([...DEFAULT_CONCERN_PHRASES]);
+    const room = parseRoomSettings({});
+    expect(room.concern_phrases).toEqual([...DEFAULT_CONCERN_PHRASES]);
+    room.concern_phrases.push("looks off");
+    expect(parseRoomSettings({}).concern_phrases).toEqual([...DEFAULT_CONCERN_PHRASES]);
+    expect(DEFAULT_ROOM_SETTINGS.concern_phrases).toHaveLength(DEFAULT_CONCERN_PHRASES.length);
   });
 
   it("read stored settings leniently but accept changes strictly", () => {

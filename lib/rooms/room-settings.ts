@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_CONCERN_PHRASES } from "@/lib/dialogue/detect";
 import { STAGE_KEYS, type StageKey } from "@/lib/protocol/brainstorm";
 
 /** The brainstorm's stages that run agents (all but the gate, which waits for people and never times out). */
@@ -45,11 +46,11 @@ export const roomSettingsSchema = z.strictObject({
   dialogue_max_rounds: z.number().int().min(0).max(5).default(2),
   /** Dialogues a room may hold open at once; a question asked beyond them opens none (default 2). */
   max_open_dialogues: z.number().int().min(1).max(10).default(2),
-  /** Phrases that make a review that does not approve open a dialogue with the Coder. */
+  /** Phrases that make a review that does not approve open a dialogue with the Coder (default: the detector's seven). */
   concern_phrases: z
     .array(z.string().trim().min(2).max(60))
     .max(30)
-    .default(["concern", "unclear", "not sure", "could you", "can you explain", "why did you", "question about"]),
+    .default(() => [...DEFAULT_CONCERN_PHRASES]),
   /** Who may decide at a brainstorm's gate: any participant (default) or admins only. */
   brainstorm_gate: z.enum(["participants", "admins"]).default("participants"),
   /**

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, gt, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, unionAll } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { type Run, agents, boardEntries, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
+import { type Run, agents, boardEntries, brainstorms, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
 import { runToDto } from "@/lib/agents/run-dto";
 import { notFound } from "@/lib/errors";
 import { exportEvents } from "@/lib/events/browse-events";
@@ -12,18 +12,17 @@ import { encodeKeysetCursor, keysetCursorSchema } from "@/lib/paging/keyset-curs
 import type { RunDto, StoredEvent } from "@/lib/protocol";
 
 /**
- * Where a workflow stands, derived from its rows and never stored: `active` while any of its
- * runs is queued or running, any of its questions, dialogues or board requests is open or a
- * build review of it has not closed; otherwise `failed` when nothing in it succeeded and something failed,
- * `degraded` when it produced output but something failed on the way, `complete` when nothing
- * did. Outcomes a workflow is allowed to reach — a review not approved, a dialogue left
- * unresolved or stopped — are not failures.
+ * Where a workflow stands, derived from its rows and never stored: `active` while anything in it
+ * is open — a run queued or running, a question, a dialogue or a board request open, a build
+ * review not closed, a brainstorm running or waiting at its gate; otherwise `failed` when it
+ * has no final output and something failed, `degraded` when it has its final output but
+ * something failed on the way, `complete` when nothing did. Outcomes a workflow is allowed to
+ * reach — a review not approved, a dialogue left unresolved or stopped — are not failures.
  */
 export type WorkflowStatus = "active" | "complete" | "degraded" | "failed";
 
 export interface WorkflowCounts {
   active: number;
-  succeeded: number;
   failed: number;
   /** Events of the workflow that report an error (a step whose tools failed, a retry given up). */
   errors: number;
@@ -33,13 +32,44 @@ export interface WorkflowCounts {
   openRequests: number;
   /** Build reviews of the workflow not yet approved, not approved or cancelled. */
   openReviews: number;
+  /** Brainstorms of the workflow running or waiting at their gate for a person. */
+  openBrainstorms: number;
+  /** Whether it produced what it was started for (see `hasFinalOutput`). */
+  finalOutput: boolean;
 }
 
 export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
-  if (counts.active > 0 || counts.openQuestions > 0 || counts.openDialogues > 0 || counts.openRequests > 0 || counts.openReviews > 0) return "active";
+  const open = counts.active + counts.openQuestions + counts.openDialogues + counts.openRequests + counts.openReviews + counts.openBrainstorms;
+  if (open > 0) return "active";
   const errors = counts.failed + counts.errors;
-  if (counts.succeeded === 0 && errors > 0) return "failed";
-  return errors > 0 ? "degraded" : "complete";
+  if (errors === 0) return "complete";
+  return counts.finalOutput ? "degraded" : "failed";
+}
+
+/**
+ * What a workflow was started for, and whether it has it: a brainstorm's deliverable; a build
+ * review's verdict — the Reviewer's word on the Coder's code, which it closes with, approved
+ * or not; for any other workflow, the answer of the run that started it (what the runs it
+ * asked for, its questions and its dialogues added is on the way to that answer).
+ */
+export function hasFinalOutput(input: { firstRun: Pick<Run, "status">; brainstorm: WorkflowBrainstorm | null; review: WorkflowReview | null }): boolean {
+  if (input.brainstorm) return input.brainstorm.delivered;
+  if (input.review) return input.review.verdict;
+  return input.firstRun.status === "succeeded";
+}
+
+/** A brainstorm a workflow is: whether it is still open, whether it delivered, when it ended. */
+export interface WorkflowBrainstorm {
+  open: boolean;
+  delivered: boolean;
+  finishedAt: Date | null;
+}
+
+/** A build review a workflow is: whether it is still open, whether the Reviewer gave a verdict, when it closed. */
+export interface WorkflowReview {
+  open: boolean;
+  verdict: boolean;
+  finishedAt: Date | null;
 }
 
 /**
@@ -123,7 +153,6 @@ const runTotals = {
   correlationId: runs.correlationId,
   runs: sql<number>`count(*)::int`,
   active: sql<number>`(count(*) filter (where ${runs.status} in ('queued', 'running')))::int`,
-  succeeded: sql<number>`(count(*) filter (where ${runs.status} = 'succeeded'))::int`,
   failed: sql<number>`(count(*) filter (where ${runs.status} = 'failed'))::int`,
   startedAt: sql<string>`min(date_trunc('milliseconds', ${runs.createdAt}))`,
   endedAt: sql<string | null>`case when count(*) filter (where ${runs.finishedAt} is null) > 0 then null else max(${runs.finishedAt}) end`,
@@ -133,7 +162,6 @@ interface Totals {
   correlationId: string;
   runs: number;
   active: number;
-  succeeded: number;
   failed: number;
   startedAt: string;
   endedAt: string | null;
@@ -144,6 +172,11 @@ interface Extras {
   openDialogues: number;
   openRequests: number;
   openReviews: number;
+  openBrainstorms: number;
+  /** The build review the workflow is, if it is one. */
+  review: WorkflowReview | null;
+  /** The brainstorm the workflow is, if it is one. */
+  brainstorm: WorkflowBrainstorm | null;
   errors: number;
   /** Model calls made again after a passing failure, each announced by a `run.retrying` or `broadcast.retrying` event. */
   retries: number;
@@ -151,7 +184,10 @@ interface Extras {
   spend: Map<string, { runs: number; steps: number; inputTokens: number; outputTokens: number; costUsd: number; name: string }>;
 }
 
-const FINAL_REVIEW_STATUSES = ["approved", "not_approved", "cancelled"] as const;
+const FINAL_REVIEW_STATUSES: readonly string[] = ["approved", "not_approved", "cancelled"];
+
+/** A brainstorm still under way: at work in a stage, or waiting at its gate, which never times out, for a person. */
+const OPEN_BRAINSTORM_STATUSES: readonly string[] = ["running", "awaiting_gate"];
 
 /**
  * A board request still to be served: open (waiting for the scheduler, or for another try after
@@ -161,10 +197,12 @@ const FINAL_REVIEW_STATUSES = ["approved", "not_approved", "cancelled"] as const
 const PENDING_REQUEST_STATUSES = ["open", "queued", "in_progress"] as const;
 
 /**
- * Ends of a dialogue or a review are reported by the events that close them; a failure among
- * them is a failed run, counted as such, so the closing event is not counted again.
+ * Ends of a dialogue, a review or a brainstorm are reported by the events that close them; a
+ * failure among them is a failed run, counted as such, so the closing event is not counted
+ * again. A brainstorm a person stopped says so as an error, but a stop is an outcome, as a
+ * review's or a dialogue's is.
  */
-const OUTCOME_EVENT_TYPES = ["run.finished", "review.closed", "dialogue.closed"];
+const OUTCOME_EVENT_TYPES = ["run.finished", "review.closed", "dialogue.closed", "brainstorm.completed"];
 
 /** The events announcing that a model call failed for a passing reason and is made again. */
 const RETRY_EVENT_TYPES = ["run.retrying", "broadcast.retrying"];
@@ -174,7 +212,7 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
   const result = new Map<string, Extras>();
   if (correlationIds.length === 0) return result;
   const countBy = <C extends AnyPgColumn>(correlationId: C) => ({ correlationId, value: sql<number>`count(*)::int` });
-  const [open, talking, requesting, reviewing, failing, runSpend, shadowSpend] = await Promise.all([
+  const [open, talking, requesting, closing, failing, runSpend, shadowSpend] = await Promise.all([
     db
       .select(countBy(broadcasts.correlationId))
       .from(broadcasts)
@@ -207,11 +245,29 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
         ),
       )
       .groupBy(runs.correlationId),
-    db
-      .select(countBy(buildReviews.correlationId))
-      .from(buildReviews)
-      .where(and(eq(buildReviews.roomId, roomId), inArray(buildReviews.correlationId, correlationIds), notInArray(buildReviews.status, [...FINAL_REVIEW_STATUSES])))
-      .groupBy(buildReviews.correlationId),
+    // The build review or the brainstorm a workflow is, in one round trip: where it stands, whether it has its final output.
+    unionAll(
+      db
+        .select({
+          kind: sql<"review" | "brainstorm">`'review'`.as("kind"),
+          correlationId: buildReviews.correlationId,
+          status: sql<string>`${buildReviews.status}`.as("status"),
+          output: sql<boolean>`${buildReviews.lastVerdict} is not null`.as("output"),
+          finishedAt: sql<number | null>`(extract(epoch from ${buildReviews.finishedAt}) * 1000)::float8`.as("finished_at"),
+        })
+        .from(buildReviews)
+        .where(and(eq(buildReviews.roomId, roomId), inArray(buildReviews.correlationId, correlationIds))),
+      db
+        .select({
+          kind: sql<"review" | "brainstorm">`'brainstorm'`.as("kind"),
+          correlationId: brainstorms.correlationId,
+          status: sql<string>`${brainstorms.status}`.as("status"),
+          output: sql<boolean>`${brainstorms.deliverable} is not null`.as("output"),
+          finishedAt: sql<number | null>`(extract(epoch from ${brainstorms.finishedAt}) * 1000)::float8`.as("finished_at"),
+        })
+        .from(brainstorms)
+        .where(and(eq(brainstorms.roomId, roomId), inArray(brainstorms.correlationId, correlationIds))),
+    ),
     db
       .select({
         correlationId: events.correlationId,
@@ -254,11 +310,23 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
       .where(and(eq(broadcasts.roomId, roomId), inArray(broadcasts.correlationId, correlationIds), eq(broadcastResponses.isHuman, false)))
       .groupBy(broadcasts.correlationId, broadcastResponses.responderId),
   ]);
-  for (const id of correlationIds) result.set(id, { openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, errors: 0, retries: 0, spend: new Map() });
+  for (const id of correlationIds) {
+    result.set(id, { openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, openBrainstorms: 0, review: null, brainstorm: null, errors: 0, retries: 0, spend: new Map() });
+  }
   for (const row of open) result.get(row.correlationId)!.openQuestions = Number(row.value);
   for (const row of talking) result.get(row.correlationId)!.openDialogues = Number(row.value);
   for (const row of requesting) result.get(row.correlationId)!.openRequests = Number(row.value);
-  for (const row of reviewing) result.get(row.correlationId)!.openReviews = Number(row.value);
+  for (const row of closing) {
+    const extra = result.get(row.correlationId)!;
+    const finishedAt = row.finishedAt === null ? null : new Date(Number(row.finishedAt));
+    if (row.kind === "review") {
+      extra.review = { open: !FINAL_REVIEW_STATUSES.includes(row.status), verdict: Boolean(row.output), finishedAt };
+      if (extra.review.open) extra.openReviews++;
+    } else {
+      extra.brainstorm = { open: OPEN_BRAINSTORM_STATUSES.includes(row.status), delivered: Boolean(row.output), finishedAt };
+      if (extra.brainstorm.open) extra.openBrainstorms++;
+    }
+  }
   for (const row of failing) Object.assign(result.get(row.correlationId)!, { errors: Number(row.errors), retries: Number(row.retries) });
   for (const row of runSpend) {
     result.get(row.correlationId)!.spend.set(row.agentId, { ...row, runs: Number(row.runs), steps: Number(row.steps), name: "" });
@@ -284,11 +352,12 @@ async function roomAgents(db: Db, roomId: string): Promise<Map<string, { name: s
 
 function summarise(totals: Totals, first: Run, extra: Extras, team: Map<string, { model: string }>): WorkflowSummary {
   const startedAt = new Date(totals.startedAt);
-  const endedAt = totals.endedAt ? new Date(totals.endedAt) : null;
+  const status = workflowStatus({ ...totals, ...extra, finalOutput: hasFinalOutput({ firstRun: first, ...extra }) });
+  const endedAt = status === "active" ? null : lastEnd(totals, extra);
   const spent = [...extra.spend.entries()];
   return {
     correlationId: totals.correlationId,
-    status: workflowStatus({ ...totals, ...extra }),
+    status,
     startedBy: { agentId: first.agentId, prompt: first.prompt, trigger: first.trigger },
     runs: totals.runs,
     startedAt: startedAt.toISOString(),
@@ -300,6 +369,15 @@ function summarise(totals: Totals, first: Run, extra: Extras, team: Map<string, 
     costKnown: spent.every(([agentId, agent]) => spendPriced(team.get(agentId)?.model, agent)),
     attempts: totals.runs + extra.retries,
   };
+}
+
+/**
+ * When a workflow that is no longer active ended: its last run's end, or its brainstorm's or
+ * build review's when that came later (a brainstorm stopped at its gate ends when it is stopped).
+ */
+function lastEnd(totals: Totals, extra: Extras): Date | null {
+  const ends = [totals.endedAt, extra.brainstorm?.finishedAt, extra.review?.finishedAt].filter((end) => end != null).map((end) => new Date(end));
+  return ends.length ? new Date(Math.max(...ends.map((end) => end.getTime()))) : null;
 }
 
 /** A room's workflows, newest first, `limit` at a time; `nextCursor` continues after the last one. */

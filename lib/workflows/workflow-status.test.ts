@@ -1,20 +1,40 @@
 import { describe, expect, it } from "vitest";
-import { spendPriced, workflowStatus } from "./read-workflow";
+import { hasFinalOutput, spendPriced, workflowStatus } from "./read-workflow";
 
-const quiet = { active: 0, succeeded: 1, failed: 0, errors: 0, openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0 };
+const quiet = { active: 0, failed: 0, errors: 0, openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, openBrainstorms: 0, finalOutput: true };
 
 describe("a workflow's status", () => {
-  it("is active while a run, a question, a dialogue, a board request or a build review in it is open, whatever failed", () => {
+  it("is active while a run, a question, a dialogue, a board request, a build review or a brainstorm in it is open, whatever failed", () => {
     expect(workflowStatus(quiet)).toBe("complete");
-    for (const open of ["active", "openQuestions", "openDialogues", "openRequests", "openReviews"] as const) {
+    for (const open of ["active", "openQuestions", "openDialogues", "openRequests", "openReviews", "openBrainstorms"] as const) {
       expect(workflowStatus({ ...quiet, [open]: 1 }), open).toBe("active");
       expect(workflowStatus({ ...quiet, failed: 1, [open]: 1 }), `${open} after a failure`).toBe("active");
     }
   });
 
-  it("is failed with errors and nothing done, degraded with errors and output", () => {
-    expect(workflowStatus({ ...quiet, succeeded: 0, failed: 1 })).toBe("failed");
+  it("is failed with errors and no final output, degraded with errors and its final output, complete without errors", () => {
+    expect(workflowStatus({ ...quiet, finalOutput: false, failed: 1 })).toBe("failed");
+    expect(workflowStatus({ ...quiet, finalOutput: false, errors: 1 })).toBe("failed");
+    expect(workflowStatus({ ...quiet, failed: 1 })).toBe("degraded");
     expect(workflowStatus({ ...quiet, errors: 1 })).toBe("degraded");
+    // Stopped before it produced anything, with nothing failing: no failure.
+    expect(workflowStatus({ ...quiet, finalOutput: false })).toBe("complete");
+  });
+});
+
+describe("a workflow's final output", () => {
+  const closed = { open: false, finishedAt: null };
+  it("is a brainstorm's deliverable, a build review's verdict, or else the answer of the run that started it", () => {
+    const succeeded = { status: "succeeded" as const };
+    const failed = { status: "failed" as const };
+    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: null, review: null })).toBe(true);
+    expect(hasFinalOutput({ firstRun: failed, brainstorm: null, review: null })).toBe(false);
+    // A brief written is not a reviewed piece of code; a verdict is, even one asking for changes.
+    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: null, review: { ...closed, verdict: false } })).toBe(false);
+    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: null, review: { ...closed, verdict: true } })).toBe(true);
+    // Stages that went well are no deliverable.
+    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: { ...closed, delivered: false }, review: null })).toBe(false);
+    expect(hasFinalOutput({ firstRun: failed, brainstorm: { ...closed, delivered: true }, review: null })).toBe(true);
   });
 });
 

@@ -11,6 +11,7 @@ import { GET as listRoute } from "@/app/api/rooms/[roomId]/workflows/route";
 import { readAdminRun } from "@/lib/admin/admin-runs";
 import { scheduleRoom } from "@/lib/agents/scheduler";
 import { MAX_RUN_ATTEMPTS } from "@/lib/agents/settle-request";
+import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { openDialogue } from "@/lib/dialogue/open-dialogue";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
@@ -153,6 +154,36 @@ describe("workflows", () => {
     }
     expect((await workflow(roomId, "no-such-workflow")).status).toBe(404);
     expect((await workflow(roomId, first.correlationId, "?after=-1")).status).toBe(400);
+  });
+
+  it("fails a workflow whose starting run failed, whatever the runs it asked for did: their work is no answer to it", async () => {
+    const { roomId } = await createTestRoom(context.database.db);
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    const painter = await agentByPersona(context.database, roomId, "scene-painter");
+    const run = await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt: "Tell" }, alice);
+    const { result: asked } = await writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
+      enqueueRun(tx, emit, {
+        roomId,
+        agentId: painter.id,
+        trigger: "request",
+        requestedBy: { id: storyteller.id, name: storyteller.name },
+        prompt: "Paint the harbour",
+        parentRunId: run.id,
+        chainDepth: 1,
+        correlationId: run.correlationId,
+        at,
+      }),
+    );
+    const end = (id: string, status: "succeeded" | "failed") =>
+      context.database.db.update(runs).set({ status, finishedAt: new Date() }).where(eq(runs.id, id));
+    const status = async () => (await workflow(roomId, run.correlationId)).body.workflow.status;
+    await end(asked!.id, "succeeded");
+    await end(run.id, "failed");
+    expect(await status()).toBe("failed");
+    // The other way round, it has its answer: degraded.
+    await end(asked!.id, "failed");
+    await end(run.id, "succeeded");
+    expect(await status()).toBe("degraded");
   });
 
   it("exports a workflow of 10,000 messages as JSON Lines, streamed in bounded memory", async () => {
