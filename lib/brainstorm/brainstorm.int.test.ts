@@ -526,7 +526,7 @@ describe("the brainstorm", () => {
       const [framing] = await context.database.db
         .select()
         .from(canvasNodes)
-        .where(and(eq(canvasNodes.roomId, roomId), eq(canvasNodes.kind, "framing")));
+        .where(and(eq(canvasNodes.roomId, roomId), eq(canvasNodes.kind, "framing"), eq(canvasNodes.authorId, agentOf("cartographer").id)));
       const shared = { roomId, authorKind: "agent" as const, authorId: pollinator.id, authorName: pollinator.name };
       const smuggled = { id: randomUUID(), kind: "framing", text: "CANARY-cross-pollinator in the framing's kind", x: 0, y: -4000, ...shared };
       await context.database.db.insert(canvasNodes).values(smuggled);
