@@ -2,11 +2,11 @@
 // with a zero-latency scripted model, and the orchestration overhead per step (time spent
 // outside the model), on PGlite and on PostgreSQL, beside the same persona runs driven
 // in memory with no queue and no database. Ends with one line of JSON.
-// Usage: npm run bench:agents [-- --rooms=6 --workers=2]
+// Usage: npm run bench:agents [-- --rooms=6 --workers=2 --solo=3]
 //        npm run bench:agents -- --only=retries   (only the run beside retries, on PostgreSQL)
 //        npm run bench:agents -- --only=lookup    (only the workflow lookup, on PostgreSQL)
 import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
-import { isStepCount, streamText, tool } from "ai";
+import { type StepResult, type ToolSet, isStepCount, streamText, tool } from "ai";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Database, migrateDatabase, openPglite, openPostgres } from "@/db/client";
@@ -32,6 +32,10 @@ const ROOMS = Number(options.rooms ?? 6);
 const WORKERS = Number(options.workers ?? 2);
 /** Passes of one room run before measuring, whose figures are dropped: a running worker, not a cold one. */
 const WARMUP_PASSES = Number(options.warmup ?? 1);
+/** Rooms whose runs are taken one at a time for the overhead of a step. */
+const SOLO_ROOMS = Number(options.solo ?? 3);
+/** Runs of the committing floor before measuring it, likewise dropped. */
+const WARMUP_RUNS = 10;
 /** Participants' messages timed per driver, to a running agent and to an idle one. */
 const COMMANDS = Number(options.commands ?? 30);
 /** The orchestration overhead a step may add on PostgreSQL. */
@@ -62,6 +66,7 @@ interface Pass {
   runs_per_minute: number;
   model_ms_per_step: number;
   overhead_ms_per_step: number;
+  tool_calls_per_step: number;
 }
 
 /**
@@ -116,6 +121,14 @@ async function pass(database: Database, label: string, rooms: number, workers: n
   const failed = finished.filter((run) => run.status !== "succeeded");
   if (failed.length) throw new Error(`${failed.length} runs did not succeed: ${JSON.stringify(failed[0]!.error)}`);
   const steps = finished.reduce((total, run) => total + run.steps, 0);
+  const [called] = rowsOf<{ count: number | string }>(
+    await database.db.execute(
+      sql`select coalesce(sum(jsonb_array_length(payload->'toolCalls')), 0) as count from events where type = 'run.step' and room_id in (${sql.join(
+        roomIds.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+    ),
+  );
   const runTime = finished.reduce((total, run) => total + (run.finishedAt!.getTime() - run.startedAt!.getTime()), 0);
   return {
     runs: finished.length,
@@ -124,15 +137,34 @@ async function pass(database: Database, label: string, rooms: number, workers: n
     runs_per_minute: round((finished.length / wall) * 60_000, 1),
     model_ms_per_step: round(spent.ms / steps, 3),
     overhead_ms_per_step: round((runTime - spent.ms) / steps, 2),
+    tool_calls_per_step: round(Number(called?.count ?? 0) / steps, 2),
   };
 }
 
-/** The same persona runs with tools that only echo, in memory: the model and the SDK loop alone. */
-async function inMemory(runCount: number): Promise<{ ms_per_step: number; overhead_ms_per_step: number; runs_per_minute: number }> {
+/** Stores one thing a run made (a tool's change, or a finished step) durably, as its own commit. */
+type Store = (kind: string, body: unknown) => Promise<void>;
+
+/**
+ * The same persona runs with tools that only echo: the model and the SDK loop alone. Given
+ * `store`, every tool call and every finished step is also kept by it before the run goes on:
+ * the floor under any server that keeps each change an agent makes and each step it takes.
+ */
+async function withoutParley(
+  runCount: number,
+  store?: Store,
+): Promise<{ ms_per_step: number; overhead_ms_per_step: number; runs_per_minute: number; tool_calls_per_step: number }> {
   const spent = { ms: 0, calls: 0 };
   let nextId = 0;
+  let toolCalls = 0;
   const echo = (result: (input: Record<string, unknown>) => object) =>
-    tool({ inputSchema: z.record(z.string(), z.unknown()), execute: async (input) => ({ ok: true, ...result(input) }) });
+    tool({
+      inputSchema: z.record(z.string(), z.unknown()),
+      execute: async (input) => {
+        toolCalls += 1;
+        await store?.("change", input);
+        return { ok: true, ...result(input) };
+      },
+    });
   const tools = {
     create_node: echo((input) => ({ node: { id: `n${++nextId}`, x: input.x ?? 0, y: input.y ?? 0, text: input.text } })),
     create_edge: echo(() => ({ edge: { id: `e${++nextId}` } })),
@@ -167,6 +199,7 @@ async function inMemory(runCount: number): Promise<{ ms_per_step: number; overhe
       prompt,
       tools,
       stopWhen: isStepCount(10),
+      ...(store ? { onStepEnd: (step: StepResult<ToolSet>) => store("step", { text: step.text, usage: step.usage }) } : {}),
     });
     await result.consumeStream();
     steps += (await result.steps).length;
@@ -178,6 +211,24 @@ async function inMemory(runCount: number): Promise<{ ms_per_step: number; overhe
     // the part of Parley's overhead per step that no database work can remove.
     overhead_ms_per_step: round((wall - spent.ms) / steps, 2),
     runs_per_minute: round((runCount / wall) * 60_000, 1),
+    tool_calls_per_step: round(toolCalls / steps, 2),
+  };
+}
+
+/**
+ * A store that keeps each thing as one row with one statement and one synchronous commit on
+ * the PostgreSQL server at `url`, with a connection of its own: no room lock, no events, no
+ * sequence numbers, no budgets.
+ */
+async function committingStore(url: string): Promise<{ store: Store; close: () => Promise<void> }> {
+  const { default: postgres } = await import("postgres");
+  const client = postgres(url, { max: 1, onnotice: () => {} });
+  await client`create table if not exists bench_floor (id bigserial primary key, kind text not null, body jsonb not null, at timestamptz not null default now())`;
+  return {
+    store: async (kind, body) => {
+      await client`insert into bench_floor (kind, body) values (${kind}, ${client.json(body as never)})`;
+    },
+    close: () => client.end({ timeout: 5 }),
   };
 }
 
@@ -304,13 +355,14 @@ interface Figures extends CommandFigures {
   steps: number;
   wall_ms: number;
   loaded_overhead_ms_per_step: number;
+  tool_calls_per_step: number;
 }
 
 /** Throughput with every room busy, and the overhead of a step when runs go one at a time. */
 async function measureDriver(driver: string, database: Database): Promise<Figures> {
   await migrateDatabase(database);
   for (let index = 0; index < WARMUP_PASSES; index++) await pass(database, `${driver}-warmup-${index}`, 1, 1, 1);
-  const solo = await pass(database, `${driver}-solo`, 1, 1, 1);
+  const solo = await pass(database, `${driver}-solo`, SOLO_ROOMS, 1, 1);
   const loaded = await pass(database, `${driver}-loaded`, ROOMS, WORKERS, 8);
   const commands = await commandLatencies(database, driver);
   return {
@@ -323,6 +375,7 @@ async function measureDriver(driver: string, database: Database): Promise<Figure
     steps: loaded.steps,
     wall_ms: loaded.wall_ms,
     loaded_overhead_ms_per_step: loaded.overhead_ms_per_step,
+    tool_calls_per_step: solo.tool_calls_per_step,
   };
 }
 
@@ -474,12 +527,20 @@ results.push(await measureDriver("pglite", pglite));
 await pglite.close();
 
 const server = await freshPostgres();
+let floor: Awaited<ReturnType<typeof withoutParley>> | null = null;
 if (server) {
   const postgres = await openPostgres({ url: server.url, max: 12 });
   try {
     results.push(await measureDriver("postgres", postgres));
     lookup = await workflowLookup(postgres);
     neighbour = await retryNeighbour(postgres);
+    const committing = await committingStore(server.url);
+    try {
+      await withoutParley(WARMUP_RUNS, committing.store);
+      floor = await withoutParley(results[0]!.runs, committing.store);
+    } finally {
+      await committing.close();
+    }
   } finally {
     await postgres.close();
     await server.drop();
@@ -487,11 +548,11 @@ if (server) {
 } else {
   console.log("No local PostgreSQL server answered; measured PGlite only.");
 }
-const baseline = await inMemory(results[0]!.runs);
+const baseline = await withoutParley(results[0]!.runs);
 
 console.log(`\nAgent runs through the queue, scripted model at full speed.`);
 console.log(`Throughput: ${ROOMS} rooms × 5 agents (plus the runs they request), ${WORKERS} workers in one process.`);
-console.log("Overhead per step: one room, one run at a time (and, for comparison, under that load).\n");
+console.log(`Overhead per step: ${SOLO_ROOMS} rooms, one run at a time (and, for comparison, under that load).\n`);
 console.log("driver     runs/min  overhead ms/step  model ms/step  overhead under load  runs  steps");
 for (const row of results) {
   console.log(
@@ -501,10 +562,20 @@ for (const row of results) {
 console.log(
   `in memory ${String(baseline.runs_per_minute).padStart(9)} ${String(baseline.overhead_ms_per_step).padStart(17)} ${String(round(baseline.ms_per_step - baseline.overhead_ms_per_step, 3)).padStart(14)}   (the same persona runs with echo tools: no queue, no database; its overhead is the SDK's loop)`,
 );
+if (floor) {
+  console.log(
+    `floor     ${String(floor.runs_per_minute).padStart(9)} ${String(floor.overhead_ms_per_step).padStart(17)} ${String(round(floor.ms_per_step - floor.overhead_ms_per_step, 3)).padStart(14)}   (the same, each tool call and each step kept as one row with one commit on PostgreSQL)`,
+  );
+}
+console.log(
+  `Tool calls per step: ${results.map((row) => `${row.driver} ${row.tool_calls_per_step}`).join(", ")}, in memory ${baseline.tool_calls_per_step}` +
+    (floor ? `, floor ${floor.tool_calls_per_step}.` : "."),
+);
 console.log("\nOverhead is the time a run spends outside the model: tools writing rows and events, the queue, the bus.");
 const measured = results.find((row) => row.driver === "postgres") ?? results[0]!;
 console.log(
-  `Overhead per step on ${measured.driver}: ${measured.overhead_ms_per_step} ms (target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(measured.overhead_ms_per_step <= OVERHEAD_TARGET_MS)}).\n`,
+  `Overhead per step on ${measured.driver}: ${measured.overhead_ms_per_step} ms (target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(measured.overhead_ms_per_step <= OVERHEAD_TARGET_MS)})` +
+    (floor ? `; ${round(measured.overhead_ms_per_step / floor.overhead_ms_per_step, 2)}× the committing floor's ${floor.overhead_ms_per_step} ms.\n` : ".\n"),
 );
 console.log(`Participants' messages (${COMMANDS} each way): to a running agent → its next model call; to an idle agent → its run started.`);
 console.log("driver     to model p50/p99 ms   one step p50/p99 ms   to start p50/p99 ms");
@@ -534,6 +605,7 @@ console.log(
     baseline_runs_per_minute: baseline.runs_per_minute,
     baseline_ms_per_step: baseline.ms_per_step,
     baseline_overhead_ms_per_step: baseline.overhead_ms_per_step,
+    ...(floor ? { floor_overhead_ms_per_step: floor.overhead_ms_per_step, overhead_floor_ratio: round(primary.overhead_ms_per_step / floor.overhead_ms_per_step, 2) } : {}),
     results,
   }),
 );
