@@ -6,6 +6,7 @@ import { createBoardTools } from "./board-tools";
 import { createBrainstormTools } from "./brainstorm-tools";
 import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
+import { hidingServerErrors } from "./hide-server-errors";
 import { createMemoryTools } from "./memory-tools";
 import { createRequestTools } from "./request-agent";
 import { createReviewTools } from "./review-tools";
@@ -26,15 +27,16 @@ function withSchemasConvertedOnce<T extends ToolSet>(tools: T): T {
 
 /**
  * Every tool an agent gets in a room, built for one run, each behind the repeated-call guard
- * (docs/behaviour/limits.md). A brainstorm stage's run gets its
- * stage's submit tool and the team-memory tools only: the process, not the agent, decides who
- * works next, and a divergent thinker has nothing to reach the others with.
+ * (docs/behaviour/limits.md) and with its server-side failures kept out of what the model and
+ * the room read. A brainstorm stage's run gets its stage's submit tool and the team-memory
+ * tools only: the process, not the agent, decides who works next, and a divergent thinker has
+ * nothing to reach the others with.
  */
 export function createAgentTools(active: ActiveRun) {
   if (active.run.purpose?.kind === "brainstorm") {
-    return guardRepeatedCalls(active, withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) }));
+    return guardRepeatedCalls(active, hidingServerErrors(withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) })));
   }
-  return guardRepeatedCalls(active, withSchemasConvertedOnce({
+  return guardRepeatedCalls(active, hidingServerErrors(withSchemasConvertedOnce({
     ...createCanvasTools(active),
     ...createBoardTools(active),
     ...createRequestTools(active),
@@ -42,5 +44,5 @@ export function createAgentTools(active: ActiveRun) {
     ...createReviewTools(active),
     ...createAskTeammateTool(active),
     ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
-  }));
+  })));
 }
