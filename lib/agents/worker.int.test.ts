@@ -58,7 +58,64 @@ function holdingFirstClaim(source: Database) {
   return { database: { ...source, db, listen } as Database, holding, notified, release };
 }
 
+/**
+ * The database as the worker sees it, with its first transaction that claims a run held after it
+ * has committed until `release()`: the claim is then still out, its run already running.
+ */
+function holdingFirstRunClaimed(source: Database) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  let holds = 0;
+  const db = new Proxy(source.db, {
+    get(target, property) {
+      if (property === "transaction") {
+        return async (...args: Parameters<typeof target.transaction>) => {
+          const result = await target.transaction(...args);
+          if (result && ++holds === 1) {
+            held();
+            await released;
+          }
+          return result;
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { database: { ...source, db } as Database, holding, release };
+}
+
 describe("the agent worker", () => {
+  it("hands back a run its claim took while the worker was stopping, rather than start it", async () => {
+    const { roomId, agents } = await createTestRoom(database.db);
+    const claiming = holdingFirstRunClaimed(database);
+    let modelsAsked = 0;
+    const worker = await startTestWorker(claiming.database, {
+      resolveModel: (spec) => {
+        modelsAsked += 1;
+        return resolveModel(spec, { scriptPaceMs: 0 });
+      },
+    });
+    const run = await startAgentRun(database.db, roomId, { agentId: agents[0]!.id }, alice);
+    try {
+      await claiming.holding;
+      // Told to stop while its claim of the run is still out.
+      const stopping = worker.stop();
+      claiming.release();
+      await stopping;
+      const [row] = await database.db.select().from(runs).where(eq(runs.id, run.id));
+      expect(row).toMatchObject({ status: "queued", leaseOwner: null, leaseExpiresAt: null });
+      expect(worker.worker.activeRunIds()).toEqual([]);
+      expect(modelsAsked).toBe(0);
+    } finally {
+      claiming.release();
+      await worker.stop();
+      await cancelRun(database.db, roomId, run.id, alice);
+    }
+  });
+
   it("claims a run it was told about while it was claiming, without waiting for its next poll", async () => {
     const { roomId, agents } = await createTestRoom(database.db);
     const claiming = holdingFirstClaim(database);

@@ -138,6 +138,12 @@ export class AgentWorker {
           this.options.onError?.(error);
         }
       }
+      // A claim that was still out when the worker was told to stop hands its run straight back:
+      // `stop()` has already waited for the runs it knew of, and would return with this one running.
+      if (claimed && !this.running) {
+        await releaseRun(this.database.db, claimed.id, lease).catch((error) => this.options.onError?.(error));
+        break;
+      }
       if (claimed) {
         this.launch(claimed, lease);
         continue;
