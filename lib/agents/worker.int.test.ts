@@ -18,15 +18,40 @@ beforeAll(async () => {
 afterAll(() => database.destroy());
 
 /**
- * The database as the worker sees it, with its first transaction (the first claim, which finds
- * nothing) held after it has finished until `release()`: the claim is then still in flight.
- * `notified` resolves once the worker has been handed a notification of a queued run.
+ * The database as the worker sees it, with the first transaction whose result `holds` picks
+ * held after it has committed until `release()`: the claim it made is then still out.
  */
-function holdingFirstClaim(source: Database) {
+function holdingOneTransaction(source: Database, holds: (result: unknown) => boolean) {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let held!: () => void;
   const holding = new Promise<void>((resolve) => (held = resolve));
+  let holdsLeft = 1;
+  const db = new Proxy(source.db, {
+    get(target, property) {
+      if (property === "transaction") {
+        return async (...args: Parameters<typeof target.transaction>) => {
+          const result = await target.transaction(...args);
+          if (holdsLeft > 0 && holds(result)) {
+            holdsLeft -= 1;
+            held();
+            await released;
+          }
+          return result;
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db, holding, release };
+}
+
+/**
+ * The worker's first claim (which finds nothing) held until `release()`; `notified` resolves
+ * once the worker has been handed a notification of a queued run.
+ */
+function holdingFirstClaim(source: Database) {
   let heard!: () => void;
   const notified = new Promise<void>((resolve) => (heard = resolve));
   const listen: Database["listen"] = (channel, onMessage, onListen) =>
@@ -38,52 +63,13 @@ function holdingFirstClaim(source: Database) {
       },
       onListen,
     );
-  let calls = 0;
-  const db = new Proxy(source.db, {
-    get(target, property) {
-      if (property === "transaction") {
-        return async (...args: Parameters<typeof target.transaction>) => {
-          const result = await target.transaction(...args);
-          if (++calls === 1) {
-            held();
-            await released;
-          }
-          return result;
-        };
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const { db, holding, release } = holdingOneTransaction(source, () => true);
   return { database: { ...source, db, listen } as Database, holding, notified, release };
 }
 
-/**
- * The database as the worker sees it, with its first transaction that claims a run held after it
- * has committed until `release()`: the claim is then still out, its run already running.
- */
+/** The worker's first claim that takes a run held until `release()`, the run already running. */
 function holdingFirstRunClaimed(source: Database) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let held!: () => void;
-  const holding = new Promise<void>((resolve) => (held = resolve));
-  let holds = 0;
-  const db = new Proxy(source.db, {
-    get(target, property) {
-      if (property === "transaction") {
-        return async (...args: Parameters<typeof target.transaction>) => {
-          const result = await target.transaction(...args);
-          if (result && ++holds === 1) {
-            held();
-            await released;
-          }
-          return result;
-        };
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const { db, holding, release } = holdingOneTransaction(source, (result) => !!result);
   return { database: { ...source, db } as Database, holding, release };
 }
 
