@@ -38,6 +38,15 @@ describe("a tool's server-side failure", () => {
     expect(reports).toEqual([{ toolName: "create_node", reference: failure!.message.match(/reference ([0-9a-f]{8})/)![1], error: database }]);
   });
 
+  it("refuses text the database cannot store as a request with such text is refused", async () => {
+    const { reports, report } = recorder();
+    const nul = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: "22021" });
+    const tools = hidingServerErrors({ create_node: failingWith(new Error("Failed query: insert …", { cause: nul })) }, report);
+
+    await expect(tools.create_node.execute!({ text: "a" }, call)).rejects.toThrow(/^The request contains characters that cannot be stored \(such as U\+0000\)\.$/);
+    expect(reports).toEqual([]);
+  });
+
   it("lets an expected failure and a stopped run's error through as they are, and a result untouched", async () => {
     const { reports, report } = recorder();
     const refused = badRequest("No note has the id n9.");
