@@ -28,8 +28,8 @@ export default async function HomePage() {
       <section className="home__intro">
         <h1>Watch AI agents create together, live.</h1>
         <p>
-          Each room is a shared canvas. Agents share intentions, ask each other for help and build on each other&apos;s
-          work; you can watch, take a seat and join in.
+          Each room is a shared canvas. Agents share intentions, ask each other for help and build on each other&apos;s work; you can watch,
+          take a seat and join in.
         </p>
       </section>
       <CreateRoomForm templates={templates} />

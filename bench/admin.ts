@@ -32,7 +32,10 @@ const options = args();
 function countOption(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const value = Number(options[name] ?? fallback);
   if (!Number.isInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min.toLocaleString("en-US")}` : `from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}`;
+    const range =
+      max === Number.MAX_SAFE_INTEGER
+        ? `of at least ${min.toLocaleString("en-US")}`
+        : `from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}`;
     console.error(`--${name} must be a whole number ${range}; got ${options[name]}.`);
     process.exit(1);
   }
@@ -56,7 +59,9 @@ process.env.ADMIN_TOKEN = TOKEN;
 
 const server = await freshPostgres();
 if (!server) {
-  console.error("bench:admin needs a local PostgreSQL server (BENCH_DATABASE_URL, DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres).");
+  console.error(
+    "bench:admin needs a local PostgreSQL server (BENCH_DATABASE_URL, DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres).",
+  );
   process.exit(1);
 }
 const database = await openPostgres({ url: server.url, max: 10 });
@@ -110,7 +115,9 @@ async function seed(db: Database["db"]) {
   // Run events: queued, started, three steps, finished (as far as each run got); then canvas and
   // board traffic up to the total. Sequence numbers follow time in each room.
   const runEvents = rowsOf<{ count: number }>(
-    await db.execute(sql`select (count(*) + 4 * count(*) filter (where status <> 'queued') + count(*) filter (where status not in ('queued', 'running')))::int as count from runs`),
+    await db.execute(
+      sql`select (count(*) + 4 * count(*) filter (where status <> 'queued') + count(*) filter (where status not in ('queued', 'running')))::int as count from runs`,
+    ),
   )[0]!.count;
   const others = EVENTS - Number(runEvents);
   await db.execute(sql`
@@ -150,7 +157,9 @@ async function seed(db: Database["db"]) {
         from generate_series(1, ${others}) as i
       ) as traffic
     ) as everything`);
-  await db.execute(sql`update rooms set last_seq = counted.last from (select room_id, max(seq) as last from events group by room_id) as counted where counted.room_id = rooms.id`);
+  await db.execute(
+    sql`update rooms set last_seq = counted.last from (select room_id, max(seq) as last from events group by room_id) as counted where counted.room_id = rooms.id`,
+  );
   // What the model calls spent, by agent-hour, as the migration fills it from calls already stored.
   await db.execute(sql`
     insert into usage_hourly (hour, agent_id, model, room_id, identity, agent_name, calls, input_tokens, output_tokens, cost_usd)
@@ -230,7 +239,9 @@ async function measure(endpoint: Endpoint) {
   return { p50_ms: round(percentile(times, 50), 2), p99_ms: round(percentile(times, 99), 2) };
 }
 
-console.log(`Seeding ${ROOMS.toLocaleString("en-US")} rooms, ${RUNS.toLocaleString("en-US")} runs and ${EVENTS.toLocaleString("en-US")} events on PostgreSQL (${server.name})…`);
+console.log(
+  `Seeding ${ROOMS.toLocaleString("en-US")} rooms, ${RUNS.toLocaleString("en-US")} runs and ${EVENTS.toLocaleString("en-US")} events on PostgreSQL (${server.name})…`,
+);
 let seeded: Awaited<ReturnType<typeof seed>>;
 try {
   await migrateDatabase(database);
@@ -255,13 +266,23 @@ const sampleRuns = rowsOf<{ id: string; correlation_id: string; room_id: string;
   await db.execute(sql`select id, correlation_id, room_id, agent_id from runs where status <> 'queued' order by md5(id) limit 200`),
 );
 const lastSeqs = new Map(
-  rowsOf<{ id: string; last_seq: number }>(await db.execute(sql`select id, last_seq from rooms where id in (${sql.join(sampleRooms.map((id) => sql`${id}`), sql`, `)})`)).map((row) => [row.id, Number(row.last_seq)]),
+  rowsOf<{ id: string; last_seq: number }>(
+    await db.execute(
+      sql`select id, last_seq from rooms where id in (${sql.join(
+        sampleRooms.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+    ),
+  ).map((row) => [row.id, Number(row.last_seq)]),
 );
 /** The cursor twenty pages into a list (or to its last page, when smaller), found by reading those pages as the dashboard would. */
 async function deepCursor(handler: Handler, path: string, key: string, pages = 20): Promise<string> {
   let cursor = "";
   for (let page = 0; page < pages; page++) {
-    const response = await handler(new Request(`http://localhost${path}${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });
+    const response = await handler(
+      new Request(`http://localhost${path}${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${TOKEN}` } }),
+      { params: Promise.resolve({}) },
+    );
     const next = ((await response.json()) as Record<string, unknown>)[key];
     if (typeof next !== "string") break;
     cursor = next;
@@ -285,7 +306,11 @@ const endpoints: Endpoint[] = [
   { name: "runs: 20 pages in", handler: listRuns as Handler, request: () => ({ url: `/api/admin/runs?limit=50&cursor=${runsCursor}` }) },
   { name: "runs: failed", handler: listRuns as Handler, request: () => ({ url: "/api/admin/runs?status=failed&limit=50" }) },
   { name: "runs: running", handler: listRuns as Handler, request: () => ({ url: "/api/admin/runs?status=running&limit=50" }) },
-  { name: "runs: by room", handler: listRuns as Handler, request: (index) => ({ url: `/api/admin/runs?room=${pick(sampleRooms, index)}&limit=50` }) },
+  {
+    name: "runs: by room",
+    handler: listRuns as Handler,
+    request: (index) => ({ url: `/api/admin/runs?room=${pick(sampleRooms, index)}&limit=50` }),
+  },
   {
     name: "runs: by room and agent",
     handler: listRuns as Handler,
@@ -295,29 +320,61 @@ const endpoints: Endpoint[] = [
     },
   },
   // By name across the instance: 1,000 agents share each name here.
-  { name: "runs: by agent name, all rooms", handler: listRuns as Handler, request: () => ({ url: "/api/admin/runs?agent=Scene%20Painter&limit=50" }) },
-  { name: "runs: by agent, all rooms", handler: listRuns as Handler, request: (index) => ({ url: `/api/admin/runs?agent=${pick(sampleRuns, index).agent_id}&limit=50` }) },
-  { name: "runs: by room, failed", handler: listRuns as Handler, request: (index) => ({ url: `/api/admin/runs?room=${pick(sampleRooms, index)}&status=failed&limit=50` }) },
-  { name: "agents: typing a name", handler: findAgents as Handler, request: (index) => ({ url: `/api/admin/agents?q=${pick(typedNames, index)}` }) },
+  {
+    name: "runs: by agent name, all rooms",
+    handler: listRuns as Handler,
+    request: () => ({ url: "/api/admin/runs?agent=Scene%20Painter&limit=50" }),
+  },
+  {
+    name: "runs: by agent, all rooms",
+    handler: listRuns as Handler,
+    request: (index) => ({ url: `/api/admin/runs?agent=${pick(sampleRuns, index).agent_id}&limit=50` }),
+  },
+  {
+    name: "runs: by room, failed",
+    handler: listRuns as Handler,
+    request: (index) => ({ url: `/api/admin/runs?room=${pick(sampleRooms, index)}&status=failed&limit=50` }),
+  },
+  {
+    name: "agents: typing a name",
+    handler: findAgents as Handler,
+    request: (index) => ({ url: `/api/admin/agents?q=${pick(typedNames, index)}` }),
+  },
   {
     name: "agents: typing, in a room",
     handler: findAgents as Handler,
     request: (index) => ({ url: `/api/admin/agents?q=${pick(typedNames, index)}&room=${pick(sampleRooms, index)}` }),
   },
-  { name: "agents: by id", handler: findAgents as Handler, request: (index) => ({ url: `/api/admin/agents?q=${pick(sampleRuns, index).agent_id}` }) },
+  {
+    name: "agents: by id",
+    handler: findAgents as Handler,
+    request: (index) => ({ url: `/api/admin/agents?q=${pick(sampleRuns, index).agent_id}` }),
+  },
   { name: "run: steps", handler: readRun as Handler, request: (index) => ({ url: "/x", params: { runId: pick(sampleRuns, index).id } }) },
   {
     name: "workflow by correlation id",
     handler: readWorkflow as Handler,
     request: (index) => ({ url: "/x", params: { correlationId: pick(sampleRuns, index).correlation_id } }),
   },
-  { name: "workflows of a room", handler: listWorkflows as Handler, request: (index) => ({ url: `/api/admin/workflows?room=${pick(sampleRooms, index)}` }) },
+  {
+    name: "workflows of a room",
+    handler: listWorkflows as Handler,
+    request: (index) => ({ url: `/api/admin/workflows?room=${pick(sampleRooms, index)}` }),
+  },
   { name: "rooms: newest", handler: listRooms as Handler, request: () => ({ url: "/api/admin/rooms?limit=20" }) },
-  { name: "rooms: 20 pages in", handler: listRooms as Handler, request: () => ({ url: `/api/admin/rooms?limit=20&cursor=${roomsCursor}` }) },
+  {
+    name: "rooms: 20 pages in",
+    handler: listRooms as Handler,
+    request: () => ({ url: `/api/admin/rooms?limit=20&cursor=${roomsCursor}` }),
+  },
   { name: "rooms: title search", handler: listRooms as Handler, request: () => ({ url: "/api/admin/rooms?q=songs&limit=20" }) },
   { name: "rooms: idle 30 days", handler: listRooms as Handler, request: () => ({ url: "/api/admin/rooms?idle_days=30&limit=20" }) },
   { name: "room", handler: readRoom as Handler, request: (index) => ({ url: "/x", params: { roomId: pick(sampleRooms, index) } }) },
-  { name: "events: newest", handler: browseEvents as Handler, request: (index) => ({ url: "/x?limit=50", params: { roomId: pick(sampleRooms, index) } }) },
+  {
+    name: "events: newest",
+    handler: browseEvents as Handler,
+    request: (index) => ({ url: "/x?limit=50", params: { roomId: pick(sampleRooms, index) } }),
+  },
   {
     name: "events: halfway back",
     handler: browseEvents as Handler,
@@ -326,8 +383,16 @@ const endpoints: Endpoint[] = [
       return { url: `/x?limit=50&before=${Math.floor(lastSeqs.get(room)! / 2)}`, params: { roomId: room } };
     },
   },
-  { name: "events: by type", handler: browseEvents as Handler, request: (index) => ({ url: "/x?type=run.finished&limit=50", params: { roomId: pick(sampleRooms, index) } }) },
-  { name: "events: rare type", handler: browseEvents as Handler, request: (index) => ({ url: "/x?type=room.updated&limit=50", params: { roomId: pick(sampleRooms, index) } }) },
+  {
+    name: "events: by type",
+    handler: browseEvents as Handler,
+    request: (index) => ({ url: "/x?type=run.finished&limit=50", params: { roomId: pick(sampleRooms, index) } }),
+  },
+  {
+    name: "events: rare type",
+    handler: browseEvents as Handler,
+    request: (index) => ({ url: "/x?type=room.updated&limit=50", params: { roomId: pick(sampleRooms, index) } }),
+  },
   {
     name: "events: by agent",
     handler: browseEvents as Handler,
@@ -375,7 +440,11 @@ const endpoints: Endpoint[] = [
   { name: "instance: budgets", handler: instanceBudgets as Handler, request: () => ({ url: "/api/admin/instance/budgets" }) },
   { name: "audit: newest", handler: audit as Handler, request: () => ({ url: "/api/admin/audit?limit=50" }) },
   { name: "audit: 20 pages in", handler: audit as Handler, request: () => ({ url: `/api/admin/audit?limit=50&cursor=${auditCursor}` }) },
-  { name: "prune: preview", handler: prune as Handler, request: () => ({ url: "/api/admin/rooms/prune", body: { idleDays: 30, dryRun: true } }) },
+  {
+    name: "prune: preview",
+    handler: prune as Handler,
+    request: () => ({ url: "/api/admin/rooms/prune", body: { idleDays: 30, dryRun: true } }),
+  },
 ];
 
 const figures: Record<string, { p50_ms: number; p99_ms: number }> = {};
@@ -384,7 +453,9 @@ console.log(`${"endpoint".padEnd(32)} ${"p50 ms".padStart(8)} ${"p99 ms".padStar
 for (const endpoint of endpoints) {
   figures[endpoint.name] = await measure(endpoint);
   const { p50_ms, p99_ms } = figures[endpoint.name]!;
-  console.log(`${endpoint.name.padEnd(32)} ${String(p50_ms).padStart(8)} ${String(p99_ms).padStart(8)}${p99_ms > TARGET_P99_MS ? "   over target" : ""}`);
+  console.log(
+    `${endpoint.name.padEnd(32)} ${String(p50_ms).padStart(8)} ${String(p99_ms).padStart(8)}${p99_ms > TARGET_P99_MS ? "   over target" : ""}`,
+  );
 }
 // The exports' figures are to their first byte; a busy room's whole file, read to its end, for its size.
 const busyExport = endpoints.find((endpoint) => endpoint.name === "events: export of a busy room")!;
@@ -398,7 +469,9 @@ console.log(
 );
 const maxP99 = Math.max(...Object.values(figures).map((figure) => figure.p99_ms));
 const slowest = Object.entries(figures).find(([, figure]) => figure.p99_ms === maxP99)![0];
-console.log(`\nSlowest p99: ${maxP99} ms (${slowest}); target ≤ ${TARGET_P99_MS} ms at p99 for every endpoint: ${maxP99 <= TARGET_P99_MS ? "met" : "not met"}.\n`);
+console.log(
+  `\nSlowest p99: ${maxP99} ms (${slowest}); target ≤ ${TARGET_P99_MS} ms at p99 for every endpoint: ${maxP99 <= TARGET_P99_MS ? "met" : "not met"}.\n`,
+);
 
 presence.stop();
 await bus.stop();

@@ -93,7 +93,9 @@ async function pass(database: Database, label: string, rooms: number, workers: n
     const bus = new RoomBus(database);
     await bus.start();
     buses.push(bus);
-    workerList.push(new AgentWorker(database, bus, { owner: `bench-${label}-${index}`, resolveModel: resolve, maxParallel: parallel, pollMs: 20 }));
+    workerList.push(
+      new AgentWorker(database, bus, { owner: `bench-${label}-${index}`, resolveModel: resolve, maxParallel: parallel, pollMs: 20 }),
+    );
   }
 
   const started = performance.now();
@@ -102,7 +104,12 @@ async function pass(database: Database, label: string, rooms: number, workers: n
       await database.db.execute(sql`select id, persona from agents where room_id = ${roomId}`),
     );
     for (const member of team) {
-      await startAgentRun(database.db, roomId, { agentId: member.id, prompt: `Bench run for ${member.persona} about rain on the window` }, { id: "bench", name: "Bench" });
+      await startAgentRun(
+        database.db,
+        roomId,
+        { agentId: member.id, prompt: `Bench run for ${member.persona} about rain on the window` },
+        { id: "bench", name: "Bench" },
+      );
     }
   }
   await Promise.all(workerList.map((worker) => worker.start()));
@@ -301,7 +308,12 @@ async function commandLatencies(database: Database, driver: string): Promise<Com
       // To a running agent: sent as soon as its run has called the model once.
       const seen = calls.length;
       let called = nextCall();
-      await startAgentRun(database.db, room.id, { agentId: songwriter.id, prompt: "Write a verse about rain on the window" }, { id: "bench", name: "Bench" });
+      await startAgentRun(
+        database.db,
+        room.id,
+        { agentId: songwriter.id, prompt: "Write a verse about rain on the window" },
+        { id: "bench", name: "Bench" },
+      );
       while (calls.length === seen) await called;
       const marker = `running-${driver}-${index}`;
       await sendCommand(database.db, room.id, seat, `@Songwriter ${marker}`);
@@ -390,14 +402,26 @@ async function retryNeighbour(database: Database, samples = 24) {
     provider: "bench",
     modelId: "unavailable",
     supportedUrls: {},
-    doGenerate: () => Promise.reject(new APICallError({ message: "busy", url: "http://bench", requestBodyValues: {}, statusCode: 503, isRetryable: true })),
-    doStream: () => Promise.reject(new APICallError({ message: "busy", url: "http://bench", requestBodyValues: {}, statusCode: 503, isRetryable: true })),
+    doGenerate: () =>
+      Promise.reject(new APICallError({ message: "busy", url: "http://bench", requestBodyValues: {}, statusCode: 503, isRetryable: true })),
+    doStream: () =>
+      Promise.reject(new APICallError({ message: "busy", url: "http://bench", requestBodyValues: {}, statusCode: 503, isRetryable: true })),
   };
   const resolve = (spec: string): ResolvedModel =>
     spec === "bench:unavailable"
       ? { model: failing, provider: "script", modelId: spec, spec, scripted: true }
-      : { model: createScriptModel({ name: spec.replace(/^script:/, ""), paceMs: 0, latencyMs: 0 }), provider: "script", modelId: spec, spec, scripted: true };
-  const { room, agents } = await createRoom(database.db, { title: "Bench retries", template: CREATIVE_CANVAS.id }, { settings: { max_concurrent_runs: 5 } });
+      : {
+          model: createScriptModel({ name: spec.replace(/^script:/, ""), paceMs: 0, latencyMs: 0 }),
+          provider: "script",
+          modelId: spec,
+          spec,
+          scripted: true,
+        };
+  const { room, agents } = await createRoom(
+    database.db,
+    { title: "Bench retries", template: CREATIVE_CANVAS.id },
+    { settings: { max_concurrent_runs: 5 } },
+  );
   const storyteller = agents.find((agent) => agent.persona === "storyteller")!;
   const songwriter = agents.find((agent) => agent.persona === "songwriter")!;
   await database.db.execute(sql`update agents set model = 'bench:unavailable' where id = ${songwriter.id}`);
@@ -424,10 +448,19 @@ async function retryNeighbour(database: Database, samples = 24) {
     for (let index = 0; index < samples; index++) {
       const withNeighbour = index % 2 === 1;
       const neighbours = withNeighbour
-        ? await Promise.all([1, 2].map(() => startAgentRun(database.db, room.id, { agentId: songwriter.id, prompt: "Write" }, { id: "bench", name: "Bench" })))
+        ? await Promise.all(
+            [1, 2].map(() =>
+              startAgentRun(database.db, room.id, { agentId: songwriter.id, prompt: "Write" }, { id: "bench", name: "Bench" }),
+            ),
+          )
         : [];
       if (withNeighbour) await new Promise((resolve) => setTimeout(resolve, 30));
-      const run = await startAgentRun(database.db, room.id, { agentId: storyteller.id, prompt: "Tell a tiny story" }, { id: "bench", name: "Bench" });
+      const run = await startAgentRun(
+        database.db,
+        room.id,
+        { agentId: storyteller.id, prompt: "Tell a tiny story" },
+        { id: "bench", name: "Bench" },
+      );
       const done = await finish(run.id);
       const perStep = (done.finishedAt!.getTime() - done.startedAt!.getTime()) / Math.max(1, done.steps);
       (withNeighbour ? beside : alone).push(perStep);
@@ -437,8 +470,16 @@ async function retryNeighbour(database: Database, samples = 24) {
     await worker.stop();
     await bus.stop();
   }
-  const med = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
-  return { alone_ms_per_step: round(med(alone), 2), beside_retries_ms_per_step: round(med(beside), 2), ratio: round(med(beside) / med(alone), 2) };
+  const med = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
+  return {
+    alone_ms_per_step: round(med(alone), 2),
+    beside_retries_ms_per_step: round(med(beside), 2),
+    ratio: round(med(beside) / med(alone), 2),
+  };
 }
 
 /**
@@ -575,7 +616,9 @@ console.log("\nOverhead is the time a run spends outside the model: tools writin
 const measured = results.find((row) => row.driver === "postgres") ?? results[0]!;
 console.log(
   `Overhead per step on ${measured.driver}: ${measured.overhead_ms_per_step} ms (target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(measured.overhead_ms_per_step <= OVERHEAD_TARGET_MS)})` +
-    (floor ? `; ${round(measured.overhead_ms_per_step / floor.overhead_ms_per_step, 2)}× the committing floor's ${floor.overhead_ms_per_step} ms.\n` : ".\n"),
+    (floor
+      ? `; ${round(measured.overhead_ms_per_step / floor.overhead_ms_per_step, 2)}× the committing floor's ${floor.overhead_ms_per_step} ms.\n`
+      : ".\n"),
 );
 console.log(`Participants' messages (${COMMANDS} each way): to a running agent → its next model call; to an idle agent → its run started.`);
 console.log("driver     to model p50/p99 ms   one step p50/p99 ms   to start p50/p99 ms");
@@ -605,7 +648,12 @@ console.log(
     baseline_runs_per_minute: baseline.runs_per_minute,
     baseline_ms_per_step: baseline.ms_per_step,
     baseline_overhead_ms_per_step: baseline.overhead_ms_per_step,
-    ...(floor ? { floor_overhead_ms_per_step: floor.overhead_ms_per_step, overhead_floor_ratio: round(primary.overhead_ms_per_step / floor.overhead_ms_per_step, 2) } : {}),
+    ...(floor
+      ? {
+          floor_overhead_ms_per_step: floor.overhead_ms_per_step,
+          overhead_floor_ratio: round(primary.overhead_ms_per_step / floor.overhead_ms_per_step, 2),
+        }
+      : {}),
     results,
   }),
 );

@@ -97,10 +97,27 @@ async function measure(label: string, database: Database) {
         const stageCalls = calls.filter((call) => call.stage === stage.key);
         const span = state.startedAt && state.endedAt ? Date.parse(state.endedAt) - Date.parse(state.startedAt) : 0;
         const stageModel = covered(stageCalls);
-        return [stage.key, { status: state.status, passes: state.passes, count: state.count, calls: stageCalls.length, wall_ms: round(span, 1), model_ms: round(stageModel, 1) }];
+        return [
+          stage.key,
+          {
+            status: state.status,
+            passes: state.passes,
+            count: state.count,
+            calls: stageCalls.length,
+            wall_ms: round(span, 1),
+            model_ms: round(stageModel, 1),
+          },
+        ];
       }),
     );
-    return { wall_ms: round(wall, 1), model_ms: round(model, 1), overhead_ms: round(wall - model, 1), overhead_share: round((wall - model) / wall, 3), model_calls: calls.length, stages };
+    return {
+      wall_ms: round(wall, 1),
+      model_ms: round(model, 1),
+      overhead_ms: round(wall - model, 1),
+      overhead_share: round((wall - model) / wall, 3),
+      model_calls: calls.length,
+      stages,
+    };
   } finally {
     await worker.stop();
     await bus.stop();
@@ -135,7 +152,9 @@ async function main() {
       `\n${driver}: ${result.wall_ms} ms in all, a model call under way for ${result.model_ms} ms, orchestration alone ${result.overhead_ms} ms (${round(result.overhead_share * 100, 1)}%; target under ${TARGET_SHARE * 100}%: ${result.overhead_share < TARGET_SHARE ? "met" : "not met"}), ${result.model_calls} model calls`,
     );
     for (const [stage, figures] of Object.entries(result.stages)) {
-      console.log(`  ${stage.padEnd(15)} ${figures.status.padEnd(8)} ${String(figures.wall_ms).padStart(8)} ms, model ${String(figures.model_ms).padStart(8)} ms, ${figures.calls} calls`);
+      console.log(
+        `  ${stage.padEnd(15)} ${figures.status.padEnd(8)} ${String(figures.wall_ms).padStart(8)} ms, model ${String(figures.model_ms).padStart(8)} ms, ${figures.calls} calls`,
+      );
     }
   }
   const primary = results.postgres ?? results.pglite!;
@@ -147,7 +166,12 @@ async function main() {
       overhead_ms: primary.overhead_ms,
       overhead_share: primary.overhead_share,
       stages: primary.stages,
-      drivers: Object.fromEntries(Object.entries(results).map(([driver, result]) => [driver, { wall_ms: result.wall_ms, model_ms: result.model_ms, overhead_ms: result.overhead_ms, overhead_share: result.overhead_share }])),
+      drivers: Object.fromEntries(
+        Object.entries(results).map(([driver, result]) => [
+          driver,
+          { wall_ms: result.wall_ms, model_ms: result.model_ms, overhead_ms: result.overhead_ms, overhead_share: result.overhead_share },
+        ]),
+      ),
     }),
   );
 }

@@ -43,7 +43,10 @@ const { room, agents } = await createRoom(
   { agents: personas, settings: { broadcast: "agents", broadcast_timeout: 60, max_broadcasts_per_agent: 100 } },
 );
 const byName = new Map(agents.map((agent) => [agent.name, agent]));
-const [askerAgent] = await database.db.select().from(agentsTable).where(eq(agentsTable.id, byName.get("Asker")!.id));
+const [askerAgent] = await database.db
+  .select()
+  .from(agentsTable)
+  .where(eq(agentsTable.id, byName.get("Asker")!.id));
 
 const resolve = (): ResolvedModel => ({
   model: createScriptModel({ name: "songwriter", latencyMs: LATENCY_MS }),

@@ -150,7 +150,11 @@ function fanoutSide(side: Side) {
       bytesPerClient = Math.max(0, Math.round(((await memoryOf(side.pid)) - before) / CLIENTS));
     },
     async warmUp() {
-      await paced(WARMUP, (index) => side.send(`warmup-${index}`), () => {});
+      await paced(
+        WARMUP,
+        (index) => side.send(`warmup-${index}`),
+        () => {},
+      );
       await sleep(500);
     },
     async block(from: number, count: number) {

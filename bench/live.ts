@@ -233,9 +233,13 @@ async function main() {
     console.log("                         p50 ms    p99 ms");
     console.log(`Parley  reply → viewer  ${String(reply.p50).padStart(7)}  ${String(reply.p99).padStart(8)}`);
     console.log(`        run → node      ${String(run.p50).padStart(7)}  ${String(run.p99).padStart(8)}`);
-    console.log(`Baseline reply → viewer ${String(floor.p50).padStart(7)}  ${String(floor.p99).padStart(8)}   (one durable INSERT, in-process push)`);
+    console.log(
+      `Baseline reply → viewer ${String(floor.p50).padStart(7)}  ${String(floor.p99).padStart(8)}   (one durable INSERT, in-process push)`,
+    );
     console.log(`        trigger → node  ${String(floorRun.p50).padStart(7)}  ${String(floorRun.p99).padStart(8)}`);
-    console.log(`SDK baseline → viewer   ${String(sdkFloor.p50).padStart(7)}  ${String(sdkFloor.p99).padStart(8)}   (the same, the answer read and the tool run by the AI SDK)`);
+    console.log(
+      `SDK baseline → viewer   ${String(sdkFloor.p50).padStart(7)}  ${String(sdkFloor.p99).padStart(8)}   (the same, the answer read and the tool run by the AI SDK)`,
+    );
     console.log(`p99 ratio ${ratio} (target ≤ 1.5: ${ratio <= 1.5 ? "met" : "not met"}); over the SDK baseline ${sdkRatio}`);
     console.log(
       JSON.stringify({

@@ -92,8 +92,7 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Databa
 export function preparingStatements<T extends Sql | ReservedSql>(client: T): T {
   const unsafe = client.unsafe.bind(client);
   return Object.assign(client, {
-    unsafe: (query: string, parameters?: unknown[], options?: object) =>
-      unsafe(query, parameters as never, { ...options, prepare: true }),
+    unsafe: (query: string, parameters?: unknown[], options?: object) => unsafe(query, parameters as never, { ...options, prepare: true }),
   });
 }
 

@@ -18,7 +18,9 @@ async function contend(directory: string, count: number): Promise<string[]> {
   const contender = path.join(import.meta.dirname, "..", "test", "support", "lock-contender.ts");
   const startAt = Date.now() + 1500;
   const outputs = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, ["--import", "tsx", contender, directory, String(startAt), "600"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", contender, directory, String(startAt), "600"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     return new Promise<string>((resolve) => child.on("exit", () => resolve(output.trim())));
@@ -53,8 +55,14 @@ describe("lockDataDirectory", () => {
   it("lets exactly one of several processes starting at once have a fresh directory", async () => {
     for (let trial = 0; trial < 2; trial++) {
       const said = await contend(tempDir(), 4);
-      expect(said.filter((line) => line === "locked"), said.join(", ")).toHaveLength(1);
-      expect(said.filter((line) => line === "refused"), said.join(", ")).toHaveLength(3);
+      expect(
+        said.filter((line) => line === "locked"),
+        said.join(", "),
+      ).toHaveLength(1);
+      expect(
+        said.filter((line) => line === "refused"),
+        said.join(", "),
+      ).toHaveLength(3);
     }
   }, 30_000);
 
@@ -63,8 +71,14 @@ describe("lockDataDirectory", () => {
       const directory = tempDir();
       fs.writeFileSync(path.join(directory, "parley.lock"), JSON.stringify({ pid: await deadPid() }));
       const said = await contend(directory, 4);
-      expect(said.filter((line) => line === "locked"), said.join(", ")).toHaveLength(1);
-      expect(said.filter((line) => line === "refused"), said.join(", ")).toHaveLength(3);
+      expect(
+        said.filter((line) => line === "locked"),
+        said.join(", "),
+      ).toHaveLength(1);
+      expect(
+        said.filter((line) => line === "refused"),
+        said.join(", "),
+      ).toHaveLength(3);
     }
   }, 30_000);
 

@@ -48,8 +48,20 @@ async function roomWithOldKeys(id: string, template: string) {
   });
   const envelope = { roomId: id, correlationId: "c", agent: "system", agentName: "Parley", status: "success" as const };
   await database.db.insert(events).values([
-    { ...envelope, id: `${id}-e1`, seq: 1, type: "room.created", payload: { title: id, template, agents: team.map(({ roomId, ...agent }) => agent) } },
-    { ...envelope, id: `${id}-e2`, seq: 2, type: "board.posted", payload: { entry: { id: `${id}-request`, kind: "request", content: request, targetPersona: "architect" } } },
+    {
+      ...envelope,
+      id: `${id}-e1`,
+      seq: 1,
+      type: "room.created",
+      payload: { title: id, template, agents: team.map(({ roomId, ...agent }) => agent) },
+    },
+    {
+      ...envelope,
+      id: `${id}-e2`,
+      seq: 2,
+      type: "board.posted",
+      payload: { entry: { id: `${id}-request`, kind: "request", content: request, targetPersona: "architect" } },
+    },
   ]);
 }
 

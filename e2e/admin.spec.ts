@@ -15,7 +15,11 @@ async function signIn(page: Page) {
 /** Takes a seat in the room and starts one of its agents, as a participant's page does; answers the run's id. */
 async function startAgentViaApi(baseURL: string, roomId: string, agentName: string): Promise<string> {
   const json = { "content-type": "application/json" };
-  const seat = await fetch(`${baseURL}/api/rooms/${roomId}/seat`, { method: "POST", headers: json, body: JSON.stringify({ displayName: "Starter" }) });
+  const seat = await fetch(`${baseURL}/api/rooms/${roomId}/seat`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ displayName: "Starter" }),
+  });
   expect(seat.status).toBe(201);
   const cookie = seat.headers.get("set-cookie")!.split(";")[0]!;
   const room = (await (await fetch(`${baseURL}/api/rooms/${roomId}`)).json()) as { agents: { id: string; name: string }[] };
@@ -35,7 +39,11 @@ async function expectNoSidewaysScroll(page: Page) {
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
-test("an admin sees a run appear live, opens its steps and cancels it; the charts show what was spent", async ({ browser, openRoom, baseURL }, testInfo) => {
+test("an admin sees a run appear live, opens its steps and cancels it; the charts show what was spent", async ({
+  browser,
+  openRoom,
+  baseURL,
+}, testInfo) => {
   const roomId = await createRoomViaApi(baseURL!, "Watched from the dashboard");
   // The Songwriter will ask the people in the room and wait for their answer: a run that stays
   // under way until it is stopped.
@@ -64,7 +72,9 @@ test("an admin sees a run appear live, opens its steps and cancels it; the chart
   await expect(page.getByTestId("run-step").first()).toBeVisible({ timeout: 20_000 });
   await expect(page.getByTestId("run-step").first()).toContainText(/Step 1.*attempt 1/);
   // What the step's model was given, in brief: the run's first step reads the opening.
-  await expect(page.getByTestId("run-step").first().getByTestId("run-step-prompt")).toContainText(/\d+ messages · [\d,]+ characters .* new: the opening/);
+  await expect(page.getByTestId("run-step").first().getByTestId("run-step-prompt")).toContainText(
+    /\d+ messages · [\d,]+ characters .* new: the opening/,
+  );
   await expect(page.getByTestId("run-tool-call").first()).toBeVisible();
   await expect(room.page.getByTestId("agent-songwriter").getByTestId("agent-status")).toHaveText("asking the room", { timeout: 15_000 });
   await expect(run).toHaveAttribute("data-status", "running");
@@ -98,12 +108,18 @@ test("an admin sees a run appear live, opens its steps and cancels it; the chart
 
   // The stop is in the audit trail.
   await page.getByTestId("admin-nav").getByRole("link", { name: "Audit" }).click();
-  await expect(page.getByTestId("audit-row").filter({ hasText: "Stopped Songwriter's run" })).toHaveAttribute("data-action", "run.cancelled");
+  await expect(page.getByTestId("audit-row").filter({ hasText: "Stopped Songwriter's run" })).toHaveAttribute(
+    "data-action",
+    "run.cancelled",
+  );
   expect(violations).toEqual({ csp: [], errors: [] });
   await context.close();
 });
 
-test("an admin switches an agent's model, rewrites another's system prompt and reads both in the room's log; every section fits a phone", async ({ browser, baseURL }, testInfo) => {
+test("an admin switches an agent's model, rewrites another's system prompt and reads both in the room's log; every section fits a phone", async ({
+  browser,
+  baseURL,
+}, testInfo) => {
   const roomId = await createRoomViaApi(baseURL!, "Tuned from the dashboard");
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -187,7 +203,10 @@ test("an admin switches an agent's model, rewrites another's system prompt and r
 
 test("an admin narrows the runs list by status, by room and by agent, in one room or every room", async ({ browser, baseURL }) => {
   const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
-  const rooms = { harbour: await createRoomViaApi(baseURL!, "Filtered harbour"), lighthouse: await createRoomViaApi(baseURL!, "Filtered lighthouse") };
+  const rooms = {
+    harbour: await createRoomViaApi(baseURL!, "Filtered harbour"),
+    lighthouse: await createRoomViaApi(baseURL!, "Filtered lighthouse"),
+  };
   // Songwriters work in both rooms (and may ask others in); the harbour's Storyteller is stopped before it starts.
   await startAgentViaApi(baseURL!, rooms.harbour, "Songwriter");
   await startAgentViaApi(baseURL!, rooms.lighthouse, "Songwriter");
@@ -195,7 +214,8 @@ test("an admin narrows the runs list by status, by room and by agent, in one roo
   expect((await fetch(`${baseURL}/api/admin/runs/${stopped}/cancel`, { method: "POST", headers: admin })).status).toBe(200);
   // Once every run of both rooms has ended, what each filter should show is known from the rooms' runs.
   type Run = { status: string; agentName: string; roomTitle: string };
-  const runsOf = async (roomId: string) => ((await (await fetch(`${baseURL}/api/admin/runs?room=${roomId}&limit=100`, { headers: admin })).json()) as { runs: Run[] }).runs;
+  const runsOf = async (roomId: string) =>
+    ((await (await fetch(`${baseURL}/api/admin/runs?room=${roomId}&limit=100`, { headers: admin })).json()) as { runs: Run[] }).runs;
   let all: Run[] = [];
   await expect
     .poll(
@@ -207,7 +227,13 @@ test("an admin narrows the runs list by status, by room and by agent, in one roo
     )
     .toBe(0);
   const described = (runs: Run[]) => runs.map((run) => `${run.status} ${run.agentName} · ${run.roomTitle}`).sort();
-  expect(described(all)).toEqual(expect.arrayContaining(["succeeded Songwriter · Filtered harbour", "succeeded Songwriter · Filtered lighthouse", "cancelled Storyteller · Filtered harbour"]));
+  expect(described(all)).toEqual(
+    expect.arrayContaining([
+      "succeeded Songwriter · Filtered harbour",
+      "succeeded Songwriter · Filtered lighthouse",
+      "cancelled Storyteller · Filtered harbour",
+    ]),
+  );
 
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -221,7 +247,10 @@ test("an admin narrows the runs list by status, by room and by agent, in one roo
       .poll(async () =>
         (
           await ours.evaluateAll((rows) =>
-            rows.map((row) => `${row.getAttribute("data-status")} ${row.querySelector('[data-testid="run-open"]')?.textContent} · ${row.querySelector("button")?.textContent}`),
+            rows.map(
+              (row) =>
+                `${row.getAttribute("data-status")} ${row.querySelector('[data-testid="run-open"]')?.textContent} · ${row.querySelector("button")?.textContent}`,
+            ),
           )
         ).sort(),
       )
@@ -267,7 +296,10 @@ test("an admin narrows the runs list by status, by room and by agent, in one roo
   await context.close();
 });
 
-test("a session cookie made from the admin token without signing in shows the sign-in form; the one signing in sets opens the dashboard", async ({ browser, baseURL }) => {
+test("a session cookie made from the admin token without signing in shows the sign-in form; the one signing in sets opens the dashboard", async ({
+  browser,
+  baseURL,
+}) => {
   const context = await browser.newContext();
   const madeFromToken = createHmac("sha256", E2E_ADMIN_TOKEN).update("parley-admin-session-v1").digest("base64url");
   await context.addCookies([{ name: "parley_admin", value: madeFromToken, url: baseURL! }]);

@@ -19,22 +19,29 @@ test("the Songwriter writes, asks the Scene Painter, and both tabs watch the cha
   await expect(watcher.page.getByTestId("feed-typing").first()).toBeVisible({ timeout: 10_000 });
 
   for (const room of [participant, watcher]) {
-    await expect(room.page.locator('.react-flow__node[data-kind], .react-flow__node').filter({ has: room.page.locator('[data-kind="lyric"]') })).toHaveCount(2, { timeout: 20_000 });
     await expect(
-      room.page.getByTestId("feed-entry").filter({ hasText: "asked Scene Painter to paint a visual scene" }),
-    ).toBeVisible({ timeout: 20_000 });
+      room.page.locator(".react-flow__node[data-kind], .react-flow__node").filter({ has: room.page.locator('[data-kind="lyric"]') }),
+    ).toHaveCount(2, { timeout: 20_000 });
+    await expect(room.page.getByTestId("feed-entry").filter({ hasText: "asked Scene Painter to paint a visual scene" })).toBeVisible({
+      timeout: 20_000,
+    });
     await expect(room.page.locator('[data-kind="scene"]')).toHaveCount(2, { timeout: 30_000 });
     await expect(room.edgeLabel("illustrates")).toBeVisible({ timeout: 20_000 });
-    await expect(
-      room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" }),
-    ).toBeVisible({ timeout: 20_000 });
+    await expect(room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" })).toBeVisible({
+      timeout: 20_000,
+    });
     await expect(room.page.getByTestId("agent-scene-painter").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
   }
 
   const reaction = watcher.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" });
   await reaction.click();
   await expect(watcher.page.locator(".note--highlighted")).toHaveCount(2);
-  await expect(watcher.page.getByTestId("feed-entry").filter({ hasText: /step \d+ · [\d.]+s · [\d,]+ tok · \$0\.0000/ }).first()).toBeVisible();
+  await expect(
+    watcher.page
+      .getByTestId("feed-entry")
+      .filter({ hasText: /step \d+ · [\d.]+s · [\d,]+ tok · \$0\.0000/ })
+      .first(),
+  ).toBeVisible();
 
   await watcher.fitView();
   await watcher.viewSettled();

@@ -1,7 +1,10 @@
 import { expect, test } from "./support/fixtures";
 import { createRoomViaApi } from "./support/room-page";
 
-test("a participant approves the brainstorm's shortlist and the deliverable appears; a spectator watches but cannot decide", async ({ openRoom, baseURL }) => {
+test("a participant approves the brainstorm's shortlist and the deliverable appears; a spectator watches but cannot decide", async ({
+  openRoom,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const roomId = await createRoomViaApi(baseURL!, "Onboarding", "brainstorm");
   const participant = await openRoom(roomId, { name: "Ada" });
@@ -28,9 +31,12 @@ test("a participant approves the brainstorm's shortlist and the deliverable appe
   await expect(spectator.page.getByTestId("gate-approve")).toHaveCount(0);
   await expect(spectator.page.getByTestId("gate-watch-only")).toContainText("Take a seat to decide");
   // The API refuses a spectator too.
-  const refused = await spectator.page.request.post(`/api/rooms/${roomId}/brainstorms/${await brainstormId(spectator.page.request, roomId)}/gate`, {
-    data: { action: "approve", round: 1 },
-  });
+  const refused = await spectator.page.request.post(
+    `/api/rooms/${roomId}/brainstorms/${await brainstormId(spectator.page.request, roomId)}/gate`,
+    {
+      data: { action: "approve", round: 1 },
+    },
+  );
   expect(refused.status()).toBe(403);
   await participant.page.screenshot({ path: test.info().outputPath("brainstorm-gate.png") });
 
@@ -47,7 +53,12 @@ test("a participant approves the brainstorm's shortlist and the deliverable appe
   await expect(body).toContainText(top.replace(/^1\. /, ""));
   await expect(body.locator("h2")).toHaveText(["Recommendation", "Reasons", "Steps", "Risks", "Alternatives"]);
   await spectator.page.screenshot({ path: test.info().outputPath("brainstorm-deliverable.png") });
-  const download = await spectator.page.request.get(await spectator.page.getByTestId("download-deliverable").getAttribute("href").then((href) => href!));
+  const download = await spectator.page.request.get(
+    await spectator.page
+      .getByTestId("download-deliverable")
+      .getAttribute("href")
+      .then((href) => href!),
+  );
   expect(download.headers()["content-type"]).toContain("text/markdown");
   expect(await download.text()).toContain("## Recommendation");
 });

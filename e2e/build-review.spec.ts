@@ -38,10 +38,9 @@ test("a build review runs from a typed task to approval, its dialogue live with 
   await expect(watcher.page.getByTestId("dialogue-links")).toHaveCount(0);
   // Who asked whom counts the dialogue as the Reviewer asking the Coder.
   await watcher.page.getByTestId("who-asked-toggle").click();
-  await expect(watcher.page.locator('[data-testid="who-asked-edge"][data-kind="dialogue"][data-from="Reviewer"][data-to="Coder"]')).toHaveAttribute(
-    "data-count",
-    "1",
-  );
+  await expect(
+    watcher.page.locator('[data-testid="who-asked-edge"][data-kind="dialogue"][data-from="Reviewer"][data-to="Coder"]'),
+  ).toHaveAttribute("data-count", "1");
   await watcher.page.getByTestId("who-asked-toggle").click();
 
   // The label is the code's version, not the node's: a tidy moves the node and bumps only its own.

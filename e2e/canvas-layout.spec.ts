@@ -16,7 +16,8 @@ function overlaps(rects: Rect[], others: Rect[] = rects): [number, number][] {
   for (const [i, a] of rects.entries()) {
     for (const [j, b] of others.entries()) {
       if (same && j <= i) continue;
-      if (a.x + 0.5 < b.x + b.width && b.x + 0.5 < a.x + a.width && a.y + 0.5 < b.y + b.height && b.y + 0.5 < a.y + a.height) found.push([i, j]);
+      if (a.x + 0.5 < b.x + b.width && b.x + 0.5 < a.x + a.width && a.y + 0.5 < b.y + b.height && b.y + 0.5 < a.y + a.height)
+        found.push([i, j]);
     }
   }
   return found;
@@ -52,7 +53,10 @@ function textFor(index: number): string {
 
 const LABELS = ["builds on", "answers", "contrasts with", "echoes the mood of", "inspired"];
 
-test("200 notes placed by the canvas never overlap and their links' labels stay clear, before and after a tidy", async ({ openRoom, baseURL }) => {
+test("200 notes placed by the canvas never overlap and their links' labels stay clear, before and after a tidy", async ({
+  openRoom,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const roomId = await createRoomViaApi(baseURL!, "A crowded canvas");
   const room = await openRoom(roomId, { name: "Ada" });
@@ -68,7 +72,9 @@ test("200 notes placed by the canvas never overlap and their links' labels stay 
   ];
   const ids: string[] = [];
   for (let index = 0; index < 200; index++) {
-    const response = await api.post(`/api/rooms/${roomId}/nodes`, { data: { text: textFor(index), near: anchors[index % anchors.length] } });
+    const response = await api.post(`/api/rooms/${roomId}/nodes`, {
+      data: { text: textFor(index), near: anchors[index % anchors.length] },
+    });
     expect(response.status()).toBe(201);
     ids.push(((await response.json()) as { node: { id: string } }).node.id);
   }
@@ -99,7 +105,12 @@ test("200 notes placed by the canvas never overlap and their links' labels stay 
         async () => {
           const notes = await rectsOf(page, ".react-flow__node");
           const labels = await rectsOf(page, '[data-testid="edge-label"]');
-          return { notes: notes.length >= 200, notesOverlapping: overlaps(notes), labelsOverlapping: overlaps(labels), labelsCoveringNotes: overlaps(labels, notes) };
+          return {
+            notes: notes.length >= 200,
+            notesOverlapping: overlaps(notes),
+            labelsOverlapping: overlaps(labels),
+            labelsCoveringNotes: overlaps(labels, notes),
+          };
         },
         { message: `the canvas ${when}`, timeout: 15_000 },
       )

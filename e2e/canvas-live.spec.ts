@@ -5,10 +5,7 @@ import { TcpProxy } from "./support/tcp-proxy";
 
 const LIVE = { timeout: 1000 };
 
-test("a note added, edited, moved and connected in one page appears in another within a second", async ({
-  openRoom,
-  baseURL,
-}) => {
+test("a note added, edited, moved and connected in one page appears in another within a second", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Two tabs");
   const a = await openRoom(roomId, { name: "Ada" });
   const b = await openRoom(roomId, { name: "Ben" });
@@ -46,10 +43,7 @@ test("a note added, edited, moved and connected in one page appears in another w
   await b.page.screenshot({ path: "test-results/screenshots/room-two-tabs.png" });
 });
 
-test("a page whose connection is cut catches up on reconnect with nothing missing or doubled", async ({
-  openRoom,
-  baseURL,
-}) => {
+test("a page whose connection is cut catches up on reconnect with nothing missing or doubled", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Flaky network");
   const appPort = Number(new URL(baseURL!).port);
   const proxy = new TcpProxy(appPort + 1, appPort);

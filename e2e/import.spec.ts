@@ -3,7 +3,9 @@ import { expect, test } from "./support/fixtures";
 
 test("a team naming an endpoint or key the server does not allow is refused, and the result says why", async ({ page }) => {
   await page.goto("/");
-  await page.getByTestId("import-yaml").fill("agents:\n  - id: assistant\n    backend: {type: openai, base_url: https://evil/v1, api_key_env: PARLEY_ADMIN_TOKEN}\n");
+  await page
+    .getByTestId("import-yaml")
+    .fill("agents:\n  - id: assistant\n    backend: {type: openai, base_url: https://evil/v1, api_key_env: PARLEY_ADMIN_TOKEN}\n");
   await page.getByTestId("import-offline").uncheck();
   await page.getByTestId("import-submit").click();
   await expect(page.getByTestId("import-error")).toHaveText(
@@ -15,11 +17,15 @@ test("a team naming an endpoint or key the server does not allow is refused, and
   const signedIn = await page.request.post("/api/admin/session", { data: { token: E2E_ADMIN_TOKEN } });
   expect(signedIn.status()).toBe(200);
   await page.getByTestId("import-submit").click();
-  await expect(page.getByTestId("import-error")).toContainText("agents[0].backend.api_key_env (line 3): PARLEY_ADMIN_TOKEN is not a key variable this server lets agents use");
+  await expect(page.getByTestId("import-error")).toContainText(
+    "agents[0].backend.api_key_env (line 3): PARLEY_ADMIN_TOKEN is not a key variable this server lets agents use",
+  );
   await expect(page.getByTestId("import-result")).toHaveCount(0);
 });
 
-test("an imported team shows each agent's model, endpoint and key, the settings applied, its team id, and enters its room", async ({ page }) => {
+test("an imported team shows each agent's model, endpoint and key, the settings applied, its team id, and enters its room", async ({
+  page,
+}) => {
   // An endpoint of the team's own (not one the server lists) needs an admin's import.
   const signedIn = await page.request.post("/api/admin/session", { data: { token: E2E_ADMIN_TOKEN } });
   expect(signedIn.status()).toBe(200);

@@ -26,7 +26,9 @@ test("the header counts down to the scheduler's next turn, also after a turn tha
   const started = Date.now();
   while (Date.now() - started < 20_000) {
     // Read in one go: a turn taken between separate reads would pair one turn's text with the next one's time.
-    const [text, at, now] = await next.evaluate((element: HTMLElement) => [element.textContent ?? "", Number(element.dataset.at), Date.now()] as const);
+    const [text, at, now] = await next.evaluate(
+      (element: HTMLElement) => [element.textContent ?? "", Number(element.dataset.at), Date.now()] as const,
+    );
     seen.push({ text, left: Math.ceil((at - now) / 1000), at: now });
     // "any moment" for more than a few seconds fails here, as the count below would.
     await expect(next, seen.map((sample) => sample.text).join(" | ")).not.toHaveText(text, { timeout: 5_000 });

@@ -23,9 +23,14 @@ test("at phone width the header, the canvas and the feed are each usable", async
   await expect(page.getByTestId("connection-status")).toHaveText("Live");
 
   // The header's parts do not overlap, and none leaves the screen.
-  const boxes = await Promise.all([title, page.getByTestId("connection-status"), page.getByTestId("watching-count")].map((part) => part.boundingBox()));
+  const boxes = await Promise.all(
+    [title, page.getByTestId("connection-status"), page.getByTestId("watching-count")].map((part) => part.boundingBox()),
+  );
   for (const box of boxes) expect(box!.x + box!.width).toBeLessThanOrEqual(390);
-  const [titleBox, statusBox] = boxes as [{ x: number; y: number; width: number; height: number }, { x: number; y: number; width: number; height: number }];
+  const [titleBox, statusBox] = boxes as [
+    { x: number; y: number; width: number; height: number },
+    { x: number; y: number; width: number; height: number },
+  ];
   expect(titleBox.y + titleBox.height <= statusBox.y || statusBox.x >= titleBox.x + titleBox.width).toBe(true);
 
   // The canvas fills most of the screen.
@@ -58,7 +63,10 @@ test("at phone width the header, the canvas and the feed are each usable", async
   expect(bar!.y + bar!.height).toBeLessThanOrEqual(844);
 });
 
-test("at phone width a room whose scheduler is on says who starts next, clear of the rest of the header", async ({ page, baseURL }, testInfo) => {
+test("at phone width a room whose scheduler is on says who starts next, clear of the rest of the header", async ({
+  page,
+  baseURL,
+}, testInfo) => {
   const roomId = await createRoomViaApi(baseURL!, "Harbour songs at night, all night long");
   await configureRoom(baseURL!, roomId, { scheduler_enabled: true, scheduler_interval_seconds: 60 });
   await page.goto(`/rooms/${roomId}`);

@@ -3,10 +3,7 @@ import { createRoomViaApi } from "./support/room-page";
 
 const LIVE = { timeout: 2000 };
 
-test("a seat taken in a page counts at once in every page, on the stream the page already had", async ({
-  openRoom,
-  baseURL,
-}) => {
+test("a seat taken in a page counts at once in every page, on the stream the page already had", async ({ openRoom, baseURL }) => {
   const roomId = await createRoomViaApi(baseURL!, "Taking seats");
   const watcher = await openRoom(roomId);
   const ada = await openRoom(roomId);

@@ -87,11 +87,16 @@ test("API answers are JSON with the security headers, and writes from another si
     data: { displayName: "Mallory" },
   });
   expect(forged.status()).toBe(403);
-  expect(await forged.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringMatching(/not from https:\/\/evil.example/) } });
+  expect(await forged.json()).toMatchObject({
+    error: { code: "forbidden", message: expect.stringMatching(/not from https:\/\/evil.example/) },
+  });
   const own = await request.post(`/api/rooms/${roomId}/seat`, { headers: { origin: baseURL! }, data: { displayName: "Ada" } });
   expect(own.status()).toBe(201);
   // The live path's canvas writes refuse another site's too (they check it themselves).
-  const forgedNote = await request.post(`/api/rooms/${roomId}/nodes`, { headers: { origin: "https://evil.example" }, data: { text: "x", x: 0, y: 0 } });
+  const forgedNote = await request.post(`/api/rooms/${roomId}/nodes`, {
+    headers: { origin: "https://evil.example" },
+    data: { text: "x", x: 0, y: 0 },
+  });
   expect(forgedNote.status()).toBe(403);
   expect(await forgedNote.json()).toMatchObject({ error: { code: "forbidden" } });
   const ownNote = await request.post(`/api/rooms/${roomId}/nodes`, { headers: { origin: baseURL! }, data: { text: "x", x: 0, y: 0 } });
@@ -107,9 +112,12 @@ test("twenty copies of one edge update under one Idempotency-Key all get the ori
   const roomId = await createRoomViaApi(baseURL!, "Retries");
   const seat = await request.post(`/api/rooms/${roomId}/seat`, { data: { displayName: "Ada" } });
   expect(seat.status()).toBe(201);
-  const note = async (text: string) => (await (await request.post(`/api/rooms/${roomId}/nodes`, { data: { text, x: 0, y: 0 } })).json()).node.id as string;
+  const note = async (text: string) =>
+    (await (await request.post(`/api/rooms/${roomId}/nodes`, { data: { text, x: 0, y: 0 } })).json()).node.id as string;
   const [source, target] = [await note("a"), await note("b")];
-  const edge = (await (await request.post(`/api/rooms/${roomId}/edges`, { data: { sourceId: source, targetId: target, label: "before" } })).json()).edge;
+  const edge = (
+    await (await request.post(`/api/rooms/${roomId}/edges`, { data: { sourceId: source, targetId: target, label: "before" } })).json()
+  ).edge;
   const copies = await Promise.all(
     Array.from({ length: 20 }, () =>
       request.patch(`/api/rooms/${roomId}/edges/${edge.id}`, { headers: { "idempotency-key": "relabel-once" }, data: { label: "after" } }),

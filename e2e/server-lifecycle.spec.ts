@@ -11,7 +11,13 @@ const PORT = Number(process.env.E2E_PORT ?? 3210) + 2;
 const base = `http://127.0.0.1:${PORT}`;
 
 function startServer(dataDir: string): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_DEMO_ROOM: "0", ADMIN_TOKEN: "lifecycle-admin-token-0123456789", PORT: String(PORT) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PARLEY_DATA_DIR: dataDir,
+    PARLEY_DEMO_ROOM: "0",
+    ADMIN_TOKEN: "lifecycle-admin-token-0123456789",
+    PORT: String(PORT),
+  };
   delete env.DATABASE_URL;
   return startNext({ port: PORT, env, stdio: "ignore" });
 }

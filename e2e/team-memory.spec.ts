@@ -28,7 +28,9 @@ test("a participant steers an agent from the command bar, and findings reach eve
   // An unknown agent is refused with the room's agents listed.
   await input.fill("@Drummer louder");
   await participant.page.getByTestId("command-send").click();
-  await expect(participant.page.getByTestId("command-status")).toContainText('There is no agent "Drummer" in this room. Agents: @Idea Weaver');
+  await expect(participant.page.getByTestId("command-status")).toContainText(
+    'There is no agent "Drummer" in this room. Agents: @Idea Weaver',
+  );
 
   // The Storyteller's run ends with a finding for the team; the second tab has it within a second.
   for (const room of [participant, watcher]) await room.page.getByTestId("tab-findings").click();
@@ -46,10 +48,13 @@ test("a participant steers an agent from the command bar, and findings reach eve
   }
   // Once every run has ended (a help request may have started another), the board holds still.
   await expect
-    .poll(async () => {
-      const room = (await (await board.request.get(`/api/rooms/${roomId}`)).json()) as { runs: { status: string }[] };
-      return room.runs.filter((run) => run.status === "queued" || run.status === "running").length;
-    }, { timeout: 30_000 })
+    .poll(
+      async () => {
+        const room = (await (await board.request.get(`/api/rooms/${roomId}`)).json()) as { runs: { status: string }[] };
+        return room.runs.filter((run) => run.status === "queued" || run.status === "running").length;
+      },
+      { timeout: 30_000 },
+    )
     .toBe(0);
   const posted = ((await (await board.request.get(`/api/rooms/${roomId}/findings?limit=100`)).json()) as { findings: unknown[] }).findings;
   await expect(listed).toHaveCount(posted.length);
@@ -148,28 +153,40 @@ test("/focus from the bar sends plain messages to that agent, whose card counts 
   await expect(card.getByTestId("agent-waiting")).toHaveCount(0, { timeout: 15_000 });
   await expect(ada.page.getByTestId("pending-command")).toHaveCount(0);
   for (const asked of ["write about the keeper's last night", "and the storm that ends it"]) {
-    await expect(ada.page.locator('[data-kind="story"]').filter({ hasText: `As Ada asked — “${asked}”` })).toHaveCount(1, { timeout: 20_000 });
+    await expect(ada.page.locator('[data-kind="story"]').filter({ hasText: `As Ada asked — “${asked}”` })).toHaveCount(1, {
+      timeout: 20_000,
+    });
   }
 });
 
-test("a high finding stands out on the board, and opening it brings its feed entry and its notes into view", async ({ openRoom, baseURL }) => {
+test("a high finding stands out on the board, and opening it brings its feed entry and its notes into view", async ({
+  openRoom,
+  baseURL,
+}) => {
   const roomId = await createRoomViaApi(baseURL!, "A crowded canvas");
   const ada = await openRoom(roomId, { name: "Ada" });
   // Twelve pieces and no shared theme: the Songwriter's run flags it as high.
   for (let index = 0; index < 12; index++) {
-    const added = await ada.page.request.post(`/api/rooms/${roomId}/nodes`, { data: { text: `Fragment ${index}: rain on the glass`, near: { x: 1200, y: 0 } } });
+    const added = await ada.page.request.post(`/api/rooms/${roomId}/nodes`, {
+      data: { text: `Fragment ${index}: rain on the glass`, near: { x: 1200, y: 0 } },
+    });
     expect(added.status()).toBe(201);
   }
   await ada.page.getByTestId("tab-findings").click();
   await ada.page.getByTestId("agent-songwriter").getByTestId("agent-start").click();
   // The teammate it asks for a painting may flag the same before it sees the Songwriter's finding: wait for every run.
   await expect
-    .poll(async () => {
-      const room = (await (await ada.page.request.get(`/api/rooms/${roomId}`)).json()) as { runs: { status: string }[] };
-      return room.runs.filter((run) => run.status === "queued" || run.status === "running").length;
-    }, { timeout: 30_000 })
+    .poll(
+      async () => {
+        const room = (await (await ada.page.request.get(`/api/rooms/${roomId}`)).json()) as { runs: { status: string }[] };
+        return room.runs.filter((run) => run.status === "queued" || run.status === "running").length;
+      },
+      { timeout: 30_000 },
+    )
     .toBe(0);
-  const high = ada.page.locator('[data-testid="finding"][data-severity="high"]').filter({ has: ada.page.locator(".finding__who", { hasText: "Songwriter" }) });
+  const high = ada.page
+    .locator('[data-testid="finding"][data-severity="high"]')
+    .filter({ has: ada.page.locator(".finding__who", { hasText: "Songwriter" }) });
   await expect(high).toHaveCount(1);
   await expect(high).toContainText(/The canvas holds \d+ pieces but no shared theme/);
   // Marked in red: its severity badge and the stripe along its side.
@@ -191,7 +208,9 @@ test("a high finding stands out on the board, and opening it brings its feed ent
   expect(scratch.status()).toBe(201);
   const scratchId = ((await scratch.json()) as { node: { id: string } }).node.id;
   for (let edit = 1; edit <= 40; edit++) {
-    expect((await ada.page.request.patch(`/api/rooms/${roomId}/nodes/${scratchId}`, { data: { text: `Scratch ${edit}` } })).status()).toBe(200);
+    expect((await ada.page.request.patch(`/api/rooms/${roomId}/nodes/${scratchId}`, { data: { text: `Scratch ${edit}` } })).status()).toBe(
+      200,
+    );
   }
   await ada.page.getByTestId("tab-activity").click();
   const feed = ada.page.getByTestId("feed-entry");

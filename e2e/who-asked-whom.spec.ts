@@ -1,7 +1,8 @@
 import { expect, test } from "./support/fixtures";
 import { configureRoom, createRoomViaApi } from "./support/room-page";
 
-const edge = (kind: string, from: string, to: string) => `[data-testid="who-asked-edge"][data-kind="${kind}"][data-from="${from}"][data-to="${to}"]`;
+const edge = (kind: string, from: string, to: string) =>
+  `[data-testid="who-asked-edge"][data-kind="${kind}"][data-from="${from}"][data-to="${to}"]`;
 const ANSWERING = '[data-testid="agent-scene-painter"][data-status="answering"]';
 
 test("who asked whom draws an agent's questions and a person's message as they happen, and a teammate answering says so", async ({
@@ -33,7 +34,9 @@ test("who asked whom draws an agent's questions and a person's message as they h
   expect(await watcher.appeared(ANSWERING)).toBe(true);
   // The toggle's total is every arrow's count added up (the Songwriter may also have asked for help).
   const arrowsAddUp = async () => {
-    const counts = await watcher.page.getByTestId("who-asked-edge").evaluateAll((edges) => edges.map((one) => Number(one.getAttribute("data-count"))));
+    const counts = await watcher.page
+      .getByTestId("who-asked-edge")
+      .evaluateAll((edges) => edges.map((one) => Number(one.getAttribute("data-count"))));
     return (await toggle.textContent()) === `Who asked whom · ${counts.reduce((sum, count) => sum + count, 0)}`;
   };
   await expect.poll(arrowsAddUp).toBe(true);

@@ -7,7 +7,9 @@ test("any agent's work in the feed opens its workflow as a timeline by agent", a
   await room.page.getByTestId("agent-songwriter").getByTestId("agent-start").click();
   // The Songwriter asks the Scene Painter: one workflow, two agents.
   await expect(room.page.getByTestId("agent-scene-painter").getByTestId("agent-status")).toHaveText("idle", { timeout: 30_000 });
-  await expect(room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" })).toBeVisible({ timeout: 30_000 });
+  await expect(room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" })).toBeVisible({
+    timeout: 30_000,
+  });
 
   // Who asked whom: the Songwriter's request to the Scene Painter, counted.
   await room.page.getByTestId("who-asked-toggle").click();

@@ -11,7 +11,12 @@ const commaList = (item: z.ZodType<string, string>) =>
   z
     .string()
     .optional()
-    .transform((value) => (value ?? "").split(",").map((entry) => entry.trim()).filter(Boolean))
+    .transform((value) =>
+      (value ?? "")
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item));
 
 /** Variables that are never an agent's key, whoever lists them: the admin's credential and the database's. */

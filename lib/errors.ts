@@ -27,10 +27,12 @@ export const forbidden = (message: string) => new AppError(403, "forbidden", mes
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, "conflict", message);
 /** A 429 saying when to try again (`Retry-After`, whole seconds); `code` tells a rate limit from a spent budget. */
-export const tooManyRequests = (message: string, retryAfterSeconds: number, code: "too_many_requests" | "budget_exceeded" = "too_many_requests") =>
-  new AppError(429, code, message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
-export const payloadTooLarge = (limit: number) =>
-  new AppError(413, "payload_too_large", `Request body is larger than ${limit} bytes.`);
+export const tooManyRequests = (
+  message: string,
+  retryAfterSeconds: number,
+  code: "too_many_requests" | "budget_exceeded" = "too_many_requests",
+) => new AppError(429, code, message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
+export const payloadTooLarge = (limit: number) => new AppError(413, "payload_too_large", `Request body is larger than ${limit} bytes.`);
 
 /**
  * PostgreSQL's answers to text it cannot store (a NUL character, say, in an id taken from a

@@ -46,9 +46,7 @@ export async function startServer(): Promise<void> {
   resolveAdminToken({ announce: (message) => console.log(`[parley] ${message}`) });
   const port = process.env.PORT ?? "3000";
   const base = `http://localhost:${port}`;
-  console.log(
-    `[parley] database: ${runtime.database.driver === "pglite" ? `embedded (PGlite in ${env.PARLEY_DATA_DIR})` : "PostgreSQL"}`,
-  );
+  console.log(`[parley] database: ${runtime.database.driver === "pglite" ? `embedded (PGlite in ${env.PARLEY_DATA_DIR})` : "PostgreSQL"}`);
   if (env.PARLEY_DEMO_ROOM) {
     const demo = await ensureDemoRoom(runtime.database.db);
     console.log(`[parley] ${demo.created ? "Created a demo room" : "Demo room"}: ${base}/rooms/${demo.id}`);

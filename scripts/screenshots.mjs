@@ -25,11 +25,23 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-screenshots-"));
 const server = startNext({
   port,
   stdio: "ignore",
-  env: { ...process.env, DATABASE_URL: "", PARLEY_DATA_DIR: dataDir, ADMIN_TOKEN: token, PARLEY_DEMO_ROOM: "0", PARLEY_SCRIPT_PACE_MS: "25", PARLEY_SCRIPT_THINK_MS: "300" },
+  env: {
+    ...process.env,
+    DATABASE_URL: "",
+    PARLEY_DATA_DIR: dataDir,
+    ADMIN_TOKEN: token,
+    PARLEY_DEMO_ROOM: "0",
+    PARLEY_SCRIPT_PACE_MS: "25",
+    PARLEY_SCRIPT_THINK_MS: "300",
+  },
 });
 
 async function api(method, url, body, headers = {}) {
-  const response = await fetch(`${base}${url}`, { method, headers: { "content-type": "application/json", ...headers }, body: body ? JSON.stringify(body) : undefined });
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -75,14 +87,26 @@ async function main() {
   await ready();
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
   });
   try {
     const home = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 
     // A Creative canvas room where the scheduler gives every persona a turn.
     const canvasRoom = await createRoom("Rain on the harbour", "creative-canvas");
-    await configure(canvasRoom, { scheduler_enabled: true, scheduler_interval_seconds: 6, task: "A song about rain on the harbour at night" });
+    await configure(canvasRoom, {
+      scheduler_enabled: true,
+      scheduler_interval_seconds: 6,
+      task: "A song about rain on the harbour at night",
+    });
     const canvas = await open(browser, canvasRoom, "Ada");
     await canvas.waitForTimeout(75_000);
     await canvas.getByTestId("tidy-canvas").click();

@@ -45,6 +45,14 @@ export function activeRun(
     now: () => new Date(),
     modelCalls: new PendingModelCalls(parts.run.id, database),
     resolveModel: (spec) => resolveModel(spec, { scriptPaceMs: 0 }),
-    state: { requestsMade: 0, helpRequested: 0, createdNodeIds: [], step: parts.step ?? 0, callsThisStep: new Map(), callsThisRun: new Map(), stop: null },
+    state: {
+      requestsMade: 0,
+      helpRequested: 0,
+      createdNodeIds: [],
+      step: parts.step ?? 0,
+      callsThisStep: new Map(),
+      callsThisRun: new Map(),
+      stop: null,
+    },
   };
 }

@@ -25,7 +25,10 @@ export function latencyResolver(spec: string): ResolvedModel {
 export async function setLatency(database: Database, agentId: string, latencyMs: number) {
   const [agent] = await database.db.select().from(agents).where(eq(agents.id, agentId));
   const name = agent!.model.replace(/^script:/, "").replace(/@\d+$/, "");
-  await database.db.update(agents).set({ model: `script:${name}@${latencyMs}` }).where(eq(agents.id, agentId));
+  await database.db
+    .update(agents)
+    .set({ model: `script:${name}@${latencyMs}` })
+    .where(eq(agents.id, agentId));
 }
 
 export async function broadcastDeps(database: Database, resolver = latencyResolver): Promise<AskOthersDeps & { stop(): Promise<void> }> {
@@ -77,9 +80,7 @@ export async function broadcastStatus(database: Database, broadcastId: string): 
 export async function waitForOpenQuestion(database: Database, roomId: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const open = (await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).filter(
-      (row) => row.status === "open",
-    );
+    const open = (await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).filter((row) => row.status === "open");
     if (open.length > 1) throw new Error("More than one human question open at once");
     if (open[0]) return open[0];
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -26,7 +26,13 @@ import {
   runSchema,
   storedEventSchemas,
 } from "@/lib/protocol";
-import { type BrainstormDto, type RankedCandidateDto, STAGE_KEYS, brainstormSchema, rankedCandidateSchema } from "@/lib/protocol/brainstorm";
+import {
+  type BrainstormDto,
+  type RankedCandidateDto,
+  STAGE_KEYS,
+  brainstormSchema,
+  rankedCandidateSchema,
+} from "@/lib/protocol/brainstorm";
 
 /** The time every fixture carries unless told otherwise. */
 export const FIXTURE_TIME = "2026-11-22T10:00:00.000Z";
@@ -130,12 +136,29 @@ export function boardEntryDto(overrides: Partial<BoardEntryDto> = {}): BoardEntr
 }
 
 export function rankedCandidateDto(overrides: Partial<RankedCandidateDto> = {}): RankedCandidateDto {
-  return rankedCandidateSchema.parse({ id: "c1", title: "Car-free Sundays", summary: "Close the centre to cars on Sundays.", score: 8, standing: "checked", ...overrides });
+  return rankedCandidateSchema.parse({
+    id: "c1",
+    title: "Car-free Sundays",
+    summary: "Close the centre to cars on Sundays.",
+    score: 8,
+    standing: "checked",
+    ...overrides,
+  });
 }
 
 /** A brainstorm at its gate, every stage before it done. */
 export function brainstormDto(overrides: Partial<BrainstormDto> = {}): BrainstormDto {
-  const stage = { status: "done", passes: 1, rerun: false, startedAt: FIXTURE_TIME, endedAt: FIXTURE_TIME, count: 1, total: 1, shortfall: null, timedOut: false };
+  const stage = {
+    status: "done",
+    passes: 1,
+    rerun: false,
+    startedAt: FIXTURE_TIME,
+    endedAt: FIXTURE_TIME,
+    count: 1,
+    total: 1,
+    shortfall: null,
+    timedOut: false,
+  };
   return brainstormSchema.parse({
     id: "bs1",
     problem: "Fewer cars in town",
@@ -208,7 +231,11 @@ export function broadcastResponseDto(overrides: Partial<BroadcastResponseDto> = 
 type EnvelopeOverrides = Partial<Omit<StoredEventOf<"seat.taken">, "type" | "payload">>;
 
 /** A stored event of `type` with `payload`, as the server sends it: parsed by the catalogue's schema. */
-export function storedEvent<T extends StoredEventType>(type: T, payload: PayloadOf<T>, overrides: EnvelopeOverrides = {}): StoredEventOf<T> {
+export function storedEvent<T extends StoredEventType>(
+  type: T,
+  payload: PayloadOf<T>,
+  overrides: EnvelopeOverrides = {},
+): StoredEventOf<T> {
   const seq = overrides.seq ?? 1;
   return storedEventSchemas[type].parse({
     id: `e${seq}`,
@@ -255,7 +282,15 @@ export function roomSnapshot(overrides: Partial<RoomSnapshot> = {}): RoomSnapsho
 
 /** A seat's row, as the database holds it. */
 export function seatRow(overrides: Partial<Seat> = {}): Seat {
-  return { id: "s1", roomId: "r", displayName: "Ada", tokenHash: "hash", focusAgentId: null, createdAt: new Date(FIXTURE_TIME), ...overrides };
+  return {
+    id: "s1",
+    roomId: "r",
+    displayName: "Ada",
+    tokenHash: "hash",
+    focusAgentId: null,
+    createdAt: new Date(FIXTURE_TIME),
+    ...overrides,
+  };
 }
 
 /** An agent's row, as the database holds it. */

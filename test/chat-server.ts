@@ -49,7 +49,17 @@ export async function startChatServer(reply: (request: ChatRequest, index: numbe
         const message =
           "text" in answer
             ? { role: "assistant", content: answer.text }
-            : { role: "assistant", content: null, tool_calls: [{ id: `call_${requests.length}`, type: "function", function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) } }] };
+            : {
+                role: "assistant",
+                content: null,
+                tool_calls: [
+                  {
+                    id: `call_${requests.length}`,
+                    type: "function",
+                    function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) },
+                  },
+                ],
+              };
         res.writeHead(200, { "content-type": "application/json" });
         res.end(
           JSON.stringify({
@@ -69,7 +79,14 @@ export async function startChatServer(reply: (request: ChatRequest, index: numbe
         return;
       }
       const args = JSON.stringify(answer.toolCall.arguments);
-      res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: `call_${requests.length}`, type: "function", function: { name: answer.toolCall.name, arguments: "" } }] }));
+      res.write(
+        chunk({
+          role: "assistant",
+          tool_calls: [
+            { index: 0, id: `call_${requests.length}`, type: "function", function: { name: answer.toolCall.name, arguments: "" } },
+          ],
+        }),
+      );
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
       res.end(`${chunk({}, "tool_calls")}${usage}data: [DONE]\n\n`);
     });

@@ -27,7 +27,9 @@ const NEVER = new Promise<never>(() => {});
 /** A postgres.js query of a dead process: never sent, never answered, whatever is asked of it. */
 const DEAD_QUERY: object = new Proxy(NEVER, {
   get: (target, property) =>
-    property === "then" || property === "catch" || property === "finally" ? Reflect.get(target, property, target).bind(target) : () => DEAD_QUERY,
+    property === "then" || property === "catch" || property === "finally"
+      ? Reflect.get(target, property, target).bind(target)
+      : () => DEAD_QUERY,
 });
 
 /** Whether `value` may be a query, or build one, that Drizzle sends once it is awaited (not a promise already under way). */
@@ -99,8 +101,7 @@ export async function crashableDatabase(database: TestDatabase): Promise<Crashab
   const crashing: CrashableDatabase = {
     driver: source.driver,
     db: guarded(source.db),
-    listen: (channel, onMessage, onListen) =>
-      source.listen(channel, (payload) => state.crashed || onMessage(payload), onListen),
+    listen: (channel, onMessage, onListen) => source.listen(channel, (payload) => state.crashed || onMessage(payload), onListen),
     get crashed() {
       return state.crashed;
     },

@@ -9,11 +9,7 @@ let counter = 0;
 
 export async function createTestRoom(db: Db, settings: RoomSettingsPatch = {}) {
   counter += 1;
-  const { room, agents } = await createRoom(
-    db,
-    { title: `Test room ${counter}`, template: "creative-canvas" },
-    { settings },
-  );
+  const { room, agents } = await createRoom(db, { title: `Test room ${counter}`, template: "creative-canvas" }, { settings });
   return { roomId: room.id, room, agents };
 }
 

@@ -62,7 +62,9 @@ export function interceptTransactions(
         if (typeof client.reserve !== "function") return client;
         return new Proxy(client, {
           get: (inner, name) =>
-            name === "reserve" ? () => reserving(() => (inner.reserve as () => Promise<{ release(): void }>).call(inner)) : bound(inner, name),
+            name === "reserve"
+              ? () => reserving(() => (inner.reserve as () => Promise<{ release(): void }>).call(inner))
+              : bound(inner, name),
         });
       }
       return bound(target, property);

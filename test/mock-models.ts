@@ -39,11 +39,7 @@ export function toolStep(calls: { id: string; name: string; input: unknown }[], 
 }
 
 /** The same step, reporting other token counts as its usage. */
-export function withUsage(
-  parts: LanguageModelV4StreamPart[],
-  inputTokens: number,
-  outputTokens: number,
-): LanguageModelV4StreamPart[] {
+export function withUsage(parts: LanguageModelV4StreamPart[], inputTokens: number, outputTokens: number): LanguageModelV4StreamPart[] {
   return parts.map((part) => (part.type === "finish" ? { ...part, usage: usageOf(inputTokens, outputTokens) } : part));
 }
 

@@ -32,7 +32,9 @@ export async function servePagesApi(pattern: string | Record<string, PagesHandle
       const match = url.pathname.match(route.matcher);
       if (!match) continue;
       const query: Record<string, string> = Object.fromEntries(url.searchParams);
-      route.names.forEach((name, index) => (query[name] = decodeURIComponent(match[index + 1]!)));
+      route.names.forEach((name, index) => {
+        query[name] = decodeURIComponent(match[index + 1]!);
+      });
       Object.assign(request, { query });
       void route.serve(request as NextApiRequest, response as NextApiResponse);
       return;

@@ -12,7 +12,8 @@ export async function refuseModelCalls(db: Db, runId: string, times = 1): Promis
   const name = `refuse_model_calls_${randomBytes(4).toString("hex")}`;
   const literal = (text: string) => sql.raw(`'${text.replaceAll("'", "''")}'`);
   await db.execute(sql.raw(`create sequence ${name}`));
-  await db.execute(sql`create function ${sql.raw(name)}() returns trigger language plpgsql as ${literal(`
+  await db.execute(
+    sql`create function ${sql.raw(name)}() returns trigger language plpgsql as ${literal(`
     begin
       -- Nested, so that only the run's own calls are counted.
       if new.run_id = ${`'${runId.replaceAll("'", "''")}'`} then
@@ -21,7 +22,8 @@ export async function refuseModelCalls(db: Db, runId: string, times = 1): Promis
         end if;
       end if;
       return new;
-    end`)}`);
+    end`)}`,
+  );
   await db.execute(sql.raw(`create trigger ${name} before insert on run_model_calls for each row execute function ${name}()`));
   return async () => {
     await db.execute(sql.raw(`drop trigger ${name} on run_model_calls`));

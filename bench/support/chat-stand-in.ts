@@ -34,7 +34,12 @@ export async function startChatStandIn() {
         return;
       }
       const args = JSON.stringify({ text: tag, kind: "lyric" });
-      response.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: `call_${tag}`, type: "function", function: { name: "create_node", arguments: "" } }] }));
+      response.write(
+        chunk({
+          role: "assistant",
+          tool_calls: [{ index: 0, id: `call_${tag}`, type: "function", function: { name: "create_node", arguments: "" } }],
+        }),
+      );
       response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
       response.end(`${chunk({}, "tool_calls")}${usage}data: [DONE]\n\n`);
       lastByteAt.set(tag, performance.now());

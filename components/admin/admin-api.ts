@@ -6,7 +6,8 @@ import { apiRequest } from "@/components/room/api";
 /** A query string from the entries that have a value. */
 export function queryString(entries: Record<string, string | number | null | undefined>): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(entries)) if (value !== null && value !== undefined && value !== "") params.set(key, String(value));
+  for (const [key, value] of Object.entries(entries))
+    if (value !== null && value !== undefined && value !== "") params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : "";
 }

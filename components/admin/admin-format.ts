@@ -29,7 +29,13 @@ export function formatAgo(iso: string, now: number = Date.now()): string {
   const ahead = delta < 0;
   const span = Math.abs(delta);
   const text =
-    span < 60_000 ? `${Math.max(0, Math.round(span / 1000))} s` : span < 3_600_000 ? `${Math.round(span / 60_000)} min` : span < 86_400_000 ? `${Math.round(span / 3_600_000)} h` : `${Math.round(span / 86_400_000)} d`;
+    span < 60_000
+      ? `${Math.max(0, Math.round(span / 1000))} s`
+      : span < 3_600_000
+        ? `${Math.round(span / 60_000)} min`
+        : span < 86_400_000
+          ? `${Math.round(span / 3_600_000)} h`
+          : `${Math.round(span / 86_400_000)} d`;
   return ahead ? `in ${text}` : `${text} ago`;
 }
 
@@ -37,11 +43,19 @@ export function formatAgo(iso: string, now: number = Date.now()): string {
 export function formatTime(iso: string): string {
   const date = new Date(iso);
   const time = date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-  return date.toDateString() === new Date().toDateString() ? time : `${date.toLocaleDateString("en-GB", { day: "numeric", month: "short" })} ${time}`;
+  return date.toDateString() === new Date().toDateString()
+    ? time
+    : `${date.toLocaleDateString("en-GB", { day: "numeric", month: "short" })} ${time}`;
 }
 
 /** What a run's status is called on the dashboard. */
-export const RUN_STATUS_LABEL = { queued: "queued", running: "running", succeeded: "finished", failed: "failed", cancelled: "cancelled" } as const;
+export const RUN_STATUS_LABEL = {
+  queued: "queued",
+  running: "running",
+  succeeded: "finished",
+  failed: "failed",
+  cancelled: "cancelled",
+} as const;
 
 function counted(count: number, one: string, many: string = `${one}s`): string {
   return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;

@@ -21,7 +21,12 @@ export function AdminNav() {
   return (
     <nav className="admin-nav" aria-label="Dashboard sections" data-testid="admin-nav">
       {SECTIONS.map((section) => (
-        <Link key={section.href} href={section.href} className={`admin-nav__link${current(section.href) ? " admin-nav__link--current" : ""}`} aria-current={current(section.href) ? "page" : undefined}>
+        <Link
+          key={section.href}
+          href={section.href}
+          className={`admin-nav__link${current(section.href) ? " admin-nav__link--current" : ""}`}
+          aria-current={current(section.href) ? "page" : undefined}
+        >
           {section.label}
         </Link>
       ))}

@@ -10,7 +10,15 @@ import { type PickerChoice, SearchPicker } from "./search-picker";
  * given: one agent in its room, or every agent of a name. The value is what the runs list's
  * `agent` filter takes (an id, or a name).
  */
-export function AgentPicker({ agent, room, onChange }: { agent: PickerChoice | null; room: string | null; onChange: (agent: PickerChoice | null) => void }) {
+export function AgentPicker({
+  agent,
+  room,
+  onChange,
+}: {
+  agent: PickerChoice | null;
+  room: string | null;
+  onChange: (agent: PickerChoice | null) => void;
+}) {
   return (
     <SearchPicker<{ agents: AdminAgentMatch[] }>
       chosen={agent}

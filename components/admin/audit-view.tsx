@@ -16,7 +16,8 @@ export function AuditView({ initialPage }: { initialPage: AuditPage }) {
   const [room, setRoom] = useState<{ id: string; title: string } | null>(null);
   const audit = useInfiniteQuery({
     queryKey: ["admin", "audit", room?.id],
-    queryFn: ({ pageParam }) => apiRequest<AuditPage>(`/api/admin/audit${queryString({ room: room?.id, cursor: pageParam, limit: 50 })}`, "GET"),
+    queryFn: ({ pageParam }) =>
+      apiRequest<AuditPage>(`/api/admin/audit${queryString({ room: room?.id, cursor: pageParam, limit: 50 })}`, "GET"),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     refetchInterval: 10_000,
@@ -47,7 +48,9 @@ export function AuditView({ initialPage }: { initialPage: AuditPage }) {
                     in {action.roomTitle}
                   </Link>
                 )}
-                {action.roomId && !action.roomExists && action.action !== "room.deleted" && <span className="muted">in “{action.roomTitle ?? action.roomId}” (deleted since)</span>}
+                {action.roomId && !action.roomExists && action.action !== "room.deleted" && (
+                  <span className="muted">in “{action.roomTitle ?? action.roomId}” (deleted since)</span>
+                )}
               </summary>
               <pre className="admin-json">{JSON.stringify(action.details, null, 2)}</pre>
             </details>

@@ -33,7 +33,10 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
   const log = useInfiniteQuery({
     queryKey: ["admin", "events", roomId, filters],
     queryFn: async ({ pageParam }) => {
-      const page = await apiRequest<FetchedPage>(`/api/admin/rooms/${roomId}/events${queryString({ ...filters, before: pageParam, limit: PAGE })}`, "GET");
+      const page = await apiRequest<FetchedPage>(
+        `/api/admin/rooms/${roomId}/events${queryString({ ...filters, before: pageParam, limit: PAGE })}`,
+        "GET",
+      );
       return readEventLogPage(page, roomId);
     },
     initialPageParam: null as number | null,
@@ -46,7 +49,12 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
     <section className="card" data-testid="event-log">
       <div className="admin-page__head">
         <h2>Event log</h2>
-        <a className="button button--small" href={`/api/admin/rooms/${roomId}/events/export${queryString(filters)}`} download data-testid="event-export">
+        <a
+          className="button button--small"
+          href={`/api/admin/rooms/${roomId}/events/export${queryString(filters)}`}
+          download
+          data-testid="event-export"
+        >
           Export (JSON Lines)
         </a>
       </div>
@@ -57,7 +65,14 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
             <option key={each}>{each}</option>
           ))}
         </select>
-        <input list={`senders-${roomId}`} value={agent} onChange={(event) => setAgent(event.target.value)} placeholder="Sender (agent id, admin, …)" aria-label="Sender" data-testid="event-agent-filter" />
+        <input
+          list={`senders-${roomId}`}
+          value={agent}
+          onChange={(event) => setAgent(event.target.value)}
+          placeholder="Sender (agent id, admin, …)"
+          aria-label="Sender"
+          data-testid="event-agent-filter"
+        />
         <datalist id={`senders-${roomId}`}>
           {agents.map((each) => (
             <option key={each.id} value={each.id}>
@@ -68,7 +83,13 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
           <option value="scheduler">Scheduler</option>
           <option value="system">Parley</option>
         </datalist>
-        <input className="admin-toolbar__wide" value={correlation} onChange={(event) => setCorrelation(event.target.value)} placeholder="Correlation id" aria-label="Correlation id" />
+        <input
+          className="admin-toolbar__wide"
+          value={correlation}
+          onChange={(event) => setCorrelation(event.target.value)}
+          placeholder="Correlation id"
+          aria-label="Correlation id"
+        />
       </div>
       {log.error && <p className="form-error">{log.error.message}</p>}
       <UnreadableEvents count={unreadable} />
@@ -93,7 +114,13 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
         })}
       </ol>
       {log.hasNextPage && (
-        <button type="button" className="button admin-more" disabled={log.isFetchingNextPage} onClick={() => log.fetchNextPage()} data-testid="event-older">
+        <button
+          type="button"
+          className="button admin-more"
+          disabled={log.isFetchingNextPage}
+          onClick={() => log.fetchNextPage()}
+          data-testid="event-older"
+        >
           {log.isFetchingNextPage ? "Reading…" : "Older events"}
         </button>
       )}

@@ -30,7 +30,9 @@ export function InstanceBudgetsForm({ budgets }: { budgets: InstanceBudgets }) {
   const [message, setMessage] = useState<{ text: string; error?: boolean } | null>(null);
   const [saving, setSaving] = useState(false);
   const next: InstanceBudgetSettings = { daily_token_budget: settingOf(tokens), daily_cost_budget_usd: settingOf(cost) };
-  const changed = next.daily_token_budget !== budgets.settings.daily_token_budget || next.daily_cost_budget_usd !== budgets.settings.daily_cost_budget_usd;
+  const changed =
+    next.daily_token_budget !== budgets.settings.daily_token_budget ||
+    next.daily_cost_budget_usd !== budgets.settings.daily_cost_budget_usd;
   return (
     <form
       className="settings"
@@ -52,11 +54,27 @@ export function InstanceBudgetsForm({ budgets }: { budgets: InstanceBudgets }) {
     >
       <label className="settings__field">
         <span>Tokens a day (empty: {allowance(budgets.defaults.tokens, false)}, from the environment; 0: none)</span>
-        <input type="number" name="daily_token_budget" min={0} step={1} value={tokens} placeholder={String(budgets.defaults.tokens)} onChange={(event) => setTokens(event.target.value)} />
+        <input
+          type="number"
+          name="daily_token_budget"
+          min={0}
+          step={1}
+          value={tokens}
+          placeholder={String(budgets.defaults.tokens)}
+          onChange={(event) => setTokens(event.target.value)}
+        />
       </label>
       <label className="settings__field">
         <span>Cost a day (empty: {allowance(budgets.defaults.costUsd, true)}, from the environment; 0: none)</span>
-        <input type="number" name="daily_cost_budget_usd" min={0} step={0.01} value={cost} placeholder={String(budgets.defaults.costUsd)} onChange={(event) => setCost(event.target.value)} />
+        <input
+          type="number"
+          name="daily_cost_budget_usd"
+          min={0}
+          step={0.01}
+          value={cost}
+          placeholder={String(budgets.defaults.costUsd)}
+          onChange={(event) => setCost(event.target.value)}
+        />
         <span className="muted">$</span>
       </label>
       <p className="muted" data-testid="instance-budgets-now">

@@ -21,7 +21,10 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
  * server's daily budgets (set here), the database and its migrations, and the providers.
  */
 export function InstanceView({ initial }: { initial: InstanceStatus }) {
-  const { data } = useAdminQuery<{ instance: InstanceStatus }>("/api/admin/instance", { initialData: { instance: initial }, refreshMs: 2000 });
+  const { data } = useAdminQuery<{ instance: InstanceStatus }>("/api/admin/instance", {
+    initialData: { instance: initial },
+    refreshMs: 2000,
+  });
   const status = data?.instance ?? initial;
   const { scheduler, database } = status;
   const now = Date.parse(status.generatedAt);
@@ -30,7 +33,8 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
       <div className="admin-page__head">
         <h1>Instance</h1>
         <span className="muted">
-          Answered by <code>{status.instance.id}</code> · up {formatDuration(status.instance.uptimeSeconds * 1000)} · Node {status.instance.node}
+          Answered by <code>{status.instance.id}</code> · up {formatDuration(status.instance.uptimeSeconds * 1000)} · Node{" "}
+          {status.instance.node}
         </span>
       </div>
       <div className="admin-cards">
@@ -38,16 +42,27 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
           <h2 className="admin-section-title">Scheduler</h2>
           <dl className="admin-facts admin-facts--stacked">
             <Fact label="Held by">
-              {scheduler.held ? <code>{scheduler.holder}</code> : <span className="form-error">nobody{scheduler.holder ? ` (the lease of ${scheduler.holder} lapsed; the next instance to tick takes it)` : ""}</span>}
+              {scheduler.held ? (
+                <code>{scheduler.holder}</code>
+              ) : (
+                <span className="form-error">
+                  nobody{scheduler.holder ? ` (the lease of ${scheduler.holder} lapsed; the next instance to tick takes it)` : ""}
+                </span>
+              )}
               {scheduler.held && scheduler.holder === status.instance.id && <span className="muted"> (this instance)</span>}
             </Fact>
-            <Fact label="Next tick">{scheduler.nextTickAt ? `${formatAgo(scheduler.nextTickAt, now)} (every second; last ${formatAgo(scheduler.lastTickAt!, now)})` : "—"}</Fact>
+            <Fact label="Next tick">
+              {scheduler.nextTickAt
+                ? `${formatAgo(scheduler.nextTickAt, now)} (every second; last ${formatAgo(scheduler.lastTickAt!, now)})`
+                : "—"}
+            </Fact>
             <Fact label="Lease until">{scheduler.leaseExpiresAt ? formatAgo(scheduler.leaseExpiresAt, now) : "—"}</Fact>
             <Fact label="Rooms on a timer">{scheduler.rooms}</Fact>
             <Fact label="Next agent starts">
               {scheduler.nextTurn ? (
                 <>
-                  <Link href={`/admin/rooms/${scheduler.nextTurn.roomId}`}>{scheduler.nextTurn.title}</Link> {formatAgo(scheduler.nextTurn.at, now)}
+                  <Link href={`/admin/rooms/${scheduler.nextTurn.roomId}`}>{scheduler.nextTurn.title}</Link>{" "}
+                  {formatAgo(scheduler.nextTurn.at, now)}
                   {scheduler.nextTurn.waitingForViewers && <span className="muted"> — once someone opens it</span>}
                 </>
               ) : (
@@ -84,7 +99,10 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
           <ul className="admin-plain-list">
             {status.providers.map((provider) => (
               <li key={provider.provider}>
-                <span className={`admin-provider${provider.configured ? "" : " admin-provider--off"}`}>{provider.configured ? "configured" : "not configured"}</span> <code>{provider.provider}</code>
+                <span className={`admin-provider${provider.configured ? "" : " admin-provider--off"}`}>
+                  {provider.configured ? "configured" : "not configured"}
+                </span>{" "}
+                <code>{provider.provider}</code>
                 {provider.reason && <span className="muted"> — {provider.reason}</span>}
               </li>
             ))}
@@ -94,7 +112,11 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
       <section className="card" data-testid="instance-workers">
         <h2 className="admin-section-title">Workers and their runs</h2>
         <p className="muted">
-          This instance {status.instance.worker ? `runs agents (${status.instance.runsHere} run${status.instance.runsHere === 1 ? "" : "s"} now)` : "serves pages only (PARLEY_WORKER=0)"}.
+          This instance{" "}
+          {status.instance.worker
+            ? `runs agents (${status.instance.runsHere} run${status.instance.runsHere === 1 ? "" : "s"} now)`
+            : "serves pages only (PARLEY_WORKER=0)"}
+          .
         </p>
         {status.workers.length === 0 && <p className="muted">No worker is running.</p>}
         {status.workers.map((worker) => (
@@ -118,7 +140,8 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
                   <Link href={`/admin/runs/${run.id}`}>{run.agentName}</Link> <span className="muted">in {run.roomTitle}</span>
                   <span className="muted">
                     {" "}
-                    · started {run.startedAt ? formatAgo(run.startedAt, now) : "—"} · lease {run.leaseExpiresAt ? formatAgo(run.leaseExpiresAt, now) : "—"}
+                    · started {run.startedAt ? formatAgo(run.startedAt, now) : "—"} · lease{" "}
+                    {run.leaseExpiresAt ? formatAgo(run.leaseExpiresAt, now) : "—"}
                   </span>
                 </li>
               ))}

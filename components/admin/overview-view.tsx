@@ -16,7 +16,19 @@ const RANGES = [
   { value: "month", label: "30 days" },
 ] as const;
 
-function Stat({ label, value, detail, tone, testId }: { label: string; value: string; detail?: string; tone?: "warn" | "danger"; testId: string }) {
+function Stat({
+  label,
+  value,
+  detail,
+  tone,
+  testId,
+}: {
+  label: string;
+  value: string;
+  detail?: string;
+  tone?: "warn" | "danger";
+  testId: string;
+}) {
   return (
     <div className={`admin-stat${tone ? ` admin-stat--${tone}` : ""}`} data-testid={testId}>
       <span className="admin-stat__label">{label}</span>
@@ -53,32 +65,90 @@ export function OverviewView({ initial }: { initial: Overview }) {
     <div className="admin-page" data-testid="admin-overview">
       <div className="admin-page__head">
         <h1>Overview</h1>
-        <span className="muted">Days are UTC · updated <Ago iso={overview.generatedAt} /></span>
+        <span className="muted">
+          Days are UTC · updated <Ago iso={overview.generatedAt} />
+        </span>
       </div>
       <div className="admin-stats">
-        <Stat testId="stat-rooms" label="Rooms" value={rooms.total.toLocaleString("en-US")} detail={`${rooms.activeToday.toLocaleString("en-US")} active today`} />
-        <Stat testId="stat-watching" label="Watching" value={watching.connections.toLocaleString("en-US")} detail={`in ${watching.rooms.toLocaleString("en-US")} room${watching.rooms === 1 ? "" : "s"}`} />
-        <Stat testId="stat-running" label="Runs running" value={String(runs.running)} detail={`${runs.queued} queued`} tone={runs.queued > 20 ? "warn" : undefined} />
-        <Stat testId="stat-failed" label="Failed today" value={String(runs.failedToday)} tone={runs.failedToday > 0 ? "danger" : undefined} />
-        <Stat testId="stat-tokens-today" label="Tokens today" value={formatTokens(spend.today.inputTokens + spend.today.outputTokens)} detail={budgetLine(budget.tokens, formatTokens)} tone={tokenBudgetSpent ? "danger" : undefined} />
-        <Stat testId="stat-cost-today" label="Cost today" value={formatDollars(spend.today.costUsd)} detail={budgetLine(budget.costUsd, formatDollars)} tone={costBudgetSpent ? "danger" : undefined} />
-        <Stat testId="stat-tokens-week" label="Tokens this week" value={formatTokens(spend.week.inputTokens + spend.week.outputTokens)} detail={`${spend.week.calls.toLocaleString("en-US")} model calls`} />
+        <Stat
+          testId="stat-rooms"
+          label="Rooms"
+          value={rooms.total.toLocaleString("en-US")}
+          detail={`${rooms.activeToday.toLocaleString("en-US")} active today`}
+        />
+        <Stat
+          testId="stat-watching"
+          label="Watching"
+          value={watching.connections.toLocaleString("en-US")}
+          detail={`in ${watching.rooms.toLocaleString("en-US")} room${watching.rooms === 1 ? "" : "s"}`}
+        />
+        <Stat
+          testId="stat-running"
+          label="Runs running"
+          value={String(runs.running)}
+          detail={`${runs.queued} queued`}
+          tone={runs.queued > 20 ? "warn" : undefined}
+        />
+        <Stat
+          testId="stat-failed"
+          label="Failed today"
+          value={String(runs.failedToday)}
+          tone={runs.failedToday > 0 ? "danger" : undefined}
+        />
+        <Stat
+          testId="stat-tokens-today"
+          label="Tokens today"
+          value={formatTokens(spend.today.inputTokens + spend.today.outputTokens)}
+          detail={budgetLine(budget.tokens, formatTokens)}
+          tone={tokenBudgetSpent ? "danger" : undefined}
+        />
+        <Stat
+          testId="stat-cost-today"
+          label="Cost today"
+          value={formatDollars(spend.today.costUsd)}
+          detail={budgetLine(budget.costUsd, formatDollars)}
+          tone={costBudgetSpent ? "danger" : undefined}
+        />
+        <Stat
+          testId="stat-tokens-week"
+          label="Tokens this week"
+          value={formatTokens(spend.week.inputTokens + spend.week.outputTokens)}
+          detail={`${spend.week.calls.toLocaleString("en-US")} model calls`}
+        />
         <Stat testId="stat-cost-week" label="Cost this week" value={formatDollars(spend.week.costUsd)} detail="since Monday" />
       </div>
 
       <div className="admin-toolbar">
         <div className="admin-segmented" role="group" aria-label="Range">
           {RANGES.map((option) => (
-            <button key={option.value} type="button" className={range === option.value ? "is-on" : ""} aria-pressed={range === option.value} onClick={() => setRange(option.value)}>
+            <button
+              key={option.value}
+              type="button"
+              className={range === option.value ? "is-on" : ""}
+              aria-pressed={range === option.value}
+              onClick={() => setRange(option.value)}
+            >
               {option.label}
             </button>
           ))}
         </div>
         <div className="admin-segmented" role="group" aria-label="Break down by">
-          <button type="button" className={breakdown === "model" ? "is-on" : ""} aria-pressed={breakdown === "model"} onClick={() => setBreakdown("model")} data-testid="by-model">
+          <button
+            type="button"
+            className={breakdown === "model" ? "is-on" : ""}
+            aria-pressed={breakdown === "model"}
+            onClick={() => setBreakdown("model")}
+            data-testid="by-model"
+          >
             By model
           </button>
-          <button type="button" className={breakdown === "agent" ? "is-on" : ""} aria-pressed={breakdown === "agent"} onClick={() => setBreakdown("agent")} data-testid="by-agent">
+          <button
+            type="button"
+            className={breakdown === "agent" ? "is-on" : ""}
+            aria-pressed={breakdown === "agent"}
+            onClick={() => setBreakdown("agent")}
+            data-testid="by-agent"
+          >
             By agent
           </button>
         </div>

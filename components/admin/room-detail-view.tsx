@@ -27,9 +27,20 @@ function AgentEditor({ roomId, agent, onSaved }: { roomId: string; agent: AdminA
       data-agent-id={agent.id}
       data-agent-name={agent.name}
       onSubmit={submit(async () => {
-        const body = { ...(model.trim() !== agent.model ? { model: model.trim() } : {}), ...(systemPrompt !== agent.systemPrompt ? { systemPrompt } : {}) };
-        const { agent: saved } = await apiWrite<{ agent: { model: string; unavailableReason: string | null } }>(`/api/admin/rooms/${roomId}/agents/${agent.id}`, "PATCH", body);
-        onSaved(saved.unavailableReason ? `${agent.name} now uses ${saved.model}, which cannot run here yet: ${saved.unavailableReason}` : `Saved ${agent.name}.`);
+        const body = {
+          ...(model.trim() !== agent.model ? { model: model.trim() } : {}),
+          ...(systemPrompt !== agent.systemPrompt ? { systemPrompt } : {}),
+        };
+        const { agent: saved } = await apiWrite<{ agent: { model: string; unavailableReason: string | null } }>(
+          `/api/admin/rooms/${roomId}/agents/${agent.id}`,
+          "PATCH",
+          body,
+        );
+        onSaved(
+          saved.unavailableReason
+            ? `${agent.name} now uses ${saved.model}, which cannot run here yet: ${saved.unavailableReason}`
+            : `Saved ${agent.name}.`,
+        );
       })}
     >
       <div className="admin-agent-editor__head">
@@ -42,11 +53,24 @@ function AgentEditor({ roomId, agent, onSaved }: { roomId: string; agent: AdminA
       </div>
       <label className="admin-field">
         <span>Model</span>
-        <input value={model} onChange={(event) => setModel(event.target.value)} maxLength={200} aria-label={`${agent.name}'s model`} data-testid="agent-model" placeholder="provider:model" />
+        <input
+          value={model}
+          onChange={(event) => setModel(event.target.value)}
+          maxLength={200}
+          aria-label={`${agent.name}'s model`}
+          data-testid="agent-model"
+          placeholder="provider:model"
+        />
       </label>
       <label className="admin-field">
         <span>System prompt</span>
-        <textarea value={systemPrompt} onChange={(event) => setSystemPrompt(event.target.value)} maxLength={LIMITS.systemPrompt} aria-label={`${agent.name}'s system prompt`} rows={3} />
+        <textarea
+          value={systemPrompt}
+          onChange={(event) => setSystemPrompt(event.target.value)}
+          maxLength={LIMITS.systemPrompt}
+          aria-label={`${agent.name}'s system prompt`}
+          rows={3}
+        />
       </label>
       <div className="admin-agent-editor__foot">
         <span className="muted">
@@ -54,7 +78,12 @@ function AgentEditor({ roomId, agent, onSaved }: { roomId: string; agent: AdminA
           {agent.endpoint && ` · endpoint ${agent.endpoint}`}
           {agent.apiKeyEnv && ` · key from ${agent.apiKeyEnv}`}
         </span>
-        <button className="button button--primary button--small" type="submit" disabled={!changed || saving || !model.trim()} data-testid="agent-save">
+        <button
+          className="button button--primary button--small"
+          type="submit"
+          disabled={!changed || saving || !model.trim()}
+          data-testid="agent-save"
+        >
           Save
         </button>
       </div>
@@ -64,7 +93,9 @@ function AgentEditor({ roomId, agent, onSaved }: { roomId: string; agent: AdminA
 }
 
 function allowanceText(allowance: Allowance, format: (value: number) => string, unit: string): string {
-  return allowance.limit === null ? `${format(allowance.used)}${unit} (no daily budget)` : `${format(allowance.used)} of ${format(allowance.limit)}${unit}`;
+  return allowance.limit === null
+    ? `${format(allowance.used)}${unit} (no daily budget)`
+    : `${format(allowance.used)} of ${format(allowance.limit)}${unit}`;
 }
 
 /**
@@ -75,7 +106,10 @@ function allowanceText(allowance: Allowance, format: (value: number) => string, 
 export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
   const router = useRouter();
   const queryClient = useQueryClient();
-  const { data } = useAdminQuery<{ room: AdminRoomDetail }>(`/api/admin/rooms/${initial.id}`, { initialData: { room: initial }, refreshMs: 5000 });
+  const { data } = useAdminQuery<{ room: AdminRoomDetail }>(`/api/admin/rooms/${initial.id}`, {
+    initialData: { room: initial },
+    refreshMs: 5000,
+  });
   const room = data?.room ?? initial;
   const [title, setTitle] = useState(room.title);
   const [message, setMessage] = useState<{ text: string; error?: boolean } | null>(null);
@@ -103,7 +137,13 @@ export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
             }
           }}
         >
-          <input value={title} maxLength={LIMITS.roomTitle} onChange={(event) => setTitle(event.target.value)} aria-label="Room title" data-testid="admin-room-title" />
+          <input
+            value={title}
+            maxLength={LIMITS.roomTitle}
+            onChange={(event) => setTitle(event.target.value)}
+            aria-label="Room title"
+            data-testid="admin-room-title"
+          />
           <button className="button" type="submit" disabled={!title.trim() || title.trim() === room.title} data-testid="admin-rename">
             Rename
           </button>
@@ -140,11 +180,15 @@ export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
         </div>
         <div>
           <dt>Created</dt>
-          <dd><Clock iso={room.createdAt} /></dd>
+          <dd>
+            <Clock iso={room.createdAt} />
+          </dd>
         </div>
         <div>
           <dt>Last activity</dt>
-          <dd><Ago iso={room.lastActivityAt} /></dd>
+          <dd>
+            <Ago iso={room.lastActivityAt} />
+          </dd>
         </div>
         <div>
           <dt>Watching</dt>
@@ -158,7 +202,8 @@ export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
           <dt>Runs</dt>
           <dd>
             <Link href={`/admin/runs?room=${room.id}&room_title=${encodeURIComponent(room.title)}`}>
-              {room.runs.running} running · {room.runs.queued} queued · {room.runs.succeeded} finished · {room.runs.failed} failed · {room.runs.cancelled} cancelled
+              {room.runs.running} running · {room.runs.queued} queued · {room.runs.succeeded} finished · {room.runs.failed} failed ·{" "}
+              {room.runs.cancelled} cancelled
             </Link>
           </dd>
         </div>
@@ -193,7 +238,8 @@ export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
 
       <details className="card admin-settings-card">
         <summary>
-          <h2 className="admin-section-title admin-section-title--inline">Settings</h2> <span className="muted">runs, board, scheduler, budgets, broadcasts</span>
+          <h2 className="admin-section-title admin-section-title--inline">Settings</h2>{" "}
+          <span className="muted">runs, board, scheduler, budgets, broadcasts</span>
         </summary>
         <RoomSettingsForm
           initial={room.settings}

@@ -8,7 +8,15 @@ import { SearchPicker } from "./search-picker";
  * Picks a room by its title: the rooms whose title holds what was typed, eight at a time from the
  * server (an instance may have thousands). Shows the chosen room with a way to clear it.
  */
-export function RoomPicker({ room, onChange, label = "Room" }: { room: { id: string; title: string } | null; onChange: (room: { id: string; title: string } | null) => void; label?: string }) {
+export function RoomPicker({
+  room,
+  onChange,
+  label = "Room",
+}: {
+  room: { id: string; title: string } | null;
+  onChange: (room: { id: string; title: string } | null) => void;
+  label?: string;
+}) {
   return (
     <SearchPicker<{ rooms: AdminRoom[] }>
       chosen={room ? { value: room.id, label: room.title } : null}

@@ -30,7 +30,14 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
             <label key={field.key} className="settings__field">
               <span>{field.label}</span>
               {field.kind === "number" && (
-                <input type="number" name={field.key} min={field.min} max={field.max} value={settings[field.key] as number} onChange={(event) => set(field.key, Number(event.target.value))} />
+                <input
+                  type="number"
+                  name={field.key}
+                  min={field.min}
+                  max={field.max}
+                  value={settings[field.key] as number}
+                  onChange={(event) => set(field.key, Number(event.target.value))}
+                />
               )}
               {field.kind === "optional-number" && (
                 <input
@@ -44,7 +51,14 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
                   onChange={(event) => set(field.key, event.target.value === "" ? null : Number(event.target.value))}
                 />
               )}
-              {field.kind === "boolean" && <input type="checkbox" name={field.key} checked={settings[field.key] as boolean} onChange={(event) => set(field.key, event.target.checked)} />}
+              {field.kind === "boolean" && (
+                <input
+                  type="checkbox"
+                  name={field.key}
+                  checked={settings[field.key] as boolean}
+                  onChange={(event) => set(field.key, event.target.checked)}
+                />
+              )}
               {field.kind === "choice" && (
                 <select name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)}>
                   {field.options.map((option) => (
@@ -52,12 +66,22 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
                   ))}
                 </select>
               )}
-              {field.kind === "text" && <textarea name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)} />}
+              {field.kind === "text" && (
+                <textarea name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)} />
+              )}
               {field.kind === "lines" && (
                 <textarea
                   name={field.key}
                   value={(settings[field.key] as string[]).join("\n")}
-                  onChange={(event) => set(field.key, event.target.value.split("\n").map((line) => line.trim()).filter(Boolean))}
+                  onChange={(event) =>
+                    set(
+                      field.key,
+                      event.target.value
+                        .split("\n")
+                        .map((line) => line.trim())
+                        .filter(Boolean),
+                    )
+                  }
                 />
               )}
               {field.kind === "numbers" && (
@@ -84,7 +108,9 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
                   })}
                 </span>
               )}
-              {(field.kind === "number" || field.kind === "optional-number" || field.kind === "numbers") && field.unit && <span className="muted">{field.unit}</span>}
+              {(field.kind === "number" || field.kind === "optional-number" || field.kind === "numbers") && field.unit && (
+                <span className="muted">{field.unit}</span>
+              )}
             </label>
           ))}
         </fieldset>

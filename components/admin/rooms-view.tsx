@@ -32,7 +32,15 @@ function PruneRooms({ onPruned }: { onPruned: (message: string) => void }) {
       <form className="admin-toolbar" onSubmit={ask(true)}>
         <label>
           Prune rooms idle for more than{" "}
-          <input type="number" min={1} max={3650} value={days} onChange={(event) => (setDays(Number(event.target.value)), setPreview(null))} aria-label="Days idle" data-testid="prune-days" />{" "}
+          <input
+            type="number"
+            min={1}
+            max={3650}
+            value={days}
+            onChange={(event) => (setDays(Number(event.target.value)), setPreview(null))}
+            aria-label="Days idle"
+            data-testid="prune-days"
+          />{" "}
           days
         </label>
         <button className="button" type="submit" data-testid="prune-preview">
@@ -43,7 +51,10 @@ function PruneRooms({ onPruned }: { onPruned: (message: string) => void }) {
             className="button button--danger"
             type="button"
             data-testid="prune-confirm"
-            onClick={(event) => window.confirm(`Delete ${preview.count} room${preview.count === 1 ? "" : "s"} and everything in them?`) && void ask(false)(event)}
+            onClick={(event) =>
+              window.confirm(`Delete ${preview.count} room${preview.count === 1 ? "" : "s"} and everything in them?`) &&
+              void ask(false)(event)
+            }
           >
             Delete {preview.count} room{preview.count === 1 ? "" : "s"}
           </button>
@@ -70,7 +81,8 @@ export function RoomsView({ initialPage }: { initialPage: RoomsPage }) {
   const filters = { q: search.trim() || undefined, idle_days: idleDays ?? undefined };
   const rooms = useInfiniteQuery({
     queryKey: ["admin", "rooms", filters],
-    queryFn: ({ pageParam }) => apiRequest<RoomsPage>(`/api/admin/rooms${queryString({ ...filters, cursor: pageParam, limit: 20 })}`, "GET"),
+    queryFn: ({ pageParam }) =>
+      apiRequest<RoomsPage>(`/api/admin/rooms${queryString({ ...filters, cursor: pageParam, limit: 20 })}`, "GET"),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     refetchInterval: 10_000,
@@ -89,8 +101,19 @@ export function RoomsView({ initialPage }: { initialPage: RoomsPage }) {
         </p>
       )}
       <div className="admin-toolbar">
-        <input className="admin-toolbar__wide" value={search} onChange={(event) => setSearch(event.target.value)} placeholder="Title contains…" aria-label="Search titles" data-testid="rooms-search" />
-        <select aria-label="Idle for" value={idleDays ?? ""} onChange={(event) => setIdleDays(event.target.value ? Number(event.target.value) : null)}>
+        <input
+          className="admin-toolbar__wide"
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+          placeholder="Title contains…"
+          aria-label="Search titles"
+          data-testid="rooms-search"
+        />
+        <select
+          aria-label="Idle for"
+          value={idleDays ?? ""}
+          onChange={(event) => setIdleDays(event.target.value ? Number(event.target.value) : null)}
+        >
           <option value="">Any activity</option>
           <option value="7">Idle more than 7 days</option>
           <option value="30">Idle more than 30 days</option>
@@ -123,7 +146,11 @@ export function RoomsView({ initialPage }: { initialPage: RoomsPage }) {
             </span>
             <span role="cell" className="admin-agents">
               {room.agents.map((agent) => (
-                <span key={agent.id} className={`admin-agent${agent.unavailableReason ? " admin-agent--off" : ""}`} title={agent.unavailableReason ?? `${agent.name}: ${agent.model}`}>
+                <span
+                  key={agent.id}
+                  className={`admin-agent${agent.unavailableReason ? " admin-agent--off" : ""}`}
+                  title={agent.unavailableReason ?? `${agent.name}: ${agent.model}`}
+                >
                   <span className="admin-dot" style={{ background: agent.color }} />
                   {agent.name} <code>{agent.model}</code>
                   {agent.unavailableReason && " ⚠"}
@@ -134,7 +161,11 @@ export function RoomsView({ initialPage }: { initialPage: RoomsPage }) {
               {room.watching}
             </span>
             <span role="cell" className="admin-table__num" data-label="runs">
-              {room.activeRuns > 0 ? <Link href={`/admin/runs?room=${room.id}&room_title=${encodeURIComponent(room.title)}`}>{room.activeRuns} active</Link> : <span className="muted">idle</span>}
+              {room.activeRuns > 0 ? (
+                <Link href={`/admin/runs?room=${room.id}&room_title=${encodeURIComponent(room.title)}`}>{room.activeRuns} active</Link>
+              ) : (
+                <span className="muted">idle</span>
+              )}
             </span>
             <span role="cell" className="admin-table__num" data-label="events">
               {room.lastSeq.toLocaleString("en-US")}

@@ -36,7 +36,8 @@ function StepCard({ step }: { step: AdminRunStep }) {
       <div className="admin-step__head">
         <strong>Step {step.step + 1}</strong>
         <span className="muted">
-          attempt {step.attempt} · <Clock iso={step.at} /> · {formatDuration(step.durationMs)} · {formatTokens(step.inputTokens)} in / {formatTokens(step.outputTokens)} out · {formatDollars(step.costUsd)}
+          attempt {step.attempt} · <Clock iso={step.at} /> · {formatDuration(step.durationMs)} · {formatTokens(step.inputTokens)} in /{" "}
+          {formatTokens(step.outputTokens)} out · {formatDollars(step.costUsd)}
         </span>
       </div>
       {step.prompt && (
@@ -51,7 +52,13 @@ function StepCard({ step }: { step: AdminRunStep }) {
           <details key={toolCall.id} className="admin-tool" data-testid="run-tool-call">
             <summary>
               <code>{toolCall.name}</code>
-              {result?.error ? <span className="form-error"> failed: {result.error}</span> : result ? <span className="muted"> answered</span> : <span className="muted"> no result</span>}
+              {result?.error ? (
+                <span className="form-error"> failed: {result.error}</span>
+              ) : result ? (
+                <span className="muted"> answered</span>
+              ) : (
+                <span className="muted"> no result</span>
+              )}
             </summary>
             <div className="admin-tool__io">
               <div>
@@ -181,7 +188,9 @@ export function RunDetailView({ initial }: { initial: AdminRunDetail }) {
         <h2 className="admin-section-title">
           Steps <span className="muted">({detail.steps.length})</span>
         </h2>
-        {detail.steps.length === 0 ? <p className="muted">{active(run.status) ? "No step has finished yet." : "The run took no step."}</p> : null}
+        {detail.steps.length === 0 ? (
+          <p className="muted">{active(run.status) ? "No step has finished yet." : "The run took no step."}</p>
+        ) : null}
         <ol className="admin-steps">
           {detail.steps.map((step) => (
             <StepCard key={step.seq} step={step} />

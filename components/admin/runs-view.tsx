@@ -61,10 +61,14 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
     );
   };
   const filterQuery = { status: filters.status, room: filters.room?.id, agent: filters.agent?.value };
-  const unchanged = filters.status === initialFilters.status && filters.room?.id === initialFilters.room?.id && filters.agent?.value === initialFilters.agent?.value;
+  const unchanged =
+    filters.status === initialFilters.status &&
+    filters.room?.id === initialFilters.room?.id &&
+    filters.agent?.value === initialFilters.agent?.value;
   const runs = useInfiniteQuery({
     queryKey: ["admin", "runs", filterQuery],
-    queryFn: ({ pageParam }) => apiRequest<RunsPage>(`/api/admin/runs${queryString({ ...filterQuery, cursor: pageParam, limit: PAGE })}`, "GET"),
+    queryFn: ({ pageParam }) =>
+      apiRequest<RunsPage>(`/api/admin/runs${queryString({ ...filterQuery, cursor: pageParam, limit: PAGE })}`, "GET"),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     refetchInterval: 2000,
@@ -81,7 +85,12 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
         <span className="muted">Newest first · live</span>
       </div>
       <div className="admin-toolbar">
-        <select aria-label="Status" data-testid="status-filter" value={filters.status ?? ""} onChange={(event) => change({ status: (event.target.value || null) as RunFilters["status"] })}>
+        <select
+          aria-label="Status"
+          data-testid="status-filter"
+          value={filters.status ?? ""}
+          onChange={(event) => change({ status: (event.target.value || null) as RunFilters["status"] })}
+        >
           <option value="">Any status</option>
           {STATUSES.map((status) => (
             <option key={status} value={status}>
@@ -114,7 +123,12 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
               <Link href={`/admin/runs/${run.id}`} data-testid="run-open">
                 {run.agentName}
               </Link>
-              <button type="button" className="link-button" title="Only this room's runs" onClick={() => change({ room: { id: run.roomId, title: run.roomTitle } })}>
+              <button
+                type="button"
+                className="link-button"
+                title="Only this room's runs"
+                onClick={() => change({ room: { id: run.roomId, title: run.roomTitle } })}
+              >
                 {run.roomTitle}
               </button>
             </span>

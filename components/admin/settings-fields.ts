@@ -10,7 +10,16 @@ export type SettingField =
   /** A list of short texts, one a line. */
   | { key: keyof RoomSettings; label: string; kind: "lines" }
   /** A number for each of `keys`; an empty one takes `fallback`. */
-  | { key: keyof RoomSettings; label: string; kind: "numbers"; keys: readonly string[]; min: number; max: number; fallback: number; unit?: string };
+  | {
+      key: keyof RoomSettings;
+      label: string;
+      kind: "numbers";
+      keys: readonly string[];
+      min: number;
+      max: number;
+      fallback: number;
+      unit?: string;
+    };
 
 /** How each room setting is edited in the dashboard, grouped by what it governs. */
 export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
@@ -44,9 +53,31 @@ export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
   {
     title: "Budgets and loop guards",
     fields: [
-      { key: "daily_token_budget", label: "Tokens a day (empty: server default, 0: none)", kind: "optional-number", min: 0, max: 1_000_000_000 },
-      { key: "daily_cost_budget_usd", label: "Cost a day (empty: server default, 0: none)", kind: "optional-number", min: 0, max: 100_000, step: 0.01, unit: "$" },
-      { key: "workflow_cost_cap_usd", label: "Cost per workflow (empty: server default, 0: none)", kind: "optional-number", min: 0, max: 100_000, step: 0.01, unit: "$" },
+      {
+        key: "daily_token_budget",
+        label: "Tokens a day (empty: server default, 0: none)",
+        kind: "optional-number",
+        min: 0,
+        max: 1_000_000_000,
+      },
+      {
+        key: "daily_cost_budget_usd",
+        label: "Cost a day (empty: server default, 0: none)",
+        kind: "optional-number",
+        min: 0,
+        max: 100_000,
+        step: 0.01,
+        unit: "$",
+      },
+      {
+        key: "workflow_cost_cap_usd",
+        label: "Cost per workflow (empty: server default, 0: none)",
+        kind: "optional-number",
+        min: 0,
+        max: 100_000,
+        step: 0.01,
+        unit: "$",
+      },
       { key: "repeated_tool_call_limit", label: "Same tool call, same arguments", kind: "number", min: 2, max: 20, unit: "times" },
       { key: "repeated_exchange_limit", label: "Same exchange between two agents", kind: "number", min: 2, max: 20, unit: "times" },
     ],
@@ -74,7 +105,16 @@ export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
     title: "Brainstorm",
     fields: [
       { key: "brainstorm_gate", label: "Who decides at the gate", kind: "choice", options: ["participants", "admins"] },
-      { key: "brainstorm_stage_minutes", label: "Time limit per stage", kind: "numbers", keys: BRAINSTORM_WORK_STAGES, min: 1, max: 240, fallback: DEFAULT_STAGE_MINUTES, unit: "min" },
+      {
+        key: "brainstorm_stage_minutes",
+        label: "Time limit per stage",
+        kind: "numbers",
+        keys: BRAINSTORM_WORK_STAGES,
+        min: 1,
+        max: 240,
+        fallback: DEFAULT_STAGE_MINUTES,
+        unit: "min",
+      },
     ],
   },
   {

@@ -42,14 +42,21 @@ export function UsageChart({ title, metric, buckets, bucketMs, series }: UsageCh
       </div>
       {total === 0 ? (
         <p className="admin-chart__empty">
-          {metric === "costUsd" && series.length > 0 ? "Nothing was billed in this range: the models used have no price (the scripted model is free)." : "No model calls in this range."}
+          {metric === "costUsd" && series.length > 0
+            ? "Nothing was billed in this range: the models used have no price (the scripted model is free)."
+            : "No model calls in this range."}
         </p>
       ) : (
         <div className="admin-chart__plot">
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e9ecef" />
-              <XAxis dataKey="bucket" tickFormatter={(value: string) => bucketLabel(value, bucketMs)} minTickGap={18} tick={{ fontSize: 11 }} />
+              <XAxis
+                dataKey="bucket"
+                tickFormatter={(value: string) => bucketLabel(value, bucketMs)}
+                minTickGap={18}
+                tick={{ fontSize: 11 }}
+              />
               <YAxis tickFormatter={(value: number) => format(value)} width={56} tick={{ fontSize: 11 }} />
               <Tooltip
                 formatter={(value) => format(Number(value))}

@@ -47,7 +47,8 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
   });
   const list = useInfiniteQuery({
     queryKey: ["admin", "workflows", room?.id],
-    queryFn: ({ pageParam }) => apiRequest<WorkflowPage>(`/api/admin/workflows${queryString({ room: room?.id, cursor: pageParam, limit: 20 })}`, "GET"),
+    queryFn: ({ pageParam }) =>
+      apiRequest<WorkflowPage>(`/api/admin/workflows${queryString({ room: room?.id, cursor: pageParam, limit: 20 })}`, "GET"),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     enabled: !!room,
@@ -66,7 +67,14 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
           navigate({ id: text.trim() || null });
         }}
       >
-        <input className="admin-toolbar__wide" value={text} onChange={(event) => setText(event.target.value)} placeholder="Correlation id" aria-label="Correlation id" data-testid="workflow-id" />
+        <input
+          className="admin-toolbar__wide"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          placeholder="Correlation id"
+          aria-label="Correlation id"
+          data-testid="workflow-id"
+        />
         <button className="button button--primary" type="submit">
           Show
         </button>
@@ -81,12 +89,17 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
               .flatMap((page) => page.workflows)
               .map((each) => (
                 <li key={each.correlationId}>
-                  <button type="button" className={`link-button${each.correlationId === id ? " is-on" : ""}`} onClick={() => navigate({ id: each.correlationId })}>
+                  <button
+                    type="button"
+                    className={`link-button${each.correlationId === id ? " is-on" : ""}`}
+                    onClick={() => navigate({ id: each.correlationId })}
+                  >
                     <code>{each.correlationId}</code>
                   </button>
                   <span className={`trace__status trace__status--${each.status}`}>{each.status}</span>
                   <span className="muted">
-                    {each.runs} run{each.runs === 1 ? "" : "s"} · {each.durationMs === null ? "running" : formatDuration(each.durationMs)} · {formatDollars(each.costUsd)} · <Ago iso={each.startedAt} />
+                    {each.runs} run{each.runs === 1 ? "" : "s"} · {each.durationMs === null ? "running" : formatDuration(each.durationMs)} ·{" "}
+                    {formatDollars(each.costUsd)} · <Ago iso={each.startedAt} />
                   </span>
                   <span className="admin-workflow-list__prompt">{each.startedBy.prompt}</span>
                 </li>
@@ -127,7 +140,9 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
               <ul className="admin-plain-list">
                 {workflow.data.workflow.runList.map((run) => (
                   <li key={run.id}>
-                    <Link href={`/admin/runs/${run.id}`}>{workflow.data.agents.find((agent) => agent.id === run.agentId)?.name ?? run.agentId}</Link>{" "}
+                    <Link href={`/admin/runs/${run.id}`}>
+                      {workflow.data.agents.find((agent) => agent.id === run.agentId)?.name ?? run.agentId}
+                    </Link>{" "}
                     <span className="muted">
                       {run.status} · {run.steps} step{run.steps === 1 ? "" : "s"} · {formatDollars(run.costUsd)}
                     </span>
@@ -138,7 +153,9 @@ export function WorkflowsView({ initialId, initialRoom }: { initialId: string | 
           )}
         </section>
       )}
-      {!id && !room && <p className="empty">Paste a correlation id (a run’s page links to its own), or pick a room to list its workflows.</p>}
+      {!id && !room && (
+        <p className="empty">Paste a correlation id (a run’s page links to its own), or pick a room to list its workflows.</p>
+      )}
     </div>
   );
 }

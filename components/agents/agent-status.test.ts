@@ -3,11 +3,21 @@ import { agentDto, broadcastDto, broadcastResponseDto, runDto } from "@/test/bui
 import { agentStatus, formatCost, formatUsage } from "./agent-status";
 
 const painter = agentDto({ id: "painter", name: "Scene Painter", persona: "scene-painter" });
-const question = broadcastDto({ id: "b1", agentId: "songwriter", agentName: "Songwriter", mode: "agents", status: "pending", targetAgentIds: ["painter", "storyteller"] });
+const question = broadcastDto({
+  id: "b1",
+  agentId: "songwriter",
+  agentName: "Songwriter",
+  mode: "agents",
+  status: "pending",
+  targetAgentIds: ["painter", "storyteller"],
+});
 
 describe("agentStatus", () => {
   it("says a teammate is answering a question while its shadow works, not idle", () => {
-    expect(agentStatus(painter, {}, {}, 0, { b1: question }, {})).toMatchObject({ kind: "answering", label: "answering Songwriter's question" });
+    expect(agentStatus(painter, {}, {}, 0, { b1: question }, {})).toMatchObject({
+      kind: "answering",
+      label: "answering Songwriter's question",
+    });
   });
 
   it("is idle again once its answer is in, or the question closed", () => {
@@ -18,7 +28,10 @@ describe("agentStatus", () => {
 
   it("shows its own work first: a running agent is running", () => {
     const running = runDto({ id: "r1", agentId: "painter", status: "running", steps: 1 });
-    expect(agentStatus(painter, { r1: running }, {}, 0, { b1: question }, {})).toMatchObject({ kind: "running", label: "running · step 2" });
+    expect(agentStatus(painter, { r1: running }, {}, 0, { b1: question }, {})).toMatchObject({
+      kind: "running",
+      label: "running · step 2",
+    });
   });
 });
 

@@ -32,11 +32,7 @@ export function agentStatus(
   );
   if (running && asking) {
     const label =
-      asking.mode === "human"
-        ? asking.status === "open"
-          ? "asking the room"
-          : "waiting to ask the room"
-        : "waiting on answers";
+      asking.mode === "human" ? (asking.status === "open" ? "asking the room" : "waiting to ask the room") : "waiting on answers";
     return { kind: "asking", label, run: running, queuePosition: null };
   }
   if (running) {
@@ -86,7 +82,10 @@ export function formatCost(costUsd: number, basis: CostBasis): string {
 }
 
 /** Duration, tokens and cost as the page shows them; the cost as `formatCost` words it. */
-export function formatUsage(figures: { durationMs?: number; inputTokens: number; outputTokens: number; costUsd: number }, basis: CostBasis) {
+export function formatUsage(
+  figures: { durationMs?: number; inputTokens: number; outputTokens: number; costUsd: number },
+  basis: CostBasis,
+) {
   const parts: string[] = [];
   if (figures.durationMs !== undefined) parts.push(`${(figures.durationMs / 1000).toFixed(1)}s`);
   parts.push(`${(figures.inputTokens + figures.outputTokens).toLocaleString("en-US")} tok`);

@@ -20,7 +20,10 @@ const vault = (insight: string): VaultDto => ({
 
 /** The drawer as the page draws it, with the reads of the agent's vault that `client` holds. */
 function drawer(store: ReturnType<typeof createRoomStore>, client: QueryClient) {
-  return drawnInRoom(store, createElement(QueryClientProvider, { client, children: createElement(VaultDrawer, { agent: painter, onClose: () => {} }) }));
+  return drawnInRoom(
+    store,
+    createElement(QueryClientProvider, { client, children: createElement(VaultDrawer, { agent: painter, onClose: () => {} }) }),
+  );
 }
 
 describe("the vault drawer", () => {
@@ -35,7 +38,18 @@ describe("the vault drawer", () => {
     expect(before).toContain("Paint the harbour at dusk");
     // A run of the agent finished: its task went into the vault, and the drawer reads the next version.
     store.getState().apply(
-      stored(2, "run.finished", { runId: "run", agentId: "sp", status: "succeeded", steps: 4, attempts: 1, error: null, durationMs: 900, inputTokens: 1, outputTokens: 1, costUsd: 0 }),
+      stored(2, "run.finished", {
+        runId: "run",
+        agentId: "sp",
+        status: "succeeded",
+        steps: 4,
+        attempts: 1,
+        error: null,
+        durationMs: 900,
+        inputTokens: 1,
+        outputTokens: 1,
+        costUsd: 0,
+      }),
     );
     const after = drawer(store, client);
     expect(after).toContain("Gulls give a harbour scene its scale");

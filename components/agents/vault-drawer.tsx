@@ -30,7 +30,9 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
             data-testid="vault-clear"
             onClick={() => {
               if (!window.confirm(`Clear everything ${agent.name} has learned, in every room?`)) return;
-              apiRequest(`/api/admin/rooms/${roomId}/agents/${agent.id}/vault`, "DELETE").catch((problem: Error) => setRefused(problem.message));
+              apiRequest(`/api/admin/rooms/${roomId}/agents/${agent.id}/vault`, "DELETE").catch((problem: Error) =>
+                setRefused(problem.message),
+              );
             }}
           >
             clear

@@ -29,12 +29,23 @@ const finished = (seq: number, agentId: string) =>
   });
 
 describe("the room's count of each agent's vault changes", () => {
-  const agents = [agentDto({ id: "sp", persona: "scene-painter", name: "Scene Painter" }), agentDto({ id: "sw", persona: "songwriter", name: "Songwriter" })];
+  const agents = [
+    agentDto({ id: "sp", persona: "scene-painter", name: "Scene Painter" }),
+    agentDto({ id: "sw", persona: "songwriter", name: "Songwriter" }),
+  ];
 
   it("moves when the agent's knowledge is updated or cleared, and when a run of it finishes with its task recorded", () => {
     const store = createRoomStore(roomSnapshot({ agents }), null);
     const versions = () => store.getState().vaultVersions;
-    store.getState().apply(stored(2, "knowledge.updated", { agentId: "sp", identity: "creative-canvas/scene-painter", insight: "Dusk light", area: null, level: null }));
+    store.getState().apply(
+      stored(2, "knowledge.updated", {
+        agentId: "sp",
+        identity: "creative-canvas/scene-painter",
+        insight: "Dusk light",
+        area: null,
+        level: null,
+      }),
+    );
     expect(versions()).toEqual({ sp: 1 });
     store.getState().apply(finished(3, "sp"));
     expect(versions()).toEqual({ sp: 2 });
@@ -129,7 +140,9 @@ describe("an open vault drawer's reads", () => {
   });
 
   it("says why when the vault cannot be read", async () => {
-    fetch.mockResolvedValue(new Response(JSON.stringify({ error: { code: "not_found", message: "Agent nobody not found." } }), { status: 404 }));
+    fetch.mockResolvedValue(
+      new Response(JSON.stringify({ error: { code: "not_found", message: "Agent nobody not found." } }), { status: 404 }),
+    );
     const drawer = open();
     await settle();
     expect(drawer.observer.getCurrentResult().error?.message).toBe("Agent nobody not found.");

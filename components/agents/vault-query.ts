@@ -16,7 +16,9 @@ export function vaultQuery(roomId: string, agentId: string, version: number) {
   return queryOptions({
     queryKey: ["vault", roomId, agentId, version],
     queryFn: ({ signal }): Promise<VaultDto> =>
-      apiRequest<{ vault: VaultDto }>(`/api/rooms/${roomId}/agents/${agentId}/vault`, "GET", undefined, { signal }).then((answer) => answer.vault),
+      apiRequest<{ vault: VaultDto }>(`/api/rooms/${roomId}/agents/${agentId}/vault`, "GET", undefined, { signal }).then(
+        (answer) => answer.vault,
+      ),
     staleTime: 0,
     refetchInterval: VAULT_REFRESH_MS,
     // What the drawer showed stays while the next version is read.

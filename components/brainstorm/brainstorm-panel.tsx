@@ -81,7 +81,13 @@ function Gate({ brainstorm, seated }: { brainstorm: BrainstormDto; seated: boole
   return (
     <section className="gate" data-testid="gate" aria-label="The gate">
       <h3>
-        Your decision{waited && <span className="gate__waited" data-testid="gate-waited"> · waiting {waited}</span>}
+        Your decision
+        {waited && (
+          <span className="gate__waited" data-testid="gate-waited">
+            {" "}
+            · waiting {waited}
+          </span>
+        )}
       </h3>
       <ol className="gate__ranking" data-testid="gate-ranking">
         {brainstorm.ranking.map((candidate, index) => (
@@ -97,10 +103,22 @@ function Gate({ brainstorm, seated }: { brainstorm: BrainstormDto; seated: boole
             </div>
             {mayDecide && (
               <div className="gate__row-actions">
-                <button type="button" className="button" disabled={busy} onClick={decide({ action: "drop", candidateId: candidate.id })} data-testid={`gate-drop-${candidate.id}`}>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={busy}
+                  onClick={decide({ action: "drop", candidateId: candidate.id })}
+                  data-testid={`gate-drop-${candidate.id}`}
+                >
                   Drop
                 </button>
-                <button type="button" className="button" disabled={busy} onClick={decide({ action: "deepen", candidateId: candidate.id })} data-testid={`gate-deepen-${candidate.id}`}>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={busy}
+                  onClick={decide({ action: "deepen", candidateId: candidate.id })}
+                  data-testid={`gate-deepen-${candidate.id}`}
+                >
                   Deepen
                 </button>
               </div>
@@ -138,7 +156,11 @@ function Gate({ brainstorm, seated }: { brainstorm: BrainstormDto; seated: boole
           {brainstorm.gateDeciders === "admins" ? "An admin decides at this room's gate." : "Take a seat to decide."}
         </p>
       )}
-      {error && <div className="command-bar__status command-bar__status--error" role="alert">{error}</div>}
+      {error && (
+        <div className="command-bar__status command-bar__status--error" role="alert">
+          {error}
+        </div>
+      )}
     </section>
   );
 }
@@ -148,7 +170,10 @@ function StopButton({ brainstormId }: { brainstormId: string }) {
   const roomId = useRoom((state) => state.room.id);
   const { busy, error, submit } = useSubmit();
   return (
-    <form className="brainstorm-panel__stop" onSubmit={submit(() => apiWrite(`/api/rooms/${roomId}/brainstorms/${brainstormId}/cancel`, "POST").then(() => undefined))}>
+    <form
+      className="brainstorm-panel__stop"
+      onSubmit={submit(() => apiWrite(`/api/rooms/${roomId}/brainstorms/${brainstormId}/cancel`, "POST").then(() => undefined))}
+    >
       <button type="submit" className="link-button" disabled={busy} data-testid="brainstorm-stop">
         Stop this brainstorm
       </button>

@@ -32,7 +32,14 @@ export function DeliverableView({ brainstorm, onClose }: { brainstorm: Brainstor
     };
   }, [url]);
   return (
-    <div className="modal-backdrop" role="dialog" aria-modal="true" aria-label="The deliverable" data-testid="deliverable" onClick={onClose}>
+    <div
+      className="modal-backdrop"
+      role="dialog"
+      aria-modal="true"
+      aria-label="The deliverable"
+      data-testid="deliverable"
+      onClick={onClose}
+    >
       <div className="modal deliverable" onClick={(event) => event.stopPropagation()}>
         <div className="deliverable__bar">
           <strong>Deliverable</strong>

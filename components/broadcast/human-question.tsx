@@ -62,10 +62,7 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
         {open.question}
       </div>
       {seated ? (
-        <form
-          className="question-panel__form"
-          onSubmit={(event) => (answer.trim() ? send(answer.trim())(event) : event.preventDefault())}
-        >
+        <form className="question-panel__form" onSubmit={(event) => (answer.trim() ? send(answer.trim())(event) : event.preventDefault())}>
           {open.options.length > 0 && (
             <div className="question-panel__options">
               {open.options.map((option) => (
@@ -94,7 +91,12 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
             }}
           />
           <div className="question-panel__actions">
-            <button type="submit" className="button button--primary" data-testid="question-send" disabled={busy || expired || !answer.trim()}>
+            <button
+              type="submit"
+              className="button button--primary"
+              data-testid="question-send"
+              disabled={busy || expired || !answer.trim()}
+            >
               Send
             </button>
             <button type="button" className="button" data-testid="question-skip" disabled={busy || expired} onClick={send(null)}>

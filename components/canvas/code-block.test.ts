@@ -23,7 +23,11 @@ describe("highlightCode", () => {
   });
 
   it("does not guess when the language named is one it does not know: plain, escaped text", () => {
-    expect(drawn("if a < b then <script>", "brainfudge")).toEqual({ markup: "if a &lt; b then &lt;script&gt;", language: null, text: "if a < b then <script>" });
+    expect(drawn("if a < b then <script>", "brainfudge")).toEqual({
+      markup: "if a &lt; b then &lt;script&gt;",
+      language: null,
+      text: "if a < b then <script>",
+    });
   });
 
   it("guesses among the common languages only for code with no language", () => {
@@ -32,10 +36,10 @@ describe("highlightCode", () => {
 
   it("draws hostile code as text on every path: a named language, one it guesses, plain text", () => {
     const hostile = [
-      '</code><img src=x onerror=alert(1)>',
-      '<script>alert(document.cookie)</script>',
+      "</code><img src=x onerror=alert(1)>",
+      "<script>alert(document.cookie)</script>",
       'const s = "</code><img src=x onerror=alert(1)>"; // <script>alert(1)</script>',
-      "<div onmouseover=\"alert(1)\">&lt;b&gt;</div>",
+      '<div onmouseover="alert(1)">&lt;b&gt;</div>',
     ];
     for (const code of hostile) {
       for (const language of ["html", "typescript", "python", null, "brainfudge"]) {
@@ -67,8 +71,14 @@ describe("a code node's version", () => {
   it("is the version the Coder submitted, not the node's, which every move bumps", () => {
     let state = initialRoomState(snapshot, null);
     expect(state.codeNodes.code).toEqual({ nodeId: "code", reviewId: "rev", version: 1, language: "python" });
-    state = apply(state, storedEvent("node.updated", { nodeId: "code", changes: { x: 40, y: 80 }, version: 2, updatedAt: FIXTURE_TIME }, { seq: 2 }));
-    state = apply(state, storedEvent("canvas.tidied", { positions: [{ nodeId: "code", x: 0, y: 0, version: 3 }], updatedAt: FIXTURE_TIME }, { seq: 3 }));
+    state = apply(
+      state,
+      storedEvent("node.updated", { nodeId: "code", changes: { x: 40, y: 80 }, version: 2, updatedAt: FIXTURE_TIME }, { seq: 2 }),
+    );
+    state = apply(
+      state,
+      storedEvent("canvas.tidied", { positions: [{ nodeId: "code", x: 0, y: 0, version: 3 }], updatedAt: FIXTURE_TIME }, { seq: 3 }),
+    );
     expect(state.nodes.code!.version).toBe(3);
     expect(state.codeNodes.code!.version).toBe(1);
     state = apply(state, storedEvent("review.code", { reviewId: "rev", nodeId: "code", version: 2, language: "typescript" }, { seq: 4 }));

@@ -66,7 +66,8 @@ class TokenEmitter implements Emitter {
   }
 
   __addSublanguage(emitter: Emitter, language: string) {
-    if (emitter instanceof TokenEmitter) this.top.children.push({ scope: language ? `language:${language}` : null, children: emitter.root.children });
+    if (emitter instanceof TokenEmitter)
+      this.top.children.push({ scope: language ? `language:${language}` : null, children: emitter.root.children });
   }
 
   finalize() {
@@ -82,7 +83,27 @@ class TokenEmitter implements Emitter {
 /** Our own highlight.js, giving tokens rather than HTML; its languages bring their aliases (ts, py, c++, sh, html, …). */
 const hljs = core.newInstance();
 hljs.configure({ __emitter: TokenEmitter });
-const LANGUAGES = { typescript, javascript, python, go, rust, java, c, cpp, csharp, ruby, php, bash, sql, json, kotlin, swift, xml, css, yaml };
+const LANGUAGES = {
+  typescript,
+  javascript,
+  python,
+  go,
+  rust,
+  java,
+  c,
+  cpp,
+  csharp,
+  ruby,
+  php,
+  bash,
+  sql,
+  json,
+  kotlin,
+  swift,
+  xml,
+  css,
+  yaml,
+};
 for (const [name, language] of Object.entries({ ...LANGUAGES, plaintext })) hljs.registerLanguage(name, language);
 const GUESSED = ["typescript", "javascript", "python"];
 
@@ -128,6 +149,7 @@ function renderTokens(tokens: CodeToken[]): ReactNode[] {
     typeof token === "string" ? (
       token
     ) : token.scope ? (
+      // biome-ignore lint/suspicious/noArrayIndexKey: tokens of one fixed text, never reordered.
       <span key={index} className={scopeClass(token.scope)}>
         {renderTokens(token.children)}
       </span>
@@ -147,7 +169,17 @@ export const CodeTokens = memo(function CodeTokens({ tokens }: { tokens: CodeTok
  * the Coder submitted (`null` for code that is not a build review's). Earlier versions can be
  * picked; they are read from the review's history when first asked for.
  */
-export function CodeBlock({ code, language, version, reviewId }: { code: string; language: string | null; version: number | null; reviewId: string | null }) {
+export function CodeBlock({
+  code,
+  language,
+  version,
+  reviewId,
+}: {
+  code: string;
+  language: string | null;
+  version: number | null;
+  reviewId: string | null;
+}) {
   const roomId = useRoom((state) => state.room.id);
   const [picked, setPicked] = useState<number | null>(null);
   const [history, setHistory] = useState<CodeVersion[]>([]);

@@ -11,7 +11,8 @@ const LEADER_FROM = 24;
 function distanceToSegment(point: { x: number; y: number }, from: { x: number; y: number }, to: { x: number; y: number }): number {
   const dx = to.x - from.x;
   const dy = to.y - from.y;
-  const along = dx === 0 && dy === 0 ? 0 : Math.max(0, Math.min(1, ((point.x - from.x) * dx + (point.y - from.y) * dy) / (dx * dx + dy * dy)));
+  const along =
+    dx === 0 && dy === 0 ? 0 : Math.max(0, Math.min(1, ((point.x - from.x) * dx + (point.y - from.y) * dy) / (dx * dx + dy * dy)));
   return Math.hypot(point.x - (from.x + along * dx), point.y - (from.y + along * dy));
 }
 

@@ -87,7 +87,12 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
           }}
         />
       ) : node.kind === "code" ? (
-        <CodeBlock code={node.text} language={submitted?.language ?? null} version={submitted?.version ?? null} reviewId={submitted?.reviewId ?? null} />
+        <CodeBlock
+          code={node.text}
+          language={submitted?.language ?? null}
+          version={submitted?.version ?? null}
+          reviewId={submitted?.reviewId ?? null}
+        />
       ) : (
         <div className="note__text" data-testid="note-text">
           {node.text || <span className="note__placeholder">{editable ? "Double-click to write" : "Empty note"}</span>}

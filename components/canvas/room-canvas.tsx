@@ -90,10 +90,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
     [roomId, onError],
   );
 
-  const saveText = useCallback(
-    (nodeId: string, text: string) => void write(`/nodes/${nodeId}`, "PATCH", { text }),
-    [write],
-  );
+  const saveText = useCallback((nodeId: string, text: string) => void write(`/nodes/${nodeId}`, "PATCH", { text }), [write]);
 
   useEffect(() => {
     setFlowNodes((previous) => {
@@ -101,10 +98,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
       const highlightSet = new Set(highlighted);
       return Object.values(nodes).map((node) => {
         const existing = byId.get(node.id);
-        const accent =
-          node.authorKind === "agent"
-            ? (agentColors.get(node.authorId) ?? "#495057")
-            : "#c9a227";
+        const accent = node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227";
         return {
           id: node.id,
           type: "note" as const,
@@ -137,8 +131,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
     setFlowEdges((previous) => {
       const byId = new Map(previous.map((edge) => [edge.id, edge]));
       return Object.values(edges).map((edge) => {
-        const accent =
-          edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
+        const accent = edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
         const layout = links.get(edge.id);
         return {
           id: edge.id,
@@ -158,12 +151,22 @@ export function RoomCanvas({ onError }: CanvasProps) {
 
   const onNodesChange = useCallback(
     (changes: NodeChange<NoteFlowNode>[]) =>
-      setFlowNodes((current) => applyNodeChanges(changes.filter((change) => change.type !== "remove"), current)),
+      setFlowNodes((current) =>
+        applyNodeChanges(
+          changes.filter((change) => change.type !== "remove"),
+          current,
+        ),
+      ),
     [],
   );
   const onEdgesChange = useCallback(
     (changes: EdgeChange<LabelledFlowEdge>[]) =>
-      setFlowEdges((current) => applyEdgeChanges(changes.filter((change) => change.type !== "remove"), current)),
+      setFlowEdges((current) =>
+        applyEdgeChanges(
+          changes.filter((change) => change.type !== "remove"),
+          current,
+        ),
+      ),
     [],
   );
 
@@ -175,11 +178,13 @@ export function RoomCanvas({ onError }: CanvasProps) {
 
   const addNoteInView = () => {
     const pane = document.querySelector('[data-testid="canvas"]')?.getBoundingClientRect();
-    const center = pane
-      ? screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 2 })
-      : { x: 0, y: 0 };
+    const center = pane ? screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 2 }) : { x: 0, y: 0 };
     // The server puts it in the free spot nearest the middle of the view.
-    void write("/nodes", "POST", { text: "", near: { x: Math.round(center.x - 145), y: Math.round(center.y - 60) }, color: HUMAN_NOTE_COLOR });
+    void write("/nodes", "POST", {
+      text: "",
+      near: { x: Math.round(center.x - 145), y: Math.round(center.y - 60) },
+      color: HUMAN_NOTE_COLOR,
+    });
   };
 
   const [tidying, setTidying] = useState(false);

@@ -5,13 +5,23 @@ import { liveAskEdges } from "./who-asked-whom";
 
 const line = ({ from, to, kind, count }: AskEdge) => `${from}→${to} ${kind} ×${count}`;
 
-const agents = [agentDto({ id: "sw", persona: "songwriter" }), agentDto({ id: "sp", persona: "scene-painter" }), agentDto({ id: "st", persona: "storyteller" })];
+const agents = [
+  agentDto({ id: "sw", persona: "songwriter" }),
+  agentDto({ id: "sp", persona: "scene-painter" }),
+  agentDto({ id: "st", persona: "storyteller" }),
+];
 
 describe("askEdges", () => {
   it("counts requests, help, questions, people's messages and dialogues by who asked whom", () => {
     const request = (id: string, help?: boolean) =>
       storedEvent("board.posted", {
-        entry: boardEntryDto({ id, kind: "request", agentId: "sw", targetPersona: "scene-painter", content: { targetPersona: "scene-painter", ask: "Paint", refNodeIds: [], ...(help ? { help: true } : {}) } }),
+        entry: boardEntryDto({
+          id,
+          kind: "request",
+          agentId: "sw",
+          targetPersona: "scene-painter",
+          content: { targetPersona: "scene-painter", ask: "Paint", refNodeIds: [], ...(help ? { help: true } : {}) },
+        }),
       });
     const feed = [
       request("e1"),
@@ -19,9 +29,33 @@ describe("askEdges", () => {
       request("e3", true),
       storedEvent("broadcast.asked", { broadcast: broadcastDto({ agentId: "st", mode: "agents", targetAgentIds: ["sw", "sp"] }) }),
       storedEvent("broadcast.asked", { broadcast: broadcastDto({ agentId: "sp", mode: "human", targetAgentIds: [] }) }),
-      storedEvent("command.sent", { command: { id: "c", agentId: "st", senderId: "human:a", senderName: "Ada", text: "go", delivery: "new_run", runId: "r", createdAt: "2026-01-01T00:00:00.000Z" } }),
-      storedEvent("dialogue.opened", { dialogue: { id: "d", askerAgentId: "st", addresseeAgentId: "sw", topic: "?", reason: "question", maxRounds: 2, reviewId: null, openedAt: "2026-01-01T00:00:00.000Z" } }),
-      storedEvent("board.posted", { entry: boardEntryDto({ id: "e4", kind: "finding", agentId: "sw", content: { finding: "x", severity: "low", nodeIds: [] } }) }),
+      storedEvent("command.sent", {
+        command: {
+          id: "c",
+          agentId: "st",
+          senderId: "human:a",
+          senderName: "Ada",
+          text: "go",
+          delivery: "new_run",
+          runId: "r",
+          createdAt: "2026-01-01T00:00:00.000Z",
+        },
+      }),
+      storedEvent("dialogue.opened", {
+        dialogue: {
+          id: "d",
+          askerAgentId: "st",
+          addresseeAgentId: "sw",
+          topic: "?",
+          reason: "question",
+          maxRounds: 2,
+          reviewId: null,
+          openedAt: "2026-01-01T00:00:00.000Z",
+        },
+      }),
+      storedEvent("board.posted", {
+        entry: boardEntryDto({ id: "e4", kind: "finding", agentId: "sw", content: { finding: "x", severity: "low", nodeIds: [] } }),
+      }),
     ];
     expect(askEdges(feed, agents).map(line)).toEqual([
       "sw→sp request ×2",
@@ -37,7 +71,13 @@ describe("askEdges", () => {
   it("draws no arrow for an agent asking itself or a persona nobody in the room has", () => {
     const request = (target: string) =>
       storedEvent("board.posted", {
-        entry: boardEntryDto({ id: target, kind: "request", agentId: "sw", targetPersona: target, content: { targetPersona: target, ask: "Paint", refNodeIds: [] } }),
+        entry: boardEntryDto({
+          id: target,
+          kind: "request",
+          agentId: "sw",
+          targetPersona: target,
+          content: { targetPersona: target, ask: "Paint", refNodeIds: [] },
+        }),
       });
     expect(askEdges([request("songwriter"), request("gardener")], agents)).toEqual([]);
   });

@@ -42,7 +42,10 @@ const CENTER = { x: 160, y: 135 };
  * several kinds between two members stay apart), ending short of the circles, and where its count
  * goes: on the curve, halfway along.
  */
-function arrowOf(edge: AskEdge, points: Point[]): { edge: AskEdge; from: Point; to: Point; path: string; label: { x: number; y: number } } | null {
+function arrowOf(
+  edge: AskEdge,
+  points: Point[],
+): { edge: AskEdge; from: Point; to: Point; path: string; label: { x: number; y: number } } | null {
   const from = points.find((point) => point.id === edge.from);
   const to = points.find((point) => point.id === edge.to);
   if (!from || !to) return null;
@@ -89,7 +92,10 @@ export function WhoAskedWhom() {
   }, [stale, refetch]);
   const people = edges.some((edge) => edge.from === PEOPLE || edge.to === PEOPLE);
   const points = useMemo(() => {
-    const members = [...agents.map((agent) => ({ id: agent.id, name: agent.name, color: agent.color })), ...(people ? [{ id: PEOPLE, name: "People", color: "#c9a227" }] : [])];
+    const members = [
+      ...agents.map((agent) => ({ id: agent.id, name: agent.name, color: agent.color })),
+      ...(people ? [{ id: PEOPLE, name: "People", color: "#c9a227" }] : []),
+    ];
     return members.map((member, index) => {
       const angle = (index / members.length) * Math.PI * 2 - Math.PI / 2;
       return { ...member, x: CENTER.x + Math.cos(angle) * 110, y: CENTER.y + Math.sin(angle) * 100 };
@@ -100,7 +106,13 @@ export function WhoAskedWhom() {
 
   return (
     <div className="who-asked">
-      <button type="button" className="button button--small who-asked__toggle" aria-pressed={open} onClick={() => setOpen(!open)} data-testid="who-asked-toggle">
+      <button
+        type="button"
+        className="button button--small who-asked__toggle"
+        aria-pressed={open}
+        onClick={() => setOpen(!open)}
+        data-testid="who-asked-toggle"
+      >
         Who asked whom{total ? ` · ${total}` : ""}
       </button>
       {open && (
@@ -108,19 +120,44 @@ export function WhoAskedWhom() {
           <svg viewBox="0 0 320 270" width="320" height="270" role="img" aria-label="Who asked whom">
             <defs>
               {(Object.keys(KIND_COLORS) as AskKind[]).map((kind) => (
-                <marker key={kind} id={`arrow-${kind}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+                <marker
+                  key={kind}
+                  id={`arrow-${kind}`}
+                  viewBox="0 0 10 10"
+                  refX="9"
+                  refY="5"
+                  markerWidth="6"
+                  markerHeight="6"
+                  orient="auto-start-reverse"
+                >
                   <path d="M0,0 L10,5 L0,10 z" fill={KIND_COLORS[kind]} />
                 </marker>
               ))}
             </defs>
             {arrows.map(({ edge, path }, index) => (
-              <path key={index} d={path} fill="none" stroke={KIND_COLORS[edge.kind]} strokeWidth={1.5 + Math.min(edge.count, 6) * 0.5} markerEnd={`url(#arrow-${edge.kind})`} opacity={0.85} />
+              <path
+                // biome-ignore lint/suspicious/noArrayIndexKey: arrows are redrawn whole from one list.
+                key={index}
+                d={path}
+                fill="none"
+                stroke={KIND_COLORS[edge.kind]}
+                strokeWidth={1.5 + Math.min(edge.count, 6) * 0.5}
+                markerEnd={`url(#arrow-${edge.kind})`}
+                opacity={0.85}
+              />
             ))}
             {points.map((point) => (
               <g key={point.id}>
                 <circle cx={point.x} cy={point.y} r={16} fill={point.color} />
                 {/* Outside the ring: above a member in its upper half, below one in its lower half. */}
-                <text x={point.x} y={point.y < CENTER.y - 1 ? point.y - 22 : point.y + 30} fontSize="11" textAnchor="middle" fill="#495057" className="who-asked__halo">
+                <text
+                  x={point.x}
+                  y={point.y < CENTER.y - 1 ? point.y - 22 : point.y + 30}
+                  fontSize="11"
+                  textAnchor="middle"
+                  fill="#495057"
+                  className="who-asked__halo"
+                >
                   {point.name}
                 </text>
               </g>
@@ -128,6 +165,7 @@ export function WhoAskedWhom() {
             {/* Counts last, over lines and names, so that none is hidden. */}
             {arrows.map(({ edge, from, to, label }, index) => (
               <text
+                // biome-ignore lint/suspicious/noArrayIndexKey: arrows are redrawn whole from one list.
                 key={index}
                 x={label.x}
                 y={label.y + 4}

@@ -19,7 +19,16 @@ function roomWithDialogue() {
     state = outcome.state;
   };
   apply("dialogue.opened", {
-    dialogue: { id: "d1", askerAgentId: "reviewer", addresseeAgentId: "coder", topic: "Empty input?", reason: "open question", maxRounds: 2, reviewId: null, openedAt: FIXTURE_TIME },
+    dialogue: {
+      id: "d1",
+      askerAgentId: "reviewer",
+      addresseeAgentId: "coder",
+      topic: "Empty input?",
+      reason: "open question",
+      maxRounds: 2,
+      reviewId: null,
+      openedAt: FIXTURE_TIME,
+    },
   });
   const say = (from: typeof reviewer, to: typeof coder, round: number, runId: string) =>
     apply("dialogue.message", {
@@ -37,7 +46,10 @@ function roomWithDialogue() {
     });
   const render = () => {
     // Rendered on the server, a store shows the room it was made from: a page opened now.
-    const store = createRoomStore(roomSnapshot({ agents: [reviewer, coder], dialogues: Object.values(state.dialogues), lastSeq: state.lastSeq }), null);
+    const store = createRoomStore(
+      roomSnapshot({ agents: [reviewer, coder], dialogues: Object.values(state.dialogues), lastSeq: state.lastSeq }),
+      null,
+    );
     return {
       thread: renderToStaticMarkup(createElement(RoomStoreScope, { store, children: createElement(DialogueThread, { dialogueId: "d1" }) })),
       links: renderToStaticMarkup(createElement(RoomStoreScope, { store, children: createElement(DialogueLinks) })),
@@ -65,7 +77,17 @@ describe("a dialogue thread's heading", () => {
     const room = roomWithDialogue();
     room.say(coder, reviewer, 1, "run-1");
     room.say(reviewer, coder, 1, "run-2");
-    room.apply("dialogue.closed", { dialogueId: "d1", outcome: "resolved", rounds: 1, remaining: null, durationMs: 2400, inputTokens: 20, outputTokens: 40, costUsd: 0.0468, costKnown: true });
+    room.apply("dialogue.closed", {
+      dialogueId: "d1",
+      outcome: "resolved",
+      rounds: 1,
+      remaining: null,
+      durationMs: 2400,
+      inputTokens: 20,
+      outputTokens: 40,
+      costUsd: 0.0468,
+      costKnown: true,
+    });
     expect(heading(room.render().thread)).toBe("Reviewer ↔ Coder · round 1/2");
     expect(room.render().links).toBe("");
   });

@@ -36,7 +36,8 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   return (
     <div className="dialogue" data-testid="dialogue-thread" data-status={closed?.outcome ?? "open"}>
       <div className="dialogue__head">
-        <strong style={{ color: asker?.color }}>{asker?.name}</strong> ↔ <strong style={{ color: addressee?.color }}>{addressee?.name}</strong>
+        <strong style={{ color: asker?.color }}>{asker?.name}</strong> ↔{" "}
+        <strong style={{ color: addressee?.color }}>{addressee?.name}</strong>
         <span className="dialogue__round" data-testid="dialogue-round">{` · ${dialogueRound(thread)}`}</span>
       </div>
       <div className="dialogue__topic">{dialogue.topic}</div>

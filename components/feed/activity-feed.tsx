@@ -32,6 +32,7 @@ export function ActivityFeed() {
   const list = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new entry or typed word scrolls the list down.
   useEffect(() => {
     const element = list.current;
     if (element && stickToBottom.current) element.scrollTop = element.scrollHeight;

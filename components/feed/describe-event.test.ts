@@ -20,7 +20,11 @@ describe("describeEvent", () => {
   it("tells who asked whom for what, linked to the nodes concerned", () => {
     const line = describeEvent(
       event("board.posted", {
-        entry: entry("request", { targetPersona: "scene-painter", ask: "Paint the verse", refNodeIds: ["v"] }, { targetPersona: "scene-painter" }),
+        entry: entry(
+          "request",
+          { targetPersona: "scene-painter", ask: "Paint the verse", refNodeIds: ["v"] },
+          { targetPersona: "scene-painter" },
+        ),
       }),
       context,
     );
@@ -31,7 +35,9 @@ describe("describeEvent", () => {
   it("links a reaction to what it answers", () => {
     const contribution = entry("contribution", { summary: "Wrote a verse", nodeIds: ["v"] });
     const line = describeEvent(
-      event("board.posted", { entry: entry("reaction", { toEntryId: "b1", response: "Painted it" }, { id: "b2", agentName: "Scene Painter" }) }),
+      event("board.posted", {
+        entry: entry("reaction", { toEntryId: "b1", response: "Painted it" }, { id: "b2", agentName: "Scene Painter" }),
+      }),
       { ...context, boardEntry: (id) => (id === "b1" ? contribution : undefined) },
     );
     expect(line).toMatchObject({ text: "reacted to Songwriter's contribution", detail: "Painted it", nodeIds: ["v"] });
@@ -45,8 +51,14 @@ describe("describeEvent", () => {
         agentId: "sw",
         step: 1,
         text: "Verse first.",
-        toolCalls: [{ id: "1", name: "create_node", input: {} }, { id: "2", name: "create_node", input: {} }],
-        toolResults: [{ id: "1", name: "create_node", output: { ok: true, node: { id: "v" } } }, { id: "2", name: "create_node", error: "boom" }],
+        toolCalls: [
+          { id: "1", name: "create_node", input: {} },
+          { id: "2", name: "create_node", input: {} },
+        ],
+        toolResults: [
+          { id: "1", name: "create_node", output: { ok: true, node: { id: "v" } } },
+          { id: "2", name: "create_node", error: "boom" },
+        ],
         durationMs: 1500,
         inputTokens: 1000,
         outputTokens: 234,
@@ -60,7 +72,18 @@ describe("describeEvent", () => {
 
   it("says 'cost unknown' for a model without a known price, never $0.0000", () => {
     const unpriced = { ...context, agents: context.agents.map((agent) => ({ ...agent, model: "openai-compatible:local-model" })) };
-    const step = { runId: "r", agentId: "sw", step: 0, text: "", toolCalls: [], toolResults: [], durationMs: 900, inputTokens: 10, outputTokens: 5, costUsd: 0 };
+    const step = {
+      runId: "r",
+      agentId: "sw",
+      step: 0,
+      text: "",
+      toolCalls: [],
+      toolResults: [],
+      durationMs: 900,
+      inputTokens: 10,
+      outputTokens: 5,
+      costUsd: 0,
+    };
     expect(describeEvent(event("run.step", step), unpriced).meta).toBe("step 1 · 0.9s · 15 tok · cost unknown");
     expect(describeEvent(event("run.step", step), context).meta).toBe("step 1 · 0.9s · 15 tok · $0.0000");
   });
@@ -88,15 +111,32 @@ describe("describeEvent", () => {
 
   it("tells a budget that stopped an agent short of it from one that is spent, with the figures", () => {
     const reached = { limit: "room_daily_cost", runId: "r", agentId: "sw", used: 4.8, allowed: 5, resetsAt: FIXTURE_TIME } as const;
-    expect(describeEvent(event("limit.reached", { ...reached, message: "This room's daily cost budget is spent" }), context)).toMatchObject({
-      text: "was stopped: the room's daily cost budget is spent",
+    expect(describeEvent(event("limit.reached", { ...reached, message: "This room's daily cost budget is spent" }), context)).toMatchObject(
+      {
+        text: "was stopped: the room's daily cost budget is spent",
+        tone: "error",
+      },
+    );
+    const ahead = describeEvent(
+      event("limit.reached", {
+        ...reached,
+        expected: 0.35,
+        message: "A run of Songwriter would go past this room's daily cost budget: $4.80 of $5.00 used today",
+      }),
+      context,
+    );
+    expect(ahead).toMatchObject({
+      text: "was stopped: it would go past the room's daily cost budget",
+      detail: expect.stringContaining("$4.80 of $5.00"),
       tone: "error",
     });
-    const ahead = describeEvent(event("limit.reached", { ...reached, expected: 0.35, message: "A run of Songwriter would go past this room's daily cost budget: $4.80 of $5.00 used today" }), context);
-    expect(ahead).toMatchObject({ text: "was stopped: it would go past the room's daily cost budget", detail: expect.stringContaining("$4.80 of $5.00"), tone: "error" });
     // A person's start refused before any run: told as theirs, naming the agent.
     const refused = describeEvent(
-      storedEvent("limit.reached", { ...reached, runId: null, expected: 0.35, message: "A run of Songwriter would go past" }, { agent: "u1", agent_name: "Ada" }),
+      storedEvent(
+        "limit.reached",
+        { ...reached, runId: null, expected: 0.35, message: "A run of Songwriter would go past" },
+        { agent: "u1", agent_name: "Ada" },
+      ),
       context,
     );
     expect(`Ada ${refused.text}`).toBe("Ada could not start Songwriter: it would go past the room's daily cost budget");
@@ -115,19 +155,31 @@ describe("describeEvent", () => {
   it("says which round of the gate the room is asked to decide, from the second on", () => {
     const ranking = [rankedCandidateDto(), rankedCandidateDto({ id: "c2", title: "Bike lanes", score: 6 })];
     const opened = (round: number) =>
-      describeEvent(event("brainstorm.gate_opened", { brainstormId: "bs1", round, ranking, brainstorm: brainstormDto({ gateRound: round, ranking }) }), context);
-    expect(opened(1)).toMatchObject({ text: "is waiting for the room to decide on a shortlist of 2", detail: "1. Car-free Sundays (8) · 2. Bike lanes (6)" });
+      describeEvent(
+        event("brainstorm.gate_opened", { brainstormId: "bs1", round, ranking, brainstorm: brainstormDto({ gateRound: round, ranking }) }),
+        context,
+      );
+    expect(opened(1)).toMatchObject({
+      text: "is waiting for the room to decide on a shortlist of 2",
+      detail: "1. Car-free Sundays (8) · 2. Bike lanes (6)",
+    });
     expect(opened(2).text).toBe("is waiting for the room to decide again (round 2) on a shortlist of 2");
   });
 
   it("describes canvas changes people make", () => {
-    expect(describeEvent(event("edge.created", { edge: edgeDto({ id: "e", sourceId: "v", targetId: "s", label: "echoes" }) }), context)).toMatchObject({
+    expect(
+      describeEvent(event("edge.created", { edge: edgeDto({ id: "e", sourceId: "v", targetId: "s", label: "echoes" }) }), context),
+    ).toMatchObject({
       text: "linked two notes: “echoes”",
       detail: "Verse one → A rainy scene",
     });
-    expect(describeEvent(event("node.updated", { nodeId: "v", changes: { x: 1 }, version: 2, updatedAt: FIXTURE_TIME }), context).quiet).toBe(true);
+    expect(
+      describeEvent(event("node.updated", { nodeId: "v", changes: { x: 1 }, version: 2, updatedAt: FIXTURE_TIME }), context).quiet,
+    ).toBe(true);
     const positions = [1, 2, 3].map((index) => ({ nodeId: `n${index}`, x: index, y: 0, version: 2 }));
-    expect(describeEvent(event("canvas.tidied", { positions, updatedAt: FIXTURE_TIME }), context).text).toBe("tidied the canvas (3 notes laid out afresh)");
+    expect(describeEvent(event("canvas.tidied", { positions, updatedAt: FIXTURE_TIME }), context).text).toBe(
+      "tidied the canvas (3 notes laid out afresh)",
+    );
     expect(describeEvent(event("canvas.tidied", { positions: positions.slice(0, 1), updatedAt: FIXTURE_TIME }), context).text).toBe(
       "tidied the canvas (1 note laid out afresh)",
     );

@@ -178,7 +178,9 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   }),
   "seat.taken": () => ({ text: "took a seat", nodeIds: [], tone: "people" }),
   "seat.focused": (event, context) => ({
-    text: event.payload.agentId ? `now talks to ${agentName(context, event.payload.agentId)} by default` : "talks to the latest agent by default",
+    text: event.payload.agentId
+      ? `now talks to ${agentName(context, event.payload.agentId)} by default`
+      : "talks to the latest agent by default",
     nodeIds: [],
     tone: "people",
     quiet: true,
@@ -222,7 +224,12 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       quiet: !insight,
     };
   },
-  "brainstorm.started": (event) => ({ text: "started a brainstorm", detail: event.payload.brainstorm.problem, nodeIds: [], tone: "collaboration" }),
+  "brainstorm.started": (event) => ({
+    text: "started a brainstorm",
+    detail: event.payload.brainstorm.problem,
+    nodeIds: [],
+    tone: "collaboration",
+  }),
   "brainstorm.stage": (event) => {
     const { stage, status, rerun, count, shortfall } = event.payload;
     const name = stageLabel(stage);
@@ -237,7 +244,13 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
           : status === "pending"
             ? `sent the process back from ${name}`
             : `finished ${name}${status === "short" ? " short" : ""}${counted}`;
-    return { text, detail: shortfall ?? undefined, nodeIds: [], tone: status === "short" ? "error" : "collaboration", quiet: status === "running" && !rerun };
+    return {
+      text,
+      detail: shortfall ?? undefined,
+      nodeIds: [],
+      tone: status === "short" ? "error" : "collaboration",
+      quiet: status === "running" && !rerun,
+    };
   },
   "brainstorm.submitted": (event) => ({ text: `submitted ${event.payload.summary}`, nodeIds: event.payload.nodeIds, tone: "agent" }),
   "brainstorm.ideas_released": (event) => ({
@@ -270,7 +283,12 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     tone: "collaboration",
   }),
   "review.started": (event) => ({ text: "started a build review", detail: event.payload.review.task, nodeIds: [], tone: "collaboration" }),
-  "review.ready": (event) => ({ text: "read the brief and is ready to write the code", detail: event.payload.text || undefined, nodeIds: [], tone: "collaboration" }),
+  "review.ready": (event) => ({
+    text: "read the brief and is ready to write the code",
+    detail: event.payload.text || undefined,
+    nodeIds: [],
+    tone: "collaboration",
+  }),
   "review.code": (event) => ({
     text: `submitted version ${event.payload.version} of the code`,
     nodeIds: [event.payload.nodeId],
@@ -292,7 +310,11 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   "review.closed": (event) => {
     const { outcome, rounds, remainingIssues, reason } = event.payload;
     const text =
-      outcome === "approved" ? `closed the review: approved after ${rounds} round${rounds === 1 ? "" : "s"}` : outcome === "cancelled" ? "cancelled the review" : "closed the review: not approved";
+      outcome === "approved"
+        ? `closed the review: approved after ${rounds} round${rounds === 1 ? "" : "s"}`
+        : outcome === "cancelled"
+          ? "cancelled the review"
+          : "closed the review: not approved";
     return {
       text,
       detail: [reason, ...remainingIssues.map((issue) => `[${issue.severity}] ${issue.text}`)].join("\n"),
@@ -383,9 +405,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
       .filter((result) => result.name === "create_node")
       .map((result) => (result.output as { node?: { id?: string } } | undefined)?.node?.id)
       .filter((id): id is string => typeof id === "string");
-    const failed = toolResults.filter(
-      (result) => result.error || (result.output as { ok?: boolean } | undefined)?.ok === false,
-    ).length;
+    const failed = toolResults.filter((result) => result.error || (result.output as { ok?: boolean } | undefined)?.ok === false).length;
     const counts = new Map<string, number>();
     for (const call of toolCalls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
     const chips = [...counts].map(([name, count]) => `${TOOL_LABELS[name] ?? name}${count > 1 ? ` ×${count}` : ""}`);

@@ -8,7 +8,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const started = (seq: number) => storedEvent("run.started", { runId: "r", agentId: "a", attempt: 1, startedAt: "2030-01-01T00:00:00.000Z" }, { seq });
+const started = (seq: number) =>
+  storedEvent("run.started", { runId: "r", agentId: "a", attempt: 1, startedAt: "2030-01-01T00:00:00.000Z" }, { seq });
 
 describe("fetched events", () => {
   it("drops the events the shared schema refuses and reports each on the console", () => {

@@ -18,7 +18,8 @@ export function UnreadableEvents({ count }: { count: number }) {
   if (count === 0) return null;
   return (
     <p className="form-error" role="status" data-testid="events-unreadable">
-      {count === 1 ? "1 event could not be read and is" : `${count} events could not be read and are`} not shown; the browser console says why.
+      {count === 1 ? "1 event could not be read and is" : `${count} events could not be read and are`} not shown; the browser console says
+      why.
     </p>
   );
 }

@@ -105,14 +105,24 @@ export function FindingsPanel() {
       )}
       {shown.length === 0 ? (
         <p className="findings__empty">
-          {findings.length ? (exhausted ? "No finding matches." : "None of the latest findings match.") : "No findings yet: agents post what they discover here."}
+          {findings.length
+            ? exhausted
+              ? "No finding matches."
+              : "None of the latest findings match."
+            : "No findings yet: agents post what they discover here."}
         </p>
       ) : (
         <ol className="findings__list">
           {shown.map((finding) => {
             const agent = agents.find((candidate) => candidate.id === finding.agentId);
             return (
-              <li key={finding.id} className={`finding finding--${finding.severity}`} data-testid="finding" data-severity={finding.severity} data-agent={finding.agentId ?? ""}>
+              <li
+                key={finding.id}
+                className={`finding finding--${finding.severity}`}
+                data-testid="finding"
+                data-severity={finding.severity}
+                data-agent={finding.agentId ?? ""}
+              >
                 <button type="button" className="finding__open" onClick={() => open(finding)} title="Show in the feed and on the canvas">
                   <span className={`severity severity--${finding.severity}`}>{finding.severity}</span>
                   <span className="finding__who" style={{ color: agent?.color }}>

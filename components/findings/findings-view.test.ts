@@ -2,14 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { FindingDto } from "@/lib/findings/finding-dto";
 import { keysetCursorSchema } from "@/lib/paging/keyset-cursor";
 import { FIXTURE_TIME, boardEntryDto, storedEvent } from "@/test/builders";
-import {
-  EVERY_FINDING,
-  findingDestination,
-  matchesFilter,
-  olderCursor,
-  olderFindingsQuery,
-  visibleFindings,
-} from "./findings-view";
+import { EVERY_FINDING, findingDestination, matchesFilter, olderCursor, olderFindingsQuery, visibleFindings } from "./findings-view";
 
 /** A finding posted `minute` minutes after the fixture time. */
 function finding(id: string, minute: number, overrides: Partial<FindingDto> = {}): FindingDto {
@@ -73,7 +66,11 @@ describe("the findings board's view", () => {
 
   it("leads to the finding's feed entry when the feed holds it, and says so when the entry is older", () => {
     const withNodes = finding("f1", 1, { nodeIds: ["n1", "gone"] });
-    const posted = storedEvent("board.posted", { entry: boardEntryDto({ id: "f1", kind: "finding", content: { finding: "x", severity: "medium" } }) }, { seq: 42 });
+    const posted = storedEvent(
+      "board.posted",
+      { entry: boardEntryDto({ id: "f1", kind: "finding", content: { finding: "x", severity: "medium" } }) },
+      { seq: 42 },
+    );
     const onCanvas = (nodeId: string) => nodeId === "n1";
     expect(findingDestination(withNodes, [posted], onCanvas)).toEqual({ kind: "feed", seq: 42, nodeIds: ["n1"] });
 

@@ -15,7 +15,9 @@ export interface FindingsFilter {
 export const EVERY_FINDING: FindingsFilter = { severity: "all", agentId: "all" };
 
 export function matchesFilter(finding: FindingDto, filter: FindingsFilter): boolean {
-  return (filter.severity === "all" || finding.severity === filter.severity) && (filter.agentId === "all" || finding.agentId === filter.agentId);
+  return (
+    (filter.severity === "all" || finding.severity === filter.severity) && (filter.agentId === "all" || finding.agentId === filter.agentId)
+  );
 }
 
 /**

@@ -34,7 +34,9 @@ describe("apiWrite", () => {
       .mockRejectedValueOnce(new TypeError("Failed to fetch"))
       .mockResolvedValueOnce(Response.json({ response: { id: "a1" } }, { status: 201 }));
     vi.stubGlobal("fetch", fetch);
-    await expect(settled(apiWrite("/api/rooms/r/broadcasts/b/answer", "POST", { answer: "Rain" }))).resolves.toEqual({ response: { id: "a1" } });
+    await expect(settled(apiWrite("/api/rooms/r/broadcasts/b/answer", "POST", { answer: "Rain" }))).resolves.toEqual({
+      response: { id: "a1" },
+    });
     const [first, retry] = keysSent(fetch);
     expect(first).toMatch(/\S{16,}/);
     expect(retry).toBe(first);
@@ -47,7 +49,9 @@ describe("apiWrite", () => {
       .mockResolvedValueOnce(Response.json({ error: { message: "This question is no longer open (skipped)." } }, { status: 409 }));
     vi.stubGlobal("fetch", fetch);
     await apiWrite("/api/rooms/r/broadcasts/b/skip", "POST");
-    await expect(apiWrite("/api/rooms/r/broadcasts/b/skip", "POST")).rejects.toEqual(new ApiError(409, "This question is no longer open (skipped)."));
+    await expect(apiWrite("/api/rooms/r/broadcasts/b/skip", "POST")).rejects.toEqual(
+      new ApiError(409, "This question is no longer open (skipped)."),
+    );
     const [first, second] = keysSent(fetch);
     expect(second).not.toBe(first);
   });
@@ -77,7 +81,9 @@ describe("apiWrite after a server error", () => {
 
     const refused = vi.fn().mockResolvedValue(Response.json({ error: { message: "Take a seat to change the canvas." } }, { status: 403 }));
     vi.stubGlobal("fetch", refused);
-    await expect(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" })).rejects.toEqual(new ApiError(403, "Take a seat to change the canvas."));
+    await expect(apiWrite("/api/rooms/r/nodes", "POST", { text: "Rain" })).rejects.toEqual(
+      new ApiError(403, "Take a seat to change the canvas."),
+    );
     expect(refused).toHaveBeenCalledTimes(1);
   });
 });

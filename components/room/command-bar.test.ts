@@ -7,7 +7,10 @@ import { drawnInRoom } from "@/test/room-markup";
 import { CommandBar, withdrawCommand } from "./command-bar";
 import { createRoomStore } from "./room-store";
 
-const agents = [agentDto({ id: "sw", persona: "songwriter", name: "Songwriter" }), agentDto({ id: "sp", persona: "scene-painter", name: "Scene Painter" })];
+const agents = [
+  agentDto({ id: "sw", persona: "songwriter", name: "Songwriter" }),
+  agentDto({ id: "sp", persona: "scene-painter", name: "Scene Painter" }),
+];
 const ada = { id: "s1", displayName: "Ada" };
 
 const message = (id: string, agentId: string, text: string, senderId = "human:s1", senderName = "Ada"): PendingCommandDto => ({
@@ -25,13 +28,21 @@ const stored = <T extends StoredEventType>(seq: number, type: T, payload: Payloa
 function listed(store: ReturnType<typeof createRoomStore>): { text: string; withdraw: boolean }[] {
   const markup = drawnInRoom(store, createElement(CommandBar));
   return [...markup.matchAll(/<li data-testid="pending-command">(.*?)<\/li>/g)].map(([, item]) => ({
-    text: item!.replace(/<button[^>]*>.*?<\/button>/g, "").replace(/<[^>]+>/g, "").replace(/^waiting /, "").trim(),
+    text: item!
+      .replace(/<button[^>]*>.*?<\/button>/g, "")
+      .replace(/<[^>]+>/g, "")
+      .replace(/^waiting /, "")
+      .trim(),
     withdraw: item!.includes('data-testid="withdraw-command"'),
   }));
 }
 
 describe("the command bar's waiting messages", () => {
-  const waiting = [message("m1", "sw", "try a sea shanty"), message("m2", "sw", "Ben’s idea", "human:s2", "Ben"), message("m3", "sp", "paint the harbour")];
+  const waiting = [
+    message("m1", "sw", "try a sea shanty"),
+    message("m2", "sw", "Ben’s idea", "human:s2", "Ben"),
+    message("m3", "sp", "paint the harbour"),
+  ];
 
   it("lists the seat's own waiting messages, each with a way to withdraw it, and nobody else's", () => {
     const store = createRoomStore(roomSnapshot({ agents, pendingCommands: waiting }), ada);
@@ -55,9 +66,9 @@ describe("the command bar's waiting messages", () => {
     expect(listed(store).map((item) => item.text)).toEqual(["Scene Painter: “paint the harbour”"]);
     store.getState().apply(stored(3, "command.delivered", { commandIds: ["m3"], agentId: "sp", runId: "run", step: 0 }));
     expect(listed(store)).toEqual([]);
-    store.getState().apply(
-      stored(4, "command.sent", { command: { ...message("m4", "sp", "more gulls"), delivery: "new_run", runId: "run-2" } }),
-    );
+    store
+      .getState()
+      .apply(stored(4, "command.sent", { command: { ...message("m4", "sp", "more gulls"), delivery: "new_run", runId: "run-2" } }));
     expect(listed(store)).toEqual([{ text: "Scene Painter: “more gulls”", withdraw: true }]);
   });
 });
@@ -68,7 +79,9 @@ describe("withdrawing a waiting message", () => {
   });
 
   it("asks the API to delete that message of that room", async () => {
-    const fetch = vi.fn().mockResolvedValue(new Response(JSON.stringify({ commandId: "m1", cancelled: true, cancelledRunId: null }), { status: 200 }));
+    const fetch = vi
+      .fn()
+      .mockResolvedValue(new Response(JSON.stringify({ commandId: "m1", cancelled: true, cancelledRunId: null }), { status: 200 }));
     vi.stubGlobal("fetch", fetch);
     expect(await withdrawCommand("room-1", "m1")).toBeNull();
     expect(fetch).toHaveBeenCalledOnce();
@@ -78,7 +91,10 @@ describe("withdrawing a waiting message", () => {
 
   it("gives the server's reason when it refuses: the message reached its agent first", async () => {
     const reason = "This message has already reached its agent; it can no longer be withdrawn.";
-    vi.stubGlobal("fetch", vi.fn().mockResolvedValue(new Response(JSON.stringify({ error: { code: "conflict", message: reason } }), { status: 409 })));
+    vi.stubGlobal(
+      "fetch",
+      vi.fn().mockResolvedValue(new Response(JSON.stringify({ error: { code: "conflict", message: reason } }), { status: 409 })),
+    );
     expect(await withdrawCommand("room-1", "m1")).toBe(reason);
   });
 

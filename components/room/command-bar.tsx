@@ -16,13 +16,23 @@ interface Sent {
 const DELIVERY = { next_step: "in its next step", queued_run: "when its queued run starts", new_run: "starting now" } as const;
 
 /** Names offered while typing `@…` or `/focus …`: the agents whose name or persona starts with what was typed. */
-function suggestions(text: string, agents: Pick<AgentDto, "id" | "name" | "persona">[]): { agent: Pick<AgentDto, "id" | "name" | "persona">; completion: string }[] {
+function suggestions(
+  text: string,
+  agents: Pick<AgentDto, "id" | "name" | "persona">[],
+): { agent: Pick<AgentDto, "id" | "name" | "persona">; completion: string }[] {
   const focus = text.match(/^\/focus\s+@?(.*)$/i);
   const mention = text.match(/^@([^\s,:]*(?:\s[^\s,:]*)?)$/);
   const typed = (focus?.[1] ?? mention?.[1])?.toLowerCase().replace(/[\s\-_]+/g, "");
   if (typed === undefined) return [];
   return agents
-    .filter((agent) => [agent.name, agent.persona].some((key) => key.toLowerCase().replace(/[\s\-_]+/g, "").startsWith(typed)))
+    .filter((agent) =>
+      [agent.name, agent.persona].some((key) =>
+        key
+          .toLowerCase()
+          .replace(/[\s\-_]+/g, "")
+          .startsWith(typed),
+      ),
+    )
     .map((agent) => ({ agent, completion: focus ? `/focus ${agent.name}` : `@${agent.name} ` }));
 }
 
@@ -131,7 +141,11 @@ export function CommandBar() {
         </button>
       </form>
       {shown && (
-        <div className={`command-bar__status command-bar__status--${shown.tone}`} role={shown.tone === "error" ? "alert" : "status"} data-testid="command-status">
+        <div
+          className={`command-bar__status command-bar__status--${shown.tone}`}
+          role={shown.tone === "error" ? "alert" : "status"}
+          data-testid="command-status"
+        >
           {shown.text}
         </div>
       )}

@@ -30,9 +30,9 @@ describe("retryWithBackoff", () => {
     const { delays, wait } = recordedWaits();
     const refusal = new ApiError(status, "Open event stream not found.");
     const attempt = vi.fn().mockRejectedValueOnce(networkDown()).mockRejectedValue(refusal);
-    await expect(
-      retryWithBackoff(attempt, { signal: new AbortController().signal, retryable: isTransientFailure, wait }),
-    ).rejects.toBe(refusal);
+    await expect(retryWithBackoff(attempt, { signal: new AbortController().signal, retryable: isTransientFailure, wait })).rejects.toBe(
+      refusal,
+    );
     expect(attempt).toHaveBeenCalledTimes(2);
     expect(delays).toEqual([500]);
   });
@@ -41,9 +41,7 @@ describe("retryWithBackoff", () => {
     const controller = new AbortController();
     const attempt = vi.fn().mockRejectedValue(new ApiError(503, "Service Unavailable"));
     const wait = vi.fn(async () => controller.abort());
-    await expect(retryWithBackoff(attempt, { signal: controller.signal, retryable: isTransientFailure, wait })).rejects.toThrow(
-      /abort/i,
-    );
+    await expect(retryWithBackoff(attempt, { signal: controller.signal, retryable: isTransientFailure, wait })).rejects.toThrow(/abort/i);
     expect(attempt).toHaveBeenCalledTimes(1);
     expect(wait).toHaveBeenCalledTimes(1);
   });
@@ -56,9 +54,7 @@ describe("retryWithBackoff", () => {
       expect(signal.aborted).toBe(true);
       throw new ApiError(503, "Service Unavailable");
     });
-    await expect(retryWithBackoff(attempt, { signal: controller.signal, retryable: isTransientFailure, wait })).rejects.toThrow(
-      /abort/i,
-    );
+    await expect(retryWithBackoff(attempt, { signal: controller.signal, retryable: isTransientFailure, wait })).rejects.toThrow(/abort/i);
     expect(attempt).toHaveBeenCalledTimes(1);
     expect(delays).toEqual([]);
   });

@@ -11,7 +11,14 @@ const review = (id: string, change: Partial<BuildReviewDto> = {}): BuildReviewDt
   maxRounds: 3,
   round: 2,
   version: 1,
-  verdict: { reviewId: id, round: 1, version: 1, verdict: "changes", issues: [{ severity: "major", text: "Empty input." }], openQuestions: [] },
+  verdict: {
+    reviewId: id,
+    round: 1,
+    version: 1,
+    verdict: "changes",
+    issues: [{ severity: "major", text: "Empty input." }],
+    openQuestions: [],
+  },
   closed: null,
   ...change,
 });
@@ -31,14 +38,26 @@ const message = (round: number, runId: string) => ({
 });
 
 const thread: DialogueThreadDto = {
-  dialogue: { id: "d1", askerAgentId: "reviewer", addresseeAgentId: "coder", topic: "What of an empty input?", reason: "open question", maxRounds: 2, reviewId: "r2", openedAt: FIXTURE_TIME },
+  dialogue: {
+    id: "d1",
+    askerAgentId: "reviewer",
+    addresseeAgentId: "coder",
+    topic: "What of an empty input?",
+    reason: "open question",
+    maxRounds: 2,
+    reviewId: "r2",
+    openedAt: FIXTURE_TIME,
+  },
   messages: [{ ...message(1, "run-1"), at: FIXTURE_TIME }],
   closed: null,
 };
 
 /** A page opened long after the review and its dialogue began: their opening events are no longer among the recent ones. */
-const snapshot = (recentEvents: RoomSnapshotLike["recentEvents"], reviews: BuildReviewDto[], dialogues: DialogueThreadDto[]): RoomSnapshotLike =>
-  roomSnapshot({ lastSeq: 500, recentEvents, reviews, dialogues });
+const snapshot = (
+  recentEvents: RoomSnapshotLike["recentEvents"],
+  reviews: BuildReviewDto[],
+  dialogues: DialogueThreadDto[],
+): RoomSnapshotLike => roomSnapshot({ lastSeq: 500, recentEvents, reviews, dialogues });
 
 function apply(state: RoomState, event: Parameters<typeof applyRoomEvent>[1]): RoomState {
   const outcome = applyRoomEvent(state, event, () => 1000);
@@ -53,9 +72,25 @@ describe("a page opened during a long review", () => {
     expect(state.dialogues.d1!.messages.map((entry) => entry.runId)).toEqual(["run-1"]);
 
     state = apply(state, stored(501, "dialogue.message", message(1, "run-2")));
-    state = apply(state, stored(502, "dialogue.closed", { dialogueId: "d1", outcome: "resolved", rounds: 1, remaining: null, durationMs: 2400, inputTokens: 20, outputTokens: 40, costUsd: 0, costKnown: true }));
+    state = apply(
+      state,
+      stored(502, "dialogue.closed", {
+        dialogueId: "d1",
+        outcome: "resolved",
+        rounds: 1,
+        remaining: null,
+        durationMs: 2400,
+        inputTokens: 20,
+        outputTokens: 40,
+        costUsd: 0,
+        costKnown: true,
+      }),
+    );
     state = apply(state, stored(503, "review.code", { reviewId: "r2", nodeId: "n", version: 2, language: "ts", code: "x" }));
-    state = apply(state, stored(504, "review.closed", { reviewId: "r2", outcome: "approved", rounds: 2, remainingIssues: [], reason: "Approved." }));
+    state = apply(
+      state,
+      stored(504, "review.closed", { reviewId: "r2", outcome: "approved", rounds: 2, remainingIssues: [], reason: "Approved." }),
+    );
     expect(state.dialogues.d1).toMatchObject({ messages: [{ runId: "run-1" }, { runId: "run-2" }], closed: { outcome: "resolved" } });
     expect(state.reviews.r2).toMatchObject({ version: 2, closed: { outcome: "approved" } });
   });

@@ -107,7 +107,18 @@ describe("applyRoomEvent", () => {
 
   it("tracks runs and broadcasts, and clears typing when a step lands", () => {
     const run = runDto({ id: "run", agentId: "a" });
-    const step = { runId: "run", agentId: "a", step: 0, text: "Hi", toolCalls: [], toolResults: [], durationMs: 5, inputTokens: 10, outputTokens: 4, costUsd: 0.5 };
+    const step = {
+      runId: "run",
+      agentId: "a",
+      step: 0,
+      text: "Hi",
+      toolCalls: [],
+      toolResults: [],
+      durationMs: 5,
+      inputTokens: 10,
+      outputTokens: 4,
+      costUsd: 0.5,
+    };
     const state = fold(start(), [
       stored(2, "run.queued", { run }),
       stored(3, "run.started", { runId: "run", agentId: "a", attempt: 1, startedAt: FIXTURE_TIME }),
@@ -299,7 +310,9 @@ describe("nextTurn", () => {
     const settings = { ...DEFAULT_ROOM_SETTINGS, scheduler_enabled: true };
     const same = Date.parse(at(5));
     expect(nextTurn({ settings, agents, runs: {}, turnOrder, lastRunAt: { sw: same, iw: same, st: same } })!.agent.id).toBe("sw");
-    expect(nextTurn({ settings, agents, runs: {}, turnOrder, lastRunAt: { sw: Date.parse(at(9)), iw: same, st: same } })!.agent.id).toBe("iw");
+    expect(nextTurn({ settings, agents, runs: {}, turnOrder, lastRunAt: { sw: Date.parse(at(9)), iw: same, st: same } })!.agent.id).toBe(
+      "iw",
+    );
   });
 
   it("counts from the scheduler's last turn as the server reports it, also a turn that found the room busy", () => {
@@ -319,7 +332,10 @@ describe("nextTurn", () => {
     // A late copy of an older turn (a stream's opening frame) does not move the clock back.
     expect(fold(told, [turn(30)]).lastScheduledAt).toBe(Date.parse(at(45)));
     // A page opened after the turn has it from the snapshot.
-    const opened = initialRoomState({ ...snapshot(), settings, agents, turnOrder, runs: [scheduled], lastScheduledAt: at(45), lastRunAt: { sw: at(0) } }, null);
+    const opened = initialRoomState(
+      { ...snapshot(), settings, agents, turnOrder, runs: [scheduled], lastScheduledAt: at(45), lastRunAt: { sw: at(0) } },
+      null,
+    );
     expect(nextTurnLabel(nextTurn(opened)!.at, Date.parse(at(78)))).toBe("in 12 s");
     expect(nextTurnLabel(null, Date.parse(at(0)))).toBe("soon");
   });
@@ -329,13 +345,27 @@ describe("what the room may still spend today", () => {
   const budget = { tokensLeft: 1000, tokenLimit: 5000, costLeftUsd: 0.5, costLimitUsd: 5, resetsAt: "2026-01-02T00:00:00.000Z" };
   const withBudget = (value: RoomSnapshotLike["budget"]) => initialRoomState({ ...snapshot(), budget: value }, null);
   const step = (seq: number, inputTokens: number, outputTokens: number, costUsd: number) =>
-    stored(seq, "run.step", { runId: "run", agentId: "a", step: 0, text: "", toolCalls: [], toolResults: [], durationMs: 10, inputTokens, outputTokens, costUsd });
+    stored(seq, "run.step", {
+      runId: "run",
+      agentId: "a",
+      step: 0,
+      text: "",
+      toolCalls: [],
+      toolResults: [],
+      durationMs: 10,
+      inputTokens,
+      outputTokens,
+      costUsd,
+    });
   const limit = (seq: number, name: PayloadOf<"limit.reached">["limit"]) =>
     stored(seq, "limit.reached", { limit: name, runId: "run", agentId: "a", message: "stopped", used: 1, allowed: 1, resetsAt: null });
 
   it("counts down as steps report their usage, never below nothing", () => {
     expect(fold(withBudget(budget), [step(2, 300, 100, 0.2)]).budget).toMatchObject({ tokensLeft: 600, costLeftUsd: 0.3 });
-    expect(fold(withBudget(budget), [step(2, 300, 100, 0.2), step(3, 900, 0, 0.9)]).budget).toMatchObject({ tokensLeft: 0, costLeftUsd: 0 });
+    expect(fold(withBudget(budget), [step(2, 300, 100, 0.2), step(3, 900, 0, 0.9)]).budget).toMatchObject({
+      tokensLeft: 0,
+      costLeftUsd: 0,
+    });
   });
 
   it("is spent once a daily budget stops the agents, and untouched by other limits", () => {
@@ -344,7 +374,16 @@ describe("what the room may still spend today", () => {
   });
 
   it("keeps what is left when an agent was stopped short of a budget it would have gone past", () => {
-    const ahead = stored(2, "limit.reached", { limit: "room_daily_tokens", runId: "run", agentId: "a", message: "would go past", used: 4000, allowed: 5000, expected: 1500, resetsAt: null });
+    const ahead = stored(2, "limit.reached", {
+      limit: "room_daily_tokens",
+      runId: "run",
+      agentId: "a",
+      message: "would go past",
+      used: 4000,
+      allowed: 5000,
+      expected: 1500,
+      resetsAt: null,
+    });
     expect(fold(withBudget(budget), [ahead]).budget).toEqual(budget);
   });
 

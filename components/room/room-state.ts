@@ -225,9 +225,13 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "review.ready": () => ({}),
   "review.code": (state, { payload }) => ({
     ...updateReview(state, payload.reviewId, (review) => ({ ...review, version: payload.version })),
-    codeNodes: { ...state.codeNodes, [payload.nodeId]: { nodeId: payload.nodeId, reviewId: payload.reviewId, version: payload.version, language: payload.language } },
+    codeNodes: {
+      ...state.codeNodes,
+      [payload.nodeId]: { nodeId: payload.nodeId, reviewId: payload.reviewId, version: payload.version, language: payload.language },
+    },
   }),
-  "review.verdict": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, round: payload.round, verdict: payload })),
+  "review.verdict": (state, { payload }) =>
+    updateReview(state, payload.reviewId, (review) => ({ ...review, round: payload.round, verdict: payload })),
   "review.closed": (state, { payload }) => updateReview(state, payload.reviewId, (review) => ({ ...review, closed: payload })),
   "dialogue.opened": (state, { payload: { dialogue } }) => ({
     dialogues: { ...state.dialogues, [dialogue.id]: { dialogue, messages: [], closed: null } },
@@ -235,14 +239,21 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "dialogue.message": (state, event) => {
     const thread = state.dialogues[event.payload.dialogueId];
     return thread
-      ? { dialogues: { ...state.dialogues, [thread.dialogue.id]: { ...thread, messages: [...thread.messages, { ...event.payload, at: event.timestamp }] } } }
+      ? {
+          dialogues: {
+            ...state.dialogues,
+            [thread.dialogue.id]: { ...thread, messages: [...thread.messages, { ...event.payload, at: event.timestamp }] },
+          },
+        }
       : {};
   },
   // Whether the asker is satisfied shows in how the dialogue closes.
   "dialogue.replied": () => ({}),
   "dialogue.closed": (state, event) => {
     const thread = state.dialogues[event.payload.dialogueId];
-    return thread ? { dialogues: { ...state.dialogues, [thread.dialogue.id]: { ...thread, closed: { ...event.payload, at: event.timestamp } } } } : {};
+    return thread
+      ? { dialogues: { ...state.dialogues, [thread.dialogue.id]: { ...thread, closed: { ...event.payload, at: event.timestamp } } } }
+      : {};
   },
   "knowledge.updated": (state, { payload }) => bumpVault(state, payload.agentId),
   "knowledge.cleared": (state, { payload }) => bumpVault(state, payload.agentId),
@@ -355,7 +366,9 @@ const ephemeralReducers: {
     clockOffsetMs: serverTime ? clockOffset(serverTime, clock()) : state.clockOffsetMs,
   }),
   // Turns only move forward: a late copy (a stream's opening frame after a live one) changes nothing.
-  "scheduler.turn": (state, { payload }) => ({ lastScheduledAt: Math.max(state.lastScheduledAt ?? 0, Date.parse(payload.lastScheduledAt)) }),
+  "scheduler.turn": (state, { payload }) => ({
+    lastScheduledAt: Math.max(state.lastScheduledAt ?? 0, Date.parse(payload.lastScheduledAt)),
+  }),
   "agent.typing": (state, { payload }, clock) => {
     const { agentId, runId, step, delta } = payload;
     const current = state.typing[agentId];
@@ -420,7 +433,10 @@ function bumpVault(state: RoomState, agentId: string): Partial<RoomState> {
 
 function groupAnswers(responses: BroadcastResponseDto[]): Record<string, BroadcastResponseDto[]> {
   const grouped: Record<string, BroadcastResponseDto[]> = {};
-  for (const response of responses) (grouped[response.broadcastId] ??= []).push(response);
+  for (const response of responses) {
+    grouped[response.broadcastId] ??= [];
+    grouped[response.broadcastId]!.push(response);
+  }
   return grouped;
 }
 

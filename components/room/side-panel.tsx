@@ -13,10 +13,24 @@ export function SidePanel() {
   return (
     <section className="panel feed" aria-label={tab === "activity" ? "Activity" : "Findings"}>
       <div className="panel__tabs" role="tablist">
-        <button type="button" role="tab" aria-selected={tab === "activity"} className="panel__tab" data-testid="tab-activity" onClick={() => show("activity")}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={tab === "activity"}
+          className="panel__tab"
+          data-testid="tab-activity"
+          onClick={() => show("activity")}
+        >
           Activity
         </button>
-        <button type="button" role="tab" aria-selected={tab === "findings"} className="panel__tab" data-testid="tab-findings" onClick={() => show("findings")}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={tab === "findings"}
+          className="panel__tab"
+          data-testid="tab-findings"
+          onClick={() => show("findings")}
+        >
           Findings <span className="panel__count">{findings.length}</span>
           {high > 0 && <span className="panel__count panel__count--high">{high} high</span>}
         </button>

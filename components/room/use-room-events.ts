@@ -121,10 +121,10 @@ export function connectRoomEvents(roomId: string, store: RoomStore, openStream: 
     }
     if (!missing || claim) return;
     claim = { ...missing, controller: new AbortController() };
-    retryWithBackoff(
-      (signal) => apiRequest(`/api/rooms/${roomId}/presence`, "POST", { connectionId: missing.connectionId }, { signal }),
-      { signal: claim.controller.signal, retryable: isTransientFailure },
-    ).then(
+    retryWithBackoff((signal) => apiRequest(`/api/rooms/${roomId}/presence`, "POST", { connectionId: missing.connectionId }, { signal }), {
+      signal: claim.controller.signal,
+      retryable: isTransientFailure,
+    }).then(
       () => store.getState().seatCounted(missing.connectionId, missing.seatId),
       () => {},
     );

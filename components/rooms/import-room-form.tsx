@@ -28,7 +28,8 @@ interface ImportResponse {
 /** An agent's generation settings as the file names them: "temperature 0.2 · top_p 0.9". */
 function describeGeneration(generation: GenerationSettings): string {
   const parts = (Object.entries(generation) as [GenerationSetting, GenerationSettings[GenerationSetting]][]).map(
-    ([setting, value]) => `${SETTING_FILE_KEYS[setting]} ${Array.isArray(value) ? value.map((item) => JSON.stringify(item)).join(", ") : String(value)}`,
+    ([setting, value]) =>
+      `${SETTING_FILE_KEYS[setting]} ${Array.isArray(value) ? value.map((item) => JSON.stringify(item)).join(", ") : String(value)}`,
   );
   return parts.length ? parts.join(" · ") : "the model's defaults";
 }
@@ -94,7 +95,12 @@ export function ImportRoomForm() {
         spellCheck={false}
       />
       <div className="create-room__fields">
-        <input placeholder="Room title (optional)" value={title} onChange={(event) => setTitle(event.target.value)} aria-label="Room title" />
+        <input
+          placeholder="Room title (optional)"
+          value={title}
+          onChange={(event) => setTitle(event.target.value)}
+          aria-label="Room title"
+        />
         <label className="import-room__offline">
           <input type="checkbox" checked={offline} onChange={(event) => setOffline(event.target.checked)} data-testid="import-offline" />
           Run on the offline model
@@ -112,7 +118,12 @@ export function ImportRoomForm() {
         <div className="import-room__result" data-testid="import-result">
           <p>
             <strong data-testid="import-title">{result.room.title}</strong> is ready.{" "}
-            <button type="button" className="button button--primary" onClick={() => router.push(`/rooms/${result.room.id}`)} data-testid="import-open">
+            <button
+              type="button"
+              className="button button--primary"
+              onClick={() => router.push(`/rooms/${result.room.id}`)}
+              data-testid="import-open"
+            >
               Enter the room
             </button>
           </p>
@@ -155,8 +166,8 @@ export function ImportRoomForm() {
               </>
             ) : (
               <>
-                These agents&apos; knowledge vaults belong to this import alone. To keep their memories when you import the team
-                again, add <code>team_id: {result.team.id}</code> to the file; anyone who knows that id shares them.
+                These agents&apos; knowledge vaults belong to this import alone. To keep their memories when you import the team again, add{" "}
+                <code>team_id: {result.team.id}</code> to the file; anyone who knows that id shares them.
               </>
             )}
           </p>
@@ -168,7 +179,8 @@ export function ImportRoomForm() {
           {result.ignored.length > 0 && (
             <details data-testid="import-ignored-keys">
               <summary>
-                {result.ignored.length} key{result.ignored.length === 1 ? "" : "s"} Parley does not use {result.ignored.length === 1 ? "was" : "were"} ignored
+                {result.ignored.length} key{result.ignored.length === 1 ? "" : "s"} Parley does not use{" "}
+                {result.ignored.length === 1 ? "was" : "were"} ignored
               </summary>
               <ul data-testid="import-ignored">
                 {result.ignored.map((key) => (

@@ -47,7 +47,9 @@ export function RoomList({ initial }: { initial: RoomListEntry[] }) {
               ))}
             </span>
             <span data-testid="room-watching">{room.watching} watching</span>
-            <span className="muted">active <LocalTime iso={room.lastActivityAt} format={relativeTime} /></span>
+            <span className="muted">
+              active <LocalTime iso={room.lastActivityAt} format={relativeTime} />
+            </span>
           </div>
         </li>
       ))}

@@ -10,7 +10,11 @@ afterEach(() => {
 });
 
 const event = (seq: number, correlationId: string) =>
-  storedEvent("run.started", { runId: "r", agentId: "a", attempt: 1, startedAt: "2030-01-01T00:00:00.000Z" }, { seq, correlation_id: correlationId });
+  storedEvent(
+    "run.started",
+    { runId: "r", agentId: "a", attempt: 1, startedAt: "2030-01-01T00:00:00.000Z" },
+    { seq, correlation_id: correlationId },
+  );
 
 function detail(seqs: number[], overrides: Partial<WorkflowDetail> = {}): WorkflowDetail {
   return {
@@ -59,12 +63,23 @@ describe("a workflow read from the server", () => {
   it("leaves out and reports the messages the shared schema refuses, and shows how many", () => {
     const report = vi.spyOn(console, "error").mockImplementation(() => {});
     const fetched = detail([1, 2, 3]);
-    const { workflow, unreadable } = readWorkflow({ ...fetched, messages: [fetched.messages[0], { ...fetched.messages[1], status: "maybe" }, fetched.messages[2]] }, "workflow c");
+    const { workflow, unreadable } = readWorkflow(
+      { ...fetched, messages: [fetched.messages[0], { ...fetched.messages[1], status: "maybe" }, fetched.messages[2]] },
+      "workflow c",
+    );
     expect(workflow.messages.map((message) => message.seq)).toEqual([1, 3]);
     expect(workflow).toMatchObject({ correlationId: "c", runs: 1 });
     expect(unreadable).toEqual([{ seq: 2, problem: expect.stringContaining("status") }]);
     expect(report).toHaveBeenCalledWith(expect.stringContaining("could not read event #2 of workflow c"));
-    const markup = renderToStaticMarkup(createElement(WorkflowTimeline, { trace: workflow, unreadable: unreadable.length, agents: [], nodeText: () => undefined, exportHref: "/export" }));
+    const markup = renderToStaticMarkup(
+      createElement(WorkflowTimeline, {
+        trace: workflow,
+        unreadable: unreadable.length,
+        agents: [],
+        nodeText: () => undefined,
+        exportHref: "/export",
+      }),
+    );
     expect(markup.match(/data-testid="trace-message"/g)).toHaveLength(2);
     expect(markup).toContain("1 event could not be read and is not shown");
   });
@@ -72,14 +87,23 @@ describe("a workflow read from the server", () => {
   it("reads on after the newest message it was sent, even one it could not read", () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     const fetched = detail([4, 5]);
-    const { workflow, unreadable } = readWorkflow({ ...fetched, messages: [fetched.messages[0], { ...fetched.messages[1], payload: {} }] }, "workflow c");
+    const { workflow, unreadable } = readWorkflow(
+      { ...fetched, messages: [fetched.messages[0], { ...fetched.messages[1], payload: {} }] },
+      "workflow c",
+    );
     expect(newestSeqRead(workflow, unreadable)).toBe(5);
     expect(newestSeqRead(detail([]), [])).toBe(0);
   });
 
   it("counts an unreadable message once, however often it was read", () => {
-    const first = withUnreadable(new Set(), [{ seq: 5, problem: "run.started (payload)" }, { seq: null, problem: "event (type)" }]);
-    const again = withUnreadable(first, [{ seq: 5, problem: "run.started (payload)" }, { seq: 8, problem: "run.step (payload)" }]);
+    const first = withUnreadable(new Set(), [
+      { seq: 5, problem: "run.started (payload)" },
+      { seq: null, problem: "event (type)" },
+    ]);
+    const again = withUnreadable(first, [
+      { seq: 5, problem: "run.started (payload)" },
+      { seq: 8, problem: "run.step (payload)" },
+    ]);
     expect(again.size).toBe(3);
     expect(withUnreadable(again, [])).toBe(again);
   });

@@ -14,7 +14,8 @@ const STATUS_LABEL = { active: "in progress", complete: "complete", degraded: "d
 /** Messages a trace shows: the first page of the workflow, extended as it goes on. */
 const TRACE_LIMIT = 1000;
 
-const workflowUrl = (roomId: string, correlationId: string, query: string) => `/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}?${query}`;
+const workflowUrl = (roomId: string, correlationId: string, query: string) =>
+  `/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}?${query}`;
 
 /** The sequence number of the newest event of the workflow the page has seen (0: none). */
 export function newestSeqOf(feed: StoredEvent[], correlationId: string): number {
@@ -96,13 +97,17 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
   }, [roomId, correlationId, source]);
 
   const loaded = trace !== null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reads again when a newer event arrives, not when the trace it set changes.
   useEffect(() => {
     if (!loaded || newest <= readUpTo.current) return;
     const request = ++requests.current;
     const after = readUpTo.current;
     // Past the first page the list is not extended (the export has it all); the totals still are.
     const truncated = trace.nextAfter !== null;
-    apiRequest<{ workflow: FetchedWorkflow }>(workflowUrl(roomId, correlationId, `after=${after}&limit=${truncated ? 1 : TRACE_LIMIT}`), "GET")
+    apiRequest<{ workflow: FetchedWorkflow }>(
+      workflowUrl(roomId, correlationId, `after=${after}&limit=${truncated ? 1 : TRACE_LIMIT}`),
+      "GET",
+    )
       .then((fetched) => {
         // An answer overtaken by a later one has nothing to add.
         if (request !== requests.current) return;
@@ -172,10 +177,16 @@ export function WorkflowTimeline({
     <>
       <div className="trace__summary" data-testid="trace-summary">
         <span className={`trace__status trace__status--${trace.status}`}>{STATUS_LABEL[trace.status]}</span>
-        <span>{trace.runs} run{trace.runs === 1 ? "" : "s"}</span>
+        <span>
+          {trace.runs} run{trace.runs === 1 ? "" : "s"}
+        </span>
         <span>{trace.durationMs === null ? "running" : seconds(trace.durationMs)}</span>
-        <span data-testid="trace-usage">{formatUsage({ inputTokens: trace.inputTokens, outputTokens: trace.outputTokens, costUsd: trace.costUsd }, trace)}</span>
-        <span>{trace.attempts} attempt{trace.attempts === 1 ? "" : "s"}</span>
+        <span data-testid="trace-usage">
+          {formatUsage({ inputTokens: trace.inputTokens, outputTokens: trace.outputTokens, costUsd: trace.costUsd }, trace)}
+        </span>
+        <span>
+          {trace.attempts} attempt{trace.attempts === 1 ? "" : "s"}
+        </span>
         <a className="link-button" href={exportHref} download>
           Export (JSON Lines)
         </a>
@@ -201,7 +212,8 @@ export function WorkflowTimeline({
                 <div key={column} className="trace__cell">
                   {column === lane && (
                     <div className={`trace__message trace__message--${message.status}`}>
-                      <strong>{message.agent_name}</strong> {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
+                      <strong>{message.agent_name}</strong>{" "}
+                      {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
                       {line.meta && <div className="trace__meta">{line.meta}</div>}
                       {message.error_details && <div className="trace__error">{message.error_details.error_message}</div>}
                     </div>

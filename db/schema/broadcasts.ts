@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { rooms } from "./rooms";
 
 export type BroadcastMode = "agents" | "human";
@@ -37,14 +49,10 @@ export const broadcasts = pgTable(
     index("broadcasts_room_idx").on(table.roomId, table.createdAt),
     index("broadcasts_agent_status_idx").on(table.agentId, table.status),
     // The database, not a process-local lock, keeps one human question open per room.
-    uniqueIndex("broadcasts_one_open_human_idx")
-      .on(table.roomId)
-      .where(sql`${table.mode} = 'human' and ${table.status} = 'open'`),
+    uniqueIndex("broadcasts_one_open_human_idx").on(table.roomId).where(sql`${table.mode} = 'human' and ${table.status} = 'open'`),
     // Few questions are active at once: a finishing run and the periodic sweep for overdue
     // questions look only at these.
-    index("broadcasts_active_run_idx")
-      .on(table.runId)
-      .where(sql`${table.status} in ('pending', 'waiting_turn', 'open')`),
+    index("broadcasts_active_run_idx").on(table.runId).where(sql`${table.status} in ('pending', 'waiting_turn', 'open')`),
   ],
 );
 

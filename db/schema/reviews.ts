@@ -2,7 +2,15 @@ import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text,
 import { rooms } from "./rooms";
 
 /** `preparing`: the Coder has the brief and says it is ready, or asks its one question, before it writes code. */
-export type BuildReviewStatus = "briefing" | "preparing" | "coding" | "reviewing" | "in_dialogue" | "approved" | "not_approved" | "cancelled";
+export type BuildReviewStatus =
+  | "briefing"
+  | "preparing"
+  | "coding"
+  | "reviewing"
+  | "in_dialogue"
+  | "approved"
+  | "not_approved"
+  | "cancelled";
 export type IssueSeverity = "blocker" | "major" | "minor";
 
 export interface ReviewIssue {

@@ -1,17 +1,6 @@
 import type { ModelMessage } from "ai";
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  boolean,
-  doublePrecision,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-} from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import type { StageKey } from "@/lib/protocol/brainstorm";
 import type { StoredErrorDetails } from "@/lib/protocol/envelope";
 import { agents } from "./agents";
@@ -81,9 +70,7 @@ export const runs = pgTable(
     // The dashboard's run list, newest first across rooms and in one room, read a page at a time.
     index("runs_created_idx").on(table.createdAt, table.id),
     index("runs_room_created_idx").on(table.roomId, table.createdAt, table.id),
-    index("runs_active_idx")
-      .on(table.roomId)
-      .where(sql`${table.status} in ('queued', 'running')`),
+    index("runs_active_idx").on(table.roomId).where(sql`${table.status} in ('queued', 'running')`),
   ],
 );
 

@@ -34,7 +34,9 @@ export async function watchViolations(page: Page): Promise<PageViolations> {
   await page.exposeFunction("reportViolation", (text: string) => found.csp.push(`${where()}: ${text}`));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
-      (window as unknown as { reportViolation: (text: string) => void }).reportViolation(`${event.violatedDirective} blocked ${event.blockedURI}`);
+      (window as unknown as { reportViolation: (text: string) => void }).reportViolation(
+        `${event.violatedDirective} blocked ${event.blockedURI}`,
+      );
     });
   });
   return found;

@@ -15,7 +15,11 @@ afterAll(async () => {
 describe("the audit trail's pages", () => {
   it("list changes made a microsecond apart once each, in order, however small the page", async () => {
     // Ids against the times' order, so that only the times can order the rows right.
-    for (const [id, micros] of [["c", 1], ["b", 2], ["a", 3]] as const) {
+    for (const [id, micros] of [
+      ["c", 1],
+      ["b", 2],
+      ["a", 3],
+    ] as const) {
       await database.db.execute(sql`
         insert into admin_actions (id, at, actor, action, summary)
         values (${id}, '2026-11-25T09:18:24.123000Z'::timestamptz + ${micros} * interval '1 microsecond', 'admin', 'room.updated', ${`change ${id}`})`);

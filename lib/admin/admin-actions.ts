@@ -76,7 +76,11 @@ export async function listAdminActions(db: Db, query: z.infer<typeof adminAction
   return keysetPage(
     rows,
     query.limit,
-    (entry) => ({ ...actionToDto(entry.row), roomTitle: entry.currentTitle ?? entry.row.roomTitle, roomExists: entry.currentTitle !== null }),
+    (entry) => ({
+      ...actionToDto(entry.row),
+      roomTitle: entry.currentTitle ?? entry.row.roomTitle,
+      roomExists: entry.currentTitle !== null,
+    }),
     (entry) => ({ at: entry.cursorAt, id: entry.row.id }),
   );
 }

@@ -42,7 +42,14 @@ export async function cancelRunAsAdmin(
       correlationId: run.correlationId,
       payload: { action: "run.cancelled", runId, agentId: run.agentId, newRunId: null, summary },
     });
-    defer(adminActionInsert(tx, { action: "run.cancelled", roomId: run.roomId, summary, details: { runId, agentId: run.agentId, outcome } }, at, actor));
+    defer(
+      adminActionInsert(
+        tx,
+        { action: "run.cancelled", roomId: run.roomId, summary, details: { runId, agentId: run.agentId, outcome } },
+        at,
+        actor,
+      ),
+    );
   });
   return { roomId: run.roomId, outcome };
 }
@@ -87,7 +94,14 @@ export async function retryRunAsAdmin(db: Db, runId: string, options: { idempote
         correlationId: failed.correlationId,
         payload: { action: "run.retried", runId, agentId: failed.agentId, newRunId: retry.id, summary },
       });
-      defer(adminActionInsert(tx, { action: "run.retried", roomId: failed.roomId, summary, details: { runId, newRunId: retry.id, agentId: failed.agentId } }, at, actor));
+      defer(
+        adminActionInsert(
+          tx,
+          { action: "run.retried", roomId: failed.roomId, summary, details: { runId, newRunId: retry.id, agentId: failed.agentId } },
+          at,
+          actor,
+        ),
+      );
     },
     { idempotencyKey: options.idempotencyKey, change: { type: "run.queued", subject: runId, request: { by: actor.id, retry: runId } } },
   );

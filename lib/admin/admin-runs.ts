@@ -141,7 +141,13 @@ export interface AdminRunStep extends Omit<PayloadOf<"run.step">, "runId" | "age
 }
 
 export interface AdminRunDetail {
-  run: AdminRunRow & { prompt: string; parentRunId: string | null; chainDepth: number; streamingText: string; leaseExpiresAt: string | null };
+  run: AdminRunRow & {
+    prompt: string;
+    parentRunId: string | null;
+    chainDepth: number;
+    streamingText: string;
+    leaseExpiresAt: string | null;
+  };
   steps: AdminRunStep[];
   /** When each attempt started. */
   attempts: { attempt: number; at: string }[];
@@ -208,7 +214,14 @@ export async function readAdminRun(db: Db, runId: string): Promise<AdminRunDetai
   }
   const { parentRunId, chainDepth, streamingText, leaseExpiresAt, ...listed } = row;
   return {
-    run: { ...toRow(listed as ListedRun), prompt: row.prompt, parentRunId, chainDepth, streamingText, leaseExpiresAt: leaseExpiresAt?.toISOString() ?? null },
+    run: {
+      ...toRow(listed as ListedRun),
+      prompt: row.prompt,
+      parentRunId,
+      chainDepth,
+      streamingText,
+      leaseExpiresAt: leaseExpiresAt?.toISOString() ?? null,
+    },
     steps,
     attempts,
     retries,

@@ -31,7 +31,10 @@ async function brainstormAtTheGate() {
   const ada = cookieFrom(seat.headers.get("set-cookie"));
   const worker = await startTestWorker(context.database);
   try {
-    await startBrainstorm(context.database.db, room.id, "How might we cut onboarding time for new engineers?", { id: "human:ada", name: "Ada" });
+    await startBrainstorm(context.database.db, room.id, "How might we cut onboarding time for new engineers?", {
+      id: "human:ada",
+      name: "Ada",
+    });
     await eventually(async () => {
       const [row] = await context.database.db.select().from(brainstorms).where(eq(brainstorms.roomId, room.id));
       expect(row?.status).toBe("awaiting_gate");
@@ -86,10 +89,14 @@ describe("an admin's decision at a brainstorm's gate", () => {
     expect(logged).toEqual([{ agent: "admin" }]);
 
     // A participant's decision is theirs, not an admin's: no record.
-    expect((await decide({ action: "drop", round: 2, candidateId: dropped.body.brainstorm.ranking[0].id }, { cookie: ada })).status).toBe(200);
+    expect((await decide({ action: "drop", round: 2, candidateId: dropped.body.brainstorm.ranking[0].id }, { cookie: ada })).status).toBe(
+      200,
+    );
     expect(await recorded(roomId)).toHaveLength(1);
 
     const trail = await call(audit, { url: `/api/admin/audit?room=${roomId}`, method: "GET", params: {}, headers: admin });
-    expect(trail.body.actions).toEqual([expect.objectContaining({ action: "brainstorm.gate_decided", roomTitle: title, roomExists: true })]);
+    expect(trail.body.actions).toEqual([
+      expect.objectContaining({ action: "brainstorm.gate_decided", roomTitle: title, roomExists: true }),
+    ]);
   });
 });

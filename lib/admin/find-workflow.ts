@@ -20,7 +20,11 @@ export interface AdminWorkflow {
  * A workflow found by its correlation id alone, in whichever room it ran: its room, the room's
  * agents and the workflow as the room's own endpoint reads it (totals, runs, messages in order).
  */
-export async function findWorkflow(db: Db, correlationId: string, page: Partial<z.infer<typeof adminWorkflowQuerySchema>> = {}): Promise<AdminWorkflow> {
+export async function findWorkflow(
+  db: Db,
+  correlationId: string,
+  page: Partial<z.infer<typeof adminWorkflowQuerySchema>> = {},
+): Promise<AdminWorkflow> {
   const [found] = await db
     .select({ roomId: runs.roomId, title: rooms.title })
     .from(runs)

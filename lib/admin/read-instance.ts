@@ -25,7 +25,11 @@ export interface InstanceStatus {
   generatedAt: string;
   /** The instance that answered. */
   instance: { id: string; worker: boolean; runsHere: number; schedulerHere: boolean; uptimeSeconds: number; node: string };
-  database: { driver: Database["driver"]; version: string; migrations: { applied: number; available: number; latest: string | null; pending: string[] } };
+  database: {
+    driver: Database["driver"];
+    version: string;
+    migrations: { applied: number; available: number; latest: string | null; pending: string[] };
+  };
   scheduler: {
     /** Who holds the lease, and until when; null when no instance ever took it. */
     holder: string | null;
@@ -69,7 +73,9 @@ function workerOf(leaseOwner: string): { owner: string; instanceId: string } {
 }
 
 async function migrationLevel(database: Database) {
-  const journal = JSON.parse(await fs.readFile(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: { tag: string; when: number }[] };
+  const journal = JSON.parse(await fs.readFile(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
+    entries: { tag: string; when: number }[];
+  };
   const applied = rowsOf<{ created_at: string | number }>(
     await database.db.execute(sql`select created_at from drizzle.__drizzle_migrations order by created_at`),
   ).map((row) => Number(row.created_at));
@@ -149,7 +155,12 @@ export async function readInstance(runtime: Runtime, now: Date = new Date()): Pr
     const due = room.lastScheduledAt ? room.lastScheduledAt.getTime() + settings.scheduler_interval_seconds * 1000 : now.getTime();
     const at = Math.max(due, now.getTime());
     if (!nextTurn || at < Date.parse(nextTurn.at)) {
-      nextTurn = { roomId: room.id, title: room.title, at: new Date(at).toISOString(), waitingForViewers: settings.scheduler_needs_viewers && !watched.has(room.id) };
+      nextTurn = {
+        roomId: room.id,
+        title: room.title,
+        at: new Date(at).toISOString(),
+        waitingForViewers: settings.scheduler_needs_viewers && !watched.has(room.id),
+      };
     }
   }
 

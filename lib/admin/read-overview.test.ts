@@ -48,7 +48,13 @@ describe("the overview's series", () => {
   });
 
   it("shows six on their own and adds up the rest as Other; agents sharing a name are told apart by identity", () => {
-    const points = Array.from({ length: 8 }, (_, index) => ({ bucket: HOUR, key: `team/agent-${index}`, label: `Agent ${index}`, tokens: 10, costUsd: index + 1 }));
+    const points = Array.from({ length: 8 }, (_, index) => ({
+      bucket: HOUR,
+      key: `team/agent-${index}`,
+      label: `Agent ${index}`,
+      tokens: 10,
+      costUsd: index + 1,
+    }));
     points.push({ bucket: 0, key: "creative-canvas/songwriter", label: "Songwriter", tokens: 5, costUsd: 20 });
     points.push({ bucket: 0, key: "imported/songwriter", label: "Songwriter", tokens: 5, costUsd: 19 });
     const series = toSeries(points, buckets);

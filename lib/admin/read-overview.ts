@@ -67,7 +67,14 @@ export function toSeries(points: Point[], buckets: number[]): UsageSeries[] {
     if (position === undefined) continue;
     let series = byKey.get(point.key);
     if (!series) {
-      series = { key: point.key, label: point.label, tokens: buckets.map(() => 0), costUsd: buckets.map(() => 0), total: 0, totalTokens: 0 };
+      series = {
+        key: point.key,
+        label: point.label,
+        tokens: buckets.map(() => 0),
+        costUsd: buckets.map(() => 0),
+        total: 0,
+        totalTokens: 0,
+      };
       byKey.set(point.key, series);
     }
     series.tokens[position]! += Number(point.tokens);
@@ -81,7 +88,12 @@ export function toSeries(points: Point[], buckets: number[]): UsageSeries[] {
   // Two agents can share a name (a template's and an imported team's): their identities tell them apart.
   const names = new Map<string, number>();
   for (const series of shown) names.set(series.label, (names.get(series.label) ?? 0) + 1);
-  const result: UsageSeries[] = shown.map(({ key, label, tokens, costUsd }) => ({ key, label: names.get(label)! > 1 ? `${label} (${key})` : label, tokens, costUsd }));
+  const result: UsageSeries[] = shown.map(({ key, label, tokens, costUsd }) => ({
+    key,
+    label: names.get(label)! > 1 ? `${label} (${key})` : label,
+    tokens,
+    costUsd,
+  }));
   if (rest.length > 0) {
     result.push({
       key: "other",
@@ -100,7 +112,14 @@ export function toSeries(points: Point[], buckets: number[]): UsageSeries[] {
  * than the grouping.
  */
 async function usageByBucket(database: Database, since: Date, bucketMs: number): Promise<{ byModel: Point[]; byAgent: Point[] }> {
-  const rows = rowsOf<{ bucket: number | string; model: string | null; identity: string | null; name: string | null; tokens: number | string; cost: number | string }>(
+  const rows = rowsOf<{
+    bucket: number | string;
+    model: string | null;
+    identity: string | null;
+    name: string | null;
+    tokens: number | string;
+    cost: number | string;
+  }>(
     await database.db.execute(sql`
       select (extract(epoch from bucket) * 1000)::float8 as bucket, model, identity, name, tokens, cost from (
         select bucket, model, identity, max(agent_name) as name,
@@ -114,7 +133,13 @@ async function usageByBucket(database: Database, since: Date, bucketMs: number):
         group by grouping sets ((bucket, model), (bucket, identity))
       ) as grouped`),
   );
-  const point = (row: (typeof rows)[number], key: string, label: string): Point => ({ bucket: Number(row.bucket), key, label, tokens: Number(row.tokens), costUsd: Number(row.cost) });
+  const point = (row: (typeof rows)[number], key: string, label: string): Point => ({
+    bucket: Number(row.bucket),
+    key,
+    label,
+    tokens: Number(row.tokens),
+    costUsd: Number(row.cost),
+  });
   return {
     byModel: rows.filter((row) => row.model !== null).map((row) => point(row, row.model!, row.model!)),
     byAgent: rows.filter((row) => row.identity !== null).map((row) => point(row, row.identity!, row.name ?? row.identity!)),
@@ -143,7 +168,10 @@ export async function readOverview(database: Database, query: OverviewQuery, now
     readSpend(db, now),
     readInstanceBudgets(db),
     db
-      .select({ total: count(), activeToday: sql<number>`(count(*) filter (where ${rooms.lastActivityAt} >= ${today.toISOString()}::timestamptz))::int` })
+      .select({
+        total: count(),
+        activeToday: sql<number>`(count(*) filter (where ${rooms.lastActivityAt} >= ${today.toISOString()}::timestamptz))::int`,
+      })
       .from(rooms),
     db
       .select({ connections: count(), rooms: countDistinct(presence.roomId) })

@@ -26,7 +26,10 @@ const entry = (index: number, kind: BoardEntryDto["kind"] = "intention"): BoardE
   agentId: null,
   agentName: "Idea Weaver",
   kind,
-  content: kind === "request" ? { targetPersona: "songwriter", ask: `Request ${index}`, refNodeIds: [] } : { plan: `Plan ${index} ${"detail ".repeat(15)}` },
+  content:
+    kind === "request"
+      ? { targetPersona: "songwriter", ask: `Request ${index}`, refNodeIds: [] }
+      : { plan: `Plan ${index} ${"detail ".repeat(15)}` },
   targetPersona: kind === "request" ? "songwriter" : null,
   requestStatus: kind === "request" ? "open" : null,
   answersEntryId: null,
@@ -59,7 +62,13 @@ describe("buildPrompt", () => {
       context({
         team: [
           { name: "Songwriter", persona: "songwriter", role: "Lyricist", description: "Writes" },
-          { name: "Scene Painter", persona: "scene-painter", role: "Visual artist", description: "Paints", areas: ["harbours", "light", "fog", "rain"] },
+          {
+            name: "Scene Painter",
+            persona: "scene-painter",
+            role: "Visual artist",
+            description: "Paints",
+            areas: ["harbours", "light", "fog", "rain"],
+          },
         ],
       }),
     );
@@ -67,7 +76,9 @@ describe("buildPrompt", () => {
     expect(system).toMatch(/You write lyrics\./);
     expect(system).toMatch(/share your creative intention using share_creative_context/);
     expect(system).toMatch(/post_finding/);
-    expect(prompt).toMatch(/## Your team\n- Scene Painter \(persona: scene-painter\) — Visual artist: Paints · knows harbours, light, fog\n/);
+    expect(prompt).toMatch(
+      /## Your team\n- Scene Painter \(persona: scene-painter\) — Visual artist: Paints · knows harbours, light, fog\n/,
+    );
     expect(prompt).not.toMatch(/Songwriter \(persona: songwriter\)/);
   });
 
@@ -88,8 +99,14 @@ describe("buildPrompt", () => {
   });
 
   it("cuts findings to the budget before anything above them, and never the persona", () => {
-    const findings = Array.from({ length: 15 }, (_, index) => ({ agentName: "Storyteller", severity: "medium", text: `Finding ${index} ${"word ".repeat(50)}` }));
-    const built = buildPrompt(context({ findings, messages: ["Ada says: try a sea shanty"], settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 400 } }));
+    const findings = Array.from({ length: 15 }, (_, index) => ({
+      agentName: "Storyteller",
+      severity: "medium",
+      text: `Finding ${index} ${"word ".repeat(50)}`,
+    }));
+    const built = buildPrompt(
+      context({ findings, messages: ["Ada says: try a sea shanty"], settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 400 } }),
+    );
     expect(built.contextTokens).toBeLessThanOrEqual(400);
     expect(built.dropped.findings).toBeGreaterThan(0);
     expect(built.prompt).toMatch(/## Messages for you\n- Ada says: try a sea shanty/);
@@ -131,12 +148,18 @@ describe("buildPrompt", () => {
     expect(insights.length).toBeGreaterThan(0);
     // The newest insights, oldest of them first, after the areas and the tasks.
     expect(insights).toEqual(Array.from({ length: insights.length }, (_, index) => 10 - insights.length + index));
-    expect(section.slice(0, 3)).toEqual(["- Expertise: sea-shanties 40/100", "- Task: Write a verse → done", "- Task: Write a chorus → done"]);
+    expect(section.slice(0, 3)).toEqual([
+      "- Expertise: sea-shanties 40/100",
+      "- Task: Write a verse → done",
+      "- Task: Write a chorus → done",
+    ]);
     expect(section).toHaveLength(3 + insights.length);
 
     // With less room still, the insights are all gone before the areas or the newest task.
     const tight = buildPrompt(context({ team: [], knowledge, settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 34 } }));
-    expect(tight.prompt.split("## Your knowledge\n")[1]!.split("\n\n")[0]).toBe("- Expertise: sea-shanties 40/100\n- Task: Write a chorus → done");
+    expect(tight.prompt.split("## Your knowledge\n")[1]!.split("\n\n")[0]).toBe(
+      "- Expertise: sea-shanties 40/100\n- Task: Write a chorus → done",
+    );
   });
 
   it("shows the task, the canvas, other agents' entries and the requests addressed to the agent", () => {
@@ -244,7 +267,13 @@ describe("buildPrompt over a small budget", () => {
   const crowded = (budget: number, overrides: Partial<PromptContext> = {}) =>
     context({
       settings: { ...DEFAULT_ROOM_SETTINGS, context_token_budget: budget, task: `Brief ${"z".repeat(3990)}` },
-      run: { prompt: `Idea Weaver asks you: ${ask}`, trigger: "request", requestedByName: "Idea Weaver", chainDepth: 1, requestEntryId: "entry-100" },
+      run: {
+        prompt: `Idea Weaver asks you: ${ask}`,
+        trigger: "request",
+        requestedByName: "Idea Weaver",
+        chainDepth: 1,
+        requestEntryId: "entry-100",
+      },
       requests: [served(), entry(101, "request")],
       referencedNodes: [node(1), node(2)],
       canvas: { nodes: Array.from({ length: 60 }, (_, index) => node(index)), edges: [] },
@@ -284,7 +313,9 @@ describe("buildPrompt over a small budget", () => {
     expect(built.dropped).toMatchObject({ boardEntries: 15, canvasNodes: 60, requests: 1, referencedNodes: 2, notes: 1, extraLines: 1 });
 
     const roomier = buildPrompt(crowded(500));
-    expect(roomier.prompt.match(/## Room brief\n(.*)\n/)![1]!.length).toBeGreaterThan(built.prompt.match(/## Room brief\n(.*)\n/)![1]!.length);
+    expect(roomier.prompt.match(/## Room brief\n(.*)\n/)![1]!.length).toBeGreaterThan(
+      built.prompt.match(/## Room brief\n(.*)\n/)![1]!.length,
+    );
   });
 
   it("leaves the brief out when too little of it fits, then cuts the request's line, never into its id", () => {
@@ -293,7 +324,9 @@ describe("buildPrompt over a small budget", () => {
     expect(built.contextTokens).toBeLessThanOrEqual(MIN_CONTEXT_TOKEN_BUDGET);
     expect(estimateTokens(budgeted(built.prompt))).toBeLessThanOrEqual(MIN_CONTEXT_TOKEN_BUDGET);
     expect(built.prompt).not.toMatch(/## Room brief/);
-    expect(servedLine(built.prompt)).toMatch(/^- entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"songwriter","ask":"Request 0: .*…\(truncated\)$/);
+    expect(servedLine(built.prompt)).toMatch(
+      /^- entry entry-100 \[Idea Weaver asks\] \{"targetPersona":"songwriter","ask":"Request 0: .*…\(truncated\)$/,
+    );
   });
 
   it("keeps a brief cut to fit when no request is served", () => {
@@ -318,4 +351,3 @@ describe("buildPrompt over a small budget", () => {
     );
   });
 });
-

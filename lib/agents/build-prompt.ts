@@ -114,12 +114,12 @@ function clipLines(text: string, max: number): string {
 
 const COLLABORATION_GUIDANCE = [
   "## Collaboration with other agents",
-  "- Before creating content, share your creative intention using share_creative_context (entryType \"intention\").",
+  '- Before creating content, share your creative intention using share_creative_context (entryType "intention").',
   "- After creating a meaningful piece, share a contribution summary (with the node ids) so other agents can react to it.",
   "- Check the creative context from other agents and harmonize your work with active themes (mood, palette).",
   "- If another agent has requested your help, prioritize responding to that request.",
   "- Use request_agent to ask a complementary persona to extend your work (e.g. ask the Scene Painter to illustrate your lyrics). At most one request per run.",
-  "- React to other agents' contributions when your work relates to theirs (entryType \"reaction\" with toEntryId).",
+  '- React to other agents\' contributions when your work relates to theirs (entryType "reaction" with toEntryId).',
 ].join("\n");
 
 const TEAM_GUIDANCE = [
@@ -127,13 +127,13 @@ const TEAM_GUIDANCE = [
   "- post_finding shares a discovery the whole team should know (a problem, a risk, something that works). Severity: high only for what changes the team's direction (at most two a run), medium for what others should act on, low for observations.",
   "- update_knowledge saves an insight you will want in later rooms, and raises your expertise in an area you worked in.",
   "- request_help asks a teammate a question without stopping your work; the answer arrives as a message in a later step.",
-  "- Messages from people in the room (\"Name says: …\") come first: act on them in your next step.",
+  '- Messages from people in the room ("Name says: …") come first: act on them in your next step.',
 ].join("\n");
 
 const CANVAS_GUIDANCE = [
   "## Working on the canvas",
   "- create_node places a node (kinds: lyric, scene, idea, story, theme, note, group); omit x/y to be placed in free space.",
-  "- create_edge connects two nodes with a short label such as \"illustrates\", \"echoes\", \"continues\" or \"belongs to\".",
+  '- create_edge connects two nodes with a short label such as "illustrates", "echoes", "continues" or "belongs to".',
   "- Keep each node short: a verse, a scene, an idea. Finish with one or two sentences saying what you did.",
 ].join("\n");
 
@@ -404,10 +404,21 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     "first",
     0.25,
   );
-  const notes = listSection("While you were working", context.notes.map((note) => `- ${formatNote(note)}`), "last", NOTES_SHARE);
-  const messages = listSection("Messages for you", (context.messages ?? []).map((message) => `- ${formatNote(message)}`), "last", 0.15, {
-    required: 1,
-  });
+  const notes = listSection(
+    "While you were working",
+    context.notes.map((note) => `- ${formatNote(note)}`),
+    "last",
+    NOTES_SHARE,
+  );
+  const messages = listSection(
+    "Messages for you",
+    (context.messages ?? []).map((message) => `- ${formatNote(message)}`),
+    "last",
+    0.15,
+    {
+      required: 1,
+    },
+  );
   const team = listSection("Your team", teamLines, "first", 0.1);
   const known = knowledgeLines(context.knowledge);
   const knowledge = listSection("Your knowledge", known.lines, known.importance, 0.1);
@@ -448,7 +459,12 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     },
   };
   const boardEntries = context.board.slice(0, settings.board_entries_in_prompt);
-  const board = listSection("Creative context from other agents", boardEntries.map((entry) => formatBoardLine(entry)), "first", 0.3);
+  const board = listSection(
+    "Creative context from other agents",
+    boardEntries.map((entry) => formatBoardLine(entry)),
+    "first",
+    0.3,
+  );
 
   const contextTokens = fitToBudget(
     [brief, requests, messages, referenced, notes, ...extras, team, knowledge, findings, canvas, board],

@@ -21,7 +21,10 @@ export const RUN_CANCELS_CHANNEL = "parley_run_cancels";
  * cancelled, not started again, by the next worker to claim it.
  */
 export async function cancelRun(db: Db, roomId: string, runId: string, by: Actor): Promise<"cancelled" | "stopping"> {
-  const [run] = await db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.roomId, roomId)));
+  const [run] = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.roomId, roomId)));
   if (!run) throw notFound(`Run ${runId}`);
   if (run.status !== "queued" && run.status !== "running") {
     throw badRequest(`Run ${runId} has already ${run.status === "succeeded" ? "finished" : run.status}.`);

@@ -41,7 +41,10 @@ describe("claimNextRun", () => {
 
   it("never starts an agent's second run while its first is working; the second waits its turn", async () => {
     const { roomId, agents } = await createTestRoom(database.db, { max_concurrent_runs: 3 });
-    const [songwriter, painter] = [agents.find((agent) => agent.persona === "songwriter")!, agents.find((agent) => agent.persona === "scene-painter")!];
+    const [songwriter, painter] = [
+      agents.find((agent) => agent.persona === "songwriter")!,
+      agents.find((agent) => agent.persona === "scene-painter")!,
+    ];
     const first = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "One" }, alice);
     const second = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Two" }, alice);
     const other = await startAgentRun(database.db, roomId, { agentId: painter.id, prompt: "Paint" }, alice);
@@ -57,7 +60,10 @@ describe("claimNextRun", () => {
     const { roomId, agents } = await createTestRoom(database.db);
     const run = await startAgentRun(database.db, roomId, { agentId: agents[0]!.id }, alice);
     expect((await claimNextRun(database.db, { owner: "dead-worker", leaseMs: 60_000 }))?.id).toBe(run.id);
-    await database.db.update(runs).set({ leaseExpiresAt: new Date(Date.now() - 1000) }).where(eq(runs.id, run.id));
+    await database.db
+      .update(runs)
+      .set({ leaseExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(runs.id, run.id));
     expect((await claimNextRun(database.db, { owner: "next-worker", leaseMs: 60_000 }))?.id).toBe(run.id);
   });
 });

@@ -41,7 +41,14 @@ const { PARLEY_SCRIPT_PACE_MS: PACE_MS, PARLEY_SCRIPT_THINK_MS: THINK_MS } = get
  */
 function subjectWords(task: string): string[] {
   const about = task.match(/\babout\s+(.+?)(?:\s+and\s+|[.!?]|$)/i)?.[1] ?? task;
-  return [...new Set(about.toLowerCase().split(/[^a-z]+/).filter((word) => word.length > 3))];
+  return [
+    ...new Set(
+      about
+        .toLowerCase()
+        .split(/[^a-z]+/)
+        .filter((word) => word.length > 3),
+    ),
+  ];
 }
 
 /** Matches a text that names one of `words`, in any of its plain forms: rain, rains, rainy, raining; city, cities. */
@@ -75,7 +82,10 @@ function longestQuietStretch(covered: [number, number][], moments: number[], fro
 
 /** A line as a reader compares it: lower case, words only. */
 function plain(line: string): string {
-  return line.toLowerCase().replace(/[^a-z]+/g, " ").trim();
+  return line
+    .toLowerCase()
+    .replace(/[^a-z]+/g, " ")
+    .trim();
 }
 
 /**
@@ -108,15 +118,40 @@ function entryWords(content: unknown, key = ""): string[] {
 describe("the measures the demo is held to", () => {
   it("finds the longest stretch neither covered nor broken up by a moment", () => {
     expect(longestQuietStretch([[0, 45]], [], 0, 100)).toBe(55);
-    expect(longestQuietStretch([[0, 45], [90, 135]], [60], 0, 135)).toBe(30);
-    expect(longestQuietStretch([[10, 20], [15, 30]], [], 0, 30)).toBe(10);
+    expect(
+      longestQuietStretch(
+        [
+          [0, 45],
+          [90, 135],
+        ],
+        [60],
+        0,
+        135,
+      ),
+    ).toBe(30);
+    expect(
+      longestQuietStretch(
+        [
+          [10, 20],
+          [15, 30],
+        ],
+        [],
+        0,
+        30,
+      ),
+    ).toBe(10);
     expect(longestQuietStretch([], [], 0, 20)).toBe(20);
   });
 
   it("counts near-copies as duplicates, not only exact ones", () => {
-    expect(nearDuplicates(["Spark: Rain as a knock", "spark: rain, as a knock!", "Spark: Rain as a letter"])).toEqual(["spark: rain, as a knock!"]);
+    expect(nearDuplicates(["Spark: Rain as a knock", "spark: rain, as a knock!", "Spark: Rain as a letter"])).toEqual([
+      "spark: rain, as a knock!",
+    ]);
     expect(nearDuplicates(["Thread: rain · window · bus", "Thread: bus · rain · window"])).toEqual(["Thread: bus · rain · window"]);
-    const verses = ["Verse\nRain on the glass\nA lamp left on\nThe last bus\nAn empty chair", "Verse\nA lamp left on\nThe last bus\nPuddles\nStreetlights"];
+    const verses = [
+      "Verse\nRain on the glass\nA lamp left on\nThe last bus\nAn empty chair",
+      "Verse\nA lamp left on\nThe last bus\nPuddles\nStreetlights",
+    ];
     expect(nearDuplicates(verses)).toEqual([verses[1]]);
     expect(nearDuplicates([...verses.slice(0, 1), "Verse\nA lamp left on\nPuddles\nStreetlights\nAn umbrella"])).toEqual([]);
   });
@@ -125,18 +160,23 @@ describe("the measures the demo is held to", () => {
     const words = subjectWords("Write a song about rain on a city window at night and paint the scene it describes.");
     expect(words).toEqual(["rain", "city", "window", "night"]);
     const onTask = namesAnyOf(words);
-    for (const text of ["Rain taps the glass", "A rainy street", "Two cities", "Windows as pages", "Nights go on"]) expect(text).toMatch(onTask);
-    for (const text of ["Verse\nA cold cup of tea\nThe last bus", "Scene: an umbrella", "A song for the Scene Painter", "Midnight", "Raindrops"]) {
+    for (const text of ["Rain taps the glass", "A rainy street", "Two cities", "Windows as pages", "Nights go on"])
+      expect(text).toMatch(onTask);
+    for (const text of [
+      "Verse\nA cold cup of tea\nThe last bus",
+      "Scene: an umbrella",
+      "A song for the Scene Painter",
+      "Midnight",
+      "Raindrops",
+    ]) {
       expect(text).not.toMatch(onTask);
     }
   });
 
   it("reads a board entry's words without its ids and colours", () => {
-    expect(entryWords({ summary: "Wrote a verse", nodeIds: ["n-1"], toEntryId: "e-1", palette: ["#fff"], keywords: ["rain", "window"] })).toEqual([
-      "Wrote a verse",
-      "rain",
-      "window",
-    ]);
+    expect(
+      entryWords({ summary: "Wrote a verse", nodeIds: ["n-1"], toEntryId: "e-1", palette: ["#fff"], keywords: ["rain", "window"] }),
+    ).toEqual(["Wrote a verse", "rain", "window"]);
   });
 });
 
@@ -179,7 +219,10 @@ describe("the demo room, watched for ten minutes", () => {
       if (outcome.kind === "random") ranBy.push({ minute: second / 60, persona: outcome.persona });
       // Everything the turn set going (requests, help, answers) finishes before the next tick.
       await eventually(async () => {
-        const active = await db.select({ id: runs.id }).from(runs).where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
+        const active = await db
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"])));
         expect(active).toHaveLength(0);
       }, 30_000);
       // What the page shows once the turn is done: who is next, and when.
@@ -190,12 +233,17 @@ describe("the demo room, watched for ten minutes", () => {
     const [storyteller, songwriter] = [memberId("storyteller"), memberId("songwriter")];
     /** The Storyteller's help requests the Songwriter answered, and the pieces it made with an answer. */
     const helpGiven = async () => {
-      const answered = (await db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, roomId), eq(events.type, "help.answered"))))
+      const answered = (
+        await db
+          .select({ payload: events.payload })
+          .from(events)
+          .where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")))
+      )
         .map((row) => row.payload as PayloadOf<"help.answered">)
         .filter((help) => help.answered && help.askerAgentId === storyteller && help.helperAgentId === songwriter);
-      const used = (await db.select({ text: canvasNodes.text, authorId: canvasNodes.authorId }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).filter(
-        (node) => node.authorId === storyteller && node.text.startsWith("With Songwriter's help — “"),
-      );
+      const used = (
+        await db.select({ text: canvasNodes.text, authorId: canvasNodes.authorId }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId))
+      ).filter((node) => node.authorId === storyteller && node.text.startsWith("With Songwriter's help — “"));
       return { answered, used };
     };
     try {
@@ -253,13 +301,22 @@ describe("the demo room, watched for ten minutes", () => {
     expect(still / 1000).toBeLessThanOrEqual(settings.scheduler_interval_seconds + ACTIVITY_MARGIN_SECONDS);
 
     // Little repetition on the canvas, counting near-copies too.
-    const nodes = await db.select({ text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId)).orderBy(asc(canvasNodes.createdAt));
+    const nodes = await db
+      .select({ text: canvasNodes.text })
+      .from(canvasNodes)
+      .where(eq(canvasNodes.roomId, roomId))
+      .orderBy(asc(canvasNodes.createdAt));
     const texts = nodes.map((node) => node.text);
     const copies = nearDuplicates(texts);
     console.log(
       `demo, ${MINUTES} minutes: ${ranBy.length} scheduled turns, ${texts.length} nodes, ${copies.length} near-duplicate texts (${((copies.length / texts.length) * 100).toFixed(1)}%), longest quiet stretch ${(quiet / 1000).toFixed(1)} s, longest with nothing at work or arriving ${(still / 1000).toFixed(1)} s`,
     );
-    if (process.env.SHOW_TEXTS) console.log(texts.map((text) => `${copies.includes(text) ? "COPY " : "     "}${onTask.test(text) ? "   " : "OFF"} ${text.replace(/\n/g, " / ")}`).join("\n"));
+    if (process.env.SHOW_TEXTS)
+      console.log(
+        texts
+          .map((text) => `${copies.includes(text) ? "COPY " : "     "}${onTask.test(text) ? "   " : "OFF"} ${text.replace(/\n/g, " / ")}`)
+          .join("\n"),
+      );
     expect(texts.length).toBeGreaterThan(20);
     expect(copies.length / texts.length).toBeLessThanOrEqual(0.1);
 
@@ -272,8 +329,12 @@ describe("the demo room, watched for ten minutes", () => {
 
     // Findings graded as a team would grade them: an observation about one's own work low, others' work to link with
     // medium, and high rare: only what a big canvas lacks, said once, not by everyone who sees it after.
-    const findings = (await db.select({ content: boardEntries.content }).from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding"))))
-      .map((entry) => entry.content as { finding: string; severity: string });
+    const findings = (
+      await db
+        .select({ content: boardEntries.content })
+        .from(boardEntries)
+        .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding")))
+    ).map((entry) => entry.content as { finding: string; severity: string });
     const graded = (severity: string) => findings.filter((finding) => finding.severity === severity);
     expect(graded("low").length).toBeGreaterThan(0);
     expect(graded("medium").length).toBeGreaterThan(0);
@@ -312,7 +373,9 @@ describe("the demo room, watched for ten minutes", () => {
       await more.stop();
     }
     const given = await helpGiven();
-    console.log(`demo, ${(second / 60).toFixed(1)} minutes: ${given.answered.length} help requests answered, ${given.used.length} answers used`);
+    console.log(
+      `demo, ${(second / 60).toFixed(1)} minutes: ${given.answered.length} help requests answered, ${given.used.length} answers used`,
+    );
     expect(given.answered.length).toBeGreaterThan(0);
     expect(given.used.length).toBeGreaterThan(0);
   }, 480_000);

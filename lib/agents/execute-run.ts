@@ -1,13 +1,5 @@
 import { APICallError } from "@ai-sdk/provider";
-import {
-  type LanguageModelCallEndEvent,
-  type ModelMessage,
-  RetryError,
-  type StepResult,
-  type ToolSet,
-  isStepCount,
-  streamText,
-} from "ai";
+import { type LanguageModelCallEndEvent, type ModelMessage, RetryError, type StepResult, type ToolSet, isStepCount, streamText } from "ai";
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Run, type RunOpening, type RunStep, type ShownNote, agents, rooms, runs } from "@/db/schema";
@@ -103,7 +95,8 @@ function summarizeStep(step: StepResult<ToolSet>): StepSummary {
 /** Whether a saved step asked for tools, so the model has a next step to take. */
 function callsTools(messages: ModelMessage[]): boolean {
   return messages.some(
-    (message) => message.role === "assistant" && Array.isArray(message.content) && message.content.some((part) => part.type === "tool-call"),
+    (message) =>
+      message.role === "assistant" && Array.isArray(message.content) && message.content.some((part) => part.type === "tool-call"),
   );
 }
 
@@ -198,7 +191,10 @@ export async function executeRun(
   }
 
   const settings = parseRoomSettings(room.settings);
-  const modelCallPolicy = { retryDelaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS, timeoutMs: deps.modelCallTimeoutMs ?? MODEL_CALL_TIMEOUT_MS };
+  const modelCallPolicy = {
+    retryDelaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS,
+    timeoutMs: deps.modelCallTimeoutMs ?? MODEL_CALL_TIMEOUT_MS,
+  };
   const modelCalls = new PendingModelCalls(run.id, database);
   carry = modelCalls;
   const active: ActiveRun = {
@@ -216,7 +212,9 @@ export async function executeRun(
     modelCallPolicy,
     // Requests made by earlier attempts still count towards the run's allowance.
     state: {
-      ...(resumed ? await countRequestsMade(db, run).then(({ work, help }) => ({ requestsMade: work, helpRequested: help })) : { requestsMade: 0, helpRequested: 0 }),
+      ...(resumed
+        ? await countRequestsMade(db, run).then(({ work, help }) => ({ requestsMade: work, helpRequested: help }))
+        : { requestsMade: 0, helpRequested: 0 }),
       createdNodeIds: [],
       step: saved.length,
       callsThisStep: new Map(),
@@ -250,7 +248,10 @@ export async function executeRun(
   // attempt starts the conversation.
   let unsavedTranscript: unknown[] = run.opening
     ? []
-    : [{ role: "system", content: opening.system }, { role: "user", content: opening.prompt }];
+    : [
+        { role: "system", content: opening.system },
+        { role: "user", content: opening.prompt },
+      ];
   // Saved with this attempt's first step: until a step is saved, another attempt may as well start afresh.
   let unsavedOpening: RunOpening | null = run.opening ? null : opening;
   let step = saved.length;
@@ -269,7 +270,11 @@ export async function executeRun(
     const typingStep = step;
     typingSent = typingSent.then(() =>
       bus
-        .publishEphemeral({ type: "agent.typing", room_id: run.roomId, payload: { runId: run.id, agentId: agent.id, step: typingStep, delta } })
+        .publishEphemeral({
+          type: "agent.typing",
+          room_id: run.roomId,
+          payload: { runId: run.id, agentId: agent.id, step: typingStep, delta },
+        })
         .catch(() => {}),
     );
     return typingSent;
@@ -417,7 +422,11 @@ export async function executeRun(
         typingBuffer += chunk.text;
         if (Date.now() - lastSaved > (deps.streamingSaveMs ?? 1000)) {
           lastSaved = Date.now();
-          void db.update(runs).set({ streamingText: withoutNul(runText.slice(-4000)) }).where(eq(runs.id, run.id)).catch(() => {});
+          void db
+            .update(runs)
+            .set({ streamingText: withoutNul(runText.slice(-4000)) })
+            .where(eq(runs.id, run.id))
+            .catch(() => {});
         }
       },
       // The SDK starts the next step only once this has settled: a step's tools never run before the step before it is saved.

@@ -26,7 +26,8 @@ describe("findTeammate", () => {
   });
 
   it("names nobody for a part of a name, a name with more after it, a role or nothing", () => {
-    for (const text of ["Painter", "Scene Painter please", "Songwriters", "Lyricist", "", "  ", "-"]) expect(findTeammate(team, text), text).toBeNull();
+    for (const text of ["Painter", "Scene Painter please", "Songwriters", "Lyricist", "", "  ", "-"])
+      expect(findTeammate(team, text), text).toBeNull();
   });
 
   it("compares names as nameKey does", () => {
@@ -54,8 +55,14 @@ describe("naming a teammate", () => {
   it("takes the same names in the command bar, ask_others' targets and an agent's words", () => {
     for (const name of ["ScenePainter", "scene painter", "Scene-Painter"]) {
       expect(parseCommand(`@${name} paint the harbour`, team), name).toMatchObject({ agentId: "a2" });
-      expect(pickTargets(team, team[0]!, [name]).map((agent) => agent.id), name).toEqual(["a2"]);
-      expect(detectAddressee(`${name}, which light?`, { speaker: team[0]!, team, concernPhrases: DEFAULT_CONCERN_PHRASES })?.addressee.id, name).toBe("a2");
+      expect(
+        pickTargets(team, team[0]!, [name]).map((agent) => agent.id),
+        name,
+      ).toEqual(["a2"]);
+      expect(
+        detectAddressee(`${name}, which light?`, { speaker: team[0]!, team, concernPhrases: DEFAULT_CONCERN_PHRASES })?.addressee.id,
+        name,
+      ).toBe("a2");
     }
     expect(pickTargets(team, team[0]!, ["a4"]).map((agent) => agent.id)).toEqual(["a4"]);
     expect(() => pickTargets(team, team[0]!, ["Painter"])).toThrow(/Unknown target agent\(s\): Painter/);

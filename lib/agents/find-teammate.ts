@@ -41,7 +41,11 @@ const WORD = /[\p{L}\p{N}_-]/u;
  * longest name wins ("Scene Painter" over a "Scene"), and a name must end where a word ends
  * ("Songwriters" names no Songwriter). With `withRole`, a role names its member too.
  */
-export function teammateAt<T extends NamedMember>(text: string, team: readonly T[], options: { withRole?: boolean } = {}): { member: T; end: number } | null {
+export function teammateAt<T extends NamedMember>(
+  text: string,
+  team: readonly T[],
+  options: { withRole?: boolean } = {},
+): { member: T; end: number } | null {
   const candidates = team.flatMap((member) => keysOf(member, options.withRole ?? false).map((key) => ({ member, key })));
   const longest = Math.max(0, ...candidates.map((candidate) => candidate.key.length));
   // Each compacted character remembers where it ended in `text`; no name is longer than `longest`.

@@ -37,7 +37,9 @@ export async function finishRun(
   owner: string | null,
   carry?: CarriedChanges,
 ): Promise<boolean> {
-  const { result } = await writeRoomEvents(db, run.roomId, (tx, emit, at) => finishRunInWrite(tx, emit, at, run, agent, outcome, owner), { carry });
+  const { result } = await writeRoomEvents(db, run.roomId, (tx, emit, at) => finishRunInWrite(tx, emit, at, run, agent, outcome, owner), {
+    carry,
+  });
   return result === true;
 }
 
@@ -76,7 +78,13 @@ export async function finishRunInWrite(
   if (!finished) return false;
   const { transcript, ...totals } = finished;
   await forgetSavedSteps(tx, run.id);
-  await afterRunEnded(tx, emit, { ...run, ...totals, transcript }, { status: outcome.status, error: outcome.error, at, durationMs: outcome.durationMs }, agent);
+  await afterRunEnded(
+    tx,
+    emit,
+    { ...run, ...totals, transcript },
+    { status: outcome.status, error: outcome.error, at, durationMs: outcome.durationMs },
+    agent,
+  );
   await cancelRunBroadcasts(tx, emit, run.id, at, agent);
   if (outcome.limit) emitLimitReached(emit, agent, run.correlationId, outcome.limit);
   emit({
@@ -120,7 +128,12 @@ export async function afterRunEnded(
   agent: Actor,
 ): Promise<void> {
   // A build review or a dialogue moves on in the same write.
-  await advanceWorkflow(tx, emit, run, agent, { status: outcome.status, text: lastWords(run.transcript), durationMs: outcome.durationMs, at: outcome.at });
+  await advanceWorkflow(tx, emit, run, agent, {
+    status: outcome.status,
+    text: lastWords(run.transcript),
+    durationMs: outcome.durationMs,
+    at: outcome.at,
+  });
   await settleRequest(
     tx,
     emit,

@@ -21,7 +21,10 @@ async function requesterName(db: Db, run: Run, team: Agent[]): Promise<string> {
   const agent = team.find((member) => member.id === run.requestedBy);
   if (agent) return agent.name;
   if (run.requestedBy.startsWith("human:")) {
-    const [seat] = await db.select().from(seats).where(eq(seats.id, run.requestedBy.slice("human:".length)));
+    const [seat] = await db
+      .select()
+      .from(seats)
+      .where(eq(seats.id, run.requestedBy.slice("human:".length)));
     if (seat) return seat.displayName;
   }
   return run.requestedBy === "admin" ? "an admin" : "someone in the room";
@@ -39,7 +42,16 @@ export interface LoadedPromptContext extends PromptContext {
  */
 export async function loadPromptContext(
   db: Db,
-  input: { run: Run; agent: Agent; team: Agent[]; isolated?: boolean; settings: RoomSettings; now: Date; toolNames: string[]; notes: NoteReader },
+  input: {
+    run: Run;
+    agent: Agent;
+    team: Agent[];
+    isolated?: boolean;
+    settings: RoomSettings;
+    now: Date;
+    toolNames: string[];
+    notes: NoteReader;
+  },
 ): Promise<LoadedPromptContext> {
   const { run, agent, settings, now } = input;
   // A brainstorm stage's run reads the prior stages' artifacts; a divergent thinker sees only its own work.
@@ -104,9 +116,9 @@ export async function loadPromptContext(
       await markAnswersSeen(db, run.roomId, agent.id, history.at(-1)!.answeredAt);
     }
   }
-  const ownRequestFirst = requests.filter(entryShown).sort((a, b) =>
-    a.id === run.requestEntryId ? -1 : b.id === run.requestEntryId ? 1 : a.createdAt.getTime() - b.createdAt.getTime(),
-  );
+  const ownRequestFirst = requests
+    .filter(entryShown)
+    .sort((a, b) => (a.id === run.requestEntryId ? -1 : b.id === run.requestEntryId ? 1 : a.createdAt.getTime() - b.createdAt.getTime()));
   return {
     agent: { name: agent.name, persona: agent.persona, role: agent.role, systemPrompt: agent.systemPrompt },
     team: team.map((member) => ({

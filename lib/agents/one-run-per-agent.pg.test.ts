@@ -67,7 +67,8 @@ describe("one agent never runs twice at once, across app instances (PostgreSQL)"
     for (const agent of team) await setAgentModel(context.database, agent.id, `mock:${agent.persona}`);
     const queued: string[] = [];
     for (let round = 0; round < 3; round++) {
-      for (const agent of team) queued.push((await startAgentRun(context.database.db, roomId, { agentId: agent.id, prompt: `Run ${round}` }, alice)).id);
+      for (const agent of team)
+        queued.push((await startAgentRun(context.database.db, roomId, { agentId: agent.id, prompt: `Run ${round}` }, alice)).id);
     }
     const resolveModel = mockResolver(Object.fromEntries(team.map((agent) => [agent.persona, tracker.model(agent.persona)])));
     const workers = await Promise.all(context.instances.map((instance) => startTestWorker(instance, { resolveModel, pollMs: 10 })));
@@ -82,7 +83,10 @@ describe("one agent never runs twice at once, across app instances (PostgreSQL)"
     // Two runs at once in the room, but never two of one agent.
     expect(tracker.mostInAll()).toBe(2);
     for (const agent of team) expect(tracker.mostAtOnce(agent.persona)).toBe(1);
-    const all = await context.database.db.select({ attempts: runs.attempts, owner: runs.leaseOwner }).from(runs).where(eq(runs.roomId, roomId));
+    const all = await context.database.db
+      .select({ attempts: runs.attempts, owner: runs.leaseOwner })
+      .from(runs)
+      .where(eq(runs.roomId, roomId));
     expect(all.every((run) => run.attempts === 1)).toBe(true);
   });
 });

@@ -42,11 +42,11 @@ async function runSongwriter(
   expect(claimed?.id).toBe(run.id);
   await prepare(run.id);
   const watched = interceptTransactions(database, (index) => beforeTransaction(index, run.id));
-  const outcome = await executeRun(
-    { database: watched, bus, resolveModel: mockResolver({ model: scriptedSteps(steps) }) },
-    claimed!,
-    { owner: "recording-worker", signal: new AbortController().signal, stopReason: () => null },
-  );
+  const outcome = await executeRun({ database: watched, bus, resolveModel: mockResolver({ model: scriptedSteps(steps) }) }, claimed!, {
+    owner: "recording-worker",
+    signal: new AbortController().signal,
+    stopReason: () => null,
+  });
   expect(outcome?.status).toBe("succeeded");
   return { roomId, runId: run.id };
 }
@@ -67,7 +67,10 @@ interface Stored {
 }
 
 async function storedFor(runId: string): Promise<Stored> {
-  const [run] = await database.db.select({ roomId: runs.roomId, steps: runs.steps, inputTokens: runs.inputTokens }).from(runs).where(eq(runs.id, runId));
+  const [run] = await database.db
+    .select({ roomId: runs.roomId, steps: runs.steps, inputTokens: runs.inputTokens })
+    .from(runs)
+    .where(eq(runs.id, runId));
   const nodes = await database.db.select({ id: canvasNodes.id }).from(canvasNodes).where(eq(canvasNodes.roomId, run!.roomId));
   return { calls: (await recordedCalls(runId)).length, nodes: nodes.length, steps: run!.steps, inputTokens: run!.inputTokens };
 }
@@ -94,13 +97,19 @@ describe("a model call's usage", () => {
       },
     );
     seen.push(await storedFor(runId));
-    const writes = seen.slice(1).map((after, index) => changed(seen[index]!, after)).filter((write) => Object.keys(write).length > 0);
+    const writes = seen
+      .slice(1)
+      .map((after, index) => changed(seen[index]!, after))
+      .filter((write) => Object.keys(write).length > 0);
     // The node's write carried the first call and its tokens; the second step's save carried the second call.
     expect(writes.find((write) => write.nodes)).toEqual({ nodes: 1, calls: 1, inputTokens: 100 });
     expect(writes.find((write) => write.calls && !write.nodes)).toMatchObject({ calls: 1, inputTokens: 10, steps: expect.any(Number) });
     // No write stored a call (and its tokens) and nothing else.
     for (const write of writes.filter((each) => each.calls)) {
-      expect(Object.keys(write).filter((key) => key !== "calls" && key !== "inputTokens"), JSON.stringify(write)).not.toEqual([]);
+      expect(
+        Object.keys(write).filter((key) => key !== "calls" && key !== "inputTokens"),
+        JSON.stringify(write),
+      ).not.toEqual([]);
     }
     expect(writes.reduce((sum, write) => sum + (write.calls ?? 0), 0)).toBe(2);
     expect(await recordedCalls(runId)).toEqual([
@@ -142,7 +151,12 @@ async function spentBy(runId: string) {
     .from(runs)
     .where(eq(runs.id, runId));
   const hours = await database.db.select({ calls: usageHourly.calls }).from(usageHourly).where(eq(usageHourly.agentId, run!.agentId));
-  return { inputTokens: run!.inputTokens, outputTokens: run!.outputTokens, costUsd: run!.costUsd, calls: hours.reduce((sum, hour) => sum + hour.calls, 0) };
+  return {
+    inputTokens: run!.inputTokens,
+    outputTokens: run!.outputTokens,
+    costUsd: run!.costUsd,
+    calls: hours.reduce((sum, hour) => sum + hour.calls, 0),
+  };
 }
 
 describe("a room write whose model calls cannot be recorded", () => {
@@ -169,7 +183,11 @@ describe("a room write whose model calls cannot be recorded", () => {
 
       const node = await createNode(database.db, roomId, alice, { text: "Streetlights hum", x: 0, y: 0 }, { carry: pending });
       expect(pending.size).toBe(0);
-      expect(await roomState(roomId)).toEqual({ lastSeq: before.lastSeq + 1, seqs: [...before.seqs, before.lastSeq + 1], nodes: [node.id] });
+      expect(await roomState(roomId)).toEqual({
+        lastSeq: before.lastSeq + 1,
+        seqs: [...before.seqs, before.lastSeq + 1],
+        nodes: [node.id],
+      });
       expect(await recordedCalls(run.id)).toEqual([{ call: 0, step: 0, inputTokens: 70 }]);
       expect(await spentBy(run.id)).toEqual({
         inputTokens: spentBefore.inputTokens + 70,

@@ -23,15 +23,20 @@ export interface ModelCallUsage {
 function recordCalls(runId: string, calls: ModelCallUsage[]): SQL {
   const sum = (pick: (call: ModelCallUsage) => number) => calls.reduce((total, call) => total + pick(call), 0);
   const insert = sql`insert into ${runModelCalls} ${sql.raw("(run_id, attempt, call, step, input_tokens, output_tokens, cost_usd)")} values ${sql.join(
-    calls.map((call) => sql`(${runId}, ${call.attempt}, ${call.call}, ${call.step}, ${call.inputTokens}, ${call.outputTokens}, ${call.costUsd})`),
+    calls.map(
+      (call) => sql`(${runId}, ${call.attempt}, ${call.call}, ${call.step}, ${call.inputTokens}, ${call.outputTokens}, ${call.costUsd})`,
+    ),
     sql`, `,
   )}`;
-  const usage = addUsage({ runId }, {
-    calls: calls.length,
-    inputTokens: sum((call) => call.inputTokens),
-    outputTokens: sum((call) => call.outputTokens),
-    costUsd: sum((call) => call.costUsd),
-  });
+  const usage = addUsage(
+    { runId },
+    {
+      calls: calls.length,
+      inputTokens: sum((call) => call.inputTokens),
+      outputTokens: sum((call) => call.outputTokens),
+      costUsd: sum((call) => call.costUsd),
+    },
+  );
   return sql`with recorded as (${insert}), usage as (${usage}) update ${runs} set
     input_tokens = ${runs.inputTokens} + ${sum((call) => call.inputTokens)},
     output_tokens = ${runs.outputTokens} + ${sum((call) => call.outputTokens)},

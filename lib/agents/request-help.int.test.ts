@@ -18,15 +18,30 @@ let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let standIn: Awaited<ReturnType<typeof startChatServer>>;
 let answer: (request: ChatRequest) => ChatReply | Promise<ChatReply> = () => ({ text: "Done." });
 
-const help = (id: string, target: string, question = "Which line should the story open with?") => ({ id, name: "request_help", input: { target, question } });
-const work = (id: string, targetPersona: string) => ({ id, name: "request_agent", input: { targetPersona, prompt: "Tell the story of my verse" } });
+const help = (id: string, target: string, question = "Which line should the story open with?") => ({
+  id,
+  name: "request_help",
+  input: { target, question },
+});
+const work = (id: string, targetPersona: string) => ({
+  id,
+  name: "request_agent",
+  input: { targetPersona, prompt: "Tell the story of my verse" },
+});
 /** Held helpers: each answers once its test lets it. */
 const helperGates = { whileRunning: gate(), nextRun: gate(), busy: gate(), busyUntilCancelled: gate() };
 
 const models = {
   asker: scriptedSteps([toolStep([help("h1", "scene-painter")], "Asking the Scene Painter."), textStep("Carrying on.")]),
   greedy: scriptedSteps([
-    toolStep([help("g1", "songwriter"), help("g2", "drummer"), help("g3", "curator"), help("g4", "idea-weaver"), help("g5", "storyteller"), help("g6", "scene-painter")]),
+    toolStep([
+      help("g1", "songwriter"),
+      help("g2", "drummer"),
+      help("g3", "curator"),
+      help("g4", "idea-weaver"),
+      help("g5", "storyteller"),
+      help("g6", "scene-painter"),
+    ]),
     textStep("Done asking."),
   ]),
   broken: new MockLanguageModelV4({
@@ -92,9 +107,16 @@ async function askerOnTheWire(helperModel: string) {
 
 /** What each tool call of the agent's step answered, by call id. */
 async function stepResults(roomId: string, agentId: string, step: number) {
-  const rows = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
-  const payload = rows.map((row) => row.payload as PayloadOf<"run.step">).find((candidate) => candidate.agentId === agentId && candidate.step === step);
-  return new Map((payload?.toolResults ?? []).map((result) => [result.id, result.output as { ok: boolean; error?: string; status?: string }]));
+  const rows = await database.db
+    .select()
+    .from(events)
+    .where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
+  const payload = rows
+    .map((row) => row.payload as PayloadOf<"run.step">)
+    .find((candidate) => candidate.agentId === agentId && candidate.step === step);
+  return new Map(
+    (payload?.toolResults ?? []).map((result) => [result.id, result.output as { ok: boolean; error?: string; status?: string }]),
+  );
 }
 
 /** A room whose Scene Painter is at work, held, on a run of its own (on `model`), and whose Songwriter then asks it for help. */
@@ -116,7 +138,10 @@ async function askBusyPainter(model: "busy" | "busyUntilCancelled") {
     return result!;
   }, 10_000);
   const helpRun = await eventually(async () => {
-    const [row] = await database.db.select().from(runs).where(and(eq(runs.agentId, painter.id), eq(runs.trigger, "request")));
+    const [row] = await database.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.agentId, painter.id), eq(runs.trigger, "request")));
     expect(row).toBeDefined();
     return row!;
   });
@@ -124,7 +149,10 @@ async function askBusyPainter(model: "busy" | "busyUntilCancelled") {
 }
 
 async function helpEvents(roomId: string) {
-  const rows = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")));
+  const rows = await database.db
+    .select()
+    .from(events)
+    .where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")));
   return rows.map((row) => row.payload as PayloadOf<"help.answered">);
 }
 
@@ -137,7 +165,10 @@ describe("request_help", () => {
     const asked = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
     const all = await settled(roomId, 2);
 
-    const step = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
+    const step = await database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
     const result = step.map((row) => row.payload as PayloadOf<"run.step">).flatMap((payload) => payload.toolResults)[0];
     expect(result).toMatchObject({ name: "request_help", output: { ok: true, helpId: expect.any(String), status: "started" } });
     const helper = all.find((run) => run.agentId === painter.id)!;
@@ -151,7 +182,10 @@ describe("request_help", () => {
       expect.objectContaining({ askerAgentId: songwriter.id, helperAgentId: painter.id, answered: true }),
     ]);
     // The feed's line is told by the helper: "Scene Painter answered Songwriter's help request".
-    const [answered] = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")));
+    const [answered] = await database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")));
     expect(answered).toMatchObject({ agent: painter.id, agentName: "Scene Painter", targetAgent: songwriter.id });
     const [entry] = await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId));
     expect(entry).toMatchObject({ kind: "request", requestStatus: "answered", content: expect.objectContaining({ help: true }) });
@@ -181,10 +215,15 @@ describe("request_help", () => {
     helperGates.busy.release();
     const all = await settled(roomId, 3);
     const [first, answering] = [all.find((run) => run.id === own.id)!, all.find((run) => run.id === helpRun.id)!];
-    expect(answering).toMatchObject({ status: "succeeded", prompt: "Songwriter asks for your help: Which line should the story open with?" });
+    expect(answering).toMatchObject({
+      status: "succeeded",
+      prompt: "Songwriter asks for your help: Which line should the story open with?",
+    });
     expect(answering.startedAt!.getTime()).toBeGreaterThanOrEqual(first.finishedAt!.getTime());
     const [note] = await database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
-    expect(note!.text).toBe('Scene Painter answered your help request ("Which line should the story open with?"): Open with the harbour lights.');
+    expect(note!.text).toBe(
+      'Scene Painter answered your help request ("Which line should the story open with?"): Open with the harbour lights.',
+    );
     expect(await helpEvents(roomId)).toEqual([expect.objectContaining({ helperAgentId: painter.id, answered: true })]);
   });
 
@@ -197,7 +236,11 @@ describe("request_help", () => {
     const asking = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
     const all = await settled(roomId, 2);
 
-    expect((await stepResults(roomId, songwriter.id, 0)).get("h1")).toMatchObject({ ok: true, helpId: expect.any(String), status: "queued" });
+    expect((await stepResults(roomId, songwriter.id, 0)).get("h1")).toMatchObject({
+      ok: true,
+      helpId: expect.any(String),
+      status: "queued",
+    });
     const [asker, helper] = [all.find((run) => run.id === asking.id)!, all.find((run) => run.agentId === painter.id)!];
     expect(helper).toMatchObject({ status: "succeeded", trigger: "request" });
     expect(helper.startedAt!.getTime()).toBeGreaterThanOrEqual(asker.finishedAt!.getTime());
@@ -212,11 +255,19 @@ describe("request_help", () => {
     expect(all.find((run) => run.id === helpRun.id)!.status).toBe("cancelled");
     const [note] = await database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
     expect(note).toMatchObject({ kind: "help", deliveredAt: null });
-    expect(note!.text).toBe('Scene Painter could not answer your help request ("Which line should the story open with?"): it was cancelled');
+    expect(note!.text).toBe(
+      'Scene Painter could not answer your help request ("Which line should the story open with?"): it was cancelled',
+    );
     expect(await helpEvents(roomId)).toEqual([expect.objectContaining({ answered: false, text: "it was cancelled" })]);
-    const [answered] = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")));
+    const [answered] = await database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "help.answered")));
     expect(answered).toMatchObject({ agentName: "Scene Painter", targetAgent: songwriter.id, status: "error" });
-    const [entry] = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+    const [entry] = await database.db
+      .select()
+      .from(boardEntries)
+      .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
     expect(entry!.requestStatus).toBe("failed");
   });
 
@@ -237,7 +288,10 @@ describe("request_help", () => {
     expect(first.get("m2")).toMatchObject({ ok: true, status: "started" });
     const second = await stepResults(roomId, songwriter.id, 1);
     expect(second.get("m3")).toMatchObject({ ok: false, error: "Only 2 help requests are allowed per run; this run has made 2." });
-    expect(second.get("w2")).toMatchObject({ ok: false, error: expect.stringMatching(/^Only 1 request is allowed per run, through request_agent or the board; this run has made 1\./) });
+    expect(second.get("w2")).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^Only 1 request is allowed per run, through request_agent or the board; this run has made 1\./),
+    });
 
     const requested = all.filter((run) => run.trigger === "request");
     expect(requested.map((run) => run.prompt).sort()).toEqual([
@@ -245,7 +299,10 @@ describe("request_help", () => {
       "Songwriter asks for your help: Which line should the story open with?",
       "Songwriter asks you: Tell the story of my verse",
     ]);
-    const requests = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+    const requests = await database.db
+      .select()
+      .from(boardEntries)
+      .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
     expect(requests.map((entry) => entry.content.help === true).sort()).toEqual([false, true, true]);
   });
 
@@ -257,10 +314,17 @@ describe("request_help", () => {
     await setAgentModel(database, curator.id, "mock:missing");
     await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
     await settled(roomId, 3);
-    const stepEvents = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
-    const first = stepEvents.map((row) => row.payload as PayloadOf<"run.step">).find((step) => step.agentId === songwriter.id && step.step === 0);
+    const stepEvents = await database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
+    const first = stepEvents
+      .map((row) => row.payload as PayloadOf<"run.step">)
+      .find((step) => step.agentId === songwriter.id && step.step === 0);
     // Results come in the order the tools finished; put them back in the order of the calls.
-    const byCall = new Map(first!.toolResults.map((result) => [result.id, result.output as { ok: boolean; error?: string; status?: string }]));
+    const byCall = new Map(
+      first!.toolResults.map((result) => [result.id, result.output as { ok: boolean; error?: string; status?: string }]),
+    );
     const outputs = ["g1", "g2", "g3", "g4", "g5", "g6"].map((id) => byCall.get(id)!);
     expect(outputs[0]!.error).toMatch(/cannot ask yourself.*scene-painter \(Scene Painter\)/);
     expect(outputs[1]!.error).toMatch(/Unknown persona "drummer". Ask one of: .*storyteller \(Storyteller\)/);
@@ -278,7 +342,8 @@ describe("request_help", () => {
     let calls = 0;
     answer = async () => {
       const call = calls++;
-      if (call === 0) return { toolCall: { name: "request_help", arguments: { target: "scene-painter", question: "Which line should open the song?" } } };
+      if (call === 0)
+        return { toolCall: { name: "request_help", arguments: { target: "scene-painter", question: "Which line should open the song?" } } };
       if (call === 1) {
         // The asker works on while its helper answers.
         helperGates.whileRunning.release();
@@ -292,7 +357,9 @@ describe("request_help", () => {
 
     expect(standIn.requests).toHaveLength(3);
     expect(standIn.userText(1)).not.toMatch(/answered your help request/);
-    expect(standIn.userText(2)).toMatch(/Scene Painter answered your help request \("Which line should open the song\?"\): Open with the keeper lighting the lamp\./);
+    expect(standIn.userText(2)).toMatch(
+      /Scene Painter answered your help request \("Which line should open the song\?"\): Open with the keeper lighting the lamp\./,
+    );
     const [note] = await database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
     expect(note).toMatchObject({ kind: "help", deliveredToRunId: asked.id, deliveredAtStep: 2 });
   });
@@ -319,7 +386,9 @@ describe("request_help", () => {
     await settled(roomId, 3);
     expect(standIn.requests).toHaveLength(3);
     expect(standIn.userText(1)).not.toMatch(/answered your help request/);
-    expect(standIn.userText(2)).toMatch(/Scene Painter answered your help request \("Where should the song begin\?"\): Open on the breakwater at dawn\./);
+    expect(standIn.userText(2)).toMatch(
+      /Scene Painter answered your help request \("Where should the song begin\?"\): Open on the breakwater at dawn\./,
+    );
     const [note] = await database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
     expect(note).toMatchObject({ deliveredToRunId: next.id, deliveredAtStep: 0 });
   });
@@ -332,7 +401,8 @@ describe("request_help", () => {
       ["storyteller", "askCurator"],
       ["curator", "askSongwriter"],
     ] as const;
-    for (const [persona, model] of chain) await setAgentModel(database, (await agentByPersona(database, roomId, persona)).id, `mock:${model}`);
+    for (const [persona, model] of chain)
+      await setAgentModel(database, (await agentByPersona(database, roomId, persona)).id, `mock:${model}`);
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     const curator = await agentByPersona(database, roomId, "curator");
     await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
@@ -341,13 +411,19 @@ describe("request_help", () => {
     expect(all.map((run) => run.chainDepth).sort()).toEqual([0, 1, 2, 3]);
     const last = all.find((run) => run.agentId === curator.id)!;
     expect(last.chainDepth).toBe(3);
-    const steps = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
+    const steps = await database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "run.step")));
     const refused = steps
       .map((row) => row.payload as PayloadOf<"run.step">)
       .find((step) => step.runId === last.id && step.step === 0)!
       .toolResults.find((result) => result.name === "request_help");
     expect(refused?.output).toMatchObject({ ok: false, error: expect.stringMatching(/link 4 of a chain limited to 3/) });
-    const requests = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+    const requests = await database.db
+      .select()
+      .from(boardEntries)
+      .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
     expect(requests).toHaveLength(3);
   });
 });

@@ -1,9 +1,4 @@
-import {
-  APICallError,
-  type LanguageModelV4,
-  type LanguageModelV4CallOptions,
-  type LanguageModelV4StreamPart,
-} from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV4, type LanguageModelV4CallOptions, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,11 +130,11 @@ async function dieAfterSteps(
   expect(claimed?.id).toBe(runId);
   const controller = new AbortController();
   let reason: StopReason | null = null;
-  const executing = executeRun(
-    { database, bus, resolveModel, typingFlushMs: 10 },
-    claimed!,
-    { owner: "worker-that-dies", signal: controller.signal, stopReason: () => reason },
-  );
+  const executing = executeRun({ database, bus, resolveModel, typingFlushMs: 10 }, claimed!, {
+    owner: "worker-that-dies",
+    signal: controller.signal,
+    stopReason: () => reason,
+  });
   await eventually(async () => expect((await runRow(runId)).steps).toBe(steps));
   await eventually(ready);
   reason = "lease_lost";
@@ -172,12 +167,7 @@ async function takeOver(roomId: string, resolveModel: (spec: string) => Resolved
  * second worker takes the run over and finishes the room's work. Returns the run and the
  * model calls made after the takeover.
  */
-async function runTakenOver(
-  roomId: string,
-  model: ReturnType<typeof stallingModel>,
-  steps: number,
-  ready?: () => Promise<void>,
-) {
+async function runTakenOver(roomId: string, model: ReturnType<typeof stallingModel>, steps: number, ready?: () => Promise<void>) {
   const songwriter = await agentByPersona(database, roomId, "songwriter");
   await setAgentModel(database, songwriter.id, "mock:stalling");
   const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
@@ -221,7 +211,10 @@ async function runEvents(roomId: string, runId: string) {
 
 /** The run asked for help once, and its second request (after the takeover) was refused. */
 async function expectSecondRequestRefused(roomId: string, runId: string) {
-  const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, runId)));
+  const children = await database.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, runId)));
   expect(children).toHaveLength(1);
   const refused = (await runEvents(roomId, runId)).steps.find((step) => step.step === 1)!.toolResults[0]!;
   expect((refused.output as { error?: string }).error).toMatch(/Only 1 request is allowed per run/);
@@ -246,7 +239,10 @@ describe("a run whose worker died", () => {
       inputTokens: sum((step) => step.inputTokens),
       outputTokens: sum((step) => step.outputTokens),
     });
-    expect(finished[0]!.costUsd).toBeCloseTo(sum((step) => step.costUsd), 10);
+    expect(finished[0]!.costUsd).toBeCloseTo(
+      sum((step) => step.costUsd),
+      10,
+    );
     expect(finished[0]).toMatchObject({
       steps: row.steps,
       attempts: row.attempts,
@@ -278,7 +274,10 @@ describe("a run taken over from a worker that died", () => {
     expect(nodes.filter((node) => node.text === "Rain taps the glass")).toHaveLength(1);
     const posted = await database.db.select().from(boardEntries).where(eq(boardEntries.runId, run.id));
     expect(posted.map((entry) => entry.kind).sort()).toEqual(["intention", "request"]);
-    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
+    const children = await database.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
     expect(children).toHaveLength(1);
     expect((await runEvents(roomId, run.id)).steps.map((step) => step.step)).toEqual([0, 1, 2]);
 
@@ -292,7 +291,10 @@ describe("a run taken over from a worker that died", () => {
     expect(JSON.stringify(resumed[5])).toContain(children[0]!.id);
     // In brief, for the dashboard: the step taken over read the saved steps, new in it only the last one's result.
     const takenOver = (await runEvents(roomId, run.id)).steps.find((step) => step.step === 2)!;
-    expect(takenOver.prompt).toMatchObject({ messageCount: resumed.length, added: { opening: false, toolResults: 1, messages: 0, notes: 0 } });
+    expect(takenOver.prompt).toMatchObject({
+      messageCount: resumed.length,
+      added: { opening: false, toolResults: 1, messages: 0, notes: 0 },
+    });
 
     // Finished, the run keeps its transcript and drops what only a resumed attempt needs.
     expect(row.opening).toBeNull();
@@ -392,18 +394,18 @@ describe("a step whose tools ran but which was not saved", () => {
     expect(nodes.map((node) => node.id).sort()).toEqual(before.map((node) => node.id).sort());
     const posted = await database.db.select().from(boardEntries).where(eq(boardEntries.runId, run.id));
     expect(posted.map((entry) => entry.kind).sort()).toEqual(["intention", "request"]);
-    const children = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
+    const children = await database.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), eq(runs.parentRunId, run.id)));
     expect(children).toHaveLength(1);
 
     // The step taken again reads as the first one did: the same node ids, entry and requested run.
     const [retaken] = (await runEvents(roomId, run.id)).steps;
     // Tools run side by side, so their results are listed as they finish: look them up by call.
-    const output = (callId: string) =>
-      retaken!.toolResults.find((result) => result.id === callId)!.output as Record<string, unknown>;
+    const output = (callId: string) => retaken!.toolResults.find((result) => result.id === callId)!.output as Record<string, unknown>;
     expect(["n1", "n2", "i1", "r1"].map((callId) => output(callId).ok)).toEqual([true, true, true, true]);
-    expect(["n1", "n2"].map((callId) => (output(callId).node as { id: string }).id).sort()).toEqual(
-      before.map((node) => node.id).sort(),
-    );
+    expect(["n1", "n2"].map((callId) => (output(callId).node as { id: string }).id).sort()).toEqual(before.map((node) => node.id).sort());
     expect(output("i1").entryId).toBe(posted.find((entry) => entry.kind === "intention")!.id);
     expect(output("r1")).toMatchObject({ requestId: posted.find((entry) => entry.kind === "request")!.id, runId: children[0]!.id });
   });
@@ -444,7 +446,12 @@ async function storyOfQuestions(roomId: string, runId: string) {
   const events = await readEventsAfter(database.db, roomId, 0, 2000);
   return events
     .filter((event) => {
-      const payload = event.payload as { runId?: string; broadcast?: { id: string }; broadcastId?: string; response?: { broadcastId: string } };
+      const payload = event.payload as {
+        runId?: string;
+        broadcast?: { id: string };
+        broadcastId?: string;
+        response?: { broadcastId: string };
+      };
       const question = payload.broadcast?.id ?? payload.broadcastId ?? payload.response?.broadcastId;
       return payload.runId === runId || (question !== undefined && asked.has(question));
     })
@@ -458,7 +465,9 @@ describe("a step that asked a question but was not saved", () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "agents" });
     await answerThroughShadowModel(roomId);
     const shadow = shadowModel();
-    const { run, resolveModel } = await firstStepNotSaved(roomId, [asking("Rain or streetlights?"), textStep("Keeping the rain.")], { shadow });
+    const { run, resolveModel } = await firstStepNotSaved(roomId, [asking("Rain or streetlights?"), textStep("Keeping the rain.")], {
+      shadow,
+    });
     const [asked] = await questionsOf(run.id);
     expect(asked!.status).toBe("complete");
 
@@ -478,9 +487,15 @@ describe("a step that asked a question but was not saved", () => {
     ]);
     const [retaken] = (await runEvents(roomId, run.id)).steps;
     const answered = await database.db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, asked!.id));
-    const output = retaken!.toolResults[0]!.output as { ok: boolean; status: string; responses: { responder_name: string; content: string }[] };
+    const output = retaken!.toolResults[0]!.output as {
+      ok: boolean;
+      status: string;
+      responses: { responder_name: string; content: string }[];
+    };
     expect(output).toMatchObject({ ok: true, status: "complete" });
-    expect(output.responses.map((response) => response.responder_name).sort()).toEqual(answered.map((response) => response.responderName).sort());
+    expect(output.responses.map((response) => response.responder_name).sort()).toEqual(
+      answered.map((response) => response.responderName).sort(),
+    );
   });
 
   it("carries on with a person's question its dead worker left open, and takes the answer given to it", async () => {
@@ -555,7 +570,9 @@ describe("a step that asked a question but was not saved", () => {
     // Left open for the attempt that took the run over, and withdrawn in the write that saved the step it took again.
     expect((await storyOfQuestions(roomId, run.id)).slice(0, 3)).toEqual(["run.started", "broadcast.asked", "run.started"]);
     const events = await readEventsAfter(database.db, roomId, 0, 2000);
-    const withdrawn = events.find((event) => event.type === "broadcast.closed" && (event.payload as { broadcastId: string }).broadcastId === earlier!.id);
+    const withdrawn = events.find(
+      (event) => event.type === "broadcast.closed" && (event.payload as { broadcastId: string }).broadcastId === earlier!.id,
+    );
     const saved = events.find((event) => event.type === "run.step" && (event.payload as { runId: string }).runId === run.id);
     expect(withdrawn!.seq).toBe(saved!.seq - 1);
     const [retaken] = (await runEvents(roomId, run.id)).steps;
@@ -581,7 +598,10 @@ describe("notes for an agent that arrive while it works", () => {
       if (step === 1) await leave("the lighthouse");
     });
     const secondTaken = async () => {
-      const [second] = await database.db.select().from(agentNotes).where(eq(agentNotes.text, note("the lighthouse")));
+      const [second] = await database.db
+        .select()
+        .from(agentNotes)
+        .where(eq(agentNotes.text, note("the lighthouse")));
       expect(second!.deliveredAt).not.toBeNull();
     };
     // A note already waiting when the run starts is part of its opening message.
@@ -805,7 +825,10 @@ describe("a run's totals", () => {
       outputTokens: sum(steps, (step) => step.outputTokens),
     });
     expect(totals.costUsd).toBeGreaterThan(0);
-    expect(totals.costUsd).toBeCloseTo(sum(steps, (step) => step.costUsd), 10);
+    expect(totals.costUsd).toBeCloseTo(
+      sum(steps, (step) => step.costUsd),
+      10,
+    );
     expect(calls.map(({ attempt, call, step }) => ({ attempt, call, step }))).toEqual(
       steps.map((step, index) => ({ attempt: 1, call: index, step: step.step })),
     );
@@ -815,10 +838,7 @@ describe("a run's totals", () => {
 
   it("count once the call of a step lost after the model answered, and the call that took it again", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const steps = [
-      toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]),
-      textStep("Done."),
-    ];
+    const steps = [toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }]), textStep("Done.")];
     const run = await runLosingLease(roomId, losingLeaseAt(steps, 0, { inputTokens: 100, outputTokens: 50 }));
 
     const { steps: saved, totals, calls } = await totalsOf(roomId, run.id);
@@ -871,11 +891,11 @@ describe("a run's totals", () => {
     const model = scriptedSteps([withUsage(textStep("Done."), 40, 4)]);
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
     const claimed = await claimNextRun(database.db, { owner: "worker-whose-save-fails", leaseMs: 5000 });
-    const outcome = await executeRun(
-      { database: failingStepSaves(database), bus, resolveModel: priced({ answering: model }) },
-      claimed!,
-      { owner: "worker-whose-save-fails", signal: new AbortController().signal, stopReason: () => null },
-    );
+    const outcome = await executeRun({ database: failingStepSaves(database), bus, resolveModel: priced({ answering: model }) }, claimed!, {
+      owner: "worker-whose-save-fails",
+      signal: new AbortController().signal,
+      stopReason: () => null,
+    });
     expect(outcome).toMatchObject({ status: "failed", error: { error_message: "connection lost" } });
 
     const { steps, totals, calls } = await totalsOf(roomId, run.id);

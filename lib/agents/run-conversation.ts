@@ -29,12 +29,7 @@ function notesMessage(notes: ShownNote[]): ModelMessage {
  * for the rest of the run, and appears there once. When the notes outgrow `budget` tokens
  * the oldest are left out; the newest is always shown.
  */
-export function conversationMessages(
-  opening: string,
-  steps: ConversationStep[],
-  arrived: ShownNote[],
-  budget: number,
-): ModelMessage[] {
+export function conversationMessages(opening: string, steps: ConversationStep[], arrived: ShownNote[], budget: number): ModelMessage[] {
   const newestFirst = [...steps.flatMap((step) => step.notes), ...arrived].reverse();
   const kept = new Set<ShownNote>();
   let spent = 0;

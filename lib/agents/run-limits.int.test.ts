@@ -31,7 +31,10 @@ async function stepsOf(roomId: string, runId: string) {
   const events = await readEventsAfter(database.db, roomId, 0, 2000);
   return events
     .filter((event) => event.type === "run.step" && (event.payload as { runId: string }).runId === runId)
-    .map((event) => event.payload as { step: number; toolResults: { name: string; output?: { ok?: boolean; error?: string }; error?: string }[] });
+    .map(
+      (event) =>
+        event.payload as { step: number; toolResults: { name: string; output?: { ok?: boolean; error?: string }; error?: string }[] },
+    );
 }
 
 async function settled(roomId: string, count: number, timeout = 20_000) {

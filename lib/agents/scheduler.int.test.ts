@@ -25,11 +25,16 @@ afterAll(async () => {
 
 /** Someone has the room open, as a live stream's presence row records it. */
 async function watch(roomId: string, lastSeenAt = new Date()) {
-  await database.db.insert(presence).values({ connectionId: crypto.randomUUID(), roomId, instanceId: "test-viewer", seatId: null, lastSeenAt });
+  await database.db
+    .insert(presence)
+    .values({ connectionId: crypto.randomUUID(), roomId, instanceId: "test-viewer", seatId: null, lastSeenAt });
 }
 
 async function dueAgain(roomId: string) {
-  await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
+  await database.db
+    .update(rooms)
+    .set({ lastScheduledAt: new Date(Date.now() - 60_000) })
+    .where(eq(rooms.id, roomId));
 }
 
 /** A run of the Songwriter at `depth` of a chain, which posts a request for the Storyteller on the board. */
@@ -102,7 +107,10 @@ describe("the scheduler", () => {
 
     expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "not_due" });
 
-    await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
+    await database.db
+      .update(rooms)
+      .set({ lastScheduledAt: new Date(Date.now() - 60_000) })
+      .where(eq(rooms.id, roomId));
     const second = await scheduleRoom(database.db, roomId);
     expect(second).toMatchObject({ kind: "random", persona: "songwriter" });
   });
@@ -117,7 +125,10 @@ describe("the scheduler", () => {
     });
     try {
       expect((await scheduleRoom(database.db, roomId)).kind).toBe("random");
-      await database.db.update(rooms).set({ lastScheduledAt: new Date(Date.now() - 60_000) }).where(eq(rooms.id, roomId));
+      await database.db
+        .update(rooms)
+        .set({ lastScheduledAt: new Date(Date.now() - 60_000) })
+        .where(eq(rooms.id, roomId));
       expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "busy" });
       // Not due: no turn taken, nothing said.
       expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "not_due" });
@@ -196,7 +207,10 @@ describe("the scheduler", () => {
     const started: { named: string; started: string }[] = [];
     for (let turn = 0; turn < 7; turn++) {
       // Every run so far was queued in the same millisecond: the ranking alone tells them apart.
-      await database.db.update(runs).set({ createdAt: new Date("2026-01-01T00:00:00Z") }).where(eq(runs.roomId, roomId));
+      await database.db
+        .update(runs)
+        .set({ createdAt: new Date("2026-01-01T00:00:00Z") })
+        .where(eq(runs.roomId, roomId));
       const named = await pageSays();
       const outcome = await scheduleRoom(database.db, roomId);
       if (outcome.kind !== "random") throw new Error(`turn ${turn} was ${outcome.kind}`);
@@ -206,11 +220,22 @@ describe("the scheduler", () => {
     }
     expect(started.filter((turn) => turn.named !== turn.started)).toEqual([]);
     // Once all five had run at the same moment, the turn order decides again: the first of it.
-    expect(started.map((turn) => turn.started)).toEqual(["songwriter", "scene-painter", "idea-weaver", "storyteller", "curator", "songwriter", "songwriter"]);
+    expect(started.map((turn) => turn.started)).toEqual([
+      "songwriter",
+      "scene-painter",
+      "idea-weaver",
+      "storyteller",
+      "curator",
+      "songwriter",
+      "songwriter",
+    ]);
   });
 
   it("gives the persona its share of the room's task, never a second subject beside it", async () => {
-    const { roomId } = await createTestRoom(database.db, { scheduler_enabled: true, task: "Write a song about rain on a city window at night." });
+    const { roomId } = await createTestRoom(database.db, {
+      scheduler_enabled: true,
+      task: "Write a song about rain on a city window at night.",
+    });
     await scheduleRoom(database.db, roomId);
     await database.db.update(runs).set({ status: "succeeded", finishedAt: new Date() }).where(eq(runs.roomId, roomId));
     await dueAgain(roomId);
@@ -251,7 +276,10 @@ describe("the scheduler", () => {
       await dueAgain(roomId);
       const outcome = await scheduleRoom(database.db, roomId);
       expect(outcome).toMatchObject({ kind: "request", entryId: entry.id });
-      const [run] = await database.db.select().from(runs).where(eq(runs.id, (outcome as { runId: string }).runId));
+      const [run] = await database.db
+        .select()
+        .from(runs)
+        .where(eq(runs.id, (outcome as { runId: string }).runId));
       await finishRun(database.db, run!, storyteller, { status: "failed", error: failure, durationMs: 0 }, null);
       expect(await requestStatusOf(entry.id)).toBe(attempt < 3 ? "open" : "failed");
     }

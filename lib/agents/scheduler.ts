@@ -80,7 +80,8 @@ export async function scheduleRoom(db: Db, roomId: string): Promise<ScheduleOutc
 
     const agent = await nextInTurn(tx, roomId, room!.template, team);
     // A run its budgets would refuse (it is expected to go past one) is not queued only to fail at its claim, every turn.
-    if (await spentToday(tx, roomId, settings, { runId: null, agentId: agent.id }, at, undefined, agent)) return { kind: "skipped", reason: "over_budget" };
+    if (await spentToday(tx, roomId, settings, { runId: null, agentId: agent.id }, at, undefined, agent))
+      return { kind: "skipped", reason: "over_budget" };
     const prompt = defaultPrompt(room!.template, agent.persona, settings.task);
     const run = await enqueueRun(tx, emit, {
       roomId,
@@ -205,7 +206,10 @@ export class Scheduler {
         .from(rooms)
         .where(sql`(${rooms.settings}->>'scheduler_enabled')::boolean is true`);
       const needViewers = enabled.filter((room) => parseRoomSettings(room.settings).scheduler_needs_viewers);
-      const watching = await countPresence(this.database, needViewers.map((room) => room.id));
+      const watching = await countPresence(
+        this.database,
+        needViewers.map((room) => room.id),
+      );
       const outcomes: ScheduleOutcome[] = [];
       for (const room of enabled) {
         if (needViewers.includes(room) && !watching.get(room.id)) continue;

@@ -32,7 +32,11 @@ export async function settleRequest(tx: DbOrTx, emit: Emit, run: Run, outcome: R
   if (!run.requestEntryId) return;
   const [entry] = await tx.select().from(boardEntries).where(eq(boardEntries.id, run.requestEntryId));
   if (entry?.content.help === true && entry.agentId) {
-    await answerHelp(tx, emit, run, outcome, actor, { entryId: entry.id, askerId: entry.agentId, question: String(entry.content.ask ?? "") });
+    await answerHelp(tx, emit, run, outcome, actor, {
+      entryId: entry.id,
+      askerId: entry.agentId,
+      question: String(entry.content.ask ?? ""),
+    });
     return;
   }
   let status: RequestStatus = outcome.status === "succeeded" ? "answered" : "cancelled";

@@ -40,7 +40,10 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
       db,
       roomId,
       async (tx, emit, at) => {
-        const [agent] = await tx.select().from(agents).where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
+        const [agent] = await tx
+          .select()
+          .from(agents)
+          .where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
         if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
         await refuseWhileAlone(tx, roomId, agent);
         const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));

@@ -20,7 +20,9 @@ export interface QueuedRunRef {
  * It answers for this moment: a run that ends or is queued meanwhile can change it.
  */
 export async function startsAtOnce(tx: DbOrTx, roomId: string, agentId: string, queued?: QueuedRunRef): Promise<boolean> {
-  const isAhead: SQL = queued ? sql`${runs.id} <> ${queued.id} and ${runs.createdAt} < ${queued.createdAt.toISOString()}::timestamptz` : sql`true`;
+  const isAhead: SQL = queued
+    ? sql`${runs.id} <> ${queued.id} and ${runs.createdAt} < ${queued.createdAt.toISOString()}::timestamptz`
+    : sql`true`;
   const [row] = rowsOf<{ busy: boolean; free: number | string; ahead: number | string }>(
     await tx.execute(sql`
       select

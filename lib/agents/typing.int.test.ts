@@ -42,7 +42,10 @@ function slowlyWriting(words: string[]) {
           controller.enqueue({
             type: "finish",
             finishReason: { unified: "stop", raw: "stop" },
-            usage: { inputTokens: { total: 5, noCache: 5, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 8, text: 8, reasoning: 0 } },
+            usage: {
+              inputTokens: { total: 5, noCache: 5, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: 8, text: 8, reasoning: 0 },
+            },
           });
           controller.close();
         },

@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import { ModelCallTimeoutError, type RetryNotice, requestedWait, retryDelay, withVisibleRetries } from "./visible-retries";
 
 const failure = (statusCode: number, headers: Record<string, string> = {}) =>
-  new APICallError({ message: "upstream", url: "http://p/v1", requestBodyValues: {}, statusCode, responseHeaders: headers, isRetryable: statusCode === 429 || statusCode >= 500 });
+  new APICallError({
+    message: "upstream",
+    url: "http://p/v1",
+    requestBodyValues: {},
+    statusCode,
+    responseHeaders: headers,
+    isRetryable: statusCode === 429 || statusCode >= 500,
+  });
 
 describe("visible retries", () => {
   it("waits about 1, 4 and 16 s (±20%), then gives up", () => {
@@ -48,7 +55,10 @@ describe("visible retries", () => {
       [2, 3, 2, "provider_error"],
     ]);
 
-    const always = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => Promise.reject(failure(500)) }), { delays: [1, 1], onRetry: async () => {} });
+    const always = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => Promise.reject(failure(500)) }), {
+      delays: [1, 1],
+      onRetry: async () => {},
+    });
     await expect(always.doStream({ prompt: [] })).rejects.toMatchObject({ statusCode: 500 });
   });
 
@@ -72,7 +82,12 @@ describe("visible retries", () => {
     expect(signals[0]!.aborted).toBe(true);
     expect(signals[0]!.reason).toBeInstanceOf(ModelCallTimeoutError);
     expect(notices).toEqual([
-      { retry: 1, of: 1, delayMs: expect.any(Number), error: { error_type: "timeout", error_message: "The model did not answer within 0.03 s.", retry_possible: true } },
+      {
+        retry: 1,
+        of: 1,
+        delayMs: expect.any(Number),
+        error: { error_type: "timeout", error_message: "The model did not answer within 0.03 s.", retry_possible: true },
+      },
     ]);
   });
 
@@ -84,7 +99,11 @@ describe("visible retries", () => {
         release = () => controller.enqueue({ type: "text-end", id: "t" });
       },
     });
-    const model = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => ({ stream: stalled }) }), { delays: [], timeoutMs: 40, onRetry: async () => {} });
+    const model = withVisibleRetries(new MockLanguageModelV4({ doStream: async () => ({ stream: stalled }) }), {
+      delays: [],
+      timeoutMs: 40,
+      onRetry: async () => {},
+    });
     const reader = (await model.doStream({ prompt: [] })).stream.getReader();
     expect(await reader.read()).toEqual({ done: false, value: { type: "text-start", id: "t" } });
     // Longer than the timeout between reads: the reader's own time does not count.

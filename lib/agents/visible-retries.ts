@@ -164,14 +164,22 @@ export function withVisibleRetries(
   options: { delays: readonly number[]; onRetry: (notice: RetryNotice) => Promise<void>; random?: () => number; timeoutMs?: number },
 ): LanguageModelV4 {
   const timeoutMs = options.timeoutMs ?? MODEL_CALL_TIMEOUT_MS;
-  const retried = async <T>(call: (signal: AbortSignal) => PromiseLike<T>, signal: AbortSignal | undefined): Promise<{ result: T; abort: (reason: unknown) => void }> => {
+  const retried = async <T>(
+    call: (signal: AbortSignal) => PromiseLike<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ result: T; abort: (reason: unknown) => void }> => {
     for (let retry = 0; ; retry++) {
       try {
         return await withinTime(call, signal, timeoutMs);
       } catch (error) {
         const delayMs = retryDelay(error, retry, options.delays, options.random);
         if (delayMs === null || signal?.aborted) throw error;
-        await options.onRetry({ retry: retry + 1, of: options.delays.length, delayMs, error: providerErrorDetails(error as APICallError | ModelCallTimeoutError) });
+        await options.onRetry({
+          retry: retry + 1,
+          of: options.delays.length,
+          delayMs,
+          error: providerErrorDetails(error as APICallError | ModelCallTimeoutError),
+        });
         await sleep(delayMs, signal);
       }
     }

@@ -17,7 +17,11 @@ export interface TurnTaker {
  * order, then to the agent's position, then to its id — never to chance, so the page names the
  * agent the scheduler will start. Null for an empty team.
  */
-export function whoseTurn<A extends TurnTaker>(team: readonly A[], turnOrder: readonly string[], lastRunAt: Readonly<Record<string, number>>): A | null {
+export function whoseTurn<A extends TurnTaker>(
+  team: readonly A[],
+  turnOrder: readonly string[],
+  lastRunAt: Readonly<Record<string, number>>,
+): A | null {
   const inOrder = team.filter((agent) => turnOrder.includes(agent.persona));
   const pool = inOrder.length ? inOrder : team;
   const waited = (agent: A) => lastRunAt[agent.id] ?? -1;

@@ -163,8 +163,7 @@ async function expectSurvived(roomId: string, runId: string, seen: StoredEvent[]
 }
 
 /** The texts of the nodes whose creation the viewer was sent, in order. */
-const nodesSeen = (seen: StoredEvent[]) =>
-  seen.flatMap((event) => (event.type === "node.created" ? [event.payload.node.text] : []));
+const nodesSeen = (seen: StoredEvent[]) => seen.flatMap((event) => (event.type === "node.created" ? [event.payload.node.text] : []));
 
 describe("a run whose worker's process dies", () => {
   it("while the model answers a step: what was seen stays, and each call of a saved step counts once", async () => {
@@ -248,7 +247,13 @@ describe("a step that asks the people while another of its tools fails", () => {
       await eventually(async () => expect(await questionOf(runId)).toBeDefined());
     };
     const resolveModel = mockResolver({ asking: model });
-    const worker = await startTestWorker(crashing, { owner: "worker-that-asks", resolveModel, leaseMs: 400, pollMs: 60_000, onError: () => {} });
+    const worker = await startTestWorker(crashing, {
+      owner: "worker-that-asks",
+      resolveModel,
+      leaseMs: 400,
+      pollMs: 60_000,
+      onError: () => {},
+    });
     const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
     runId = run.id;
     await eventually(async () => expect((await questionOf(run.id))?.status).toBe("open"));
@@ -268,7 +273,11 @@ describe("a step that asks the people while another of its tools fails", () => {
 
       const stored = await readEventsAfter(context.database.db, roomId, 0);
       const seenAt = (type: string) => Date.parse(stored.find((event) => event.type === type)!.timestamp);
-      const [first] = await context.database.db.select().from(runModelCalls).where(eq(runModelCalls.runId, run.id)).orderBy(asc(runModelCalls.call));
+      const [first] = await context.database.db
+        .select()
+        .from(runModelCalls)
+        .where(eq(runModelCalls.runId, run.id))
+        .orderBy(asc(runModelCalls.call));
       expect(first).toMatchObject(callOf(1, 0));
       const pendingMs = first!.createdAt.getTime() - seenAt("broadcast.asked");
       // A viewer saw the question its call asked for the whole of the question's wait before the call was in the run's totals.

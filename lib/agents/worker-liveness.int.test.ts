@@ -70,7 +70,9 @@ describe("a worker's runs", () => {
     });
     await setAgentModel(database, songwriter.id, "mock:slow");
     const owner = await startTestWorker(database, { resolveModel: mockResolver({ slow }), leaseMs: 600 });
-    const rivals = await Promise.all([1, 2].map(() => startTestWorker(database, { resolveModel: mockResolver({ slow }), leaseMs: 600, pollMs: 20 })));
+    const rivals = await Promise.all(
+      [1, 2].map(() => startTestWorker(database, { resolveModel: mockResolver({ slow }), leaseMs: 600, pollMs: 20 })),
+    );
     try {
       const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
       const finished = await eventually(async () => {

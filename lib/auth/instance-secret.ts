@@ -7,7 +7,8 @@ export type InstanceSecretName = "admin-session";
 
 // On `globalThis`, as the database handle is, so separately bundled routes read a secret once between them.
 const globalForSecrets = globalThis as unknown as { __parleyInstanceSecrets?: WeakMap<Db, Map<InstanceSecretName, Promise<string>>> };
-const loaded = (globalForSecrets.__parleyInstanceSecrets ??= new WeakMap());
+globalForSecrets.__parleyInstanceSecrets ??= new WeakMap();
+const loaded = globalForSecrets.__parleyInstanceSecrets;
 
 /**
  * The instance's secret of that name: made at random by the first instance that asks for it and

@@ -71,9 +71,7 @@ export async function takeSeat(db: Db, roomId: string, input: TakeSeatInput, opt
     // Handing out a new token locks the seat's holder out, so only a browser's own retry of
     // a request just sent may do it, not anyone who comes across the key later.
     if (Date.now() - Date.parse(original.timestamp) > SEAT_RETRY_WINDOW_MS) {
-      throw conflict(
-        `Idempotency-Key "${options.idempotencyKey}" already took a seat in this room; send a new key to take another.`,
-      );
+      throw conflict(`Idempotency-Key "${options.idempotencyKey}" already took a seat in this room; send a new key to take another.`);
     }
     await tx
       .update(seats)

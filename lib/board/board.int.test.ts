@@ -36,12 +36,7 @@ describe("the shared context board", () => {
     const start = new Date("2026-01-01T10:00:00Z");
     const old = await post(roomId, "intention", { plan: "An old plan" }, start);
     const fresh = await post(roomId, "intention", { plan: "A fresh plan" }, new Date(start.getTime() + 50 * 60_000));
-    const request = await post(
-      roomId,
-      "request",
-      { targetPersona: "scene-painter", ask: "Paint the old verse", refNodeIds: [] },
-      start,
-    );
+    const request = await post(roomId, "request", { targetPersona: "scene-painter", ask: "Paint the old verse", refNodeIds: [] }, start);
 
     const at30 = await readBoard(database.db, roomId, { now: new Date(start.getTime() + 30 * 60_000) });
     expect(at30.map((entry) => entry.id).sort()).toEqual([old.id, fresh.id, request.id].sort());
@@ -81,15 +76,10 @@ describe("the shared context board", () => {
     await expect(post(roomId, "theme", { mood: "", palette: ["blue"] }, at)).rejects.toMatchObject({ status: 400 });
     await expect(post(roomId, "intention", { plan: "x", extra: true }, at)).rejects.toThrow(/extra/);
     const foreign = await post(elsewhere, "intention", { plan: "Not yours" }, at);
-    await expect(post(roomId, "reaction", { toEntryId: foreign.id, response: "Nice" }, at)).rejects.toThrow(
-      /no board entry/,
-    );
+    await expect(post(roomId, "reaction", { toEntryId: foreign.id, response: "Nice" }, at)).rejects.toThrow(/no board entry/);
     const own = await post(roomId, "intention", { plan: "Mine" }, at);
     const reaction = await post(roomId, "reaction", { toEntryId: own.id, response: "Building on it" }, at);
     expect(reaction.answersEntryId).toBe(own.id);
-    expect((await readBoard(database.db, roomId, { now: at })).map((entry) => entry.kind)).toEqual([
-      "reaction",
-      "intention",
-    ]);
+    expect((await readBoard(database.db, roomId, { now: at })).map((entry) => entry.kind)).toEqual(["reaction", "intention"]);
   });
 });

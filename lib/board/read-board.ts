@@ -47,10 +47,7 @@ export async function openRequestsFor(
   options: { includeEntryIds?: string[]; now?: Date } = {},
 ): Promise<BoardEntry[]> {
   const now = options.now ?? new Date();
-  const pending = and(
-    eq(boardEntries.targetPersona, persona),
-    inArray(boardEntries.requestStatus, ["open", "queued", "in_progress"]),
-  );
+  const pending = and(eq(boardEntries.targetPersona, persona), inArray(boardEntries.requestStatus, ["open", "queued", "in_progress"]));
   const rows = await db
     .select()
     .from(boardEntries)
@@ -84,4 +81,3 @@ export async function oldestOpenRequest(db: DbOrTx, roomId: string, now: Date = 
     .limit(1);
   return row ?? null;
 }
-

@@ -27,7 +27,17 @@ export const FINISHED = new Set(["complete", "cancelled"]);
 const TOO_FEW_CANDIDATES = 3;
 
 export function emptyStage(): StageStateDto {
-  return { status: "pending", passes: 0, rerun: false, startedAt: null, endedAt: null, count: null, total: null, shortfall: null, timedOut: false };
+  return {
+    status: "pending",
+    passes: 0,
+    rerun: false,
+    startedAt: null,
+    endedAt: null,
+    count: null,
+    total: null,
+    shortfall: null,
+    timedOut: false,
+  };
 }
 
 /** Reads a brainstorm for a change, locking its row until the room write commits. */
@@ -142,7 +152,16 @@ export async function enterStage(
   const total = needsCandidates ? candidatesInPlay(brainstorm, stage, work).length : null;
   if (total === 0) {
     const skipped = await saveBrainstorm(step, brainstorm, {
-      stages: withStage(brainstorm, stage, { ...emptyStage(), status: "skipped", passes: previous.passes + 1, startedAt: step.at.toISOString(), endedAt: step.at.toISOString(), count: 0, total, shortfall: "No candidate is left to work on." }),
+      stages: withStage(brainstorm, stage, {
+        ...emptyStage(),
+        status: "skipped",
+        passes: previous.passes + 1,
+        startedAt: step.at.toISOString(),
+        endedAt: step.at.toISOString(),
+        count: 0,
+        total,
+        shortfall: "No candidate is left to work on.",
+      }),
     });
     await announceStage(step, skipped, stage, work);
     return continueAfter(step, skipped, stage, parentRunId);
@@ -164,7 +183,13 @@ export async function enterStage(
   // The ideators work alone from now: what people sent them before waits until the ideas are released, and what teammates asked of them is called off.
   if (stage === "divergent") await holdBackFromIdeators(step, brainstorm.roomId);
   if (previous.passes === 0) {
-    await addLaneHeading(step.tx, step.emit, { roomId: brainstorm.roomId, stage, laneTop: brainstorm.laneTop, correlationId: brainstorm.correlationId, at: step.at });
+    await addLaneHeading(step.tx, step.emit, {
+      roomId: brainstorm.roomId,
+      stage,
+      laneTop: brainstorm.laneTop,
+      correlationId: brainstorm.correlationId,
+      at: step.at,
+    });
   }
   const definition = stageDefinition(stage);
   const first = definition.order === "parallel" ? definition.personas : definition.personas.slice(0, 1);
@@ -179,7 +204,12 @@ export async function enterStage(
 }
 
 /** Starts the stages of the phase after the one `stage` belongs to, once every stage of that phase has ended. */
-async function continueAfter(step: BrainstormStep, brainstorm: Brainstorm, stage: StageKey, parentRunId: string | null): Promise<Brainstorm> {
+async function continueAfter(
+  step: BrainstormStep,
+  brainstorm: Brainstorm,
+  stage: StageKey,
+  parentRunId: string | null,
+): Promise<Brainstorm> {
   const index = BRAINSTORM_PHASES.findIndex((phase) => phase.includes(stage));
   const phase = BRAINSTORM_PHASES[index]!;
   if (phase.some((other) => brainstorm.stages[other].status === "running")) return brainstorm;
@@ -284,7 +314,11 @@ export async function advanceBrainstorm(tx: DbOrTx, emit: Emit, run: Run, at: Da
       const { measure } = await measureNow(step, brainstorm, stage);
       const next = later.find((persona) => measure.shortAgents.includes(member(step, persona).id));
       if (next) {
-        await queueStageRun(step, brainstorm, stage, next, { rerun: true, shortfall: shortfallFor(definition, measure, member(step, next)), parentRunId: run.id });
+        await queueStageRun(step, brainstorm, stage, next, {
+          rerun: true,
+          shortfall: shortfallFor(definition, measure, member(step, next)),
+          parentRunId: run.id,
+        });
         return;
       }
     }
@@ -298,7 +332,11 @@ async function measureNow(step: BrainstormStep, brainstorm: Brainstorm, stage: S
   const definition = stageDefinition(stage);
   const work = await readWork(step.tx, brainstorm.id);
   const stageTeam = step.team.filter((member) => definition.personas.includes(member.persona));
-  const measure = measureStage(stage, work, { pass: brainstorm.stages[stage].passes, team: stageTeam, inPlay: candidatesInPlay(brainstorm, stage, work) });
+  const measure = measureStage(stage, work, {
+    pass: brainstorm.stages[stage].passes,
+    team: stageTeam,
+    inPlay: candidatesInPlay(brainstorm, stage, work),
+  });
   return { work, stageTeam, measure };
 }
 
@@ -311,17 +349,35 @@ function shortfallFor(definition: StageDefinition, measure: StageMeasure, agent:
  * Measures a stage whose runs have all ended and decides what follows. Also called for a stage
  * whose time ran out with no run left to end it.
  */
-export async function endStage(step: BrainstormStep, brainstorm: Brainstorm, stage: StageKey, parentRunId: string | null): Promise<Brainstorm> {
+export async function endStage(
+  step: BrainstormStep,
+  brainstorm: Brainstorm,
+  stage: StageKey,
+  parentRunId: string | null,
+): Promise<Brainstorm> {
   const state = brainstorm.stages[stage];
   const definition = stageDefinition(stage);
   const { work, stageTeam, measure } = await measureNow(step, brainstorm, stage);
 
-  const ideatorsHaveRoom = step.team.some((agent) => stageDefinition("divergent").personas.includes(agent.persona) && ideasLeft(work, agent) > 0);
-  if (stage === "convergent" && work.candidates.length < TOO_FEW_CANDIDATES && brainstorm.returnedToDivergent === 0 && !state.timedOut && ideatorsHaveRoom) {
+  const ideatorsHaveRoom = step.team.some(
+    (agent) => stageDefinition("divergent").personas.includes(agent.persona) && ideasLeft(work, agent) > 0,
+  );
+  if (
+    stage === "convergent" &&
+    work.candidates.length < TOO_FEW_CANDIDATES &&
+    brainstorm.returnedToDivergent === 0 &&
+    !state.timedOut &&
+    ideatorsHaveRoom
+  ) {
     const reason = `Only ${work.candidates.length} candidate${work.candidates.length === 1 ? "" : "s"}: back to divergent thinking for more ideas.`;
     const back = await saveBrainstorm(step, brainstorm, {
       returnedToDivergent: 1,
-      stages: withStage(brainstorm, stage, { status: "pending", count: work.candidates.length, shortfall: reason, endedAt: step.at.toISOString() }),
+      stages: withStage(brainstorm, stage, {
+        status: "pending",
+        count: work.candidates.length,
+        shortfall: reason,
+        endedAt: step.at.toISOString(),
+      }),
     });
     await announceStage(step, back, stage, work);
     return enterStage(step, back, "divergent", parentRunId, reason);
@@ -339,7 +395,11 @@ export async function endStage(step: BrainstormStep, brainstorm: Brainstorm, sta
         : definition.personas;
     // A sequential stage's personas are asked again in their order: the first now, the next once it has ended.
     for (const persona of definition.order === "sequential" ? who.slice(0, 1) : who) {
-      await queueStageRun(step, again, stage, persona, { rerun: true, shortfall: shortfallFor(definition, measure, member(step, persona)), parentRunId });
+      await queueStageRun(step, again, stage, persona, {
+        rerun: true,
+        shortfall: shortfallFor(definition, measure, member(step, persona)),
+        parentRunId,
+      });
     }
     await announceStage(step, again, stage, work);
     return again;

@@ -6,7 +6,11 @@ import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { type BrainstormWork, droppedCandidates, rankCandidates, readWork } from "./work";
 
 /** The brainstorm as the page shows it; the ranking is the one the gate decides on. */
-export function brainstormToDto(brainstorm: Brainstorm, work: BrainstormWork, settings: Pick<RoomSettings, "brainstorm_gate">): BrainstormDto {
+export function brainstormToDto(
+  brainstorm: Brainstorm,
+  work: BrainstormWork,
+  settings: Pick<RoomSettings, "brainstorm_gate">,
+): BrainstormDto {
   return {
     id: brainstorm.id,
     problem: brainstorm.problem,
@@ -26,8 +30,17 @@ export function brainstormToDto(brainstorm: Brainstorm, work: BrainstormWork, se
 }
 
 /** The room's latest brainstorm, as the page shows it, or null. */
-export async function latestBrainstorm(tx: DbOrTx, roomId: string, settings: Pick<RoomSettings, "brainstorm_gate">): Promise<BrainstormDto | null> {
-  const [brainstorm] = await tx.select().from(brainstorms).where(eq(brainstorms.roomId, roomId)).orderBy(desc(brainstorms.createdAt)).limit(1);
+export async function latestBrainstorm(
+  tx: DbOrTx,
+  roomId: string,
+  settings: Pick<RoomSettings, "brainstorm_gate">,
+): Promise<BrainstormDto | null> {
+  const [brainstorm] = await tx
+    .select()
+    .from(brainstorms)
+    .where(eq(brainstorms.roomId, roomId))
+    .orderBy(desc(brainstorms.createdAt))
+    .limit(1);
   if (!brainstorm) return null;
   return brainstormToDto(brainstorm, await readWork(tx, brainstorm.id), settings);
 }

@@ -11,7 +11,20 @@ import { POST as sendRoute } from "@/app/api/rooms/[roomId]/commands/route";
 import { POST as startRunRoute } from "@/app/api/rooms/[roomId]/runs/route";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import type { Database } from "@/db";
-import { type Brainstorm, agentNotes, agents, boardEntries, brainstorms, broadcastResponses, broadcasts, canvasEdges, canvasNodes, dialogues, events, runs } from "@/db/schema";
+import {
+  type Brainstorm,
+  agentNotes,
+  agents,
+  boardEntries,
+  brainstorms,
+  broadcastResponses,
+  broadcasts,
+  canvasEdges,
+  canvasNodes,
+  dialogues,
+  events,
+  runs,
+} from "@/db/schema";
 import { estimateTokens } from "@/lib/agents/build-prompt";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { claimNextRun } from "@/lib/agents/claim-run";
@@ -62,7 +75,12 @@ async function brainstormRoom(database: Database = context.database, settings: R
 }
 
 async function stateOf(roomId: string, database: Database = context.database): Promise<Brainstorm> {
-  const [row] = await database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId)).orderBy(desc(brainstorms.createdAt)).limit(1);
+  const [row] = await database.db
+    .select()
+    .from(brainstorms)
+    .where(eq(brainstorms.roomId, roomId))
+    .orderBy(desc(brainstorms.createdAt))
+    .limit(1);
   return row!;
 }
 
@@ -81,7 +99,11 @@ async function settled(roomId: string, status: BrainstormDto["status"][], databa
 }
 
 async function eventTypes(roomId: string) {
-  const rows = await context.database.db.select({ type: events.type, payload: events.payload }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq));
+  const rows = await context.database.db
+    .select({ type: events.type, payload: events.payload })
+    .from(events)
+    .where(eq(events.roomId, roomId))
+    .orderBy(asc(events.seq));
   return rows;
 }
 
@@ -109,7 +131,11 @@ function decide(roomId: string, brainstormId: string, body: unknown, cookie?: st
  * on the offline model): `answer` gets the persona and the request, and returns the reply, or
  * null to finish its turn.
  */
-async function standIn(personas: string[], roomId: string, answer: (persona: string, request: ChatRequest) => ChatReply | null | Promise<ChatReply | null>) {
+async function standIn(
+  personas: string[],
+  roomId: string,
+  answer: (persona: string, request: ChatRequest) => ChatReply | null | Promise<ChatReply | null>,
+) {
   const server = await startChatServer(async (request) => {
     const system = String(request.messages.find((message) => message.role === "system")?.content ?? "");
     const persona = system.match(/\(persona: ([a-z0-9-]+)\)/)?.[1] ?? "";
@@ -117,9 +143,12 @@ async function standIn(personas: string[], roomId: string, answer: (persona: str
     return (replied ? null : await answer(persona, request)) ?? { text: "Done." };
   });
   const team = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
-  for (const member of team.filter((each) => personas.includes(each.persona))) await setAgentModel(context.database, member.id, "openai-compatible:stand-in");
+  for (const member of team.filter((each) => personas.includes(each.persona)))
+    await setAgentModel(context.database, member.id, "openai-compatible:stand-in");
   const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "k" };
-  const worker = await startTestWorker(context.database, { resolveModel: (spec, agent) => resolveModel(spec, { env, scriptPaceMs: 0, agent }) });
+  const worker = await startTestWorker(context.database, {
+    resolveModel: (spec, agent) => resolveModel(spec, { env, scriptPaceMs: 0, agent }),
+  });
   return {
     server,
     async stop() {
@@ -132,7 +161,12 @@ async function standIn(personas: string[], roomId: string, answer: (persona: str
 const ideas = (prefix: string, count: number) => ({
   toolCall: {
     name: "submit_ideas",
-    arguments: { ideas: Array.from({ length: count }, (_, index) => ({ title: `${prefix} idea ${index + 1}`, oneLiner: `${prefix} one-liner ${index + 1} about onboarding.` })) },
+    arguments: {
+      ideas: Array.from({ length: count }, (_, index) => ({
+        title: `${prefix} idea ${index + 1}`,
+        oneLiner: `${prefix} one-liner ${index + 1} about onboarding.`,
+      })),
+    },
   },
 });
 
@@ -145,7 +179,16 @@ describe("the brainstorm", () => {
       const started = await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { problem: PROBLEM }, cookie });
       expect(started.status).toBe(201);
       const atGate = await settled(roomId, ["awaiting_gate"]);
-      expect(statuses(atGate)).toMatchObject({ framing: "done", divergent: "done", precedents: "done", convergent: "done", fact_check: "done", pushback: "done", prioritization: "done", gate: "awaiting" });
+      expect(statuses(atGate)).toMatchObject({
+        framing: "done",
+        divergent: "done",
+        precedents: "done",
+        convergent: "done",
+        fact_check: "done",
+        pushback: "done",
+        prioritization: "done",
+        gate: "awaiting",
+      });
       const shown = await call(latestRoute, { url: "/x", method: "GET", params: { roomId } });
       const ranking = (shown.body.brainstorm as BrainstormDto).ranking;
       expect(ranking.length).toBeGreaterThanOrEqual(3);
@@ -185,8 +228,20 @@ describe("the brainstorm", () => {
       const types = log.map((row) => row.type);
       expect(types.filter((type) => type === "brainstorm.ideas_released")).toHaveLength(1);
       // Every transition is an event: each stage started and ended, the gate opened and was decided.
-      const stageEvents = log.filter((row) => row.type === "brainstorm.stage").map((row) => `${(row.payload as { stage: string }).stage}:${(row.payload as { status: string }).status}`);
-      for (const stage of ["framing", "divergent", "precedents", "convergent", "fact_check", "pushback", "prioritization", "review", "presentation"]) {
+      const stageEvents = log
+        .filter((row) => row.type === "brainstorm.stage")
+        .map((row) => `${(row.payload as { stage: string }).stage}:${(row.payload as { status: string }).status}`);
+      for (const stage of [
+        "framing",
+        "divergent",
+        "precedents",
+        "convergent",
+        "fact_check",
+        "pushback",
+        "prioritization",
+        "review",
+        "presentation",
+      ]) {
         expect(stageEvents).toContain(`${stage}:running`);
         expect(stageEvents).toContain(`${stage}:done`);
       }
@@ -274,8 +329,15 @@ describe("the brainstorm", () => {
         const clusters = work.candidates.filter((candidate) => !candidate.combination).map((candidate) => candidate.cluster);
         expect(clusters.length).toBeGreaterThanOrEqual(3);
         for (const cluster of clusters) expect(cluster).toMatch(own);
-        const personaOf = new Map((await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).map((agent) => [agent.id, agent.persona]));
-        const findings = (await context.database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding")))).map((entry) => ({
+        const personaOf = new Map(
+          (await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).map((agent) => [agent.id, agent.persona]),
+        );
+        const findings = (
+          await context.database.db
+            .select()
+            .from(boardEntries)
+            .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "finding")))
+        ).map((entry) => ({
           persona: personaOf.get(entry.agentId ?? ""),
           finding: String(entry.content.finding),
         }));
@@ -285,7 +347,9 @@ describe("the brainstorm", () => {
         for (const entry of findings) expect(entry.finding).not.toMatch(other);
         // What kind of answer each ranked candidate is: its cluster as the problem names it.
         const words = readProblem(problem);
-        const kinds = shown.ranking.map((ranked) => clusterNamed(work.candidates.find((candidate) => candidate.id === ranked.id)!.cluster, words)?.kind ?? "combination");
+        const kinds = shown.ranking.map(
+          (ranked) => clusterNamed(work.candidates.find((candidate) => candidate.id === ranked.id)!.cluster, words)?.kind ?? "combination",
+        );
         results.push({ kinds, synthesizer: said("synthesizer"), strategist: said("strategist") });
       }
       const [waste, onboarding] = results;
@@ -301,7 +365,8 @@ describe("the brainstorm", () => {
   it("refuses an empty problem, one over 4,000 characters, spectators, and a second brainstorm while one runs", async () => {
     const { roomId } = await brainstormRoom();
     const cookie = await seatIn(roomId);
-    const post = (body: unknown, withCookie: string | undefined = cookie) => call(startRoute, { url: "/x", method: "POST", params: { roomId }, body, cookie: withCookie });
+    const post = (body: unknown, withCookie: string | undefined = cookie) =>
+      call(startRoute, { url: "/x", method: "POST", params: { roomId }, body, cookie: withCookie });
     const empty = await post({ problem: "   " });
     expect(empty.status).toBe(400);
     expect(empty.body.error.message).toMatch(/Describe the problem/);
@@ -333,7 +398,9 @@ describe("the brainstorm", () => {
       expect((await decide(roomId, gate.id, { action: "fly", round: gate.gateRound }, ada)).status).toBe(400);
 
       const gateOpenings = async () =>
-        (await eventTypes(roomId)).filter((row) => row.type === "brainstorm.gate_opened").map((row) => row.payload as { round: number; ranking: { id: string }[]; brainstorm: BrainstormDto });
+        (await eventTypes(roomId))
+          .filter((row) => row.type === "brainstorm.gate_opened")
+          .map((row) => row.payload as { round: number; ranking: { id: string }[]; brainstorm: BrainstormDto });
       expect((await gateOpenings()).map((opening) => opening.round)).toEqual([1]);
 
       // Drop: re-ranked at once, and the gate opens its next round, announced as the first was.
@@ -344,7 +411,9 @@ describe("the brainstorm", () => {
       expect(dropped.body.brainstorm).toMatchObject({ status: "awaiting_gate", gateRound: 2 });
       const openings = await gateOpenings();
       expect(openings.map((opening) => opening.round)).toEqual([1, 2]);
-      expect(openings[1]!.ranking.map((candidate) => candidate.id)).toEqual((dropped.body.brainstorm as BrainstormDto).ranking.map((candidate) => candidate.id));
+      expect(openings[1]!.ranking.map((candidate) => candidate.id)).toEqual(
+        (dropped.body.brainstorm as BrainstormDto).ranking.map((candidate) => candidate.id),
+      );
       expect(openings[1]!.brainstorm).toMatchObject({ gateRound: 2, stages: { gate: { status: "awaiting", passes: 2 } } });
       // The new round waits from its own opening, and is announced after the decision that opened it.
       expect(Date.parse(openings[1]!.brainstorm.gateOpenedAt!)).toBeGreaterThan(Date.parse(openings[0]!.brainstorm.gateOpenedAt!));
@@ -360,7 +429,12 @@ describe("the brainstorm", () => {
       expect((await gateOpenings()).map((opening) => opening.round)).toEqual([1, 2]);
 
       // Redirect: prioritization runs again with the comment, then the gate opens again.
-      const redirected = await decide(roomId, gate.id, { action: "redirect", round: 2, comment: "Weigh speed more: we need results this quarter." }, bea);
+      const redirected = await decide(
+        roomId,
+        gate.id,
+        { action: "redirect", round: 2, comment: "Weigh speed more: we need results this quarter." },
+        bea,
+      );
       expect(redirected.status).toBe(200);
       gate = await settled(roomId, ["awaiting_gate"]);
       expect(gate.gateRound).toBe(3);
@@ -377,7 +451,10 @@ describe("the brainstorm", () => {
       // The stage chips count out of what each pass covered: the deepened candidate, and the candidates still in play.
       const deepenedShown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
       expect(deepenedShown.stages.fact_check).toMatchObject({ count: 1, total: 1 });
-      expect(deepenedShown.stages.prioritization).toMatchObject({ count: deepenedShown.ranking.length, total: deepenedShown.ranking.length });
+      expect(deepenedShown.stages.prioritization).toMatchObject({
+        count: deepenedShown.ranking.length,
+        total: deepenedShown.ranking.length,
+      });
       expect(deepenedShown.stages.pushback.total).toBe(deepenedShown.stages.convergent.count);
       const deepRuns = (await stageRuns(roomId, "fact_check")).filter((run) => (run.purpose as { pass: number }).pass === 2);
       expect(deepRuns).toHaveLength(2);
@@ -429,7 +506,8 @@ describe("the brainstorm", () => {
     const provider = await standIn([...ideators, "synthesizer"], roomId, (persona, request) => {
       const user = JSON.stringify(request.messages);
       const again = user.includes("asked again");
-      if (ideators.includes(persona)) return ideas(`CANARY-${persona}${again ? " again" : ""}`, fewAtFirst.includes(persona) && !again ? 3 : 6);
+      if (ideators.includes(persona))
+        return ideas(`CANARY-${persona}${again ? " again" : ""}`, fewAtFirst.includes(persona) && !again ? 3 : 6);
       if (persona === "synthesizer" && user.includes("Brainstorm stage 3")) return { text: "Seen." };
       return null;
     });
@@ -437,11 +515,21 @@ describe("the brainstorm", () => {
       await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
       // Once divergent thinking is over, everything it made is released to the next stages.
       await eventually(async () => expect((await stateOf(roomId)).stages.convergent.passes).toBeGreaterThanOrEqual(1), 30_000);
-      await eventually(() => expect(provider.server.requests.some((request) => JSON.stringify(request).includes("Brainstorm stage 3"))).toBe(true), 30_000);
+      await eventually(
+        () => expect(provider.server.requests.some((request) => JSON.stringify(request).includes("Brainstorm stage 3"))).toBe(true),
+        30_000,
+      );
       const reruns = (await stageRuns(roomId, "divergent")).filter((run) => (run.purpose as { rerun: boolean }).rerun);
-      expect(reruns.map((run) => run.agentId).sort()).toEqual(team.filter((agent) => fewAtFirst.includes(agent.persona)).map((agent) => agent.id).sort());
-      for (const run of reruns) expect(run.prompt).toContain("You are asked again because the stage fell short: you have 3 ideas of at least 5.");
-      const persona = (request: ChatRequest) => String(request.messages.find((message) => message.role === "system")?.content ?? "").match(/\(persona: ([a-z0-9-]+)\)/)?.[1];
+      expect(reruns.map((run) => run.agentId).sort()).toEqual(
+        team
+          .filter((agent) => fewAtFirst.includes(agent.persona))
+          .map((agent) => agent.id)
+          .sort(),
+      );
+      for (const run of reruns)
+        expect(run.prompt).toContain("You are asked again because the stage fell short: you have 3 ideas of at least 5.");
+      const persona = (request: ChatRequest) =>
+        String(request.messages.find((message) => message.role === "system")?.content ?? "").match(/\(persona: ([a-z0-9-]+)\)/)?.[1];
       const ideatorRequests = provider.server.requests.filter((request) => ideators.includes(persona(request) ?? ""));
       expect(ideatorRequests.length).toBeGreaterThanOrEqual(12);
       expect(ideatorRequests.filter((request) => JSON.stringify(request).includes("asked again")).length).toBeGreaterThanOrEqual(2);
@@ -483,12 +571,20 @@ describe("the brainstorm", () => {
       return ideas(`CANARY-${persona}`, 6);
     });
     const probe = (persona: string, marker: string) =>
-      provider.server.requests.filter((request) => request.messages.some((message) => message.role === "system") && JSON.stringify(request.messages).includes(marker) && JSON.stringify(request.messages).includes(`(persona: ${persona})`));
+      provider.server.requests.filter(
+        (request) =>
+          request.messages.some((message) => message.role === "system") &&
+          JSON.stringify(request.messages).includes(marker) &&
+          JSON.stringify(request.messages).includes(`(persona: ${persona})`),
+      );
     try {
       await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
       const pollinator = agentOf("cross-pollinator");
       const ideaNodes = await eventually(async () => {
-        const rows = await context.database.db.select().from(canvasNodes).where(and(eq(canvasNodes.roomId, roomId), eq(canvasNodes.authorId, pollinator.id)));
+        const rows = await context.database.db
+          .select()
+          .from(canvasNodes)
+          .where(and(eq(canvasNodes.roomId, roomId), eq(canvasNodes.authorId, pollinator.id)));
         expect(rows.length).toBe(6);
         return rows;
       }, 30_000);
@@ -507,13 +603,29 @@ describe("the brainstorm", () => {
       });
       await context.database.db.insert(boardEntries).values([
         ...["wild-ideator", "historian"].map((target) =>
-          entry("cross-pollinator", { content: { targetPersona: target, ask: "CANARY-cross-pollinator asks: build on my ideas" }, targetPersona: target, requestStatus: "queued" }),
+          entry("cross-pollinator", {
+            content: { targetPersona: target, ask: "CANARY-cross-pollinator asks: build on my ideas" },
+            targetPersona: target,
+            requestStatus: "queued",
+          }),
         ),
-        entry("first-principles-thinker", { kind: "finding", content: { finding: "CANARY-first-principles-thinker found the root cause", severity: "high", nodeIds: [] }, expiresAt: null }),
+        entry("first-principles-thinker", {
+          kind: "finding",
+          content: { finding: "CANARY-first-principles-thinker found the root cause", severity: "high", nodeIds: [] },
+          expiresAt: null,
+        }),
       ]);
       const handIdeasTo = (persona: string, prompt: string) =>
         writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
-          enqueueRun(tx, emit, { roomId, agentId: agentOf(persona).id, trigger: "human", requestedBy: ADA, prompt, selectedNodeIds: ideaNodes.map((node) => node.id), at }),
+          enqueueRun(tx, emit, {
+            roomId,
+            agentId: agentOf(persona).id,
+            trigger: "human",
+            requestedBy: ADA,
+            prompt,
+            selectedNodeIds: ideaNodes.map((node) => node.id),
+            at,
+          }),
         ).then(({ result }) => result!);
       // What a run was first given, from its transcript once it has ended.
       const openingOf = (runId: string) =>
@@ -528,14 +640,28 @@ describe("the brainstorm", () => {
         .from(canvasNodes)
         .where(and(eq(canvasNodes.roomId, roomId), eq(canvasNodes.kind, "framing"), eq(canvasNodes.authorId, agentOf("cartographer").id)));
       const shared = { roomId, authorKind: "agent" as const, authorId: pollinator.id, authorName: pollinator.name };
-      const smuggled = { id: randomUUID(), kind: "framing", text: "CANARY-cross-pollinator in the framing's kind", x: 0, y: -4000, ...shared };
+      const smuggled = {
+        id: randomUUID(),
+        kind: "framing",
+        text: "CANARY-cross-pollinator in the framing's kind",
+        x: 0,
+        y: -4000,
+        ...shared,
+      };
       await context.database.db.insert(canvasNodes).values(smuggled);
-      await context.database.db.insert(canvasEdges).values({ id: randomUUID(), sourceId: framing!.id, targetId: framing!.id, label: "CANARY-cross-pollinator's label", ...shared });
+      await context.database.db
+        .insert(canvasEdges)
+        .values({ id: randomUUID(), sourceId: framing!.id, targetId: framing!.id, label: "CANARY-cross-pollinator's label", ...shared });
       // Nor may an ideator write into the framing the others read: its run refuses, and the framing stays as it was.
       const roster = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
       const wild = roster.find((agent) => agent.persona === "wild-ideator")!;
-      const wildTools = createCanvasTools(activeRun(context.database, { run: runRow({ roomId, agentId: wild.id }), agent: wild, team: roster }));
-      const edit = await wildTools.update_node.execute!({ nodeId: framing!.id, text: "CANARY-wild-ideator in the framing" }, { toolCallId: "edit", messages: [], context: {} });
+      const wildTools = createCanvasTools(
+        activeRun(context.database, { run: runRow({ roomId, agentId: wild.id }), agent: wild, team: roster }),
+      );
+      const edit = await wildTools.update_node.execute!(
+        { nodeId: framing!.id, text: "CANARY-wild-ideator in the framing" },
+        { toolCallId: "edit", messages: [], context: {} },
+      );
       expect(edit).toEqual({ ok: false, error: expect.stringContaining("you may change only your own nodes") });
       const removal = await wildTools.delete_node.execute!({ nodeId: framing!.id }, { toolCallId: "remove", messages: [], context: {} });
       expect(removal).toMatchObject({ ok: false });
@@ -565,12 +691,17 @@ describe("the brainstorm", () => {
       const readBoardAsHistorian = async () => {
         const rows = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
         const historian = rows.find((agent) => agent.persona === "historian")!;
-        const tools = createBoardTools(activeRun(context.database, { run: runRow({ roomId, agentId: historian.id }), agent: historian, team: rows }));
+        const tools = createBoardTools(
+          activeRun(context.database, { run: runRow({ roomId, agentId: historian.id }), agent: historian, team: rows }),
+        );
         return JSON.stringify(await tools.read_shared_context.execute!({ limit: 100 }, { toolCallId: "probe", messages: [], context: {} }));
       };
       expect(await readBoardAsHistorian()).not.toContain("CANARY-");
       release();
-      await eventually(async () => expect((await eventTypes(roomId)).some((row) => row.type === "brainstorm.ideas_released")).toBe(true), 30_000);
+      await eventually(
+        async () => expect((await eventTypes(roomId)).some((row) => row.type === "brainstorm.ideas_released")).toBe(true),
+        30_000,
+      );
       // Released, the ideas are everyone's.
       const after = await openingOf((await handIdeasTo("historian", "PROBE: and now?")).id);
       expect(after).toContain("CANARY-cross-pollinator");
@@ -595,7 +726,9 @@ describe("the brainstorm", () => {
       await eventually(async () => expect((await stateOf(roomId)).stages.divergent.status).toBe("short"), 30_000);
       const contrarianRuns = (await stageRuns(roomId, "divergent")).filter((run) => run.prompt.includes("persona: contrarian"));
       expect(contrarianRuns).toHaveLength(2);
-      expect(contrarianRuns[1]!.prompt).toContain("You are asked again because the stage fell short: you have 3 ideas of at least 5. Submit what is missing.");
+      expect(contrarianRuns[1]!.prompt).toContain(
+        "You are asked again because the stage fell short: you have 3 ideas of at least 5. Submit what is missing.",
+      );
       expect(contrarianRuns[1]!.prompt).not.toMatch(/Contrarian has|ideas in all/);
       const divergent = (await stateOf(roomId)).stages.divergent;
       expect(divergent).toMatchObject({ status: "short", rerun: true });
@@ -636,7 +769,9 @@ describe("the brainstorm", () => {
       expect(questioned!.parentRunId).toBe(mapped!.id);
       expect(questioned!.createdAt.getTime()).toBeGreaterThanOrEqual(mapped!.finishedAt!.getTime());
       const system = (request: ChatRequest) => String(request.messages.find((message) => message.role === "system")?.content ?? "");
-      const asked = provider.server.requests.find((request) => system(request).includes("(persona: questioner)") && JSON.stringify(request.messages).includes("asked again"));
+      const asked = provider.server.requests.find(
+        (request) => system(request).includes("(persona: questioner)") && JSON.stringify(request.messages).includes("asked again"),
+      );
       expect(JSON.stringify(asked!.messages)).toContain("MAPPED-AGAIN");
       expect((await stateOf(roomId)).stages.framing).toMatchObject({ status: "done", rerun: true });
       await settled(roomId, ["awaiting_gate"]);
@@ -654,7 +789,8 @@ describe("the brainstorm", () => {
       const again = text.includes("This stage runs again");
       // The Wild Ideator gives its most at once; the Cross-Pollinator gives 12, then tries 6 more.
       if (persona === "wild-ideator" && text.includes("Brainstorm stage 1")) return ideas(`Wild${again ? " again" : ""}`, again ? 1 : 15);
-      if (persona === "cross-pollinator" && text.includes("Brainstorm stage 1")) return ideas(`Pollen${again ? " again" : ""}`, again ? 6 : 12);
+      if (persona === "cross-pollinator" && text.includes("Brainstorm stage 1"))
+        return ideas(`Pollen${again ? " again" : ""}`, again ? 6 : 12);
       const ideaIds = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
       if (persona === "synthesizer" && !text.includes("asked again")) {
         synthesized += 1;
@@ -691,7 +827,9 @@ describe("the brainstorm", () => {
       for (const run of secondPass) expect(run.prompt).toMatch(/This stage runs again: Only 2 candidates: back to divergent thinking/);
       expect(secondPass.find((run) => run.agentId === agentOf("cross-pollinator").id)!.prompt).toContain("at most 3 more.");
       // Six more from the Cross-Pollinator would pass 15 in all: refused, with what it may still add.
-      const refusal = provider.server.requests.find((request) => request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("you have 12")));
+      const refusal = provider.server.requests.find((request) =>
+        request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("you have 12")),
+      );
       expect(refusal).toBeDefined();
       expect(JSON.stringify(refusal!.messages)).toContain("At most 15 ideas from you in all; you have 12. Submit your best 3 or fewer.");
       // The stage counts the ideas of both passes, never more than 60, and the second synthesis reads them all.
@@ -702,7 +840,11 @@ describe("the brainstorm", () => {
       expect(new Set(work.ideas.map((idea) => idea.pass))).toEqual(new Set([1, 2]));
       expect(atGate.stages.divergent.count).toBe(work.ideas.length);
       expect(work.ideas.length).toBeLessThanOrEqual(60);
-      const syntheses = provider.server.requests.filter((request) => JSON.stringify(request.messages).includes("(persona: synthesizer)") && !request.messages.some((message) => message.role === "tool"));
+      const syntheses = provider.server.requests.filter(
+        (request) =>
+          JSON.stringify(request.messages).includes("(persona: synthesizer)") &&
+          !request.messages.some((message) => message.role === "tool"),
+      );
       const second = JSON.stringify(syntheses.at(-1)!.messages);
       for (const idea of work.ideas) expect(second).toContain(`- ${idea.id} [`);
     } finally {
@@ -717,7 +859,13 @@ describe("the brainstorm", () => {
       const text = JSON.stringify(request.messages);
       if (persona !== "synthesizer" || text.includes("asked again")) return null;
       const ideaIds = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
-      const candidate = (index: number) => ({ title: `Candidate ${index}`, cluster: "Cluster", summary: "A candidate.", sourceIdeas: [ideaIds[index]!], combination: false });
+      const candidate = (index: number) => ({
+        title: `Candidate ${index}`,
+        cluster: "Cluster",
+        summary: "A candidate.",
+        sourceIdeas: [ideaIds[index]!],
+        combination: false,
+      });
       return { toolCall: { name: "submit_candidates", arguments: { candidates: [candidate(0), candidate(1)] } } };
     });
     try {
@@ -756,7 +904,9 @@ describe("the brainstorm", () => {
       expect(atGate.returnedToDivergent).toBe(1);
       expect(atGate.stages.convergent).toMatchObject({ passes: 2, status: "done", rerun: false, count: 8 });
       // Not refused as if the first pass's two were still among the eight.
-      const refused = provider.server.requests.filter((request) => request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("At most 8 candidates")));
+      const refused = provider.server.requests.filter((request) =>
+        request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("At most 8 candidates")),
+      );
       expect(refused).toEqual([]);
       const chips = (await eventTypes(roomId))
         .filter((row) => row.type === "brainstorm.submitted" && (row.payload as { stage: string }).stage === "convergent")
@@ -764,12 +914,16 @@ describe("the brainstorm", () => {
       expect(chips).toEqual([2, 8]);
       // The second pass starts with no candidates of its own, and its ids follow the first pass's.
       const syntheses = provider.server.requests.filter(
-        (request) => String(request.messages.find((message) => message.role === "system")?.content).includes("(persona: synthesizer)") && !request.messages.some((message) => message.role === "tool"),
+        (request) =>
+          String(request.messages.find((message) => message.role === "system")?.content).includes("(persona: synthesizer)") &&
+          !request.messages.some((message) => message.role === "tool"),
       );
       expect(syntheses).toHaveLength(2);
       expect(JSON.stringify(syntheses[1]!.messages)).not.toContain("Candidates so far");
       const work = await readWork(context.database.db, atGate.id);
-      expect(work.candidates.map((candidate) => [candidate.id, candidate.title])).toEqual(Array.from({ length: 8 }, (_, index) => [`C${index + 3}`, `Pass 2 candidate ${index + 1}`]));
+      expect(work.candidates.map((candidate) => [candidate.id, candidate.title])).toEqual(
+        Array.from({ length: 8 }, (_, index) => [`C${index + 3}`, `Pass 2 candidate ${index + 1}`]),
+      );
     } finally {
       await provider.stop();
     }
@@ -778,14 +932,29 @@ describe("the brainstorm", () => {
   it("counts on prioritization's chip the candidates scored so far in the pass, over all the Strategist's calls", async () => {
     const { roomId } = await brainstormRoom();
     const scores = (ids: string[]) => ({
-      toolCall: { name: "submit_ranking", arguments: { scores: ids.map((candidateId, index) => ({ candidateId, impact: 8 - index, feasibility: 7, cost: 6, speed: 6, risk: 6, rationale: "Scored for the test." })) } },
+      toolCall: {
+        name: "submit_ranking",
+        arguments: {
+          scores: ids.map((candidateId, index) => ({
+            candidateId,
+            impact: 8 - index,
+            feasibility: 7,
+            cost: 6,
+            speed: 6,
+            risk: 6,
+            rationale: "Scored for the test.",
+          })),
+        },
+      },
     });
     // The Strategist scores two candidates, and the rest once asked again for what it left out.
     const provider = await standIn(["strategist"], roomId, (_persona, request) => {
       const text = JSON.stringify(request.messages);
       if (!text.includes("Brainstorm stage 6")) return null;
       const missing = text.match(/Not scored: ([^.]+)\./)?.[1];
-      return missing ? scores(missing.split(", ")) : scores([...new Set([...text.matchAll(/- (C\d+) \[/g)].map((match) => match[1]!))].slice(0, 2));
+      return missing
+        ? scores(missing.split(", "))
+        : scores([...new Set([...text.matchAll(/- (C\d+) \[/g)].map((match) => match[1]!))].slice(0, 2));
     });
     try {
       await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
@@ -814,14 +983,29 @@ describe("the brainstorm", () => {
       const text = JSON.stringify(request.messages);
       if (!text.includes("Brainstorm stage 4") || text.includes("Go deeper on candidate")) return null;
       const ids = [...new Set([...text.matchAll(/- (C\d+) \[/g)].map((match) => match[1]!))];
-      return { toolCall: { name: "submit_fact_checks", arguments: { checks: ids.map((candidateId) => ({ candidateId, rating: "pass", assumptions: [{ text: "People have the time.", rating: "solid" }], note: "Holds up." })) } } };
+      return {
+        toolCall: {
+          name: "submit_fact_checks",
+          arguments: {
+            checks: ids.map((candidateId) => ({
+              candidateId,
+              rating: "pass",
+              assumptions: [{ text: "People have the time.", rating: "solid" }],
+              note: "Holds up.",
+            })),
+          },
+        },
+      };
     });
     try {
       await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
       const gate = await settled(roomId, ["awaiting_gate"]);
       expect(gate.stages.fact_check).toMatchObject({ status: "done", passes: 1 });
-      const deepenedId = ((await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto).ranking[0]!.id;
-      expect((await decide(roomId, gate.id, { action: "deepen", round: gate.gateRound, candidateId: deepenedId }, cookie)).status).toBe(200);
+      const deepenedId = ((await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto)
+        .ranking[0]!.id;
+      expect((await decide(roomId, gate.id, { action: "deepen", round: gate.gateRound, candidateId: deepenedId }, cookie)).status).toBe(
+        200,
+      );
       const again = await settled(roomId, ["awaiting_gate"]);
       // Checked in the first pass, the candidate is not checked in this one: none of one, asked again, short.
       expect(again.stages.fact_check).toMatchObject({ passes: 2, status: "short", rerun: true, count: 0, total: 1 });
@@ -846,15 +1030,27 @@ describe("the brainstorm", () => {
       calls += 1;
       const [ideaId] = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
       const [precedentId] = [...text.matchAll(/- (P\d+) /g)].map((match) => match[1]!);
-      const candidate = (index: number, precedents: string[]) => ({ title: `Drawn ${calls}.${index}`, cluster: "Cluster", summary: "A candidate.", sourceIdeas: [ideaId!], precedents, combination: false });
-      const candidates = calls === 1 ? [candidate(1, ["P99"])] : Array.from({ length: 5 }, (_, index) => candidate(index + 1, [precedentId!]));
+      const candidate = (index: number, precedents: string[]) => ({
+        title: `Drawn ${calls}.${index}`,
+        cluster: "Cluster",
+        summary: "A candidate.",
+        sourceIdeas: [ideaId!],
+        precedents,
+        combination: false,
+      });
+      const candidates =
+        calls === 1 ? [candidate(1, ["P99"])] : Array.from({ length: 5 }, (_, index) => candidate(index + 1, [precedentId!]));
       return { toolCall: { name: "submit_candidates", arguments: { candidates } } };
     });
     try {
       await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
       const atGate = await settled(roomId, ["awaiting_gate"]);
-      const refused = provider.server.requests.find((request) => request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("P99")));
-      expect(JSON.stringify(refused!.messages)).toMatch(/No precedent has the id P99; use the ids in the Precedents list \(e\.g\. P1, P2, P3\)/);
+      const refused = provider.server.requests.find((request) =>
+        request.messages.some((message) => message.role === "tool" && JSON.stringify(message.content).includes("P99")),
+      );
+      expect(JSON.stringify(refused!.messages)).toMatch(
+        /No precedent has the id P99; use the ids in the Precedents list \(e\.g\. P1, P2, P3\)/,
+      );
       const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
       expect(nodes.filter((node) => node.text.includes("Drawn 1."))).toEqual([]);
       const work = await readWork(context.database.db, atGate.id);
@@ -863,9 +1059,17 @@ describe("the brainstorm", () => {
       const drawn = work.candidates.filter((candidate) => candidate.title.startsWith("Drawn"));
       expect(drawn).toHaveLength(5);
       const precedent = work.precedents.find((each) => each.id === drawn[0]!.precedents![0])!;
-      const edges = await context.database.db.select().from(canvasEdges).where(and(eq(canvasEdges.roomId, roomId), eq(canvasEdges.sourceId, precedent.nodeId!)));
+      const edges = await context.database.db
+        .select()
+        .from(canvasEdges)
+        .where(and(eq(canvasEdges.roomId, roomId), eq(canvasEdges.sourceId, precedent.nodeId!)));
       const drawnNodes = new Set(drawn.map((candidate) => candidate.nodeId));
-      expect(edges.filter((edge) => drawnNodes.has(edge.targetId)).map((edge) => [edge.targetId, edge.label]).sort()).toEqual(drawn.map((candidate) => [candidate.nodeId, "informs"]).sort());
+      expect(
+        edges
+          .filter((edge) => drawnNodes.has(edge.targetId))
+          .map((edge) => [edge.targetId, edge.label])
+          .sort(),
+      ).toEqual(drawn.map((candidate) => [candidate.nodeId, "informs"]).sort());
     } finally {
       await provider.stop();
     }
@@ -879,7 +1083,14 @@ describe("the brainstorm", () => {
       if (ideators.includes(persona) && text.includes("Brainstorm stage 1")) return ideas(persona, 15);
       const [ideaId] = [...text.matchAll(/- ([A-Z]+-\d+) \[/g)].map((match) => match[1]!);
       if (persona === "synthesizer" && text.includes("Brainstorm stage 3")) {
-        return { toolCall: { name: "submit_candidates", arguments: { candidates: [{ title: "Only one", cluster: "Cluster", summary: "A candidate.", sourceIdeas: [ideaId!], combination: false }] } } };
+        return {
+          toolCall: {
+            name: "submit_candidates",
+            arguments: {
+              candidates: [{ title: "Only one", cluster: "Cluster", summary: "A candidate.", sourceIdeas: [ideaId!], combination: false }],
+            },
+          },
+        };
       }
       return null;
     });
@@ -949,15 +1160,34 @@ describe("the brainstorm", () => {
         .join("\n");
       if (!user.includes("Brainstorm stage 5")) return null;
       const candidates = [...new Set([...user.matchAll(/^- (C\d+) \[/gm)].map((match) => match[1]!))];
-      return { toolCall: { name: "submit_pushback", arguments: { verdicts: candidates.map((candidateId) => ({ candidateId, verdict: "killed", argument: `${persona} sees no way ${candidateId} works.` })) } } };
+      return {
+        toolCall: {
+          name: "submit_pushback",
+          arguments: {
+            verdicts: candidates.map((candidateId) => ({
+              candidateId,
+              verdict: "killed",
+              argument: `${persona} sees no way ${candidateId} works.`,
+            })),
+          },
+        },
+      };
     });
     try {
       const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
       const atGate = await settled(roomId, ["awaiting_gate"]);
       expect(atGate.stages.pushback.status).toBe("done");
-      expect(atGate.stages.prioritization).toMatchObject({ status: "skipped", passes: 1, count: 0, total: 0, shortfall: "No candidate is left to work on." });
+      expect(atGate.stages.prioritization).toMatchObject({
+        status: "skipped",
+        passes: 1,
+        count: 0,
+        total: 0,
+        shortfall: "No candidate is left to work on.",
+      });
       expect(await stageRuns(roomId, "prioritization")).toEqual([]);
-      const stageEvents = (await eventTypes(roomId)).filter((row) => row.type === "brainstorm.stage").map((row) => row.payload as { stage: string; status: string });
+      const stageEvents = (await eventTypes(roomId))
+        .filter((row) => row.type === "brainstorm.stage")
+        .map((row) => row.payload as { stage: string; status: string });
       expect(stageEvents.filter((event) => event.stage === "prioritization").map((event) => event.status)).toEqual(["skipped"]);
       const shown = (await call(latestRoute, { url: "/x", method: "GET", params: { roomId } })).body.brainstorm as BrainstormDto;
       expect(shown.ranking).toEqual([]);
@@ -972,7 +1202,11 @@ describe("the brainstorm", () => {
     const database = await createTestDatabase();
     const worker = await startTestWorker(database);
     try {
-      const minute = Object.fromEntries(["framing", "divergent", "precedents", "convergent", "fact_check", "pushback", "prioritization", "review", "presentation"].map((stage) => [stage, 1]));
+      const minute = Object.fromEntries(
+        ["framing", "divergent", "precedents", "convergent", "fact_check", "pushback", "prioritization", "review", "presentation"].map(
+          (stage) => [stage, 1],
+        ),
+      );
       const { roomId } = await brainstormRoom(database, { brainstorm_stage_minutes: minute });
       await startBrainstorm(database.db, roomId, PROBLEM, ADA);
       const atGate = await settled(roomId, ["awaiting_gate"], database);
@@ -987,11 +1221,16 @@ describe("the brainstorm", () => {
       const waiting = await readWorkflow(database.db, roomId, atGate.correlationId);
       expect(waiting.runList.every((run) => run.status === "succeeded")).toBe(true);
       expect(waiting).toMatchObject({ status: "active", endedAt: null, durationMs: null });
-      expect((await listWorkflows(database.db, roomId)).workflows).toEqual([expect.objectContaining({ correlationId: atGate.correlationId, status: "active", endedAt: null })]);
+      expect((await listWorkflows(database.db, roomId)).workflows).toEqual([
+        expect.objectContaining({ correlationId: atGate.correlationId, status: "active", endedAt: null }),
+      ]);
       // Stopped by a person, it ends then: a stop is an outcome, not a failure.
       await cancelBrainstorm(database.db, roomId, atGate.id, ADA);
       const stopped = await stateOf(roomId, database);
-      expect(await readWorkflow(database.db, roomId, atGate.correlationId)).toMatchObject({ status: "complete", endedAt: stopped.finishedAt!.toISOString() });
+      expect(await readWorkflow(database.db, roomId, atGate.correlationId)).toMatchObject({
+        status: "complete",
+        endedAt: stopped.finishedAt!.toISOString(),
+      });
     } finally {
       await worker.stop();
       await database.destroy();
@@ -1020,7 +1259,10 @@ describe("the brainstorm", () => {
       await setAgentModel(database, cartographer.id, "mock:stalls");
       await startBrainstorm(database.db, roomId, PROBLEM, ADA);
       const streaming = await eventually(async () => {
-        const [run] = await database.db.select().from(runs).where(and(eq(runs.agentId, cartographer.id), eq(runs.status, "running")));
+        const [run] = await database.db
+          .select()
+          .from(runs)
+          .where(and(eq(runs.agentId, cartographer.id), eq(runs.status, "running")));
         expect(run?.streamingText).toContain("Mapping the scope");
         return run!;
       }, 30_000);
@@ -1038,7 +1280,10 @@ describe("the brainstorm", () => {
       }, 30_000);
       expect(row.stages.framing).toMatchObject({ status: "short", timedOut: true, passes: 1 });
       // The stage ended there: the Questioner, who would have followed, was not started, nor was the stage run again.
-      const framingRuns = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'framing'`));
+      const framingRuns = await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'framing'`));
       expect(framingRuns.map((run) => run.id)).toEqual([streaming.id]);
       expect(row.stages.precedents.passes).toBe(1);
       await cancelBrainstorm(database.db, roomId, row.id, ADA);
@@ -1063,7 +1308,8 @@ describe("the brainstorm", () => {
       expect(run).toMatchObject({ status: "succeeded" });
       // Its words address the Questioner, as a run outside the brainstorm's would.
       const questioner = team.find((agent) => agent.persona === "questioner")!;
-      for (const said of words) expect(detectAddressee(said, { speaker: cartographer, team, concernPhrases: [] })?.addressee.id).toBe(questioner.id);
+      for (const said of words)
+        expect(detectAddressee(said, { speaker: cartographer, team, concernPhrases: [] })?.addressee.id).toBe(questioner.id);
       expect(await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
       await cancelBrainstorm(context.database.db, roomId, started.id, ADA);
     } finally {
@@ -1082,7 +1328,9 @@ describe("the brainstorm", () => {
       doStream: async (options) => {
         const done = options.prompt.filter((message) => message.role === "assistant").length;
         if (control.dying && done === 1) {
-          await new Promise((_, reject) => options.abortSignal?.addEventListener("abort", () => reject(options.abortSignal!.reason), { once: true }));
+          await new Promise((_, reject) =>
+            options.abortSignal?.addEventListener("abort", () => reject(options.abortSignal!.reason), { once: true }),
+          );
         }
         const step = done === 0 ? toolStep([{ id: "f1", name: "submit_framing", input: framing }]) : textStep("The scope is mapped.");
         return { stream: convertArrayToReadableStream(step) };
@@ -1105,7 +1353,10 @@ describe("the brainstorm", () => {
         signal: controller.signal,
         stopReason: () => reason,
       });
-      await eventually(async () => expect((await database.db.select().from(runs).where(eq(runs.id, claimed!.id)))[0]!.steps).toBe(1), 30_000);
+      await eventually(
+        async () => expect((await database.db.select().from(runs).where(eq(runs.id, claimed!.id)))[0]!.steps).toBe(1),
+        30_000,
+      );
       reason = "lease_lost";
       controller.abort(new Error(reason));
       expect(await executing).toBeNull();
@@ -1122,7 +1373,10 @@ describe("the brainstorm", () => {
       const [taken] = await database.db.select().from(runs).where(eq(runs.id, claimed!.id));
       expect(taken).toMatchObject({ status: "succeeded", attempts: 2 });
       expect(row.stages.framing.passes).toBe(1);
-      const cartographerRuns = await database.db.select().from(runs).where(and(eq(runs.agentId, cartographer.id), sql`${runs.purpose}->>'stage' = 'framing'`));
+      const cartographerRuns = await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.agentId, cartographer.id), sql`${runs.purpose}->>'stage' = 'framing'`));
       expect(cartographerRuns.map((run) => run.id)).toEqual([claimed!.id]);
       // Its submission, made before the worker died, counts once.
       const work = await readWork(database.db, row.id);
@@ -1145,7 +1399,8 @@ describe("the brainstorm", () => {
       const cookie = await seatIn(roomId);
       await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
       const gate = await settled(roomId, ["awaiting_gate"]);
-          const stop = (withCookie?: string) => call(cancelRoute, { url: "/x", method: "POST", params: { roomId, brainstormId: gate.id }, cookie: withCookie });
+      const stop = (withCookie?: string) =>
+        call(cancelRoute, { url: "/x", method: "POST", params: { roomId, brainstormId: gate.id }, cookie: withCookie });
       expect((await stop()).status).toBe(403);
       expect((await stateOf(roomId)).status).toBe("awaiting_gate");
       const stopped = await stop(cookie);
@@ -1157,14 +1412,20 @@ describe("the brainstorm", () => {
       expect(log.at(-1)).toMatchObject({ type: "brainstorm.completed", payload: { outcome: "cancelled" } });
       // A new one may start, and its lanes are drawn below the first one's.
       await startBrainstorm(context.database.db, roomId, "Reduce food waste in our office cafeteria", ADA);
-      const rows = await context.database.db.select().from(brainstorms).where(eq(brainstorms.roomId, roomId)).orderBy(asc(brainstorms.createdAt));
+      const rows = await context.database.db
+        .select()
+        .from(brainstorms)
+        .where(eq(brainstorms.roomId, roomId))
+        .orderBy(asc(brainstorms.createdAt));
       expect(rows).toHaveLength(2);
       const nodes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
       const firstBottom = Math.max(...nodes.filter((node) => node.y < rows[1]!.laneTop - 280).map((node) => node.y));
       expect(rows[0]!.laneTop).toBe(0);
       expect(rows[1]!.laneTop).toBeGreaterThan(firstBottom);
       await settled(roomId, ["awaiting_gate"]);
-      const headings = (await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).filter((node) => node.kind === "stage" && node.y > 0);
+      const headings = (await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).filter(
+        (node) => node.kind === "stage" && node.y > 0,
+      );
       expect(headings.length).toBeGreaterThanOrEqual(7);
       for (const heading of headings) expect(heading.y).toBe(rows[1]!.laneTop - 280);
     } finally {
@@ -1179,11 +1440,28 @@ describe("the brainstorm", () => {
     const wild = roster.find((agent) => agent.persona === "wild-ideator")!;
     const [asked] = await context.database.db
       .insert(broadcasts)
-      .values({ id: randomUUID(), roomId, agentId: pollinator.id, agentName: pollinator.name, question: "CANARY-cross-pollinator: would a buddy rota work?", correlationId: "workflow-asked", mode: "human", status: "complete", deadlineAt: null })
+      .values({
+        id: randomUUID(),
+        roomId,
+        agentId: pollinator.id,
+        agentName: pollinator.name,
+        question: "CANARY-cross-pollinator: would a buddy rota work?",
+        correlationId: "workflow-asked",
+        mode: "human",
+        status: "complete",
+        deadlineAt: null,
+      })
       .returning();
-    await context.database.db
-      .insert(broadcastResponses)
-      .values({ id: randomUUID(), broadcastId: asked!.id, roomId, responderId: ADA.id, responderName: ADA.name, isHuman: true, content: "Yes, weekly.", costUsd: 0 });
+    await context.database.db.insert(broadcastResponses).values({
+      id: randomUUID(),
+      broadcastId: asked!.id,
+      roomId,
+      responderId: ADA.id,
+      responderName: ADA.name,
+      isHuman: true,
+      content: "Yes, weekly.",
+      costUsd: 0,
+    });
     const run = runRow({ roomId, agentId: wild.id });
     const sectionsFor = async (isolated: boolean) =>
       JSON.stringify(
@@ -1226,7 +1504,12 @@ describe("the brainstorm", () => {
       await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
       await eventually(async () => expect((await stateOf(roomId)).stages.divergent.status).toBe("running"), 30_000);
       const narrator = team.find((agent) => agent.persona === "narrator")!;
-      await startAgentRun(context.database.db, roomId, { agentId: narrator.id, prompt: "Ask the team what the deliverable should lead with." }, ADA);
+      await startAgentRun(
+        context.database.db,
+        roomId,
+        { agentId: narrator.id, prompt: "Ask the team what the deliverable should lead with." },
+        ADA,
+      );
       const [asked] = await eventually(async () => {
         const rows = await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId));
         expect(rows).toHaveLength(1);
@@ -1236,10 +1519,18 @@ describe("the brainstorm", () => {
       expect(asked!.targetAgentIds.length).toBeGreaterThan(0);
       expect(asked!.targetAgentIds.filter((id) => isolated.includes(id))).toEqual([]);
       // Nor do they ask anyone: the question could carry their ideas.
-      const wild = (await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).find((agent) => agent.persona === "wild-ideator")!;
+      const wild = (await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).find(
+        (agent) => agent.persona === "wild-ideator",
+      )!;
       const deps = await broadcastDeps(context.database);
       try {
-        const question = { roomId, asker: wild, runId: null, correlationId: "workflow-alone", question: "CANARY-wild-ideator: does this work?" };
+        const question = {
+          roomId,
+          asker: wild,
+          runId: null,
+          correlationId: "workflow-alone",
+          question: "CANARY-wild-ideator: does this work?",
+        };
         await expect(askOthers(deps, question)).rejects.toThrow("you may ask no one until it ends");
       } finally {
         await deps.stop();
@@ -1264,7 +1555,11 @@ describe("the brainstorm", () => {
       // Runs already at work before the brainstorm began: the team each was given lists the ideators.
       const atWork = async (persona: string) => {
         const started = await startAgentRun(database.db, roomId, { agentId: agentOf(persona).id, prompt: "Work." }, ADA);
-        const [run] = await database.db.update(runs).set({ status: "running", startedAt: new Date() }).where(eq(runs.id, started.id)).returning();
+        const [run] = await database.db
+          .update(runs)
+          .set({ status: "running", startedAt: new Date() })
+          .where(eq(runs.id, started.id))
+          .returning();
         return activeRun(database, { run: run!, agent: agentOf(persona), team });
       };
       const historian = await atWork("historian");
@@ -1293,9 +1588,15 @@ describe("the brainstorm", () => {
       const options = { toolCallId: "probe", messages: [], context: {} };
       const asking = createRequestTools(historian);
       const refusals = [
-        await asking.request_agent.execute!({ targetPersona: "wild-ideator", prompt: "Build on your pit-stop drills.", refNodeIds: [] }, options),
+        await asking.request_agent.execute!(
+          { targetPersona: "wild-ideator", prompt: "Build on your pit-stop drills.", refNodeIds: [] },
+          options,
+        ),
         await asking.request_help.execute!({ target: wild.name, question: "Which of your ideas is the boldest?" }, options),
-        await createAskTeammateTool(historian).ask_teammate!.execute!({ target: "Wild Ideator", question: "What have you come up with so far?" }, options),
+        await createAskTeammateTool(historian).ask_teammate!.execute!(
+          { target: "Wild Ideator", question: "What have you come up with so far?" },
+          options,
+        ),
       ];
       const refusal = {
         ok: false,
@@ -1305,13 +1606,24 @@ describe("the brainstorm", () => {
       expect(JSON.stringify(refusals)).not.toContain("CANARY");
       expect(await written()).toEqual(before);
       // An ideator at work since before the stage asks no one either.
-      expect(await createRequestTools(ideator).request_help.execute!({ target: "historian", question: "Which precedents fit my drills?" }, options)).toEqual({
+      expect(
+        await createRequestTools(ideator).request_help.execute!(
+          { target: "historian", question: "Which precedents fit my drills?" },
+          options,
+        ),
+      ).toEqual({
         ok: false,
-        error: "You are working alone in the brainstorm's divergent thinking (stage 1): you may ask no one until it ends. Carry on with your own ideas.",
+        error:
+          "You are working alone in the brainstorm's divergent thinking (stage 1): you may ask no one until it ends. Carry on with your own ideas.",
       });
       expect(await written()).toEqual(before);
       // Refused, the request spent nothing: the Historian may still ask someone who is not working alone.
-      expect(await asking.request_agent.execute!({ targetPersona: "analogist", prompt: "Which analogies fit onboarding?", refNodeIds: [] }, options)).toMatchObject({ ok: true });
+      expect(
+        await asking.request_agent.execute!(
+          { targetPersona: "analogist", prompt: "Which analogies fit onboarding?", refNodeIds: [] },
+          options,
+        ),
+      ).toMatchObject({ ok: true });
     } finally {
       await database.destroy();
     }
@@ -1330,16 +1642,47 @@ describe("the brainstorm", () => {
       const historian = activeRun(database, { run: run!, agent: agentOf("historian"), team });
       const options = { toolCallId: "ask", messages: [], context: {} };
       const asking = createRequestTools(historian);
-      expect(await asking.request_agent.execute!({ targetPersona: "wild-ideator", prompt: "Build on the pit-stop drills.", refNodeIds: [] }, options)).toMatchObject({ ok: true });
-      expect(await asking.request_help.execute!({ target: "contrarian", question: "What would you invert?" }, options)).toMatchObject({ ok: true });
-      expect(await createAskTeammateTool(historian).ask_teammate!.execute!({ target: "cross-pollinator", question: "Which field would you borrow from?" }, options)).toMatchObject({ ok: true });
+      expect(
+        await asking.request_agent.execute!(
+          { targetPersona: "wild-ideator", prompt: "Build on the pit-stop drills.", refNodeIds: [] },
+          options,
+        ),
+      ).toMatchObject({ ok: true });
+      expect(await asking.request_help.execute!({ target: "contrarian", question: "What would you invert?" }, options)).toMatchObject({
+        ok: true,
+      });
+      expect(
+        await createAskTeammateTool(historian).ask_teammate!.execute!(
+          { target: "cross-pollinator", question: "Which field would you borrow from?" },
+          options,
+        ),
+      ).toMatchObject({ ok: true });
       const ideators = ["wild-ideator", "contrarian", "cross-pollinator"].map(agentOf);
-      const asked = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), inArray(runs.agentId, ideators.map((agent) => agent.id))));
+      const asked = await database.db
+        .select()
+        .from(runs)
+        .where(
+          and(
+            eq(runs.roomId, roomId),
+            inArray(
+              runs.agentId,
+              ideators.map((agent) => agent.id),
+            ),
+          ),
+        );
       expect(asked.map((row) => row.status)).toEqual(["queued", "queued", "queued"]);
 
       expect(await sweepStageLimits(database.db, new Date(Date.now() + 61_000))).toBe(1);
       expect((await stateOf(roomId, database)).stages.divergent.status).toBe("running");
-      const after = await database.db.select().from(runs).where(inArray(runs.id, asked.map((row) => row.id)));
+      const after = await database.db
+        .select()
+        .from(runs)
+        .where(
+          inArray(
+            runs.id,
+            asked.map((row) => row.id),
+          ),
+        );
       for (const ideator of ideators) {
         expect(after.find((row) => row.agentId === ideator.id)).toMatchObject({
           status: "cancelled",
@@ -1351,13 +1694,24 @@ describe("the brainstorm", () => {
         });
       }
       // The request is called off, the help request closed and its asker told why there is no answer, the dialogue ended.
-      const requests = await database.db.select().from(boardEntries).where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
+      const requests = await database.db
+        .select()
+        .from(boardEntries)
+        .where(and(eq(boardEntries.roomId, roomId), eq(boardEntries.kind, "request")));
       expect(requests.map((entry) => entry.requestStatus).sort()).toEqual(["cancelled", "failed"]);
-      const [help] = await database.db.select().from(agentNotes).where(and(eq(agentNotes.agentId, agentOf("historian").id), eq(agentNotes.kind, "help")));
+      const [help] = await database.db
+        .select()
+        .from(agentNotes)
+        .where(and(eq(agentNotes.agentId, agentOf("historian").id), eq(agentNotes.kind, "help")));
       expect(help!.text).toBe(`Contrarian could not answer your help request ("What would you invert?"): it was cancelled`);
-      expect(await database.db.select({ status: dialogues.status }).from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([{ status: "cancelled" }]);
+      expect(await database.db.select({ status: dialogues.status }).from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([
+        { status: "cancelled" },
+      ]);
       // The stage's own runs are the ideators' only ones.
-      const stageOne = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'divergent'`));
+      const stageOne = await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, roomId), sql`${runs.purpose}->>'stage' = 'divergent'`));
       expect(stageOne.map((row) => row.status)).toEqual(["queued", "queued", "queued", "queued"]);
     } finally {
       await database.destroy();
@@ -1392,7 +1746,10 @@ describe("the brainstorm", () => {
       // The Wild Ideator's steps are now the room's latest.
       wildGo();
       await eventually(async () => {
-        const [stage1] = await context.database.db.select().from(runs).where(and(eq(runs.agentId, wild.id), sql`${runs.purpose}->>'stage' = 'divergent'`));
+        const [stage1] = await context.database.db
+          .select()
+          .from(runs)
+          .where(and(eq(runs.agentId, wild.id), sql`${runs.purpose}->>'stage' = 'divergent'`));
         expect(stage1!.status).toBe("succeeded");
       }, 30_000);
       expect((await stateOf(roomId)).stages.divergent.status).toBe("running");
@@ -1405,7 +1762,13 @@ describe("the brainstorm", () => {
         `${wild.name} is working alone in the brainstorm's divergent thinking (stage 1): nobody may reach it until the ideas are released, so that what it thinks of is its own. Send this once stage 1 has ended.`,
       );
       // Started with a prompt through the runs route: refused the same way.
-      const started = await call(startRunRoute, { url: "/x", method: "POST", params: { roomId }, body: { agentId: wild.id, prompt: "Look at the Contrarian's ideas." }, cookie });
+      const started = await call(startRunRoute, {
+        url: "/x",
+        method: "POST",
+        params: { roomId },
+        body: { agentId: wild.id, prompt: "Look at the Contrarian's ideas." },
+        cookie,
+      });
       expect(started.status).toBe(409);
       expect(started.body.error.message).toMatch(/working alone .*stage 1/);
       // Focused on it, a plain message is refused too.
@@ -1444,7 +1807,13 @@ describe("the brainstorm", () => {
     const wild = team.find((agent) => agent.persona === "wild-ideator")!;
     const cookie = await seatIn(roomId);
     await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
-    const sent = await call(sendRoute, { url: "/x", method: "POST", params: { roomId }, body: { text: `@${wild.name} CANARY-MESSAGE: build on the pit-stop drills.` }, cookie });
+    const sent = await call(sendRoute, {
+      url: "/x",
+      method: "POST",
+      params: { roomId },
+      body: { text: `@${wild.name} CANARY-MESSAGE: build on the pit-stop drills.` },
+      cookie,
+    });
     expect(sent.status).toBe(201);
     expect(sent.body.command).toMatchObject({ agentId: wild.id, delivery: "new_run" });
     const message = async () => (await context.database.db.select().from(agentNotes).where(eq(agentNotes.id, sent.body.command.id)))[0]!;
@@ -1475,7 +1844,12 @@ describe("the brainstorm", () => {
       // Delivered once the ideas were released, to a run of its own, not to a run of divergent thinking.
       const [reader] = await context.database.db.select().from(runs).where(eq(runs.id, delivered.deliveredToRunId!));
       expect(reader).toMatchObject({ agentId: wild.id, trigger: "command", purpose: null });
-      const release = (await context.database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "brainstorm.ideas_released"))))[0]!;
+      const release = (
+        await context.database.db
+          .select()
+          .from(events)
+          .where(and(eq(events.roomId, roomId), eq(events.type, "brainstorm.ideas_released")))
+      )[0]!;
       expect(reader!.createdAt.getTime()).toBeGreaterThanOrEqual(release.createdAt.getTime());
       const [stage1] = await stageRuns(roomId, "divergent").then((rows) => rows.filter((run) => run.agentId === wild.id));
       expect(stage1!.status).toBe("succeeded");
@@ -1483,7 +1857,13 @@ describe("the brainstorm", () => {
       const stageOneRequests = provider.server.requests.filter(stageOne);
       expect(stageOneRequests.length).toBeGreaterThan(0);
       for (const request of stageOneRequests) expect(JSON.stringify(request.messages)).not.toContain("CANARY-MESSAGE");
-      await eventually(() => expect(provider.server.requests.map((request) => JSON.stringify(request.messages)).filter((text) => text.includes("CANARY-MESSAGE"))).toHaveLength(1), 30_000);
+      await eventually(
+        () =>
+          expect(
+            provider.server.requests.map((request) => JSON.stringify(request.messages)).filter((text) => text.includes("CANARY-MESSAGE")),
+          ).toHaveLength(1),
+        30_000,
+      );
       await settled(roomId, ["awaiting_gate"]);
     } finally {
       await provider.stop();
@@ -1495,11 +1875,21 @@ describe("the brainstorm", () => {
     const wild = team.find((agent) => agent.persona === "wild-ideator")!;
     const cookie = await seatIn(roomId);
     const started = await startBrainstorm(context.database.db, roomId, PROBLEM, ADA);
-    const sent = await call(sendRoute, { url: "/x", method: "POST", params: { roomId }, body: { text: `@${wild.name} Start from the pit-stop drills.` }, cookie });
+    const sent = await call(sendRoute, {
+      url: "/x",
+      method: "POST",
+      params: { roomId },
+      body: { text: `@${wild.name} Start from the pit-stop drills.` },
+      cookie,
+    });
     expect(sent.status).toBe(201);
     await sweepStageLimits(context.database.db, new Date(Date.now() + 61_000));
     const commandRuns = () =>
-      context.database.db.select().from(runs).where(and(eq(runs.agentId, wild.id), eq(runs.trigger, "command"))).orderBy(asc(runs.createdAt));
+      context.database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.agentId, wild.id), eq(runs.trigger, "command")))
+        .orderBy(asc(runs.createdAt));
     expect((await commandRuns()).map((run) => run.status)).toEqual(["cancelled"]);
     // Its divergent-thinking run ends (cancelled here) while the stage goes on: the message gets no run while it works alone.
     const [stage1] = (await stageRuns(roomId, "divergent")).filter((run) => run.agentId === wild.id);
@@ -1533,7 +1923,9 @@ describe("the brainstorm", () => {
     let reopened = database;
     try {
       const { roomId } = await brainstormRoom(database);
-      const worker = await startTestWorker(database, { resolveModel: (spec) => resolveModel(spec, { scriptPaceMs: 0, scriptThinkMs: 150 }) });
+      const worker = await startTestWorker(database, {
+        resolveModel: (spec) => resolveModel(spec, { scriptPaceMs: 0, scriptThinkMs: 150 }),
+      });
       await startBrainstorm(database.db, roomId, PROBLEM, ADA);
       await eventually(async () => expect((await stateOf(roomId, database)).stages.convergent.status).toBe("running"), 30_000);
       await worker.stop();

@@ -34,11 +34,21 @@ export async function cancelBrainstorm(db: Db, roomId: string, brainstormId: str
       const active = await tx
         .select({ id: runs.id })
         .from(runs)
-        .where(and(eq(runs.roomId, roomId), inArray(runs.status, ["queued", "running"]), sql`${runs.purpose}->>'brainstormId' = ${brainstormId}`));
+        .where(
+          and(
+            eq(runs.roomId, roomId),
+            inArray(runs.status, ["queued", "running"]),
+            sql`${runs.purpose}->>'brainstormId' = ${brainstormId}`,
+          ),
+        );
       return active.map((run) => run.id);
     },
     options.idempotencyKey
-      ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: "brainstorm.completed", request: { by: actor.id, brainstormId, cancel: true } } }
+      ? {
+          ...options,
+          idempotencyKey: options.idempotencyKey,
+          change: { type: "brainstorm.completed", request: { by: actor.id, brainstormId, cancel: true } },
+        }
       : { ...options, idempotencyKey: undefined },
   );
   for (const runId of working ?? []) {

@@ -30,7 +30,14 @@ const DONE = { approve: "approved the shortlist", drop: "dropped", redirect: "re
  * on it, then prioritization). A decision on a round someone else already decided is a 409
  * naming who decided first; a gate that is not open is a 409 too.
  */
-export async function decideGate(db: Db, roomId: string, brainstormId: string, input: GateDecisionInput, actor: Actor, options: WriteRequestOptions = {}) {
+export async function decideGate(
+  db: Db,
+  roomId: string,
+  brainstormId: string,
+  input: GateDecisionInput,
+  actor: Actor,
+  options: WriteRequestOptions = {},
+) {
   const { events } = await writeRoomEvents(
     db,
     roomId,
@@ -43,16 +50,22 @@ export async function decideGate(db: Db, roomId: string, brainstormId: string, i
         throw conflict(`${earlier.byName} decided round ${input.round} of the gate first (${what}).`);
       }
       if (FINISHED.has(brainstorm.status) || brainstorm.status !== "awaiting_gate") {
-        throw conflict(`The brainstorm is not waiting at the gate (it is ${brainstorm.status === "running" ? "still working" : brainstorm.status}).`);
+        throw conflict(
+          `The brainstorm is not waiting at the gate (it is ${brainstorm.status === "running" ? "still working" : brainstorm.status}).`,
+        );
       }
-      if (input.round !== brainstorm.gateRound) throw conflict(`The gate is at round ${brainstorm.gateRound}, not ${input.round}: reload the shortlist.`);
+      if (input.round !== brainstorm.gateRound)
+        throw conflict(`The gate is at round ${brainstorm.gateRound}, not ${input.round}: reload the shortlist.`);
       const work = await readWork(tx, brainstorm.id);
       const ranking = rankCandidates(work, droppedCandidates(brainstorm));
       const target = "candidateId" in input ? input.candidateId : null;
       if (target && !ranking.some((candidate) => candidate.id === target)) {
-        throw badRequest(`${target} is not on the shortlist; choose one of ${ranking.map((candidate) => candidate.id).join(", ") || "(none)"}.`);
+        throw badRequest(
+          `${target} is not on the shortlist; choose one of ${ranking.map((candidate) => candidate.id).join(", ") || "(none)"}.`,
+        );
       }
-      if (input.action === "approve" && ranking.length === 0) throw conflict("Nothing is left on the shortlist to approve: redirect the ranking instead.");
+      if (input.action === "approve" && ranking.length === 0)
+        throw conflict("Nothing is left on the shortlist to approve: redirect the ranking instead.");
       const decision: GateDecisionDto = {
         round: input.round,
         action: input.action,
@@ -105,7 +118,11 @@ export async function decideGate(db: Db, roomId: string, brainstormId: string, i
       await enterStage(step, brainstorm, next[input.action], null);
     },
     options.idempotencyKey
-      ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: "brainstorm.gate_decided", request: { by: actor.id, brainstormId, input } } }
+      ? {
+          ...options,
+          idempotencyKey: options.idempotencyKey,
+          change: { type: "brainstorm.gate_decided", request: { by: actor.id, brainstormId, input } },
+        }
       : { ...options, idempotencyKey: undefined },
   );
   const decided = eventPayload(events, "brainstorm.gate_decided");

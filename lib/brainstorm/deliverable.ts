@@ -12,7 +12,10 @@ export function missingSections(markdown: string): string[] {
  * A deliverable assembled from the artifacts, for a brainstorm whose Narrator submitted none:
  * the same sections, in plain words, saying it was assembled.
  */
-export function composeDeliverable(brainstorm: Pick<Brainstorm, "problem" | "chosenCandidateId" | "decisions">, work: BrainstormWork): string {
+export function composeDeliverable(
+  brainstorm: Pick<Brainstorm, "problem" | "chosenCandidateId" | "decisions">,
+  work: BrainstormWork,
+): string {
   const chosen = work.candidates.find((candidate) => candidate.id === brainstorm.chosenCandidateId);
   const proposal = work.proposal;
   const ranking = rankCandidates(work, droppedCandidates(brainstorm));
@@ -35,7 +38,9 @@ export function composeDeliverable(brainstorm: Pick<Brainstorm, "problem" | "cho
     ...(proposal ? proposal.risks.map((risk) => `- **${risk.risk}** Mitigation: ${risk.mitigation}`) : ["- Not assessed."]),
     "",
     "## Alternatives",
-    ...ranking.filter((candidate) => candidate.id !== chosen?.id).map((candidate) => `- **${candidate.title}** (${candidate.score}) — ${candidate.summary}`),
+    ...ranking
+      .filter((candidate) => candidate.id !== chosen?.id)
+      .map((candidate) => `- **${candidate.title}** (${candidate.score}) — ${candidate.summary}`),
   ];
   return lines.join("\n");
 }

@@ -56,12 +56,17 @@ async function columnBottom(tx: DbOrTx, roomId: string, x: number, top: number):
  * room already holds (an earlier brainstorm, people's notes), with room for the headings.
  */
 export async function laneTopFor(tx: DbOrTx, roomId: string): Promise<number> {
-  const rows = await tx.select({ x: canvasNodes.x, y: canvasNodes.y, kind: canvasNodes.kind, text: canvasNodes.text }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+  const rows = await tx
+    .select({ x: canvasNodes.x, y: canvasNodes.y, kind: canvasNodes.kind, text: canvasNodes.text })
+    .from(canvasNodes)
+    .where(eq(canvasNodes.roomId, roomId));
   if (rows.length === 0) return 0;
-  const bottom = Math.max(...rows.map((row) => {
-    const box = boxOf(shapeOf(row));
-    return box.y + box.height;
-  }));
+  const bottom = Math.max(
+    ...rows.map((row) => {
+      const box = boxOf(shapeOf(row));
+      return box.y + box.height;
+    }),
+  );
   return Math.max(0, Math.ceil(bottom + BETWEEN_BRAINSTORMS + HEADING_OFFSET));
 }
 
@@ -102,7 +107,15 @@ export async function addLaneNodes(
   let y = input.top ?? (await columnBottom(tx, input.roomId, x, input.laneTop));
   const rows: CanvasNode[] = [];
   for (const node of input.nodes) {
-    const row = newNodeRow({ ...node, roomId: input.roomId, text: clip(node.text), x, y, author: { kind: "agent", ...input.author }, at: input.at });
+    const row = newNodeRow({
+      ...node,
+      roomId: input.roomId,
+      text: clip(node.text),
+      x,
+      y,
+      author: { kind: "agent", ...input.author },
+      at: input.at,
+    });
     y += boxOf(shapeOf(row)).height + GAP.y;
     rows.push(row);
   }
@@ -131,7 +144,8 @@ export async function linkNodes(
     }));
   if (!rows.length) return;
   await tx.insert(canvasEdges).values(rows);
-  for (const row of rows) emit({ type: "edge.created", actor: input.author, correlationId: input.correlationId, payload: { edge: edgeToDto(row) } });
+  for (const row of rows)
+    emit({ type: "edge.created", actor: input.author, correlationId: input.correlationId, payload: { edge: edgeToDto(row) } });
 }
 
 /** The heading at the top of a stage's lane, written when the stage first starts. */

@@ -16,7 +16,8 @@ export const SUBMIT_TOOL: Record<Exclude<StageKey, "gate">, string> = {
 
 /** Each persona's share of its stage's work, as its task says it. */
 const PARTS: Record<string, string> = {
-  cartographer: "Map the problem: what is in scope and out of scope, and the constraints any answer must respect. Submit scopeIn, scopeOut and constraints.",
+  cartographer:
+    "Map the problem: what is in scope and out of scope, and the constraints any answer must respect. Submit scopeIn, scopeOut and constraints.",
   questioner:
     "Read the Cartographer's map and decide how the team will know the problem is solved: 3–5 success criteria and exactly 3 key questions. Submit successCriteria and keyQuestions.",
   "wild-ideator": "Generate bold, unexpected ideas; quantity and range matter more than polish. At least 5, up to 15.",
@@ -25,11 +26,13 @@ const PARTS: Record<string, string> = {
   contrarian: "Question the obvious: invert assumptions and propose what others would not. At least 5 ideas, up to 15.",
   historian: "Find precedents: organisations or projects that tried something like this, what happened and what it teaches.",
   analogist: "Find precedents in other domains that faced an analogous problem, what they tried and the lesson.",
-  synthesizer: "Cluster the ideas by theme and turn the strongest clusters into candidates, each naming the ideas it builds on and the precedents it draws on, if any.",
+  synthesizer:
+    "Cluster the ideas by theme and turn the strongest clusters into candidates, each naming the ideas it builds on and the precedents it draws on, if any.",
   connector:
     "Read the Synthesizer's candidates and add candidates that combine ideas from different clusters (combination: true), so there are 5–8 in all.",
   skeptic: "Check every candidate's claims and assumptions: pass, flag or fatal, each assumption rated solid, shaky or unfounded.",
-  "feasibility-analyst": "Check whether every candidate can be built and run with the constraints given: pass, flag or fatal, assumptions rated.",
+  "feasibility-analyst":
+    "Check whether every candidate can be built and run with the constraints given: pass, flag or fatal, assumptions rated.",
   "devils-advocate": "Argue against every candidate as hard as you can: strong (survives), weakened, or killed.",
   pragmatist: "Judge every candidate by what it takes to make it real: strong, weakened, or killed.",
   strategist: "Score every surviving candidate 1–10 on impact, feasibility, cost, speed and risk; Parley ranks them by the weighted total.",
@@ -62,7 +65,8 @@ export function stageTask(input: {
     `Submit your work with ${SUBMIT_TOOL[input.stage as Exclude<StageKey, "gate">]}; it is checked, and an error tells you what to fix. Then finish with one sentence saying what you submitted.`,
   ];
   if (input.focus) lines.push(`Go deeper on candidate ${input.focus} only: the people in the room asked for a closer look.`);
-  if (input.redirect) lines.push(`The people in the room sent the ranking back with this comment: "${input.redirect}". Take it into account.`);
+  if (input.redirect)
+    lines.push(`The people in the room sent the ranking back with this comment: "${input.redirect}". Take it into account.`);
   if (input.again) {
     const most = input.ideasLeft ? `, at most ${input.ideasLeft} more` : "";
     lines.push(`This stage runs again: ${input.again} Add new ideas, different from your earlier ones${most}.`);

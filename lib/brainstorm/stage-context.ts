@@ -4,7 +4,15 @@ import { type Agent, type Brainstorm, type Run, agents, brainstorms, canvasNodes
 import { badRequest, conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
-import { type BrainstormWork, candidatesOfPass, droppedCandidates, rankCandidates, readWork, standingOf, survivingCandidates } from "./work";
+import {
+  type BrainstormWork,
+  candidatesOfPass,
+  droppedCandidates,
+  rankCandidates,
+  readWork,
+  standingOf,
+  survivingCandidates,
+} from "./work";
 
 /** A titled part of a stage run's prompt; `required` lines are never trimmed to fit the budget. */
 export interface StageSection {
@@ -66,7 +74,8 @@ export function ideaLine(idea: BrainstormWork["ideas"][number]): string {
 function precedentLines(work: BrainstormWork): string[] {
   return work.precedents.map(
     // The lesson first: a long line may be cut to fit the prompt.
-    (precedent) => `- ${precedent.id} ${one(precedent.name)} (${one(precedent.domain)}) — Lesson: ${one(precedent.lesson)} Tried: ${one(precedent.tried)} → ${one(precedent.outcome)}`,
+    (precedent) =>
+      `- ${precedent.id} ${one(precedent.name)} (${one(precedent.domain)}) — Lesson: ${one(precedent.lesson)} Tried: ${one(precedent.tried)} → ${one(precedent.outcome)}`,
   );
 }
 
@@ -120,7 +129,13 @@ export function candidatesInPlay(brainstorm: Brainstorm, stage: StageKey, work: 
  * The prior stages' artifacts a stage run reads, and its co-participants, in the order a
  * participant in that stage needs them; what the stage must act on is required.
  */
-export function stageSections(input: { brainstorm: Brainstorm; stage: StageKey; agent: Agent; team: Agent[]; work: BrainstormWork }): StageSection[] {
+export function stageSections(input: {
+  brainstorm: Brainstorm;
+  stage: StageKey;
+  agent: Agent;
+  team: Agent[];
+  work: BrainstormWork;
+}): StageSection[] {
   const { brainstorm, stage, agent, team, work } = input;
   const definition = stageDefinition(stage);
   const framing = framingLines(work);
@@ -152,7 +167,9 @@ export function stageSections(input: { brainstorm: Brainstorm; stage: StageKey; 
     case "pushback": {
       const inPlay = candidatesInPlay(brainstorm, stage, work);
       sections.push(section("Framing", framing, false, 0.15));
-      sections.push(section("Candidates", work.candidates.filter((candidate) => inPlay.includes(candidate.id)).map(candidateLine), true, 0.3));
+      sections.push(
+        section("Candidates", work.candidates.filter((candidate) => inPlay.includes(candidate.id)).map(candidateLine), true, 0.3),
+      );
       sections.push(section("Precedents", precedentLines(work), false, 0.15));
       if (stage === "fact_check" && brainstorm.deepenCandidateId) sections.push(section("Earlier checks", checkLines(work, inPlay), false));
       break;
@@ -163,7 +180,9 @@ export function stageSections(input: { brainstorm: Brainstorm; stage: StageKey; 
       sections.push(
         section(
           "Candidates still in play",
-          work.candidates.filter((candidate) => inPlay.includes(candidate.id)).map((candidate) => `${candidateLine(candidate).replace(" (from", ` {${standingOf(work, candidate.id).label}} (from`)}`),
+          work.candidates
+            .filter((candidate) => inPlay.includes(candidate.id))
+            .map((candidate) => `${candidateLine(candidate).replace(" (from", ` {${standingOf(work, candidate.id).label}} (from`)}`),
           true,
           0.3,
         ),
@@ -181,13 +200,17 @@ export function stageSections(input: { brainstorm: Brainstorm; stage: StageKey; 
       sections.push(
         section(
           "Ranking approved at the gate",
-          ranking.map((candidate, index) => `- ${index + 1}. ${candidate.id} ${one(candidate.title)} — ${candidate.score} (${candidate.standing})`),
+          ranking.map(
+            (candidate, index) => `- ${index + 1}. ${candidate.id} ${one(candidate.title)} — ${candidate.score} (${candidate.standing})`,
+          ),
           stage === "presentation",
           0.15,
         ),
       );
       if (chosen) {
-        sections.push(section("Checks of the chosen candidate", [...checkLines(work, [chosen.id]), ...pushbackLines(work, [chosen.id])], false));
+        sections.push(
+          section("Checks of the chosen candidate", [...checkLines(work, [chosen.id]), ...pushbackLines(work, [chosen.id])], false),
+        );
       }
       if (stage === "presentation") sections.push(section("Proposal", proposalLines(work), true, 0.25));
       sections.push(section("Precedents", precedentLines(work), false, 0.1));
@@ -265,7 +288,12 @@ export const ASKING_WHILE_ALONE =
  * Checked for any run of an ideator, a run that began before the stage included; other agents
  * pay nothing for it.
  */
-export async function refuseChangingOthersNodesWhileAlone(db: Db, roomId: string, agent: Pick<Agent, "id" | "persona">, nodeId: string): Promise<void> {
+export async function refuseChangingOthersNodesWhileAlone(
+  db: Db,
+  roomId: string,
+  agent: Pick<Agent, "id" | "persona">,
+  nodeId: string,
+): Promise<void> {
   if (!stageDefinition("divergent").personas.includes(agent.persona)) return;
   if (!(await isolatedAgentIds(db, roomId)).has(agent.id)) return;
   const [node] = await db
@@ -286,7 +314,12 @@ export async function refuseChangingOthersNodesWhileAlone(db: Db, roomId: string
  * that started before divergent thinking still names the ideators, and must not reach them
  * during it. The refusal says nothing of anyone's work.
  */
-export async function refuseAskingWhileAlone(db: Db, roomId: string, asker: Pick<Agent, "id">, target: Pick<Agent, "id" | "name">): Promise<void> {
+export async function refuseAskingWhileAlone(
+  db: Db,
+  roomId: string,
+  asker: Pick<Agent, "id">,
+  target: Pick<Agent, "id" | "name">,
+): Promise<void> {
   const alone = await isolatedAgentIds(db, roomId);
   if (alone.has(asker.id)) {
     throw badRequest(ASKING_WHILE_ALONE);
@@ -308,7 +341,10 @@ export interface HeldBack {
 export async function heldBackWork(db: Db, roomId: string): Promise<HeldBack | null> {
   const rows = await ideatorsAtWork(db, roomId);
   if (!rows.length) return null;
-  return { agentIds: new Set(rows.map((row) => row.id)), since: new Date(Math.min(...rows.map((row) => Date.parse(row.since ?? "") || 0))) };
+  return {
+    agentIds: new Set(rows.map((row) => row.id)),
+    since: new Date(Math.min(...rows.map((row) => Date.parse(row.since ?? "") || 0))),
+  };
 }
 
 /** Whether something an author wrote at `createdAt` is held back: written by an ideator in the divergent pass under way. */

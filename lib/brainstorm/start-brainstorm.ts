@@ -78,7 +78,11 @@ export async function startBrainstorm(db: Db, roomId: string, problem: string, a
         await enterStage(step, created!, "framing", null);
       },
       options.idempotencyKey
-        ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: "brainstorm.started", request: { by: actor.id, problem: text } } }
+        ? {
+            ...options,
+            idempotencyKey: options.idempotencyKey,
+            change: { type: "brainstorm.started", request: { by: actor.id, problem: text } },
+          }
         : { ...options, idempotencyKey: undefined },
     );
     return eventPayload(events, "brainstorm.started").brainstorm;

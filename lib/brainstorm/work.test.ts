@@ -1,9 +1,24 @@
 import { describe, expect, it } from "vitest";
 import type { BrainstormArtifact } from "@/db/schema";
-import { candidatesOfPass, measureStage, mergeWork, rankCandidates, scoredInPass, standingOf, survivingCandidates, weightedTotal } from "./work";
+import {
+  candidatesOfPass,
+  measureStage,
+  mergeWork,
+  rankCandidates,
+  scoredInPass,
+  standingOf,
+  survivingCandidates,
+  weightedTotal,
+} from "./work";
 
 let sequence = 0;
-function artifact(stage: BrainstormArtifact["stage"], agent: string, content: Record<string, unknown>, pass = 1, nodeIds: string[] = []): BrainstormArtifact {
+function artifact(
+  stage: BrainstormArtifact["stage"],
+  agent: string,
+  content: Record<string, unknown>,
+  pass = 1,
+  nodeIds: string[] = [],
+): BrainstormArtifact {
   sequence += 1;
   return {
     id: `a${sequence}`,
@@ -20,10 +35,30 @@ function artifact(stage: BrainstormArtifact["stage"], agent: string, content: Re
   };
 }
 
-const candidate = (id: string) => ({ id, title: `Title ${id}`, cluster: "Cluster", summary: "Summary", sourceIdeas: ["WI-1"], combination: false });
-const check = (candidateId: string, rating: string) => ({ candidateId, rating, assumptions: [{ text: "It holds", rating: "solid" }], note: "Note" });
+const candidate = (id: string) => ({
+  id,
+  title: `Title ${id}`,
+  cluster: "Cluster",
+  summary: "Summary",
+  sourceIdeas: ["WI-1"],
+  combination: false,
+});
+const check = (candidateId: string, rating: string) => ({
+  candidateId,
+  rating,
+  assumptions: [{ text: "It holds", rating: "solid" }],
+  note: "Note",
+});
 const verdict = (candidateId: string, value: string) => ({ candidateId, verdict: value, argument: "Because" });
-const score = (candidateId: string, all: number) => ({ candidateId, impact: all, feasibility: all, cost: all, speed: all, risk: all, rationale: "Why" });
+const score = (candidateId: string, all: number) => ({
+  candidateId,
+  impact: all,
+  feasibility: all,
+  cost: all,
+  speed: all,
+  risk: all,
+  rationale: "Why",
+});
 
 describe("mergeWork", () => {
   it("keeps every pass's ideas, only the latest pass's candidates and scores, and each agent's latest check", () => {
@@ -94,12 +129,22 @@ describe("measureStage", () => {
     { id: "wi", name: "Wild Ideator", persona: "wild-ideator" },
     { id: "co", name: "Contrarian", persona: "contrarian" },
   ];
-  const ideas = (agent: string, count: number) => artifact("divergent", agent, { ideas: Array.from({ length: count }, (_, index) => ({ id: `${agent}-${index}`, title: "t", oneLiner: "o" })) });
+  const ideas = (agent: string, count: number) =>
+    artifact("divergent", agent, {
+      ideas: Array.from({ length: count }, (_, index) => ({ id: `${agent}-${index}`, title: "t", oneLiner: "o" })),
+    });
 
   it("names each ideator short of five ideas, and the total short of twenty, for the page", () => {
     const measure = measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 3)]), { pass: 1, team, inPlay: [] });
-    expect(measure).toMatchObject({ count: 15, shortfall: "Contrarian has 3 ideas of at least 5; 15 ideas in all, of at least 20.", shortAgents: ["co"] });
-    expect(measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 8)]), { pass: 1, team, inPlay: [] })).toMatchObject({ shortfall: null, ownShortfalls: {} });
+    expect(measure).toMatchObject({
+      count: 15,
+      shortfall: "Contrarian has 3 ideas of at least 5; 15 ideas in all, of at least 20.",
+      shortAgents: ["co"],
+    });
+    expect(measureStage("divergent", mergeWork([ideas("wi", 12), ideas("co", 8)]), { pass: 1, team, inPlay: [] })).toMatchObject({
+      shortfall: null,
+      ownShortfalls: {},
+    });
   });
 
   it("tells each ideator of its own ideas only: no other ideator's name, no total", () => {
@@ -108,14 +153,19 @@ describe("measureStage", () => {
       { id: "cp", name: "Cross-Pollinator", persona: "cross-pollinator" },
       { id: "co", name: "Contrarian", persona: "contrarian" },
     ];
-    const measure = measureStage("divergent", mergeWork([ideas("wi", 3), ideas("cp", 1), ideas("co", 7)]), { pass: 1, team: short, inPlay: [] });
+    const measure = measureStage("divergent", mergeWork([ideas("wi", 3), ideas("cp", 1), ideas("co", 7)]), {
+      pass: 1,
+      team: short,
+      inPlay: [],
+    });
     expect(measure.shortAgents).toEqual(["wi", "cp"]);
     expect(measure.ownShortfalls).toEqual({
       wi: "you have 3 ideas of at least 5.",
       cp: "you have 1 idea of at least 5.",
       co: "you have 7 ideas; add new ones, up to 15 in all.",
     });
-    for (const told of Object.values(measure.ownShortfalls!)) expect(told).not.toMatch(/Wild Ideator|Cross-Pollinator|Contrarian|\b11\b|\b20\b/);
+    for (const told of Object.values(measure.ownShortfalls!))
+      expect(told).not.toMatch(/Wild Ideator|Cross-Pollinator|Contrarian|\b11\b|\b20\b/);
   });
 
   it("counts a candidate as covered only when every agent of the stage covered it", () => {
@@ -123,7 +173,10 @@ describe("measureStage", () => {
       { id: "sk", name: "Skeptic", persona: "skeptic" },
       { id: "fe", name: "Feasibility Analyst", persona: "feasibility-analyst" },
     ];
-    const work = mergeWork([artifact("fact_check", "sk", { checks: [check("C1", "pass"), check("C2", "pass")] }), artifact("fact_check", "fe", { checks: [check("C1", "pass")] })]);
+    const work = mergeWork([
+      artifact("fact_check", "sk", { checks: [check("C1", "pass"), check("C2", "pass")] }),
+      artifact("fact_check", "fe", { checks: [check("C1", "pass")] }),
+    ]);
     expect(measureStage("fact_check", work, { pass: 1, team: checkers, inPlay: ["C1", "C2"] })).toEqual({
       count: 1,
       shortfall: "Feasibility Analyst has not covered C2.",
@@ -134,12 +187,17 @@ describe("measureStage", () => {
   it("counts the candidates of convergent thinking's pass under way, none of an earlier pass's", () => {
     const synthesizers = [{ id: "syn", name: "Synthesizer", persona: "synthesizer" }];
     const firstPass = artifact("convergent", "syn", { candidates: [candidate("C1"), candidate("C2")] }, 1);
-    const measure = (rows: BrainstormArtifact[], pass: number) => measureStage("convergent", mergeWork(rows), { pass, team: synthesizers, inPlay: [] });
+    const measure = (rows: BrainstormArtifact[], pass: number) =>
+      measureStage("convergent", mergeWork(rows), { pass, team: synthesizers, inPlay: [] });
     expect(measure([firstPass], 1)).toMatchObject({ count: 2, shortfall: "2 candidates of 5–8." });
     // Back from divergent thinking, the second pass has found nothing yet: the first pass's two are not its own.
     expect(candidatesOfPass(mergeWork([firstPass]), 2)).toEqual([]);
     expect(measure([firstPass], 2)).toMatchObject({ count: 0, shortfall: "0 candidates of 5–8." });
-    const secondPass = [firstPass, artifact("convergent", "syn", { candidates: ["C3", "C4", "C5"].map(candidate) }, 2), artifact("convergent", "syn", { candidates: ["C6", "C7"].map(candidate) }, 2)];
+    const secondPass = [
+      firstPass,
+      artifact("convergent", "syn", { candidates: ["C3", "C4", "C5"].map(candidate) }, 2),
+      artifact("convergent", "syn", { candidates: ["C6", "C7"].map(candidate) }, 2),
+    ];
     expect(candidatesOfPass(mergeWork(secondPass), 2).map((each) => each.id)).toEqual(["C3", "C4", "C5", "C6", "C7"]);
     expect(measure(secondPass, 2)).toMatchObject({ count: 5, shortfall: null });
   });
@@ -160,11 +218,20 @@ describe("measureStage", () => {
       shortAgents: ["sk", "fe"],
     });
     const oneChecked = mergeWork([...firstPass, artifact("fact_check", "sk", { checks: [check("C2", "fatal")] }, 2)]);
-    expect(measureStage("fact_check", oneChecked, { pass: 2, team: checkers, inPlay: ["C2"] })).toMatchObject({ count: 0, shortAgents: ["fe"] });
+    expect(measureStage("fact_check", oneChecked, { pass: 2, team: checkers, inPlay: ["C2"] })).toMatchObject({
+      count: 0,
+      shortAgents: ["fe"],
+    });
     // The earlier checks still stand for the candidate's standing: one fatal voice flags it.
     expect(standingOf(oneChecked, "C2")).toEqual({ out: false, label: "flagged" });
-    const bothChecked = mergeWork([...firstPass, ...["sk", "fe"].map((agent) => artifact("fact_check", agent, { checks: [check("C2", "pass")] }, 2))]);
-    expect(measureStage("fact_check", bothChecked, { pass: 2, team: checkers, inPlay: ["C2"] })).toMatchObject({ count: 1, shortfall: null });
+    const bothChecked = mergeWork([
+      ...firstPass,
+      ...["sk", "fe"].map((agent) => artifact("fact_check", agent, { checks: [check("C2", "pass")] }, 2)),
+    ]);
+    expect(measureStage("fact_check", bothChecked, { pass: 2, team: checkers, inPlay: ["C2"] })).toMatchObject({
+      count: 1,
+      shortfall: null,
+    });
   });
 
   it("counts the candidates scored in the pass under way, over every call of it, and none scored only in an earlier pass", () => {
@@ -179,9 +246,17 @@ describe("measureStage", () => {
     expect(measureStage("prioritization", twoCalls, { pass: 1, team: strategist, inPlay })).toMatchObject({ count: 3, shortfall: null });
     // Prioritization entered again (a redirect): the first pass's scores are not this pass's.
     expect(scoredInPass(twoCalls, 2)).toEqual(new Set());
-    expect(measureStage("prioritization", twoCalls, { pass: 2, team: strategist, inPlay })).toMatchObject({ count: 0, shortfall: "Not scored: C1, C2, C3." });
-    const redirected = mergeWork([1, 2].map((pass) => artifact("prioritization", "st", { scores: [score("C1", 5), score("C2", 6)] }, pass)));
-    expect(measureStage("prioritization", redirected, { pass: 2, team: strategist, inPlay })).toMatchObject({ count: 2, shortfall: "Not scored: C3." });
+    expect(measureStage("prioritization", twoCalls, { pass: 2, team: strategist, inPlay })).toMatchObject({
+      count: 0,
+      shortfall: "Not scored: C1, C2, C3.",
+    });
+    const redirected = mergeWork(
+      [1, 2].map((pass) => artifact("prioritization", "st", { scores: [score("C1", 5), score("C2", 6)] }, pass)),
+    );
+    expect(measureStage("prioritization", redirected, { pass: 2, team: strategist, inPlay })).toMatchObject({
+      count: 2,
+      shortfall: "Not scored: C3.",
+    });
   });
 
   it("says which parts of the framing are missing, and whose they are", () => {
@@ -189,7 +264,10 @@ describe("measureStage", () => {
       { id: "car", name: "Cartographer", persona: "cartographer" },
       { id: "que", name: "Questioner", persona: "questioner" },
     ];
-    const work = mergeWork([artifact("framing", "car", { scopeIn: ["a"], scopeOut: ["b"], constraints: ["c"] }), artifact("framing", "que", { successCriteria: ["1", "2"] })]);
+    const work = mergeWork([
+      artifact("framing", "car", { scopeIn: ["a"], scopeOut: ["b"], constraints: ["c"] }),
+      artifact("framing", "que", { successCriteria: ["1", "2"] }),
+    ]);
     expect(measureStage("framing", work, { pass: 1, team: framers, inPlay: [] })).toEqual({
       count: null,
       shortfall: "Missing: 3–5 success criteria, 3 key questions.",

@@ -133,25 +133,42 @@ export function mergeWork(rows: BrainstormArtifact[]): BrainstormWork {
         }
         break;
       case "divergent":
-        (content.ideas as Omit<Idea, keyof By | "nodeId" | "pass">[]).forEach((idea, index) =>
-          work.ideas.push({ ...idea, ...by, pass: row.pass, nodeId: withNode(row, index) }),
+        work.ideas.push(
+          ...(content.ideas as Omit<Idea, keyof By | "nodeId" | "pass">[]).map((idea, index) => ({
+            ...idea,
+            ...by,
+            pass: row.pass,
+            nodeId: withNode(row, index),
+          })),
         );
         break;
       case "precedents":
-        (content.precedents as Omit<Precedent, keyof By | "nodeId">[]).forEach((precedent, index) => work.precedents.push({ ...precedent, ...by, nodeId: withNode(row, index) }));
+        work.precedents.push(
+          ...(content.precedents as Omit<Precedent, keyof By | "nodeId">[]).map((precedent, index) => ({
+            ...precedent,
+            ...by,
+            nodeId: withNode(row, index),
+          })),
+        );
         break;
       case "convergent":
         if (latest(row)) {
-          (content.candidates as Omit<Candidate, keyof By | "nodeId">[]).forEach((candidate, index) =>
-            work.candidates.push({ ...candidate, ...by, nodeId: withNode(row, index) }),
+          work.candidates.push(
+            ...(content.candidates as Omit<Candidate, keyof By | "nodeId">[]).map((candidate, index) => ({
+              ...candidate,
+              ...by,
+              nodeId: withNode(row, index),
+            })),
           );
         }
         break;
       case "fact_check":
-        for (const check of content.checks as Omit<FactCheck, keyof By | "pass">[]) checks.set(`${check.candidateId}|${row.agentId}`, { ...check, ...by, pass: row.pass });
+        for (const check of content.checks as Omit<FactCheck, keyof By | "pass">[])
+          checks.set(`${check.candidateId}|${row.agentId}`, { ...check, ...by, pass: row.pass });
         break;
       case "pushback":
-        for (const verdict of content.verdicts as Omit<Pushback, keyof By | "pass">[]) verdicts.set(`${verdict.candidateId}|${row.agentId}`, { ...verdict, ...by, pass: row.pass });
+        for (const verdict of content.verdicts as Omit<Pushback, keyof By | "pass">[])
+          verdicts.set(`${verdict.candidateId}|${row.agentId}`, { ...verdict, ...by, pass: row.pass });
         break;
       case "prioritization":
         if (latest(row)) {
@@ -247,7 +264,9 @@ export function candidatesOfPass(work: BrainstormWork, pass: number): Candidate[
 }
 
 export function droppedCandidates(brainstorm: Pick<Brainstorm, "decisions">): Set<string> {
-  return new Set(brainstorm.decisions.filter((decision) => decision.action === "drop" && decision.candidateId).map((decision) => decision.candidateId!));
+  return new Set(
+    brainstorm.decisions.filter((decision) => decision.action === "drop" && decision.candidateId).map((decision) => decision.candidateId!),
+  );
 }
 
 /** How a stage's artifact measures up: its count, and what is missing (null when nothing is). */
@@ -278,7 +297,10 @@ export function measureStage(
 ): StageMeasure {
   const { team, inPlay } = options;
   const expect = stageDefinition(stage).expect;
-  const byAgent = <T extends By>(items: T[]) => (agentId: string) => items.filter((item) => item.agentId === agentId).length;
+  const byAgent =
+    <T extends By>(items: T[]) =>
+    (agentId: string) =>
+      items.filter((item) => item.agentId === agentId).length;
   switch (stage) {
     case "framing": {
       const missing: string[] = [];
@@ -292,7 +314,11 @@ export function measureStage(
           ? missing.some((what) => what.includes("scope") || what.includes("constraints"))
           : missing.some((what) => what.includes("criteria") || what.includes("questions")),
       );
-      return { count: null, shortfall: missing.length ? `Missing: ${missing.join(", ")}.` : null, shortAgents: owners.map((member) => member.id) };
+      return {
+        count: null,
+        shortfall: missing.length ? `Missing: ${missing.join(", ")}.` : null,
+        shortAgents: owners.map((member) => member.id),
+      };
     }
     case "divergent": {
       const count = work.ideas.length;
@@ -313,15 +339,28 @@ export function measureStage(
             ]),
           )
         : {};
-      return { count, shortfall: problems.length ? `${problems.join("; ")}.` : null, shortAgents: short.map((member) => member.id), ownShortfalls };
+      return {
+        count,
+        shortfall: problems.length ? `${problems.join("; ")}.` : null,
+        shortAgents: short.map((member) => member.id),
+        ownShortfalls,
+      };
     }
     case "precedents": {
       const count = work.precedents.length;
-      return { count, shortfall: count < expect!.min! ? `${plural(count, "precedent")} of at least ${expect!.min}.` : null, shortAgents: [] };
+      return {
+        count,
+        shortfall: count < expect!.min! ? `${plural(count, "precedent")} of at least ${expect!.min}.` : null,
+        shortAgents: [],
+      };
     }
     case "convergent": {
       const count = candidatesOfPass(work, options.pass).length;
-      return { count, shortfall: count < expect!.min! ? `${plural(count, "candidate")} of ${expect!.min}–${expect!.max}.` : null, shortAgents: [] };
+      return {
+        count,
+        shortfall: count < expect!.min! ? `${plural(count, "candidate")} of ${expect!.min}–${expect!.max}.` : null,
+        shortAgents: [],
+      };
     }
     case "fact_check":
     case "pushback": {

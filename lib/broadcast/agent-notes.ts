@@ -73,7 +73,12 @@ export async function takeWaitingNotes(db: Db, reader: NoteReader): Promise<Show
       await tx
         .update(agentNotes)
         .set({ deliveredAt: at, deliveredToRunId: reader.runId, deliveredAtStep: reader.step })
-        .where(inArray(agentNotes.id, pending.map((note) => note.id)));
+        .where(
+          inArray(
+            agentNotes.id,
+            pending.map((note) => note.id),
+          ),
+        );
       const commandIds = pending.filter((note) => note.kind === "command").map((note) => note.id);
       if (commandIds.length) {
         emit({

@@ -6,7 +6,15 @@ import { addUsage } from "@/lib/usage/record-usage";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { leaveNote, shadowNote } from "./agent-notes";
 import { responseToDto } from "./broadcast-dto";
-import { type AskOthersDeps, type AskOthersInput, type AskOthersResult, type BroadcastAnswer, actorOf, endQuestion, outcomeInRoom } from "./question";
+import {
+  type AskOthersDeps,
+  type AskOthersInput,
+  type AskOthersResult,
+  type BroadcastAnswer,
+  actorOf,
+  endQuestion,
+  outcomeInRoom,
+} from "./question";
 import { respondAsShadow } from "./respond-as-shadow";
 import { spentToday, workflowCapReached } from "@/lib/limits/budget";
 import { limitErrorDetails } from "@/lib/limits/limit-reached";
@@ -38,7 +46,11 @@ export async function askAgents(
 
   const shadows = (overBudget ? [] : targets).map(async (responder) => {
     // A shadow's answer is one of the workflow's model calls: not made once it would cross the workflow's cost cap.
-    const capped = await workflowCapReached(db, { id: input.runId ?? broadcast.id, roomId: input.roomId, agentId: responder.id, correlationId: broadcast.correlationId }, settings);
+    const capped = await workflowCapReached(
+      db,
+      { id: input.runId ?? broadcast.id, roomId: input.roomId, agentId: responder.id, correlationId: broadcast.correlationId },
+      settings,
+    );
     if (capped) throw new Error(capped.message);
     const answer = await respondAsShadow(
       { db, resolveModel: deps.resolveModel, modelCallPolicy: deps.modelCallPolicy },
@@ -67,7 +79,12 @@ export async function askAgents(
     );
     // Spent whether or not the answer is kept.
     if (answer.inputTokens + answer.outputTokens > 0) {
-      await db.execute(addUsage({ agentId: responder.id }, { calls: 1, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens, costUsd: answer.costUsd }));
+      await db.execute(
+        addUsage(
+          { agentId: responder.id },
+          { calls: 1, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens, costUsd: answer.costUsd },
+        ),
+      );
     }
     // An answer that comes after the asker stopped is not stored: a call carrying the question on asks again.
     if (!open || abandon.signal.aborted) return;
@@ -199,4 +216,3 @@ export function settledOrAborted(work: Promise<unknown>, signal: AbortSignal | u
     void work.then(done, done);
   });
 }
-

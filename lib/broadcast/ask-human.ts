@@ -22,12 +22,7 @@ import {
 
 type Turn = { kind: "open"; deadline: Date } | { kind: "deferred"; history: HumanQa[] } | { kind: "wait" } | { kind: "ended" };
 
-async function waitForChange(
-  deps: AskOthersDeps,
-  roomId: string,
-  until: Date,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+async function waitForChange(deps: AskOthersDeps, roomId: string, until: Date, signal: AbortSignal | undefined): Promise<void> {
   await new Promise<void>((resolve) => {
     const limit = Math.max(0, Math.min(deps.pollMs ?? 1000, until.getTime() - Date.now()));
     const done = () => {
@@ -54,7 +49,10 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
   const { result } = await writeRoomEvents(deps.database.db, broadcast.roomId, async (tx, emit, at): Promise<Turn> => {
     await expireOverdueBroadcasts(tx, emit, broadcast.roomId, at, settings.broadcast_timeout);
 
-    const [own] = await tx.select({ status: broadcasts.status, deadlineAt: broadcasts.deadlineAt }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+    const [own] = await tx
+      .select({ status: broadcasts.status, deadlineAt: broadcasts.deadlineAt })
+      .from(broadcasts)
+      .where(eq(broadcasts.id, broadcast.id));
     // Opened by the earlier call this one carries on (still running where its run was lost).
     if (own?.status === "open") return { kind: "open", deadline: own.deadlineAt! };
     if (own?.status !== "waiting_turn") return { kind: "ended" };
@@ -107,7 +105,12 @@ async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: R
  * its turn and then for an answer or a skip. An asker that has not seen the room's earlier
  * answers gets them (`deferred`) instead of a new prompt.
  */
-export async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, settings: RoomSettings): Promise<AskOthersResult> {
+export async function askHuman(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcast: Broadcast,
+  settings: RoomSettings,
+): Promise<AskOthersResult> {
   // Until it opens, the question waits at most until its waiting limit; once open, until its own deadline.
   let deadline = broadcast.deadlineAt!;
   const stillWaiting = async (): Promise<boolean> => {
@@ -139,4 +142,3 @@ export async function askHuman(deps: AskOthersDeps, input: AskOthersInput, broad
   // or withdrawn because the asker stopped.
   return outcomeOf(deps, broadcast);
 }
-

@@ -75,7 +75,8 @@ describe("ask_others in agents mode", () => {
   it("abandons a responder slower than the timeout and returns the others with status timeout", async () => {
     const { roomId, agents } = await createTestRoom(database.db, { broadcast: "agents", broadcast_timeout: 1 });
     const painter = agents.find((agent) => agent.persona === "scene-painter")!;
-    for (const agent of agents) if (agent.persona !== "songwriter") await setLatency(database, agent.id, agent.id === painter.id ? 8000 : 50);
+    for (const agent of agents)
+      if (agent.persona !== "songwriter") await setLatency(database, agent.id, agent.id === painter.id ? 8000 : 50);
     const started = performance.now();
     const result = await ask(roomId, "songwriter", "Quick check: rain or streetlights?");
     const elapsed = performance.now() - started;
@@ -154,7 +155,9 @@ describe("ask_others in agents mode", () => {
     const notes = await database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId));
     expect(notes).toHaveLength(1);
     expect(notes[0]!.agentId).toBe(painter.id);
-    expect(notes[0]!.text).toMatch(/^\[INFO\] While you were working, Songwriter asked: "Which light should the scene have\?" Your shadow agent responded: "/);
+    expect(notes[0]!.text).toMatch(
+      /^\[INFO\] While you were working, Songwriter asked: "Which light should the scene have\?" Your shadow agent responded: "/,
+    );
     await expect(ask(roomId, "songwriter", "Anyone?", { targetAgents: ["Nobody"] })).rejects.toThrow(/Unknown target agent/);
   });
 
@@ -172,8 +175,14 @@ describe("ask_others in agents mode", () => {
     } finally {
       await worker.stop();
     }
-    const [lastRun] = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.agentId, songwriter.id)));
-    await database.db.update(runs).set({ status: "running", streamingText: "Second verse: the gutters sing" }).where(eq(runs.id, lastRun!.id));
+    const [lastRun] = await database.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), eq(runs.agentId, songwriter.id)));
+    await database.db
+      .update(runs)
+      .set({ status: "running", streamingText: "Second verse: the gutters sing" })
+      .where(eq(runs.id, lastRun!.id));
 
     const seen: string[] = [];
     const capture = new MockLanguageModelV4({
@@ -184,10 +193,21 @@ describe("ask_others in agents mode", () => {
         warnings: [],
       },
     });
-    const spy = { ...deps, resolveModel: (spec: string) => (spec === "mock:spy" ? { model: capture, provider: "script" as const, modelId: spec, spec, scripted: true } : latencyResolver(spec)) };
+    const spy = {
+      ...deps,
+      resolveModel: (spec: string) =>
+        spec === "mock:spy" ? { model: capture, provider: "script" as const, modelId: spec, spec, scripted: true } : latencyResolver(spec),
+    };
     await setAgentModel(database, songwriter.id, "mock:spy");
     const asker = await agentByPersona(database, roomId, "scene-painter");
-    const result = await askOthers(spy, { roomId, asker, runId: null, correlationId: "c", question: "Rain or streetlights?", targetAgents: ["Songwriter"] });
+    const result = await askOthers(spy, {
+      roomId,
+      asker,
+      runId: null,
+      correlationId: "c",
+      question: "Rain or streetlights?",
+      targetAgents: ["Songwriter"],
+    });
     expect(result.responses[0]!.content).toBe("Keep the rain.");
     const call = capture.doGenerateCalls[0]!;
     seen.push(JSON.stringify(call.prompt));
@@ -339,7 +359,8 @@ describe("agents using ask_others", () => {
       const probe = scriptedSteps([textStep("Just looking.")]);
       await setAgentModel(database, songwriter.id, "mock:probe");
       const worker = await startTestWorker(database, {
-        resolveModel: (spec) => (spec === "mock:probe" ? { model: probe, provider: "script", modelId: spec, spec, scripted: true } : latencyResolver(spec)),
+        resolveModel: (spec) =>
+          spec === "mock:probe" ? { model: probe, provider: "script", modelId: spec, spec, scripted: true } : latencyResolver(spec),
       });
       try {
         const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id }, alice);
@@ -451,7 +472,9 @@ describe("agents using ask_others", () => {
         expect(row!.status).toBe("succeeded");
       });
       const lastPrompt = JSON.stringify(twoSteps.doStreamCalls.at(-1)!.prompt);
-      expect(lastPrompt).toMatch(/While you were working, Songwriter asked: \\"Which light\?\\" Your shadow agent responded: \\"A single warm lamp\.\\"/);
+      expect(lastPrompt).toMatch(
+        /While you were working, Songwriter asked: \\"Which light\?\\" Your shadow agent responded: \\"A single warm lamp\.\\"/,
+      );
       const pending = await database.db
         .select()
         .from(agentNotes)

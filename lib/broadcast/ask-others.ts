@@ -32,7 +32,10 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
   if (settings.broadcast === "off") throw badRequest("Broadcasts are turned off in this room.");
 
   // Agents working alone in a brainstorm's divergent stage are nobody's to ask, and ask nobody (their question could carry their ideas).
-  const [everyone, alone] = await Promise.all([db.select().from(agents).where(eq(agents.roomId, input.roomId)), isolatedAgentIds(db, input.roomId)]);
+  const [everyone, alone] = await Promise.all([
+    db.select().from(agents).where(eq(agents.roomId, input.roomId)),
+    isolatedAgentIds(db, input.roomId),
+  ]);
   if (alone.has(input.asker.id)) {
     throw badRequest(ASKING_WHILE_ALONE);
   }
@@ -58,7 +61,9 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
         ? await tx
             .select({ value: count() })
             .from(broadcasts)
-            .where(and(eq(broadcasts.roomId, input.roomId), eq(broadcasts.mode, "human"), inArray(broadcasts.status, ["waiting_turn", "open"])))
+            .where(
+              and(eq(broadcasts.roomId, input.roomId), eq(broadcasts.mode, "human"), inArray(broadcasts.status, ["waiting_turn", "open"])),
+            )
         : [{ value: 0 }];
     const [row] = await tx
       .insert(broadcasts)
@@ -152,10 +157,7 @@ export function pickTargets(team: Agent[], asker: Agent, wanted: string[] | unde
   const found = wanted.map((name) => findTeammate(others, name));
   const unknown = wanted.filter((_name, index) => !found[index]);
   if (unknown.length) {
-    throw badRequest(
-      `Unknown target agent(s): ${unknown.join(", ")}. Ask any of: ${others.map((agent) => agent.name).join(", ")}.`,
-    );
+    throw badRequest(`Unknown target agent(s): ${unknown.join(", ")}. Ask any of: ${others.map((agent) => agent.name).join(", ")}.`);
   }
   return others.filter((agent) => found.includes(agent));
 }
-

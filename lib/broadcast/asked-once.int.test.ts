@@ -42,8 +42,7 @@ async function questionEvents(roomId: string) {
   return events.map((event) => event.type).filter((type) => type.startsWith("broadcast."));
 }
 
-const byResponder = (result: AskOthersResult) =>
-  [...result.responses].sort((a, b) => a.responder_id.localeCompare(b.responder_id));
+const byResponder = (result: AskOthersResult) => [...result.responses].sort((a, b) => a.responder_id.localeCompare(b.responder_id));
 
 describe("ask_others made again under the same key", () => {
   it("asks once and answers the call made again with what the question got; another call asks anew", async () => {
@@ -58,11 +57,7 @@ describe("ask_others made again under the same key", () => {
     expect(byResponder(again)).toEqual(byResponder(first));
     expect(shadows.launched).toHaveLength(4);
     expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toHaveLength(1);
-    expect(await questionEvents(roomId)).toEqual([
-      "broadcast.asked",
-      ...Array(4).fill("broadcast.response"),
-      "broadcast.closed",
-    ]);
+    expect(await questionEvents(roomId)).toEqual(["broadcast.asked", ...Array(4).fill("broadcast.response"), "broadcast.closed"]);
     expect(await context.database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId))).toHaveLength(4);
 
     // The same question in another call (the next identical call of the step, say) is a question of its own.
@@ -167,7 +162,11 @@ describe("ask_others made again under the same key", () => {
   });
 
   it("leaves a person's question open on the page and collects its answer, taking no second slot", async () => {
-    const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 30, max_broadcasts_per_agent: 1 });
+    const { roomId } = await createTestRoom(context.database.db, {
+      broadcast: "human",
+      broadcast_timeout: 30,
+      max_broadcasts_per_agent: 1,
+    });
     const seat = await testSeat(context.database, roomId);
     const stop = new AbortController();
     const earlier = askAs(roomId, "songwriter", "run:1:0:call:0", { signal: stop.signal, options: ["rain", "streetlights"] });

@@ -43,10 +43,7 @@ export async function closeBroadcast(
     .where(and(eq(broadcasts.id, broadcast.id), inArray(broadcasts.status, ACTIVE_STATUSES)))
     .returning({ id: broadcasts.id });
   if (closed.length === 0) return false;
-  const [answers] = await tx
-    .select({ value: count() })
-    .from(broadcastResponses)
-    .where(eq(broadcastResponses.broadcastId, broadcast.id));
+  const [answers] = await tx.select({ value: count() }).from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id));
   const shortfall = SHORTFALLS[status] ?? null;
   emit({
     type: "broadcast.closed",
@@ -64,4 +61,3 @@ export async function closeBroadcast(
   });
   return true;
 }
-

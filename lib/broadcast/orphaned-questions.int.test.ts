@@ -47,7 +47,12 @@ async function runWaitingOnQuestion(owner: string, leaseMs: number, settings: Ro
   const songwriter = await agentByPersona(context.database, roomId, "songwriter");
   const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
   expect((await claimNextRun(context.database.db, { owner, leaseMs }))?.id).toBe(run.id);
-  const pending = await leaveQuestion(context.database, roomId, "songwriter", { mode: "agents", status: "pending", runId: run.id, deadlineAt: inOneMinute() });
+  const pending = await leaveQuestion(context.database, roomId, "songwriter", {
+    mode: "agents",
+    status: "pending",
+    runId: run.id,
+    deadlineAt: inOneMinute(),
+  });
   return { roomId, songwriter, run, pending };
 }
 const aSecondAgo = () => new Date(Date.now() - 1000);
@@ -57,11 +62,15 @@ describe("a question whose asking run ends without collecting it", () => {
     const { roomId, agents } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 60 });
     const songwriter = agents.find((agent) => agent.persona === "songwriter")!;
     for (const agent of agents) if (agent.id !== songwriter.id) await setLatency(context.database, agent.id, 8000);
-    const asks = scriptedSteps([toolStep([{ id: "ask", name: "ask_others", input: { question: "Rain or streetlights?" } }]), textStep("Done.")]);
+    const asks = scriptedSteps([
+      toolStep([{ id: "ask", name: "ask_others", input: { question: "Rain or streetlights?" } }]),
+      textStep("Done."),
+    ]);
     await setAgentModel(context.database, songwriter.id, "mock:asks");
     const worker = await startTestWorker(context.database, {
       leaseMs: 600,
-      resolveModel: (spec) => (spec === "mock:asks" ? { model: asks, provider: "script", modelId: spec, spec, scripted: true } : latencyResolver(spec)),
+      resolveModel: (spec) =>
+        spec === "mock:asks" ? { model: asks, provider: "script", modelId: spec, spec, scripted: true } : latencyResolver(spec),
     });
     try {
       const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
@@ -93,15 +102,28 @@ describe("a question whose asking run ends without collecting it", () => {
     const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
     expect((await claimNextRun(context.database.db, { owner: "crashing", leaseMs: 5000 }))?.id).toBe(run.id);
     const [claimed] = await context.database.db.select().from(runs).where(eq(runs.id, run.id));
-    const open = await leaveQuestion(context.database, roomId, "songwriter", { mode: "human", status: "open", runId: run.id, deadlineAt: inOneMinute() });
+    const open = await leaveQuestion(context.database, roomId, "songwriter", {
+      mode: "human",
+      status: "open",
+      runId: run.id,
+      deadlineAt: inOneMinute(),
+    });
     const failure = { error_type: "run_error", error_message: "crashed", retry_possible: false };
     const usage = { steps: 1, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-    expect(await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, ...usage }, "crashing")).toBe(true);
+    expect(await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, ...usage }, "crashing")).toBe(
+      true,
+    );
 
     expect(await statusOf(open.id)).toBe("cancelled");
     expect(await storyOf(roomId, open.id, run.id)).toEqual(["run.started:pending", "broadcast.closed:cancelled", "run.finished:failed"]);
     const seat = await testSeat(context.database, roomId);
-    const next = askOthers(context.deps, { roomId, asker: await agentByPersona(context.database, roomId, "scene-painter"), runId: null, correlationId: "c", question: "Which light?" });
+    const next = askOthers(context.deps, {
+      roomId,
+      asker: await agentByPersona(context.database, roomId, "scene-painter"),
+      runId: null,
+      correlationId: "c",
+      question: "Which light?",
+    });
     const reopened = await waitForOpenQuestion(context.database, roomId, 3000);
     await answerHumanQuestion(context.database.db, roomId, reopened.id, seat, "one warm lamp");
     expect((await next).status).toBe("complete");
@@ -114,7 +136,11 @@ describe("a question whose asking run ends without collecting it", () => {
 
     expect(await claimNextRun(context.database.db, { owner: "next", leaseMs: 5000 })).toBeNull();
     expect(await statusOf(pending.id)).toBe("cancelled");
-    expect(await storyOf(roomId, pending.id, run.id)).toEqual(["run.started:pending", "broadcast.closed:cancelled", "run.finished:cancelled"]);
+    expect(await storyOf(roomId, pending.id, run.id)).toEqual([
+      "run.started:pending",
+      "broadcast.closed:cancelled",
+      "run.finished:cancelled",
+    ]);
   });
 
   it("is reported to its asker as the room saw it when it ended elsewhere first", async () => {
@@ -179,10 +205,26 @@ describe("the scheduler's sweep for overdue questions", () => {
   it("times out questions of both modes once their deadline passes, in rooms it does not schedule too, and leaves the rest", async () => {
     const { roomId: humanRoom } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 1 });
     const { roomId: agentsRoom } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_timeout: 1 });
-    const open = await leaveQuestion(context.database, humanRoom, "songwriter", { mode: "human", status: "open", deadlineAt: aSecondAgo() });
-    const waiting = await leaveQuestion(context.database, humanRoom, "scene-painter", { mode: "human", status: "waiting_turn", deadlineAt: aSecondAgo() });
-    const pending = await leaveQuestion(context.database, agentsRoom, "songwriter", { mode: "agents", status: "pending", deadlineAt: aSecondAgo() });
-    const notYet = await leaveQuestion(context.database, agentsRoom, "scene-painter", { mode: "agents", status: "pending", deadlineAt: inOneMinute() });
+    const open = await leaveQuestion(context.database, humanRoom, "songwriter", {
+      mode: "human",
+      status: "open",
+      deadlineAt: aSecondAgo(),
+    });
+    const waiting = await leaveQuestion(context.database, humanRoom, "scene-painter", {
+      mode: "human",
+      status: "waiting_turn",
+      deadlineAt: aSecondAgo(),
+    });
+    const pending = await leaveQuestion(context.database, agentsRoom, "songwriter", {
+      mode: "agents",
+      status: "pending",
+      deadlineAt: aSecondAgo(),
+    });
+    const notYet = await leaveQuestion(context.database, agentsRoom, "scene-painter", {
+      mode: "agents",
+      status: "pending",
+      deadlineAt: inOneMinute(),
+    });
 
     await context.database.db.delete(leases);
     await new Scheduler(context.database, { owner: "sweeper" }).tick();
@@ -190,7 +232,11 @@ describe("the scheduler's sweep for overdue questions", () => {
     expect(await statusOf(waiting.id)).toBe("timeout");
     expect(await statusOf(pending.id)).toBe("timeout");
     expect(await statusOf(notYet.id)).toBe("pending");
-    for (const [roomId, question] of [[humanRoom, open], [humanRoom, waiting], [agentsRoom, pending]] as const) {
+    for (const [roomId, question] of [
+      [humanRoom, open],
+      [humanRoom, waiting],
+      [agentsRoom, pending],
+    ] as const) {
       expect(await storyOf(roomId, question.id)).toEqual(["broadcast.closed:timeout"]);
     }
     expect(await storyOf(agentsRoom, notYet.id)).toEqual([]);

@@ -71,7 +71,12 @@ export function actorOf(agent: Pick<Agent, "id" | "name">) {
 /* ───────────── how a question ends ───────────── */
 
 /** Ends a question with its asker's outcome; false when it had already ended. */
-export async function closeQuestion(deps: AskOthersDeps, input: AskOthersInput, broadcast: Broadcast, status: BroadcastOutcome): Promise<boolean> {
+export async function closeQuestion(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcast: Broadcast,
+  status: BroadcastOutcome,
+): Promise<boolean> {
   const { result } = await writeRoomEvents(deps.database.db, input.roomId, (tx, emit, at) =>
     closeBroadcast(tx, emit, broadcast, status, at, actorOf(input.asker)),
   );

@@ -1,6 +1,17 @@
 import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { type Agent, type BuildReview, type Dialogue, type ReviewVerdict, type Run, agents, buildReviews, canvasNodes, dialogues, rooms } from "@/db/schema";
+import {
+  type Agent,
+  type BuildReview,
+  type Dialogue,
+  type ReviewVerdict,
+  type Run,
+  agents,
+  buildReviews,
+  canvasNodes,
+  dialogues,
+  rooms,
+} from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { TurnOutcome } from "@/lib/agents/turn-outcome";
 import { textVerdict } from "@/lib/dialogue/detect";
@@ -23,7 +34,8 @@ export const BUILD_REVIEW_PERSONAS = { architect: "architect", coder: "coder", r
 export function verdictNextSteps(verdict: Pick<ReviewVerdict, "verdict" | "issues" | "openQuestions">, inDialogue: boolean): string[] {
   if (inDialogue) return ["dialogue.closed"];
   if (verdict.openQuestions.length) return ["dialogue.opened"];
-  const approves = verdict.verdict === "approve" && !verdict.issues.some((issue) => issue.severity === "blocker" || issue.severity === "major");
+  const approves =
+    verdict.verdict === "approve" && !verdict.issues.some((issue) => issue.severity === "blocker" || issue.severity === "major");
   return approves ? ["review.closed"] : ["review.code", "review.closed"];
 }
 
@@ -63,7 +75,13 @@ export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor
   if (!review || FINAL.has(review.status)) return;
   const context = await contextOf(tx, emit, run.roomId, outcome.at);
   if (outcome.status !== "succeeded") {
-    await closeReview(context, review, outcome.status === "cancelled" ? "cancelled" : "not_approved", `${actor.name}'s run ${outcome.status}.`, outcome.status === "failed");
+    await closeReview(
+      context,
+      review,
+      outcome.status === "cancelled" ? "cancelled" : "not_approved",
+      `${actor.name}'s run ${outcome.status}.`,
+      outcome.status === "failed",
+    );
     return;
   }
   if (purpose.kind === "brief") {
@@ -72,7 +90,11 @@ export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor
     // Words of the brief that address a teammate open a dialogue beside the review, as the
     // Architect's ask_teammate does: the Coder gets the brief and gets ready all the same.
     await openDialogueFromSteps(context, run, null);
-    await queueStep(context, review, run, { persona: BUILD_REVIEW_PERSONAS.coder, kind: "ready", prompt: readyPrompt({ ...review, brief }) });
+    await queueStep(context, review, run, {
+      persona: BUILD_REVIEW_PERSONAS.coder,
+      kind: "ready",
+      prompt: readyPrompt({ ...review, brief }),
+    });
   } else if (purpose.kind === "ready") {
     await afterReady(context, review, run, outcome.text);
   } else if (purpose.kind === "code") {
@@ -183,7 +205,14 @@ async function recordVerdict(context: Context, review: BuildReview, verdict: Rev
     targetAgent: member(context, BUILD_REVIEW_PERSONAS.coder).id,
     nextSteps: verdictNextSteps(verdict, inDialogue),
     correlationId: review.correlationId,
-    payload: { reviewId: review.id, round: verdict.round, version: verdict.version, verdict: verdict.verdict, issues: verdict.issues, openQuestions: verdict.openQuestions },
+    payload: {
+      reviewId: review.id,
+      round: verdict.round,
+      version: verdict.version,
+      verdict: verdict.verdict,
+      issues: verdict.issues,
+      openQuestions: verdict.openQuestions,
+    },
   });
   return verdict;
 }
@@ -206,7 +235,10 @@ async function verdictOf(context: Context, review: BuildReview, text: string): P
 /** Whether a run called `toolName` in any of its steps. */
 function calledTool(transcript: unknown[], toolName: string): boolean {
   return (transcript as ({ role?: unknown; toolCalls?: unknown } | null)[]).some(
-    (entry) => entry?.role === "assistant" && Array.isArray(entry.toolCalls) && entry.toolCalls.some((call: { name?: unknown } | null) => call?.name === toolName),
+    (entry) =>
+      entry?.role === "assistant" &&
+      Array.isArray(entry.toolCalls) &&
+      entry.toolCalls.some((call: { name?: unknown } | null) => call?.name === toolName),
   );
 }
 
@@ -220,7 +252,10 @@ export async function applyVerdictInReply(tx: DbOrTx, emit: Emit, run: Run, outc
   if (run.purpose?.kind !== "reply" || outcome.status !== "succeeded") return;
   const stated = textVerdict(outcome.text);
   if (!stated || calledTool(run.transcript, "submit_verdict")) return;
-  const [dialogue] = await tx.select({ buildReviewId: dialogues.buildReviewId }).from(dialogues).where(eq(dialogues.id, run.purpose.dialogueId));
+  const [dialogue] = await tx
+    .select({ buildReviewId: dialogues.buildReviewId })
+    .from(dialogues)
+    .where(eq(dialogues.id, run.purpose.dialogueId));
   if (!dialogue?.buildReviewId) return;
   const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, dialogue.buildReviewId)).for("update");
   if (!review || FINAL.has(review.status) || review.codeVersion === 0) return;

@@ -31,7 +31,10 @@ async function closed(roomId: string) {
   return eventually(async () => {
     const [review] = await context.database.db.select().from(buildReviews).where(eq(buildReviews.roomId, roomId));
     expect(["approved", "not_approved", "cancelled"]).toContain(review!.status);
-    const active = await context.database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.status, "queued")));
+    const active = await context.database.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), eq(runs.status, "queued")));
     expect(active).toHaveLength(0);
     return review!;
   }, 30_000);
@@ -39,7 +42,13 @@ async function closed(roomId: string) {
 
 async function typesOf(roomId: string) {
   const rows = await context.database.db
-    .select({ type: events.type, payload: events.payload, agent: events.agent, targetAgent: events.targetAgent, nextSteps: events.nextSteps })
+    .select({
+      type: events.type,
+      payload: events.payload,
+      agent: events.agent,
+      targetAgent: events.targetAgent,
+      nextSteps: events.nextSteps,
+    })
     .from(events)
     .where(eq(events.roomId, roomId))
     .orderBy(asc(events.seq));
@@ -85,23 +94,33 @@ function standIn(behaviour: Behaviour) {
     if (/## Build review: get ready to code/.test(user)) {
       if (behaviour.coderAsksInText) return reply({ text: "Before I start: Architect, should an empty input return an empty list?" });
       if (behaviour.coderAsks) {
-        return reply({ toolCall: { name: "ask_teammate", arguments: { target: "architect", question: "Should an empty input return an empty list?" } } });
+        return reply({
+          toolCall: { name: "ask_teammate", arguments: { target: "architect", question: "Should an empty input return an empty list?" } },
+        });
       }
       return reply(behaviour.coderReady ?? { text: "Ready: I will split the sentence on whitespace and count the pieces." });
     }
     if (code && behaviour.coderFailsFrom !== undefined && Number(code[1]) >= behaviour.coderFailsFrom) return reply({ status: 400 });
-    if (code) return reply({ toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } } });
+    if (code)
+      return reply({
+        toolCall: { name: "submit_code", arguments: { language: "typescript", code: `export const version = ${code[1]};` } },
+      });
     const review = user.match(/review version (\d+)/);
     if (review && behaviour.reviewerSays) return reply({ text: behaviour.reviewerSays(Number(review[1])) });
     if (review && behaviour.reviewerAsks && review[1] === "1") {
-      return reply({ toolCall: { name: "ask_teammate", arguments: { target: "coder", question: "What does it return for an empty sentence?" } } });
+      return reply({
+        toolCall: { name: "ask_teammate", arguments: { target: "coder", question: "What does it return for an empty sentence?" } },
+      });
     }
     if (review) return reply({ toolCall: { name: "submit_verdict", arguments: behaviour.verdict(Number(review[1])) } });
     const replying = user.match(/Dialogue with .+? \(round (\d+) of \d+\): reply/);
-    if (replying && behaviour.reviewerRepliesSay && /You are Reviewer/.test(system)) return reply({ text: behaviour.reviewerRepliesSay(Number(replying[1])) });
+    if (replying && behaviour.reviewerRepliesSay && /You are Reviewer/.test(system))
+      return reply({ text: behaviour.reviewerRepliesSay(Number(replying[1])) });
     if (replying) {
       const satisfied = behaviour.satisfied(Number(replying[1]));
-      return reply({ toolCall: { name: "reply_in_dialogue", arguments: satisfied ? { satisfied } : { satisfied, remaining: "the null case" } } });
+      return reply({
+        toolCall: { name: "reply_in_dialogue", arguments: satisfied ? { satisfied } : { satisfied, remaining: "the null case" } },
+      });
     }
     if (/: answer/.test(user)) return reply({ text: "It returns an empty list for an empty input." });
     return reply({ text: behaviour.architectSays ?? "Goal: count words. Edge cases: empty input." });
@@ -114,7 +133,10 @@ async function runReview(settings: RoomSettingsPatch, behaviour: Behaviour) {
   const worker = await startTestWorker(context.database, { resolveModel: (spec) => resolveModel(spec, { env, scriptPaceMs: 0 }) });
   try {
     const { roomId } = await reviewRoom(settings, "openai-compatible:stand-in");
-    await startBuildReview(context.database.db, roomId, "Write a function that counts the words in a sentence", { id: "human:ada", name: "Ada" });
+    await startBuildReview(context.database.db, roomId, "Write a function that counts the words in a sentence", {
+      id: "human:ada",
+      name: "Ada",
+    });
     const review = await closed(roomId);
     const talks = await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
     const team = await context.database.db.select().from(agents).where(eq(agents.roomId, roomId));
@@ -129,7 +151,11 @@ async function runReview(settings: RoomSettingsPatch, behaviour: Behaviour) {
 const approveFrom = (version: number) => (seen: number) =>
   seen >= version
     ? { verdict: "approve" as const, issues: [], openQuestions: [] }
-    : { verdict: "changes" as const, issues: [{ severity: "major", text: "Empty input is not handled." }], openQuestions: ["Coder, what happens on an empty input?"] };
+    : {
+        verdict: "changes" as const,
+        issues: [{ severity: "major", text: "Empty input is not handled." }],
+        openQuestions: ["Coder, what happens on an empty input?"],
+      };
 
 describe("the build review", () => {
   it("is approved after one dialogue (a provider on the wire)", async () => {
@@ -137,7 +163,19 @@ describe("the build review", () => {
     expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
     expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "open question" })]);
     const types = log.map((row) => row.type);
-    const order = ["review.started", "review.ready", "review.code", "review.verdict", "dialogue.opened", "dialogue.message", "dialogue.message", "dialogue.closed", "review.code", "review.verdict", "review.closed"];
+    const order = [
+      "review.started",
+      "review.ready",
+      "review.code",
+      "review.verdict",
+      "dialogue.opened",
+      "dialogue.message",
+      "dialogue.message",
+      "dialogue.closed",
+      "review.code",
+      "review.verdict",
+      "review.closed",
+    ];
     expect(types.filter((type) => order.includes(type))).toEqual(order);
     const message = log.find((row) => row.type === "dialogue.message")!.payload as { durationMs: number; costKnown: boolean; text: string };
     expect(message).toMatchObject({ costKnown: false, text: "It returns an empty list for an empty input." });
@@ -179,12 +217,19 @@ describe("the build review", () => {
     const { review, talks, log, server } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true });
     expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1, clarified: false });
     expect(talks).toEqual([]);
-    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    const workflowRuns = await context.database.db
+      .select()
+      .from(runs)
+      .where(eq(runs.correlationId, review.correlationId))
+      .orderBy(asc(runs.createdAt));
     expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "code", "review"]);
     const coder = workflowRuns[1]!.agentId;
     expect(workflowRuns[2]!.agentId).toBe(coder);
     // What it said it would do is in the feed, in the review's workflow, between the brief and the code.
-    const [ready] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.ready")));
+    const [ready] = await context.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, review.roomId), eq(events.type, "review.ready")));
     expect(ready).toMatchObject({
       agent: coder,
       correlationId: review.correlationId,
@@ -204,8 +249,14 @@ describe("the build review", () => {
     const { review, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderReady: { status: 400 } });
     expect(review).toMatchObject({ status: "not_approved", codeVersion: 0 });
     expect(log.some((row) => row.type === "review.ready" || row.type === "review.code")).toBe(false);
-    const [closing] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
-    expect(closing).toMatchObject({ status: "error", payload: expect.objectContaining({ outcome: "not_approved", reason: "Coder's run failed." }) });
+    const [closing] = await context.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
+    expect(closing).toMatchObject({
+      status: "error",
+      payload: expect.objectContaining({ outcome: "not_approved", reason: "Coder's run failed." }),
+    });
     // The Architect's brief succeeded, but a brief is not what a build review is for.
     expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("failed");
   });
@@ -221,12 +272,24 @@ describe("the build review", () => {
     const { review, talks, log, idOf } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsks: true });
     expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1, clarified: true });
     // Asked of the Architect, answered, and once settled the Coder writes its code.
-    expect(log.find((row) => row.type === "dialogue.opened")).toMatchObject({ agent: idOf("coder"), targetAgent: idOf("architect"), nextSteps: ["dialogue.message"] });
+    expect(log.find((row) => row.type === "dialogue.opened")).toMatchObject({
+      agent: idOf("coder"),
+      targetAgent: idOf("architect"),
+      nextSteps: ["dialogue.message"],
+    });
     expect(log.find((row) => row.type === "dialogue.message")).toMatchObject({ agent: idOf("architect"), targetAgent: idOf("coder") });
     expect(log.find((row) => row.type === "dialogue.closed")).toMatchObject({ nextSteps: ["review.code"] });
-    expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "question", topic: "Should an empty input return an empty list?" })]);
-    const opened = log.find((row) => row.type === "dialogue.opened")!.payload as { dialogue: { askerAgentId: string; addresseeAgentId: string } };
-    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    expect(talks).toEqual([
+      expect.objectContaining({ status: "resolved", rounds: 1, reason: "question", topic: "Should an empty input return an empty list?" }),
+    ]);
+    const opened = log.find((row) => row.type === "dialogue.opened")!.payload as {
+      dialogue: { askerAgentId: string; addresseeAgentId: string };
+    };
+    const workflowRuns = await context.database.db
+      .select()
+      .from(runs)
+      .where(eq(runs.correlationId, review.correlationId))
+      .orderBy(asc(runs.createdAt));
     expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "answer", "reply", "code", "review"]);
     expect(opened.dialogue.askerAgentId).not.toBe(opened.dialogue.addresseeAgentId);
     // It asked instead of saying it was ready; the question is asked once.
@@ -237,8 +300,18 @@ describe("the build review", () => {
   it("opens the Coder's question from its words when it asks without tools", async () => {
     const { review, talks } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, coderAsksInText: true });
     expect(review).toMatchObject({ status: "approved", codeVersion: 1, clarified: true });
-    expect(talks).toEqual([expect.objectContaining({ status: "resolved", reason: "question", topic: "Before I start: Architect, should an empty input return an empty list?" })]);
-    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    expect(talks).toEqual([
+      expect.objectContaining({
+        status: "resolved",
+        reason: "question",
+        topic: "Before I start: Architect, should an empty input return an empty list?",
+      }),
+    ]);
+    const workflowRuns = await context.database.db
+      .select()
+      .from(runs)
+      .where(eq(runs.correlationId, review.correlationId))
+      .orderBy(asc(runs.createdAt));
     expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "answer", "reply", "code", "review"]);
   });
 
@@ -258,30 +331,53 @@ describe("the build review", () => {
       }),
     ]);
     // The review did not wait for it: the Coder's ready step was queued by the brief's end, as the dialogue's answer was.
-    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    const workflowRuns = await context.database.db
+      .select()
+      .from(runs)
+      .where(eq(runs.correlationId, review.correlationId))
+      .orderBy(asc(runs.createdAt));
     const brief1 = workflowRuns.find((run) => run.purpose?.kind === "brief")!;
     const ready = workflowRuns.find((run) => run.purpose?.kind === "ready")!;
     const answer = workflowRuns.find((run) => run.purpose?.kind === "answer")!;
     expect(ready.createdAt.getTime()).toBe(answer.createdAt.getTime());
     expect([ready.parentRunId, answer.parentRunId]).toEqual([brief1.id, brief1.id]);
-    expect(log.map((row) => row.type).filter((type) => type === "review.ready" || type === "review.closed")).toEqual(["review.ready", "review.closed"]);
+    expect(log.map((row) => row.type).filter((type) => type === "review.ready" || type === "review.closed")).toEqual([
+      "review.ready",
+      "review.closed",
+    ]);
   });
 
   it("holds the review while a dialogue the Coder's words opened about its version runs, then reviews that version with what it settled", async () => {
     const { review, talks, log, idOf } = await runReview(
       {},
-      { verdict: approveFrom(1), satisfied: () => true, coderSays: (version) => (version === 1 ? "Reviewer, should an empty sentence count as zero words?" : null) },
+      {
+        verdict: approveFrom(1),
+        satisfied: () => true,
+        coderSays: (version) => (version === 1 ? "Reviewer, should an empty sentence count as zero words?" : null),
+      },
     );
     expect(review).toMatchObject({ status: "approved", round: 1, codeVersion: 1 });
     expect(talks).toEqual([
-      expect.objectContaining({ askerAgentId: idOf("coder"), addresseeAgentId: idOf("reviewer"), buildReviewId: review.id, status: "resolved", rounds: 1 }),
+      expect.objectContaining({
+        askerAgentId: idOf("coder"),
+        addresseeAgentId: idOf("reviewer"),
+        buildReviewId: review.id,
+        status: "resolved",
+        rounds: 1,
+      }),
     ]);
     const order = ["review.code", "dialogue.opened", "dialogue.closed", "review.verdict", "review.closed"];
     expect(log.map((row) => row.type).filter((type) => order.includes(type))).toEqual(order);
     // Version 1 was reviewed once, after the dialogue, which the Reviewer's task recalls.
-    const workflowRuns = await context.database.db.select().from(runs).where(eq(runs.correlationId, review.correlationId)).orderBy(asc(runs.createdAt));
+    const workflowRuns = await context.database.db
+      .select()
+      .from(runs)
+      .where(eq(runs.correlationId, review.correlationId))
+      .orderBy(asc(runs.createdAt));
     expect(workflowRuns.map((run) => run.purpose?.kind)).toEqual(["brief", "ready", "code", "answer", "reply", "review"]);
-    expect(workflowRuns.at(-1)!.prompt).toContain("From the Coder's dialogue about this version:\n- Settled: Reviewer, should an empty sentence count as zero words?");
+    expect(workflowRuns.at(-1)!.prompt).toContain(
+      "From the Coder's dialogue about this version:\n- Settled: Reviewer, should an empty sentence count as zero words?",
+    );
   });
 
   it("keeps every version of the code the Coder submitted, whatever happens to its node since", async () => {
@@ -293,7 +389,13 @@ describe("the build review", () => {
     const history = await call(codeRoute, { url: "/x", method: "GET", params: { roomId, reviewId: review.id } });
     expect(history.status).toBe(200);
     expect(history.body.code).toMatchObject({ reviewId: review.id, nodeId });
-    expect(history.body.code.versions.map((entry: { version: number; language: string; code: string }) => [entry.version, entry.language, entry.code])).toEqual([
+    expect(
+      history.body.code.versions.map((entry: { version: number; language: string; code: string }) => [
+        entry.version,
+        entry.language,
+        entry.code,
+      ]),
+    ).toEqual([
       [1, "typescript", "export const version = 1;"],
       [2, "typescript", "export const version = 2;"],
     ]);
@@ -308,7 +410,9 @@ describe("the build review", () => {
 
   it("lets the Reviewer put a question with ask_teammate, and waits for that dialogue before it decides", async () => {
     const { review, talks, log } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, reviewerAsks: true });
-    expect(talks).toEqual([expect.objectContaining({ reason: "question", topic: "What does it return for an empty sentence?", status: "resolved" })]);
+    expect(talks).toEqual([
+      expect.objectContaining({ reason: "question", topic: "What does it return for an empty sentence?", status: "resolved" }),
+    ]);
     // Version 1 had no verdict (the Reviewer only asked): a second round, after the dialogue.
     expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
     const order = ["review.code", "dialogue.opened", "dialogue.closed", "review.code", "review.closed"];
@@ -326,22 +430,40 @@ describe("the build review", () => {
     const { review, log } = await runReview({ dialogue_max_rounds: 0 }, { verdict: approveFrom(99), satisfied: () => true });
     expect(review).toMatchObject({ status: "not_approved", round: 3, codeVersion: 3 });
     const last = log.find((row) => row.type === "review.closed")!.payload;
-    expect(last).toMatchObject({ outcome: "not_approved", rounds: 3, remainingIssues: [{ severity: "major", text: "Empty input is not handled." }] });
-    const [closing] = await context.database.db.select().from(events).where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
+    expect(last).toMatchObject({
+      outcome: "not_approved",
+      rounds: 3,
+      remainingIssues: [{ severity: "major", text: "Empty input is not handled." }],
+    });
+    const [closing] = await context.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, review.roomId), eq(events.type, "review.closed")));
     expect(closing!.status).toBe("success");
     expect((await readWorkflow(context.database.db, review.roomId, review.correlationId)).status).toBe("complete");
   });
 
   it("does not take an approval that lists a major issue as consensus", async () => {
-    const approvesWithMajor = () => ({ verdict: "approve" as const, issues: [{ severity: "major", text: "Empty input is not handled." }], openQuestions: [] });
-    const { review, log } = await runReview({ dialogue_max_rounds: 0, max_review_rounds: 2 }, { verdict: approvesWithMajor, satisfied: () => true });
+    const approvesWithMajor = () => ({
+      verdict: "approve" as const,
+      issues: [{ severity: "major", text: "Empty input is not handled." }],
+      openQuestions: [],
+    });
+    const { review, log } = await runReview(
+      { dialogue_max_rounds: 0, max_review_rounds: 2 },
+      { verdict: approvesWithMajor, satisfied: () => true },
+    );
     expect(review).toMatchObject({ status: "not_approved", round: 2, codeVersion: 2 });
-    expect(log.filter((row) => row.type === "review.verdict").map((row) => (row.payload as { verdict: string }).verdict)).toEqual(["approve", "approve"]);
+    expect(log.filter((row) => row.type === "review.verdict").map((row) => (row.payload as { verdict: string }).verdict)).toEqual([
+      "approve",
+      "approve",
+    ]);
     expect(log.find((row) => row.type === "review.closed")!.payload).toMatchObject({ remainingIssues: [{ severity: "major" }] });
   });
 
   it("lets a Reviewer without tools approve only with a VERDICT: APPROVE line, never by a word in its prose", async () => {
-    const says = (version: number) => (version === 1 ? "Looks approved to me, nice and short." : "The empty input is handled now.\nVERDICT: APPROVE");
+    const says = (version: number) =>
+      version === 1 ? "Looks approved to me, nice and short." : "The empty input is handled now.\nVERDICT: APPROVE";
     const { review, log, talks } = await runReview({}, { verdict: approveFrom(1), satisfied: () => true, reviewerSays: says });
     expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
     expect(talks).toEqual([]);
@@ -356,20 +478,38 @@ describe("the build review", () => {
     const asks = () => "Coder, what does it return for an empty sentence?\nVERDICT: CHANGES";
     const approvesInReply = await runReview(
       {},
-      { verdict: approveFrom(1), satisfied: () => true, reviewerSays: asks, reviewerRepliesSay: () => "Thanks, that clarifies it.\nVERDICT: APPROVE" },
+      {
+        verdict: approveFrom(1),
+        satisfied: () => true,
+        reviewerSays: asks,
+        reviewerRepliesSay: () => "Thanks, that clarifies it.\nVERDICT: APPROVE",
+      },
     );
     expect(approvesInReply.talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 1, reason: "vocative" })]);
     // Approved after talking to the Coder, without another version.
     expect(approvesInReply.review).toMatchObject({ status: "approved", round: 1, codeVersion: 1 });
     const types = approvesInReply.log.map((row) => row.type);
-    const order = ["review.code", "review.verdict", "dialogue.opened", "dialogue.message", "dialogue.message", "dialogue.closed", "review.verdict", "review.closed"];
+    const order = [
+      "review.code",
+      "review.verdict",
+      "dialogue.opened",
+      "dialogue.message",
+      "dialogue.message",
+      "dialogue.closed",
+      "review.verdict",
+      "review.closed",
+    ];
     expect(types.filter((type) => order.includes(type))).toEqual(order);
     expect(approvesInReply.log.filter((row) => row.type === "review.verdict").map((row) => row.payload)).toEqual([
       expect.objectContaining({ version: 1, round: 1, verdict: "changes" }),
       expect.objectContaining({ version: 1, round: 1, verdict: "approve", issues: [] }),
     ]);
     // Verdicts stated in words are for the Coder too: the review's is followed by another version (or the close), the reply's by the dialogue's end.
-    expect(approvesInReply.log.filter((row) => row.type === "review.verdict").map(({ agent, targetAgent, nextSteps }) => ({ agent, targetAgent, nextSteps }))).toEqual([
+    expect(
+      approvesInReply.log
+        .filter((row) => row.type === "review.verdict")
+        .map(({ agent, targetAgent, nextSteps }) => ({ agent, targetAgent, nextSteps })),
+    ).toEqual([
       { agent: approvesInReply.idOf("reviewer"), targetAgent: approvesInReply.idOf("coder"), nextSteps: ["review.code", "review.closed"] },
       { agent: approvesInReply.idOf("reviewer"), targetAgent: approvesInReply.idOf("coder"), nextSteps: ["dialogue.closed"] },
     ]);
@@ -386,12 +526,17 @@ describe("the build review", () => {
     );
     expect(saysApproved.talks).toEqual([expect.objectContaining({ status: "resolved" })]);
     expect(saysApproved.review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
-    expect(saysApproved.log.filter((row) => row.type === "review.verdict").map((row) => (row.payload as { verdict: string }).verdict)).toEqual(["changes", "approve"]);
+    expect(
+      saysApproved.log.filter((row) => row.type === "review.verdict").map((row) => (row.payload as { verdict: string }).verdict),
+    ).toEqual(["changes", "approve"]);
   });
 
   it("opens a dialogue from the room's own concern phrases in a review that does not approve", async () => {
     const says = (version: number) => (version === 1 ? "It is unclear to me. The loop smells off.\nVERDICT: CHANGES" : "VERDICT: APPROVE");
-    const { review, talks } = await runReview({ concern_phrases: ["smells off"] }, { verdict: approveFrom(1), satisfied: () => true, reviewerSays: says });
+    const { review, talks } = await runReview(
+      { concern_phrases: ["smells off"] },
+      { verdict: approveFrom(1), satisfied: () => true, reviewerSays: says },
+    );
     expect(review.status).toBe("approved");
     // "unclear" is a default phrase, not one of this room's: the sentence with the room's phrase is the topic.
     expect(talks).toEqual([expect.objectContaining({ reason: "concern", topic: "The loop smells off.", status: "resolved" })]);
@@ -405,14 +550,22 @@ describe("the build review", () => {
       const cookie = cookieFrom(seat.headers.get("set-cookie"));
       expect((await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { task: "" }, cookie })).status).toBe(400);
       expect((await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { task: "Count words" } })).status).toBe(403);
-      const started = await call(startRoute, { url: "/x", method: "POST", params: { roomId }, body: { task: "Write a function that counts the words in a sentence" }, cookie });
+      const started = await call(startRoute, {
+        url: "/x",
+        method: "POST",
+        params: { roomId },
+        body: { task: "Write a function that counts the words in a sentence" },
+        cookie,
+      });
       expect(started.status).toBe(201);
       const review = await closed(roomId);
       expect(review).toMatchObject({ status: "approved", round: 2, codeVersion: 2 });
       const talks = await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
       expect(talks).toEqual([expect.objectContaining({ status: "resolved", rounds: 2 })]);
       const log = await typesOf(roomId);
-      const messages = log.filter((row) => row.type === "dialogue.message").map((row) => row.payload as { round: number; text: string; costKnown: boolean });
+      const messages = log
+        .filter((row) => row.type === "dialogue.message")
+        .map((row) => row.payload as { round: number; text: string; costKnown: boolean });
       expect(messages.map((message) => message.round)).toEqual([1, 1, 2, 2]);
       expect(messages.every((message) => message.costKnown)).toBe(true);
       const ready = log.find((row) => row.type === "review.ready")!.payload as { text: string };
@@ -428,6 +581,8 @@ describe("the build review", () => {
 
   it("refuses a room without the three personas", async () => {
     const { room } = await createRoom(context.database.db, { title: "Canvas", template: "creative-canvas" }, {});
-    await expect(startBuildReview(context.database.db, room.id, "Count words", { id: "human:ada", name: "Ada" })).rejects.toThrow(/needs an architect, a coder and a reviewer/);
+    await expect(startBuildReview(context.database.db, room.id, "Count words", { id: "human:ada", name: "Ada" })).rejects.toThrow(
+      /needs an architect, a coder and a reviewer/,
+    );
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { ReviewVerdict } from "@/db/schema";
 import { isConsensus } from "./advance";
 
-const approve = (version: number, issues: ReviewVerdict["issues"] = []): ReviewVerdict => ({ verdict: "approve", issues, openQuestions: [], version, round: 1 });
+const approve = (version: number, issues: ReviewVerdict["issues"] = []): ReviewVerdict => ({
+  verdict: "approve",
+  issues,
+  openQuestions: [],
+  version,
+  round: 1,
+});
 
 describe("consensus", () => {
   it("is an approval of the latest version with no blocker or major issue and no open dialogue", () => {
@@ -12,7 +18,16 @@ describe("consensus", () => {
 
   it("is not an approval that lists a major or a blocker issue", () => {
     expect(isConsensus(approve(2, [{ severity: "major", text: "Empty input is not handled." }]), 2, false)).toBe(false);
-    expect(isConsensus(approve(2, [{ severity: "minor", text: "a" }, { severity: "blocker", text: "It does not compile." }]), 2, false)).toBe(false);
+    expect(
+      isConsensus(
+        approve(2, [
+          { severity: "minor", text: "a" },
+          { severity: "blocker", text: "It does not compile." },
+        ]),
+        2,
+        false,
+      ),
+    ).toBe(false);
   });
 
   it("is not an approval of an older version", () => {

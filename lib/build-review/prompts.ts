@@ -7,7 +7,7 @@ export function briefPrompt(task: string): string {
     "## Build review: write the brief",
     `Task: ${task}`,
     "Write a short brief for the Coder: the goal, the inputs and outputs, the edge cases to handle, and how it will be judged. " +
-      "Put it on the canvas (create_node, kind \"brief\"), then end with the brief itself as your final message.",
+      'Put it on the canvas (create_node, kind "brief"), then end with the brief itself as your final message.',
   ].join("\n");
 }
 
@@ -23,12 +23,15 @@ export function readyPrompt(review: Pick<BuildReview, "task" | "brief">): string
     `Brief from the Architect:\n${review.brief ?? "(none)"}`,
     "Read the brief; do not write code yet. If you can write the code from it, say in one or two sentences that you are ready " +
       "and how you will go about it: that is your final message. If something essential is unclear, ask the Architect one " +
-      "question instead with ask_teammate (without tools: address the Architect by name and end your question with \"?\"), " +
+      'question instead with ask_teammate (without tools: address the Architect by name and end your question with "?"), ' +
       "and finish your turn; you write the code once the dialogue ends. You may ask once.",
   ].join("\n\n");
 }
 
-export function codePrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds" | "lastVerdict">, notes: string[] = []): string {
+export function codePrompt(
+  review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds" | "lastVerdict">,
+  notes: string[] = [],
+): string {
   const version = review.codeVersion + 1;
   const lines = [
     `## Build review: write the code (version ${version}, round ${review.round} of ${review.maxRounds})`,
@@ -46,7 +49,11 @@ export function codePrompt(review: Pick<BuildReview, "task" | "brief" | "codeVer
   return lines.join("\n\n");
 }
 
-export function reviewPrompt(review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds">, code: string, notes: string[] = []): string {
+export function reviewPrompt(
+  review: Pick<BuildReview, "task" | "brief" | "codeVersion" | "round" | "maxRounds">,
+  code: string,
+  notes: string[] = [],
+): string {
   return [
     `## Build review: review version ${review.codeVersion} (round ${review.round} of ${review.maxRounds})`,
     `Task: ${review.task}`,

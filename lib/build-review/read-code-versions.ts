@@ -65,7 +65,13 @@ export async function readCodeVersions(db: Db, roomId: string, reviewId: string)
           ? event.payload.changes.text
           : undefined;
     if (text === undefined) continue;
-    versions.push({ version: announced.version, language: announced.language, code: text, submittedAt: event.timestamp, authorName: event.agent_name });
+    versions.push({
+      version: announced.version,
+      language: announced.language,
+      code: text,
+      submittedAt: event.timestamp,
+      authorName: event.agent_name,
+    });
     announced = null;
   }
   return { reviewId, nodeId: review.codeNodeId, versions };

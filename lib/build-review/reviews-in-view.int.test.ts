@@ -15,7 +15,11 @@ const ADA = { id: "human:ada", name: "Ada" };
 
 /** Enough of other goings-on that a review's first events fall out of the snapshot's recent ones. */
 async function muchLater(roomId: string) {
-  const drafts = Array.from({ length: 250 }, (_, index) => ({ type: "seat.taken" as const, actor: ADA, payload: { seatId: `s${index}`, displayName: `Guest ${index}` } }));
+  const drafts = Array.from({ length: 250 }, (_, index) => ({
+    type: "seat.taken" as const,
+    actor: ADA,
+    payload: { seatId: `s${index}`, displayName: `Guest ${index}` },
+  }));
   await appendEvents(context.database.db, roomId, drafts);
 }
 
@@ -37,23 +41,71 @@ describe("the room snapshot's build reviews and dialogues", () => {
     const { roomId, persona } = await reviewRoom();
     const reviewer = persona("reviewer");
     const coder = persona("coder");
-    const verdict = { verdict: "changes" as const, issues: [{ severity: "major" as const, text: "Empty input." }], openQuestions: ["What of an empty input?"], version: 1, round: 1 };
+    const verdict = {
+      verdict: "changes" as const,
+      issues: [{ severity: "major" as const, text: "Empty input." }],
+      openQuestions: ["What of an empty input?"],
+      version: 1,
+      round: 1,
+    };
     const reviewId = await start(roomId, "Count words", { status: "in_dialogue", codeVersion: 1, lastVerdict: verdict });
     const { result: dialogue } = await writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
-      openDialogue(tx, emit, { roomId, correlationId: "c", asker: reviewer, addressee: coder, topic: "What of an empty input?", reason: "open question", settings: DEFAULT_ROOM_SETTINGS, buildReviewId: reviewId, chainDepth: 0, parentRunId: null, at }),
+      openDialogue(tx, emit, {
+        roomId,
+        correlationId: "c",
+        asker: reviewer,
+        addressee: coder,
+        topic: "What of an empty input?",
+        reason: "open question",
+        settings: DEFAULT_ROOM_SETTINGS,
+        buildReviewId: reviewId,
+        chainDepth: 0,
+        parentRunId: null,
+        at,
+      }),
     );
-    const said = { dialogueId: dialogue!.id, round: 1, fromAgentId: coder.id, toAgentId: reviewer.id, text: "An empty list.", runId: "run-1", durationMs: 900, inputTokens: 5, outputTokens: 6, costUsd: 0, costKnown: true };
+    const said = {
+      dialogueId: dialogue!.id,
+      round: 1,
+      fromAgentId: coder.id,
+      toAgentId: reviewer.id,
+      text: "An empty list.",
+      runId: "run-1",
+      durationMs: 900,
+      inputTokens: 5,
+      outputTokens: 6,
+      costUsd: 0,
+      costKnown: true,
+    };
     await appendEvents(context.database.db, roomId, [{ type: "dialogue.message", actor: coder, payload: said }]);
     await muchLater(roomId);
 
     const snapshot = await getRoomSnapshot(context.database.db, roomId);
-    expect(snapshot.recentEvents.some((event) => event.type === "review.started" || event.type === "dialogue.opened" || event.type === "dialogue.message")).toBe(false);
+    expect(
+      snapshot.recentEvents.some(
+        (event) => event.type === "review.started" || event.type === "dialogue.opened" || event.type === "dialogue.message",
+      ),
+    ).toBe(false);
     expect(snapshot.reviews).toEqual([
-      { id: reviewId, task: "Count words", maxRounds: 3, round: 1, version: 1, verdict: { reviewId, round: 1, version: 1, verdict: "changes", issues: verdict.issues, openQuestions: verdict.openQuestions }, closed: null },
+      {
+        id: reviewId,
+        task: "Count words",
+        maxRounds: 3,
+        round: 1,
+        version: 1,
+        verdict: { reviewId, round: 1, version: 1, verdict: "changes", issues: verdict.issues, openQuestions: verdict.openQuestions },
+        closed: null,
+      },
     ]);
     expect(snapshot.dialogues).toEqual([
       {
-        dialogue: expect.objectContaining({ id: dialogue!.id, askerAgentId: reviewer.id, addresseeAgentId: coder.id, reviewId, maxRounds: 2 }),
+        dialogue: expect.objectContaining({
+          id: dialogue!.id,
+          askerAgentId: reviewer.id,
+          addresseeAgentId: coder.id,
+          reviewId,
+          maxRounds: 2,
+        }),
         messages: [{ ...said, at: expect.any(String) }],
         closed: null,
       },
@@ -74,7 +126,12 @@ describe("the room snapshot's build reviews and dialogues", () => {
     await muchLater(roomId);
     const snapshot = await getRoomSnapshot(context.database.db, roomId);
     expect(snapshot.reviews).toEqual([
-      expect.objectContaining({ id: latest, round: 2, version: 2, closed: { reviewId: latest, outcome: "approved", rounds: 2, remainingIssues: [], reason: "Approved in round 2, version 2." } }),
+      expect.objectContaining({
+        id: latest,
+        round: 2,
+        version: 2,
+        closed: { reviewId: latest, outcome: "approved", rounds: 2, remainingIssues: [], reason: "Approved in round 2, version 2." },
+      }),
     ]);
     expect(snapshot.dialogues).toEqual([]);
   });

@@ -31,15 +31,25 @@ export async function startBuildReview(db: Db, roomId: string, task: string, act
         if (!room) throw notFound("Room");
         const team = await tx.select().from(agents).where(eq(agents.roomId, roomId));
         const missing = Object.values(BUILD_REVIEW_PERSONAS).filter((persona) => !team.some((member) => member.persona === persona));
-        if (missing.length) throw badRequest(`A build review needs an architect, a coder and a reviewer; this room has no ${missing.join(", ")}.`);
+        if (missing.length)
+          throw badRequest(`A build review needs an architect, a coder and a reviewer; this room has no ${missing.join(", ")}.`);
         const settings = parseRoomSettings(room.settings);
         const architect = team.find((member) => member.persona === BUILD_REVIEW_PERSONAS.architect)!;
         await checkBudget(tx, settings, architect, at);
         const id = randomUUID();
         const correlationId = createCorrelationId({ scope: `review-${roomId.slice(0, 8)}`, subject: task, now: at });
-        await tx.insert(buildReviews).values({ id, roomId, correlationId, task, status: "briefing", maxRounds: settings.max_review_rounds, createdAt: at });
+        await tx
+          .insert(buildReviews)
+          .values({ id, roomId, correlationId, task, status: "briefing", maxRounds: settings.max_review_rounds, createdAt: at });
         // The Architect briefs first; the Coder's word that it is ready is the review's next event.
-        emit({ type: "review.started", actor, targetAgent: architect.id, nextSteps: ["review.ready"], correlationId, payload: { review: { id, task, maxRounds: settings.max_review_rounds } } });
+        emit({
+          type: "review.started",
+          actor,
+          targetAgent: architect.id,
+          nextSteps: ["review.ready"],
+          correlationId,
+          payload: { review: { id, task, maxRounds: settings.max_review_rounds } },
+        });
         await enqueueRun(tx, emit, {
           roomId,
           agentId: architect.id,

@@ -197,10 +197,14 @@ describe("canvas routes", () => {
     expect((await note(roomId, cookie, huge)).status).toBe(413);
     // Chunked, with no Content-Length: the limit is enforced on what arrives.
     const chunked = await new Promise<number>((resolve, reject) => {
-      const request = http.request(server.url(`/api/rooms/${roomId}/nodes`), { method: "POST", headers: { cookie, "content-type": "application/json" } }, (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      });
+      const request = http.request(
+        server.url(`/api/rooms/${roomId}/nodes`),
+        { method: "POST", headers: { cookie, "content-type": "application/json" } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      );
       request.on("error", reject);
       for (let offset = 0; offset < huge.length; offset += 16_384) request.write(huge.slice(offset, offset + 16_384));
       request.end();
@@ -321,7 +325,12 @@ describe("placing and tidying notes", () => {
     const nodes = await Promise.all(
       Array.from({ length: 24 }, (_, index) => {
         const agent = agents[index % agents.length]!;
-        return createNode(context.database.db, roomId, { kind: "agent", id: agent.id, name: agent.name }, { kind: "lyric", text: `Verse ${index}`, x: 0, y: 0 });
+        return createNode(
+          context.database.db,
+          roomId,
+          { kind: "agent", id: agent.id, name: agent.name },
+          { kind: "lyric", text: `Verse ${index}`, x: 0, y: 0 },
+        );
       }),
     );
     const boxes = nodes.map((node) => boxOf(shapeOf(node)));
@@ -372,12 +381,25 @@ describe("placing and tidying notes", () => {
     const column: { id: string }[] = [];
     for (let index = 0; index < 8; index++) {
       const agent = agents[index % agents.length]!;
-      column.push(await createNode(db, roomId, { kind: "agent", id: agent.id, name: agent.name }, { kind: "lyric", text: `Verse ${index}`, x: 0, y: 0 }));
+      column.push(
+        await createNode(
+          db,
+          roomId,
+          { kind: "agent", id: agent.id, name: agent.name },
+          { kind: "lyric", text: `Verse ${index}`, x: 0, y: 0 },
+        ),
+      );
     }
     await Promise.all(
       column.map((node, index) => {
         const agent = agents[index % agents.length]!;
-        return updateNode(db, roomId, node.id, { kind: "agent", id: agent.id, name: agent.name }, { text: `Verse ${index}, now much longer. `.repeat(10) });
+        return updateNode(
+          db,
+          roomId,
+          node.id,
+          { kind: "agent", id: agent.id, name: agent.name },
+          { text: `Verse ${index}, now much longer. `.repeat(10) },
+        );
       }),
     );
     const boxes = (await db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId))).map((node) => boxOf(shapeOf(node)));
@@ -390,7 +412,10 @@ describe("placing and tidying notes", () => {
     const second = await note(roomId, cookie, { text: "Second", near: { x: 0, y: 0 } });
     const dragged = await send("PATCH", `/api/rooms/${roomId}/nodes/${second.body.node.id}`, { body: { x: 20, y: 30 }, cookie });
     expect(dragged.body.changes).toEqual({ x: 20, y: 30 });
-    const written = await send("PATCH", `/api/rooms/${roomId}/nodes/${first.body.node.id}`, { body: { text: "word ".repeat(300) }, cookie });
+    const written = await send("PATCH", `/api/rooms/${roomId}/nodes/${first.body.node.id}`, {
+      body: { text: "word ".repeat(300) },
+      cookie,
+    });
     expect(written.body.changes).toEqual({ text: "word ".repeat(300) });
     const rows = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
     expect(rows.map((row) => [row.text.slice(0, 6), row.x, row.y]).sort()).toEqual([
@@ -417,7 +442,11 @@ describe("placing and tidying notes", () => {
     const before = await lastSeq(roomId);
 
     const long = "A note that keeps on growing as its author writes. ".repeat(14);
-    const written = await send("PATCH", `/api/rooms/${roomId}/nodes/${top.id}`, { body: { text: long }, cookie, headers: { "idempotency-key": "grow-top" } });
+    const written = await send("PATCH", `/api/rooms/${roomId}/nodes/${top.id}`, {
+      body: { text: long },
+      cookie,
+      headers: { "idempotency-key": "grow-top" },
+    });
     expect(written.status).toBe(200);
     // The note stays where its author put it, under their caret.
     expect(written.body).toMatchObject({ nodeId: top.id, changes: { text: long }, version: 2 });
@@ -437,13 +466,18 @@ describe("placing and tidying notes", () => {
     const moves = events.map((event) => event.payload as PayloadOf<"node.updated">).filter((update) => update.nodeId !== top.id);
     const bumped = rows.filter((row) => row.id !== top.id && row.version === 2);
     expect(moves.map((move) => move.nodeId).sort()).toEqual(bumped.map((row) => row.id).sort());
-    for (const row of bumped) expect(moves.find((move) => move.nodeId === row.id)).toMatchObject({ changes: { x: row.x, y: row.y }, version: 2 });
+    for (const row of bumped)
+      expect(moves.find((move) => move.nodeId === row.id)).toMatchObject({ changes: { x: row.x, y: row.y }, version: 2 });
     expect(moves.map((move) => move.nodeId)).toContain(verse.id);
     // Each moved to the free spot nearest where it was, not somewhere far away.
     for (const moved of [movedVerse, await nodeAt(theirs.id)]) expect(Math.hypot(moved.x, moved.y - verse.y)).toBeLessThan(2000);
 
     // A retry is the same write: nothing moves again.
-    const again = await send("PATCH", `/api/rooms/${roomId}/nodes/${top.id}`, { body: { text: long }, cookie, headers: { "idempotency-key": "grow-top" } });
+    const again = await send("PATCH", `/api/rooms/${roomId}/nodes/${top.id}`, {
+      body: { text: long },
+      cookie,
+      headers: { "idempotency-key": "grow-top" },
+    });
     expect(again.body).toEqual(written.body);
     expect(await lastSeq(roomId)).toBe(before + events.length);
   });
@@ -458,7 +492,12 @@ describe("placing and tidying notes", () => {
       method: "POST",
       params: { roomId },
       cookie,
-      body: { positions: [{ nodeId: a, x: 0, y: 0 }, { nodeId: b, x: 400, y: 12.5 }] },
+      body: {
+        positions: [
+          { nodeId: a, x: 0, y: 0 },
+          { nodeId: b, x: 400, y: 12.5 },
+        ],
+      },
     });
     expect(tidied.status).toBe(200);
     expect(await lastSeq(roomId)).toBe(before + 1);
@@ -508,10 +547,29 @@ describe("placing and tidying notes", () => {
     const attempt = (body: unknown, who: string | undefined = cookie) =>
       call(tidy, { url: `/api/rooms/${roomId}/canvas/tidy`, method: "POST", params: { roomId }, cookie: who, body });
     const cases: [unknown, RegExp][] = [
-      [{ positions: [{ nodeId: a, x: 1, y: 1 }, { nodeId: elsewhere, x: 1, y: 1 }] }, new RegExp(`Node id\\(s\\) of another room: ${elsewhere}`)],
-      [{ positions: [{ nodeId: a, x: 1, y: 1 }, { nodeId: a, x: 2, y: 2 }] }, /Each note is placed once/],
+      [
+        {
+          positions: [
+            { nodeId: a, x: 1, y: 1 },
+            { nodeId: elsewhere, x: 1, y: 1 },
+          ],
+        },
+        new RegExp(`Node id\\(s\\) of another room: ${elsewhere}`),
+      ],
+      [
+        {
+          positions: [
+            { nodeId: a, x: 1, y: 1 },
+            { nodeId: a, x: 2, y: 2 },
+          ],
+        },
+        /Each note is placed once/,
+      ],
       [{ positions: [] }, /at least one position/],
-      [{ positions: Array.from({ length: LIMITS.tidyNodes + 1 }, (_, index) => ({ nodeId: `n${index}`, x: 0, y: 0 })) }, /At most 500 notes/],
+      [
+        { positions: Array.from({ length: LIMITS.tidyNodes + 1 }, (_, index) => ({ nodeId: `n${index}`, x: 0, y: 0 })) },
+        /At most 500 notes/,
+      ],
       [{ positions: [{ nodeId: a, x: 1e12, y: 1 }] }, /x: /],
     ];
     for (const [body, reason] of cases) {

@@ -11,38 +11,62 @@ import { participantRoute } from "@/lib/http/participant-route";
 const humanEditSchema = updateNodeInputSchema.omit({ kind: true }).refine((input) => Object.keys(input).length > 0, "Nothing to change");
 
 /** A participant adds a sticky note. */
-export const createNoteRoute = participantRoute("/api/rooms/[roomId]/nodes", placeNoteInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
-  const { near, ...note } = input;
-  const node = await createNode(runtime.database.db, params.roomId, actor, note, { idempotencyKey, placeNear: near });
-  return { status: 201, body: { node } };
-});
+export const createNoteRoute = participantRoute(
+  "/api/rooms/[roomId]/nodes",
+  placeNoteInputSchema,
+  async ({ runtime, params, actor, input, idempotencyKey }) => {
+    const { near, ...note } = input;
+    const node = await createNode(runtime.database.db, params.roomId, actor, note, { idempotencyKey, placeNear: near });
+    return { status: 201, body: { node } };
+  },
+);
 
 /** A participant edits or moves a note. */
-export const updateNodeRoute = participantRoute("/api/rooms/[roomId]/nodes/[nodeId]", humanEditSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
-  status: 200,
-  body: await updateNode(runtime.database.db, params.roomId, params.nodeId, actor, input, { idempotencyKey }),
-}));
+export const updateNodeRoute = participantRoute(
+  "/api/rooms/[roomId]/nodes/[nodeId]",
+  humanEditSchema,
+  async ({ runtime, params, actor, input, idempotencyKey }) => ({
+    status: 200,
+    body: await updateNode(runtime.database.db, params.roomId, params.nodeId, actor, input, { idempotencyKey }),
+  }),
+);
 
 /** A participant removes a note and its edges. */
-export const deleteNodeRoute = participantRoute("/api/rooms/[roomId]/nodes/[nodeId]", null, async ({ runtime, params, actor, idempotencyKey }) => ({
-  status: 200,
-  body: await deleteNode(runtime.database.db, params.roomId, params.nodeId, actor, { idempotencyKey }),
-}));
+export const deleteNodeRoute = participantRoute(
+  "/api/rooms/[roomId]/nodes/[nodeId]",
+  null,
+  async ({ runtime, params, actor, idempotencyKey }) => ({
+    status: 200,
+    body: await deleteNode(runtime.database.db, params.roomId, params.nodeId, actor, { idempotencyKey }),
+  }),
+);
 
 /** A participant connects two notes with a labelled edge. */
-export const createEdgeRoute = participantRoute("/api/rooms/[roomId]/edges", createEdgeInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
-  const edge = await createEdge(runtime.database.db, params.roomId, actor, input, { idempotencyKey });
-  return { status: 201, body: { edge } };
-});
+export const createEdgeRoute = participantRoute(
+  "/api/rooms/[roomId]/edges",
+  createEdgeInputSchema,
+  async ({ runtime, params, actor, input, idempotencyKey }) => {
+    const edge = await createEdge(runtime.database.db, params.roomId, actor, input, { idempotencyKey });
+    return { status: 201, body: { edge } };
+  },
+);
 
 /** A participant relabels an edge. */
-export const updateEdgeRoute = participantRoute("/api/rooms/[roomId]/edges/[edgeId]", updateEdgeInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
-  status: 200,
-  body: await updateEdge(runtime.database.db, params.roomId, params.edgeId, actor, input, { idempotencyKey }),
-}));
+export const updateEdgeRoute = participantRoute(
+  "/api/rooms/[roomId]/edges/[edgeId]",
+  updateEdgeInputSchema,
+  async ({ runtime, params, actor, input, idempotencyKey }) => ({
+    status: 200,
+    body: await updateEdge(runtime.database.db, params.roomId, params.edgeId, actor, input, { idempotencyKey }),
+  }),
+);
 
 /** A participant removes an edge. */
-export const deleteEdgeRoute = participantRoute("/api/rooms/[roomId]/edges/[edgeId]", null, async ({ runtime, params, actor, idempotencyKey }) => ({
-  status: 200,
-  body: await deleteEdge(runtime.database.db, params.roomId, params.edgeId, actor, { idempotencyKey }),
-}));
+export const deleteEdgeRoute = participantRoute(
+  "/api/rooms/[roomId]/edges/[edgeId]",
+  null,
+  async ({ runtime, params, actor, idempotencyKey }) => ({
+    status: 200,
+    body: await deleteEdge(runtime.database.db, params.roomId, params.edgeId, actor, { idempotencyKey }),
+  }),
+);

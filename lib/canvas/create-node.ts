@@ -44,7 +44,17 @@ export async function createNode(
     async (tx, emit, now, defer, occupied: Box[] | undefined) => {
       const kind = input.kind ?? "note";
       const place = placed ? spotAmong(occupied ?? [], asked ?? placeNear ?? { x: 0, y: 0 }, { kind, text: input.text }) : asked!;
-      const row = newNodeRow({ roomId, kind, text: input.text, ...place, width: input.width, height: input.height, color: input.color, author, at: now });
+      const row = newNodeRow({
+        roomId,
+        kind,
+        text: input.text,
+        ...place,
+        width: input.width,
+        height: input.height,
+        color: input.color,
+        author,
+        at: now,
+      });
       await insertNodes(tx, emit, [row], { correlationId: options.correlationId, defer });
     },
     {
@@ -73,7 +83,10 @@ async function occupiedBoxes(tx: DbOrTx, roomId: string): Promise<Box[]> {
 
 /** The room's nodes as placement sees them, each with its id; read under the room lock to place one of them again. */
 export async function nodeShapes(tx: DbOrTx, roomId: string): Promise<(NodeShape & { id: string })[]> {
-  return tx.select({ id: canvasNodes.id, ...shapeColumns }).from(canvasNodes).where(eq(canvasNodes.roomId, roomId));
+  return tx
+    .select({ id: canvasNodes.id, ...shapeColumns })
+    .from(canvasNodes)
+    .where(eq(canvasNodes.roomId, roomId));
 }
 
 function spotAmong(occupied: Box[], anchor: Point, node: { kind: string; text: string }): Point {

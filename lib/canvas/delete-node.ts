@@ -21,9 +21,7 @@ export async function deleteNode(
     async (tx, emit) => {
       const edges = await tx
         .delete(canvasEdges)
-        .where(
-          and(eq(canvasEdges.roomId, roomId), or(eq(canvasEdges.sourceId, nodeId), eq(canvasEdges.targetId, nodeId))),
-        )
+        .where(and(eq(canvasEdges.roomId, roomId), or(eq(canvasEdges.sourceId, nodeId), eq(canvasEdges.targetId, nodeId))))
         .returning({ id: canvasEdges.id });
       const deleted = await tx
         .delete(canvasNodes)

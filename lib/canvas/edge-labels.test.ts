@@ -78,7 +78,12 @@ describe("layoutLinks", () => {
     const names = ["builds on", "answers", "contrasts with", "echoes the mood of", "inspired"];
     const links = [];
     for (let index = 5; index < 200; index += 2) {
-      links.push({ id: `e${index}`, sourceId: String(index - 5).padStart(3, "0"), targetId: String(index).padStart(3, "0"), label: names[index % 5]! });
+      links.push({
+        id: `e${index}`,
+        sourceId: String(index - 5).padStart(3, "0"),
+        targetId: String(index).padStart(3, "0"),
+        label: names[index % 5]!,
+      });
     }
     const layouts = layoutLinks(boxes, links);
     const labels = links.map((link) => {
@@ -87,7 +92,12 @@ describe("layoutLinks", () => {
       return { x: at.x - size.width / 2, y: at.y - size.height / 2, ...size };
     });
     const covering = labels.flatMap((label, index) => [...boxes.values()].filter((note) => intersects(label, note)).map(() => index));
-    const crossing = labels.flatMap((label, index) => labels.slice(index + 1).filter((other) => intersects(label, other)).map(() => index));
+    const crossing = labels.flatMap((label, index) =>
+      labels
+        .slice(index + 1)
+        .filter((other) => intersects(label, other))
+        .map(() => index),
+    );
     expect(covering).toEqual([]);
     expect(crossing).toEqual([]);
   });

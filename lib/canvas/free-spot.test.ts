@@ -25,7 +25,8 @@ describe("boxOf", () => {
   });
 
   it("caps a code node at its scrolling height however long the code", () => {
-    const code = (lines: number) => boxOf(shapeOf({ ...at, kind: "code", text: Array.from({ length: lines }, () => "x();").join("\n") })).height;
+    const code = (lines: number) =>
+      boxOf(shapeOf({ ...at, kind: "code", text: Array.from({ length: lines }, () => "x();").join("\n") })).height;
     expect(code(10)).toBeGreaterThan(code(2));
     expect(code(500)).toBe(code(200));
   });
@@ -59,11 +60,17 @@ describe("freeSpot", () => {
 
   it("never returns a spot within the gap of any box, however crowded, and gives the same answer every time", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
     const occupied: Box[] = [];
     for (let index = 0; index < 200; index++) {
       const height = 60 + Math.round(random() * 600);
-      const spot = freeSpot({ x: Math.round(random() * 1200) - 600, y: Math.round(random() * 800) - 400 }, occupied, { width: NOTE_WIDTH, height });
+      const spot = freeSpot({ x: Math.round(random() * 1200) - 600, y: Math.round(random() * 800) - 400 }, occupied, {
+        width: NOTE_WIDTH,
+        height,
+      });
       const placed = { ...spot, width: NOTE_WIDTH, height };
       for (const other of occupied) expect(clear(placed, other)).toBe(true);
       occupied.push(placed);

@@ -99,14 +99,19 @@ export function clearSpot(anchor: Point, occupied: Box[], size: { width: number;
  * just below each box there; the nearest clear one wins, ties to the earlier candidate, so the
  * answer is the same every time.
  */
-export function freeSpot(anchor: Point, occupied: Box[], size: { width: number; height: number } = { width: NOTE_WIDTH, height: 160 }): Point {
+export function freeSpot(
+  anchor: Point,
+  occupied: Box[],
+  size: { width: number; height: number } = { width: NOTE_WIDTH, height: 160 },
+): Point {
   const origin = { x: Math.round(anchor.x), y: Math.round(anchor.y) };
   const candidates: Point[] = [];
   for (let column = -6; column <= 10; column++) {
     const x = origin.x + column * COLUMN;
     candidates.push({ x, y: origin.y });
     for (const box of occupied) {
-      if (box.x < x + size.width + GAP.x && x < box.x + box.width + GAP.x) candidates.push({ x, y: Math.round(box.y + box.height + GAP.y) });
+      if (box.x < x + size.width + GAP.x && x < box.x + box.width + GAP.x)
+        candidates.push({ x, y: Math.round(box.y + box.height + GAP.y) });
     }
   }
   const ranked = candidates

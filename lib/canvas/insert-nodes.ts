@@ -47,12 +47,22 @@ export function newNodeRow(node: NewNode): CanvasNode {
  * work, a brainstorm's lane or a build review's code. With `defer`, the insert rides along
  * with the statement that stores the events (for a caller that reads none of them back).
  */
-export async function insertNodes(tx: DbOrTx, emit: Emit, rows: CanvasNode[], options: { correlationId?: string; defer?: Defer } = {}): Promise<void> {
+export async function insertNodes(
+  tx: DbOrTx,
+  emit: Emit,
+  rows: CanvasNode[],
+  options: { correlationId?: string; defer?: Defer } = {},
+): Promise<void> {
   if (rows.length === 0) return;
   const insert = tx.insert(canvasNodes).values(rows);
   if (options.defer) options.defer(insert);
   else await insert;
   for (const row of rows) {
-    emit({ type: "node.created", actor: { id: row.authorId, name: row.authorName }, correlationId: options.correlationId, payload: { node: nodeToDto(row) } });
+    emit({
+      type: "node.created",
+      actor: { id: row.authorId, name: row.authorName },
+      correlationId: options.correlationId,
+      payload: { node: nodeToDto(row) },
+    });
   }
 }

@@ -42,7 +42,10 @@ export async function tidyCanvas(
     roomId,
     async (tx, emit, now) => {
       const ids = input.positions.map((at) => at.nodeId);
-      const found = await tx.select({ id: canvasNodes.id, roomId: canvasNodes.roomId }).from(canvasNodes).where(inArray(canvasNodes.id, ids));
+      const found = await tx
+        .select({ id: canvasNodes.id, roomId: canvasNodes.roomId })
+        .from(canvasNodes)
+        .where(inArray(canvasNodes.id, ids));
       const foreign = found.filter((node) => node.roomId !== roomId).map((node) => node.id);
       if (foreign.length) throw badRequest(`Node id(s) of another room: ${foreign.join(", ")}.`);
       const present = new Set(found.map((node) => node.id));
@@ -61,7 +64,12 @@ export async function tidyCanvas(
       const positions = rowsOf<{ id: string; x: number; y: number; version: number }>(moved)
         .map((row) => ({ nodeId: row.id, x: Number(row.x), y: Number(row.y), version: Number(row.version) }))
         .sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
-      emit({ type: "canvas.tidied", actor: author, correlationId: options.correlationId, payload: { positions, updatedAt: now.toISOString() } });
+      emit({
+        type: "canvas.tidied",
+        actor: author,
+        correlationId: options.correlationId,
+        payload: { positions, updatedAt: now.toISOString() },
+      });
       return { gone, updatedAt: now.toISOString() };
     },
     { ...options, change: { type: "canvas.tidied", request: { by: author.id, input } } },

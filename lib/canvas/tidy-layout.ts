@@ -80,7 +80,9 @@ export interface TidyPlan {
  */
 export function planTidy(notes: { id: string; box: Box; createdAt: string }[], limit: number): TidyPlan {
   if (notes.length <= limit) return { ids: notes.map((note) => note.id), start: topLeft(notes.map((note) => note.box)), leftOut: 0 };
-  const newestFirst = [...notes].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  const newestFirst = [...notes].sort((a, b) =>
+    a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+  );
   const staying = newestFirst.slice(limit).map((note) => note.box);
   return {
     ids: newestFirst.slice(0, limit).map((note) => note.id),

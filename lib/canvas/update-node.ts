@@ -97,7 +97,11 @@ function changedShape(current: NodeShape, changes: UpdateNodeInput): NodeShape {
  * crowded before (put there by a person) stay. Each is placed clear of every other node,
  * those moved before it included, so no move makes room by covering something else.
  */
-function makeRoomFor(shapes: (NodeShape & { id: string })[], nodeId: string, changes: UpdateNodeInput): { id: string; x: number; y: number }[] {
+function makeRoomFor(
+  shapes: (NodeShape & { id: string })[],
+  nodeId: string,
+  changes: UpdateNodeInput,
+): { id: string; x: number; y: number }[] {
   const current = shapes.find((shape) => shape.id === nodeId);
   if (!current) return [];
   const before = boxOf(current);
@@ -121,7 +125,11 @@ function makeRoomFor(shapes: (NodeShape & { id: string })[], nodeId: string, cha
  * changes when it moves or was asked to. Nothing when the node is not in the room (the update
  * then finds no row to change).
  */
-function placeAmong(shapes: (NodeShape & { id: string })[], nodeId: string, changes: UpdateNodeInput): { x: number; y: number } | undefined {
+function placeAmong(
+  shapes: (NodeShape & { id: string })[],
+  nodeId: string,
+  changes: UpdateNodeInput,
+): { x: number; y: number } | undefined {
   const current = shapes.find((shape) => shape.id === nodeId);
   if (!current) return undefined;
   const changed = changedShape(current, changes);

@@ -46,13 +46,7 @@ export async function cancelCommand(
  * to the agent waits. One that has started — even if it was handed back to the queue since — has
  * read its messages and is left alone. The room is locked, so no worker claims it meanwhile.
  */
-async function cancelRunLeftEmpty(
-  tx: DbOrTx,
-  emit: Emit,
-  at: Date,
-  agentId: string,
-  by: Actor,
-): Promise<string | null> {
+async function cancelRunLeftEmpty(tx: DbOrTx, emit: Emit, at: Date, agentId: string, by: Actor): Promise<string | null> {
   const [[queued], [waiting]] = await Promise.all([
     tx
       .select({ id: runs.id })

@@ -83,9 +83,9 @@ async function actedOn(roomId: string, text: string) {
 }
 
 async function eventTypes(roomId: string) {
-  return (await context.database.db.select({ type: events.type }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq))).map(
-    (row) => row.type,
-  );
+  return (
+    await context.database.db.select({ type: events.type }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq))
+  ).map((row) => row.type);
 }
 
 describe("@agent commands", () => {
@@ -175,7 +175,12 @@ describe("@agent commands", () => {
     await setAgentModel(context.database, storyteller.id, "mock:slow");
     await setAgentModel(context.database, curator.id, "mock:quick");
     const stepsOf = async (runId: string) =>
-      (await context.database.db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.step"))))
+      (
+        await context.database.db
+          .select({ payload: events.payload })
+          .from(events)
+          .where(and(eq(events.roomId, roomId), eq(events.type, "run.step")))
+      )
         .map((row) => row.payload as { runId: string; step: number })
         .filter((step) => step.runId === runId)
         .map((step) => step.step);
@@ -223,7 +228,11 @@ describe("@agent commands", () => {
       const { roomId } = await createTestRoom(context.database.db);
       const address = fromOwnAddress();
       const seatFrom = async (displayName: string, headers: Record<string, string>) =>
-        cookieFrom((await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName }, headers })).headers.get("set-cookie"));
+        cookieFrom(
+          (await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName }, headers })).headers.get(
+            "set-cookie",
+          ),
+        );
       const [ada, ben, cy] = [await seatFrom("Ada", address), await seatFrom("Ben", address), await seatFrom("Cy", address)];
       const sayFrom = (text: string, cookie: string, headers: Record<string, string>) =>
         call(send, { url: "/x", method: "POST", params: { roomId }, body: { text }, cookie, headers });
@@ -241,7 +250,18 @@ describe("@agent commands", () => {
       expect(await context.database.db.select().from(agentNotes).where(eq(agentNotes.agentId, painter.id))).toEqual([]);
       expect(await runsOf(painter.id)).toEqual([]);
       // Starting one directly shares the allowance.
-      expect((await call(startRun, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie: cy, headers: address })).status).toBe(429);
+      expect(
+        (
+          await call(startRun, {
+            url: "/x",
+            method: "POST",
+            params: { roomId },
+            body: { agentId: painter.id },
+            cookie: cy,
+            headers: address,
+          })
+        ).status,
+      ).toBe(429);
 
       // A message to an agent that has a run already starts none and is not counted; another address has its own allowance.
       expect((await sayFrom("@Songwriter make it rhyme", cy, address)).body.command.delivery).toBe("queued_run");
@@ -272,7 +292,10 @@ describe("@agent commands", () => {
     expect((await say(roomId, "@Songwriter one more", cookie)).status).toBe(429);
     expect(await eventTypes(roomId)).toEqual(before);
     // The refused /focus left the seat's focus where it was.
-    const [seat] = await context.database.db.select().from(seats).where(and(eq(seats.roomId, roomId), eq(seats.displayName, "Ada")));
+    const [seat] = await context.database.db
+      .select()
+      .from(seats)
+      .where(and(eq(seats.roomId, roomId), eq(seats.displayName, "Ada")));
     expect(seat!.focusAgentId).toBe(storyteller.id);
   });
 
@@ -311,7 +334,11 @@ describe("@agent commands", () => {
     const withdrawn = await call(withdraw, { url: "/x", method: "DELETE", params: { roomId, commandId: sent.id }, cookie });
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body).toEqual({ commandId: sent.id, cancelled: true, cancelledRunId: sent.runId });
-    expect(await runOf(sent.runId)).toMatchObject({ status: "cancelled", cancelRequested: true, error: { error_type: "cancelled", error_message: "Cancelled by Ada." } });
+    expect(await runOf(sent.runId)).toMatchObject({
+      status: "cancelled",
+      cancelRequested: true,
+      error: { error_type: "cancelled", error_message: "Cancelled by Ada." },
+    });
     // The run ends in the withdrawal's own write, announced as any cancelled run.
     const written = await context.database.db
       .select({ type: events.type, createdAt: events.createdAt, payload: events.payload })
@@ -434,7 +461,9 @@ describe("@agent commands", () => {
         .select({ payload: events.payload })
         .from(events)
         .where(and(eq(events.roomId, roomId), eq(events.type, "command.delivered")));
-      expect(delivered.map((row) => row.payload)).toEqual([{ commandIds: [sent.body.command.id], agentId: songwriter.id, runId: run.id, step: 1 }]);
+      expect(delivered.map((row) => row.payload)).toEqual([
+        { commandIds: [sent.body.command.id], agentId: songwriter.id, runId: run.id, step: 1 },
+      ]);
       // One run: the message did not start another.
       expect(await runsOf(songwriter.id)).toHaveLength(1);
     } finally {
@@ -484,7 +513,9 @@ describe("@agent commands", () => {
       const transcript = (await runOf(run.id)).transcript as { role: string; step: number; text?: string; notes?: string[] }[];
       expect(transcript.filter((entry) => entry.step === 1).map((entry) => entry.role)).toEqual(["user", "assistant", "tool"]);
       expect(transcript.find((entry) => entry.step === 1 && entry.role === "user")!.notes).toEqual(["Ada says: try a sea shanty"]);
-      expect(transcript.find((entry) => entry.step === 1 && entry.role === "assistant")!.text).toBe("Ada asked me to try a sea shanty — doing that now.");
+      expect(transcript.find((entry) => entry.step === 1 && entry.role === "assistant")!.text).toBe(
+        "Ada asked me to try a sea shanty — doing that now.",
+      );
       const made = await actedOn(roomId, "try a sea shanty");
       expect(made).toHaveLength(1);
       expect(made[0]!.kind).toBe("lyric");
@@ -516,13 +547,19 @@ describe("@agent commands", () => {
       await settled(roomId);
       const notes = await context.database.db.select().from(agentNotes).where(eq(agentNotes.agentId, songwriter.id));
       expect(notes.every((note) => note.deliveredToRunId === first.runId && note.deliveredAtStep === 0)).toBe(true);
-      expect(await deliveries(roomId)).toEqual([{ commandIds: [first.id, second.id], agentId: songwriter.id, runId: first.runId, step: 0 }]);
+      expect(await deliveries(roomId)).toEqual([
+        { commandIds: [first.id, second.id], agentId: songwriter.id, runId: first.runId, step: 0 },
+      ]);
       expect(await actedOn(roomId, "write about a lighthouse")).toHaveLength(1);
       expect(await actedOn(roomId, "and make it rhyme")).toHaveLength(1);
       expect(await runsOf(songwriter.id)).toHaveLength(1);
       // The agent's task history says what it was asked: the messages, not "act on your messages".
       const [task] = await context.database.db.select().from(vaultTasks).where(eq(vaultTasks.runId, first.runId));
-      expect(task).toMatchObject({ identity: songwriter.identity, asked: "Ada says: write about a lighthouse / Ada says: and make it rhyme", outcome: "done" });
+      expect(task).toMatchObject({
+        identity: songwriter.identity,
+        asked: "Ada says: write about a lighthouse / Ada says: and make it rhyme",
+        outcome: "done",
+      });
     } finally {
       for (const worker of workers) await worker.stop();
     }

@@ -27,7 +27,13 @@ export async function followUpWaitingMessages(
   const [other] = await tx
     .select({ id: runs.id })
     .from(runs)
-    .where(and(eq(runs.agentId, input.agentId), inArray(runs.status, ["queued", "running"]), input.exceptRunId ? ne(runs.id, input.exceptRunId) : undefined))
+    .where(
+      and(
+        eq(runs.agentId, input.agentId),
+        inArray(runs.status, ["queued", "running"]),
+        input.exceptRunId ? ne(runs.id, input.exceptRunId) : undefined,
+      ),
+    )
     .limit(1);
   if (other) return;
   if ((await isolatedAgentIds(tx, input.roomId)).has(input.agentId)) return;

@@ -50,7 +50,10 @@ export function parseCommand(input: string, agents: CommandTarget[]): ParsedComm
       const named = rest.split(/[\s,:]/)[0] ?? "";
       throw badRequest(`There is no agent "${named}" in this room. Agents: ${roster(agents)}.`);
     }
-    const message = rest.slice(match.end).replace(/^[\s,:;.!?-]+/, "").trim();
+    const message = rest
+      .slice(match.end)
+      .replace(/^[\s,:;.!?-]+/, "")
+      .trim();
     if (!message) throw badRequest(`Say something to ${match.member.name} after the name.`);
     return { kind: "message", agentId: match.member.id, text: message };
   }

@@ -42,7 +42,13 @@ describe("participants' messages across two app instances (PostgreSQL)", () => {
     const readers = context.instances.map(async (instance, index) => {
       for (let step = 0; ; step++) {
         const done = !sending;
-        const notes = await takeNotes(instance.db, { roomId, agentId: songwriter.id, agentName: songwriter.name, runId: `reader-${index}`, step });
+        const notes = await takeNotes(instance.db, {
+          roomId,
+          agentId: songwriter.id,
+          agentName: songwriter.name,
+          runId: `reader-${index}`,
+          step,
+        });
         taken[index]!.push(...notes);
         if (done && notes.length === 0) return;
       }

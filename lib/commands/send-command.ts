@@ -27,9 +27,7 @@ export function commandRunPrompt(senderName: string): string {
   return `${senderName} sent you a message (under "Messages for you"). Act on it now.`;
 }
 
-export type SendCommandResult =
-  | { kind: "focus"; agentId: string | null }
-  | { kind: "message"; command: CommandDto };
+export type SendCommandResult = { kind: "focus"; agentId: string | null } | { kind: "message"; command: CommandDto };
 
 /**
  * The agent whose step was the room's most recent (the newest `run.step` event): where a
@@ -72,7 +70,14 @@ async function checkRate(tx: DbOrTx, roomId: string, senderId: string, focusWork
     tx
       .select({ createdAt: events.createdAt })
       .from(events)
-      .where(and(eq(events.roomId, roomId), eq(events.correlationId, focusWorkflow), eq(events.type, "seat.focused"), gt(events.createdAt, window))),
+      .where(
+        and(
+          eq(events.roomId, roomId),
+          eq(events.correlationId, focusWorkflow),
+          eq(events.type, "seat.focused"),
+          gt(events.createdAt, window),
+        ),
+      ),
   ]);
   const sent = [...messages, ...focusChanges].map((row) => row.createdAt.getTime()).sort((a, b) => a - b);
   if (sent.length < limit) return;
@@ -154,11 +159,14 @@ export async function sendCommand(
         // decide whether it goes on. One that needs a run is refused while the run would not fit.
         if (delivery === "new_run") await checkBudget(tx, settings, agent, at);
         // Counted in this write, so a refusal writes nothing and a failed write gives the start back.
-        if (delivery === "new_run" && runStartsFrom !== undefined) await enforceRate(tx, "runStarts", runStartsFrom, { inTransaction: true });
+        if (delivery === "new_run" && runStartsFrom !== undefined)
+          await enforceRate(tx, "runStarts", runStartsFrom, { inTransaction: true });
         const runId = running?.id ?? queued?.id ?? randomUUID();
         // The message belongs to the workflow of the run that will read it.
         const correlationId =
-          running?.correlationId ?? queued?.correlationId ?? createCorrelationId({ scope: `run-${roomId.slice(0, 8)}`, subject: parsed.text, now: at });
+          running?.correlationId ??
+          queued?.correlationId ??
+          createCorrelationId({ scope: `run-${roomId.slice(0, 8)}`, subject: parsed.text, now: at });
         const id = randomUUID();
         await tx.insert(agentNotes).values({
           id,

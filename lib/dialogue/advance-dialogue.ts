@@ -23,7 +23,17 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
   const asker = team.find((member) => member.id === dialogue.askerAgentId)!;
   const addressee = team.find((member) => member.id === dialogue.addresseeAgentId)!;
   if (outcome.status !== "succeeded") {
-    return closeDialogue(tx, emit, dialogue, asker, "cancelled", actor, outcome.at, `${actor.name}'s turn ${outcome.status}.`, outcome.status === "failed");
+    return closeDialogue(
+      tx,
+      emit,
+      dialogue,
+      asker,
+      "cancelled",
+      actor,
+      outcome.at,
+      `${actor.name}'s turn ${outcome.status}.`,
+      outcome.status === "failed",
+    );
   }
 
   const answering = run.purpose.kind === "answer";
@@ -88,14 +98,21 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
       .map((message) => ({ from: nameOf(message.fromAgentId), text: message.text }));
   };
   if (answering) {
-    await tx.update(dialogues).set({ ...totals, askerSatisfied: null }).where(eq(dialogues.id, dialogue.id));
+    await tx
+      .update(dialogues)
+      .set({ ...totals, askerSatisfied: null })
+      .where(eq(dialogues.id, dialogue.id));
     await queueTurn(asker, addressee, "reply", replyPrompt(dialogue, addressee.name, round, text, await earlier()));
     return null;
   }
   const updated = { ...dialogue, ...totals, rounds: round };
-  await tx.update(dialogues).set({ ...totals, rounds: round }).where(eq(dialogues.id, dialogue.id));
+  await tx
+    .update(dialogues)
+    .set({ ...totals, rounds: round })
+    .where(eq(dialogues.id, dialogue.id));
   if (satisfied) return closeDialogue(tx, emit, updated, asker, "resolved", actor, outcome.at, null);
-  if (round >= dialogue.maxRounds) return closeDialogue(tx, emit, updated, asker, "unresolved", actor, outcome.at, dialogue.remaining ?? text);
+  if (round >= dialogue.maxRounds)
+    return closeDialogue(tx, emit, updated, asker, "unresolved", actor, outcome.at, dialogue.remaining ?? text);
   await queueTurn(addressee, asker, "answer", answerPrompt(dialogue, asker.name, round + 1, text, await earlier()));
   return null;
 }

@@ -6,7 +6,8 @@ const member = (persona: string) => TEAM.find((candidate) => candidate.persona =
 
 function ours(message: LabelledMessage): string | null {
   const speaker = member(message.speaker);
-  const review = message.speaker === "reviewer" && message.approves !== undefined ? { approves: message.approves, authorId: "c" } : undefined;
+  const review =
+    message.speaker === "reviewer" && message.approves !== undefined ? { approves: message.approves, authorId: "c" } : undefined;
   return detectAddressee(message.text, { speaker, team: TEAM, review, concernPhrases: DEFAULT_CONCERN_PHRASES })?.addressee.persona ?? null;
 }
 
@@ -17,7 +18,8 @@ function substringRule(message: LabelledMessage): string | null {
   for (const other of others) if (lower.includes(`@${other.persona}`)) return other.persona;
   for (const other of others) if (lower.includes(`${other.persona},`)) return other.persona;
   if (message.text.includes("?")) return message.speaker === "architect" ? "coder" : "architect";
-  if (message.speaker === "reviewer" && DEFAULT_CONCERN_PHRASES.some((phrase) => lower.includes(phrase)) && !lower.includes("approved")) return "coder";
+  if (message.speaker === "reviewer" && DEFAULT_CONCERN_PHRASES.some((phrase) => lower.includes(phrase)) && !lower.includes("approved"))
+    return "coder";
   return null;
 }
 
@@ -30,7 +32,8 @@ function score(detect: (message: LabelledMessage) => string | null) {
     const found = detect(message);
     if (found !== null) detected += 1;
     if (found !== null && found === message.expected) truePositives += 1;
-    if (found !== message.expected) wrong.push(`${message.speaker}: ${message.text.slice(0, 50)} → ${found} (expected ${message.expected})`);
+    if (found !== message.expected)
+      wrong.push(`${message.speaker}: ${message.text.slice(0, 50)} → ${found} (expected ${message.expected})`);
   }
   return { precision: truePositives / detected, recall: truePositives / positives, wrong };
 }
@@ -54,7 +57,12 @@ describe("dialogue detection", () => {
     const reviewer = member("reviewer");
     const coder = member("coder");
     const fromReviewer = (text: string, approves: boolean) =>
-      detectAddressee(text, { speaker: reviewer, team: TEAM, review: { approves, authorId: coder.id }, concernPhrases: DEFAULT_CONCERN_PHRASES });
+      detectAddressee(text, {
+        speaker: reviewer,
+        team: TEAM,
+        review: { approves, authorId: coder.id },
+        concernPhrases: DEFAULT_CONCERN_PHRASES,
+      });
 
     it("'not approved' in prose approves nothing and asks no one", () => {
       const text = "This is not approved: the parser drops the last line.";
@@ -121,10 +129,22 @@ describe("dialogue detection", () => {
   it("hears a concern only in the room's own phrases, only in a review that does not approve", () => {
     const reviewer = member("reviewer");
     const coder = member("coder");
-    const context = (approves: boolean, concernPhrases: readonly string[]) => ({ speaker: reviewer, team: TEAM, review: { approves, authorId: coder.id }, concernPhrases });
+    const context = (approves: boolean, concernPhrases: readonly string[]) => ({
+      speaker: reviewer,
+      team: TEAM,
+      review: { approves, authorId: coder.id },
+      concernPhrases,
+    });
     const text = "The naming is unclear. The loop smells off.";
-    expect(detectAddressee(text, context(false, ["smells off"]))).toEqual({ addressee: coder, reason: "concern", sentence: "The loop smells off." });
-    expect(detectAddressee(text, context(false, DEFAULT_CONCERN_PHRASES))).toMatchObject({ reason: "concern", sentence: "The naming is unclear." });
+    expect(detectAddressee(text, context(false, ["smells off"]))).toEqual({
+      addressee: coder,
+      reason: "concern",
+      sentence: "The loop smells off.",
+    });
+    expect(detectAddressee(text, context(false, DEFAULT_CONCERN_PHRASES))).toMatchObject({
+      reason: "concern",
+      sentence: "The naming is unclear.",
+    });
     expect(detectAddressee("The loop is fine.", context(false, ["smells off"]))).toBeNull();
     expect(detectAddressee(text, context(true, ["smells off"]))).toBeNull();
   });

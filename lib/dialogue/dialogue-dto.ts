@@ -36,11 +36,16 @@ export async function openDialogueThreads(tx: DbOrTx, roomId: string): Promise<D
       and(
         eq(events.roomId, roomId),
         eq(events.type, "dialogue.message"),
-        inArray(sql<string>`${events.payload}->>'dialogueId'`, open.map((dialogue) => dialogue.id)),
+        inArray(
+          sql<string>`${events.payload}->>'dialogueId'`,
+          open.map((dialogue) => dialogue.id),
+        ),
       ),
     )
     .orderBy(asc(events.seq));
-  const messages = rows.map(eventFromRow).flatMap((event) => (event.type === "dialogue.message" ? [{ ...event.payload, at: event.timestamp }] : []));
+  const messages = rows
+    .map(eventFromRow)
+    .flatMap((event) => (event.type === "dialogue.message" ? [{ ...event.payload, at: event.timestamp }] : []));
   return open.map((dialogue) => ({
     dialogue: dialogueToDto(dialogue),
     messages: messages.filter((message) => message.dialogueId === dialogue.id),

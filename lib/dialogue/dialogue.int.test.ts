@@ -18,7 +18,8 @@ let worker: Awaited<ReturnType<typeof startTestWorker>>;
 
 /** A model that answers nothing until its call is stopped. */
 const silent = new MockLanguageModelV4({
-  doStream: ({ abortSignal }) => new Promise((_, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })),
+  doStream: ({ abortSignal }) =>
+    new Promise((_, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })),
 });
 
 const read = (id: string) => ({ id, name: "read_shared_context", input: {} });
@@ -28,7 +29,10 @@ const models = {
   // An answer in a dialogue that turns to a third teammate.
   answersAndAsks: scriptedSteps([textStep("Golden hour light. Storyteller, which ending do you have in mind?")]),
   // A question in an earlier step, and last words that ask nobody.
-  asksEarlier: scriptedSteps([toolStep([read("r1")], "Scene Painter, which light should the verse have?"), textStep("The verse is on the canvas.")]),
+  asksEarlier: scriptedSteps([
+    toolStep([read("r1")], "Scene Painter, which light should the verse have?"),
+    textStep("The verse is on the canvas."),
+  ]),
   // Two steps that address two teammates: the newer one is the run's question.
   asksTwice: scriptedSteps([
     toolStep([read("r1")], "Storyteller, which ending do you have in mind?"),
@@ -37,7 +41,10 @@ const models = {
   ]),
   // The question goes as a help request; the words that go with it ask nothing more.
   asksForHelp: scriptedSteps([
-    toolStep([{ id: "h1", name: "request_help", input: { target: "scene-painter", question: "Which light should the verse have?" } }], "Scene Painter, which light should the verse have?"),
+    toolStep(
+      [{ id: "h1", name: "request_help", input: { target: "scene-painter", question: "Which light should the verse have?" } }],
+      "Scene Painter, which light should the verse have?",
+    ),
     textStep("The verse is on the canvas."),
   ]),
 };
@@ -98,7 +105,13 @@ describe("dialogues outside a build review", () => {
 
     // Each message says whom it is for and what follows it; a dialogue outside a review has nothing after its end.
     const log = await database.db
-      .select({ type: events.type, agent: events.agent, targetAgent: events.targetAgent, nextSteps: events.nextSteps, payload: events.payload })
+      .select({
+        type: events.type,
+        agent: events.agent,
+        targetAgent: events.targetAgent,
+        nextSteps: events.nextSteps,
+        payload: events.payload,
+      })
       .from(events)
       .where(and(eq(events.roomId, roomId), sql`${events.type} like 'dialogue.%'`))
       .orderBy(events.seq);
@@ -171,7 +184,10 @@ describe("dialogues outside a build review", () => {
     await setAgentModel(database, painter.id, "mock:silent");
     const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Write" }, alice);
     const answering = await eventually(async () => {
-      const [turn] = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.agentId, painter.id), eq(runs.status, "running")));
+      const [turn] = await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, roomId), eq(runs.agentId, painter.id), eq(runs.status, "running")));
       expect(turn).toBeDefined();
       return turn!;
     }, 20_000);
@@ -179,7 +195,10 @@ describe("dialogues outside a build review", () => {
     await settled(roomId);
     const [talk] = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
     expect(talk).toMatchObject({ status: "cancelled", rounds: 0, remaining: "Scene Painter's turn cancelled." });
-    const [closing] = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.closed")));
+    const [closing] = await database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.closed")));
     expect(closing).toMatchObject({ status: "success", payload: expect.objectContaining({ outcome: "cancelled" }) });
     const trace = await readWorkflow(database.db, roomId, run.correlationId);
     expect(trace.runList.map((turn) => turn.status)).toEqual(["succeeded", "cancelled"]);

@@ -35,7 +35,12 @@ export const LABELLED: LabelledMessage[] = [
   { speaker: "reviewer", text: "Coder, the loop on line 12 never ends when the list is empty.", approves: false, expected: "coder" },
   { speaker: "coder", text: "Architect: should the parser accept trailing commas?", expected: "architect" },
   { speaker: "architect", text: "Coder, start with the tokenizer; the rest follows from it.", expected: "coder" },
-  { speaker: "reviewer", text: "Nice work overall. Coder: one thing left, the error message is vague.", approves: false, expected: "coder" },
+  {
+    speaker: "reviewer",
+    text: "Nice work overall. Coder: one thing left, the error message is vague.",
+    approves: false,
+    expected: "coder",
+  },
   { speaker: "coder", text: "Reviewer, I split the function as you asked.", expected: "reviewer" },
   // Questions that name a teammate.
   { speaker: "reviewer", text: "The cache is never cleared. Did the coder intend that?", approves: false, expected: "coder" },
@@ -57,7 +62,11 @@ export const LABELLED: LabelledMessage[] = [
   { speaker: "coder", text: "As the coder, should I also write the docs? I'll do it anyway.", expected: null },
   { speaker: "architect", text: "How big will the input get? Let's assume under a megabyte.", expected: null },
   // Code, inline code and links are not speech.
-  { speaker: "coder", text: "Here it is:\n```ts\nconst ok = items.length > 0 ? 'yes' : 'no';\n// @reviewer: not a mention\n```", expected: null },
+  {
+    speaker: "coder",
+    text: "Here it is:\n```ts\nconst ok = items.length > 0 ? 'yes' : 'no';\n// @reviewer: not a mention\n```",
+    expected: null,
+  },
   { speaker: "coder", text: "See https://example.com/docs?section=retry for the pattern I followed.", expected: null },
   { speaker: "reviewer", text: "Rename `reviewer?.name` to something clearer.", approves: false, expected: null },
   { speaker: "coder", text: "The regex `@coder` in the test is just a fixture string.", expected: null },

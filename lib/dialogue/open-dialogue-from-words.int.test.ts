@@ -15,17 +15,21 @@ import { openDialogueFromWords } from "./open-dialogue-from-words";
 const context = useTestDatabase();
 
 const stagesWith = (divergentRunning: boolean) =>
-  Object.fromEntries(STAGE_KEYS.map((stage) => [stage, { ...emptyStage(), status: stage === "divergent" && divergentRunning ? "running" : "pending" }])) as Record<
-    StageKey,
-    StageStateDto
-  >;
+  Object.fromEntries(
+    STAGE_KEYS.map((stage) => [stage, { ...emptyStage(), status: stage === "divergent" && divergentRunning ? "running" : "pending" }]),
+  ) as Record<StageKey, StageStateDto>;
 
 /** A brainstorm room, its divergent stage running (the ideators working alone) or not. */
 async function brainstormRoom(divergentRunning: boolean) {
   const { room } = await createRoom(context.database.db, { title: "Ideas", template: "brainstorm" });
-  await context.database.db
-    .insert(brainstorms)
-    .values({ id: randomUUID(), roomId: room.id, correlationId: "bs", problem: "Fewer cars in town", status: "running", stages: stagesWith(divergentRunning) });
+  await context.database.db.insert(brainstorms).values({
+    id: randomUUID(),
+    roomId: room.id,
+    correlationId: "bs",
+    problem: "Fewer cars in town",
+    status: "running",
+    stages: stagesWith(divergentRunning),
+  });
   const team = await context.database.db.select().from(agents).where(eq(agents.roomId, room.id));
   return { roomId: room.id, team, persona: (persona: string) => team.find((member) => member.persona === persona)! };
 }
@@ -51,7 +55,10 @@ describe("a dialogue opened from an agent's words", () => {
     const { roomId, team, persona } = await brainstormRoom(false);
     // The ideator's own run of stage 1 (a person may not start one once the stage runs).
     const ideatorRun = await runOf(roomId, persona("wild-ideator"));
-    await context.database.db.update(brainstorms).set({ stages: stagesWith(true) }).where(eq(brainstorms.roomId, roomId));
+    await context.database.db
+      .update(brainstorms)
+      .set({ stages: stagesWith(true) })
+      .where(eq(brainstorms.roomId, roomId));
     expect(await say(roomId, team, persona("narrator"), "Wild Ideator, could you push idea 3 further?")).toBeNull();
     expect(await say(roomId, team, persona("narrator"), "@contrarian what would you turn upside down?")).toBeNull();
     expect(await say(roomId, team, persona("wild-ideator"), "Narrator, what should the deliverable lead with?", ideatorRun)).toBeNull();
@@ -64,7 +71,11 @@ describe("a dialogue opened from an agent's words", () => {
   it("opens with an ideator once it no longer works alone", async () => {
     const { roomId, team, persona } = await brainstormRoom(false);
     const opened = await say(roomId, team, persona("narrator"), "Wild Ideator, could you push idea 3 further?");
-    expect(opened).toMatchObject({ askerAgentId: persona("narrator").id, addresseeAgentId: persona("wild-ideator").id, topic: "Wild Ideator, could you push idea 3 further?" });
+    expect(opened).toMatchObject({
+      askerAgentId: persona("narrator").id,
+      addresseeAgentId: persona("wild-ideator").id,
+      topic: "Wild Ideator, could you push idea 3 further?",
+    });
   });
 
   it("opens none when dialogues are off, or when the words address nobody", async () => {
@@ -74,7 +85,14 @@ describe("a dialogue opened from an agent's words", () => {
     const started = await startAgentRun(context.database.db, roomId, { agentId: narrator.id, prompt: "Work." }, alice);
     const [run] = await context.database.db.select().from(runs).where(eq(runs.id, started.id));
     const { result } = await writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
-      openDialogueFromWords(tx, emit, { run: run!, text: "Strategist, which option?", team, settings: { ...DEFAULT_ROOM_SETTINGS, dialogue_max_rounds: 0 }, buildReviewId: null, at }),
+      openDialogueFromWords(tx, emit, {
+        run: run!,
+        text: "Strategist, which option?",
+        team,
+        settings: { ...DEFAULT_ROOM_SETTINGS, dialogue_max_rounds: 0 },
+        buildReviewId: null,
+        at,
+      }),
     );
     expect(result).toBeNull();
     expect(await context.database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);

@@ -16,13 +16,23 @@ export async function askedTeammate(tx: DbOrTx, run: Pick<Run, "id" | "roomId" |
   const [answer] = await tx
     .select({ id: runs.id })
     .from(runs)
-    .where(and(eq(runs.roomId, run.roomId), eq(runs.correlationId, run.correlationId), eq(runs.parentRunId, run.id), sql`${runs.purpose}->>'kind' = 'answer'`))
+    .where(
+      and(
+        eq(runs.roomId, run.roomId),
+        eq(runs.correlationId, run.correlationId),
+        eq(runs.parentRunId, run.id),
+        sql`${runs.purpose}->>'kind' = 'answer'`,
+      ),
+    )
     .limit(1);
   return !!answer;
 }
 
 export async function openDialogueCount(tx: DbOrTx, roomId: string): Promise<number> {
-  const [open] = await tx.select({ value: count() }).from(dialogues).where(and(eq(dialogues.roomId, roomId), eq(dialogues.status, "open")));
+  const [open] = await tx
+    .select({ value: count() })
+    .from(dialogues)
+    .where(and(eq(dialogues.roomId, roomId), eq(dialogues.status, "open")));
   return Number(open?.value ?? 0);
 }
 

@@ -11,7 +11,11 @@ export interface SaidEarlier {
 /** Each message of the dialogue's earlier rounds, so a turn from the second round on reads the whole conversation. */
 function conversationSoFar(dialogue: Pick<Dialogue, "topic">, askerName: string, earlier: SaidEarlier[]): string | null {
   if (earlier.length === 0) return null;
-  return [`The conversation so far:`, `- ${askerName}, opening it: ${dialogue.topic}`, ...earlier.map((message) => `- ${message.from}: ${message.text}`)].join("\n");
+  return [
+    `The conversation so far:`,
+    `- ${askerName}, opening it: ${dialogue.topic}`,
+    ...earlier.map((message) => `- ${message.from}: ${message.text}`),
+  ].join("\n");
 }
 
 /**

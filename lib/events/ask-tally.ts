@@ -18,7 +18,9 @@ export function askTallyChange(roomId: string, events: StoredEvent[]): SQL | nul
     counts.set(key, row);
   }
   if (counts.size === 0) return null;
-  const rows = [...counts.values()].map((row) => sql`(${roomId}, ${row.asker}, ${row.targetKind}, ${row.target}, ${row.kind}, ${row.count}::int)`);
+  const rows = [...counts.values()].map(
+    (row) => sql`(${roomId}, ${row.asker}, ${row.targetKind}, ${row.target}, ${row.kind}, ${row.count}::int)`,
+  );
   return sql`insert into ${roomAsks} (room_id, asker, target_kind, target, kind, count) values ${sql.join(rows, sql`, `)}
     on conflict (room_id, asker, target_kind, target, kind) do update set count = ${roomAsks}.count + excluded.count`;
 }

@@ -9,7 +9,10 @@ const filters = {
   /** One type from the catalogue (`run.step`, `node.created`, …). */
   type: z
     .string()
-    .refine((type): type is StoredEventType => (storedEventTypes as string[]).includes(type), "type must be one of the event types (run.step, node.created, …)")
+    .refine(
+      (type): type is StoredEventType => (storedEventTypes as string[]).includes(type),
+      "type must be one of the event types (run.step, node.created, …)",
+    )
     .optional(),
   /** Who sent it: an agent's id, `human:<seat id>`, `admin`, `scheduler`, `system`. */
   agent: z.string().min(1).max(200).optional(),

@@ -27,7 +27,17 @@ function row(overrides: Partial<EventRow>): EventRow {
 const camelCase = { errorType: "provider_error", errorMessage: "upstream is busy (HTTP 503)", retryPossible: true };
 const snakeCase = { error_type: "provider_error", error_message: "upstream is busy (HTTP 503)", retry_possible: true };
 const retrying = { runId: "run1", agentId: "a1", step: 0, retry: 1, of: 3, delayMs: 1000 };
-const finished = { runId: "run1", agentId: "a1", status: "failed", steps: 0, attempts: 1, durationMs: 5, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+const finished = {
+  runId: "run1",
+  agentId: "a1",
+  status: "failed",
+  steps: 0,
+  attempts: 1,
+  durationMs: 5,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+};
 
 describe("a stored event as the protocol serves it", () => {
   it("names error details error_type, error_message and retry_possible, in the envelope and in the payload", () => {
@@ -50,7 +60,9 @@ describe("a stored event as the protocol serves it", () => {
       expect((event.payload as { error: unknown }).error, type).toEqual(snakeCase);
       expect(storedEventSchema.safeParse(event).success, type).toBe(true);
     }
-    const succeeded = eventFromRow(row({ type: "run.finished", status: "success", payload: { ...finished, status: "succeeded", error: null } }));
+    const succeeded = eventFromRow(
+      row({ type: "run.finished", status: "success", payload: { ...finished, status: "succeeded", error: null } }),
+    );
     expect(succeeded).toMatchObject({ error_details: null, payload: { error: null } });
   });
 

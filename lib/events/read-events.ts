@@ -7,12 +7,7 @@ import { eventFromRow } from "./event-row";
 export const REPLAY_PAGE_SIZE = 500;
 
 /** Events of a room with `seq > after`, oldest first, at most `limit`. */
-export async function readEventsAfter(
-  db: DbOrTx,
-  roomId: string,
-  after: number,
-  limit = REPLAY_PAGE_SIZE,
-): Promise<StoredEvent[]> {
+export async function readEventsAfter(db: DbOrTx, roomId: string, after: number, limit = REPLAY_PAGE_SIZE): Promise<StoredEvent[]> {
   const rows = await db
     .select()
     .from(events)

@@ -33,11 +33,7 @@ describe("writeRoomEvents", () => {
 
     const after3 = await readEventsAfter(database.db, roomId, 3);
     expect(after3.map((event) => event.seq)).toEqual([4, 5, 6]);
-    expect(after3.map((event) => (event.payload as { node: { text: string } }).node.text)).toEqual([
-      "note 2",
-      "note 3",
-      "note 4",
-    ]);
+    expect(after3.map((event) => (event.payload as { node: { text: string } }).node.text)).toEqual(["note 2", "note 3", "note 4"]);
   });
 
   it("keeps the sequence gapless and in commit order under 50 concurrent writers", async () => {
@@ -91,10 +87,16 @@ describe("writeRoomEvents", () => {
     const seq = (await readEventsAfter(database.db, roomId, 0)).length;
 
     const refused = { status: 409, message: expect.stringMatching(/was already used for a different change/) };
-    await expect(updateEdge(database.db, roomId, first.id, alice, { label: "x" }, { idempotencyKey: "edge" })).rejects.toMatchObject(refused);
-    await expect(updateEdge(database.db, roomId, first.id, alice, { label: "x" }, { idempotencyKey: "label" })).rejects.toMatchObject(refused);
+    await expect(updateEdge(database.db, roomId, first.id, alice, { label: "x" }, { idempotencyKey: "edge" })).rejects.toMatchObject(
+      refused,
+    );
+    await expect(updateEdge(database.db, roomId, first.id, alice, { label: "x" }, { idempotencyKey: "label" })).rejects.toMatchObject(
+      refused,
+    );
     await expect(deleteEdge(database.db, roomId, second.id, alice, { idempotencyKey: "label" })).rejects.toMatchObject(refused);
-    await expect(startAgentRun(database.db, roomId, { agentId: agents[1]!.id }, alice, { idempotencyKey: "run" })).rejects.toMatchObject(refused);
+    await expect(startAgentRun(database.db, roomId, { agentId: agents[1]!.id }, alice, { idempotencyKey: "run" })).rejects.toMatchObject(
+      refused,
+    );
 
     expect(await updateEdge(database.db, roomId, second.id, alice, { label: "echoes" }, { idempotencyKey: "label" })).toEqual({
       edgeId: second.id,
@@ -112,10 +114,16 @@ describe("writeRoomEvents", () => {
     const note = await createNode(database.db, roomId, alice, { text: "one", x: 0, y: 0 }, { idempotencyKey: "note" });
     const before = await readEventsAfter(database.db, roomId, 0);
     const refused = { status: 409, message: expect.stringMatching(/already used for a different change/) };
-    await expect(createNode(database.db, roomId, alice, { text: "two", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(refused);
-    await expect(createNode(database.db, roomId, ben, { text: "one", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(refused);
+    await expect(createNode(database.db, roomId, alice, { text: "two", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(
+      refused,
+    );
+    await expect(createNode(database.db, roomId, ben, { text: "one", x: 0, y: 0 }, { idempotencyKey: "note" })).rejects.toMatchObject(
+      refused,
+    );
     await updateNode(database.db, roomId, note.id, alice, { text: "edited" }, { idempotencyKey: "edit" });
-    await expect(updateNode(database.db, roomId, note.id, alice, { text: "edited again" }, { idempotencyKey: "edit" })).rejects.toMatchObject(refused);
+    await expect(
+      updateNode(database.db, roomId, note.id, alice, { text: "edited again" }, { idempotencyKey: "edit" }),
+    ).rejects.toMatchObject(refused);
     // The same request again is still a retry, whatever order its fields come in.
     expect(await createNode(database.db, roomId, alice, { y: 0, x: 0, text: "one" }, { idempotencyKey: "note" })).toEqual(note);
     expect((await readEventsAfter(database.db, roomId, 0)).length).toBe(before.length + 1);
@@ -180,9 +188,7 @@ describe("writeRoomEvents", () => {
 
   it("rejects writes to a room that does not exist", async () => {
     await expect(
-      appendEvents(database.db, "no-such-room", [
-        { type: "seat.taken", actor: alice, payload: { seatId: "s", displayName: "A" } },
-      ]),
+      appendEvents(database.db, "no-such-room", [{ type: "seat.taken", actor: alice, payload: { seatId: "s", displayName: "A" } }]),
     ).rejects.toMatchObject({ status: 404 });
   });
 

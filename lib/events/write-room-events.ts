@@ -154,7 +154,10 @@ function sendNow<T>(query: PromiseLike<T>): Promise<T> {
 }
 
 function storedUnderKey(db: DbOrTx, roomId: string, key: string) {
-  return db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)));
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.roomId, roomId), eq(events.idempotencyKey, key)));
 }
 
 /**
@@ -250,8 +253,7 @@ function roomWrite<R, P>(
         id: randomUUID(),
         roomId,
         seq: firstSeq + index,
-        correlationId:
-          draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: timestamp }),
+        correlationId: draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: timestamp }),
         agent: draft.actor.id,
         agentName: draft.actor.name,
         targetAgent: draft.targetAgent ?? null,
@@ -286,12 +288,7 @@ function roomWrite<R, P>(
 }
 
 /** Appends events that need no domain change of their own. */
-export async function appendEvents(
-  db: Db,
-  roomId: string,
-  drafts: EventDraft[],
-  options: WriteOptions = {},
-): Promise<StoredEvent[]> {
+export async function appendEvents(db: Db, roomId: string, drafts: EventDraft[], options: WriteOptions = {}): Promise<StoredEvent[]> {
   const { events: stored } = await writeRoomEvents(
     db,
     roomId,

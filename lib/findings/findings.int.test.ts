@@ -25,7 +25,13 @@ async function poster(roomId: string, persona: string, runId = `run-${persona}-$
   return (finding: string, severity: "low" | "medium" | "high" = "medium", at?: Date) =>
     postFinding(
       context.database.db,
-      { roomId, run: { id: runId, correlationId: "c" }, agent: { id: agent.id, name: agent.name }, finding: { finding, severity }, settings },
+      {
+        roomId,
+        run: { id: runId, correlationId: "c" },
+        agent: { id: agent.id, name: agent.name },
+        finding: { finding, severity },
+        settings,
+      },
       at ? { now: () => at } : {},
     );
 }
@@ -79,17 +85,32 @@ describe("findings", () => {
     }
     const all = await list(roomId);
     expect(all.status).toBe(200);
-    expect(all.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual([5, 4, 3, 2, 1, 0].map((index) => `Finding ${index}`));
-    expect((await list(roomId, "?severity=high")).body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 4"]);
+    expect(all.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(
+      [5, 4, 3, 2, 1, 0].map((index) => `Finding ${index}`),
+    );
+    expect((await list(roomId, "?severity=high")).body.findings.map((finding: { finding: string }) => finding.finding)).toEqual([
+      "Finding 4",
+    ]);
     const painters = await list(roomId, `?agent=${painter.id}`);
-    expect(painters.body.findings.map((finding: { agentName: string }) => finding.agentName)).toEqual(["Scene Painter", "Scene Painter", "Scene Painter"]);
-    expect((await list(roomId, "?agent=idea-weaver&limit=1")).body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 5"]);
+    expect(painters.body.findings.map((finding: { agentName: string }) => finding.agentName)).toEqual([
+      "Scene Painter",
+      "Scene Painter",
+      "Scene Painter",
+    ]);
+    expect((await list(roomId, "?agent=idea-weaver&limit=1")).body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(
+      ["Finding 5"],
+    );
     const page = await list(roomId, "?limit=2");
     expect(page.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 5", "Finding 4"]);
     const next = await list(roomId, `?limit=2&cursor=${page.body.nextCursor}`);
     expect(next.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 3", "Finding 2"]);
     const before = await list(roomId, `?before=${encodeURIComponent(all.body.findings[1].createdAt)}`);
-    expect(before.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual(["Finding 3", "Finding 2", "Finding 1", "Finding 0"]);
+    expect(before.body.findings.map((finding: { finding: string }) => finding.finding)).toEqual([
+      "Finding 3",
+      "Finding 2",
+      "Finding 1",
+      "Finding 0",
+    ]);
     expect(before.body.nextCursor).toBeNull();
 
     for (const bad of [
@@ -109,7 +130,9 @@ describe("findings", () => {
       expect(answer.body.error.message.length, bad).toBeGreaterThan(5);
     }
     expect((await list(roomId, "?limit=5&limit=6")).body.error.message).toBe("limit is given more than once.");
-    expect((await list(roomId, "?colour=red")).body.error.message).toMatch(/unknown parameter\(s\) colour; use severity, agent, cursor, before, limit/);
+    expect((await list(roomId, "?colour=red")).body.error.message).toMatch(
+      /unknown parameter\(s\) colour; use severity, agent, cursor, before, limit/,
+    );
     expect((await list("no-such-room")).status).toBe(404);
   });
 

@@ -22,7 +22,11 @@ export interface PostedFinding {
 
 /** What makes two findings the same: case, spacing and closing punctuation aside. */
 function normaliseFinding(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!?…]+$/, "");
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[\s.!?…]+$/, "");
 }
 
 /** The finding's text as it will be stored, or a reason naming the limit. */
@@ -108,7 +112,11 @@ export async function postFinding(
       return { entry, repeated: false };
     },
     options.idempotencyKey
-      ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: "board.posted", request: { by: input.agent.id, finding: input.finding } } }
+      ? {
+          ...options,
+          idempotencyKey: options.idempotencyKey,
+          change: { type: "board.posted", request: { by: input.agent.id, finding: input.finding } },
+        }
       : { ...options, idempotencyKey: undefined },
   );
   if (result) return result;

@@ -27,7 +27,10 @@ function header(headers: HeaderSource, name: string): string | undefined {
  * its /64 network, which one household or server is usually given whole.
  */
 export function normalizeAddress(address: string): string {
-  const bare = address.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const bare = address
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   const mapped = bare.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i);
   if (mapped) return mapped[1]!;
   if (!bare.includes(":")) return bare;
@@ -35,7 +38,10 @@ export function normalizeAddress(address: string): string {
   const left = head ? head.split(":") : [];
   const right = bare.includes("::") ? (tail ? tail.split(":") : []) : [];
   const groups = bare.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /**

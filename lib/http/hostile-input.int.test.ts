@@ -79,9 +79,10 @@ describe("a JSON body nested 5,000 levels deep", () => {
     const node = await createNode(context.database.db, roomId, alice, { text: "a", x: 0, y: 0 });
     const other = await createNode(context.database.db, roomId, alice, { text: "b", x: 300, y: 0 });
     const edge = await createEdge(context.database.db, roomId, alice, { sourceId: node.id, targetId: other.id, label: "x" });
-    const [{ lastSeq: before }] = (await context.database.db.select({ lastSeq: rooms.lastSeq }).from(rooms).where(eq(rooms.id, roomId))) as [
-      { lastSeq: number },
-    ];
+    const [{ lastSeq: before }] = (await context.database.db
+      .select({ lastSeq: rooms.lastSeq })
+      .from(rooms)
+      .where(eq(rooms.id, roomId))) as [{ lastSeq: number }];
     const roomsBefore = (await context.database.db.select({ id: rooms.id }).from(rooms)).length;
     const admin = { authorization: `Bearer ${TOKEN}` };
     for (const body of [nestedArrays, nestedObjects]) {
@@ -144,7 +145,8 @@ describe("a body sent to a participant route that takes none", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error!.message).toBe("body: unknown field(s) force");
     expect((await withdraw("{")).status).toBe(400);
-    const onCanvas = async () => (await context.database.db.select({ id: canvasNodes.id }).from(canvasNodes).where(eq(canvasNodes.id, node.id))).length;
+    const onCanvas = async () =>
+      (await context.database.db.select({ id: canvasNodes.id }).from(canvasNodes).where(eq(canvasNodes.id, node.id))).length;
     expect(await onCanvas()).toBe(1);
     expect((await withdraw(" {} ")).status).toBe(200);
     expect(await onCanvas()).toBe(0);
@@ -162,7 +164,10 @@ describe("one edge update sent twenty times at once under one Idempotency-Key", 
     const edge = await createEdge(context.database.db, roomId, alice, { sourceId: source.id, targetId: target.id, label: "before" });
     const copies = await Promise.all(
       Array.from({ length: 20 }, () =>
-        overHttp("PATCH", `/api/rooms/${roomId}/edges/${edge.id}`, JSON.stringify({ label: "after" }), { cookie, "idempotency-key": "relabel-once" }),
+        overHttp("PATCH", `/api/rooms/${roomId}/edges/${edge.id}`, JSON.stringify({ label: "after" }), {
+          cookie,
+          "idempotency-key": "relabel-once",
+        }),
       ),
     );
     const [first] = copies;

@@ -9,14 +9,7 @@ import { crossOriginRefusal } from "./security";
 import { enforceRate } from "@/lib/limits/rate-limit";
 import { LIMITS } from "@/lib/protocol";
 import type { Runtime } from "@/lib/runtime";
-import {
-  type JsonAnswer,
-  checkIdempotencyKey,
-  decodeUtf8,
-  errorAnswer,
-  parseJsonText,
-  readText,
-} from "./request";
+import { type JsonAnswer, checkIdempotencyKey, decodeUtf8, errorAnswer, parseJsonText, readText } from "./request";
 import { participantAccessByCookie } from "./room-access";
 
 /** What a participant's request gives its handler, once the seat and the body have been checked. */
@@ -194,4 +187,3 @@ export function pagesRoutes<P extends { roomId: string }>(
     sendJson(response, answer);
   };
 }
-

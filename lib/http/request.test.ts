@@ -13,18 +13,29 @@ describe("request helpers", () => {
   });
 
   it("refuse malformed, empty, mistyped, unknown and oversized bodies with the reason", async () => {
-    await expect(readJsonBody(request("{"), schema)).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^Malformed JSON/) });
+    await expect(readJsonBody(request("{"), schema)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^Malformed JSON/),
+    });
     await expect(readJsonBody(request("  "), schema)).rejects.toMatchObject({ status: 400, message: "Expected a JSON body." });
-    await expect(readJsonBody(request('{"text":1,"x":1}'), schema)).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^text: /) });
+    await expect(readJsonBody(request('{"text":1,"x":1}'), schema)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^text: /),
+    });
     await expect(readJsonBody(request('{"text":"a","x":1,"y":2}'), schema)).rejects.toMatchObject({ message: "body: unknown field(s) y" });
-    await expect(readJsonBody(request('{"text":"toolong","x":1}'), schema)).rejects.toMatchObject({ message: expect.stringMatching(/^text: /) });
+    await expect(readJsonBody(request('{"text":"toolong","x":1}'), schema)).rejects.toMatchObject({
+      message: expect.stringMatching(/^text: /),
+    });
     await expect(readJsonBody(request(JSON.stringify({ text: "a".repeat(100), x: 1 })), schema, 50)).rejects.toMatchObject({ status: 413 });
     await expect(readJsonBody(request("{}", { "content-length": "999999" }), schema, 50)).rejects.toMatchObject({ status: 413 });
   });
 
   it("refuse text that cannot be stored, naming where it is", async () => {
     const nul = readJsonBody(request(JSON.stringify({ text: "a\u0000b", x: 1 })), schema);
-    await expect(nul).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^text: contains a character that cannot be stored/) });
+    await expect(nul).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^text: contains a character that cannot be stored/),
+    });
     const lone = readJsonBody(request('{"text":"\\ud83d","x":1}'), schema);
     await expect(lone).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^text: /) });
     expect(findUnstorableText({ a: [{ b: "ok" }, { "c\u0000": 1 }] })).toBe("a.1.c\u0000");
@@ -70,16 +81,28 @@ describe("request helpers", () => {
   });
 
   it("map expected failures to their status and anything else to a 500 without details", async () => {
-    expect((await respond(async () => { throw notFound("Room"); })).status).toBe(404);
+    expect(
+      (
+        await respond(async () => {
+          throw notFound("Room");
+        })
+      ).status,
+    ).toBe(404);
     expect((await respond(async () => Response.json(schema.parse({})))).status).toBe(400);
     const original = console.error;
     console.error = () => {};
-    const crash = await respond(async () => { throw new Error("secret database detail"); });
+    const crash = await respond(async () => {
+      throw new Error("secret database detail");
+    });
     console.error = original;
     expect(crash.status).toBe(500);
     // PostgreSQL refusing text it cannot hold (a NUL in an id from the path) is the request's fault.
-    const refused = Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("invalid byte sequence"), { code: "22021" }) });
-    const unstorable = await respond(async () => { throw refused; });
+    const refused = Object.assign(new Error("Failed query"), {
+      cause: Object.assign(new Error("invalid byte sequence"), { code: "22021" }),
+    });
+    const unstorable = await respond(async () => {
+      throw refused;
+    });
     expect(unstorable.status).toBe(400);
     expect(JSON.stringify(await crash.json())).not.toMatch(/secret/);
   });

@@ -69,6 +69,7 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
 }
 
 /** A character no text column or JSON value in PostgreSQL can hold: NUL, or half of a surrogate pair. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this looks for.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The path of the first string (or key) in `value` that cannot be stored, or null. */
@@ -164,11 +165,7 @@ export interface JsonAnswer {
 /** The answer to a failed request: expected failures with their status and reason, anything else a logged 500. */
 export function errorAnswer(error: unknown): JsonAnswer {
   const known =
-    error instanceof AppError
-      ? error
-      : error instanceof z.ZodError
-        ? badRequest(describeZodError(error))
-        : unstorableTextError(error);
+    error instanceof AppError ? error : error instanceof z.ZodError ? badRequest(describeZodError(error)) : unstorableTextError(error);
   if (known) return { status: known.status, body: known.toJSON(), ...(known.headers ? { headers: known.headers } : {}) };
   console.error("[http] unexpected error:", error);
   return { status: 500, body: { error: { code: "internal", message: "Something went wrong on our side." } } };

@@ -14,7 +14,9 @@ describe("crossOriginRefusal", () => {
   });
 
   it("refuses a change from another site, by its Origin or by what the browser says of it", () => {
-    expect(crossOriginRefusal("POST", headers({ origin: "https://evil.example" }), env(0))).toMatch(/must come from this site's own pages, not from https:\/\/evil.example/);
+    expect(crossOriginRefusal("POST", headers({ origin: "https://evil.example" }), env(0))).toMatch(
+      /must come from this site's own pages, not from https:\/\/evil.example/,
+    );
     expect(crossOriginRefusal("DELETE", headers({ origin: "http://parley.example:4000" }), env(0))).not.toBeNull();
     expect(crossOriginRefusal("PATCH", headers({ origin: "null" }), env(0))).not.toBeNull();
     expect(crossOriginRefusal("PUT", headers({ origin: "not a url" }), env(0))).not.toBeNull();

@@ -39,7 +39,11 @@ export async function updateKnowledge(
       });
     },
     options.idempotencyKey
-      ? { ...options, idempotencyKey: options.idempotencyKey, change: { type: "knowledge.updated", request: { by: input.agent.id, update: input.update } } }
+      ? {
+          ...options,
+          idempotencyKey: options.idempotencyKey,
+          change: { type: "knowledge.updated", request: { by: input.agent.id, update: input.update } },
+        }
       : { ...options, idempotencyKey: undefined },
   );
   return firstEvent(events, "knowledge.updated").payload;

@@ -121,7 +121,9 @@ describe("the knowledge vault", () => {
     expect(again.team).toEqual({ id: once.team.id, fromFile: true });
     expect((await agentByPersona(context.database, again.room.id, "harbour-researcher")).identity).toBe(researcher.identity);
     // Another agent of the team is another identity.
-    expect((await agentByPersona(context.database, again.room.id, "writer")).identity).toBe(`imported/${teamNamespace(once.team.id)}/writer`);
+    expect((await agentByPersona(context.database, again.room.id, "writer")).identity).toBe(
+      `imported/${teamNamespace(once.team.id)}/writer`,
+    );
     const prompt = await promptOf(again.room.id, "harbour-researcher");
     expect(prompt).toMatch(/- Expertise: tides 3\/100/);
     expect(prompt).toMatch(/- Insight: Tide tables explain most of the harbour's rhythm\./);
@@ -132,7 +134,10 @@ describe("the knowledge vault", () => {
   it("loses nothing when fifty updates from two rooms arrive at once", async () => {
     const { roomId: first } = await createTestRoom(context.database.db);
     const { roomId: second } = await createTestRoom(context.database.db);
-    const agents = [await agentByPersona(context.database, first, "storyteller"), await agentByPersona(context.database, second, "storyteller")];
+    const agents = [
+      await agentByPersona(context.database, first, "storyteller"),
+      await agentByPersona(context.database, second, "storyteller"),
+    ];
     const { identity } = agents[0]!;
     expect(agents[1]!.identity).toBe(identity);
     await Promise.all(
@@ -159,7 +164,14 @@ describe("the knowledge vault", () => {
     await expect(update({})).rejects.toMatchObject({ status: 400 });
     await expect(update({ area: "!!!" })).rejects.toMatchObject({ status: 400 });
     await expect(update({ area: "grouping", amount: 11 })).rejects.toMatchObject({ status: 400 });
-    for (let index = 0; index < 205; index++) await context.database.db.insert(vaultInsights).values({ id: `i-${index}`, identity: curator.identity, text: `Old ${index}`, roomId, createdAt: new Date(Date.now() - 1_000_000 + index) });
+    for (let index = 0; index < 205; index++)
+      await context.database.db.insert(vaultInsights).values({
+        id: `i-${index}`,
+        identity: curator.identity,
+        text: `Old ${index}`,
+        roomId,
+        createdAt: new Date(Date.now() - 1_000_000 + index),
+      });
     await update({ insight: "The newest" });
     const vault = await readVault(context.database.db, curator.identity);
     expect(vault.insights).toHaveLength(200);
@@ -176,7 +188,8 @@ describe("the knowledge vault", () => {
     const weaver = await agentByPersona(context.database, roomId, "idea-weaver");
     const update = (change: Parameters<typeof updateKnowledge>[1]["update"]) =>
       updateKnowledge(context.database.db, { roomId, agent: weaver, correlationId: "c", update: change });
-    const levelOf = async (area: string) => (await readVault(context.database.db, weaver.identity)).areas.find((known) => known.area === area)?.level;
+    const levelOf = async (area: string) =>
+      (await readVault(context.database.db, weaver.identity)).areas.find((known) => known.area === area)?.level;
     const logged = async () => (await context.database.db.select({ id: events.id }).from(events).where(eq(events.roomId, roomId))).length;
 
     for (let step = 0; step < 9; step++) await update({ area: "Grouping", amount: 10 });
@@ -246,7 +259,12 @@ describe("the knowledge vault", () => {
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     const worker = await startTestWorker(context.database);
     try {
-      const run = await startAgentRun(context.database.db, roomId, { agentId: painter.id, prompt: `Paint a harbour at dawn ${"with gulls ".repeat(30)}` }, alice);
+      const run = await startAgentRun(
+        context.database.db,
+        roomId,
+        { agentId: painter.id, prompt: `Paint a harbour at dawn ${"with gulls ".repeat(30)}` },
+        alice,
+      );
       // Other rooms' Scene Painters share the vault: this run's task is the one asked about the harbour.
       const harbour = <T extends { asked: string }>(tasks: T[]) => tasks.filter((task) => task.asked.startsWith("Paint a harbour at dawn"));
       await eventually(async () => {

@@ -16,7 +16,11 @@ const context = useTwoInstances();
 async function inTwoRooms(persona: string) {
   const rooms = [await createTestRoom(context.database.db), await createTestRoom(context.database.db)];
   const writers = await Promise.all(
-    rooms.map(async ({ roomId }, index) => ({ roomId, instance: context.instances[index]!, agent: await agentByPersona(context.database, roomId, persona) })),
+    rooms.map(async ({ roomId }, index) => ({
+      roomId,
+      instance: context.instances[index]!,
+      agent: await agentByPersona(context.database, roomId, persona),
+    })),
   );
   expect(writers[0]!.agent.identity).toBe(writers[1]!.agent.identity);
   return { identity: writers[0]!.agent.identity, writers };
@@ -30,12 +34,20 @@ describe("the knowledge vault across two app instances (PostgreSQL)", () => {
       writers.map(({ roomId, instance, agent }, index) =>
         Promise.all(
           Array.from({ length: PER_INSTANCE }, (_, count) =>
-            updateKnowledge(instance.db, { roomId, agent, correlationId: "c", update: { insight: `Insight ${index}-${count}`, area: "endings", amount: 1 } }),
+            updateKnowledge(instance.db, {
+              roomId,
+              agent,
+              correlationId: "c",
+              update: { insight: `Insight ${index}-${count}`, area: "endings", amount: 1 },
+            }),
           ),
         ),
       ),
     );
-    const insights = await context.database.db.select({ text: vaultInsights.text }).from(vaultInsights).where(eq(vaultInsights.identity, identity));
+    const insights = await context.database.db
+      .select({ text: vaultInsights.text })
+      .from(vaultInsights)
+      .where(eq(vaultInsights.identity, identity));
     expect(insights).toHaveLength(2 * PER_INSTANCE);
     // Every raise counted: one lost to a concurrent read-then-write would leave the level short.
     expect((await readVault(context.database.db, identity)).areas).toEqual([{ area: "endings", level: 2 * PER_INSTANCE }]);

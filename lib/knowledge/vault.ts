@@ -57,9 +57,15 @@ export function raisedLevel(level: number, amount: number): number {
  * Raises the expertise in an area by `amount` (1–10), clamped to 100. A vault knows at most
  * 20 areas: a new one beyond them is refused. Call under `lockVault`. Returns the new level.
  */
-export async function addExpertise(tx: DbOrTx, identity: string, area: string, amount: number, at: Date): Promise<{ area: string; level: number }> {
+export async function addExpertise(
+  tx: DbOrTx,
+  identity: string,
+  area: string,
+  amount: number,
+  at: Date,
+): Promise<{ area: string; level: number }> {
   const slug = areaSlug(area);
-  if (!slug) throw badRequest("area: name it in letters or digits, e.g. \"song-structure\".");
+  if (!slug) throw badRequest('area: name it in letters or digits, e.g. "song-structure".');
   if (!Number.isInteger(amount) || amount < 1 || amount > 10) throw badRequest("amount: a whole number from 1 to 10.");
   const [known] = await tx
     .select({ level: vaultExpertise.level })

@@ -58,7 +58,14 @@ async function spend(roomId: string, usage: { tokens: number; costUsd: number; c
   const calls = new PendingModelCalls(id, database);
   const count = usage.calls ?? 1;
   for (let call = 0; call < count; call++) {
-    calls.add({ attempt: 1, call, step: call, inputTokens: Math.floor(usage.tokens / count), outputTokens: 0, costUsd: usage.costUsd / count });
+    calls.add({
+      attempt: 1,
+      call,
+      step: call,
+      inputTokens: Math.floor(usage.tokens / count),
+      outputTokens: 0,
+      costUsd: usage.costUsd / count,
+    });
   }
   await calls.flush();
 }
@@ -108,11 +115,14 @@ async function queueRun(roomId: string, correlationId?: string) {
 async function queueUnclaimable(roomId: string, songwriterId: string) {
   const scripted = scriptedSteps(FOUR_STEPS);
   await setAgentModel(database, songwriterId, "mock:four");
-  const worker = await startTestWorker(database, { resolveModel: () => ({ model: scripted, provider: "script", modelId: "four", spec: "mock:four", scripted: true }) });
+  const worker = await startTestWorker(database, {
+    resolveModel: () => ({ model: scripted, provider: "script", modelId: "four", spec: "mock:four", scripted: true }),
+  });
   try {
     const queued = await queueRun(roomId);
     const finished = await settledRun(queued.id);
-    const limit = (await eventsOf(roomId)).find((event) => event.type === "limit.reached" && event.payload.runId === queued.id)!.payload as PayloadOf<"limit.reached">;
+    const limit = (await eventsOf(roomId)).find((event) => event.type === "limit.reached" && event.payload.runId === queued.id)!
+      .payload as PayloadOf<"limit.reached">;
     return { queued, finished, limit, calls: scripted.doStreamCalls.length };
   } finally {
     await worker.stop();
@@ -151,7 +161,9 @@ describe("daily budgets", () => {
     const other = await createTestRoom(database.db);
     await spend(roomId, { tokens: 400, costUsd: 0.5 });
     await spend(other.roomId, { tokens: 100, costUsd: 0.25 });
-    const budgets = await readBudgets(database.db, { room: { id: roomId, settings: { daily_token_budget: 1000, daily_cost_budget_usd: 2 } } });
+    const budgets = await readBudgets(database.db, {
+      room: { id: roomId, settings: { daily_token_budget: 1000, daily_cost_budget_usd: 2 } },
+    });
     expect(budgets.room).toMatchObject({
       roomId,
       today: { tokens: 400, costUsd: 0.5 },
@@ -165,11 +177,20 @@ describe("daily budgets", () => {
 
     // Yesterday's spending is not today's.
     const tomorrow = new Date(Date.parse(budgets.day.end) + 1000);
-    const later = await readBudgets(database.db, { room: { id: room.id, settings: { daily_token_budget: 1000, daily_cost_budget_usd: 2 } }, now: tomorrow });
+    const later = await readBudgets(database.db, {
+      room: { id: room.id, settings: { daily_token_budget: 1000, daily_cost_budget_usd: 2 } },
+      now: tomorrow,
+    });
     expect(later.room!.today).toEqual({ tokens: 0, costUsd: 0 });
 
     const snapshot = await getRoomSnapshot(database.db, roomId);
-    expect(snapshot.budget).toMatchObject({ tokensLeft: 600, tokenLimit: 1000, costLeftUsd: 1.5, costLimitUsd: 2, resetsAt: budgets.day.end });
+    expect(snapshot.budget).toMatchObject({
+      tokensLeft: 600,
+      tokenLimit: 1000,
+      costLeftUsd: 1.5,
+      costLimitUsd: 2,
+      resetsAt: budgets.day.end,
+    });
   });
 
   it("puts a day's and a week's bounds in UTC, weeks starting on Monday", () => {
@@ -185,7 +206,9 @@ describe("daily budgets", () => {
     await spend(roomId, { tokens: 500, costUsd: 0 });
     const before = (await eventsOf(roomId)).length;
 
-    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch((error: unknown) => error);
+    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ status: 429, code: "budget_exceeded" });
     expect((refused as AppError).message).toMatch(/room's daily token budget is spent \(500 of 500 tokens/);
@@ -214,7 +237,9 @@ describe("daily budgets", () => {
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     await pastRun(songwriter, { input: pastTokens });
     await setAgentModel(database, songwriter.id, "mock:steps");
-    const worker = await startTestWorker(database, { resolveModel: () => ({ model: steps, provider: "script", modelId: "steps", spec: "mock:steps", scripted: true }) });
+    const worker = await startTestWorker(database, {
+      resolveModel: () => ({ model: steps, provider: "script", modelId: "steps", spec: "mock:steps", scripted: true }),
+    });
     try {
       const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
       const finished = await settledRun(run.id);
@@ -270,7 +295,9 @@ describe("daily budgets", () => {
     await spend(roomId, { tokens: 600, costUsd: 0 });
     const before = (await eventsOf(roomId)).length;
 
-    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch((error: unknown) => error);
+    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ status: 429, code: "budget_exceeded" });
     expect((refused as AppError).message).toBe(
@@ -280,7 +307,14 @@ describe("daily budgets", () => {
     expect(Number((refused as AppError).headers!["Retry-After"])).toBeGreaterThan(0);
     const told = (await eventsOf(roomId)).slice(before);
     expect(told.map((event) => event.type)).toEqual(["limit.reached"]);
-    expect(told[0]!.payload).toMatchObject({ limit: "room_daily_tokens", runId: null, agentId: songwriter.id, used: 600, allowed: 1000, expected: 500 });
+    expect(told[0]!.payload).toMatchObject({
+      limit: "room_daily_tokens",
+      runId: null,
+      agentId: songwriter.id,
+      used: 600,
+      allowed: 1000,
+      expected: 500,
+    });
     expect((await database.db.select().from(runs).where(eq(runs.roomId, roomId))).filter((run) => run.status === "queued")).toHaveLength(0);
 
     // A cheaper agent fits in what is left.
@@ -288,34 +322,60 @@ describe("daily budgets", () => {
     await database.db.update(runs).set({ status: "cancelled" }).where(eq(runs.id, story.id));
     // An agent without runs of its own is expected to take what the room's runs took.
     const curator = await agentByPersona(database, roomId, "curator");
-    const byRoom = await startAgentRun(database.db, roomId, { agentId: curator.id, prompt: "Curate" }, alice).catch((error: unknown) => error);
-    expect((byRoom as AppError).message).toMatch(/a run takes about 420 tokens \(the average of this room's last 4 runs, as Creative Curator has no run of its own yet\)/);
+    const byRoom = await startAgentRun(database.db, roomId, { agentId: curator.id, prompt: "Curate" }, alice).catch(
+      (error: unknown) => error,
+    );
+    expect((byRoom as AppError).message).toMatch(
+      /a run takes about 420 tokens \(the average of this room's last 4 runs, as Creative Curator has no run of its own yet\)/,
+    );
 
     // A run queued another way is ended when claimed, the room told why with the figures; nothing is called.
     const { queued, finished, limit, calls } = await queueUnclaimable(roomId, songwriter.id);
-    expect(finished.error).toMatchObject({ error_type: "room_daily_tokens", error_message: expect.stringMatching(/^A run of Songwriter would go past this room's daily token budget/) });
+    expect(finished.error).toMatchObject({
+      error_type: "room_daily_tokens",
+      error_message: expect.stringMatching(/^A run of Songwriter would go past this room's daily token budget/),
+    });
     expect(calls).toBe(0);
-    expect(limit).toMatchObject({ limit: "room_daily_tokens", runId: queued.id, agentId: songwriter.id, used: 600, allowed: 1000, expected: 500 });
+    expect(limit).toMatchObject({
+      limit: "room_daily_tokens",
+      runId: queued.id,
+      agentId: songwriter.id,
+      used: 600,
+      allowed: 1000,
+      expected: 500,
+    });
     // The room still has its 400 tokens for agents that fit.
     expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 400, tokenLimit: 1000 });
   });
 
   it("price a run's expected cost at its agent's model now, and let the scheduler pass over a turn its agent would go past", async () => {
     vi.stubEnv("PARLEY_INSTANCE_DAILY_COST_USD", "0");
-    const { roomId } = await createTestRoom(database.db, { daily_cost_budget_usd: 0.05, scheduler_enabled: true, scheduler_needs_viewers: false });
+    const { roomId } = await createTestRoom(database.db, {
+      daily_cost_budget_usd: 0.05,
+      scheduler_enabled: true,
+      scheduler_needs_viewers: false,
+    });
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     // 2,000 tokens in and 2,000 out: $0.025 at gpt-4o's prices, nothing on the offline model.
     await pastRun(songwriter, { input: 2000, output: 2000 });
     await spend(roomId, { tokens: 0, costUsd: 0.03 });
     await setAgentModel(database, songwriter.id, "openai:gpt-4o");
-    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch((error: unknown) => error);
+    const refused = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice).catch(
+      (error: unknown) => error,
+    );
     expect((refused as AppError).message).toMatch(
       /^A run of Songwriter would go past this room's daily cost budget: \$0\.0300 of \$0\.0500 used today, \$0\.0200 left; a run takes about \$0\.0250 \(the average of its last run\)/,
     );
     // Every agent here is expected to cost what the Songwriter's run did, so the scheduler queues none.
-    for (const agent of await database.db.select().from(agents).where(eq(agents.roomId, roomId))) await setAgentModel(database, agent.id, "openai:gpt-4o");
+    for (const agent of await database.db.select().from(agents).where(eq(agents.roomId, roomId)))
+      await setAgentModel(database, agent.id, "openai:gpt-4o");
     expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "over_budget" });
-    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.status, "queued")))).toHaveLength(0);
+    expect(
+      await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, roomId), eq(runs.status, "queued"))),
+    ).toHaveLength(0);
 
     await setAgentModel(database, songwriter.id, "script:songwriter");
     const free = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
@@ -332,7 +392,9 @@ describe("daily budgets", () => {
       const queued = await queueRun(roomId);
       const finished = await settledRun(queued.id);
       expect(finished.error).toMatchObject({ error_type: "instance_daily_cost" });
-      expect(finished.error).toMatchObject({ error_message: expect.stringMatching(/server.s daily cost budget is spent \(\$[0-9.]+ of \$0\.50 used today\)/) });
+      expect(finished.error).toMatchObject({
+        error_message: expect.stringMatching(/server.s daily cost budget is spent \(\$[0-9.]+ of \$0\.50 used today\)/),
+      });
       expect(await scheduleRoom(database.db, roomId)).toEqual({ kind: "skipped", reason: "budget_spent" });
     } finally {
       await worker.stop();
@@ -372,14 +434,46 @@ describe("the workflow cost cap", () => {
     await spend(roomId, { tokens: 100, costUsd: 0.1, correlationId: "workflow-asking" });
     const [asked] = await database.db
       .insert(broadcasts)
-      .values({ id: randomUUID(), roomId, agentId: songwriter.id, agentName: "Songwriter", question: "Rain?", correlationId: "workflow-asking", mode: "agents", status: "complete", deadlineAt: null })
+      .values({
+        id: randomUUID(),
+        roomId,
+        agentId: songwriter.id,
+        agentName: "Songwriter",
+        question: "Rain?",
+        correlationId: "workflow-asking",
+        mode: "agents",
+        status: "complete",
+        deadlineAt: null,
+      })
       .returning();
     await database.db.insert(broadcastResponses).values([
-      { id: randomUUID(), broadcastId: asked!.id, roomId, responderId: "painter", responderName: "Scene Painter", isHuman: false, content: "Rain.", costUsd: 0.12 },
-      { id: randomUUID(), broadcastId: asked!.id, roomId, responderId: "human:ada", responderName: "Ada", isHuman: true, content: "Lamps.", costUsd: 0 },
+      {
+        id: randomUUID(),
+        broadcastId: asked!.id,
+        roomId,
+        responderId: "painter",
+        responderName: "Scene Painter",
+        isHuman: false,
+        content: "Rain.",
+        costUsd: 0.12,
+      },
+      {
+        id: randomUUID(),
+        broadcastId: asked!.id,
+        roomId,
+        responderId: "human:ada",
+        responderName: "Ada",
+        isHuman: true,
+        content: "Lamps.",
+        costUsd: 0,
+      },
     ]);
     // $0.10 from a run's call and $0.12 from a shadow's answer; the next call, about $0.12, would pass $0.30.
-    const reached = await workflowCapReached(database.db, { id: "next", roomId, agentId: songwriter.id, correlationId: "workflow-asking" }, { workflow_cost_cap_usd: 0.3 });
+    const reached = await workflowCapReached(
+      database.db,
+      { id: "next", roomId, agentId: songwriter.id, correlationId: "workflow-asking" },
+      { workflow_cost_cap_usd: 0.3 },
+    );
     expect(reached!.used).toBeCloseTo(0.22, 9);
 
     let resolved = 0;
@@ -388,7 +482,8 @@ describe("the workflow cost cap", () => {
       return latencyResolver(spec);
     });
     try {
-      const ask = (correlationId: string, question: string) => askOthers(deps, { roomId, asker: songwriter, runId: null, correlationId, question });
+      const ask = (correlationId: string, question: string) =>
+        askOthers(deps, { roomId, asker: songwriter, runId: null, correlationId, question });
       // The workflow's next question asks no model on behalf of any shadow.
       expect((await ask("workflow-asking", "Rain or the streetlights, which should lead?")).responses).toHaveLength(0);
       expect(resolved).toBe(0);
@@ -474,27 +569,54 @@ describe("a spent budget refuses a person's start up front", () => {
     expect(message).toMatch(/^This room's daily token budget is spent \(500 of 500 tokens used today\)/);
     expect(reached).toMatchObject({ limit: "room_daily_tokens", runId: null, agentId: songwriter.id, used: 500, allowed: 500 });
     expect(await database.db.select().from(agentNotes).where(eq(agentNotes.roomId, roomId))).toHaveLength(0);
-    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.status, "queued")))).toHaveLength(0);
+    expect(
+      await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, roomId), eq(runs.status, "queued"))),
+    ).toHaveLength(0);
 
     // A run already running needs no new one: the message is kept for it, and its own check before its next step decides.
     const [running] = await database.db
       .insert(runs)
-      .values({ id: randomUUID(), roomId, agentId: storyteller.id, status: "running", trigger: "human", requestedBy: "human:ada", prompt: "Tell it", correlationId: "workflow-running" })
+      .values({
+        id: randomUUID(),
+        roomId,
+        agentId: storyteller.id,
+        status: "running",
+        trigger: "human",
+        requestedBy: "human:ada",
+        prompt: "Tell it",
+        correlationId: "workflow-running",
+      })
       .returning();
     const delivered = await sendCommand(database.db, roomId, seat, "@Storyteller make it rain");
     expect(delivered).toMatchObject({ kind: "message", command: { delivery: "next_step", runId: running!.id } });
   });
 
   it("for a brainstorm, writing no brainstorm and queuing no run", async () => {
-    const { room } = await createRoom(database.db, { title: "Budgeted brainstorm", template: "brainstorm" }, { settings: { daily_token_budget: 500 } });
+    const { room } = await createRoom(
+      database.db,
+      { title: "Budgeted brainstorm", template: "brainstorm" },
+      { settings: { daily_token_budget: 500 } },
+    );
     await spend(room.id, { tokens: 500, costUsd: 0, persona: "cartographer" });
     const cartographer = await agentByPersona(database, room.id, "cartographer");
     const before = (await eventsOf(room.id)).length;
-    const { message, reached } = await refusedStart(room.id, before, startBrainstorm(database.db, room.id, "How do we onboard new people?", alice));
+    const { message, reached } = await refusedStart(
+      room.id,
+      before,
+      startBrainstorm(database.db, room.id, "How do we onboard new people?", alice),
+    );
     expect(message).toMatch(/^This room's daily token budget is spent/);
     expect(reached).toMatchObject({ limit: "room_daily_tokens", runId: null, agentId: cartographer.id });
     expect(await database.db.select().from(brainstorms).where(eq(brainstorms.roomId, room.id))).toHaveLength(0);
-    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, room.id), eq(runs.status, "queued")))).toHaveLength(0);
+    expect(
+      await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, room.id), eq(runs.status, "queued"))),
+    ).toHaveLength(0);
   });
 
   it("for a build review, against the instance's budget too, writing no review and queuing no run", async () => {
@@ -503,11 +625,20 @@ describe("a spent budget refuses a person's start up front", () => {
     const architect = await agentByPersona(database, room.id, "architect");
     await spend(room.id, { tokens: 1, costUsd: 0, persona: "architect" });
     const before = (await eventsOf(room.id)).length;
-    const { message, reached } = await refusedStart(room.id, before, startBuildReview(database.db, room.id, "Count the words in a sentence", alice));
+    const { message, reached } = await refusedStart(
+      room.id,
+      before,
+      startBuildReview(database.db, room.id, "Count the words in a sentence", alice),
+    );
     expect(message).toMatch(/^This server's daily token budget is spent/);
     expect(reached).toMatchObject({ limit: "instance_daily_tokens", runId: null, agentId: architect.id });
     expect(await database.db.select().from(buildReviews).where(eq(buildReviews.roomId, room.id))).toHaveLength(0);
-    expect(await database.db.select().from(runs).where(and(eq(runs.roomId, room.id), eq(runs.status, "queued")))).toHaveLength(0);
+    expect(
+      await database.db
+        .select()
+        .from(runs)
+        .where(and(eq(runs.roomId, room.id), eq(runs.status, "queued"))),
+    ).toHaveLength(0);
   });
 });
 
@@ -522,7 +653,13 @@ describe("a spent budget keeps the other agents from answering ask_others", () =
     });
     try {
       const ask = (correlationId: string) =>
-        askOthers(deps, { roomId, asker: songwriter, runId: null, correlationId, question: "Rain or the streetlights, which should lead?" });
+        askOthers(deps, {
+          roomId,
+          asker: songwriter,
+          runId: null,
+          correlationId,
+          question: "Rain or the streetlights, which should lead?",
+        });
       // With budget left every shadow answers.
       expect((await ask("workflow-before")).responses).toHaveLength(4);
       expect(resolved).toBe(4);
@@ -532,10 +669,17 @@ describe("a spent budget keeps the other agents from answering ask_others", () =
       const asked = await ask("workflow-spent");
       expect(asked.responses).toHaveLength(0);
       expect(resolved).toBe(4);
-      expect(asked).toMatchObject({ status: "complete", note: expect.stringMatching(/^No agent answers Songwriter's question: this room's daily token budget is spent/) });
+      expect(asked).toMatchObject({
+        status: "complete",
+        note: expect.stringMatching(/^No agent answers Songwriter's question: this room's daily token budget is spent/),
+      });
       const reached = (await eventsOf(roomId)).slice(before).find((event) => event.type === "limit.reached")!;
       expect(reached.correlation_id).toBe("workflow-spent");
-      expect(reached.payload).toMatchObject({ limit: "room_daily_tokens", agentId: songwriter.id, message: "note" in asked ? asked.note : "" });
+      expect(reached.payload).toMatchObject({
+        limit: "room_daily_tokens",
+        agentId: songwriter.id,
+        message: "note" in asked ? asked.note : "",
+      });
     } finally {
       await deps.stop();
     }

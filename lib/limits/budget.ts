@@ -197,7 +197,10 @@ async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string;
  * use): runs seldom come near them, and a budget held against them would refuse runs that fit.
  * Null while no run has succeeded on the instance: nothing to go by, so only a spent budget refuses.
  */
-async function expectedRunSpend(db: DbOrTx, agent: { id: string; roomId: string; name: string; model: string }): Promise<ExpectedSpend | null> {
+async function expectedRunSpend(
+  db: DbOrTx,
+  agent: { id: string; roomId: string; name: string; model: string },
+): Promise<ExpectedSpend | null> {
   for (const scope of ["agent", "room", "instance"] as const) {
     const average = await averageRun(db, scope, agent);
     if (average) return spendOfAverage(agent, scope, average);
@@ -206,7 +209,11 @@ async function expectedRunSpend(db: DbOrTx, agent: { id: string; roomId: string;
 }
 
 /** A whole run's expected spend from the average of recent runs of `scope`, priced at the agent's model now. */
-function spendOfAverage(agent: { name: string; model: string }, scope: EstimateScope, average: { runs: number; input: number; output: number }): ExpectedSpend {
+function spendOfAverage(
+  agent: { name: string; model: string },
+  scope: EstimateScope,
+  average: { runs: number; input: number; output: number },
+): ExpectedSpend {
   const whose = scope === "agent" ? "its" : scope === "room" ? "this room's" : "the server's";
   const runsWord = average.runs === 1 ? "run" : `${average.runs} runs`;
   return {
@@ -244,9 +251,14 @@ function budgetReached(
     const isCost = limit.endsWith("_cost");
     const amount = isCost ? dollars : tokens;
     const reached = { limit, ...subject, used, allowed, resetsAt: budgets.day.end };
-    const usedOf = isCost ? `${dollars(used)} of ${dollars(allowed)}` : `${used.toLocaleString("en-US")} of ${allowed.toLocaleString("en-US")} tokens`;
+    const usedOf = isCost
+      ? `${dollars(used)} of ${dollars(allowed)}`
+      : `${used.toLocaleString("en-US")} of ${allowed.toLocaleString("en-US")} tokens`;
     if (reaches(used, allowed)) {
-      return { ...reached, message: `${what.charAt(0).toUpperCase()}${what.slice(1)} is spent (${usedOf} used today); agents start again after midnight UTC.` };
+      return {
+        ...reached,
+        message: `${what.charAt(0).toUpperCase()}${what.slice(1)} is spent (${usedOf} used today); agents start again after midnight UTC.`,
+      };
     }
     const next = expected ? (isCost ? expected.costUsd : expected.tokens) : 0;
     if (!expected || next <= 0 || !passes(used + next, allowed)) continue;
@@ -420,9 +432,19 @@ async function readRunFigures(
   const expected: ExpectedSpend | null = !hasBudget(budgets)
     ? null
     : Number(row.calls) > 0
-      ? { tokens: Number(row.largest_tokens ?? 0), costUsd: Number(row.largest_cost ?? 0), agentName: agent.name, basis: "its largest model call so far", next: "step" }
+      ? {
+          tokens: Number(row.largest_tokens ?? 0),
+          costUsd: Number(row.largest_cost ?? 0),
+          agentName: agent.name,
+          basis: "its largest model call so far",
+          next: "step",
+        }
       : row.average
-        ? spendOfAverage(agent, row.average.scope, { runs: Number(row.average.runs), input: Number(row.average.input), output: Number(row.average.output) })
+        ? spendOfAverage(agent, row.average.scope, {
+            runs: Number(row.average.runs),
+            input: Number(row.average.input),
+            output: Number(row.average.output),
+          })
         : null;
   const workflow = row.workflow ? { costUsd: Number(row.workflow.cost), largestCallUsd: Number(row.workflow.largest) } : null;
   return { budgets, expected, workflow };
@@ -516,7 +538,12 @@ export function budgetExceeded(reached: LimitReachedPayload, now: Date = new Dat
 }
 
 /** What a room may still spend today, for its header; null when neither it nor the instance has a budget. */
-export async function readRoomBudget(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date = new Date()): Promise<RoomBudgetDto | null> {
+export async function readRoomBudget(
+  db: DbOrTx,
+  roomId: string,
+  settings: RoomSettings,
+  now: Date = new Date(),
+): Promise<RoomBudgetDto | null> {
   const budget = roomBudgetDto(await todaysBudgets(db, roomId, settings, now, getEnv()));
   return budget.tokenLimit === null && budget.costLimitUsd === null ? null : budget;
 }

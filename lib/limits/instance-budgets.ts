@@ -38,7 +38,10 @@ export interface InstanceBudgets {
 
 /** The instance's daily budgets: the dashboard's settings over the environment's values. */
 export async function readInstanceBudgets(db: DbOrTx, env: Env = getEnv()): Promise<InstanceBudgets> {
-  const rows = await db.select().from(instanceSettings).where(inArray(instanceSettings.name, [...BUDGET_KEYS]));
+  const rows = await db
+    .select()
+    .from(instanceSettings)
+    .where(inArray(instanceSettings.name, [...BUDGET_KEYS]));
   return instanceBudgetsFrom(Object.fromEntries(rows.map((row) => [row.name, row.value])), env);
 }
 
@@ -83,14 +86,25 @@ export async function updateInstanceBudgets(db: Db, patch: InstanceBudgetsPatch,
     for (const key of changed) {
       const value = patch[key]!;
       if (value === null) await tx.delete(instanceSettings).where(eq(instanceSettings.name, key));
-      else await tx.insert(instanceSettings).values({ name: key, value, updatedAt: at }).onConflictDoUpdate({ target: instanceSettings.name, set: { value, updatedAt: at } });
+      else
+        await tx
+          .insert(instanceSettings)
+          .values({ name: key, value, updatedAt: at })
+          .onConflictDoUpdate({ target: instanceSettings.name, set: { value, updatedAt: at } });
     }
     const after = await readInstanceBudgets(tx);
     const label = { daily_token_budget: "tokens a day", daily_cost_budget_usd: "cost a day" } as const;
     const summary = `Set the server's daily budgets: ${changed
-      .map((key) => `${label[key]} ${describeLimit(key, after.settings[key], after.defaults)} (was ${describeLimit(key, before.settings[key], before.defaults)})`)
+      .map(
+        (key) =>
+          `${label[key]} ${describeLimit(key, after.settings[key], after.defaults)} (was ${describeLimit(key, before.settings[key], before.defaults)})`,
+      )
       .join(", ")}`;
-    await adminActionInsert(tx, { action: "instance.budgets_updated", summary, details: { before: before.settings, after: after.settings } }, at);
+    await adminActionInsert(
+      tx,
+      { action: "instance.budgets_updated", summary, details: { before: before.settings, after: after.settings } },
+      at,
+    );
     return after;
   });
 }

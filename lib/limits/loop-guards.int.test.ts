@@ -77,7 +77,9 @@ describe("the repeated tool call guard", () => {
     const { roomId } = await createTestRoom(database.db);
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     const busy = scriptedSteps([
-      ...[0, 1, 2, 3].map((index) => toolStep([{ id: `n${index}`, name: "create_node", input: { text: `Verse ${index}`, x: index * 100, y: 0 } }])),
+      ...[0, 1, 2, 3].map((index) =>
+        toolStep([{ id: `n${index}`, name: "create_node", input: { text: `Verse ${index}`, x: index * 100, y: 0 } }]),
+      ),
       textStep("Done."),
     ]);
     await setAgentModel(database, songwriter.id, "mock:busy");
@@ -99,11 +101,15 @@ describe("the repeated exchange guard", () => {
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     const storyteller = await agentByPersona(database, roomId, "storyteller");
     const askStoryteller = scriptedSteps([
-      toolStep([{ id: "r", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell the story of the rain again, please." } }]),
+      toolStep([
+        { id: "r", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell the story of the rain again, please." } },
+      ]),
       textStep("Asked."),
     ]);
     const askSongwriter = scriptedSteps([
-      toolStep([{ id: "r", name: "request_agent", input: { targetPersona: "songwriter", prompt: "Please tell the story of the RAIN again!" } }]),
+      toolStep([
+        { id: "r", name: "request_agent", input: { targetPersona: "songwriter", prompt: "Please tell the story of the RAIN again!" } },
+      ]),
       textStep("Asked back."),
     ]);
     await setAgentModel(database, songwriter.id, "mock:askStoryteller");
@@ -127,7 +133,9 @@ describe("the repeated exchange guard", () => {
       const refusal = events
         .filter((event) => event.type === "run.step" && (event.payload as { runId: string }).runId === third.id)
         .map((event) => event.payload as StepResult)[0]!.toolResults[0]!;
-      expect(refusal.output?.error).toMatch(/Songwriter and Storyteller have asked each other much the same thing 3 times in this workflow/);
+      expect(refusal.output?.error).toMatch(
+        /Songwriter and Storyteller have asked each other much the same thing 3 times in this workflow/,
+      );
       const reached = events.find((event) => event.type === "limit.reached");
       expect(reached).toMatchObject({ payload: { limit: "repeated_exchange", runId: third.id, used: 3, allowed: 3 } });
     } finally {
@@ -140,7 +148,9 @@ describe("the repeated exchange guard", () => {
     const songwriter = await agentByPersona(database, roomId, "songwriter");
     const storyteller = await agentByPersona(database, roomId, "storyteller");
     const asking = scriptedSteps([
-      toolStep([{ id: "r", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell the story of the rain again, please." } }]),
+      toolStep([
+        { id: "r", name: "request_agent", input: { targetPersona: "storyteller", prompt: "Tell the story of the rain again, please." } },
+      ]),
       textStep("Asked."),
     ]);
     await setAgentModel(database, songwriter.id, "mock:asking");
@@ -192,7 +202,16 @@ const dialogueOpened = (from: Agent, to: Agent): EventDraft<"dialogue.opened"> =
 const questionAsked = (from: Agent, to: Agent): EventDraft<"broadcast.asked"> => ({
   type: "broadcast.asked",
   actor: from,
-  payload: { broadcast: broadcastDto({ id: randomUUID(), agentId: from.id, agentName: from.name, mode: "agents", question: ASK, targetAgentIds: [to.id] }) },
+  payload: {
+    broadcast: broadcastDto({
+      id: randomUUID(),
+      agentId: from.id,
+      agentName: from.name,
+      mode: "agents",
+      question: ASK,
+      targetAgentIds: [to.id],
+    }),
+  },
 });
 
 /** Each way one agent asks another, with what an earlier ask of that way leaves in the workflow. */
@@ -204,7 +223,12 @@ const WAYS_OF_ASKING: { tool: string; input: unknown; settings?: RoomSettingsPat
     record: boardRequest(false),
   },
   { tool: "ask_teammate", input: { target: "Storyteller", question: ASKED_AGAIN }, record: dialogueOpened },
-  { tool: "ask_others", input: { question: ASKED_AGAIN, target_agents: ["storyteller"] }, settings: { broadcast: "agents" }, record: questionAsked },
+  {
+    tool: "ask_others",
+    input: { question: ASKED_AGAIN, target_agents: ["storyteller"] },
+    settings: { broadcast: "agents" },
+    record: questionAsked,
+  },
 ];
 
 /**
@@ -220,35 +244,51 @@ async function askedTwice(record: (from: Agent, to: Agent) => EventDraft, model:
   const asks = [record(songwriter, storyteller), record(storyteller, songwriter)];
   const { result: run } = await writeRoomEvents(database.db, roomId, async (tx, emit, at) => {
     for (const ask of asks) emit({ ...ask, correlationId });
-    return enqueueRun(tx, emit, { roomId, agentId: songwriter.id, trigger: "request", requestedBy: storyteller, prompt: "Carry on.", chainDepth: 1, correlationId, at });
+    return enqueueRun(tx, emit, {
+      roomId,
+      agentId: songwriter.id,
+      trigger: "request",
+      requestedBy: storyteller,
+      prompt: "Carry on.",
+      chainDepth: 1,
+      correlationId,
+      at,
+    });
   });
   return { roomId, run: run!, askType: asks[0]!.type };
 }
 
 describe("the repeated exchange guard, whichever way an agent asks", () => {
-  it.each(WAYS_OF_ASKING)("refuses $tool at the third saying the same, stops the run and says why", async ({ tool, input, settings, record }) => {
-    const asking = scriptedSteps([toolStep([{ id: "ask", name: tool, input }]), textStep("Asked.")]);
-    const { roomId, run, askType } = await askedTwice(record, "mock:asking", settings);
-    const worker = await startTestWorker(database, { resolveModel: mockResolver({ asking }) });
-    try {
-      const [finished] = await settled(roomId, 1);
-      expect(finished!.id).toBe(run.id);
-      expect(finished!.status).toBe("failed");
-      expect(finished!.error).toMatchObject({ error_type: "repeated_exchange" });
-      expect(asking.doStreamCalls).toHaveLength(1);
-      const events = await eventsOf(roomId);
-      const [step] = events.filter((event) => event.type === "run.step").map((event) => event.payload as StepResult);
-      expect(step!.toolResults[0]!.output?.error).toMatch(/Songwriter and Storyteller have asked each other much the same thing 3 times in this workflow/);
-      expect(events.find((event) => event.type === "limit.reached")).toMatchObject({ payload: { limit: "repeated_exchange", runId: run.id, used: 3, allowed: 3 } });
-      // The ask was not sent: no request, dialogue or question beyond the two recorded.
-      expect(events.filter((event) => event.type === askType)).toHaveLength(2);
-      expect(await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId))).toEqual([]);
-      expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
-      expect(await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toEqual([]);
-    } finally {
-      await worker.stop();
-    }
-  });
+  it.each(WAYS_OF_ASKING)(
+    "refuses $tool at the third saying the same, stops the run and says why",
+    async ({ tool, input, settings, record }) => {
+      const asking = scriptedSteps([toolStep([{ id: "ask", name: tool, input }]), textStep("Asked.")]);
+      const { roomId, run, askType } = await askedTwice(record, "mock:asking", settings);
+      const worker = await startTestWorker(database, { resolveModel: mockResolver({ asking }) });
+      try {
+        const [finished] = await settled(roomId, 1);
+        expect(finished!.id).toBe(run.id);
+        expect(finished!.status).toBe("failed");
+        expect(finished!.error).toMatchObject({ error_type: "repeated_exchange" });
+        expect(asking.doStreamCalls).toHaveLength(1);
+        const events = await eventsOf(roomId);
+        const [step] = events.filter((event) => event.type === "run.step").map((event) => event.payload as StepResult);
+        expect(step!.toolResults[0]!.output?.error).toMatch(
+          /Songwriter and Storyteller have asked each other much the same thing 3 times in this workflow/,
+        );
+        expect(events.find((event) => event.type === "limit.reached")).toMatchObject({
+          payload: { limit: "repeated_exchange", runId: run.id, used: 3, allowed: 3 },
+        });
+        // The ask was not sent: no request, dialogue or question beyond the two recorded.
+        expect(events.filter((event) => event.type === askType)).toHaveLength(2);
+        expect(await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId))).toEqual([]);
+        expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
+        expect(await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).toEqual([]);
+      } finally {
+        await worker.stop();
+      }
+    },
+  );
 
   it("opens no dialogue from an agent's words that would be the third saying the same, and says why", async () => {
     const speaking = scriptedSteps([textStep(`Storyteller, ${ASKED_AGAIN}`)]);
@@ -266,7 +306,9 @@ describe("the repeated exchange guard, whichever way an agent asks", () => {
           agentId: run.agentId,
           used: 3,
           allowed: 3,
-          message: expect.stringMatching(/Songwriter and Storyteller have asked each other much the same thing 3 times in this workflow, .*no dialogue was opened/),
+          message: expect.stringMatching(
+            /Songwriter and Storyteller have asked each other much the same thing 3 times in this workflow, .*no dialogue was opened/,
+          ),
         },
       });
       expect(events.filter((event) => event.type === "dialogue.opened")).toHaveLength(2);

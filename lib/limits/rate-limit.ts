@@ -32,7 +32,13 @@ export function rateRules(env: Env = getEnv()) {
     runStarts: { bucket: "run-starts", limit: env.PARLEY_RUN_STARTS_PER_MINUTE, windowMs: MINUTE, shared: true, what: "agents started" },
     // Writes are the canvas's hot path: counted in memory, at no extra round trip (see the docs for what that trades).
     seatWrites: { bucket: "seat-writes", limit: env.PARLEY_SEAT_WRITES_PER_MINUTE, windowMs: MINUTE, shared: false, what: "changes" },
-    adminSignIn: { bucket: "admin-sign-in", limit: env.PARLEY_ADMIN_SIGN_INS_PER_MINUTE, windowMs: MINUTE, shared: true, what: "failed admin sign-ins" },
+    adminSignIn: {
+      bucket: "admin-sign-in",
+      limit: env.PARLEY_ADMIN_SIGN_INS_PER_MINUTE,
+      windowMs: MINUTE,
+      shared: true,
+      what: "failed admin sign-ins",
+    },
   } satisfies Record<string, RateRule>;
 }
 
@@ -64,7 +70,8 @@ function decide(allowanceAt: number | undefined, now: number, rule: RateRule): {
 
 /** Subjects counted in this process, by rule and subject. */
 const globalForLimits = globalThis as unknown as { __parleyRateLimits?: Map<string, number> };
-const memory = (globalForLimits.__parleyRateLimits ??= new Map());
+globalForLimits.__parleyRateLimits ??= new Map();
+const memory = globalForLimits.__parleyRateLimits;
 let takenSincePrune = 0;
 
 /** Forgets, now and then, subjects whose allowance is whole again: they read the same as ones never seen. */
@@ -127,7 +134,13 @@ export interface TakeOptions {
 }
 
 /** Counts one request of `subject` against `rule`; says whether it may pass. A rule with no limit lets everything through. */
-export async function takeRate(db: DbOrTx, rule: RateRule, subject: string, now: number = Date.now(), options: TakeOptions = {}): Promise<RateDecision> {
+export async function takeRate(
+  db: DbOrTx,
+  rule: RateRule,
+  subject: string,
+  now: number = Date.now(),
+  options: TakeOptions = {},
+): Promise<RateDecision> {
   if (rule.limit <= 0) return ALLOWED;
   return rule.shared ? takeFromDatabase(db, rule, subject, options) : takeFromMemory(rule, subject, now);
 }

@@ -36,7 +36,10 @@ const from = (address: string, extra: Record<string, string> = {}) => ({ "x-forw
 
 const roomCount = async () => (await context.database.db.select({ id: rooms.id }).from(rooms)).length;
 
-function expectRateLimited(response: { status: number; headers: Headers; body: { error: { code: string; message: string } } }, what: RegExp) {
+function expectRateLimited(
+  response: { status: number; headers: Headers; body: { error: { code: string; message: string } } },
+  what: RegExp,
+) {
   expect(response.status).toBe(429);
   expect(response.body.error.code).toBe("too_many_requests");
   expect(response.body.error.message).toMatch(what);
@@ -88,11 +91,24 @@ describe("rate limits per client address", () => {
     vi.stubEnv("PARLEY_RUN_STARTS_PER_MINUTE", "1");
     const { roomId } = await createTestRoom(context.database.db);
     const address = newAddress();
-    const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ann" }, headers: from(address) });
+    const seat = await call(takeSeat, {
+      url: "/x",
+      method: "POST",
+      params: { roomId },
+      body: { displayName: "Ann" },
+      headers: from(address),
+    });
     const cookie = cookieFrom(seat.headers.get("set-cookie"));
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const start = () =>
-      call(startRun, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: "Go" }, cookie, headers: from(address) });
+      call(startRun, {
+        url: "/x",
+        method: "POST",
+        params: { roomId },
+        body: { agentId: songwriter.id, prompt: "Go" },
+        cookie,
+        headers: from(address),
+      });
     expect((await start()).status).toBe(201);
     expectRateLimited(await start(), /Too many agents started: at most 1 a minute/);
     expect(await context.database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(1);
@@ -101,10 +117,17 @@ describe("rate limits per client address", () => {
   it("answer a seat's writes beyond its limit with 429, writing nothing, whatever address it writes from", async () => {
     vi.stubEnv("PARLEY_SEAT_WRITES_PER_MINUTE", "2");
     const { roomId } = await createTestRoom(context.database.db);
-    const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ann" }, headers: from(newAddress()) });
+    const seat = await call(takeSeat, {
+      url: "/x",
+      method: "POST",
+      params: { roomId },
+      body: { displayName: "Ann" },
+      headers: from(newAddress()),
+    });
     const cookie = cookieFrom(seat.headers.get("set-cookie"));
     const addNote = appRoute(createNoteRoute);
-    const note = (text: string) => call(addNote, { url: "/x", method: "POST", params: { roomId }, body: { text, x: 0, y: 0 }, cookie, headers: from(newAddress()) });
+    const note = (text: string) =>
+      call(addNote, { url: "/x", method: "POST", params: { roomId }, body: { text, x: 0, y: 0 }, cookie, headers: from(newAddress()) });
     expect((await note("one")).status).toBe(201);
     expect((await note("two")).status).toBe(201);
     const refused = await note("three");
@@ -119,7 +142,13 @@ describe("a seat's rate of writes on routes that serve admins too", () => {
   it("refuses a seat's stops beyond its limit with 429, stopping nothing, while an admin without a seat is not limited", async () => {
     vi.stubEnv("PARLEY_SEAT_WRITES_PER_MINUTE", "2");
     const { roomId } = await createTestRoom(context.database.db);
-    const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ann" }, headers: from(newAddress()) });
+    const seat = await call(takeSeat, {
+      url: "/x",
+      method: "POST",
+      params: { roomId },
+      body: { displayName: "Ann" },
+      headers: from(newAddress()),
+    });
     const cookie = cookieFrom(seat.headers.get("set-cookie"));
     const queued = [];
     for (const persona of ["songwriter", "storyteller", "scene-painter"]) {
@@ -140,7 +169,13 @@ describe("a seat's rate of writes on routes that serve admins too", () => {
 
 describe("who may create rooms", () => {
   const create = (headers: Record<string, string> = {}) =>
-    call(createRoom, { url: "/api/rooms", method: "POST", params: {}, body: { title: "Mine", template: "creative-canvas" }, headers: { ...from(newAddress()), ...headers } });
+    call(createRoom, {
+      url: "/api/rooms",
+      method: "POST",
+      params: {},
+      body: { title: "Mine", template: "creative-canvas" },
+      headers: { ...from(newAddress()), ...headers },
+    });
 
   it("is admins only when the server says so: others get a 403 and nothing is created", async () => {
     vi.stubEnv("PARLEY_ROOM_CREATION", "admins");
@@ -149,7 +184,13 @@ describe("who may create rooms", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/Only admins may create rooms on this server/);
     const yaml = fs.readFileSync(path.join(process.cwd(), "lib/rooms/fixtures/broadcast-human.yaml"), "utf8");
-    const imported = await call(importRoom, { url: "/api/rooms/import", method: "POST", params: {}, body: { yaml }, headers: from(newAddress()) });
+    const imported = await call(importRoom, {
+      url: "/api/rooms/import",
+      method: "POST",
+      params: {},
+      body: { yaml },
+      headers: from(newAddress()),
+    });
     expect(imported.status).toBe(403);
     expect(imported.body.error.message).toMatch(/Only admins may import teams/);
     expect(await roomCount()).toBe(before);
@@ -167,7 +208,13 @@ describe("who may create rooms", () => {
   it("is admins only once a key imported teams may name is set, saying why: nothing is created or imported", async () => {
     const yaml = fs.readFileSync(path.join(process.cwd(), "lib/rooms/fixtures/broadcast-human.yaml"), "utf8");
     const importTeam = (headers: Record<string, string> = {}) =>
-      call(importRoom, { url: "/api/rooms/import", method: "POST", params: {}, body: { yaml }, headers: { ...from(newAddress()), ...headers } });
+      call(importRoom, {
+        url: "/api/rooms/import",
+        method: "POST",
+        params: {},
+        body: { yaml },
+        headers: { ...from(newAddress()), ...headers },
+      });
     // Allowed but not set: nothing to spend on yet.
     vi.stubEnv("PARLEY_IMPORT_KEY_VARIABLES", "GROQ_API_KEY,PARLEY_TEST_TEAM_KEY");
     expect((await create()).status).toBe(201);
@@ -177,10 +224,14 @@ describe("who may create rooms", () => {
     const rateCounts = (await context.database.db.select().from(rateLimits)).length;
     const refused = await create();
     expect(refused.status).toBe(403);
-    expect(refused.body.error.message).toBe("Only admins may create rooms on this server (a key for a paid model provider is set). Sign in at /admin first.");
+    expect(refused.body.error.message).toBe(
+      "Only admins may create rooms on this server (a key for a paid model provider is set). Sign in at /admin first.",
+    );
     const imported = await importTeam();
     expect(imported.status).toBe(403);
-    expect(imported.body.error.message).toBe("Only admins may import teams on this server (a key for a paid model provider is set). Sign in at /admin first.");
+    expect(imported.body.error.message).toBe(
+      "Only admins may import teams on this server (a key for a paid model provider is set). Sign in at /admin first.",
+    );
     // Neither is counted against the address's allowance either: nothing at all is written.
     expect(await roomCount()).toBe(before);
     expect((await context.database.db.select().from(rateLimits)).length).toBe(rateCounts);
@@ -223,7 +274,12 @@ describe("admin sign-in", () => {
   it("counts a wrong bearer token on any admin route with them: the sixth is a 429, the right token's too, and another address is unaffected", async () => {
     const address = newAddress();
     const read = (token: string, from_: string, extra: Record<string, string> = {}) =>
-      call(overview, { url: "/api/admin/overview", method: "GET", params: {}, headers: from(from_, { authorization: `Bearer ${token}`, ...extra }) });
+      call(overview, {
+        url: "/api/admin/overview",
+        method: "GET",
+        params: {},
+        headers: from(from_, { authorization: `Bearer ${token}`, ...extra }),
+      });
     for (let failure = 0; failure < 5; failure++) expect((await read("not-the-admin-token-000", address)).status).toBe(403);
     expectRateLimited(await read("not-the-admin-token-000", address), /Too many failed admin sign-ins: at most 5 a minute/);
     // While the address waits, the right token learns nothing either, and signing in is refused too.
@@ -234,7 +290,13 @@ describe("admin sign-in", () => {
     expect(elsewhere.status).toBe(200);
     expect((await read(TOKEN, newAddress())).status).toBe(200);
     // An admin already signed in is not a guess: the session works from the waiting address.
-    const signedIn = await call(overview, { url: "/api/admin/overview", method: "GET", params: {}, headers: from(address), cookie: cookieFrom(elsewhere.headers.get("set-cookie")) });
+    const signedIn = await call(overview, {
+      url: "/api/admin/overview",
+      method: "GET",
+      params: {},
+      headers: from(address),
+      cookie: cookieFrom(elsewhere.headers.get("set-cookie")),
+    });
     expect(signedIn.status).toBe(200);
   });
 

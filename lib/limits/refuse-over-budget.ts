@@ -6,7 +6,12 @@ import { budgetExceeded, budgetRefusal } from "./budget";
 import { limitErrorDetails } from "./limit-reached";
 
 /** Inside a start's write: refuses it (429 until midnight UTC) when a run of `agent` would not fit today's budgets. */
-export type CheckBudget = (tx: DbOrTx, settings: RoomSettings, agent: { id: string; roomId: string; name: string; model: string }, at: Date) => Promise<void>;
+export type CheckBudget = (
+  tx: DbOrTx,
+  settings: RoomSettings,
+  agent: { id: string; roomId: string; name: string; model: string },
+  at: Date,
+) => Promise<void>;
 
 /**
  * A person's start of agent work — a run, a message that needs one, a brainstorm, a build review —
@@ -15,7 +20,12 @@ export type CheckBudget = (tx: DbOrTx, settings: RoomSettings, agent: { id: stri
  * inside its write, so a refusal writes nothing of the start; the room is then told with a
  * `limit.reached` of its own, as it is told of runs a budget stopped.
  */
-export async function refuseOverBudget<T>(db: Db, roomId: string, actor: Actor, start: (checkBudget: CheckBudget) => Promise<T>): Promise<T> {
+export async function refuseOverBudget<T>(
+  db: Db,
+  roomId: string,
+  actor: Actor,
+  start: (checkBudget: CheckBudget) => Promise<T>,
+): Promise<T> {
   let refused: LimitReachedPayload | null = null;
   try {
     return await start(async (tx, settings, agent, at) => {

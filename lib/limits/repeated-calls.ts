@@ -6,7 +6,10 @@ import { canonicalJson } from "@/lib/events/idempotency";
 
 /** What identifies a tool call: the tool and its arguments, whatever order the arguments' keys came in. */
 export function callSignature(toolName: string, input: unknown): string {
-  return createHash("sha256").update(`${toolName}\n${canonicalJson(input)}`).digest("base64url").slice(0, 22);
+  return createHash("sha256")
+    .update(`${toolName}\n${canonicalJson(input)}`)
+    .digest("base64url")
+    .slice(0, 22);
 }
 
 /** How many times each call (tool and arguments) was made in the steps an earlier attempt saved. */
@@ -54,7 +57,8 @@ export function guardRepeatedCalls<T extends ToolSet>(active: ActiveRun, tools: 
   for (const [name, definition] of Object.entries(tools)) {
     const execute = definition.execute;
     if (!execute) continue;
-    definition.execute = (input: unknown, options: Parameters<typeof execute>[1]) => countCall(active, name, input) ?? execute(input, options);
+    definition.execute = (input: unknown, options: Parameters<typeof execute>[1]) =>
+      countCall(active, name, input) ?? execute(input, options);
   }
   return tools;
 }

@@ -66,7 +66,13 @@ async function findRepeatedExchange(
         eq(events.roomId, run.roomId),
         eq(events.correlationId, run.correlationId),
         inArray(events.type, ASKING_EVENT_TYPES),
-        or(eq(events.agent, asker.id), inArray(events.agent, others.map((other) => other.id))),
+        or(
+          eq(events.agent, asker.id),
+          inArray(
+            events.agent,
+            others.map((other) => other.id),
+          ),
+        ),
       ),
     )
     .orderBy(desc(events.seq))
@@ -85,7 +91,15 @@ function repeatedExchangeLimit(runId: string, asker: Agent, repeated: RepeatedEx
   const message =
     `${asker.name} and ${repeated.other.name} have asked each other much the same thing ${repeated.repeats} times in this workflow, ` +
     `which goes round in circles: ${outcome}`;
-  return { limit: "repeated_exchange", runId, agentId: asker.id, message, used: repeated.repeats, allowed: repeated.allowed, resetsAt: null };
+  return {
+    limit: "repeated_exchange",
+    runId,
+    agentId: asker.id,
+    message,
+    used: repeated.repeats,
+    allowed: repeated.allowed,
+    resetsAt: null,
+  };
 }
 
 /**

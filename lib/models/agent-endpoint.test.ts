@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { getEnv } from "@/lib/env";
-import { agentKeyVariable, callsServerEndpoint, endpointStanding, hostAddressRefusal, isPrivateAddress, keyVariableRefusal } from "./agent-endpoint";
+import {
+  agentKeyVariable,
+  callsServerEndpoint,
+  endpointStanding,
+  hostAddressRefusal,
+  isPrivateAddress,
+  keyVariableRefusal,
+} from "./agent-endpoint";
 import { endpointUnder, normalizeEndpoint } from "./endpoint-address";
 
 const bare = getEnv({} as NodeJS.ProcessEnv);
@@ -21,10 +28,14 @@ describe("the settings that list what imported agents may name", () => {
 
   it("refuse names that are not variables, the admin's token and the database's address, and endpoints that are not plain http(s)", () => {
     const invalid = (variables: Record<string, string>) => () => getEnv({ NODE_ENV: "test", ...variables });
-    expect(invalid({ PARLEY_IMPORT_KEY_VARIABLES: "GROQ_API_KEY,not-a-name" })).toThrow(/PARLEY_IMPORT_KEY_VARIABLES\.1: must list environment variable names/);
+    expect(invalid({ PARLEY_IMPORT_KEY_VARIABLES: "GROQ_API_KEY,not-a-name" })).toThrow(
+      /PARLEY_IMPORT_KEY_VARIABLES\.1: must list environment variable names/,
+    );
     expect(invalid({ PARLEY_IMPORT_KEY_VARIABLES: "ADMIN_TOKEN" })).toThrow(/ADMIN_TOKEN can never be an agent's key/);
     expect(invalid({ PARLEY_IMPORT_KEY_VARIABLES: "DATABASE_URL" })).toThrow(/DATABASE_URL can never be an agent's key/);
-    expect(invalid({ PARLEY_IMPORT_ENDPOINTS: "ftp://files.example.com" })).toThrow(/PARLEY_IMPORT_ENDPOINTS\.0: ftp:\/\/files\.example\.com: must be an http\(s\) address/);
+    expect(invalid({ PARLEY_IMPORT_ENDPOINTS: "ftp://files.example.com" })).toThrow(
+      /PARLEY_IMPORT_ENDPOINTS\.0: ftp:\/\/files\.example\.com: must be an http\(s\) address/,
+    );
     expect(invalid({ PARLEY_IMPORT_ENDPOINTS: "https://user:pw@llm.example.com" })).toThrow(/must not carry a user name or password/);
   });
 });
@@ -49,11 +60,31 @@ describe("endpoint addresses", () => {
   });
 
   it("on loopback, link-local, private and reserved ranges are private, however they are written", () => {
-    const privateHosts = ["127.0.0.1", "127.8.9.10", "localhost", "api.localhost", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.0.10", "169.254.169.254", "100.64.0.1", "0.0.0.0", "[::1]", "[::]", "[fe80::1]", "[fd12:3456::1]", "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]"];
+    const privateHosts = [
+      "127.0.0.1",
+      "127.8.9.10",
+      "localhost",
+      "api.localhost",
+      "10.0.0.1",
+      "172.16.5.4",
+      "172.31.255.255",
+      "192.168.0.10",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "[::1]",
+      "[::]",
+      "[fe80::1]",
+      "[fd12:3456::1]",
+      "[::ffff:127.0.0.1]",
+      "[::ffff:a9fe:a9fe]",
+    ];
     for (const host of privateHosts) expect([host, isPrivateAddress(host)]).toEqual([host, true]);
     // Other spellings of 127.0.0.1, as a URL parses them.
-    for (const url of ["http://2130706433/", "http://0x7f.0.0.1/", "http://127.1/"]) expect(isPrivateAddress(new URL(url).hostname)).toBe(true);
-    for (const host of ["8.8.8.8", "172.32.0.1", "203.0.113.7", "[2001:4860:4860::8888]", "llm.example.com"]) expect([host, isPrivateAddress(host)]).toEqual([host, false]);
+    for (const url of ["http://2130706433/", "http://0x7f.0.0.1/", "http://127.1/"])
+      expect(isPrivateAddress(new URL(url).hostname)).toBe(true);
+    for (const host of ["8.8.8.8", "172.32.0.1", "203.0.113.7", "[2001:4860:4860::8888]", "llm.example.com"])
+      expect([host, isPrivateAddress(host)]).toEqual([host, false]);
   });
 
   it("stand as the server's, a known service's, listed, private or other", () => {
@@ -76,7 +107,9 @@ describe("host names an admin's import names", () => {
       "metadata.internal resolves to 169.254.169.254, a loopback, link-local or private address",
     );
     expect(await hostAddressRefusal("rebind.example", resolving(["::1"]))).toMatch(/resolves to ::1/);
-    expect(await hostAddressRefusal("nowhere.invalid", async () => Promise.reject(new Error("ENOTFOUND")))).toBe("nowhere.invalid could not be resolved");
+    expect(await hostAddressRefusal("nowhere.invalid", async () => Promise.reject(new Error("ENOTFOUND")))).toBe(
+      "nowhere.invalid could not be resolved",
+    );
     expect(await hostAddressRefusal("empty.example", resolving([]))).toBe("empty.example could not be resolved");
   });
 
@@ -96,16 +129,24 @@ describe("key variables", () => {
   it("are read only when listed, or when they are a known service's own and go to that service", () => {
     expect(keyVariableRefusal("TEAM_KEY", "https://anywhere.example.com/v1", listing)).toBeNull();
     expect(keyVariableRefusal("XAI_API_KEY", "https://api.x.ai/v1", bare)).toBeNull();
-    expect(keyVariableRefusal("XAI_API_KEY", "https://api.groq.com/openai/v1", bare)).toMatch(/^XAI_API_KEY is not a key variable this server lets agents use/);
+    expect(keyVariableRefusal("XAI_API_KEY", "https://api.groq.com/openai/v1", bare)).toMatch(
+      /^XAI_API_KEY is not a key variable this server lets agents use/,
+    );
     expect(keyVariableRefusal("XAI_API_KEY", undefined, bare)).toMatch(/XAI_API_KEY is not a key variable/);
     expect(keyVariableRefusal("OPENAI_API_KEY", "https://evil.example.net/v1", bare)).toMatch(/OPENAI_API_KEY is not a key variable/);
   });
 
   it("go with an agent's calls: its own, else the server's only at the server's endpoint", () => {
     expect(agentKeyVariable("openai", {}, bare)).toEqual({ variable: "OPENAI_API_KEY", server: true });
-    expect(agentKeyVariable("openai", { baseUrl: "https://api.openai.com/v1/" }, bare)).toEqual({ variable: "OPENAI_API_KEY", server: true });
+    expect(agentKeyVariable("openai", { baseUrl: "https://api.openai.com/v1/" }, bare)).toEqual({
+      variable: "OPENAI_API_KEY",
+      server: true,
+    });
     expect(agentKeyVariable("openai", { baseUrl: "https://evil.example.net/v1" }, bare)).toBeNull();
-    expect(agentKeyVariable("openai-compatible", { baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" }, bare)).toEqual({ variable: "XAI_API_KEY", server: false });
+    expect(agentKeyVariable("openai-compatible", { baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" }, bare)).toEqual({
+      variable: "XAI_API_KEY",
+      server: false,
+    });
     expect(callsServerEndpoint("openai-compatible", { baseUrl: "https://api.x.ai/v1" }, listing)).toBe(false);
     expect(callsServerEndpoint("openai-compatible", {}, listing)).toBe(true);
   });

@@ -34,7 +34,10 @@ type ServerKeyVariable = "OPENAI_API_KEY" | "ANTHROPIC_API_KEY" | "GOOGLE_GENERA
 const SERVER_KEYS: Record<KeyedProvider, { variable: ServerKeyVariable; endpoint: (env: Env) => string | undefined }> = {
   openai: { variable: "OPENAI_API_KEY", endpoint: (env) => env.OPENAI_BASE_URL ?? "https://api.openai.com/v1" },
   anthropic: { variable: "ANTHROPIC_API_KEY", endpoint: (env) => env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com/v1" },
-  google: { variable: "GOOGLE_GENERATIVE_AI_API_KEY", endpoint: (env) => env.GOOGLE_BASE_URL ?? "https://generativelanguage.googleapis.com/v1beta" },
+  google: {
+    variable: "GOOGLE_GENERATIVE_AI_API_KEY",
+    endpoint: (env) => env.GOOGLE_BASE_URL ?? "https://generativelanguage.googleapis.com/v1beta",
+  },
   "openai-compatible": { variable: "OPENAI_COMPATIBLE_API_KEY", endpoint: (env) => env.OPENAI_COMPATIBLE_BASE_URL },
 };
 
@@ -112,7 +115,10 @@ for (const [network, prefix] of [
  * private or otherwise not a public host. Other names are looked up by `hostAddressRefusal`.
  */
 export function isPrivateAddress(address: string): boolean {
-  const host = address.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  const host = address
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const family = isIP(host);
   return family !== 0 && PRIVATE_RANGES.check(host, family === 4 ? "ipv4" : "ipv6");
@@ -157,7 +163,11 @@ export function spendableKeyVariables(env: Env, secrets: NodeJS.ProcessEnv): str
 }
 
 /** The key an agent's calls carry: its own variable, the server's, or none. */
-export function agentKeyVariable(provider: KeyedProvider, options: AgentModelOptions, env: Env): { variable: string; server: boolean } | null {
+export function agentKeyVariable(
+  provider: KeyedProvider,
+  options: AgentModelOptions,
+  env: Env,
+): { variable: string; server: boolean } | null {
   if (options.apiKeyEnv) return { variable: options.apiKeyEnv, server: false };
   if (callsServerEndpoint(provider, options, env)) return { variable: SERVER_KEYS[provider].variable, server: true };
   return null;

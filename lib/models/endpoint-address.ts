@@ -17,7 +17,8 @@ export function normalizeEndpoint(text: string): { url: string } | { error: stri
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return { error: `must be an http(s) address, not ${JSON.stringify(text)}` };
   if (url.username || url.password) return { error: "must not carry a user name or password" };
-  if (url.search || url.hash || text.includes("?") || text.includes("#")) return { error: "must be an address without a query (?…) or fragment (#…)" };
+  if (url.search || url.hash || text.includes("?") || text.includes("#"))
+    return { error: "must be an address without a query (?…) or fragment (#…)" };
   return { url: `${url.origin}${url.pathname}`.replace(/\/+$/, "") };
 }
 

@@ -79,7 +79,9 @@ const happyPath: Reply = (request) => {
       chunks: [
         chunk({ role: "assistant", content: "Writing " }),
         chunk({ content: "a line." }),
-        chunk({ tool_calls: [{ index: 0, id: "call_abc", type: "function", function: { name: "create_node", arguments: args.slice(0, 12) } }] }),
+        chunk({
+          tool_calls: [{ index: 0, id: "call_abc", type: "function", function: { name: "create_node", arguments: args.slice(0, 12) } }],
+        }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(12, 30) } }] }),
         chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(30) } }] }),
         chunk({}, "tool_calls"),
@@ -132,7 +134,9 @@ describe("an agent on an OpenAI-compatible server (wire level)", () => {
       expect(String(first.body.messages[0]!.content)).toMatch(/You are Songwriter/);
       expect(JSON.stringify(first.body.messages[1])).toMatch(/Write one line about the harbour/);
       const toolNames = first.body.tools!.map((tool) => tool.function.name);
-      expect(toolNames).toEqual(expect.arrayContaining(["create_node", "create_edge", "share_creative_context", "read_shared_context", "request_agent"]));
+      expect(toolNames).toEqual(
+        expect.arrayContaining(["create_node", "create_edge", "share_creative_context", "read_shared_context", "request_agent"]),
+      );
       const createNode = first.body.tools!.find((tool) => tool.function.name === "create_node")!;
       expect(createNode.function.parameters.type).toBe("object");
       expect(Object.keys(createNode.function.parameters.properties)).toEqual(expect.arrayContaining(["text", "kind", "x", "y"]));

@@ -136,7 +136,11 @@ describe("an agent's own endpoint and key", () => {
   it("never carries the server's key to an endpoint the agent names", async () => {
     for (const spec of ["openai:gpt-5", "anthropic:claude-sonnet-4-5", "google:gemini-2.5-flash"]) {
       const reason = modelUnavailableReason(spec, server, { baseUrl: own }, secrets);
-      expect(reason).toMatch(new RegExp(`names its own endpoint \\(${own.replace(/[./]/g, "\\$&")}\\) but no key for it, and the server's [A-Z_]+ is sent only to its own`));
+      expect(reason).toMatch(
+        new RegExp(
+          `names its own endpoint \\(${own.replace(/[./]/g, "\\$&")}\\) but no key for it, and the server's [A-Z_]+ is sent only to its own`,
+        ),
+      );
       expect(() => resolveModel(spec, { env: server, secrets, agent: { baseUrl: own } })).toThrow(ModelUnavailableError);
     }
     // The providers' clients would read the server's key from the environment themselves: still not sent.
@@ -161,7 +165,9 @@ describe("an agent's own endpoint and key", () => {
       expect(sent.values).not.toMatch(/-server/);
     }
     // A known service's own variable, at that service.
-    expect((await headersSent("openai-compatible:grok-4", { baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" })).values).toContain("Bearer xai-key");
+    expect((await headersSent("openai-compatible:grok-4", { baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" })).values).toContain(
+      "Bearer xai-key",
+    );
     // At the server's own endpoint, the server's key.
     expect((await headersSent("openai-compatible:m", { baseUrl: "http://localhost:11434/v1/" })).values).toContain("Bearer compat-server");
   });
@@ -174,7 +180,9 @@ describe("an agent's own endpoint and key", () => {
       );
       expect(() => resolveModel("openai-compatible:m", { env: server, secrets, agent: options })).toThrow(/is not a key variable/);
     }
-    expect(modelUnavailableReason("openai:gpt-5", server, { apiKeyEnv: "TEAM_KEY" }, { NODE_ENV: "test" })).toBe("TEAM_KEY (the key this agent's configuration names) is not set on the server.");
+    expect(modelUnavailableReason("openai:gpt-5", server, { apiKeyEnv: "TEAM_KEY" }, { NODE_ENV: "test" })).toBe(
+      "TEAM_KEY (the key this agent's configuration names) is not set on the server.",
+    );
   });
 
   it("refuses an endpoint on a private address unless the server lists it or is configured with it", () => {

@@ -42,9 +42,16 @@ interface Connection {
  * Google always get a key here, because their clients would otherwise read the server's own
  * from the environment.
  */
-function connectionFor(provider: KeyedProvider, own: AgentModelOptions, env: Env, secrets: NodeJS.ProcessEnv): Connection | { reason: string } {
+function connectionFor(
+  provider: KeyedProvider,
+  own: AgentModelOptions,
+  env: Env,
+  secrets: NodeJS.ProcessEnv,
+): Connection | { reason: string } {
   if (own.baseUrl && endpointStanding(provider, own.baseUrl, env) === "private") {
-    return { reason: `${own.baseUrl} (the endpoint this agent's configuration names) is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.` };
+    return {
+      reason: `${own.baseUrl} (the endpoint this agent's configuration names) is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
+    };
   }
   const server = serverKeyVariable(provider);
   const atServer = callsServerEndpoint(provider, own, env);
@@ -82,7 +89,12 @@ const SERVER_BASE_URLS: Record<KeyedProvider, (env: Env) => string | undefined> 
  * Why an agent's model cannot run here, or null when it can. Shown in the room so that a
  * missing key reads as an explanation, not a crash.
  */
-export function modelUnavailableReason(spec: string, env: Env = getEnv(), options: AgentModelOptions = {}, secrets: NodeJS.ProcessEnv = process.env): string | null {
+export function modelUnavailableReason(
+  spec: string,
+  env: Env = getEnv(),
+  options: AgentModelOptions = {},
+  secrets: NodeJS.ProcessEnv = process.env,
+): string | null {
   const parsed = parseModelSpec(spec);
   if ("error" in parsed) return parsed.error;
   if (parsed.provider === "script") return null;
@@ -155,7 +167,9 @@ export function resolveModel(spec: string, options: ResolveOptions = {}): Resolv
       model = createGoogleGenerativeAI({ apiKey, baseURL, fetch })(modelId);
       break;
     case "openai-compatible":
-      model = createOpenAICompatible({ name: env.OPENAI_COMPATIBLE_NAME, baseURL: baseURL!, apiKey, includeUsage: true, fetch }).chatModel(modelId);
+      model = createOpenAICompatible({ name: env.OPENAI_COMPATIBLE_NAME, baseURL: baseURL!, apiKey, includeUsage: true, fetch }).chatModel(
+        modelId,
+      );
       break;
   }
   return { model, provider, modelId, spec, scripted: false };

@@ -30,7 +30,14 @@ function decodeKeysetCursor(value: string): KeysetCursor | null {
   try {
     const binary = atob(value.replaceAll("-", "+").replaceAll("_", "/"));
     const [at, id, ...rest] = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)))) as unknown[];
-    if (rest.length === 0 && typeof at === "string" && CURSOR_TIME.test(at) && !Number.isNaN(Date.parse(at)) && typeof id === "string" && id) {
+    if (
+      rest.length === 0 &&
+      typeof at === "string" &&
+      CURSOR_TIME.test(at) &&
+      !Number.isNaN(Date.parse(at)) &&
+      typeof id === "string" &&
+      id
+    ) {
       return { at, id };
     }
   } catch {

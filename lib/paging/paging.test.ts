@@ -15,7 +15,9 @@ describe("parseQuery", () => {
 
   it("refuses a parameter given twice, an unknown one (naming those it knows) and a bad value, with a 400", () => {
     expect(() => parse("limit=3&limit=4")).toThrow(expect.objectContaining({ status: 400, message: "limit is given more than once." }));
-    expect(() => parse("sort=asc")).toThrow(expect.objectContaining({ status: 400, message: "unknown parameter(s) sort; use cursor, limit" }));
+    expect(() => parse("sort=asc")).toThrow(
+      expect.objectContaining({ status: 400, message: "unknown parameter(s) sort; use cursor, limit" }),
+    );
     expect(() => parse("limit=0")).toThrow(expect.objectContaining({ status: 400, message: expect.stringMatching(/^limit: /) }));
   });
 });
@@ -60,9 +62,21 @@ describe("keyset pages", () => {
       { id: "b", at: "2026-11-22T10:03:00.000002Z" },
       { id: "c", at: "2026-11-22T10:03:00.000001Z" },
     ];
-    const first = keysetPage(rows, 2, (row) => row.id, (row) => row);
+    const first = keysetPage(
+      rows,
+      2,
+      (row) => row.id,
+      (row) => row,
+    );
     expect(first).toEqual({ items: ["a", "b"], nextCursor: encodeKeysetCursor({ at: "2026-11-22T10:03:00.000002Z", id: "b" }) });
     expect(parse(`cursor=${first.nextCursor}`).cursor).toEqual({ at: "2026-11-22T10:03:00.000002Z", id: "b" });
-    expect(keysetPage(rows, 3, (row) => row.id, (row) => row)).toEqual({ items: ["a", "b", "c"], nextCursor: null });
+    expect(
+      keysetPage(
+        rows,
+        3,
+        (row) => row.id,
+        (row) => row,
+      ),
+    ).toEqual({ items: ["a", "b", "c"], nextCursor: null });
   });
 });

@@ -53,7 +53,12 @@ const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "broadcast.asked": ({ payload: { broadcast } }) =>
     broadcast.mode === "human"
       ? [{ from: broadcast.agentId, to: { id: PEOPLE }, kind: "question", text: broadcast.question }]
-      : broadcast.targetAgentIds.map((id) => ({ from: broadcast.agentId, to: { id }, kind: "question" as const, text: broadcast.question })),
+      : broadcast.targetAgentIds.map((id) => ({
+          from: broadcast.agentId,
+          to: { id },
+          kind: "question" as const,
+          text: broadcast.question,
+        })),
   "command.sent": ({ payload: { command } }) => [{ from: PEOPLE, to: { id: command.agentId }, kind: "command", text: command.text }],
   "dialogue.opened": ({ payload: { dialogue } }) => [
     { from: dialogue.askerAgentId, to: { id: dialogue.addresseeAgentId }, kind: "dialogue", text: dialogue.topic },

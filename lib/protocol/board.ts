@@ -49,7 +49,6 @@ export const boardContentSchemas = {
   }),
 } as const;
 
-
 export const requestStatusSchema = z.enum(["open", "queued", "in_progress", "answered", "cancelled", "failed"]);
 
 export const boardEntrySchema = z.object({

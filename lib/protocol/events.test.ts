@@ -47,7 +47,18 @@ describe("the event catalogue", () => {
   });
 
   it("reads a step with what its model was given in brief, and a step recorded before that was kept", () => {
-    const step = { runId: "run1", agentId: "a1", step: 0, text: "A line.", toolCalls: [], toolResults: [], durationMs: 10, inputTokens: 5, outputTokens: 2, costUsd: 0 };
+    const step = {
+      runId: "run1",
+      agentId: "a1",
+      step: 0,
+      text: "A line.",
+      toolCalls: [],
+      toolResults: [],
+      durationMs: 10,
+      inputTokens: 5,
+      outputTokens: 2,
+      costUsd: 0,
+    };
     const prompt = { messageCount: 2, characters: 40, tokens: 10, added: { opening: true, toolResults: 0, messages: 0, notes: 0 } };
     const parse = (payload: unknown) => storedEventSchema.safeParse({ ...envelope, type: "run.step", payload });
     expect(parse(step).success).toBe(true);

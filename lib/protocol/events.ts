@@ -10,10 +10,7 @@ import { dialogueMessageSchema, dialogueOutcomeSchema, dialogueSchema, reviewIss
 
 const base = envelopeSchema.extend(storedFieldsSchema.shape);
 
-function storedEvent<TType extends string, TPayload extends z.ZodType<Record<string, unknown>>>(
-  type: TType,
-  payload: TPayload,
-) {
+function storedEvent<TType extends string, TPayload extends z.ZodType<Record<string, unknown>>>(type: TType, payload: TPayload) {
   return base.extend({ type: z.literal(type), payload });
 }
 
@@ -23,10 +20,7 @@ const nodeChangesSchema = canvasNodeSchema
 
 /** The catalogue of stored event types: one entry per thing that can happen in a room. */
 export const storedEventSchemas = {
-  "room.created": storedEvent(
-    "room.created",
-    z.object({ title: z.string(), template: z.string(), agents: z.array(agentSchema) }),
-  ),
+  "room.created": storedEvent("room.created", z.object({ title: z.string(), template: z.string(), agents: z.array(agentSchema) })),
   "room.updated": storedEvent(
     "room.updated",
     z.object({ title: z.string().optional(), settings: z.record(z.string(), z.unknown()).optional() }),
@@ -72,7 +66,13 @@ export const storedEventSchemas = {
   /** A new version of the code under review, and the code itself (events written before it carried the code lack it). */
   "review.code": storedEvent(
     "review.code",
-    z.object({ reviewId: z.string(), nodeId: z.string(), version: z.number().int().positive(), language: z.string(), code: z.string().optional() }),
+    z.object({
+      reviewId: z.string(),
+      nodeId: z.string(),
+      version: z.number().int().positive(),
+      language: z.string(),
+      code: z.string().optional(),
+    }),
   ),
   "review.verdict": storedEvent(
     "review.verdict",
@@ -133,7 +133,12 @@ export const storedEventSchemas = {
   ),
   "brainstorm.gate_opened": storedEvent(
     "brainstorm.gate_opened",
-    z.object({ brainstormId: z.string(), round: z.number().int().positive(), ranking: z.array(rankedCandidateSchema), brainstorm: brainstormSchema }),
+    z.object({
+      brainstormId: z.string(),
+      round: z.number().int().positive(),
+      ranking: z.array(rankedCandidateSchema),
+      brainstorm: brainstormSchema,
+    }),
   ),
   "brainstorm.gate_decided": storedEvent(
     "brainstorm.gate_decided",
@@ -146,7 +151,10 @@ export const storedEventSchemas = {
   "dialogue.opened": storedEvent("dialogue.opened", z.object({ dialogue: dialogueSchema })),
   "dialogue.message": storedEvent("dialogue.message", dialogueMessageSchema),
   /** The asker said whether the answer settles its question (reply_in_dialogue), and what remains if not. */
-  "dialogue.replied": storedEvent("dialogue.replied", z.object({ dialogueId: z.string(), satisfied: z.boolean(), remaining: z.string().nullable() })),
+  "dialogue.replied": storedEvent(
+    "dialogue.replied",
+    z.object({ dialogueId: z.string(), satisfied: z.boolean(), remaining: z.string().nullable() }),
+  ),
   "dialogue.closed": storedEvent(
     "dialogue.closed",
     z.object({
@@ -227,10 +235,7 @@ export const storedEventSchemas = {
     z.object({ entryId: z.string(), status: requestStatusSchema, runId: z.string().nullable() }),
   ),
   "broadcast.asked": storedEvent("broadcast.asked", z.object({ broadcast: broadcastSchema })),
-  "broadcast.opened": storedEvent(
-    "broadcast.opened",
-    z.object({ broadcastId: z.string(), deadlineAt: z.string(), openedAt: z.string() }),
-  ),
+  "broadcast.opened": storedEvent("broadcast.opened", z.object({ broadcastId: z.string(), deadlineAt: z.string(), openedAt: z.string() })),
   "broadcast.response": storedEvent("broadcast.response", z.object({ response: broadcastResponseSchema })),
   /** A shadow's model call failed for a passing reason and is made again after `delayMs`. */
   "broadcast.retrying": storedEvent(

@@ -8,8 +8,7 @@ export const MAX_NOTIFICATION_BYTES = 7600;
 
 export type Notification =
   /** Stored events `from..to` committed in one room; `events` is omitted when too large to inline. */
-  | { k: "stored"; room: string; from: number; to: number; events?: StoredEvent[] }
-  | { k: "ephemeral"; room: string; event: EphemeralEvent };
+  { k: "stored"; room: string; from: number; to: number; events?: StoredEvent[] } | { k: "ephemeral"; room: string; event: EphemeralEvent };
 
 export function encodeStoredNotification(room: string, events: StoredEvent[]): string {
   const from = events[0]!.seq;

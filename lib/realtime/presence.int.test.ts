@@ -42,7 +42,9 @@ describe("PresenceTracker", () => {
     const { presence: instance, advance } = tracker("instance-ghosts");
     await instance.connect(roomId, null);
     // A row of this instance that is no longer open here (its removal failed).
-    await context.database.db.insert(presence).values({ connectionId: crypto.randomUUID(), roomId, instanceId: "instance-ghosts", seatId: null, lastSeenAt: new Date() });
+    await context.database.db
+      .insert(presence)
+      .values({ connectionId: crypto.randomUUID(), roomId, instanceId: "instance-ghosts", seatId: null, lastSeenAt: new Date() });
     expect((await instance.count(roomId)).watching).toBe(2);
     const { counts, unsubscribe } = announced(roomId);
     for (let beat = 0; beat < 4; beat++) {

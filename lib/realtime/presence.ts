@@ -88,10 +88,7 @@ export class PresenceTracker {
     const ids = [...this.local.keys()];
     this.local.clear();
     if (ids.length === 0) return;
-    const gone = await this.database.db
-      .delete(presence)
-      .where(inArray(presence.connectionId, ids))
-      .returning({ roomId: presence.roomId });
+    const gone = await this.database.db.delete(presence).where(inArray(presence.connectionId, ids)).returning({ roomId: presence.roomId });
     await Promise.all([...new Set(gone.map((row) => row.roomId))].map((roomId) => this.announce(roomId)));
   }
 
@@ -120,11 +117,7 @@ export class PresenceTracker {
       .set({ seatId })
       // A stream counted for another seat stays theirs.
       .where(
-        and(
-          eq(presence.connectionId, connectionId),
-          eq(presence.roomId, roomId),
-          or(isNull(presence.seatId), eq(presence.seatId, seatId)),
-        ),
+        and(eq(presence.connectionId, connectionId), eq(presence.roomId, roomId), or(isNull(presence.seatId), eq(presence.seatId, seatId))),
       )
       .returning({ connectionId: presence.connectionId });
     if (changed.length === 0) return false;

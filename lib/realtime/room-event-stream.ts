@@ -163,7 +163,13 @@ export function streamRoomEvents(options: RoomEventStreamOptions, sink: EventSin
         const seatId = options.seatId ?? null;
         connectionId = await options.presence.connect(roomId, seatId);
         if (closed) void options.presence.disconnect(connectionId).catch(() => {});
-        write(encodeEventFrame({ type: "stream.opened", room_id: roomId, payload: { connectionId, seatId, serverTime: new Date().toISOString() } }));
+        write(
+          encodeEventFrame({
+            type: "stream.opened",
+            room_id: roomId,
+            payload: { connectionId, seatId, serverTime: new Date().toISOString() },
+          }),
+        );
       }
       await catchUp();
       await sendSchedulerTurn();

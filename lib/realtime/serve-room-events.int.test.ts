@@ -79,7 +79,12 @@ describe("GET /api/rooms/[roomId]/events over HTTP", () => {
     await context.database.db.update(rooms).set({ lastScheduledAt: at }).where(eq(rooms.id, roomId));
     const stream = await openStream(roomId, { "Last-Event-ID": "2" });
     await eventually(() =>
-      expect(stream.sse.messages.map((message) => message.data).filter(Boolean).map((data) => JSON.parse(data))).toContainEqual({
+      expect(
+        stream.sse.messages
+          .map((message) => message.data)
+          .filter(Boolean)
+          .map((data) => JSON.parse(data)),
+      ).toContainEqual({
         type: "scheduler.turn",
         room_id: roomId,
         payload: { lastScheduledAt: at.toISOString() },
@@ -189,7 +194,12 @@ describe("streamRoomEvents", () => {
       },
     });
     let deliver: Subscriber = () => {};
-    const bus: Pick<RoomBus, "subscribe"> = { subscribe: (_room, subscriber) => ((deliver = subscriber), () => {}) };
+    const bus: Pick<RoomBus, "subscribe"> = {
+      subscribe: (_room, subscriber) => {
+        deliver = subscriber;
+        return () => {};
+      },
+    };
     let ended = false;
     const stream = streamRoomEvents(
       { database: { ...context.database, db }, bus, roomId, after: 0 },

@@ -30,7 +30,11 @@ const sorted = (edges: AskEdge[]) => edges.map(line).sort();
 
 async function allEvents(roomId: string): Promise<StoredEvent[]> {
   const all: StoredEvent[] = [];
-  for (let page = await readEventsAfter(context.database.db, roomId, 0); page.length; page = await readEventsAfter(context.database.db, roomId, all.at(-1)!.seq)) {
+  for (
+    let page = await readEventsAfter(context.database.db, roomId, 0);
+    page.length;
+    page = await readEventsAfter(context.database.db, roomId, all.at(-1)!.seq)
+  ) {
     all.push(...page);
   }
   return all;
@@ -49,7 +53,10 @@ describe("countAsks", () => {
         kind,
         agentId: songwriter.id,
         targetPersona: kind === "request" ? "scene-painter" : null,
-        content: kind === "request" ? { targetPersona: "scene-painter", ask: "Paint it", refNodeIds: [], ...(help ? { help: true } : {}) } : { summary: "A verse", nodeIds: [] },
+        content:
+          kind === "request"
+            ? { targetPersona: "scene-painter", ask: "Paint it", refNodeIds: [], ...(help ? { help: true } : {}) }
+            : { summary: "A verse", nodeIds: [] },
       });
     // Far more than a page's feed keeps, and more than one page of the count's own reading.
     for (let batch = 0; batch < 8; batch++) {
@@ -57,11 +64,22 @@ describe("countAsks", () => {
         for (let index = 0; index < 100; index++) {
           const n = batch * 100 + index;
           const drafts: EventDraft[] = [
-            { type: "board.posted", actor: SYSTEM_ACTOR, payload: { entry: entry(n, n % 3 === 0 ? "contribution" : "request", n % 10 === 1) } },
+            {
+              type: "board.posted",
+              actor: SYSTEM_ACTOR,
+              payload: { entry: entry(n, n % 3 === 0 ? "contribution" : "request", n % 10 === 1) },
+            },
             {
               type: "broadcast.asked",
               actor: SYSTEM_ACTOR,
-              payload: { broadcast: broadcastDto({ id: `q-${n}`, agentId: storyteller.id, mode: n % 2 ? "agents" : "human", targetAgentIds: n % 2 ? [songwriter.id, painter.id] : [] }) },
+              payload: {
+                broadcast: broadcastDto({
+                  id: `q-${n}`,
+                  agentId: storyteller.id,
+                  mode: n % 2 ? "agents" : "human",
+                  targetAgentIds: n % 2 ? [songwriter.id, painter.id] : [],
+                }),
+              },
             },
           ];
           for (const draft of drafts) emit(draft);
@@ -70,13 +88,33 @@ describe("countAsks", () => {
     }
     await writeRoomEvents(db, roomId, async (_tx, emit) => {
       for (const id of ["m1", "m2"]) {
-        const command = { id, agentId: painter.id, senderId: "seat-1", senderName: "Ada", text: "Paint the harbour", delivery: "queued_run" as const, runId: null, createdAt: new Date().toISOString() };
+        const command = {
+          id,
+          agentId: painter.id,
+          senderId: "seat-1",
+          senderName: "Ada",
+          text: "Paint the harbour",
+          delivery: "queued_run" as const,
+          runId: null,
+          createdAt: new Date().toISOString(),
+        };
         emit({ type: "command.sent", actor: SYSTEM_ACTOR, payload: { command } });
       }
       emit({
         type: "dialogue.opened",
         actor: SYSTEM_ACTOR,
-        payload: { dialogue: { id: "d1", askerAgentId: painter.id, addresseeAgentId: storyteller.id, topic: "?", reason: "question", maxRounds: 2, reviewId: null, openedAt: new Date().toISOString() } },
+        payload: {
+          dialogue: {
+            id: "d1",
+            askerAgentId: painter.id,
+            addresseeAgentId: storyteller.id,
+            topic: "?",
+            reason: "question",
+            maxRounds: 2,
+            reviewId: null,
+            openedAt: new Date().toISOString(),
+          },
+        },
       });
     });
 
@@ -118,16 +156,52 @@ describe("countAsks", () => {
         emit({
           type: "board.posted",
           actor: SYSTEM_ACTOR,
-          payload: { entry: boardEntryDto({ id: `ask-${index}`, kind: "request", agentId: songwriter.id, targetPersona: "scene-painter", content: { targetPersona: "scene-painter", ask: "Paint it", refNodeIds: [] } }) },
+          payload: {
+            entry: boardEntryDto({
+              id: `ask-${index}`,
+              kind: "request",
+              agentId: songwriter.id,
+              targetPersona: "scene-painter",
+              content: { targetPersona: "scene-painter", ask: "Paint it", refNodeIds: [] },
+            }),
+          },
         });
       }
       // A request to a persona nobody in the room has, and one to the asker's own persona: counted, drawn as nothing.
-      emit({ type: "board.posted", actor: SYSTEM_ACTOR, payload: { entry: boardEntryDto({ id: "ask-x", kind: "request", agentId: songwriter.id, targetPersona: "harbour-master", content: { targetPersona: "harbour-master", ask: "?", refNodeIds: [] } }) } });
-      emit({ type: "board.posted", actor: SYSTEM_ACTOR, payload: { entry: boardEntryDto({ id: "ask-y", kind: "request", agentId: songwriter.id, targetPersona: "songwriter", content: { targetPersona: "songwriter", ask: "?", refNodeIds: [] } }) } });
+      emit({
+        type: "board.posted",
+        actor: SYSTEM_ACTOR,
+        payload: {
+          entry: boardEntryDto({
+            id: "ask-x",
+            kind: "request",
+            agentId: songwriter.id,
+            targetPersona: "harbour-master",
+            content: { targetPersona: "harbour-master", ask: "?", refNodeIds: [] },
+          }),
+        },
+      });
+      emit({
+        type: "board.posted",
+        actor: SYSTEM_ACTOR,
+        payload: {
+          entry: boardEntryDto({
+            id: "ask-y",
+            kind: "request",
+            agentId: songwriter.id,
+            targetPersona: "songwriter",
+            content: { targetPersona: "songwriter", ask: "?", refNodeIds: [] },
+          }),
+        },
+      });
     });
     const stored = await db.select().from(roomAsks).where(eq(roomAsks.roomId, roomId));
     expect(stored.map(({ asker, targetKind, target, kind, count }) => `${asker}→${targetKind}:${target} ${kind} ×${count}`).sort()).toEqual(
-      [`${songwriter.id}→persona:harbour-master request ×1`, `${songwriter.id}→persona:scene-painter request ×3`, `${songwriter.id}→persona:songwriter request ×1`].sort(),
+      [
+        `${songwriter.id}→persona:harbour-master request ×1`,
+        `${songwriter.id}→persona:scene-painter request ×3`,
+        `${songwriter.id}→persona:songwriter request ×1`,
+      ].sort(),
     );
     // With the log gone, the count is still there: it is not read from the log.
     await db.delete(events).where(eq(events.roomId, roomId));
@@ -140,7 +214,11 @@ describe("countAsks", () => {
     const db = context.database.db;
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const failing = writeRoomEvents(db, roomId, async (_tx, emit) => {
-      emit({ type: "broadcast.asked", actor: SYSTEM_ACTOR, payload: { broadcast: broadcastDto({ id: "q-lost", agentId: songwriter.id, mode: "human", targetAgentIds: [] }) } });
+      emit({
+        type: "broadcast.asked",
+        actor: SYSTEM_ACTOR,
+        payload: { broadcast: broadcastDto({ id: "q-lost", agentId: songwriter.id, mode: "human", targetAgentIds: [] }) },
+      });
       // Refused by the event's schema when it is stored: the whole write fails.
       // @ts-expect-error: an entry with nothing but an id, which the event's schema refuses.
       emit({ type: "board.posted", actor: SYSTEM_ACTOR, payload: { entry: { id: "broken" } } });

@@ -10,7 +10,10 @@ import { notFound } from "@/lib/errors";
  */
 export async function deleteRoom(db: Db, roomId: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const [deleted] = await tx.delete(rooms).where(eq(rooms.id, roomId)).returning({ title: rooms.title, lastSeq: rooms.lastSeq, template: rooms.template });
+    const [deleted] = await tx
+      .delete(rooms)
+      .where(eq(rooms.id, roomId))
+      .returning({ title: rooms.title, lastSeq: rooms.lastSeq, template: rooms.template });
     if (!deleted) throw notFound("Room");
     await adminActionInsert(tx, {
       action: "room.deleted",

@@ -1,6 +1,16 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or } from "drizzle-orm";
 import type { Db } from "@/db";
-import { agentNotes, boardEntries, broadcastResponses, broadcasts, buildReviews, canvasEdges, canvasNodes, events, runs } from "@/db/schema";
+import {
+  agentNotes,
+  boardEntries,
+  broadcastResponses,
+  broadcasts,
+  buildReviews,
+  canvasEdges,
+  canvasNodes,
+  events,
+  runs,
+} from "@/db/schema";
 import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import { broadcastToDto, responseToDto } from "@/lib/broadcast/broadcast-dto";
 import { runToDto } from "@/lib/agents/run-dto";
@@ -97,18 +107,8 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         listAgentRows(tx, roomId),
         tx.select().from(canvasNodes).where(eq(canvasNodes.roomId, roomId)).orderBy(asc(canvasNodes.createdAt)),
         tx.select().from(canvasEdges).where(eq(canvasEdges.roomId, roomId)).orderBy(asc(canvasEdges.createdAt)),
-        tx
-          .select()
-          .from(events)
-          .where(eq(events.roomId, roomId))
-          .orderBy(desc(events.seq))
-          .limit(SNAPSHOT_FEED_SIZE),
-        tx
-          .select()
-          .from(runs)
-          .where(eq(runs.roomId, roomId))
-          .orderBy(desc(runs.createdAt))
-          .limit(RECENT_RUNS),
+        tx.select().from(events).where(eq(events.roomId, roomId)).orderBy(desc(events.seq)).limit(SNAPSHOT_FEED_SIZE),
+        tx.select().from(runs).where(eq(runs.roomId, roomId)).orderBy(desc(runs.createdAt)).limit(RECENT_RUNS),
         tx
           .select()
           .from(boardEntries)
@@ -148,12 +148,22 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         ? await tx
             .select()
             .from(broadcastResponses)
-            .where(inArray(broadcastResponses.broadcastId, broadcastRows.map((row) => row.id)))
+            .where(
+              inArray(
+                broadcastResponses.broadcastId,
+                broadcastRows.map((row) => row.id),
+              ),
+            )
             .orderBy(asc(broadcastResponses.createdAt))
         : [];
       const lastRuns = await lastRunTimes(tx, roomId);
       const codeRows = await tx
-        .select({ nodeId: buildReviews.codeNodeId, reviewId: buildReviews.id, version: buildReviews.codeVersion, language: buildReviews.language })
+        .select({
+          nodeId: buildReviews.codeNodeId,
+          reviewId: buildReviews.id,
+          version: buildReviews.codeVersion,
+          language: buildReviews.language,
+        })
         .from(buildReviews)
         .where(and(eq(buildReviews.roomId, roomId), isNotNull(buildReviews.codeNodeId)));
       const runMap = new Map([...runRows, ...active].map((run) => [run.id, run]));

@@ -113,7 +113,9 @@ describe("parseRoomConfig", () => {
   });
 
   it("names the key and line of an unknown backend type", () => {
-    const error = failure("agents:\n  - id: a\n    backend:\n      type: openai\n  - id: b\n    backend:\n      type: telepathy\n      model: x\n");
+    const error = failure(
+      "agents:\n  - id: a\n    backend:\n      type: openai\n  - id: b\n    backend:\n      type: telepathy\n      model: x\n",
+    );
     expect(error.key).toBe("agents[1].backend.type");
     expect(error.line).toBe(7);
     expect(error.message).toMatch(/^agents\[1\]\.backend\.type \(line 7\): unknown backend type "telepathy"/);
@@ -192,13 +194,16 @@ describe("parseRoomConfig", () => {
       ["openai-compatible:llama-3.3-70b", { baseUrl: "https://api.cerebras.ai/v1", apiKeyEnv: "MY_CEREBRAS_KEY" }],
       ["openai:gpt-5", {}],
     ]);
-    expect(config.notes).toContain("agents[3].backend.api_key: a key written in the file is not used; name the environment variable that holds it with api_key_env.");
+    expect(config.notes).toContain(
+      "agents[3].backend.api_key: a key written in the file is not used; name the environment variable that holds it with api_key_env.",
+    );
     expect(JSON.stringify(config)).not.toContain("sk-pasted-into-the-file");
     expect(config.ignored).toEqual([]);
   });
 
   it("maps every generation setting the AI SDK takes, and lists those an agent's provider does not", () => {
-    const settings = "temperature: 0.4, top_p: 0.8, top_k: 40, max_tokens: 900, frequency_penalty: 0.5, presence_penalty: -0.25, stop: ['END', '###'], seed: 7";
+    const settings =
+      "temperature: 0.4, top_p: 0.8, top_k: 40, max_tokens: 900, frequency_penalty: 0.5, presence_penalty: -0.25, stop: ['END', '###'], seed: 7";
     const config = parseRoomConfig(
       [
         "agents:",
@@ -281,7 +286,9 @@ describe("parseRoomConfig", () => {
       "agents[0].backend.agent_config.llm_config.config_list[0].api_version",
       "agents[0].backend.agent_config.llm_config.config_list[1]",
     ]);
-    const bad = failure("agents:\n  - id: a\n    backend:\n      type: ag2\n      agent_config:\n        llm_config: { model: m, base_url: 'file:///etc' }\n");
+    const bad = failure(
+      "agents:\n  - id: a\n    backend:\n      type: ag2\n      agent_config:\n        llm_config: { model: m, base_url: 'file:///etc' }\n",
+    );
     expect(bad.key).toBe("agents[0].backend.agent_config.llm_config.base_url");
     expect(bad.line).toBe(6);
   });
@@ -293,7 +300,9 @@ describe("parseRoomConfig", () => {
     expect(one("temperature: 3").message).toMatch(/temperature .*from 0 to 2/);
     expect(one("top_p: -1").message).toMatch(/top_p .*from 0 to 1/);
     expect(one("max_tokens: 0").message).toMatch(/max_tokens .*whole number/);
-    expect(one("frequency_penalty: 3").message).toMatch(/agents\[0\]\.backend\.frequency_penalty \(line 3\): must be a number from -2 to 2, not 3/);
+    expect(one("frequency_penalty: 3").message).toMatch(
+      /agents\[0\]\.backend\.frequency_penalty \(line 3\): must be a number from -2 to 2, not 3/,
+    );
     expect(one("presence_penalty: 'high'").message).toMatch(/presence_penalty .*from -2 to 2, not "high"/);
     expect(one("top_k: 0").message).toMatch(/top_k .*whole number from 1 to 1000/);
     expect(one("seed: 1.5").message).toMatch(/seed .*whole number/);
@@ -316,28 +325,48 @@ describe("parseRoomConfig", () => {
       // An admin's named host is looked up before the room is made.
       expect(admin.hostsToResolve).toEqual([{ hostname: "llm.example.com", key: "agents[0].backend.base_url", line: 3 }]);
       // A framework agent's endpoint is held to the same rule.
-      const framework = failure("agents:\n  - id: a\n    backend:\n      type: ag2\n      agent_config:\n        llm_config: { model: m, base_url: 'https://llm.example.com/v1' }\n");
+      const framework = failure(
+        "agents:\n  - id: a\n    backend:\n      type: ag2\n      agent_config:\n        llm_config: { model: m, base_url: 'https://llm.example.com/v1' }\n",
+      );
       expect(framework.details).toEqual({ key: "agents[0].backend.agent_config.llm_config.base_url", line: 6 });
     });
 
     it("refuses loopback, link-local and private addresses, even for an admin, unless listed", () => {
-      for (const url of ["http://127.0.0.1:8000/v1", "http://localhost:11434/v1", "http://169.254.169.254/latest", "http://[::1]:8000/v1", "http://10.1.2.3/v1", "http://192.168.1.20:1234/v1", "http://2130706433/v1"]) {
+      for (const url of [
+        "http://127.0.0.1:8000/v1",
+        "http://localhost:11434/v1",
+        "http://169.254.169.254/latest",
+        "http://[::1]:8000/v1",
+        "http://10.1.2.3/v1",
+        "http://192.168.1.20:1234/v1",
+        "http://2130706433/v1",
+      ]) {
         const refused = failure(team(`type: vllm, model: m, base_url: '${url}'`), { admin: true });
         expect(refused.key).toBe("agents[0].backend.base_url");
-        expect(refused.message).toMatch(/^agents\[0\]\.backend\.base_url \(line 3\): .* is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS/);
+        expect(refused.message).toMatch(
+          /^agents\[0\]\.backend\.base_url \(line 3\): .* is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS/,
+        );
       }
       // Listed prefixes cover their own paths, segment by segment, and nothing else.
       const listed = parseRoomConfig(team("type: vllm, model: m, base_url: 'http://localhost:11434/v1/team/'"), { env: listing });
       expect(listed.agents[0]!.modelOptions).toEqual({ baseUrl: "http://localhost:11434/v1/team" });
       expect(listed.hostsToResolve).toEqual([]);
-      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:11434/v10'"), { env: listing }).key).toBe("agents[0].backend.base_url");
-      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:11435/v1'"), { env: listing }).key).toBe("agents[0].backend.base_url");
+      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:11434/v10'"), { env: listing }).key).toBe(
+        "agents[0].backend.base_url",
+      );
+      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:11435/v1'"), { env: listing }).key).toBe(
+        "agents[0].backend.base_url",
+      );
       // The server's own endpoint for the provider, and a known hosted service's, need no listing.
       const server = getEnv({ NODE_ENV: "test", OPENAI_COMPATIBLE_BASE_URL: "http://localhost:11434/v1" });
-      expect(parseRoomConfig(team("type: vllm, model: m, base_url: 'http://localhost:11434/v1/'"), { env: server }).agents[0]!.modelOptions).toEqual({
+      expect(
+        parseRoomConfig(team("type: vllm, model: m, base_url: 'http://localhost:11434/v1/'"), { env: server }).agents[0]!.modelOptions,
+      ).toEqual({
         baseUrl: "http://localhost:11434/v1",
       });
-      expect(parseRoomConfig(team("type: chatcompletion, model: m, base_url: 'https://api.groq.com/openai/v1'")).agents[0]!.modelOptions).toEqual({
+      expect(
+        parseRoomConfig(team("type: chatcompletion, model: m, base_url: 'https://api.groq.com/openai/v1'")).agents[0]!.modelOptions,
+      ).toEqual({
         baseUrl: "https://api.groq.com/openai/v1",
       });
     });
@@ -346,7 +375,9 @@ describe("parseRoomConfig", () => {
       expect(failure(team("type: vllm, model: m, base_url: 'https://user:secret@llm.example.com/v1'"), { admin: true }).message).toMatch(
         /base_url \(line 3\): must not carry a user name or password/,
       );
-      expect(failure(team("type: vllm, model: m, base_url: 'https://llm.example.com/v1?key=1'"), { admin: true }).message).toMatch(/without a query/);
+      expect(failure(team("type: vllm, model: m, base_url: 'https://llm.example.com/v1?key=1'"), { admin: true }).message).toMatch(
+        /without a query/,
+      );
     });
 
     it("reads only key variables the server lists, naming the key and line of any other", () => {
@@ -360,18 +391,23 @@ describe("parseRoomConfig", () => {
       );
       // No endpoint of its own: still no variable but the listed ones, also written as ${NAME}.
       for (const name of ["ADMIN_TOKEN", "DATABASE_URL", "ANTHROPIC_API_KEY"]) {
-        expect(failure(team(`type: openai, api_key_env: ${name}`)).message).toMatch(new RegExp(`^agents\\[0\\]\\.backend\\.api_key_env \\(line 3\\): ${name} is not a key variable`));
+        expect(failure(team(`type: openai, api_key_env: ${name}`)).message).toMatch(
+          new RegExp(`^agents\\[0\\]\\.backend\\.api_key_env \\(line 3\\): ${name} is not a key variable`),
+        );
       }
       const referenced = failure("agents:\n  - id: a\n    backend:\n      type: openai\n      api_key: ${DATABASE_URL}\n");
       expect(referenced.details).toEqual({ key: "agents[0].backend.api_key", line: 5 });
       // A hosted service's own variable goes only to that service.
-      expect(parseRoomConfig(team("type: grok, api_key_env: XAI_API_KEY")).agents[0]!.modelOptions).toEqual({ baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY" });
+      expect(parseRoomConfig(team("type: grok, api_key_env: XAI_API_KEY")).agents[0]!.modelOptions).toEqual({
+        baseUrl: "https://api.x.ai/v1",
+        apiKeyEnv: "XAI_API_KEY",
+      });
       expect(failure(team("type: groq, api_key_env: XAI_API_KEY")).key).toBe("agents[0].backend.api_key_env");
       // Naming the provider's own server-wide key at the server's endpoint is naming nothing.
       expect(parseRoomConfig(team("type: openai, api_key_env: OPENAI_API_KEY")).agents[0]!.modelOptions).toEqual({});
-      expect(failure(team("type: vllm, model: m, base_url: 'http://localhost:8000/v1', api_key_env: OPENAI_API_KEY"), { env: listing }).key).toBe(
-        "agents[0].backend.api_key_env",
-      );
+      expect(
+        failure(team("type: vllm, model: m, base_url: 'http://localhost:8000/v1', api_key_env: OPENAI_API_KEY"), { env: listing }).key,
+      ).toBe("agents[0].backend.api_key_env");
       // A listed variable is taken.
       expect(parseRoomConfig(team("type: cerebras, api_key_env: MY_CEREBRAS_KEY"), { env: listing }).agents[0]!.modelOptions).toEqual({
         baseUrl: "https://api.cerebras.ai/v1",
@@ -381,7 +417,13 @@ describe("parseRoomConfig", () => {
 
     it("says that the server's key is not sent to an endpoint the file names", () => {
       const config = parseRoomConfig(
-        ["agents:", "  - id: a", "    backend: { type: openai, base_url: 'http://localhost:8000/v1' }", "  - id: b", "    backend: { type: vllm, model: m, base_url: 'http://localhost:8000/v1' }"].join("\n"),
+        [
+          "agents:",
+          "  - id: a",
+          "    backend: { type: openai, base_url: 'http://localhost:8000/v1' }",
+          "  - id: b",
+          "    backend: { type: vllm, model: m, base_url: 'http://localhost:8000/v1' }",
+        ].join("\n"),
         { env: listing },
       );
       expect(config.notes).toEqual([

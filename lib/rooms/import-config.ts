@@ -4,7 +4,13 @@ import { AppError } from "@/lib/errors";
 import { ownValue } from "@/lib/own-value";
 import { HOSTED_SERVICES, callsServerEndpoint, endpointStanding, keyVariableRefusal, serverKeyVariable } from "@/lib/models/agent-endpoint";
 import { normalizeEndpoint, sameEndpoint } from "@/lib/models/endpoint-address";
-import { type GenerationSetting, type GenerationSettings, type ModelOptions, SETTING_FILE_KEYS, SUPPORTED_SETTINGS } from "@/lib/models/generation-settings";
+import {
+  type GenerationSetting,
+  type GenerationSettings,
+  type ModelOptions,
+  SETTING_FILE_KEYS,
+  SUPPORTED_SETTINGS,
+} from "@/lib/models/generation-settings";
 import type { RoomSettingsPatch } from "./room-settings";
 import type { PersonaTemplate } from "./templates";
 
@@ -83,7 +89,12 @@ function frameworkModel(
     let config = holder.llm_config as unknown;
     let configPath: Path = [...backendPath, holderKey, "llm_config"];
     const around: Path[] = [];
-    if (config && typeof config === "object" && !Array.isArray(config) && Array.isArray((config as { config_list?: unknown }).config_list)) {
+    if (
+      config &&
+      typeof config === "object" &&
+      !Array.isArray(config) &&
+      Array.isArray((config as { config_list?: unknown }).config_list)
+    ) {
       around.push(configPath);
       config = (config as { config_list: unknown[] }).config_list;
       configPath = [...configPath, "config_list"];
@@ -152,10 +163,7 @@ export interface ImportOptions {
 type Path = (string | number)[];
 
 function pathName(path: Path): string {
-  return path.reduce<string>(
-    (name, part) => (typeof part === "number" ? `${name}[${part}]` : name ? `${name}.${part}` : part),
-    "",
-  );
+  return path.reduce<string>((name, part) => (typeof part === "number" ? `${name}[${part}]` : name ? `${name}.${part}` : part), "");
 }
 
 class Reader {
@@ -230,7 +238,11 @@ class Reader {
     if (value === undefined || value === null) return undefined;
     const node = this.doc.getIn(path, true);
     const list: unknown[] = isSeq(node) ? node.items.map((item) => (isScalar(item) ? item.value : item)) : [value];
-    if (list.length === 0 || list.length > max || !list.every((item) => typeof item === "string" && item.length > 0 && item.length <= 200)) {
+    if (
+      list.length === 0 ||
+      list.length > max ||
+      !list.every((item) => typeof item === "string" && item.length > 0 && item.length <= 200)
+    ) {
       this.fail(path, `must be text or a list of 1 to ${max} texts (each at most 200 characters)`);
     }
     return list as string[];
@@ -310,7 +322,10 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
   } else if (key !== undefined) {
     const reference = key.match(ENV_REFERENCE);
     if (reference) named = { name: reference[1]!, at: keyAt };
-    else notes.push(`${pathName(keyAt)}: a key written in the file is not used; name the environment variable that holds it with api_key_env.`);
+    else
+      notes.push(
+        `${pathName(keyAt)}: a key written in the file is not used; name the environment variable that holds it with api_key_env.`,
+      );
   }
   const atServer = callsServerEndpoint(provider, options, env);
   if (named && !(atServer && named.name === serverKeyVariable(provider))) {
@@ -343,7 +358,9 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
     Object.assign(options, { [setting]: value });
   }
   if (unsupported.length) {
-    notes.push(`${pathName(places[0]!)}: ${provider} models do not take ${unsupported.join(", ")}; ${unsupported.length === 1 ? "it is" : "they are"} ignored.`);
+    notes.push(
+      `${pathName(places[0]!)}: ${provider} models do not take ${unsupported.join(", ")}; ${unsupported.length === 1 ? "it is" : "they are"} ignored.`,
+    );
   }
   return options;
 }
@@ -357,14 +374,21 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
 function checkEndpoint(reader: Reader, at: Path, provider: Provider, url: string, found: Findings): void {
   const standing = endpointStanding(provider, url, found.env);
   if (standing === "private") {
-    reader.fail(at, `${url} is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`);
+    reader.fail(
+      at,
+      `${url} is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
+    );
   }
   if (standing !== "other") return;
   if (!found.admin) {
-    reader.fail(at, `${url} is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.`);
+    reader.fail(
+      at,
+      `${url} is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.`,
+    );
   }
   const hostname = new URL(url).hostname;
-  if (!found.hostsToResolve.some((host) => host.hostname === hostname)) found.hostsToResolve.push({ hostname, key: pathName(at), line: reader.line(at) });
+  if (!found.hostsToResolve.some((host) => host.hostname === hostname))
+    found.hostsToResolve.push({ hostname, key: pathName(at), line: reader.line(at) });
 }
 
 function resolvePath(value: unknown, path: Path): unknown {
@@ -372,7 +396,11 @@ function resolvePath(value: unknown, path: Path): unknown {
 }
 
 function personaKey(id: string, taken: Set<string>): string {
-  const base = id.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "agent";
+  const base =
+    id
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "agent";
   let key = base;
   for (let index = 2; taken.has(key); index++) key = `${base}-${index}`;
   taken.add(key);
@@ -395,7 +423,9 @@ function unusedFrameworkKeys(reader: Reader, backend: Path, framework: NonNullab
   const [entry, around] = framework.settingsAt;
   for (const key of reader.keys(backend)) if (key !== "type" && key !== framework.holder) unused.push(pathName([...backend, key]));
   for (const key of reader.keys(holder)) if (key !== "llm_config" && key !== "system_message") unused.push(pathName([...holder, key]));
-  if (around) for (const key of reader.keys(around)) if (key !== "config_list" && !SETTINGS_KEYS.includes(key)) unused.push(pathName([...around, key]));
+  if (around)
+    for (const key of reader.keys(around))
+      if (key !== "config_list" && !SETTINGS_KEYS.includes(key)) unused.push(pathName([...around, key]));
   for (const key of reader.keys(entry!)) if (!HANDLED_LLM_KEYS.has(key)) unused.push(pathName([...entry!, key]));
   return [...unused, ...framework.fallbacks.map(pathName)];
 }
@@ -505,7 +535,9 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       }
     }
     const settingsAt = framework ? framework.settingsAt : [[...at, "backend"]];
-    const modelOptions = options.offline ? {} : readModelOptions(reader, settingsAt, normalized, provider, { notes, ignored, hostsToResolve, admin, env });
+    const modelOptions = options.offline
+      ? {}
+      : readModelOptions(reader, settingsAt, normalized, provider, { notes, ignored, hostsToResolve, admin, env });
     const persona = personaKey(id, taken);
     const spec = options.offline ? `script:${persona}` : `${provider}:${model}`;
     agents.push({
@@ -556,7 +588,10 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
   if (task) settings.task = task;
   const teamId = reader.optionalString(["team_id"]) ?? null;
   if (teamId !== null && !TEAM_ID.test(teamId)) {
-    reader.fail(["team_id"], "must be 16 to 128 letters, digits, - or _. It is the key to the team's knowledge vaults: anyone who knows it shares them.");
+    reader.fail(
+      ["team_id"],
+      "must be 16 to 128 letters, digits, - or _. It is the key to the team's knowledge vaults: anyone who knows it shares them.",
+    );
   }
   for (const key of top) if (!["agents", "agent", "orchestrator", "task", "team_id"].includes(key)) ignored.push(key);
 

@@ -28,11 +28,19 @@ describe("an imported team on the offline model", () => {
     const db = context.database.db;
     const settle = () =>
       eventually(async () => {
-        const active = await db.select({ id: runs.id }).from(runs).where(and(eq(runs.roomId, room.id), inArray(runs.status, ["queued", "running"])));
+        const active = await db
+          .select({ id: runs.id })
+          .from(runs)
+          .where(and(eq(runs.roomId, room.id), inArray(runs.status, ["queued", "running"])));
         expect(active).toHaveLength(0);
       }, 30_000);
     const helpAnswered = async () =>
-      (await db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, room.id), eq(events.type, "help.answered"))))
+      (
+        await db
+          .select({ payload: events.payload })
+          .from(events)
+          .where(and(eq(events.roomId, room.id), eq(events.type, "help.answered")))
+      )
         .map((row) => row.payload as PayloadOf<"help.answered">)
         .some((payload) => payload.answered);
     const worker = await startTestWorker(context.database);
@@ -51,16 +59,35 @@ describe("an imported team on the offline model", () => {
       await worker.stop();
     }
 
-    const nodes = await db.select({ text: canvasNodes.text, kind: canvasNodes.kind }).from(canvasNodes).where(eq(canvasNodes.roomId, room.id));
+    const nodes = await db
+      .select({ text: canvasNodes.text, kind: canvasNodes.kind })
+      .from(canvasNodes)
+      .where(eq(canvasNodes.roomId, room.id));
     const asked = await db.select().from(broadcasts).where(eq(broadcasts.roomId, room.id));
-    const answers = await db.select({ content: broadcastResponses.content }).from(broadcastResponses).where(inArray(broadcastResponses.broadcastId, asked.map((row) => row.id)));
-    const help = (await db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, room.id), eq(events.type, "help.answered"))))
+    const answers = await db
+      .select({ content: broadcastResponses.content })
+      .from(broadcastResponses)
+      .where(
+        inArray(
+          broadcastResponses.broadcastId,
+          asked.map((row) => row.id),
+        ),
+      );
+    const help = (
+      await db
+        .select({ payload: events.payload })
+        .from(events)
+        .where(and(eq(events.roomId, room.id), eq(events.type, "help.answered")))
+    )
       .map((row) => row.payload as PayloadOf<"help.answered">)
       .filter((payload) => payload.answered);
     const board = await db.select({ content: boardEntries.content }).from(boardEntries).where(eq(boardEntries.roomId, room.id));
-    const steps = (await db.select({ payload: events.payload }).from(events).where(and(eq(events.roomId, room.id), eq(events.type, "run.step")))).map(
-      (row) => (row.payload as PayloadOf<"run.step">).text,
-    );
+    const steps = (
+      await db
+        .select({ payload: events.payload })
+        .from(events)
+        .where(and(eq(events.roomId, room.id), eq(events.type, "run.step")))
+    ).map((row) => (row.payload as PayloadOf<"run.step">).text);
 
     // Every kind of thing the team says happened, and each is about the task.
     expect(nodes.length).toBeGreaterThanOrEqual(6);
@@ -68,7 +95,12 @@ describe("an imported team on the offline model", () => {
     expect(asked.length).toBeGreaterThan(0);
     expect(answers.length).toBeGreaterThan(0);
     expect(help.length).toBeGreaterThan(0);
-    for (const text of [...nodes.map((node) => node.text), ...asked.map((row) => row.question), ...answers.map((row) => row.content), ...help.map((row) => row.text)]) {
+    for (const text of [
+      ...nodes.map((node) => node.text),
+      ...asked.map((row) => row.question),
+      ...answers.map((row) => row.content),
+      ...help.map((row) => row.text),
+    ]) {
       expect(text).toMatch(TASK_WORDS);
     }
     expect(nodes.every((node) => node.kind === "note")).toBe(true);

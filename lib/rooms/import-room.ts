@@ -13,7 +13,10 @@ import { ConfigImportError, parseRoomConfig } from "./import-config";
 const IMPORTED_TEMPLATE = "imported";
 
 export const importRoomInputSchema = z.strictObject({
-  yaml: z.string().min(1, "Paste or upload a configuration file").max(256 * 1024, "Configuration files are limited to 256 KB"),
+  yaml: z
+    .string()
+    .min(1, "Paste or upload a configuration file")
+    .max(256 * 1024, "Configuration files are limited to 256 KB"),
   title: z.string().trim().max(LIMITS.roomTitle).optional(),
   offline: z.boolean().default(false),
   /** The uploaded file's name: the room's title when the file has no task. */
@@ -47,7 +50,11 @@ export function teamNamespace(teamId: string): string {
 function teamTitle(names: string[]): string {
   const shown = names.slice(0, names.length > 4 ? 3 : names.length);
   const rest = names.length - shown.length;
-  const listed = rest ? `${shown.join(", ")} and ${rest} more` : shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : (shown[0] ?? "");
+  const listed = rest
+    ? `${shown.join(", ")} and ${rest} more`
+    : shown.length > 1
+      ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}`
+      : (shown[0] ?? "");
   return listed.length > LIMITS.roomTitle ? `${listed.slice(0, LIMITS.roomTitle - 1).trimEnd()}…` : listed;
 }
 
@@ -61,7 +68,12 @@ export async function importRoom(db: Db, input: ImportRoomInput, options: Import
   const config = parseRoomConfig(parsed.yaml, { offline: parsed.offline, admin: options.admin ?? false, env });
   for (const host of config.hostsToResolve) {
     const refusal = await hostAddressRefusal(host.hostname, options.lookup);
-    if (refusal) throw ConfigImportError.at(host.key, host.line, `${refusal}; list the endpoint in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`);
+    if (refusal)
+      throw ConfigImportError.at(
+        host.key,
+        host.line,
+        `${refusal}; list the endpoint in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
+      );
   }
   const teamId = config.teamId ?? (options.newTeamId ?? (() => randomToken(18)))();
   const firstLine = config.task
@@ -73,7 +85,10 @@ export async function importRoom(db: Db, input: ImportRoomInput, options: Import
     .replace(/[_-]+/g, " ")
     .trim();
   const title =
-    parsed.title || firstLine?.slice(0, LIMITS.roomTitle).trim() || fromFile?.slice(0, LIMITS.roomTitle) || teamTitle(config.agents.map((agent) => agent.name));
+    parsed.title ||
+    firstLine?.slice(0, LIMITS.roomTitle).trim() ||
+    fromFile?.slice(0, LIMITS.roomTitle) ||
+    teamTitle(config.agents.map((agent) => agent.name));
   const { room, agents } = await createRoom(
     db,
     { title, template: IMPORTED_TEMPLATE },

@@ -42,7 +42,11 @@ export function likePattern(text: string): string {
 }
 
 /** Rooms by latest activity, newest first, a page at a time, each with its agents, watchers and active runs. */
-export async function listRoomsForAdmin(database: Database, query: Partial<AdminRoomsQuery> = {}, now: Date = new Date()): Promise<Page<AdminRoom>> {
+export async function listRoomsForAdmin(
+  database: Database,
+  query: Partial<AdminRoomsQuery> = {},
+  now: Date = new Date(),
+): Promise<Page<AdminRoom>> {
   const db = database.db;
   const limit = query.limit ?? 20;
   const rows = await db
@@ -58,7 +62,10 @@ export async function listRoomsForAdmin(database: Database, query: Partial<Admin
     .orderBy(desc(rooms.lastActivityAt), desc(rooms.id))
     .limit(limit + 1);
   const shown = rows.slice(0, limit).map((row) => row.room);
-  const details = await roomDetails(database, shown.map((room) => room.id));
+  const details = await roomDetails(
+    database,
+    shown.map((room) => room.id),
+  );
   return keysetPage(
     rows,
     limit,
@@ -76,7 +83,8 @@ export async function listRoomsForAdmin(database: Database, query: Partial<Admin
 /** For a page of rooms: their agents, their watchers and their active runs, three queries whatever the page's size. */
 async function roomDetails(database: Database, roomIds: string[]) {
   const db = database.db;
-  if (roomIds.length === 0) return { agents: new Map<string, AgentDto[]>(), watching: new Map<string, number>(), activeRuns: new Map<string, number>() };
+  if (roomIds.length === 0)
+    return { agents: new Map<string, AgentDto[]>(), watching: new Map<string, number>(), activeRuns: new Map<string, number>() };
   const [agentRows, watching, active] = await Promise.all([
     db.select().from(agents).where(inArray(agents.roomId, roomIds)).orderBy(asc(agents.roomId), asc(agents.position)),
     countPresence(database, roomIds),
@@ -105,7 +113,16 @@ export interface AdminRoomDetail extends Omit<AdminRoom, "agents"> {
   /** What the room's agents spent today and this week (UTC), and what its daily budgets leave today. */
   spend: { today: Spend; week: Spend; daily: { tokens: Allowance; costUsd: Allowance } };
   /** Its runs by status, and what they spent. */
-  runs: { queued: number; running: number; succeeded: number; failed: number; cancelled: number; inputTokens: number; outputTokens: number; costUsd: number };
+  runs: {
+    queued: number;
+    running: number;
+    succeeded: number;
+    failed: number;
+    cancelled: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+  };
 }
 
 /** One room for the dashboard: settings, agents with their models and system prompts, watchers, runs and spending. */

@@ -24,9 +24,7 @@ export async function listRooms(db: DbOrTx, limit = 100): Promise<RoomListItem[]
     .orderBy(asc(agents.position));
   return roomRows.map((room) => ({
     ...roomToDto(room),
-    agents: agentRows
-      .filter((agent) => agent.roomId === room.id)
-      .map((agent) => ({ id: agent.id, name: agent.name, color: agent.color })),
+    agents: agentRows.filter((agent) => agent.roomId === room.id).map((agent) => ({ id: agent.id, name: agent.name, color: agent.color })),
   }));
 }
 

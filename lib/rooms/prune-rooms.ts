@@ -71,14 +71,21 @@ export async function pruneIdleRooms(database: Database, input: PruneRoomsInput,
     return { ...base, count: Number(counted?.count ?? 0), rooms: describe(first), deletedIds: [] };
   }
   return database.db.transaction(async (tx) => {
-    const deleted = await tx.delete(rooms).where(idle).returning({ id: rooms.id, title: rooms.title, lastActivityAt: rooms.lastActivityAt });
+    const deleted = await tx
+      .delete(rooms)
+      .where(idle)
+      .returning({ id: rooms.id, title: rooms.title, lastActivityAt: rooms.lastActivityAt });
     if (deleted.length > 0) {
       await adminActionInsert(
         tx,
         {
           action: "rooms.pruned",
           summary: `pruned ${deleted.length} room${deleted.length === 1 ? "" : "s"} idle for more than ${input.idleDays} day${input.idleDays === 1 ? "" : "s"}`,
-          details: { idleDays: input.idleDays, cutoff: cutoff.toISOString(), rooms: deleted.map((room) => ({ id: room.id, title: room.title })) },
+          details: {
+            idleDays: input.idleDays,
+            cutoff: cutoff.toISOString(),
+            rooms: deleted.map((room) => ({ id: room.id, title: room.title })),
+          },
         },
         now,
       );

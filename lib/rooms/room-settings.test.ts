@@ -23,7 +23,15 @@ describe("room settings", () => {
   });
 
   it("default the concern phrases to the dialogue detector's seven, each room with a copy of its own", () => {
-    expect(DEFAULT_ROOM_SETTINGS.concern_phrases).toEqual(["concern", "unclear", "not sure", "could you", "can you explain", "why did you", "question about"]);
+    expect(DEFAULT_ROOM_SETTINGS.concern_phrases).toEqual([
+      "concern",
+      "unclear",
+      "not sure",
+      "could you",
+      "can you explain",
+      "why did you",
+      "question about",
+    ]);
     expect(DEFAULT_ROOM_SETTINGS.concern_phrases).toEqual([...DEFAULT_CONCERN_PHRASES]);
     const room = parseRoomSettings({});
     expect(room.concern_phrases).toEqual([...DEFAULT_CONCERN_PHRASES]);

@@ -29,7 +29,12 @@ export const roomSettingsSchema = z.strictObject({
   /** Requests a run may make, through request_agent or on the board (default 1). */
   max_requests_per_run: z.number().int().min(0).max(10).default(1),
   /** Shared context board entries expire after this (default 1 hour). */
-  board_expiry_minutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+  board_expiry_minutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(60),
   /** Board entries from other runs injected into a prompt (default 15). */
   board_entries_in_prompt: z.number().int().min(0).max(100).default(15),
   /** The room's newest findings injected into every prompt (default 15). */
@@ -37,7 +42,12 @@ export const roomSettingsSchema = z.strictObject({
   /** High-severity findings one run may post (default 2): the rest must be downgraded or merged. */
   max_high_findings_per_run: z.number().int().min(0).max(20).default(2),
   /** An agent posting the same finding again within this many minutes gets the earlier one back (default 10). */
-  finding_repeat_minutes: z.number().int().min(0).max(24 * 60).default(10),
+  finding_repeat_minutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60)
+    .default(10),
   /** Messages one seat may send the agents per minute (default 10). */
   commands_per_minute: z.number().int().min(1).max(600).default(10),
   /** Help requests (request_help) one run may make (default 2). */
@@ -82,7 +92,12 @@ export const roomSettingsSchema = z.strictObject({
    */
   scheduler_needs_viewers: z.boolean().default(true),
   /** Random seed for scripted models, so a room's demo is reproducible. */
-  script_seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+  script_seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1),
   /** ask_others: who answers, how long the asker waits, how often and how thoroughly (docs/behaviour/asking-others.md). */
   broadcast: z.enum(["off", "agents", "human"]).default("off"),
   broadcast_timeout: z.number().int().min(1).max(3600).default(300),

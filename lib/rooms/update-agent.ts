@@ -40,9 +40,18 @@ export function agentWithAvailability(agent: Agent, env: Env = getEnv()): AgentD
  * started with; the agent's next run uses the new ones. A model whose provider is not configured
  * is accepted — the agent then says why it cannot run — so keys can be set afterwards.
  */
-export async function updateAgent(db: Db, roomId: string, agentId: string, input: UpdateAgentInput, actor: Actor = ADMIN_ACTOR): Promise<AgentDto> {
+export async function updateAgent(
+  db: Db,
+  roomId: string,
+  agentId: string,
+  input: UpdateAgentInput,
+  actor: Actor = ADMIN_ACTOR,
+): Promise<AgentDto> {
   const { events } = await writeRoomEvents(db, roomId, async (tx, emit, at, defer) => {
-    const [agent] = await tx.select().from(agents).where(and(eq(agents.id, agentId), eq(agents.roomId, roomId)));
+    const [agent] = await tx
+      .select()
+      .from(agents)
+      .where(and(eq(agents.id, agentId), eq(agents.roomId, roomId)));
     if (!agent) throw notFound(`Agent ${agentId}`);
     const changed = [
       ...(input.model !== undefined && input.model !== agent.model ? (["model"] as const) : []),
@@ -51,10 +60,18 @@ export async function updateAgent(db: Db, roomId: string, agentId: string, input
     if (changed.length === 0) return;
     const [updated] = await tx
       .update(agents)
-      .set({ ...(changed.includes("model") ? { model: input.model } : {}), ...(changed.includes("systemPrompt") ? { systemPrompt: input.systemPrompt } : {}) })
+      .set({
+        ...(changed.includes("model") ? { model: input.model } : {}),
+        ...(changed.includes("systemPrompt") ? { systemPrompt: input.systemPrompt } : {}),
+      })
       .where(eq(agents.id, agentId))
       .returning();
-    emit({ type: "agent.updated", actor, targetAgent: agentId, payload: { agent: agentWithAvailability(updated!), changed, previousModel: agent.model } });
+    emit({
+      type: "agent.updated",
+      actor,
+      targetAgent: agentId,
+      payload: { agent: agentWithAvailability(updated!), changed, previousModel: agent.model },
+    });
     const what = [
       ...(changed.includes("model") ? [`switched ${agent.name} from ${agent.model} to ${updated!.model}`] : []),
       ...(changed.includes("systemPrompt") ? [`changed ${agent.name}'s system prompt`] : []),
@@ -78,6 +95,9 @@ export async function updateAgent(db: Db, roomId: string, agentId: string, input
     );
   });
   if (events.length > 0) return eventPayload(events, "agent.updated").agent;
-  const [agent] = await db.select().from(agents).where(and(eq(agents.id, agentId), eq(agents.roomId, roomId)));
+  const [agent] = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.roomId, roomId)));
   return agentWithAvailability(agent!);
 }

@@ -28,8 +28,10 @@ export function calendarStarts(now: Date): { today: Date; week: Date } {
  */
 export async function readSpend(db: Db, now: Date, roomId?: string): Promise<{ today: Spend; week: Spend }> {
   const { today, week } = calendarStarts(now);
-  const since = (start: Date, column: typeof usageHourly.calls | typeof usageHourly.inputTokens | typeof usageHourly.outputTokens | typeof usageHourly.costUsd) =>
-    sql<number>`coalesce(sum(${column}) filter (where ${usageHourly.hour} >= ${start.toISOString()}::timestamptz), 0)::float8`;
+  const since = (
+    start: Date,
+    column: typeof usageHourly.calls | typeof usageHourly.inputTokens | typeof usageHourly.outputTokens | typeof usageHourly.costUsd,
+  ) => sql<number>`coalesce(sum(${column}) filter (where ${usageHourly.hour} >= ${start.toISOString()}::timestamptz), 0)::float8`;
   const [row] = await db
     .select({
       todayCalls: since(today, usageHourly.calls),
@@ -45,13 +47,24 @@ export async function readSpend(db: Db, now: Date, roomId?: string): Promise<{ t
     .where(and(gte(usageHourly.hour, week), roomId === undefined ? undefined : eq(usageHourly.roomId, roomId)));
   const number = (value: number | undefined) => Number(value ?? 0);
   return {
-    today: { calls: number(row?.todayCalls), inputTokens: number(row?.todayInput), outputTokens: number(row?.todayOutput), costUsd: number(row?.todayCost) },
-    week: { calls: number(row?.weekCalls), inputTokens: number(row?.weekInput), outputTokens: number(row?.weekOutput), costUsd: number(row?.weekCost) },
+    today: {
+      calls: number(row?.todayCalls),
+      inputTokens: number(row?.todayInput),
+      outputTokens: number(row?.todayOutput),
+      costUsd: number(row?.todayCost),
+    },
+    week: {
+      calls: number(row?.weekCalls),
+      inputTokens: number(row?.weekInput),
+      outputTokens: number(row?.weekOutput),
+      costUsd: number(row?.weekCost),
+    },
   };
 }
 
 /** Today's allowances for daily limits (0: none) against what was spent today. */
 export function dailyAllowances(limits: { tokens: number; costUsd: number }, today: Spend): { tokens: Allowance; costUsd: Allowance } {
-  const allowance = (limit: number, used: number): Allowance => (limit > 0 ? { limit, used, left: Math.max(0, limit - used) } : { limit: null, used, left: null });
+  const allowance = (limit: number, used: number): Allowance =>
+    limit > 0 ? { limit, used, left: Math.max(0, limit - used) } : { limit: null, used, left: null };
   return { tokens: allowance(limits.tokens, today.inputTokens + today.outputTokens), costUsd: allowance(limits.costUsd, today.costUsd) };
 }

@@ -29,7 +29,15 @@ describe("usage by agent-hour", () => {
     const rows = () => db.select().from(usageHourly).where(eq(usageHourly.agentId, songwriter.id)).orderBy(asc(usageHourly.model));
     const [first, ...others] = await rows();
     expect(others).toHaveLength(0);
-    expect(first).toMatchObject({ model: songwriter.model, roomId, identity: songwriter.identity, agentName: "Songwriter", calls: 3, inputTokens: 310, outputTokens: 55 });
+    expect(first).toMatchObject({
+      model: songwriter.model,
+      roomId,
+      identity: songwriter.identity,
+      agentName: "Songwriter",
+      calls: 3,
+      inputTokens: 310,
+      outputTokens: 55,
+    });
     expect(first!.costUsd).toBeCloseTo(0.031, 10);
     expect(first!.hour.getTime() % HOUR).toBe(0);
     expect(Date.now() - first!.hour.getTime()).toBeLessThan(HOUR + 60_000);

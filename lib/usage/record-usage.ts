@@ -17,7 +17,8 @@ const HOUR_OF_NOW = sql`date_bin('1 hour', now(), timestamptz '2000-01-01T00:00:
  * as the call is recorded. Usable as a data-modifying `with` entry of a larger statement.
  */
 export function addUsage(source: { runId: string } | { agentId: string }, totals: UsageTotals): SQL {
-  const agentId = "runId" in source ? sql`(select ${runs.agentId} from ${runs} where ${runs.id} = ${source.runId})` : sql`${source.agentId}`;
+  const agentId =
+    "runId" in source ? sql`(select ${runs.agentId} from ${runs} where ${runs.id} = ${source.runId})` : sql`${source.agentId}`;
   return sql`insert into ${usageHourly} (hour, agent_id, model, room_id, identity, agent_name, calls, input_tokens, output_tokens, cost_usd)
     select ${HOUR_OF_NOW}, ${agents.id}, ${agents.model}, ${agents.roomId}, ${agents.identity}, ${agents.name},
       ${totals.calls}::int, ${totals.inputTokens}::bigint, ${totals.outputTokens}::bigint, ${totals.costUsd}::float8

@@ -2,7 +2,18 @@ import { and, asc, desc, eq, gt, inArray, isNull, notInArray, or, sql } from "dr
 import { type AnyPgColumn, unionAll } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { type Run, agents, boardEntries, brainstorms, broadcastResponses, broadcasts, buildReviews, dialogues, events, runs } from "@/db/schema";
+import {
+  type Run,
+  agents,
+  boardEntries,
+  brainstorms,
+  broadcastResponses,
+  broadcasts,
+  buildReviews,
+  dialogues,
+  events,
+  runs,
+} from "@/db/schema";
 import { runToDto } from "@/lib/agents/run-dto";
 import { notFound } from "@/lib/errors";
 import { exportEvents } from "@/lib/events/browse-events";
@@ -39,7 +50,8 @@ export interface WorkflowCounts {
 }
 
 export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
-  const open = counts.active + counts.openQuestions + counts.openDialogues + counts.openRequests + counts.openReviews + counts.openBrainstorms;
+  const open =
+    counts.active + counts.openQuestions + counts.openDialogues + counts.openRequests + counts.openReviews + counts.openBrainstorms;
   if (open > 0) return "active";
   const errors = counts.failed + counts.errors;
   if (errors === 0) return "complete";
@@ -52,7 +64,11 @@ export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
  * or not; for any other workflow, the answer of the run that started it (what the runs it
  * asked for, its questions and its dialogues added is on the way to that answer).
  */
-export function hasFinalOutput(input: { firstRun: Pick<Run, "status">; brainstorm: WorkflowBrainstorm | null; review: WorkflowReview | null }): boolean {
+export function hasFinalOutput(input: {
+  firstRun: Pick<Run, "status">;
+  brainstorm: WorkflowBrainstorm | null;
+  review: WorkflowReview | null;
+}): boolean {
   if (input.brainstorm) return input.brainstorm.delivered;
   if (input.review) return input.review.verdict;
   return input.firstRun.status === "succeeded";
@@ -122,17 +138,16 @@ export interface WorkflowDetail extends WorkflowSummary {
   nextAfter: number | null;
 }
 
-export const workflowListQuerySchema = z
-  .strictObject({
-    /**
-     * Continues after the last workflow a page showed: that page's `nextCursor` (its start and
-     * correlation id, so workflows started in the same millisecond are none of them skipped).
-     */
-    cursor: keysetCursorSchema.optional(),
-    /** Only workflows started before this time (ISO 8601). */
-    before: z.iso.datetime({ offset: true, message: "before must be an ISO 8601 time" }).optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-  });
+export const workflowListQuerySchema = z.strictObject({
+  /**
+   * Continues after the last workflow a page showed: that page's `nextCursor` (its start and
+   * correlation id, so workflows started in the same millisecond are none of them skipped).
+   */
+  cursor: keysetCursorSchema.optional(),
+  /** Only workflows started before this time (ISO 8601). */
+  before: z.iso.datetime({ offset: true, message: "before must be an ISO 8601 time" }).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
 
 export interface WorkflowPage {
   workflows: WorkflowSummary[];
@@ -311,7 +326,18 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
       .groupBy(broadcasts.correlationId, broadcastResponses.responderId),
   ]);
   for (const id of correlationIds) {
-    result.set(id, { openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, openBrainstorms: 0, review: null, brainstorm: null, errors: 0, retries: 0, spend: new Map() });
+    result.set(id, {
+      openQuestions: 0,
+      openDialogues: 0,
+      openRequests: 0,
+      openReviews: 0,
+      openBrainstorms: 0,
+      review: null,
+      brainstorm: null,
+      errors: 0,
+      retries: 0,
+      spend: new Map(),
+    });
   }
   for (const row of open) result.get(row.correlationId)!.openQuestions = Number(row.value);
   for (const row of talking) result.get(row.correlationId)!.openDialogues = Number(row.value);
@@ -376,12 +402,18 @@ function summarise(totals: Totals, first: Run, extra: Extras, team: Map<string, 
  * build review's when that came later (a brainstorm stopped at its gate ends when it is stopped).
  */
 function lastEnd(totals: Totals, extra: Extras): Date | null {
-  const ends = [totals.endedAt, extra.brainstorm?.finishedAt, extra.review?.finishedAt].filter((end) => end != null).map((end) => new Date(end));
+  const ends = [totals.endedAt, extra.brainstorm?.finishedAt, extra.review?.finishedAt]
+    .filter((end) => end != null)
+    .map((end) => new Date(end));
   return ends.length ? new Date(Math.max(...ends.map((end) => end.getTime()))) : null;
 }
 
 /** A room's workflows, newest first, `limit` at a time; `nextCursor` continues after the last one. */
-export async function listWorkflows(db: Db, roomId: string, query: Partial<z.infer<typeof workflowListQuerySchema>> = {}): Promise<WorkflowPage> {
+export async function listWorkflows(
+  db: Db,
+  roomId: string,
+  query: Partial<z.infer<typeof workflowListQuerySchema>> = {},
+): Promise<WorkflowPage> {
   const limit = query.limit ?? 20;
   const started = sql`min(date_trunc('milliseconds', ${runs.createdAt}))`;
   const page = await db
@@ -424,8 +456,16 @@ export async function readWorkflow(
 ): Promise<WorkflowDetail> {
   const limit = page.limit ?? 500;
   const [[totals], runRows, messageRows, extras, team] = await Promise.all([
-    db.select(runTotals).from(runs).where(and(eq(runs.roomId, roomId), eq(runs.correlationId, correlationId))).groupBy(runs.correlationId),
-    db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.correlationId, correlationId))).orderBy(asc(runs.createdAt)),
+    db
+      .select(runTotals)
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), eq(runs.correlationId, correlationId)))
+      .groupBy(runs.correlationId),
+    db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), eq(runs.correlationId, correlationId)))
+      .orderBy(asc(runs.createdAt)),
     db
       .select()
       .from(events)

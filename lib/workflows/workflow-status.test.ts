@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { hasFinalOutput, spendPriced, workflowStatus } from "./read-workflow";
 
-const quiet = { active: 0, failed: 0, errors: 0, openQuestions: 0, openDialogues: 0, openRequests: 0, openReviews: 0, openBrainstorms: 0, finalOutput: true };
+const quiet = {
+  active: 0,
+  failed: 0,
+  errors: 0,
+  openQuestions: 0,
+  openDialogues: 0,
+  openRequests: 0,
+  openReviews: 0,
+  openBrainstorms: 0,
+  finalOutput: true,
+};
 
 describe("a workflow's status", () => {
   it("is active while a run, a question, a dialogue, a board request, a build review or a brainstorm in it is open, whatever failed", () => {

@@ -74,7 +74,14 @@ describe("workflows", () => {
         [2, 3],
       ]);
       expect(retries[0]).toMatchObject({ status: "pending", error_details: { error_type: "provider_error", retry_possible: true } });
-      expect(trace.messages.map((message: { type: string }) => message.type)).toEqual(["run.queued", "run.started", "run.retrying", "run.retrying", "run.step", "run.finished"]);
+      expect(trace.messages.map((message: { type: string }) => message.type)).toEqual([
+        "run.queued",
+        "run.started",
+        "run.retrying",
+        "run.retrying",
+        "run.step",
+        "run.finished",
+      ]);
       expect(trace.durationMs).toBeGreaterThanOrEqual(0);
       const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
       expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, attempts: 3 })]);
@@ -88,7 +95,11 @@ describe("workflows", () => {
   });
 
   it("degrades when one agent's provider always fails, while the others go on; the trace holds the request and the question", async () => {
-    const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_sensitivity: "high", broadcast_timeout: 5 });
+    const { roomId } = await createTestRoom(context.database.db, {
+      broadcast: "agents",
+      broadcast_sensitivity: "high",
+      broadcast_timeout: 5,
+    });
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     await setAgentModel(context.database, painter.id, "openai-compatible:stand-in");
@@ -112,22 +123,40 @@ describe("workflows", () => {
 
       const trace = (await workflow(roomId, run.correlationId)).body.workflow;
       expect(trace.status).toBe("degraded");
-      expect(trace.runList.map((row: { agentId: string }) => row.agentId)).toEqual([songwriter.id, ...Array(MAX_RUN_ATTEMPTS).fill(painter.id)]);
+      expect(trace.runList.map((row: { agentId: string }) => row.agentId)).toEqual([
+        songwriter.id,
+        ...Array(MAX_RUN_ATTEMPTS).fill(painter.id),
+      ]);
       // Its runs' agents, then the agents whose shadows answered the question.
       const working = trace.agents.filter((agent: { runs: number }) => agent.runs > 0);
       expect(working.map((agent: { name: string }) => agent.name).sort()).toEqual(["Scene Painter", "Songwriter"]);
-      const answered = trace.messages.filter((message: { type: string }) => message.type === "broadcast.response").map((message: { agent: string }) => message.agent);
-      expect(trace.agents.slice(working.length).map((agent: { id: string }) => agent.id).sort()).toEqual(answered.filter((id: string) => id !== painter.id).sort());
+      const answered = trace.messages
+        .filter((message: { type: string }) => message.type === "broadcast.response")
+        .map((message: { agent: string }) => message.agent);
+      expect(
+        trace.agents
+          .slice(working.length)
+          .map((agent: { id: string }) => agent.id)
+          .sort(),
+      ).toEqual(answered.filter((id: string) => id !== painter.id).sort());
       const types = trace.messages.map((message: { type: string }) => message.type);
-      expect(types).toEqual(expect.arrayContaining(["broadcast.asked", "broadcast.closed", "board.posted", "run.retrying", "run.finished"]));
+      expect(types).toEqual(
+        expect.arrayContaining(["broadcast.asked", "broadcast.closed", "board.posted", "run.retrying", "run.finished"]),
+      );
       expect(types.filter((type: string) => type === "run.retrying")).toHaveLength(3 * MAX_RUN_ATTEMPTS);
       // Every run once, and every retry of a run's or a shadow's model call once more.
-      expect(trace.attempts).toBe(trace.runs + types.filter((type: string) => type === "run.retrying" || type === "broadcast.retrying").length);
-      const finishedEvent = trace.messages.find((message: { type: string; agent: string }) => message.type === "run.finished" && message.agent === painter.id);
+      expect(trace.attempts).toBe(
+        trace.runs + types.filter((type: string) => type === "run.retrying" || type === "broadcast.retrying").length,
+      );
+      const finishedEvent = trace.messages.find(
+        (message: { type: string; agent: string }) => message.type === "run.finished" && message.agent === painter.id,
+      );
       expect(finishedEvent.error_details).toMatchObject({ error_type: "provider_error", error_message: expect.stringMatching(/HTTP 503/) });
 
       const listed = await call(listRoute, { url: `/api/rooms/${roomId}/workflows`, method: "GET", params: { roomId } });
-      expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, status: "degraded", runs: 1 + MAX_RUN_ATTEMPTS })]);
+      expect(listed.body.workflows).toEqual([
+        expect.objectContaining({ correlationId: run.correlationId, status: "degraded", runs: 1 + MAX_RUN_ATTEMPTS }),
+      ]);
     } finally {
       await worker.stop();
       await server.close();
@@ -143,13 +172,27 @@ describe("workflows", () => {
     await context.database.db.update(runs).set({ status: "failed", finishedAt: new Date() }).where(eq(runs.id, first.id));
     const list = (query = "") => call(listRoute, { url: `/api/rooms/${roomId}/workflows${query}`, method: "GET", params: { roomId } });
     const page = (await list("?limit=1")).body;
-    expect(page.workflows).toEqual([expect.objectContaining({ correlationId: second.correlationId, status: "active", startedBy: expect.objectContaining({ prompt: "Two" }) })]);
+    expect(page.workflows).toEqual([
+      expect.objectContaining({
+        correlationId: second.correlationId,
+        status: "active",
+        startedBy: expect.objectContaining({ prompt: "Two" }),
+      }),
+    ]);
     const next = (await list(`?limit=1&cursor=${page.nextCursor}`)).body;
     expect(next.workflows).toEqual([expect.objectContaining({ correlationId: first.correlationId, status: "failed" })]);
     expect((await list(`?limit=1&cursor=${next.nextCursor}`)).body).toEqual({ workflows: [], nextCursor: null });
     const earlier = (await list(`?before=${encodeURIComponent(page.workflows[0].startedAt)}`)).body.workflows;
     expect(earlier.map((workflow: { correlationId: string }) => workflow.correlationId)).toEqual([first.correlationId]);
-    for (const bad of ["?limit=0", "?limit=500", "?before=later", "?sort=asc", "?limit=1&limit=2", "?cursor=not-a-cursor", `?cursor=${Buffer.from("[1,2]").toString("base64url")}`]) {
+    for (const bad of [
+      "?limit=0",
+      "?limit=500",
+      "?before=later",
+      "?sort=asc",
+      "?limit=1&limit=2",
+      "?cursor=not-a-cursor",
+      `?cursor=${Buffer.from("[1,2]").toString("base64url")}`,
+    ]) {
       expect((await list(bad)).status, bad).toBe(400);
     }
     expect((await workflow(roomId, "no-such-workflow")).status).toBe(404);
@@ -192,7 +235,9 @@ describe("workflows", () => {
     const run = await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt: "Long" }, alice);
     // The room's counter, moved past the rows inserted below.
     const [{ lastSeq }] = rowsOf<{ lastSeq: number | string }>(
-      await context.database.db.execute(sql`update rooms set last_seq = last_seq + 10000 where id = ${roomId} returning last_seq - 10000 as "lastSeq"`),
+      await context.database.db.execute(
+        sql`update rooms set last_seq = last_seq + 10000 where id = ${roomId} returning last_seq - 10000 as "lastSeq"`,
+      ),
     ) as [{ lastSeq: number | string }];
     const padding = "x".repeat(3000);
     for (let batch = 0; batch < 10; batch++) {
@@ -210,7 +255,10 @@ describe("workflows", () => {
         })),
       );
     }
-    const response = await exportRoute(jsonRequest(`/api/rooms/${roomId}/workflows/${run.correlationId}/export`, "GET"), params({ roomId, correlationId: run.correlationId }));
+    const response = await exportRoute(
+      jsonRequest(`/api/rooms/${roomId}/workflows/${run.correlationId}/export`, "GET"),
+      params({ roomId, correlationId: run.correlationId }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/application\/x-ndjson/);
     const reader = response.body!.getReader();
@@ -261,24 +309,48 @@ describe("workflows", () => {
     await context.database.db.update(runs).set({ status: "failed", finishedAt: new Date(), error: older }).where(eq(runs.id, run.id));
     // A retry and the run's end as they were stored before error details took the protocol's names.
     const [{ lastSeq }] = rowsOf<{ lastSeq: number | string }>(
-      await context.database.db.execute(sql`update rooms set last_seq = last_seq + 2 where id = ${roomId} returning last_seq - 2 as "lastSeq"`),
+      await context.database.db.execute(
+        sql`update rooms set last_seq = last_seq + 2 where id = ${roomId} returning last_seq - 2 as "lastSeq"`,
+      ),
     ) as [{ lastSeq: number | string }];
     const stored = { id: "", roomId, correlationId: run.correlationId, agent: songwriter.id, agentName: "Songwriter", errorDetails: older };
     const totals = { steps: 0, attempts: 1, durationMs: 5, inputTokens: 0, outputTokens: 0, costUsd: 0 };
     await context.database.db.insert(events).values([
-      { ...stored, id: randomUUID(), seq: Number(lastSeq) + 1, type: "run.retrying", status: "pending", payload: { runId: run.id, agentId: songwriter.id, step: 0, retry: 1, of: 3, delayMs: 1000, error: older } },
-      { ...stored, id: randomUUID(), seq: Number(lastSeq) + 2, type: "run.finished", status: "error", payload: { runId: run.id, agentId: songwriter.id, status: "failed", error: older, ...totals } },
+      {
+        ...stored,
+        id: randomUUID(),
+        seq: Number(lastSeq) + 1,
+        type: "run.retrying",
+        status: "pending",
+        payload: { runId: run.id, agentId: songwriter.id, step: 0, retry: 1, of: 3, delayMs: 1000, error: older },
+      },
+      {
+        ...stored,
+        id: randomUUID(),
+        seq: Number(lastSeq) + 2,
+        type: "run.finished",
+        status: "error",
+        payload: { runId: run.id, agentId: songwriter.id, status: "failed", error: older, ...totals },
+      },
     ]);
 
     const trace = (await workflow(roomId, run.correlationId)).body.workflow;
     expect(trace).toMatchObject({ status: "failed", attempts: 2 });
     expect(trace.runList[0].error).toEqual(named);
-    const failures = trace.messages.filter((message: { type: string }) => message.type === "run.retrying" || message.type === "run.finished");
+    const failures = trace.messages.filter(
+      (message: { type: string }) => message.type === "run.retrying" || message.type === "run.finished",
+    );
     expect(failures).toHaveLength(2);
     for (const message of failures) expect(message, message.type).toMatchObject({ error_details: named, payload: { error: named } });
 
-    const response = await exportRoute(jsonRequest(`/api/rooms/${roomId}/workflows/${run.correlationId}/export`, "GET"), params({ roomId, correlationId: run.correlationId }));
-    const lines = (await response.text()).trim().split("\n").map((line) => JSON.parse(line) as { type: string; error_details: unknown; payload: { error?: unknown } });
+    const response = await exportRoute(
+      jsonRequest(`/api/rooms/${roomId}/workflows/${run.correlationId}/export`, "GET"),
+      params({ roomId, correlationId: run.correlationId }),
+    );
+    const lines = (await response.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; error_details: unknown; payload: { error?: unknown } });
     expect(lines.filter((line) => line.error_details !== null).map((line) => [line.type, line.error_details, line.payload.error])).toEqual([
       ["run.retrying", named, named],
       ["run.finished", named, named],
@@ -298,7 +370,10 @@ describe("workflows", () => {
       ),
     );
     expect(new Set(results.map((run) => run.id)).size).toBe(1);
-    const queued = await context.database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "run.queued")));
+    const queued = await context.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "run.queued")));
     expect(queued).toHaveLength(1);
   });
 
@@ -306,18 +381,30 @@ describe("workflows", () => {
     const { roomId } = await createTestRoom(context.database.db);
     const storyteller = await agentByPersona(context.database, roomId, "storyteller");
     const started = [];
-    for (const prompt of ["A", "B", "C", "D", "E"]) started.push(await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt }, alice));
+    for (const prompt of ["A", "B", "C", "D", "E"])
+      started.push(await startAgentRun(context.database.db, roomId, { agentId: storyteller.id, prompt }, alice));
     // Four of them at one instant, as a busy room can start them.
     const instant = new Date("2030-01-01T00:00:00.123Z");
-    await context.database.db.update(runs).set({ createdAt: instant }).where(inArray(runs.id, started.slice(0, 4).map((run) => run.id)));
+    await context.database.db
+      .update(runs)
+      .set({ createdAt: instant })
+      .where(
+        inArray(
+          runs.id,
+          started.slice(0, 4).map((run) => run.id),
+        ),
+      );
     const seen: string[] = [];
     let cursor: string | null = "";
     while (cursor !== null) {
-      const answer: { status: number; body: { workflows: { correlationId: string }[]; nextCursor: string | null } } = await call(listRoute, {
-        url: `/api/rooms/${roomId}/workflows?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
-        method: "GET",
-        params: { roomId },
-      });
+      const answer: { status: number; body: { workflows: { correlationId: string }[]; nextCursor: string | null } } = await call(
+        listRoute,
+        {
+          url: `/api/rooms/${roomId}/workflows?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+          method: "GET",
+          params: { roomId },
+        },
+      );
       expect(answer.status).toBe(200);
       seen.push(...answer.body.workflows.map((workflow: { correlationId: string }) => workflow.correlationId));
       cursor = answer.body.nextCursor;
@@ -374,13 +461,19 @@ describe("workflows", () => {
   });
 
   it("retries a shadow whose provider hangs where the question's workflow shows it, and stores its answer", async () => {
-    const { roomId } = await createTestRoom(context.database.db, { broadcast: "agents", broadcast_sensitivity: "high", broadcast_timeout: 20 });
+    const { roomId } = await createTestRoom(context.database.db, {
+      broadcast: "agents",
+      broadcast_sensitivity: "high",
+      broadcast_timeout: 20,
+    });
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     await setAgentModel(context.database, painter.id, "openai-compatible:stand-in");
     let shadowCalls = 0;
     // A shadow's call offers no tools; its first one hangs.
-    const server = await startChatServer((request) => (!request.tools && shadowCalls++ === 0 ? { hang: true } : { text: "Blue hour light over the harbour." }));
+    const server = await startChatServer((request) =>
+      !request.tools && shadowCalls++ === 0 ? { hang: true } : { text: "Blue hour light over the harbour." },
+    );
     const worker = await workerOn(server, 2500);
     try {
       const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a verse about rain" }, alice);
@@ -396,10 +489,14 @@ describe("workflows", () => {
         payload: { responderId: painter.id, retry: 1, of: 3 },
       });
       // A shadow's retry is one more attempt of the workflow's work, as a run's is.
-      const retried = trace.messages.filter((message: { type: string }) => message.type === "run.retrying" || message.type === "broadcast.retrying");
+      const retried = trace.messages.filter(
+        (message: { type: string }) => message.type === "run.retrying" || message.type === "broadcast.retrying",
+      );
       expect(trace.attempts).toBe(trace.runs + retried.length);
       expect(trace.attempts).toBeGreaterThan(trace.runs);
-      const answer = trace.messages.find((message: { type: string; agent: string }) => message.type === "broadcast.response" && message.agent === painter.id);
+      const answer = trace.messages.find(
+        (message: { type: string; agent: string }) => message.type === "broadcast.response" && message.agent === painter.id,
+      );
       expect(answer.payload.response).toMatchObject({ content: "Blue hour light over the harbour." });
       // The stand-in has no price: what the painter spent, its shadow included, is not a known cost.
       expect(trace).toMatchObject({ status: "complete", costKnown: false });
@@ -439,7 +536,12 @@ describe("workflows", () => {
     });
     const worker = await workerOn(server);
     try {
-      const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id, prompt: "Write a verse about the harbour" }, alice);
+      const run = await startAgentRun(
+        context.database.db,
+        roomId,
+        { agentId: songwriter.id, prompt: "Write a verse about the harbour" },
+        alice,
+      );
       await finished(roomId, 1);
       const [request] = await context.database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId));
       expect(request).toMatchObject({ kind: "request", requestStatus: "open", runId: run.id });
@@ -450,7 +552,10 @@ describe("workflows", () => {
       expect(listed.body.workflows).toEqual([expect.objectContaining({ correlationId: run.correlationId, status: "active" })]);
 
       // A request that expired unserved is never served: it holds nothing open.
-      await context.database.db.update(boardEntries).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(boardEntries.id, request!.id));
+      await context.database.db
+        .update(boardEntries)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(boardEntries.id, request!.id));
       expect(await status()).toBe("complete");
       await context.database.db.update(boardEntries).set({ expiresAt: request!.expiresAt }).where(eq(boardEntries.id, request!.id));
       expect(await status()).toBe("active");

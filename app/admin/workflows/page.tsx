@@ -7,5 +7,10 @@ export default async function AdminWorkflowsPage({ searchParams }: { searchParam
   if ((await adminPageStatus()) !== "admin") return null;
   const search = await searchParams;
   const room = searchParam(search, "room");
-  return <WorkflowsView initialId={searchParam(search, "id")} initialRoom={room ? { id: room, title: searchParam(search, "room_title") ?? room } : null} />;
+  return (
+    <WorkflowsView
+      initialId={searchParam(search, "id")}
+      initialRoom={room ? { id: room, title: searchParam(search, "room_title") ?? room } : null}
+    />
+  );
 }

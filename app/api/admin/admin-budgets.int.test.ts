@@ -30,8 +30,10 @@ afterEach(() => {
 const context = useTestRuntime();
 const db = () => context.database.db;
 
-const patch = (body: unknown, headers: Record<string, string> = admin) => call(setBudgets, { url: "/api/admin/instance/budgets", method: "PATCH", params: {}, body, headers });
-const read = (headers: Record<string, string> = admin) => call(readBudgetsRoute, { url: "/api/admin/instance/budgets", method: "GET", params: {}, headers });
+const patch = (body: unknown, headers: Record<string, string> = admin) =>
+  call(setBudgets, { url: "/api/admin/instance/budgets", method: "PATCH", params: {}, body, headers });
+const read = (headers: Record<string, string> = admin) =>
+  call(readBudgetsRoute, { url: "/api/admin/instance/budgets", method: "GET", params: {}, headers });
 const audited = () => db().select().from(adminActions);
 const stored = () => db().select().from(instanceSettings);
 
@@ -39,9 +41,18 @@ const stored = () => db().select().from(instanceSettings);
 async function spend(roomId: string, costUsd: number) {
   const songwriter = await agentByPersona(context.database, roomId, "songwriter");
   const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
-  await db()
-    .insert(usageHourly)
-    .values({ hour, agentId: songwriter.id, model: "openai:gpt-4o", roomId, identity: songwriter.identity, agentName: songwriter.name, calls: 1, inputTokens: 100, outputTokens: 0, costUsd });
+  await db().insert(usageHourly).values({
+    hour,
+    agentId: songwriter.id,
+    model: "openai:gpt-4o",
+    roomId,
+    identity: songwriter.identity,
+    agentName: songwriter.name,
+    calls: 1,
+    inputTokens: 100,
+    outputTokens: 0,
+    costUsd,
+  });
 }
 
 describe("the server's daily budgets, set from the dashboard", () => {
@@ -55,7 +66,9 @@ describe("the server's daily budgets, set from the dashboard", () => {
       defaults: { tokens: 0, costUsd: 20 },
       limits: { tokens: 0, costUsd: 20 },
     });
-    expect((await call(instance, { url: "/api/admin/instance", method: "GET", params: {}, headers: admin })).body.instance.budgets).toEqual(body.budgets);
+    expect((await call(instance, { url: "/api/admin/instance", method: "GET", params: {}, headers: admin })).body.instance.budgets).toEqual(
+      body.budgets,
+    );
   });
 
   it("are set by an admin, recorded in the audit trail, and stop runs in every room from then on", async () => {
@@ -68,23 +81,36 @@ describe("the server's daily budgets, set from the dashboard", () => {
 
     const set = await patch({ daily_cost_budget_usd: 0.5, daily_token_budget: 1_000_000 });
     expect(set.status).toBe(200);
-    expect(set.body.budgets).toMatchObject({ settings: { daily_cost_budget_usd: 0.5, daily_token_budget: 1_000_000 }, limits: { costUsd: 0.5, tokens: 1_000_000 } });
+    expect(set.body.budgets).toMatchObject({
+      settings: { daily_cost_budget_usd: 0.5, daily_token_budget: 1_000_000 },
+      limits: { costUsd: 0.5, tokens: 1_000_000 },
+    });
     const [record] = await audited();
     expect(record).toMatchObject({
       actor: "admin",
       action: "instance.budgets_updated",
       roomId: null,
-      details: { before: { daily_token_budget: null, daily_cost_budget_usd: null }, after: { daily_token_budget: 1_000_000, daily_cost_budget_usd: 0.5 } },
+      details: {
+        before: { daily_token_budget: null, daily_cost_budget_usd: null },
+        after: { daily_token_budget: 1_000_000, daily_cost_budget_usd: 0.5 },
+      },
     });
-    expect(record!.summary).toBe("Set the server's daily budgets: tokens a day 1,000,000 tokens (was the default (none)), cost a day $0.50 (was the default ($20.00))");
+    expect(record!.summary).toBe(
+      "Set the server's daily budgets: tokens a day 1,000,000 tokens (was the default (none)), cost a day $0.50 (was the default ($20.00))",
+    );
 
     // Every instance on the database reads them: the budget checks, the overview and the room's budgets.
     const budgets = await readBudgets(db());
     expect(budgets.instance.daily.costUsd).toMatchObject({ limit: 0.5, left: 0 });
-    expect((await call(overview, { url: "/api/admin/overview?range=day", method: "GET", params: {}, headers: admin })).body.overview.budget.costUsd).toMatchObject({ limit: 0.5 });
+    expect(
+      (await call(overview, { url: "/api/admin/overview?range=day", method: "GET", params: {}, headers: admin })).body.overview.budget
+        .costUsd,
+    ).toMatchObject({ limit: 0.5 });
     const other = await createTestRoom(db());
     const painter = await agentByPersona(context.database, other.roomId, "scene-painter");
-    const refused = await startAgentRun(db(), other.roomId, { agentId: painter.id, prompt: "After" }, alice).catch((error: unknown) => error);
+    const refused = await startAgentRun(db(), other.roomId, { agentId: painter.id, prompt: "After" }, alice).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ status: 429, code: "budget_exceeded" });
     expect((refused as AppError).message).toMatch(/server's daily cost budget is spent \(\$[0-9.]+ of \$0\.50 used today\)/);
@@ -93,8 +119,13 @@ describe("the server's daily budgets, set from the dashboard", () => {
     expect((await patch({ daily_cost_budget_usd: 0.5 })).status).toBe(200);
     expect(await audited()).toHaveLength(1);
     const back = await patch({ daily_cost_budget_usd: null });
-    expect(back.body.budgets).toMatchObject({ settings: { daily_cost_budget_usd: null, daily_token_budget: 1_000_000 }, limits: { costUsd: 20 } });
-    expect((await audited()).map((row) => row.summary)).toContain("Set the server's daily budgets: cost a day the default ($20.00) (was $0.50)");
+    expect(back.body.budgets).toMatchObject({
+      settings: { daily_cost_budget_usd: null, daily_token_budget: 1_000_000 },
+      limits: { costUsd: 20 },
+    });
+    expect((await audited()).map((row) => row.summary)).toContain(
+      "Set the server's daily budgets: cost a day the default ($20.00) (was $0.50)",
+    );
     expect((await stored()).map((row) => row.name)).toEqual(["daily_token_budget"]);
     await startAgentRun(db(), other.roomId, { agentId: painter.id, prompt: "Again" }, alice);
     expect((await patch({ daily_token_budget: null })).status).toBe(200);

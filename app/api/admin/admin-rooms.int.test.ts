@@ -41,13 +41,27 @@ const db = () => context.database.db;
 const DAY = 24 * 3_600_000;
 
 type Handler<P extends Record<string, string>> = (request: Request, context: { params: Promise<P> }) => Promise<Response>;
-const get = <P extends Record<string, string>>(handler: Handler<P>, url: string, routeParams: P = {} as P, headers: Record<string, string> = admin) =>
-  call(handler, { url, method: "GET", params: routeParams, headers });
-const send = <P extends Record<string, string>>(handler: Handler<P>, method: string, url: string, routeParams: P, body: unknown, headers: Record<string, string> = admin) =>
-  call(handler, { url, method, params: routeParams, body, headers });
+const get = <P extends Record<string, string>>(
+  handler: Handler<P>,
+  url: string,
+  routeParams: P = {} as P,
+  headers: Record<string, string> = admin,
+) => call(handler, { url, method: "GET", params: routeParams, headers });
+const send = <P extends Record<string, string>>(
+  handler: Handler<P>,
+  method: string,
+  url: string,
+  routeParams: P,
+  body: unknown,
+  headers: Record<string, string> = admin,
+) => call(handler, { url, method, params: routeParams, body, headers });
 
 /** Makes a room look untouched for `days` days. */
-const idleFor = (roomId: string, days: number) => db().update(rooms).set({ lastActivityAt: new Date(Date.now() - days * DAY) }).where(eq(rooms.id, roomId));
+const idleFor = (roomId: string, days: number) =>
+  db()
+    .update(rooms)
+    .set({ lastActivityAt: new Date(Date.now() - days * DAY) })
+    .where(eq(rooms.id, roomId));
 
 describe("the dashboard's room endpoints", () => {
   it("list rooms by latest activity a page at a time, each with its agents, their models and whether they can run here", async () => {
@@ -99,8 +113,15 @@ describe("the dashboard's room endpoints", () => {
     // What the Songwriter's shadow spent today, and an agent of another room.
     await db().execute(addUsage({ agentId: songwriter.id }, { calls: 1, inputTokens: 100, outputTokens: 20, costUsd: 0.5 }));
     const elsewhere = await createTestRoom(db());
-    await db().execute(addUsage({ agentId: (await agentByPersona(context.database, elsewhere.roomId, "songwriter")).id }, { calls: 1, inputTokens: 7, outputTokens: 7, costUsd: 7 }));
-    await db().insert(presence).values({ connectionId: crypto.randomUUID(), roomId, instanceId: "test-viewer", seatId: null, lastSeenAt: new Date() });
+    await db().execute(
+      addUsage(
+        { agentId: (await agentByPersona(context.database, elsewhere.roomId, "songwriter")).id },
+        { calls: 1, inputTokens: 7, outputTokens: 7, costUsd: 7 },
+      ),
+    );
+    await db()
+      .insert(presence)
+      .values({ connectionId: crypto.randomUUID(), roomId, instanceId: "test-viewer", seatId: null, lastSeenAt: new Date() });
     const { status, body } = await get(readRoom, `/api/admin/rooms/${roomId}`, { roomId });
     expect(status).toBe(200);
     expect(body.room).toMatchObject({ id: roomId, watching: 1, activeRuns: 1, settings: { max_steps: 7 } });
@@ -123,15 +144,37 @@ describe("the dashboard's room endpoints", () => {
     const { roomId } = await createTestRoom(db());
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     const url = `/api/admin/rooms/${roomId}/agents/${painter.id}`;
-    const changed = await send(patchAgent, "PATCH", url, { roomId, agentId: painter.id }, { model: "openai:gpt-5", systemPrompt: "Paint in watercolour." });
+    const changed = await send(
+      patchAgent,
+      "PATCH",
+      url,
+      { roomId, agentId: painter.id },
+      { model: "openai:gpt-5", systemPrompt: "Paint in watercolour." },
+    );
     expect(changed.status).toBe(200);
-    expect(changed.body.agent).toMatchObject({ id: painter.id, model: "openai:gpt-5", unavailableReason: "OPENAI_API_KEY is not set on the server." });
+    expect(changed.body.agent).toMatchObject({
+      id: painter.id,
+      model: "openai:gpt-5",
+      unavailableReason: "OPENAI_API_KEY is not set on the server.",
+    });
     const [row] = await db().select().from(agents).where(eq(agents.id, painter.id));
     expect(row).toMatchObject({ model: "openai:gpt-5", systemPrompt: "Paint in watercolour." });
     const [event] = (await readEventsAfter(db(), roomId, 0)).filter((each) => each.type === "agent.updated");
-    expect(event).toMatchObject({ agent: "admin", agent_name: "Admin", target_agent: painter.id, payload: { changed: ["model", "systemPrompt"], previousModel: painter.model, agent: { model: "openai:gpt-5" } } });
+    expect(event).toMatchObject({
+      agent: "admin",
+      agent_name: "Admin",
+      target_agent: painter.id,
+      payload: { changed: ["model", "systemPrompt"], previousModel: painter.model, agent: { model: "openai:gpt-5" } },
+    });
     const [record] = await db().select().from(adminActions).where(eq(adminActions.action, "agent.updated"));
-    expect(record).toMatchObject({ roomId, details: { agentId: painter.id, model: { from: painter.model, to: "openai:gpt-5" }, systemPrompt: { from: painter.systemPrompt, to: "Paint in watercolour." } } });
+    expect(record).toMatchObject({
+      roomId,
+      details: {
+        agentId: painter.id,
+        model: { from: painter.model, to: "openai:gpt-5" },
+        systemPrompt: { from: painter.systemPrompt, to: "Paint in watercolour." },
+      },
+    });
 
     // The same values again change nothing and record nothing.
     await send(patchAgent, "PATCH", url, { roomId, agentId: painter.id }, { model: "openai:gpt-5" });
@@ -182,7 +225,9 @@ describe("the dashboard's room endpoints", () => {
     const seqs: number[] = [];
     let before: number | null = null;
     do {
-      const page: Awaited<ReturnType<typeof call>> = await get(browseEvents, `${url}?limit=3${before ? `&before=${before}` : ""}`, { roomId });
+      const page: Awaited<ReturnType<typeof call>> = await get(browseEvents, `${url}?limit=3${before ? `&before=${before}` : ""}`, {
+        roomId,
+      });
       expect(page.status).toBe(200);
       seqs.push(...page.body.events.map((event: { seq: number }) => event.seq));
       before = page.body.nextBefore;
@@ -190,7 +235,13 @@ describe("the dashboard's room endpoints", () => {
     expect(seqs).toEqual(all.map((event) => event.seq).reverse());
 
     const nodes = await get(browseEvents, `${url}?type=node.created`, { roomId });
-    expect(nodes.body.events.map((event: { payload: { node: { text: string } } }) => event.payload.node.text)).toEqual(["note 4", "note 3", "note 2", "note 1", "note 0"]);
+    expect(nodes.body.events.map((event: { payload: { node: { text: string } } }) => event.payload.node.text)).toEqual([
+      "note 4",
+      "note 3",
+      "note 2",
+      "note 1",
+      "note 0",
+    ]);
     const byAlice = await get(browseEvents, `${url}?agent=${encodeURIComponent(alice.id)}`, { roomId });
     expect(byAlice.body.events.every((event: { agent: string }) => event.agent === alice.id)).toBe(true);
     expect(byAlice.body.events).toHaveLength(6);
@@ -200,7 +251,10 @@ describe("the dashboard's room endpoints", () => {
     const exported = await exportEvents(jsonRequest(`${url}/export?type=node.created`, "GET", undefined, admin), params({ roomId }));
     expect(exported.headers.get("content-type")).toMatch(/ndjson/);
     expect(exported.headers.get("content-disposition")).toMatch(/attachment/);
-    const lines = (await exported.text()).trim().split("\n").map((line) => JSON.parse(line));
+    const lines = (await exported.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines.map((event) => event.payload.node.text)).toEqual(["note 0", "note 1", "note 2", "note 3", "note 4"]);
     const everything = await exportEvents(jsonRequest(`${url}/export`, "GET", undefined, admin), params({ roomId }));
     expect((await everything.text()).trim().split("\n")).toHaveLength(all.length);
@@ -209,7 +263,9 @@ describe("the dashboard's room endpoints", () => {
       const answer = await get(browseEvents, `${url}?${query}`, { roomId });
       expect(answer.status, query).toBe(400);
     }
-    expect((await get(browseEvents, `${url}?type=node.exploded`, { roomId })).body.error.message).toMatch(/type must be one of the event types/);
+    expect((await get(browseEvents, `${url}?type=node.exploded`, { roomId })).body.error.message).toMatch(
+      /type must be one of the event types/,
+    );
     expect((await exportEvents(jsonRequest(`${url}/export?type=nope`, "GET", undefined, admin), params({ roomId }))).status).toBe(400);
     expect((await get(browseEvents, "/x", { roomId: "nope" })).status).toBe(404);
   });
@@ -221,13 +277,21 @@ describe("the dashboard's room endpoints", () => {
     const recent = await createTestRoom(db());
     await idleFor(recent.roomId, 2);
     for (const each of [stale, watched, busy]) await idleFor(each.roomId, 60);
-    await db().insert(presence).values({ connectionId: crypto.randomUUID(), roomId: watched.roomId, instanceId: "test-viewer", seatId: null, lastSeenAt: new Date() });
+    await db().insert(presence).values({
+      connectionId: crypto.randomUUID(),
+      roomId: watched.roomId,
+      instanceId: "test-viewer",
+      seatId: null,
+      lastSeenAt: new Date(),
+    });
     const agent = await agentByPersona(context.database, busy.roomId, "songwriter");
     await startAgentRun(db(), busy.roomId, { agentId: agent.id }, alice);
     await idleFor(busy.roomId, 60);
     // Rooms left idle by the earlier tests count too.
     const idleBefore = await get(listRooms, "/api/admin/rooms?idle_days=30&limit=100");
-    const expected = idleBefore.body.rooms.map((room: { id: string }) => room.id).filter((id: string) => id !== watched.roomId && id !== busy.roomId);
+    const expected = idleBefore.body.rooms
+      .map((room: { id: string }) => room.id)
+      .filter((id: string) => id !== watched.roomId && id !== busy.roomId);
     expect(expected).toContain(stale.roomId);
 
     const preview = await send(prune, "POST", "/x", {}, { idleDays: 30, dryRun: true });
@@ -246,7 +310,10 @@ describe("the dashboard's room endpoints", () => {
     const pruned = await send(prune, "POST", "/x", {}, { idleDays: 30 });
     expect(pruned.body).toMatchObject({ dryRun: false, count: expected.length });
     expect(await db().select().from(rooms).where(inArray(rooms.id, expected))).toHaveLength(0);
-    const kept = await db().select({ id: rooms.id }).from(rooms).where(inArray(rooms.id, [watched.roomId, busy.roomId, recent.roomId]));
+    const kept = await db()
+      .select({ id: rooms.id })
+      .from(rooms)
+      .where(inArray(rooms.id, [watched.roomId, busy.roomId, recent.roomId]));
     expect(kept).toHaveLength(3);
     const [record] = await db().select().from(adminActions).where(eq(adminActions.action, "rooms.pruned"));
     expect(record!.summary).toBe(`pruned ${expected.length} rooms idle for more than 30 days`);
@@ -258,7 +325,12 @@ describe("the dashboard's room endpoints", () => {
     const { roomId, room } = await createTestRoom(db());
     expect((await send(deleteRoom, "DELETE", "/x", { roomId }, undefined)).status).toBe(204);
     const [record] = await db().select().from(adminActions).where(eq(adminActions.action, "room.deleted"));
-    expect(record).toMatchObject({ roomId, roomTitle: room.title, actor: "admin", summary: expect.stringContaining(`deleted “${room.title}”`) });
+    expect(record).toMatchObject({
+      roomId,
+      roomTitle: room.title,
+      actor: "admin",
+      summary: expect.stringContaining(`deleted “${room.title}”`),
+    });
     const listed = await get(audit, `/api/admin/audit?room=${roomId}`);
     expect(listed.body.actions).toEqual([expect.objectContaining({ action: "room.deleted", roomTitle: room.title, roomExists: false })]);
   });
@@ -275,7 +347,9 @@ describe("the dashboard's room endpoints", () => {
       expect((await get(readRoom, "/x", { roomId }, fromOwnAddress(headers))).status).toBe(expected);
       expect((await get(browseEvents, "/x", { roomId }, fromOwnAddress(headers))).status).toBe(expected);
       expect((await exportEvents(jsonRequest("/x", "GET", undefined, fromOwnAddress(headers)), params({ roomId }))).status).toBe(expected);
-      expect((await send(patchAgent, "PATCH", "/x", { roomId, agentId: painter.id }, { model: "openai:gpt-5" }, fromOwnAddress(headers))).status).toBe(expected);
+      expect(
+        (await send(patchAgent, "PATCH", "/x", { roomId, agentId: painter.id }, { model: "openai:gpt-5" }, fromOwnAddress(headers))).status,
+      ).toBe(expected);
       expect((await send(prune, "POST", "/x", {}, { idleDays: 1 }, fromOwnAddress(headers))).status).toBe(expected);
     }
     const [still] = await db().select().from(agents).where(eq(agents.id, painter.id));

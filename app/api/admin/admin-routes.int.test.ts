@@ -37,7 +37,13 @@ describe("admin routes", () => {
       { headers: { cookie: "parley_admin=forged" }, status: 403 },
     ];
     for (const attempt of attempts) {
-      const rename = await call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: { title: "Hacked" }, headers: attempt.headers });
+      const rename = await call(PATCH, {
+        url: "/x",
+        method: "PATCH",
+        params: { roomId },
+        body: { title: "Hacked" },
+        headers: attempt.headers,
+      });
       expect(rename.status).toBe(attempt.status);
       const remove = await call(DELETE, { url: "/x", method: "DELETE", params: { roomId }, headers: attempt.headers });
       expect(remove.status).toBe(attempt.status);
@@ -67,7 +73,12 @@ describe("admin routes", () => {
     expect(tuned.status).toBe(200);
     const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     expect(room!.title).toBe("Renamed");
-    expect(parseRoomSettings(room!.settings)).toMatchObject({ broadcast: "human", broadcast_timeout: 45, max_concurrent_runs: 2, max_steps: 10 });
+    expect(parseRoomSettings(room!.settings)).toMatchObject({
+      broadcast: "human",
+      broadcast_timeout: 45,
+      max_concurrent_runs: 2,
+      max_steps: 10,
+    });
     const events = (await readEventsAfter(context.database.db, roomId, 0)).filter((event) => event.type === "room.updated");
     expect(events.map((event) => event.agent)).toEqual(["admin", "admin"]);
     expect(events[0]!.payload).toEqual({ title: "Renamed" });
@@ -89,7 +100,12 @@ describe("admin routes", () => {
     });
     expect(patched.status).toBe(200);
     const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
-    expect(parseRoomSettings(room!.settings)).toMatchObject({ broadcast_timeout: 90, max_steps: 7, broadcast: "agents", task: "Write a song" });
+    expect(parseRoomSettings(room!.settings)).toMatchObject({
+      broadcast_timeout: 90,
+      max_steps: 7,
+      broadcast: "agents",
+      task: "Write a song",
+    });
   });
 
   it("validate settings: unknown keys and out-of-range values are refused and change nothing", async () => {
@@ -107,12 +123,16 @@ describe("admin routes", () => {
     expect(nothing.body.error.message).toMatch(/Nothing to change/);
     const [after] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     expect(after).toEqual(before);
-    expect((await call(PATCH, { url: "/x", method: "PATCH", params: { roomId: "missing" }, body: { title: "x" }, headers: bearer(TOKEN) })).status).toBe(404);
+    expect(
+      (await call(PATCH, { url: "/x", method: "PATCH", params: { roomId: "missing" }, body: { title: "x" }, headers: bearer(TOKEN) }))
+        .status,
+    ).toBe(404);
   });
 
   it("keep dialogue rounds within 0–5 and review rounds within 1–10, refusing anything outside with the setting named", async () => {
     const { roomId } = await createTestRoom(context.database.db);
-    const patch = (settings: Record<string, unknown>) => call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: { settings }, headers: bearer(TOKEN) });
+    const patch = (settings: Record<string, unknown>) =>
+      call(PATCH, { url: "/x", method: "PATCH", params: { roomId }, body: { settings }, headers: bearer(TOKEN) });
     const [before] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     const outside = [
       [{ dialogue_max_rounds: -1 }, "dialogue_max_rounds"],
@@ -129,7 +149,10 @@ describe("admin routes", () => {
     }
     const [unchanged] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
     expect(unchanged).toEqual(before);
-    for (const settings of [{ dialogue_max_rounds: 0, max_review_rounds: 1 }, { dialogue_max_rounds: 5, max_review_rounds: 10, concern_phrases: ["smells off"] }]) {
+    for (const settings of [
+      { dialogue_max_rounds: 0, max_review_rounds: 1 },
+      { dialogue_max_rounds: 5, max_review_rounds: 10, concern_phrases: ["smells off"] },
+    ]) {
       expect((await patch(settings)).status).toBe(200);
       const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, roomId));
       expect(parseRoomSettings(room!.settings)).toMatchObject(settings);

@@ -42,8 +42,12 @@ const context = useTestRuntime();
 const db = () => context.database.db;
 
 type Handler<P extends Record<string, string>> = (request: Request, context: { params: Promise<P> }) => Promise<Response>;
-const get = <P extends Record<string, string>>(handler: Handler<P>, url: string, params: P = {} as P, headers: Record<string, string> = admin) =>
-  call(handler, { url, method: "GET", params, headers });
+const get = <P extends Record<string, string>>(
+  handler: Handler<P>,
+  url: string,
+  params: P = {} as P,
+  headers: Record<string, string> = admin,
+) => call(handler, { url, method: "GET", params, headers });
 const post = <P extends Record<string, string>>(handler: Handler<P>, url: string, params: P, headers: Record<string, string> = admin) =>
   call(handler, { url, method: "POST", params, headers });
 
@@ -51,11 +55,11 @@ const post = <P extends Record<string, string>>(handler: Handler<P>, url: string
 async function runToEnd(runId: string, model: MockLanguageModelV4) {
   const claimed = await claimNextRun(db(), { owner: "dashboard-test-worker", leaseMs: 10_000 });
   expect(claimed?.id).toBe(runId);
-  return executeRun(
-    { database: context.database, bus: context.runtime.bus, resolveModel: mockResolver({ model }) },
-    claimed!,
-    { owner: "dashboard-test-worker", signal: new AbortController().signal, stopReason: () => null },
-  );
+  return executeRun({ database: context.database, bus: context.runtime.bus, resolveModel: mockResolver({ model }) }, claimed!, {
+    owner: "dashboard-test-worker",
+    signal: new AbortController().signal,
+    stopReason: () => null,
+  });
 }
 
 const auditTrail = (action: AdminActionKind) => db().select().from(adminActions).where(eq(adminActions.action, action));
@@ -70,7 +74,11 @@ describe("the dashboard's run endpoints", () => {
     await setAgentModel(context.database, songwriter.id, "mock:model");
     const run = await startAgentRun(db(), roomId, { agentId: songwriter.id, prompt: "Write about rain" }, alice);
     const model = scriptedSteps([
-      withUsage(toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }], "A first line."), 120, 30),
+      withUsage(
+        toolStep([{ id: "n1", name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }], "A first line."),
+        120,
+        30,
+      ),
       withUsage(textStep("Done: one verse."), 200, 10),
     ]);
     const outcome = await runToEnd(run.id, model);
@@ -79,18 +87,31 @@ describe("the dashboard's run endpoints", () => {
 
     const { status, body } = await get(readRun, `/api/admin/runs/${run.id}`, { runId: run.id });
     expect(status).toBe(200);
-    expect(body.run).toMatchObject({ id: run.id, roomId, agentName: "Songwriter", model: "mock:model", status: "succeeded", prompt: "Write about rain", steps: 2, attempts: 1 });
+    expect(body.run).toMatchObject({
+      id: run.id,
+      roomId,
+      agentName: "Songwriter",
+      model: "mock:model",
+      status: "succeeded",
+      prompt: "Write about rain",
+      steps: 2,
+      attempts: 1,
+    });
     expect(body.steps.map((step: { step: number; attempt: number }) => [step.step, step.attempt])).toEqual([
       [0, 1],
       [1, 1],
     ]);
     expect(body.steps[0]).toMatchObject({ text: "A first line.", inputTokens: 120, outputTokens: 30 });
-    expect(body.steps[0].toolCalls).toEqual([expect.objectContaining({ name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } })]);
+    expect(body.steps[0].toolCalls).toEqual([
+      expect.objectContaining({ name: "create_node", input: { text: "Rain taps the glass", kind: "lyric" } }),
+    ]);
     expect(body.steps[0].toolResults).toEqual([expect.objectContaining({ name: "create_node" })]);
     expect(body.steps[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(body.steps[1]).toMatchObject({ text: "Done: one verse.", toolCalls: [], inputTokens: 200, outputTokens: 10 });
     // What each step's model was given, in brief: as many messages as it was sent, and what was new.
-    expect(body.steps.map((step: { prompt: { messageCount: number } }) => step.prompt.messageCount)).toEqual(model.doStreamCalls.map((made) => made.prompt.length));
+    expect(body.steps.map((step: { prompt: { messageCount: number } }) => step.prompt.messageCount)).toEqual(
+      model.doStreamCalls.map((made) => made.prompt.length),
+    );
     expect(body.steps[0].prompt).toMatchObject({ messageCount: 2, added: { opening: true, toolResults: 0, messages: 0, notes: 0 } });
     expect(body.steps[1].prompt).toMatchObject({ messageCount: 4, added: { opening: false, toolResults: 1, messages: 0, notes: 0 } });
     expect(body.steps[1].prompt.characters).toBeGreaterThan(body.steps[0].prompt.characters);
@@ -126,7 +147,15 @@ describe("the dashboard's run endpoints", () => {
     const key = { ...admin, "idempotency-key": "retry-once" };
     const retried = await post(retry, `/api/admin/runs/${run.id}/retry`, { runId: run.id }, key);
     expect(retried.status).toBe(201);
-    expect(retried.body.run).toMatchObject({ status: "queued", agentId: painter.id, prompt: "Paint the storm", correlationId: run.correlationId, parentRunId: run.id, trigger: "human", requestedBy: "admin" });
+    expect(retried.body.run).toMatchObject({
+      status: "queued",
+      agentId: painter.id,
+      prompt: "Paint the storm",
+      correlationId: run.correlationId,
+      parentRunId: run.id,
+      trigger: "human",
+      requestedBy: "admin",
+    });
     // The same request again (a retried click) queues nothing more.
     const again = await post(retry, `/api/admin/runs/${run.id}/retry`, { runId: run.id }, key);
     expect(again.body.run.id).toBe(retried.body.run.id);
@@ -135,7 +164,11 @@ describe("the dashboard's run endpoints", () => {
 
     const logged = (await readEventsAfter(db(), roomId, 0)).filter((event) => event.type === "admin.action");
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ agent: "admin", correlation_id: run.correlationId, payload: { action: "run.retried", runId: run.id, newRunId: retried.body.run.id } });
+    expect(logged[0]).toMatchObject({
+      agent: "admin",
+      correlation_id: run.correlationId,
+      payload: { action: "run.retried", runId: run.id, newRunId: retried.body.run.id },
+    });
     const [record] = await auditTrail("run.retried");
     expect(record).toMatchObject({ actor: "admin", roomId, details: { runId: run.id, newRunId: retried.body.run.id } });
 
@@ -161,7 +194,10 @@ describe("the dashboard's run endpoints", () => {
     expect(row!.status).toBe("cancelled");
     const logged = (await readEventsAfter(db(), roomId, 0)).filter((event) => event.type === "admin.action");
     expect(logged.map((event) => [event.agent, event.payload])).toEqual([
-      ["admin", { action: "run.cancelled", runId: run.id, agentId: weaver.id, newRunId: null, summary: "Cancelled Idea Weaver's queued run" }],
+      [
+        "admin",
+        { action: "run.cancelled", runId: run.id, agentId: weaver.id, newRunId: null, summary: "Cancelled Idea Weaver's queued run" },
+      ],
     ]);
     const before = (await auditTrail("run.cancelled")).length;
     const refused = await post(cancel, `/api/admin/runs/${finished.runId}/cancel`, { runId: finished.runId });
@@ -200,7 +236,12 @@ describe("the dashboard's run endpoints", () => {
 
     const newest = await get(listRuns, "/api/admin/runs?limit=5");
     expect(newest.body.runs.map((run: { id: string }) => run.id)).toEqual([...started].reverse());
-    expect(newest.body.runs[0]).toMatchObject({ roomId: second.roomId, roomTitle: second.room.title, agentName: "Storyteller", status: "queued" });
+    expect(newest.body.runs[0]).toMatchObject({
+      roomId: second.roomId,
+      roomTitle: second.room.title,
+      agentName: "Storyteller",
+      status: "queued",
+    });
 
     const inFirst = await get(listRuns, `/api/admin/runs?room=${first.roomId}`);
     expect(inFirst.body.runs.map((run: { id: string }) => run.id)).toEqual(started.slice(0, 4).reverse());
@@ -224,23 +265,28 @@ describe("the dashboard's run endpoints", () => {
     // Runs sharing their creation time, so that only the ids order them, between other agents' runs.
     const at = new Date(Date.now() - 60_000);
     for (const [index, agent] of [rainSongwriter, snowSongwriter, rainCurator, rainSongwriter, snowSongwriter, rainSongwriter].entries()) {
-      await db().insert(runs).values({
-        id: `agent-filter-${index}`,
-        roomId: agent.roomId,
-        agentId: agent.id,
-        status: "succeeded",
-        trigger: "human",
-        requestedBy: "human:alice",
-        prompt: `Run ${index}`,
-        correlationId: `agent-filter-${index}`,
-        createdAt: at,
-      });
+      await db()
+        .insert(runs)
+        .values({
+          id: `agent-filter-${index}`,
+          roomId: agent.roomId,
+          agentId: agent.id,
+          status: "succeeded",
+          trigger: "human",
+          requestedBy: "human:alice",
+          prompt: `Run ${index}`,
+          correlationId: `agent-filter-${index}`,
+          createdAt: at,
+        });
     }
     const everyPage = async (query: string) => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: Awaited<ReturnType<typeof call>> = await get(listRuns, `/api/admin/runs?${query}&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+        const page: Awaited<ReturnType<typeof call>> = await get(
+          listRuns,
+          `/api/admin/runs?${query}&limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+        );
         expect(page.status, query).toBe(200);
         seen.push(...page.body.runs.map((run: { id: string }) => run.id));
         cursor = page.body.nextCursor;
@@ -248,7 +294,9 @@ describe("the dashboard's run endpoints", () => {
       return seen;
     };
     const newestFirst = async (agentIds: string[]) =>
-      (await db().select({ id: runs.id }).from(runs).where(inArray(runs.agentId, agentIds)).orderBy(desc(runs.createdAt), desc(runs.id))).map((run) => run.id);
+      (
+        await db().select({ id: runs.id }).from(runs).where(inArray(runs.agentId, agentIds)).orderBy(desc(runs.createdAt), desc(runs.id))
+      ).map((run) => run.id);
 
     // One agent by its id, with no room chosen.
     const byId = await everyPage(`agent=${rainSongwriter.id}`);
@@ -279,13 +327,21 @@ describe("the dashboard's run endpoints", () => {
     const foundIds = found.body.agents.map((agent: { id: string }) => agent.id);
     expect(foundIds).toEqual(expect.arrayContaining([rainSongwriter.id, snowSongwriter.id]));
     expect(found.body.agents.every((agent: { name: string }) => agent.name === "Songwriter")).toBe(true);
-    expect(found.body.agents.find((agent: { id: string }) => agent.id === snowSongwriter.id)).toMatchObject({ roomId: snow.roomId, roomTitle: snow.room.title });
+    expect(found.body.agents.find((agent: { id: string }) => agent.id === snowSongwriter.id)).toMatchObject({
+      roomId: snow.roomId,
+      roomTitle: snow.room.title,
+    });
     const inRain = await get(findAgents, `/api/admin/agents?room=${rain.roomId}`);
     expect(inRain.body.agents.map((agent: { roomId: string }) => agent.roomId)).toEqual(inRain.body.agents.map(() => rain.roomId));
     expect(inRain.body.agents.length).toBeGreaterThan(1);
-    expect((await get(findAgents, `/api/admin/agents?q=${rainCurator.id}`)).body.agents.map((agent: { id: string }) => agent.id)).toEqual([rainCurator.id]);
+    expect((await get(findAgents, `/api/admin/agents?q=${rainCurator.id}`)).body.agents.map((agent: { id: string }) => agent.id)).toEqual([
+      rainCurator.id,
+    ]);
     expect((await get(findAgents, "/api/admin/agents?q=song&limit=1")).body.agents).toHaveLength(1);
-    for (const [query, reason] of [["limit=0", /limit/], ["name=x", /unknown parameter\(s\) name/]] as const) {
+    for (const [query, reason] of [
+      ["limit=0", /limit/],
+      ["name=x", /unknown parameter\(s\) name/],
+    ] as const) {
       const refused = await get(findAgents, `/api/admin/agents?${query}`);
       expect(refused.status, query).toBe(400);
       expect(refused.body.error.message).toMatch(reason);
@@ -332,7 +388,9 @@ describe("the dashboard's run endpoints", () => {
   });
 
   it("find a workflow by its correlation id alone, with its room, its agents and its messages in order", async () => {
-    const { status, body } = await get(readWorkflow, `/api/admin/workflows/${finished.correlationId}`, { correlationId: finished.correlationId });
+    const { status, body } = await get(readWorkflow, `/api/admin/workflows/${finished.correlationId}`, {
+      correlationId: finished.correlationId,
+    });
     expect(status).toBe(200);
     expect(body.room.id).toBe(finished.roomId);
     expect(body.agents.map((agent: { name: string }) => agent.name)).toContain("Songwriter");
@@ -346,11 +404,21 @@ describe("the dashboard's run endpoints", () => {
   });
 
   it("say who holds the scheduler, which workers hold which runs, the database, its migrations and the providers", async () => {
-    await db().insert(leases).values({ name: "scheduler", owner: "instance-b", expiresAt: new Date(Date.now() + 4000) });
+    await db()
+      .insert(leases)
+      .values({ name: "scheduler", owner: "instance-b", expiresAt: new Date(Date.now() + 4000) });
     const { roomId } = await createTestRoom(db());
     const curator = await agentByPersona(context.database, roomId, "curator");
     const run = await startAgentRun(db(), roomId, { agentId: curator.id }, alice);
-    await db().update(runs).set({ status: "running", leaseOwner: "instance-b:worker:claim-1", leaseExpiresAt: new Date(Date.now() + 30_000), startedAt: new Date() }).where(eq(runs.id, run.id));
+    await db()
+      .update(runs)
+      .set({
+        status: "running",
+        leaseOwner: "instance-b:worker:claim-1",
+        leaseExpiresAt: new Date(Date.now() + 30_000),
+        startedAt: new Date(),
+      })
+      .where(eq(runs.id, run.id));
 
     const { status, body } = await get(instance, "/api/admin/instance");
     expect(status).toBe(200);
@@ -372,25 +440,43 @@ describe("the dashboard's run endpoints", () => {
       },
     ]);
     expect(shown.instances.find((entry: { id: string }) => entry.id === "instance-b")).toMatchObject({ runs: 1, scheduler: true });
-    expect(shown.providers.find((entry: { provider: string }) => entry.provider === "script")).toEqual({ provider: "script", configured: true, reason: null });
-    await db().update(runs).set({ status: "cancelled", leaseOwner: null }).where(and(eq(runs.id, run.id)));
+    expect(shown.providers.find((entry: { provider: string }) => entry.provider === "script")).toEqual({
+      provider: "script",
+      configured: true,
+      reason: null,
+    });
+    await db()
+      .update(runs)
+      .set({ status: "cancelled", leaseOwner: null })
+      .where(and(eq(runs.id, run.id)));
   });
 
   it("list every live worker, idle ones too, with its last heartbeat; a worker that stopped or went silent is not listed", async () => {
-    const workerNames = async () => (await get(instance, "/api/admin/instance")).body.instance.workers.map((worker: { owner: string }) => worker.owner);
+    const workerNames = async () =>
+      (await get(instance, "/api/admin/instance")).body.instance.workers.map((worker: { owner: string }) => worker.owner);
     // A worker whose instance died an hour ago left its row behind.
-    await db().insert(workers).values({ name: "instance-gone:worker", startedAt: new Date(Date.now() - 7_200_000), lastSeenAt: new Date(Date.now() - 3_600_000) });
+    await db()
+      .insert(workers)
+      .values({ name: "instance-gone:worker", startedAt: new Date(Date.now() - 7_200_000), lastSeenAt: new Date(Date.now() - 3_600_000) });
     // It takes no run (no free slot), so the runs other tests left queued stay as they are.
     const idle = await startTestWorker(context.database, { owner: "instance-c:worker", beatMs: 50, maxParallel: 0 });
     try {
       const first = (await get(instance, "/api/admin/instance")).body.instance;
       const listed = first.workers.find((worker: { owner: string }) => worker.owner === "instance-c:worker");
-      expect(listed).toEqual({ owner: "instance-c:worker", instanceId: "instance-c", startedAt: expect.any(String), lastHeartbeatAt: expect.any(String), runs: [] });
+      expect(listed).toEqual({
+        owner: "instance-c:worker",
+        instanceId: "instance-c",
+        startedAt: expect.any(String),
+        lastHeartbeatAt: expect.any(String),
+        runs: [],
+      });
       expect(first.instances.find((entry: { id: string }) => entry.id === "instance-c")).toMatchObject({ runs: 0 });
       expect(await workerNames()).not.toContain("instance-gone:worker");
       // Its heartbeat moves on while it waits for work.
       await eventually(async () => {
-        const later = (await get(instance, "/api/admin/instance")).body.instance.workers.find((worker: { owner: string }) => worker.owner === "instance-c:worker");
+        const later = (await get(instance, "/api/admin/instance")).body.instance.workers.find(
+          (worker: { owner: string }) => worker.owner === "instance-c:worker",
+        );
         expect(Date.parse(later.lastHeartbeatAt)).toBeGreaterThan(Date.parse(listed.lastHeartbeatAt));
       });
     } finally {
@@ -407,7 +493,11 @@ describe("the dashboard's run endpoints", () => {
     expect(Date.parse(second.body.actions[0].at)).toBeLessThanOrEqual(Date.parse(first.body.actions[0].at));
     const inRoom = await get(audit, `/api/admin/audit?room=${failed.roomId}`);
     expect(inRoom.body.actions.map((action: { action: string }) => action.action)).toEqual(["run.cancelled", "run.retried"]);
-    expect(inRoom.body.actions[0]).toMatchObject({ roomId: failed.roomId, roomTitle: expect.stringMatching(/^Test room/), roomExists: true });
+    expect(inRoom.body.actions[0]).toMatchObject({
+      roomId: failed.roomId,
+      roomTitle: expect.stringMatching(/^Test room/),
+      roomExists: true,
+    });
   });
 
   it("refuse everyone else: 401 without credentials, 403 with wrong ones, changing nothing", async () => {
@@ -425,8 +515,19 @@ describe("the dashboard's run endpoints", () => {
       expect((await get(findAgents, "/api/admin/agents?q=song", {}, fromOwnAddress(headers))).status).toBe(expected);
       expect((await get(readRun, `/api/admin/runs/${run.id}`, { runId: run.id }, fromOwnAddress(headers))).status).toBe(expected);
       expect((await post(cancel, `/api/admin/runs/${run.id}/cancel`, { runId: run.id }, fromOwnAddress(headers))).status).toBe(expected);
-      expect((await post(retry, `/api/admin/runs/${failed.runId}/retry`, { runId: failed.runId }, fromOwnAddress(headers))).status).toBe(expected);
-      expect((await get(readWorkflow, `/api/admin/workflows/${run.correlationId}`, { correlationId: run.correlationId }, fromOwnAddress(headers))).status).toBe(expected);
+      expect((await post(retry, `/api/admin/runs/${failed.runId}/retry`, { runId: failed.runId }, fromOwnAddress(headers))).status).toBe(
+        expected,
+      );
+      expect(
+        (
+          await get(
+            readWorkflow,
+            `/api/admin/workflows/${run.correlationId}`,
+            { correlationId: run.correlationId },
+            fromOwnAddress(headers),
+          )
+        ).status,
+      ).toBe(expected);
       expect((await get(listWorkflows, `/api/admin/workflows?room=${roomId}`, {}, fromOwnAddress(headers))).status).toBe(expected);
       expect((await get(instance, "/api/admin/instance", {}, fromOwnAddress(headers))).status).toBe(expected);
       expect((await get(audit, "/api/admin/audit", {}, fromOwnAddress(headers))).status).toBe(expected);

@@ -30,7 +30,8 @@ async function signedInCookie(token = TOKEN): Promise<string> {
   return cookieFrom(session.headers.get("set-cookie"));
 }
 
-const listWith = async (cookie: string) => (await call(listRooms, { url: "/x", method: "GET", params: {}, headers: fromOwnAddress({ cookie }) })).status;
+const listWith = async (cookie: string) =>
+  (await call(listRooms, { url: "/x", method: "GET", params: {}, headers: fromOwnAddress({ cookie }) })).status;
 
 /** Runs `act` with the app's runtime on another handle to the database, as another instance would, then puts this one's back. */
 async function asInstance<T>(database: Database, act: () => Promise<T>): Promise<T> {
@@ -75,19 +76,23 @@ describe("admin sessions", () => {
 
   // PGlite holds one connection to its database, so a second instance is PostgreSQL's alone;
   // on PGlite the restart below stands in for it.
-  if (testDriver() === "postgres") it("let every instance on one database accept the others' sessions", async () => {
-    const [first, second] = [await context.database.connectAgain(), await context.database.connectAgain()];
-    // Two instances starting together agree on one key.
-    const [firstKey, secondKey] = await Promise.all([instanceSecret(first.db, "admin-session"), instanceSecret(second.db, "admin-session")]);
-    expect(firstKey).toBe(secondKey);
-    const fromHere = await signedInCookie();
-    const fromThere = await asInstance(first, async () => {
-      expect(await listWith(fromHere)).toBe(200);
-      return signedInCookie();
+  if (testDriver() === "postgres")
+    it("let every instance on one database accept the others' sessions", async () => {
+      const [first, second] = [await context.database.connectAgain(), await context.database.connectAgain()];
+      // Two instances starting together agree on one key.
+      const [firstKey, secondKey] = await Promise.all([
+        instanceSecret(first.db, "admin-session"),
+        instanceSecret(second.db, "admin-session"),
+      ]);
+      expect(firstKey).toBe(secondKey);
+      const fromHere = await signedInCookie();
+      const fromThere = await asInstance(first, async () => {
+        expect(await listWith(fromHere)).toBe(200);
+        return signedInCookie();
+      });
+      expect(await listWith(fromThere)).toBe(200);
+      await asInstance(second, async () => expect(await listWith(fromThere)).toBe(200));
     });
-    expect(await listWith(fromThere)).toBe(200);
-    await asInstance(second, async () => expect(await listWith(fromThere)).toBe(200));
-  });
 
   it("keep sessions when the instance restarts on the same data", async () => {
     const cookie = await signedInCookie();

@@ -36,7 +36,8 @@ async function runOf(roomId: string, persona: string, settings: RoomSettingsPatc
   return { run: run!, agent, team, attempt: () => activeRun(database, { run: run!, agent, team, settings }) };
 }
 
-const ask = (active: ReturnType<typeof activeRun>, input: { target: string; question: string }) => createAskTeammateTool(active).ask_teammate!.execute!(input, call);
+const ask = (active: ReturnType<typeof activeRun>, input: { target: string; question: string }) =>
+  createAskTeammateTool(active).ask_teammate!.execute!(input, call);
 
 describe("ask_teammate", () => {
   it("is offered to every agent of every template while dialogues are on, and not in a dialogue's own turns", async () => {
@@ -49,7 +50,9 @@ describe("ask_teammate", () => {
     }
     const { roomId } = await createTestRoom(database.db);
     const { run, agent, team } = await runOf(roomId, "songwriter");
-    expect(Object.keys(createAgentTools(activeRun(database, { run, agent, team, settings: { dialogue_max_rounds: 0 } })))).not.toContain("ask_teammate");
+    expect(Object.keys(createAgentTools(activeRun(database, { run, agent, team, settings: { dialogue_max_rounds: 0 } })))).not.toContain(
+      "ask_teammate",
+    );
     const turn = { ...run, purpose: { kind: "answer" as const, dialogueId: "d" } };
     expect(Object.keys(createAgentTools(activeRun(database, { run: turn, agent, team })))).not.toContain("ask_teammate");
   });
@@ -60,7 +63,11 @@ describe("ask_teammate", () => {
     const reviewId = started.payload.review.id;
     const step = async (kind: "ready" | "code") => {
       const { run, agent, team } = await runOf(room.id, "coder");
-      return activeRun(database, { run: { ...run, correlationId: started.correlation_id, purpose: { kind, buildReviewId: reviewId } }, agent, team });
+      return activeRun(database, {
+        run: { ...run, correlationId: started.correlation_id, purpose: { kind, buildReviewId: reviewId } },
+        agent,
+        team,
+      });
     };
     expect(Object.keys(createAgentTools(await step("code")))).not.toContain("ask_teammate");
     const ready = await step("ready");
@@ -87,9 +94,24 @@ describe("ask_teammate", () => {
     const asked = await ask(attempt(), QUESTION);
     expect(asked).toMatchObject({ ok: true, dialogueId: expect.any(String) });
     const [talk] = await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId));
-    expect(talk).toMatchObject({ askerAgentId: agent.id, addresseeAgentId: painter.id, topic: QUESTION.question, reason: "question", correlationId: run.correlationId, buildReviewId: null });
-    const [answer] = await database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.agentId, painter.id)));
-    expect(answer).toMatchObject({ trigger: "dialogue", parentRunId: run.id, correlationId: run.correlationId, purpose: { kind: "answer", dialogueId: talk!.id } });
+    expect(talk).toMatchObject({
+      askerAgentId: agent.id,
+      addresseeAgentId: painter.id,
+      topic: QUESTION.question,
+      reason: "question",
+      correlationId: run.correlationId,
+      buildReviewId: null,
+    });
+    const [answer] = await database.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.roomId, roomId), eq(runs.agentId, painter.id)));
+    expect(answer).toMatchObject({
+      trigger: "dialogue",
+      parentRunId: run.id,
+      correlationId: run.correlationId,
+      purpose: { kind: "answer", dialogueId: talk!.id },
+    });
 
     // The same call taken again by a later attempt is the same question, not a second one.
     expect(await ask(attempt(), QUESTION)).toMatchObject({ ok: true, dialogueId: talk!.id });
@@ -116,30 +138,58 @@ describe("ask_teammate", () => {
     const { attempt } = await runOf(roomId, "songwriter");
     for (const target of ["songwriter", "the moon"]) {
       const refused = await ask(attempt(), { ...QUESTION, target });
-      expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/is not a teammate you can ask\. Ask one of: .*Scene Painter \(scene-painter\)/) });
+      expect(refused).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/is not a teammate you can ask\. Ask one of: .*Scene Painter \(scene-painter\)/),
+      });
       expect((refused as { error: string }).error).not.toMatch(/Songwriter \(songwriter\)/);
     }
     expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toEqual([]);
-    expect(await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.opened")))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(events)
+        .where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.opened"))),
+    ).toEqual([]);
   });
 
   it("keeps to the room's max_open_dialogues at once (two by default)", async () => {
     const { roomId } = await createTestRoom(database.db);
-    const [curator, weaver, storyteller] = await Promise.all(["curator", "idea-weaver", "storyteller"].map((persona) => agentByPersona(database, roomId, persona)));
+    const [curator, weaver, storyteller] = await Promise.all(
+      ["curator", "idea-weaver", "storyteller"].map((persona) => agentByPersona(database, roomId, persona)),
+    );
     for (const asker of [curator!, weaver!]) {
       await writeRoomEvents(database.db, roomId, (tx, emit, at) =>
-        openDialogue(tx, emit, { roomId, correlationId: "other", asker, addressee: storyteller!, topic: "?", reason: "question", settings: DEFAULT_ROOM_SETTINGS, buildReviewId: null, chainDepth: 0, parentRunId: null, at }),
+        openDialogue(tx, emit, {
+          roomId,
+          correlationId: "other",
+          asker,
+          addressee: storyteller!,
+          topic: "?",
+          reason: "question",
+          settings: DEFAULT_ROOM_SETTINGS,
+          buildReviewId: null,
+          chainDepth: 0,
+          parentRunId: null,
+          at,
+        }),
       );
     }
     const { attempt } = await runOf(roomId, "songwriter");
-    expect(await ask(attempt(), QUESTION)).toEqual({ ok: false, error: "The room has 2 dialogues under way already; carry on with what you know." });
+    expect(await ask(attempt(), QUESTION)).toEqual({
+      ok: false,
+      error: "The room has 2 dialogues under way already; carry on with what you know.",
+    });
     expect(await database.db.select().from(dialogues).where(eq(dialogues.roomId, roomId))).toHaveLength(2);
   });
 
   it("is how a model with tools asks in a creative room: the dialogue runs, and its words open no second one", async () => {
     const models = {
       // It asks with the tool, and its last words also name the teammate: the structured question is the one taken.
-      asks: scriptedSteps([toolStep([{ id: "q", name: "ask_teammate", input: QUESTION }]), textStep("Scene Painter, which light should it be?")]),
+      asks: scriptedSteps([
+        toolStep([{ id: "q", name: "ask_teammate", input: QUESTION }]),
+        textStep("Scene Painter, which light should it be?"),
+      ]),
       answers: scriptedSteps([textStep("Dusk: the harbour lamps are lit.")]),
     };
     // The tests above leave queued runs they only look at: a worker would take those, the oldest, first.
@@ -160,8 +210,19 @@ describe("ask_teammate", () => {
         expect(all.every((row) => row.status !== "queued" && row.status !== "running")).toBe(true);
         return rows;
       }, 20_000);
-      expect(talks).toEqual([expect.objectContaining({ reason: "question", topic: QUESTION.question, correlationId: run.correlationId, addresseeAgentId: painter.id })]);
-      const messages = await database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.message"))).orderBy(asc(events.seq));
+      expect(talks).toEqual([
+        expect.objectContaining({
+          reason: "question",
+          topic: QUESTION.question,
+          correlationId: run.correlationId,
+          addresseeAgentId: painter.id,
+        }),
+      ]);
+      const messages = await database.db
+        .select()
+        .from(events)
+        .where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.message")))
+        .orderBy(asc(events.seq));
       expect(messages[0]!.payload).toMatchObject({ round: 1, fromAgentId: painter.id, text: "Dusk: the harbour lamps are lit." });
     } finally {
       await worker.stop();

@@ -28,7 +28,8 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
   const others = team.filter((member) => member.id !== agent.id);
   if (others.length === 0) return {};
   // The review this question belongs to: the Coder's ready step and the Reviewer's review wait for its dialogue.
-  const reviewId = run.purpose && (kind === "ready" || kind === "review") && "buildReviewId" in run.purpose ? run.purpose.buildReviewId : null;
+  const reviewId =
+    run.purpose && (kind === "ready" || kind === "review") && "buildReviewId" in run.purpose ? run.purpose.buildReviewId : null;
   const clarifying = reviewId !== null && kind === "ready";
   const choices = others.map((member) => `${member.name} (${member.persona})`).join(", ");
 
@@ -54,7 +55,8 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
             async (tx, emit, at) => {
               // The team the run was given may be older than the stage under way: who may be asked is read here.
               await refuseAskingWhileAlone(tx, run.roomId, agent, target);
-              if (await askedTeammate(tx, run)) throw badRequest("You have asked your question in this run already; carry on with what you know.");
+              if (await askedTeammate(tx, run))
+                throw badRequest("You have asked your question in this run already; carry on with what you know.");
               if (reviewId) {
                 const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
                 if (!review) throw badRequest("This build review is gone.");
@@ -91,13 +93,15 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
             },
             { ...write, change: { type: "dialogue.opened", request: { by: agent.id, input } } },
           );
-          const next =
-            clarifying
-              ? "Finish your turn now; you will write the code once the dialogue ends."
-              : "You will be asked to reply once they have answered; carry on with your work meanwhile.";
+          const next = clarifying
+            ? "Finish your turn now; you will write the code once the dialogue ends."
+            : "You will be asked to reply once they have answered; carry on with your work meanwhile.";
           // A call taken again (its step retried) finds the dialogue its first write opened.
           const opened = firstEvent(events, "dialogue.opened").payload.dialogue;
-          return { dialogueId: opened.id, note: duplicate ? `You asked ${target.name} this already. ${next}` : `${target.name} will answer. ${next}` };
+          return {
+            dialogueId: opened.id,
+            note: duplicate ? `You asked ${target.name} this already. ${next}` : `${target.name} will answer. ${next}`,
+          };
         }),
     }),
   };

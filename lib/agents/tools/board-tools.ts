@@ -42,7 +42,10 @@ export function createBoardTools(active: ActiveRun) {
         toolResult(async () => {
           const { entryType, content } = input;
           const write = toolWriteOptions(active, "share_creative_context", input);
-          const keyed = { idempotencyKey: write.idempotencyKey, change: { type: "board.posted" as const, request: { by: agent.id, input } } };
+          const keyed = {
+            idempotencyKey: write.idempotencyKey,
+            change: { type: "board.posted" as const, request: { by: agent.id, input } },
+          };
           // A request is looked up before it is reserved: the earlier write has spent it already.
           // Any other entry written before is found by the write itself.
           const earlier = entryType === "request" ? await earlierWrite(database.db, run.roomId, keyed) : null;

@@ -73,7 +73,8 @@ const nodeOf = (work: BrainstormWork, candidateId: string) => byId(work.candidat
  * to it: a link from each of the framing's nodes to the submission's first node, the head of what
  * the call added, rather than one to every idea.
  */
-const framedBy = (work: BrainstormWork): Accepted["links"] => work.framingNodeIds.map((from) => ({ from, to: { index: 0 }, label: "framed" }));
+const framedBy = (work: BrainstormWork): Accepted["links"] =>
+  work.framingNodeIds.map((from) => ({ from, to: { index: 0 }, label: "framed" }));
 
 function assertCandidates(ids: string[], inPlay: string[]): void {
   const unknown = ids.filter((id) => !inPlay.includes(id));
@@ -83,7 +84,8 @@ function assertCandidates(ids: string[], inPlay: string[]): void {
 const SUBMISSIONS = {
   framing: {
     stage: "framing",
-    description: "Submit your part of the problem framing: scope in and out and constraints (the Cartographer), or 3–5 success criteria and exactly 3 key questions (the Questioner).",
+    description:
+      "Submit your part of the problem framing: scope in and out and constraints (the Cartographer), or 3–5 success criteria and exactly 3 key questions (the Questioner).",
     schema: framingSubmissionSchema,
     accept: (input) => {
       const parts = [
@@ -94,7 +96,14 @@ const SUBMISSIONS = {
         input.keyQuestions?.length ? `Key questions: ${input.keyQuestions.join(" ")}` : null,
       ].filter((part): part is string => part !== null);
       if (!parts.length) throw badRequest("Submit at least one part of the framing.");
-      return { content: input, nodes: [{ kind: FRAMING_KIND, text: parts.join("\n") }], links: [], summary: "the framing", count: null, result: { submitted: Object.keys(input) } };
+      return {
+        content: input,
+        nodes: [{ kind: FRAMING_KIND, text: parts.join("\n") }],
+        links: [],
+        summary: "the framing",
+        count: null,
+        result: { submitted: Object.keys(input) },
+      };
     },
   } satisfies Submission<typeof framingSubmissionSchema>,
   divergent: {
@@ -110,7 +119,10 @@ const SUBMISSIONS = {
       if (input.ideas.length > left) {
         throw badRequest(`At most ${IDEAS_PER_IDEATOR} ideas from you in all; you have ${own.length}. Submit your best ${left} or fewer.`);
       }
-      let number = nextNumber(own.map((idea) => idea.id), prefix);
+      let number = nextNumber(
+        own.map((idea) => idea.id),
+        prefix,
+      );
       const ideas = input.ideas.map((idea) => ({ id: `${prefix}${number++}`, ...idea }));
       return {
         content: { ideas },
@@ -128,7 +140,10 @@ const SUBMISSIONS = {
     description: "Submit precedents: who tried something like this, in which domain, what was tried, the outcome and the lesson.",
     schema: precedentsSubmissionSchema,
     accept: (input, { work }) => {
-      let number = nextNumber(work.precedents.map((precedent) => precedent.id), "P");
+      let number = nextNumber(
+        work.precedents.map((precedent) => precedent.id),
+        "P",
+      );
       const precedents = input.precedents.map((precedent) => ({ id: `P${number++}`, ...precedent }));
       return {
         content: { precedents },
@@ -150,20 +165,30 @@ const SUBMISSIONS = {
     accept: (input, { work, brainstorm }) => {
       const known = new Set(work.ideas.map((idea) => idea.id));
       const unknown = input.candidates.flatMap((candidate) => candidate.sourceIdeas).filter((id) => !known.has(id));
-      if (unknown.length) throw badRequest(`No idea has the id ${[...new Set(unknown)].join(", ")}; use the ids in the Ideas list (e.g. ${[...known].slice(0, 3).join(", ")}).`);
+      if (unknown.length)
+        throw badRequest(
+          `No idea has the id ${[...new Set(unknown)].join(", ")}; use the ids in the Ideas list (e.g. ${[...known].slice(0, 3).join(", ")}).`,
+        );
       const precedentNodes = new Map(work.precedents.map((precedent) => [precedent.id, precedent.nodeId]));
       const unknownPrecedents = input.candidates.flatMap((candidate) => candidate.precedents ?? []).filter((id) => !precedentNodes.has(id));
       if (unknownPrecedents.length) {
-        const listed = precedentNodes.size ? `use the ids in the Precedents list (e.g. ${[...precedentNodes.keys()].slice(0, 3).join(", ")})` : "there are no precedents: leave them out";
+        const listed = precedentNodes.size
+          ? `use the ids in the Precedents list (e.g. ${[...precedentNodes.keys()].slice(0, 3).join(", ")})`
+          : "there are no precedents: leave them out";
         throw badRequest(`No precedent has the id ${[...new Set(unknownPrecedents)].join(", ")}; ${listed}.`);
       }
       // A pass counts its own candidates: those of an earlier pass (the latest until this pass submits) are not among its 8.
       const found = candidatesOfPass(work, brainstorm.stages.convergent.passes).length;
       if (found + input.candidates.length > MAX_CANDIDATES) {
-        throw badRequest(`At most ${MAX_CANDIDATES} candidates in all; there are ${found}. Merge, or submit at most ${MAX_CANDIDATES - found}.`);
+        throw badRequest(
+          `At most ${MAX_CANDIDATES} candidates in all; there are ${found}. Merge, or submit at most ${MAX_CANDIDATES - found}.`,
+        );
       }
       // Numbered on from the latest candidates, an earlier pass's included, so no id is given twice.
-      let number = nextNumber(work.candidates.map((candidate) => candidate.id), "C");
+      let number = nextNumber(
+        work.candidates.map((candidate) => candidate.id),
+        "C",
+      );
       const candidates = input.candidates.map((candidate) => ({ id: `C${number++}`, ...candidate }));
       const ideaNodes = new Map(work.ideas.map((idea) => [idea.id, idea.nodeId]));
       return {
@@ -194,13 +219,19 @@ const SUBMISSIONS = {
     schema: factChecksSubmissionSchema,
     accept: (input, { work, brainstorm, active }) => {
       const inPlay = candidatesInPlay(brainstorm, "fact_check", work);
-      assertCandidates(input.checks.map((check) => check.candidateId), inPlay);
+      assertCandidates(
+        input.checks.map((check) => check.candidateId),
+        inPlay,
+      );
       return {
         content: input,
         nodes: [
           {
             kind: "check",
-            text: [`${active.agent.name}'s checks`, ...input.checks.map((check) => `${check.candidateId}: ${check.rating} — ${check.note}`)].join("\n"),
+            text: [
+              `${active.agent.name}'s checks`,
+              ...input.checks.map((check) => `${check.candidateId}: ${check.rating} — ${check.note}`),
+            ].join("\n"),
           },
         ],
         links: input.checks.flatMap((check) => {
@@ -219,13 +250,19 @@ const SUBMISSIONS = {
     schema: pushbackSubmissionSchema,
     accept: (input, { work, brainstorm, active }) => {
       const inPlay = candidatesInPlay(brainstorm, "pushback", work);
-      assertCandidates(input.verdicts.map((verdict) => verdict.candidateId), inPlay);
+      assertCandidates(
+        input.verdicts.map((verdict) => verdict.candidateId),
+        inPlay,
+      );
       return {
         content: input,
         nodes: [
           {
             kind: "pushback",
-            text: [`${active.agent.name}'s pushback`, ...input.verdicts.map((verdict) => `${verdict.candidateId}: ${verdict.verdict} — ${verdict.argument}`)].join("\n"),
+            text: [
+              `${active.agent.name}'s pushback`,
+              ...input.verdicts.map((verdict) => `${verdict.candidateId}: ${verdict.verdict} — ${verdict.argument}`),
+            ].join("\n"),
           },
         ],
         links: input.verdicts.flatMap((verdict) => {
@@ -240,11 +277,15 @@ const SUBMISSIONS = {
   } satisfies Submission<typeof pushbackSubmissionSchema>,
   prioritization: {
     stage: "prioritization",
-    description: "Submit your scores, 1–10 on impact, feasibility, cost (10 = cheapest), speed and risk (10 = safest), for every candidate still in play.",
+    description:
+      "Submit your scores, 1–10 on impact, feasibility, cost (10 = cheapest), speed and risk (10 = safest), for every candidate still in play.",
     schema: rankingSubmissionSchema,
     accept: (input, { work, brainstorm }) => {
       const inPlay = candidatesInPlay(brainstorm, "prioritization", work);
-      assertCandidates(input.scores.map((score) => score.candidateId), inPlay);
+      assertCandidates(
+        input.scores.map((score) => score.candidateId),
+        inPlay,
+      );
       const ranked = input.scores
         .map((score) => ({ ...score, total: weightedTotal(score) }))
         .sort((a, b) => b.total - a.total || a.candidateId.localeCompare(b.candidateId, undefined, { numeric: true }));
@@ -254,7 +295,15 @@ const SUBMISSIONS = {
       for (const score of ranked) scored.add(score.candidateId);
       return {
         content: input,
-        nodes: [{ kind: "ranking", text: ["Ranking", ...ranked.map((score, index) => `${index + 1}. ${score.candidateId} ${title(score.candidateId)} — ${score.total}`)].join("\n") }],
+        nodes: [
+          {
+            kind: "ranking",
+            text: [
+              "Ranking",
+              ...ranked.map((score, index) => `${index + 1}. ${score.candidateId} ${title(score.candidateId)} — ${score.total}`),
+            ].join("\n"),
+          },
+        ],
         links: ranked.slice(0, 3).flatMap((score, index) => {
           const node = nodeOf(work, score.candidateId);
           return node ? [{ from: node, to: { index: 0 }, label: `#${index + 1}` }] : [];
@@ -297,7 +346,10 @@ const SUBMISSIONS = {
     schema: presentationSubmissionSchema,
     accept: (input, { work }) => {
       const missing = missingSections(input.markdown);
-      if (missing.length) throw badRequest(`The deliverable has no ${missing.map((name) => `"## ${name}"`).join(", ")} section; add ${missing.length === 1 ? "it" : "them"}.`);
+      if (missing.length)
+        throw badRequest(
+          `The deliverable has no ${missing.map((name) => `"## ${name}"`).join(", ")} section; add ${missing.length === 1 ? "it" : "them"}.`,
+        );
       const proposal = work.proposal?.nodeId;
       return {
         content: input,
@@ -315,7 +367,15 @@ const SUBMISSIONS = {
  * Stores a submission, draws it in its lane, links it to what fed it, and announces it, in one
  * room write. The announcement comes first: a retried call finds its write by its first event.
  */
-async function store(tx: DbOrTx, emit: Emit, at: Date, active: ActiveRun, brainstorm: Brainstorm, stage: WorkStage, accepted: Accepted): Promise<string[]> {
+async function store(
+  tx: DbOrTx,
+  emit: Emit,
+  at: Date,
+  active: ActiveRun,
+  brainstorm: Brainstorm,
+  stage: WorkStage,
+  accepted: Accepted,
+): Promise<string[]> {
   const { run, agent, team } = active;
   const nodeIds = accepted.nodes.map(() => randomUUID());
   const step: BrainstormStep = { tx, emit, at, team };
@@ -334,12 +394,23 @@ async function store(tx: DbOrTx, emit: Emit, at: Date, active: ActiveRun, brains
     createdAt: at,
   });
   const counted =
-    accepted.count === null ? brainstorm : await saveBrainstorm(step, brainstorm, { stages: { ...brainstorm.stages, [stage]: { ...brainstorm.stages[stage], count: accepted.count } } });
+    accepted.count === null
+      ? brainstorm
+      : await saveBrainstorm(step, brainstorm, {
+          stages: { ...brainstorm.stages, [stage]: { ...brainstorm.stages[stage], count: accepted.count } },
+        });
   emit({
     type: "brainstorm.submitted",
     actor: agent,
     correlationId: run.correlationId,
-    payload: { brainstormId: brainstorm.id, stage, agentId: agent.id, summary: accepted.summary, nodeIds, brainstorm: await currentDto(step, counted) },
+    payload: {
+      brainstormId: brainstorm.id,
+      stage,
+      agentId: agent.id,
+      summary: accepted.summary,
+      nodeIds,
+      brainstorm: await currentDto(step, counted),
+    },
   });
   const ideators = stageDefinition("divergent").personas;
   await addLaneNodes(tx, emit, {

@@ -37,7 +37,8 @@ export function createBroadcastTools(active: ActiveRun) {
         toolResult(async () => {
           // The same call in a step taken again carries on with the question it asked the first time.
           const write = toolWriteOptions(active, "ask_others", input);
-          if (settings.broadcast === "agents") await refuseRepeatedExchange(active, pickTargets(team, agent, input.target_agents), input.question);
+          if (settings.broadcast === "agents")
+            await refuseRepeatedExchange(active, pickTargets(team, agent, input.target_agents), input.question);
           return askOthers(
             { database: active.database, bus: active.bus, resolveModel: active.resolveModel, modelCallPolicy: active.modelCallPolicy },
             {
@@ -58,8 +59,7 @@ export function createBroadcastTools(active: ActiveRun) {
       inputSchema: z.object({ answer: z.string().max(LIMITS.noteText).optional() }),
       execute: async () => ({
         ok: true,
-        message:
-          "Broadcast responses are handled automatically by your shadow agent; there is nothing to answer. Continue your work.",
+        message: "Broadcast responses are handled automatically by your shadow agent; there is nothing to answer. Continue your work.",
       }),
     }),
   };

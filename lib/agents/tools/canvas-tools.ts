@@ -25,8 +25,12 @@ const color = z
 const createNodeInput = z.object({
   text: z.string().min(1).max(LIMITS.noteText).describe("The content: a verse, a scene, an idea…"),
   kind: kind.default("note"),
-  x: coordinate.optional().describe("Left edge in canvas units; a taken spot moves the node to the nearest free one; omit to be placed near your area"),
-  y: coordinate.optional().describe("Top edge in canvas units; a taken spot moves the node to the nearest free one; omit to be placed near your area"),
+  x: coordinate
+    .optional()
+    .describe("Left edge in canvas units; a taken spot moves the node to the nearest free one; omit to be placed near your area"),
+  y: coordinate
+    .optional()
+    .describe("Top edge in canvas units; a taken spot moves the node to the nearest free one; omit to be placed near your area"),
   color: color.optional(),
 });
 
@@ -92,7 +96,7 @@ export function createCanvasTools(active: ActiveRun) {
         }),
     }),
     create_edge: tool({
-      description: "Connect two nodes with a labelled edge, e.g. a scene that \"illustrates\" a verse.",
+      description: 'Connect two nodes with a labelled edge, e.g. a scene that "illustrates" a verse.',
       inputSchema: z.object({
         sourceId: z.string().min(1).describe("The node the edge starts from"),
         targetId: z.string().min(1).describe("The node the edge points to"),

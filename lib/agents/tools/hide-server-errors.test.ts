@@ -35,7 +35,9 @@ describe("a tool's server-side failure", () => {
     expect(failure?.message).toMatch(/^create_node failed on the server \(reference [0-9a-f]{8}\); try again, or carry on without it\.$/);
     expect(failure?.message).not.toContain("canvas_nodes");
     expect(failure?.message).not.toContain("secret");
-    expect(reports).toEqual([{ toolName: "create_node", reference: failure!.message.match(/reference ([0-9a-f]{8})/)![1], error: database }]);
+    expect(reports).toEqual([
+      { toolName: "create_node", reference: failure!.message.match(/reference ([0-9a-f]{8})/)![1], error: database },
+    ]);
   });
 
   it("refuses text the database cannot store as a request with such text is refused", async () => {
@@ -43,7 +45,9 @@ describe("a tool's server-side failure", () => {
     const nul = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: "22021" });
     const tools = hidingServerErrors({ create_node: failingWith(new Error("Failed query: insert …", { cause: nul })) }, report);
 
-    await expect(tools.create_node.execute!({ text: "a" }, call)).rejects.toThrow(/^The request contains characters that cannot be stored \(such as U\+0000\)\.$/);
+    await expect(tools.create_node.execute!({ text: "a" }, call)).rejects.toThrow(
+      /^The request contains characters that cannot be stored \(such as U\+0000\)\.$/,
+    );
     expect(reports).toEqual([]);
   });
 

@@ -34,15 +34,23 @@ function withSchemasConvertedOnce<T extends ToolSet>(tools: T): T {
  */
 export function createAgentTools(active: ActiveRun) {
   if (active.run.purpose?.kind === "brainstorm") {
-    return guardRepeatedCalls(active, hidingServerErrors(withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) })));
+    return guardRepeatedCalls(
+      active,
+      hidingServerErrors(withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) })),
+    );
   }
-  return guardRepeatedCalls(active, hidingServerErrors(withSchemasConvertedOnce({
-    ...createCanvasTools(active),
-    ...createBoardTools(active),
-    ...createRequestTools(active),
-    ...createMemoryTools(active),
-    ...createReviewTools(active),
-    ...createAskTeammateTool(active),
-    ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
-  })));
+  return guardRepeatedCalls(
+    active,
+    hidingServerErrors(
+      withSchemasConvertedOnce({
+        ...createCanvasTools(active),
+        ...createBoardTools(active),
+        ...createRequestTools(active),
+        ...createMemoryTools(active),
+        ...createReviewTools(active),
+        ...createAskTeammateTool(active),
+        ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
+      }),
+    ),
+  );
 }

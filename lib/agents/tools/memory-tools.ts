@@ -41,10 +41,10 @@ export function createMemoryTools(active: ActiveRun) {
     update_knowledge: tool({
       description:
         "Remember something for your future runs, in this room and others: an insight you learned, and/or expertise gained in an area " +
-        "(e.g. area \"song-structure\", amount 3). Your knowledge is shown to you at the start of every run.",
+        '(e.g. area "song-structure", amount 3). Your knowledge is shown to you at the start of every run.',
       inputSchema: z.object({
         insight: z.string().optional().describe(`What you learned, at most ${LIMITS.insightText} characters`),
-        area: z.string().max(80).optional().describe("An area of expertise, e.g. \"harbour scenes\""),
+        area: z.string().max(80).optional().describe('An area of expertise, e.g. "harbour scenes"'),
         amount: z.number().int().min(1).max(10).optional().describe("How much expertise you gained, 1 to 10 (default 1)"),
       }),
       execute: (input) =>

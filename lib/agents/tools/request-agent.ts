@@ -99,7 +99,10 @@ export function createRequestTools(active: ActiveRun) {
           at,
         });
         const [ahead, atOnce] = await Promise.all([
-          tx.select({ value: count() }).from(runs).where(and(eq(runs.roomId, run.roomId), eq(runs.status, "queued"))),
+          tx
+            .select({ value: count() })
+            .from(runs)
+            .where(and(eq(runs.roomId, run.roomId), eq(runs.status, "queued"))),
           startsAtOnce(tx, run.roomId, target.id),
         ]);
         const queued = await enqueueRun(tx, emit, {

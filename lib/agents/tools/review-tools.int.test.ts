@@ -53,18 +53,26 @@ describe("submit_code", () => {
   it("places each review's code in free space, clear of what the canvas holds", async () => {
     const { roomId, team, persona } = await reviewRoom();
     // People's notes where the code used to go, whatever else was there.
-    for (const [x, y] of [[420, 0], [0, 0], [380, 300]]) {
+    for (const [x, y] of [
+      [420, 0],
+      [0, 0],
+      [380, 300],
+    ]) {
       await createNode(context.database.db, roomId, { kind: "human", ...ADA }, { text: "A note in the way of the code.", x, y });
     }
     const first = await coderOf(roomId, team, persona("coder"), "Count words");
     const second = await coderOf(roomId, team, persona("coder"), "Reverse words");
     expect(await first.submit("export const count = (s: string) => s.split(' ').length;")).toMatchObject({ ok: true, version: 1 });
-    expect(await second.submit("export const reverse = (s: string) => s.split(' ').reverse().join(' ');")).toMatchObject({ ok: true, version: 1 });
+    expect(await second.submit("export const reverse = (s: string) => s.split(' ').reverse().join(' ');")).toMatchObject({
+      ok: true,
+      version: 1,
+    });
     const boxes = (await nodesOf(roomId)).map((node) => ({ id: node.id, kind: node.kind, box: boxOf(shapeOf(node)) }));
     const code = boxes.filter((node) => node.kind === "code");
     expect(code).toHaveLength(2);
     for (const mine of code) {
-      for (const other of boxes.filter((node) => node.id !== mine.id)) expect(overlaps(mine.box, other.box), `${mine.id} over ${other.kind}`).toBe(false);
+      for (const other of boxes.filter((node) => node.id !== mine.id))
+        expect(overlaps(mine.box, other.box), `${mine.id} over ${other.kind}`).toBe(false);
     }
   });
 
@@ -77,7 +85,9 @@ describe("submit_code", () => {
     expect(second).toMatchObject({ ok: true, version: 2, nodeId: expect.any(String) });
     const { nodeId } = second as { nodeId: string };
     expect(nodeId).not.toBe(first.nodeId);
-    expect(await nodesOf(roomId)).toEqual([expect.objectContaining({ id: nodeId, kind: "code", text: "export const version = 2;", version: 1 })]);
+    expect(await nodesOf(roomId)).toEqual([
+      expect.objectContaining({ id: nodeId, kind: "code", text: "export const version = 2;", version: 1 }),
+    ]);
     const [review] = await context.database.db.select().from(buildReviews).where(eq(buildReviews.id, reviewId));
     expect(review).toMatchObject({ codeNodeId: nodeId, codeVersion: 2 });
     const history = await readCodeVersions(context.database.db, roomId, reviewId);
@@ -93,7 +103,11 @@ describe("submit_code", () => {
     const { reviewId, submit } = await coderOf(roomId, team, coder);
     const { nodeId } = (await submit("const a = 1;")) as { nodeId: string };
     await submit("const a = 2;", 1);
-    const announced = await context.database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "review.code"))).orderBy(asc(events.seq));
+    const announced = await context.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.roomId, roomId), eq(events.type, "review.code")))
+      .orderBy(asc(events.seq));
     expect(announced.map((event) => event.payload)).toEqual([
       expect.objectContaining({ version: 1, code: "const a = 1;", nodeId }),
       expect.objectContaining({ version: 2, code: "const a = 2;", nodeId }),
@@ -101,9 +115,24 @@ describe("submit_code", () => {
     // A version announced the older way: its code in the node write that followed it.
     const [review] = await context.database.db.select().from(buildReviews).where(eq(buildReviews.id, reviewId));
     await appendEvents(context.database.db, roomId, [
-      { type: "review.code", actor: coder, correlationId: review!.correlationId, payload: { reviewId, nodeId, version: 3, language: "python" } },
-      { type: "node.updated", actor: ADA, correlationId: review!.correlationId, payload: { nodeId, changes: { x: 5 }, version: 4, updatedAt: new Date().toISOString() } },
-      { type: "node.updated", actor: coder, correlationId: review!.correlationId, payload: { nodeId, changes: { text: "a = 3" }, version: 5, updatedAt: new Date().toISOString() } },
+      {
+        type: "review.code",
+        actor: coder,
+        correlationId: review!.correlationId,
+        payload: { reviewId, nodeId, version: 3, language: "python" },
+      },
+      {
+        type: "node.updated",
+        actor: ADA,
+        correlationId: review!.correlationId,
+        payload: { nodeId, changes: { x: 5 }, version: 4, updatedAt: new Date().toISOString() },
+      },
+      {
+        type: "node.updated",
+        actor: coder,
+        correlationId: review!.correlationId,
+        payload: { nodeId, changes: { text: "a = 3" }, version: 5, updatedAt: new Date().toISOString() },
+      },
     ]);
     const history = await readCodeVersions(context.database.db, roomId, reviewId);
     expect(history.versions.map((version) => [version.version, version.language, version.code])).toEqual([
@@ -120,11 +149,28 @@ describe("reply_in_dialogue", () => {
     const reviewer = persona("reviewer");
     const coder = persona("coder");
     const { result: dialogue } = await writeRoomEvents(context.database.db, roomId, (tx, emit, at) =>
-      openDialogue(tx, emit, { roomId, correlationId: "c", asker: reviewer, addressee: coder, topic: "Empty input?", reason: "question", settings: DEFAULT_ROOM_SETTINGS, buildReviewId: null, chainDepth: 0, parentRunId: null, at }),
+      openDialogue(tx, emit, {
+        roomId,
+        correlationId: "c",
+        asker: reviewer,
+        addressee: coder,
+        topic: "Empty input?",
+        reason: "question",
+        settings: DEFAULT_ROOM_SETTINGS,
+        buildReviewId: null,
+        chainDepth: 0,
+        parentRunId: null,
+        at,
+      }),
     );
     const attempt = await runAs(roomId, team, reviewer, { kind: "reply", dialogueId: dialogue!.id }, "c");
-    const reply = (input: { satisfied: boolean; remaining?: string }, step = 0) => createReviewTools(attempt(step)).reply_in_dialogue!.execute!(input, call);
-    const replies = () => context.database.db.select().from(events).where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.replied")));
+    const reply = (input: { satisfied: boolean; remaining?: string }, step = 0) =>
+      createReviewTools(attempt(step)).reply_in_dialogue!.execute!(input, call);
+    const replies = () =>
+      context.database.db
+        .select()
+        .from(events)
+        .where(and(eq(events.roomId, roomId), eq(events.type, "dialogue.replied")));
     return { roomId, dialogueId: dialogue!.id, reviewer, coder, reply, replies };
   }
 
@@ -135,7 +181,11 @@ describe("reply_in_dialogue", () => {
     expect(await reply({ satisfied: false, remaining: "the null case" })).toEqual({ ok: true, satisfied: false });
     const written = await replies();
     expect(written).toEqual([
-      expect.objectContaining({ agent: reviewer.id, targetAgent: coder.id, payload: { dialogueId, satisfied: false, remaining: "the null case" } }),
+      expect.objectContaining({
+        agent: reviewer.id,
+        targetAgent: coder.id,
+        payload: { dialogueId, satisfied: false, remaining: "the null case" },
+      }),
     ]);
     const [row] = await context.database.db.select().from(dialogues).where(eq(dialogues.id, dialogueId));
     expect(row).toMatchObject({ askerSatisfied: false, remaining: "the null case", status: "open" });

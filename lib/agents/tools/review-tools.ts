@@ -52,7 +52,10 @@ export function createReviewTools(active: ActiveRun) {
               const version = review.codeVersion + 1;
               // The review's code node, unless someone deleted it meanwhile: then the code goes to a new one.
               const [kept] = review.codeNodeId
-                ? await tx.select({ id: canvasNodes.id }).from(canvasNodes).where(and(eq(canvasNodes.id, review.codeNodeId), eq(canvasNodes.roomId, run.roomId)))
+                ? await tx
+                    .select({ id: canvasNodes.id })
+                    .from(canvasNodes)
+                    .where(and(eq(canvasNodes.id, review.codeNodeId), eq(canvasNodes.roomId, run.roomId)))
                 : [];
               const nodeId = kept?.id ?? randomUUID();
               // The version is announced first, with its code: a retried call finds it by its first
@@ -72,13 +75,30 @@ export function createReviewTools(active: ActiveRun) {
                   .set({ ...changes, version: sql`${canvasNodes.version} + 1`, updatedAt: at })
                   .where(eq(canvasNodes.id, nodeId))
                   .returning({ version: canvasNodes.version });
-                emit({ type: "node.updated", actor: agent, correlationId: run.correlationId, payload: { nodeId, changes, version: updated!.version, updatedAt: at.toISOString() } });
+                emit({
+                  type: "node.updated",
+                  actor: agent,
+                  correlationId: run.correlationId,
+                  payload: { nodeId, changes, version: updated!.version, updatedAt: at.toISOString() },
+                });
               } else {
                 const place = await placeNode(tx, run.roomId, CODE_ANCHOR, { kind: "code", text: input.code });
-                const row = newNodeRow({ id: nodeId, roomId: run.roomId, kind: "code", text: input.code, ...place, width: CODE_WIDTH, author: active.author, at });
+                const row = newNodeRow({
+                  id: nodeId,
+                  roomId: run.roomId,
+                  kind: "code",
+                  text: input.code,
+                  ...place,
+                  width: CODE_WIDTH,
+                  author: active.author,
+                  at,
+                });
                 await insertNodes(tx, emit, [row], { correlationId: run.correlationId });
               }
-              await tx.update(buildReviews).set({ codeVersion: version, codeNodeId: nodeId, language: input.language }).where(eq(buildReviews.id, reviewId));
+              await tx
+                .update(buildReviews)
+                .set({ codeVersion: version, codeNodeId: nodeId, language: input.language })
+                .where(eq(buildReviews.id, reviewId));
               return { nodeId, version };
             },
             { ...write, change: { type: "review.code", request: { by: agent.id, input } } },
@@ -107,7 +127,11 @@ export function createReviewTools(active: ActiveRun) {
               const [review] = await tx
                 .select()
                 .from(buildReviews)
-                .where(reviewId ? eq(buildReviews.id, reviewId) : and(eq(buildReviews.roomId, run.roomId), eq(buildReviews.correlationId, run.correlationId)))
+                .where(
+                  reviewId
+                    ? eq(buildReviews.id, reviewId)
+                    : and(eq(buildReviews.roomId, run.roomId), eq(buildReviews.correlationId, run.correlationId)),
+                )
                 .for("update");
               if (!review) throw badRequest("There is no build review to give a verdict on.");
               const verdict = { ...input, version: review.codeVersion, round: review.round };

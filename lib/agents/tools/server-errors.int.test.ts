@@ -19,7 +19,9 @@ afterAll(() => database.destroy());
 async function refuseNotes(): Promise<() => Promise<void>> {
   const name = `refuse_notes_${randomBytes(4).toString("hex")}`;
   await database.db.execute(
-    sql.raw(`create function ${name}() returns trigger language plpgsql as 'begin raise exception ''cannot store % in room %'', new.text, new.room_id; end'`),
+    sql.raw(
+      `create function ${name}() returns trigger language plpgsql as 'begin raise exception ''cannot store % in room %'', new.text, new.room_id; end'`,
+    ),
   );
   await database.db.execute(sql.raw(`create trigger ${name} before insert on canvas_nodes for each row execute function ${name}()`));
   return async () => {

@@ -40,7 +40,10 @@ const requestsIn = async (roomId: string) =>
     (event) => event.type === "board.posted" && event.payload.entry.kind === "request",
   );
 const runsAnswering = (roomId: string, agent: Agent) =>
-  database.db.select().from(runs).where(and(eq(runs.roomId, roomId), eq(runs.agentId, agent.id)));
+  database.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.roomId, roomId), eq(runs.agentId, agent.id)));
 
 describe("a tool call taken again with the same idempotency key", () => {
   it("gets the original result without spending the run's allowance or queuing a second run", async () => {
@@ -54,7 +57,11 @@ describe("a tool call taken again with the same idempotency key", () => {
     const retried = await createRequestTools(again).request_agent.execute!(input, call);
 
     expect(first).toMatchObject({ ok: true, status: "queued" });
-    expect(retried).toMatchObject({ ok: true, requestId: (first as { requestId: string }).requestId, runId: (first as { runId: string }).runId });
+    expect(retried).toMatchObject({
+      ok: true,
+      requestId: (first as { requestId: string }).requestId,
+      runId: (first as { runId: string }).runId,
+    });
     expect(again.state.requestsMade).toBe(0);
     expect(await requestsIn(roomId)).toHaveLength(1);
     expect(await runsAnswering(roomId, painter)).toHaveLength(1);
@@ -84,7 +91,10 @@ describe("a tool call taken again with the same idempotency key", () => {
     await database.db.update(runs).set({ status: "succeeded", leaseOwner: null, leaseExpiresAt: null }).where(eq(runs.id, run.id));
     expect(await createRequestTools(attempt()).request_help.execute!(input, call)).toEqual({ ...first, status: "started" });
     const [helper] = await runsAnswering(roomId, painter);
-    await database.db.update(runs).set({ status: "running", startedAt: new Date(), leaseOwner: "a worker", leaseExpiresAt: holdSlot }).where(eq(runs.id, helper!.id));
+    await database.db
+      .update(runs)
+      .set({ status: "running", startedAt: new Date(), leaseOwner: "a worker", leaseExpiresAt: holdSlot })
+      .where(eq(runs.id, helper!.id));
     expect(await createRequestTools(attempt()).request_help.execute!(input, call)).toEqual({ ...first, status: "started" });
     expect(await requestsIn(roomId)).toHaveLength(1);
     expect(await runsAnswering(roomId, painter)).toHaveLength(1);

@@ -97,9 +97,13 @@ export function answerFrom(context: PlanContext): Answer | null {
 }
 
 export function answerWords(answer: Answer | null): string[] {
-  return answer ? answer.text.toLowerCase().split(/\W+/).filter((word) => word.length > 3) : [];
+  return answer
+    ? answer.text
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((word) => word.length > 3)
+    : [];
 }
 
 /** Each persona shares its intention, may ask others (as the room's sensitivity says), then works. */
 export const withAsking = (plan: StepBuilder[]): StepBuilder[] => [plan[0]!, askStep, askAgainStep, ...plan.slice(1)];
-

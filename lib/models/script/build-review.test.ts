@@ -12,7 +12,14 @@ async function codeWritten(task: string, version: number): Promise<string> {
   await generateText({
     model: createScriptModel({ name: "coder" }),
     system: "You are Coder, the Developer of this room (persona: coder).",
-    prompt: codePrompt({ task, brief: "Handle the edge cases.", codeVersion: version - 1, round: version, maxRounds: 3, lastVerdict: null }),
+    prompt: codePrompt({
+      task,
+      brief: "Handle the edge cases.",
+      codeVersion: version - 1,
+      round: version,
+      maxRounds: 3,
+      lastVerdict: null,
+    }),
     tools: {
       submit_code: tool({
         inputSchema: z.object({ language: z.string(), code: z.string() }),
@@ -32,7 +39,10 @@ const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u;
 
 /** Whether `code` parses as TypeScript, and what its JavaScript, run as a function body, declares. */
 function compiled(code: string) {
-  const output = ts.transpileModule(code, { reportDiagnostics: true, compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } });
+  const output = ts.transpileModule(code, {
+    reportDiagnostics: true,
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+  });
   const name = code.match(/^export function (\S+)\(/m)?.[1];
   // The module's one export, declared in a plain function body and handed back to be called.
   const declared = new Function(`${output.outputText.replace(/^export /m, "")}\nreturn ${name};`)() as (input: string) => string[];
@@ -61,7 +71,10 @@ describe("the scripted Coder's code", () => {
         const code = await codeWritten(task, version);
         const { diagnostics, name, declared } = compiled(code);
         expect(name, task).toMatch(IDENTIFIER);
-        expect(diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")), task).toEqual([]);
+        expect(
+          diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")),
+          task,
+        ).toEqual([]);
         expect(declared("a  b"), task).toEqual(["a", "b"]);
       }
     }

@@ -7,7 +7,24 @@ import type { PastCall, ScriptReading } from "./read-prompt";
 
 const BUILD_REVIEW_SCRIPTS = new Set(["architect", "coder", "reviewer"]);
 
-const STOP_WORDS = new Set(["the", "a", "an", "in", "of", "to", "for", "and", "with", "from", "into", "on", "that", "which", "each", "given"]);
+const STOP_WORDS = new Set([
+  "the",
+  "a",
+  "an",
+  "in",
+  "of",
+  "to",
+  "for",
+  "and",
+  "with",
+  "from",
+  "into",
+  "on",
+  "that",
+  "which",
+  "each",
+  "given",
+]);
 
 /** Words JavaScript (in a module, which is strict) does not take as a function's name. */
 const RESERVED = new Set(
@@ -51,7 +68,11 @@ export function functionName(task: string): string {
     .slice(0, 3);
   if (words.length === 0) return "solve";
   const [first, ...rest] = words;
-  const verb = first!.endsWith("ies") ? `${first!.slice(0, -3)}y` : first!.endsWith("s") && first!.length > 3 ? first!.slice(0, -1) : first!;
+  const verb = first!.endsWith("ies")
+    ? `${first!.slice(0, -3)}y`
+    : first!.endsWith("s") && first!.length > 3
+      ? first!.slice(0, -1)
+      : first!;
   // Digits next to digits keep a separator: "2 + 2" is solve2_2, not solve22.
   const name = [verb, ...rest].reduce(
     (joined, word) => joined + (/\p{Nd}$/u.test(joined) && /^\p{Nd}/u.test(word) ? "_" : "") + word[0]!.toUpperCase() + word.slice(1),
@@ -70,21 +91,14 @@ function codeFor(task: string, version: number): string {
     `/** ${task.replace(/\*\//g, "")} */`,
     `export function ${name}(input: string): string[] {`,
     ...(version > 1
-      ? [
-          `  if (input == null) throw new TypeError("${name} needs a string");`,
-          `  if (input.trim() === "") return [];`,
-        ]
+      ? [`  if (input == null) throw new TypeError("${name} needs a string");`, `  if (input.trim() === "") return [];`]
       : []),
     "  const parts = input.split(/\\s+/).filter(Boolean);",
     "  return parts;",
     "}",
   ];
   if (version > 1) {
-    lines.push(
-      "",
-      `// ${name}("") → []`,
-      `// ${name}("a b") → ["a", "b"]`,
-    );
+    lines.push("", `// ${name}("") → []`, `// ${name}("a b") → ["a", "b"]`);
   }
   return lines.join("\n");
 }
@@ -112,7 +126,10 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
       "Done when: the edge cases are handled and shown in examples, and the code reads clearly.",
     ].join("\n");
     if (step === 0 && tools.has("create_node")) {
-      return { text: "Here is the brief.", calls: [{ tag: "brief", toolName: "create_node", input: { kind: "brief", text: body, x: 0, y: 0 } }] };
+      return {
+        text: "Here is the brief.",
+        calls: [{ tag: "brief", toolName: "create_node", input: { kind: "brief", text: body, x: 0, y: 0 } }],
+      };
     }
     return { text: body, calls: [] };
   }
@@ -128,10 +145,16 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
   if (code) {
     const version = Number(code[1]);
     if (!done(pastCalls, "submit_code") && tools.has("submit_code") && step === 0) {
-      return { ...call(reading, "submit_code", { language: "typescript", code: codeFor(taskOf(text), version) }, "code"), text: `Writing version ${version}.` };
+      return {
+        ...call(reading, "submit_code", { language: "typescript", code: codeFor(taskOf(text), version) }, "code"),
+        text: `Writing version ${version}.`,
+      };
     }
     return {
-      text: version > 1 ? `Version ${version} guards empty and missing input and shows both in examples.` : "Version 1 splits the input and returns the pieces.",
+      text:
+        version > 1
+          ? `Version ${version} guards empty and missing input and shows both in examples.`
+          : "Version 1 splits the input and returns the pieces.",
       calls: [],
     };
   }
@@ -141,7 +164,10 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
     const handled = /if \(input == null\)/.test(text) && /input\.trim\(\) === ""/.test(text);
     if (step === 0 && tools.has("submit_verdict")) {
       return handled
-        ? { ...call(reading, "submit_verdict", { verdict: "approve", issues: [], openQuestions: [] }, "verdict"), text: "The guards are in." }
+        ? {
+            ...call(reading, "submit_verdict", { verdict: "approve", issues: [], openQuestions: [] }, "verdict"),
+            text: "The guards are in.",
+          }
         : {
             ...call(
               reading,
@@ -167,9 +193,13 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
     // A persona outside a build review answers in its own terms, briefly.
     if (!BUILD_REVIEW_SCRIPTS.has(reading.persona)) {
       const asked = text.match(/asks: (.+)$/m)?.[1] ?? text.match(/replied: (.+)$/m)?.[1] ?? "";
-      return { text: `${asked.includes("?") ? "My answer" : "Noted"}: I would keep it simple and in the mood we already have, and build on what is on the canvas.`, calls: [] };
+      return {
+        text: `${asked.includes("?") ? "My answer" : "Noted"}: I would keep it simple and in the mood we already have, and build on what is on the canvas.`,
+        calls: [],
+      };
     }
-    if (reading.persona === "architect") return { text: "Keep it to one exported function; an empty input returns an empty result.", calls: [] };
+    if (reading.persona === "architect")
+      return { text: "Keep it to one exported function; an empty input returns an empty result.", calls: [] };
     return {
       text:
         round === 1
@@ -186,7 +216,12 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
     const satisfied = round >= 2 || !BUILD_REVIEW_SCRIPTS.has(reading.persona);
     if (step === 0 && tools.has("reply_in_dialogue")) {
       return {
-        ...call(reading, "reply_in_dialogue", satisfied ? { satisfied: true } : { satisfied: false, remaining: "How is a missing value handled?" }, "reply"),
+        ...call(
+          reading,
+          "reply_in_dialogue",
+          satisfied ? { satisfied: true } : { satisfied: false, remaining: "How is a missing value handled?" },
+          "reply",
+        ),
         text: "",
       };
     }

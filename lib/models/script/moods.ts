@@ -19,7 +19,22 @@ export interface Mood {
 export const MOODS: Mood[] = [
   {
     name: "melancholic",
-    signals: ["rain", "grey", "gray", "alone", "window", "miss", "longing", "tears", "fog", "winter", "goodbye", "lonely", "night", "leaving"],
+    signals: [
+      "rain",
+      "grey",
+      "gray",
+      "alone",
+      "window",
+      "miss",
+      "longing",
+      "tears",
+      "fog",
+      "winter",
+      "goodbye",
+      "lonely",
+      "night",
+      "leaving",
+    ],
     palette: ["#1c3d5a", "#4a6fa5", "#9fb8d6", "#d0ebff"],
     paletteWords: "deep navy, slate blue, rain-washed grey and one warm lamp",
     images: ["rain", "window", "streetlights", "umbrella", "puddles", "the last bus", "a cold cup of tea", "an empty chair"],
@@ -63,7 +78,16 @@ export const MOODS: Mood[] = [
     signals: ["sun", "summer", "dance", "morning", "joy", "bright", "spring", "hope", "golden", "celebrate", "light"],
     palette: ["#ffd43b", "#ff922b", "#fff3bf", "#ffa94d"],
     paletteWords: "sunflower yellow, tangerine and warm cream",
-    images: ["sunrise", "open windows", "bicycles", "a field of sunflowers", "kites", "the first warm day", "a marching band", "paper lanterns"],
+    images: [
+      "sunrise",
+      "open windows",
+      "bicycles",
+      "a field of sunflowers",
+      "kites",
+      "the first warm day",
+      "a marching band",
+      "paper lanterns",
+    ],
     verse: [
       "Morning spills like honey through the blinds",
       "Every door I closed is open wide",
@@ -72,7 +96,12 @@ export const MOODS: Mood[] = [
       "Kites are writing names across the blue",
       "I found a summer I can walk into",
     ],
-    chorus: ["Turn it up, let the daylight in", "Every ending's where the songs begin", "Hold on tight, we're running with the sun", "This is the morning, this is everyone"],
+    chorus: [
+      "Turn it up, let the daylight in",
+      "Every ending's where the songs begin",
+      "Hold on tight, we're running with the sun",
+      "This is the morning, this is everyone",
+    ],
     scenes: [
       "A hillside at sunrise, bicycles racing down a road lined with sunflowers, kites scattered across a wide blue sky",
       "An open window on the first warm day, curtains lifting, a table set with oranges and bright ceramics",
@@ -99,7 +128,12 @@ export const MOODS: Mood[] = [
       "Salt wind folds the morning into blue",
       "The gulls write slow white circles over you",
     ],
-    chorus: ["Stay with the sea, stay with the slow", "Let the water know what we don't know", "Every wave comes back to shore", "Every wave comes back once more"],
+    chorus: [
+      "Stay with the sea, stay with the slow",
+      "Let the water know what we don't know",
+      "Every wave comes back to shore",
+      "Every wave comes back once more",
+    ],
     scenes: [
       "A lighthouse at dawn above a calm sea, its beam fading as the sky turns from teal to pearl, gulls circling",
       "A quiet harbour with driftwood on the sand and boats resting on still water under a pale sky",
@@ -117,7 +151,16 @@ export const MOODS: Mood[] = [
     signals: ["city", "neon", "electric", "train", "midnight", "street", "rush", "club", "traffic", "skyline", "metro"],
     palette: ["#5f3dc4", "#d6336c", "#845ef7", "#f3d9fa"],
     paletteWords: "ultraviolet, hot pink and neon lilac",
-    images: ["neon signs", "the midnight train", "taxi lights", "rooftops", "a crowded crosswalk", "the skyline", "the subway stairs", "a jukebox"],
+    images: [
+      "neon signs",
+      "the midnight train",
+      "taxi lights",
+      "rooftops",
+      "a crowded crosswalk",
+      "the skyline",
+      "the subway stairs",
+      "a jukebox",
+    ],
     verse: [
       "Neon letters flicker out your name",
       "The midnight train is never quite the same",
@@ -126,7 +169,12 @@ export const MOODS: Mood[] = [
       "The crosswalk counts us down from ten",
       "We lose the city and we find it again",
     ],
-    chorus: ["Light it up, the skyline's ours tonight", "Every window is a satellite", "Don't slow down, the city's calling out", "This is what the midnight's all about"],
+    chorus: [
+      "Light it up, the skyline's ours tonight",
+      "Every window is a satellite",
+      "Don't slow down, the city's calling out",
+      "This is what the midnight's all about",
+    ],
     scenes: [
       "A rain-slick avenue at midnight, neon signs in pink and violet reflected in every puddle, a train crossing overhead",
       "A rooftop above the skyline, antennae and water towers silhouetted against a violet glow",
@@ -153,7 +201,12 @@ export const MOODS: Mood[] = [
       "Roots go deeper than the roads we took",
       "Home is where the seasons leave a book",
     ],
-    chorus: ["Carry me home by the river road", "Let the old trees carry half the load", "Where the roots go, that is where I'll be", "Home is growing wild inside of me"],
+    chorus: [
+      "Carry me home by the river road",
+      "Let the old trees carry half the load",
+      "Where the roots go, that is where I'll be",
+      "Home is growing wild inside of me",
+    ],
     scenes: [
       "A stone cottage at the edge of a forest, woodsmoke rising, a river path winding through tall grass toward old oaks",
       "A kitchen garden at golden hour, a wooden gate half open, bean poles and sunflowers leaning toward the light",
@@ -217,7 +270,9 @@ function cap(text: string): string {
 function woven<F>(forms: F[], images: string[], make: (form: F, image: string, index: number) => string): string[] {
   const made: string[] = [];
   for (let shift = 0; shift < images.length; shift++) {
-    forms.forEach((form, index) => made.push(make(form, images[(index + shift) % images.length]!, made.length)));
+    forms.forEach((form, index) => {
+      made.push(make(form, images[(index + shift) % images.length]!, made.length));
+    });
   }
   return made;
 }
@@ -277,7 +332,10 @@ const SCENE_FORMS = [
   (a: string, b: string) => `Close up on ${the(a)}, with ${the(b)} out of focus`,
 ];
 
-const LIGHT_FORMS = [(light: string, image: string) => `${light}, caught on ${the(image)}`, (light: string, image: string) => `${light}, falling across ${the(image)}`];
+const LIGHT_FORMS = [
+  (light: string, image: string) => `${light}, caught on ${the(image)}`,
+  (light: string, image: string) => `${light}, falling across ${the(image)}`,
+];
 
 const COLOUR_FORMS = [
   (a: string, b: string, image: string) => `${cap(a)} on ${the(image)}, ${b} around it`,
@@ -297,7 +355,8 @@ const BEAT_FORMS = {
   ],
   ending: [
     (name: string, image: string, other: string) => `In the end ${name} let ${the(image)} go, and kept ${the(other)} instead.`,
-    (name: string, _image: string, other: string) => `${name} left ${the(other)} for whoever came next, and walked on without looking back.`,
+    (name: string, _image: string, other: string) =>
+      `${name} left ${the(other)} for whoever came next, and walked on without looking back.`,
     (name: string, image: string) => `At last ${name} understood what ${the(image)} had been saying all along.`,
   ],
 };
@@ -309,7 +368,10 @@ function pairs(mood: Mood): [string, string][] {
 
 /** The colours a mood's palette is named with: "deep navy, slate blue and one warm lamp" → three. */
 function colourWords(mood: Mood): string[] {
-  return mood.paletteWords.split(/,\s*|\s+and\s+/).map((word) => word.trim()).filter(Boolean);
+  return mood.paletteWords
+    .split(/,\s*|\s+and\s+/)
+    .map((word) => word.trim())
+    .filter(Boolean);
 }
 
 // Each pool holds the mood's own lines first, then lines made from its images: enough that the

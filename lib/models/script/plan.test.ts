@@ -18,7 +18,11 @@ const POOLS: { name: string; pool: (mood: Mood) => string[]; need: number }[] = 
   { name: "scenes", pool: scenesOf, need: 1 },
   { name: "light", pool: lightOf, need: 1 },
   { name: "colours", pool: coloursOf, need: 1 },
-  ...(["opening", "turn", "ending"] as const).map((part) => ({ name: `${part} beats`, pool: (mood: Mood) => beatsOf(mood, part), need: 1 })),
+  ...(["opening", "turn", "ending"] as const).map((part) => ({
+    name: `${part} beats`,
+    pool: (mood: Mood) => beatsOf(mood, part),
+    need: 1,
+  })),
 ];
 
 /** How many nodes the demo's canvas holds after ten minutes of watching, with room to spare. */
@@ -45,7 +49,8 @@ describe("the offline model's material", () => {
         const share = (nodes: number) => Array.from({ length: need }, (_, index) => (poolStart(nodes, need, length) + index) % length);
         for (let earlier = 0; earlier <= TEN_MINUTES_OF_NODES; earlier++) {
           for (let later = earlier + 2; later <= TEN_MINUTES_OF_NODES; later++) {
-            if (share(later).some((index) => share(earlier).includes(index))) overlaps.push(`${mood.name} ${name}: ${earlier} and ${later} nodes`);
+            if (share(later).some((index) => share(earlier).includes(index)))
+              overlaps.push(`${mood.name} ${name}: ${earlier} and ${later} nodes`);
           }
         }
       }

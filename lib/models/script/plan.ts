@@ -62,7 +62,10 @@ export function nodeIdOf(call: PastCall | undefined): string | undefined {
 export function place(context: PlanContext, anchor: Point): Point {
   // A wish: the canvas the prompt shows may be clipped, and the server moves a node off taken space.
   const occupied = [...context.reading.canvas, ...context.createdNodes().map((node) => ({ ...node, kind: "note" }))];
-  return freeSpot(anchor, occupied.map((node) => boxOf(shapeOf(node))));
+  return freeSpot(
+    anchor,
+    occupied.map((node) => boxOf(shapeOf(node))),
+  );
 }
 
 export function home(context: PlanContext): Point {
@@ -89,7 +92,12 @@ export function intention(context: PlanContext, text: string, plan: string): Pla
 }
 
 /** A contribution to the board; `mood: false` for work that has no mood (an agent without a script). */
-export function contribution(context: PlanContext, summary: string, nodeIds: string[], options: { mood?: boolean } = {}): PlannedCall | null {
+export function contribution(
+  context: PlanContext,
+  summary: string,
+  nodeIds: string[],
+  options: { mood?: boolean } = {},
+): PlannedCall | null {
   if (!context.tools.has("share_creative_context") || nodeIds.length === 0) return null;
   return {
     tag: "contribution",
@@ -133,9 +141,7 @@ export function answeredEntryId(context: PlanContext): string | undefined {
   const contributions = context.reading.board.filter(
     (entry) => entry.kind === "contribution" && (!context.request || entry.author === context.request.author),
   );
-  const touching = contributions.find((entry) =>
-    ((entry.content.nodeIds as string[] | undefined) ?? []).some((id) => refs.has(id)),
-  );
+  const touching = contributions.find((entry) => ((entry.content.nodeIds as string[] | undefined) ?? []).some((id) => refs.has(id)));
   return touching?.id ?? context.request?.id ?? contributions[0]?.id;
 }
 
@@ -179,7 +185,9 @@ export function poolStart(canvasTotal: number, need: number, length: number): nu
  */
 export function fresh(context: Pick<PlanContext, "reading" | "mood" | "createdNodes">, pick: (mood: Mood) => string[], need = 1): string[] {
   const pool = pick(context.mood);
-  const used = [...context.reading.canvas.map((item) => item.text), ...context.createdNodes().map((item) => item.text)].map((text) => text.toLowerCase());
+  const used = [...context.reading.canvas.map((item) => item.text), ...context.createdNodes().map((item) => item.text)].map((text) =>
+    text.toLowerCase(),
+  );
   const start = poolStart(context.reading.canvasTotal, need, pool.length);
   const rotated = [...pool.slice(start), ...pool.slice(0, start)];
   const unused = rotated.filter((item) => !used.some((text) => text.includes(item.toLowerCase().slice(0, 40))));

@@ -36,13 +36,17 @@ export const GENERALIST_PLAN: StepBuilder[] = withTeamwork(withAsking(generalist
  * brief), when it speaks of a mood, so that every run of the room keeps to it even once the
  * theme has left the part of the board a prompt shows; otherwise what the prompt talks about.
  */
-export function chooseMood(reading: ScriptReading, rng: SeededRandom): { mood: Mood; palette: string[]; source: "theme" | "text" | "default" } {
+export function chooseMood(
+  reading: ScriptReading,
+  rng: SeededRandom,
+): { mood: Mood; palette: string[]; source: "theme" | "text" | "default" } {
   const theme = reading.board.find((entry) => entry.kind === "theme");
   if (theme) {
     const named = findMood(String(theme.content.mood ?? ""));
     const keywords = Array.isArray(theme.content.keywords) ? (theme.content.keywords as string[]).join(" ") : "";
     const mood = named ?? detectMood(`${String(theme.content.mood ?? "")} ${keywords}`).mood;
-    const palette = Array.isArray(theme.content.palette) && theme.content.palette.length ? (theme.content.palette as string[]) : mood.palette;
+    const palette =
+      Array.isArray(theme.content.palette) && theme.content.palette.length ? (theme.content.palette as string[]) : mood.palette;
     return { mood, palette, source: "theme" };
   }
   const brief = detectMood(reading.roomBrief);
@@ -74,4 +78,3 @@ export function chooseSubject(reading: ScriptReading, mood: Mood, topic: Topic |
   const referenced = reading.referenced.map((ref) => imagesIn(ref.text, mood)).flat();
   return referenced[0] ?? mood.images[0]!;
 }
-

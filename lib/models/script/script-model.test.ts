@@ -183,11 +183,20 @@ describe("the script model", () => {
 
   it("answers a request from another agent instead of starting its own chain", async () => {
     const sparks = [node("spark-1", "idea", "Spark: A lighthouse that keeps a diary", -600, 0)];
-    const request = entry("req-1", "request", { targetPersona: "songwriter", ask: "Write a chorus from these sparks", refNodeIds: ["spark-1"] });
+    const request = entry("req-1", "request", {
+      targetPersona: "songwriter",
+      ask: "Write a chorus from these sparks",
+      refNodeIds: ["spark-1"],
+    });
     const { steps } = await play(
       context({
         agent: persona("songwriter"),
-        run: { prompt: "Idea Weaver asks you: Write a chorus from these sparks", trigger: "request", requestedByName: "Idea Weaver", chainDepth: 1 },
+        run: {
+          prompt: "Idea Weaver asks you: Write a chorus from these sparks",
+          trigger: "request",
+          requestedByName: "Idea Weaver",
+          chainDepth: 1,
+        },
         referencedNodes: sparks,
         canvas: { nodes: sparks, edges: [] },
         requests: [request],
@@ -212,25 +221,45 @@ describe("the script model", () => {
           board,
         }),
       );
-    const themed = await painter([entry("theme-1", "theme", { mood: "electric", palette: ["#5f3dc4", "#d6336c", "#845ef7", "#f3d9fa"], keywords: ["neon"] })]);
+    const themed = await painter([
+      entry("theme-1", "theme", { mood: "electric", palette: ["#5f3dc4", "#d6336c", "#845ef7", "#f3d9fa"], keywords: ["neon"] }),
+    ]);
     const scenes = themed.steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
     expect(scenes[0]!.input.color).toBe("#f3d9fa");
     expect(String(scenes[1]!.input.text)).toMatch(/ultraviolet|hot pink|neon lilac/i);
 
-    const calm = await painter([entry("theme-2", "theme", { mood: "serene", palette: ["#0b7285", "#3bc9db", "#c5f6fa", "#e3fafc"], keywords: [] })]);
+    const calm = await painter([
+      entry("theme-2", "theme", { mood: "serene", palette: ["#0b7285", "#3bc9db", "#c5f6fa", "#e3fafc"], keywords: [] }),
+    ]);
     const calmScenes = calm.steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
     expect(calmScenes[0]!.input.color).toBe("#e3fafc");
     expect(String(calmScenes[1]!.input.text)).toMatch(/deep teal|seafoam|pale morning sky/i);
   });
 
   it("keeps to the mood of the room's task when what it was asked about speaks of another and no theme is in sight", async () => {
-    const verse = node("verse-1", "lyric", "Verse\nNeon letters flicker out your name\nThe midnight train is never quite the same", -380, 0);
-    const request = entry("req-1", "request", { targetPersona: "scene-painter", ask: "Paint the neon and the midnight train", refNodeIds: ["verse-1"] }, "Songwriter");
+    const verse = node(
+      "verse-1",
+      "lyric",
+      "Verse\nNeon letters flicker out your name\nThe midnight train is never quite the same",
+      -380,
+      0,
+    );
+    const request = entry(
+      "req-1",
+      "request",
+      { targetPersona: "scene-painter", ask: "Paint the neon and the midnight train", refNodeIds: ["verse-1"] },
+      "Songwriter",
+    );
     const { steps } = await play(
       context({
         agent: persona("scene-painter"),
         settings: { ...DEFAULT_ROOM_SETTINGS, task: "Write a song about rain on a city window at night and paint the scene it describes." },
-        run: { prompt: "Songwriter asks you: Paint the neon and the midnight train", trigger: "request", requestedByName: "Songwriter", chainDepth: 1 },
+        run: {
+          prompt: "Songwriter asks you: Paint the neon and the midnight train",
+          trigger: "request",
+          requestedByName: "Songwriter",
+          chainDepth: 1,
+        },
         referencedNodes: [verse],
         canvas: { nodes: [verse], edges: [] },
         requests: [request],
@@ -242,9 +271,20 @@ describe("the script model", () => {
   });
 
   it("illustrates the nodes it was asked about and reacts to the contribution they came from", async () => {
-    const verse = node("verse-1", "lyric", "Verse\nRain taps the glass like it knows my name\nStreetlights blur into a slower flame", -380, 0);
+    const verse = node(
+      "verse-1",
+      "lyric",
+      "Verse\nRain taps the glass like it knows my name\nStreetlights blur into a slower flame",
+      -380,
+      0,
+    );
     const contribution = entry("contrib-1", "contribution", { summary: "Wrote a verse", nodeIds: ["verse-1"] }, "Songwriter");
-    const request = entry("req-1", "request", { targetPersona: "scene-painter", ask: "Paint the verse", refNodeIds: ["verse-1"] }, "Songwriter");
+    const request = entry(
+      "req-1",
+      "request",
+      { targetPersona: "scene-painter", ask: "Paint the verse", refNodeIds: ["verse-1"] },
+      "Songwriter",
+    );
     const { steps } = await play(
       context({
         agent: persona("scene-painter"),
@@ -288,7 +328,12 @@ describe("the script model", () => {
   it("acts on a participant's message first, once, then goes on with its plan", async () => {
     const { steps } = await play(context({ agent: persona("songwriter"), messages: ["Ada says: try a sea shanty"] }));
     expect(steps[0]!.text).toBe("Ada asked me to try a sea shanty — doing that now.");
-    expect(steps[0]!.calls).toEqual([{ name: "create_node", input: expect.objectContaining({ kind: "lyric", text: expect.stringMatching(/^As Ada asked — “try a sea shanty”\n/) }) }]);
+    expect(steps[0]!.calls).toEqual([
+      {
+        name: "create_node",
+        input: expect.objectContaining({ kind: "lyric", text: expect.stringMatching(/^As Ada asked — “try a sea shanty”\n/) }),
+      },
+    ]);
     const acted = steps.flatMap((step) => step.calls).filter((call) => String(call.input.text ?? "").startsWith("As Ada asked"));
     expect(acted).toHaveLength(1);
     // The rest is the usual plan: an intention, then the verse.
@@ -305,7 +350,10 @@ describe("the script model", () => {
     // That very step acts on it, visibly: it says so and makes a piece that names whose request it answers.
     expect(steps[2]!.text).toBe("Ada asked me to try a sea shanty — doing that now.");
     expect(steps[2]!.calls).toEqual([
-      { name: "create_node", input: expect.objectContaining({ kind: "lyric", text: expect.stringMatching(/^As Ada asked — “try a sea shanty”\n.+/) }) },
+      {
+        name: "create_node",
+        input: expect.objectContaining({ kind: "lyric", text: expect.stringMatching(/^As Ada asked — “try a sea shanty”\n.+/) }),
+      },
     ]);
     // Once: the later steps, which still read the message, do not act on it again.
     const acted = steps.flatMap((step) => step.calls).filter((call) => String(call.input.text ?? "").startsWith("As Ada asked"));
@@ -332,7 +380,12 @@ describe("the script model", () => {
     const { steps } = await play(
       context({
         agent: persona("scene-painter"),
-        run: { prompt: 'Ada sent you a message (under "Messages for you"). Act on it now.', trigger: "command", requestedByName: "Ada", chainDepth: 0 },
+        run: {
+          prompt: 'Ada sent you a message (under "Messages for you"). Act on it now.',
+          trigger: "command",
+          requestedByName: "Ada",
+          chainDepth: 0,
+        },
         messages: ["Ada says: paint the harbour at dusk", "Ben says: more gulls"],
       }),
     );
@@ -345,7 +398,12 @@ describe("the script model", () => {
     const help = await play(
       context({
         agent: persona("songwriter"),
-        run: { prompt: "Storyteller asks for your help: Which line should the story open with?", trigger: "request", requestedByName: "Storyteller", chainDepth: 1 },
+        run: {
+          prompt: "Storyteller asks for your help: Which line should the story open with?",
+          trigger: "request",
+          requestedByName: "Storyteller",
+          chainDepth: 1,
+        },
       }),
     );
     expect(help.steps).toHaveLength(1);
@@ -395,7 +453,12 @@ describe("the Storyteller asking the Songwriter for help", () => {
 
   it("asks nobody when the Songwriter is not on its team, nor while it answers another agent's request", async () => {
     const alone = context({ agent: persona("storyteller"), team: team.filter((member) => member.persona !== "songwriter") });
-    const request = entry("req-1", "request", { targetPersona: "storyteller", ask: "Tell the story of my verse", refNodeIds: [] }, "Songwriter");
+    const request = entry(
+      "req-1",
+      "request",
+      { targetPersona: "storyteller", ask: "Tell the story of my verse", refNodeIds: [] },
+      "Songwriter",
+    );
     const requested = context({
       agent: persona("storyteller"),
       run: { prompt: "Songwriter asks you: Tell the story of my verse", trigger: "request", requestedByName: "Songwriter", chainDepth: 1 },
@@ -413,14 +476,19 @@ describe("the Storyteller asking the Songwriter for help", () => {
     // The answer waited for the Storyteller's next run: it is the first thing that run acts on, once.
     const next = await play(context({ agent: persona("storyteller"), messages: [answer] }), ask!.seed);
     expect(next.steps[0]!.text).toBe("Songwriter answered my question; I'm using it.");
-    expect(next.steps[0]!.calls).toEqual([{ name: "create_node", input: expect.objectContaining({ kind: "story", text: expect.stringMatching(withHelp) }) }]);
-    const used = (steps: Recorded[]) => steps.flatMap((step) => step.calls).filter((call) => /^With Songwriter's help/.test(String(call.input.text ?? "")));
+    expect(next.steps[0]!.calls).toEqual([
+      { name: "create_node", input: expect.objectContaining({ kind: "story", text: expect.stringMatching(withHelp) }) },
+    ]);
+    const used = (steps: Recorded[]) =>
+      steps.flatMap((step) => step.calls).filter((call) => /^With Songwriter's help/.test(String(call.input.text ?? "")));
     expect(used(next.steps)).toHaveLength(1);
 
     // The asker still at work reads it in its very next step and makes the piece there.
     const during = await play(storyteller, ask!.seed, { arrivals: { 3: [answer] } });
     expect(helpCalls(during.steps)).toHaveLength(1);
-    expect(during.steps[3]!.calls).toEqual([{ name: "create_node", input: expect.objectContaining({ kind: "story", text: expect.stringMatching(withHelp) }) }]);
+    expect(during.steps[3]!.calls).toEqual([
+      { name: "create_node", input: expect.objectContaining({ kind: "story", text: expect.stringMatching(withHelp) }) },
+    ]);
     expect(used(during.steps)).toHaveLength(1);
   });
 });
@@ -432,8 +500,16 @@ describe("the script model's findings", () => {
       ...node(`piece-${index}`, "note", `Piece ${index}: rain on the window`, (index % 4) * 300, Math.floor(index / 4) * 200),
       authorName: authors[index % authors.length]!,
     }));
-  const theme = entry("theme-1", "theme", { mood: "melancholic", palette: ["#1c3d5a", "#3e6a8a", "#8fb3cc", "#dfe9f0"], keywords: ["rain"] });
-  const flagged = { agentName: "Storyteller", severity: "high", text: "The canvas holds 13 pieces but no shared theme; a melancholic theme would tie them together." };
+  const theme = entry("theme-1", "theme", {
+    mood: "melancholic",
+    palette: ["#1c3d5a", "#3e6a8a", "#8fb3cc", "#dfe9f0"],
+    keywords: ["rain"],
+  });
+  const flagged = {
+    agentName: "Storyteller",
+    severity: "high",
+    text: "The canvas holds 13 pieces but no shared theme; a melancholic theme would tie them together.",
+  };
 
   /** The finding the run posted: what it says and how serious it is. */
   async function postedBy(agent: ReturnType<typeof persona>, overrides: Partial<PromptContext> = {}) {
@@ -444,22 +520,33 @@ describe("the script model's findings", () => {
   }
 
   it("notes its own work as low on a canvas where nobody else has worked yet", async () => {
-    expect(await postedBy(persona("songwriter"))).toMatchObject({ severity: "low", finding: expect.stringMatching(/is on the canvas to build on\.$/) });
+    expect(await postedBy(persona("songwriter"))).toMatchObject({
+      severity: "low",
+      finding: expect.stringMatching(/is on the canvas to build on\.$/),
+    });
   });
 
   it("posts medium when teammates' work is there to link with, naming them", async () => {
     const canvas = { nodes: pieces(4, ["Scene Painter", "Storyteller"]), edges: [] };
     const posted = await postedBy(persona("songwriter"), { canvas });
-    expect(posted).toMatchObject({ severity: "medium", finding: expect.stringMatching(/^Scene Painter and Storyteller's pieces and mine share /) });
+    expect(posted).toMatchObject({
+      severity: "medium",
+      finding: expect.stringMatching(/^Scene Painter and Storyteller's pieces and mine share /),
+    });
   });
 
   it("posts high when a big canvas has no shared theme, counting every piece, also those the prompt left out", async () => {
     const canvas = { nodes: pieces(14, ["Scene Painter", "Storyteller", "Idea Weaver"]), edges: [] };
-    expect(await postedBy(persona("songwriter"), { canvas })).toMatchObject({ severity: "high", finding: expect.stringMatching(/^The canvas holds 14 pieces but no shared theme/) });
+    expect(await postedBy(persona("songwriter"), { canvas })).toMatchObject({
+      severity: "high",
+      finding: expect.stringMatching(/^The canvas holds 14 pieces but no shared theme/),
+    });
     // A small budget leaves most of the canvas out of the prompt: the finding still counts all of it.
     const many = { nodes: pieces(40, ["Scene Painter", "Storyteller", "Idea Weaver"]), edges: [] };
     const tight = { ...DEFAULT_ROOM_SETTINGS, context_token_budget: 600 };
-    expect(buildPrompt(context({ agent: persona("songwriter"), canvas: many, settings: tight })).prompt.match(/^- node /gm)!.length).toBeLessThan(40);
+    expect(
+      buildPrompt(context({ agent: persona("songwriter"), canvas: many, settings: tight })).prompt.match(/^- node /gm)!.length,
+    ).toBeLessThan(40);
     expect(await postedBy(persona("songwriter"), { canvas: many, settings: tight })).toMatchObject({
       severity: "high",
       finding: expect.stringMatching(/^The canvas holds 40 pieces but no shared theme/),
@@ -469,12 +556,22 @@ describe("the script model's findings", () => {
   it("does not call a big canvas with a theme high, nor repeat a teammate's high finding about the missing theme", async () => {
     const canvas = { nodes: pieces(14, ["Scene Painter", "Storyteller", "Idea Weaver"]), edges: [] };
     expect(await postedBy(persona("songwriter"), { canvas, board: [theme] })).toMatchObject({ severity: "medium" });
-    expect(await postedBy(persona("scene-painter"), { canvas: { nodes: pieces(15, ["Songwriter", "Storyteller"]), edges: [] }, findings: [flagged] })).toMatchObject({
+    expect(
+      await postedBy(persona("scene-painter"), {
+        canvas: { nodes: pieces(15, ["Songwriter", "Storyteller"]), edges: [] },
+        findings: [flagged],
+      }),
+    ).toMatchObject({
       severity: "medium",
     });
     // A low or medium finding about something else does not stand in for it.
     const other = { agentName: "Storyteller", severity: "medium", text: "The canvas holds 13 pieces but no shared theme, says a note." };
-    expect(await postedBy(persona("scene-painter"), { canvas: { nodes: pieces(15, ["Songwriter", "Storyteller"]), edges: [] }, findings: [other] })).toMatchObject({
+    expect(
+      await postedBy(persona("scene-painter"), {
+        canvas: { nodes: pieces(15, ["Songwriter", "Storyteller"]), edges: [] },
+        findings: [other],
+      }),
+    ).toMatchObject({
       severity: "high",
     });
   });
@@ -493,13 +590,19 @@ describe("the script model's findings", () => {
     const big = { nodes: pieces(13, ["fetcher", "checker"]), edges: [] };
     const high = await on({ canvas: big });
     expect(high).toMatchObject({ severity: "high", finding: expect.stringMatching(/^The canvas holds 13 notes on .* but no shared plan/) });
-    expect(await on({ canvas: big, findings: [{ agentName: "fetcher", severity: "high", text: high.finding }] })).toMatchObject({ severity: "medium" });
+    expect(await on({ canvas: big, findings: [{ agentName: "fetcher", severity: "high", text: high.finding }] })).toMatchObject({
+      severity: "medium",
+    });
   });
 });
 
 describe("the script model as a teammate's shadow", () => {
   it("answers with nothing in progress and nothing made yet without quoting the prompt's placeholder", async () => {
-    const agents = [persona("songwriter"), persona("curator"), { name: "fetcher", persona: "fetcher", role: "Fetches pages.", systemPrompt: "" }];
+    const agents = [
+      persona("songwriter"),
+      persona("curator"),
+      { name: "fetcher", persona: "fetcher", role: "Fetches pages.", systemPrompt: "" },
+    ];
     for (const agent of agents) {
       for (const depth of ["low", "medium", "high"] as const) {
         const { system, messages } = buildShadowPrompt({
@@ -575,7 +678,8 @@ describe("the script model, for an imported team's agent", () => {
       run: { prompt: TASK, trigger: "scheduler", requestedByName: "Scheduler", chainDepth: 0 },
       ...overrides,
     });
-  const everything = (steps: Recorded[]) => steps.flatMap((step) => [step.text, JSON.stringify(step.calls.map((call) => call.input))]).join("\n");
+  const everything = (steps: Recorded[]) =>
+    steps.flatMap((step) => [step.text, JSON.stringify(step.calls.map((call) => call.input))]).join("\n");
 
   it("asks the others about its own task and builds on their answer, never about verses or scenes", async () => {
     const seen = new Set<string>();
@@ -630,8 +734,16 @@ describe("the script model, for an imported team's agent", () => {
     const { steps } = await play(
       imported({
         agent: agent("checker"),
-        run: { prompt: 'Ada sent you a message (under "Messages for you"). Act on it now.', trigger: "command", requestedByName: "Ada", chainDepth: 0 },
-        messages: ["Ada says: add a retry when a page times out", 'fetcher answered your help request ("How would you handle prices?"): start with a small parser for prices'],
+        run: {
+          prompt: 'Ada sent you a message (under "Messages for you"). Act on it now.',
+          trigger: "command",
+          requestedByName: "Ada",
+          chainDepth: 0,
+        },
+        messages: [
+          "Ada says: add a retry when a page times out",
+          'fetcher answered your help request ("How would you handle prices?"): start with a small parser for prices',
+        ],
       }),
     );
     const made = steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
@@ -649,7 +761,18 @@ describe("the script model, for an imported team's agent", () => {
         askerName: "planner",
         question: `For “${TASK}”: what should come first — scraper or prices?\nOptions: scraper | prices`,
         depth,
-        history: [{ prompt: TASK, transcript: [{ role: "assistant", text: "Here is how I would start.", toolCalls: [{ name: "create_node", input: { kind: "note", text: "fetcher on the scraper: fetch one product page first" } }] }] }],
+        history: [
+          {
+            prompt: TASK,
+            transcript: [
+              {
+                role: "assistant",
+                text: "Here is how I would start.",
+                toolCalls: [{ name: "create_node", input: { kind: "note", text: "fetcher on the scraper: fetch one product page first" } }],
+              },
+            ],
+          },
+        ],
         currentText: "",
       });
       const { text } = await generateText({ model: createScriptModel({ name: "fetcher" }), system, messages });

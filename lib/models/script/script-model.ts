@@ -49,7 +49,8 @@ function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: nu
     return { text: shadowAnswer({ ...reading, persona }, rng), calls: [], finishReason: "stop" };
   }
   const pastCalls = reading.steps.flatMap((step) => step.calls);
-  const staged = brainstormStep({ ...reading, persona }, toolNames, pastCalls) ?? buildReviewStep({ ...reading, persona }, toolNames, pastCalls);
+  const staged =
+    brainstormStep({ ...reading, persona }, toolNames, pastCalls) ?? buildReviewStep({ ...reading, persona }, toolNames, pastCalls);
   if (staged) {
     const stepNumber = reading.steps.length;
     return {
@@ -101,7 +102,11 @@ function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: nu
   const acting = unanswered ? messageStep({ ...context, rng }, unanswered) : null;
   if (acting) return decided(acting);
   if (isMessageRun(reading)) {
-    return { text: stepNumber > 0 ? "Done — what was asked is on the canvas." : "There was nothing left to act on.", calls: [], finishReason: "stop" };
+    return {
+      text: stepNumber > 0 ? "Done — what was asked is on the canvas." : "There was nothing left to act on.",
+      calls: [],
+      finishReason: "stop",
+    };
   }
   // The plan's own steps, counted without the steps that acted on messages.
   const planSteps = reading.steps.filter((step) => !step.calls.some((call) => call.id.includes(":msg-"))).length;

@@ -4,7 +4,19 @@
 import { ownValue } from "@/lib/own-value";
 import { type Mood, beatsOf, lightOf, scenesOf, sparksOf, versesOf, withArticle } from "./moods";
 import { hashString } from "./random";
-import { type PlanContext, type PlannedStep, type StepBuilder, aboutTopic, canvasSize, flaggedHigh, fresh, home, lines, place, short } from "./plan";
+import {
+  type PlanContext,
+  type PlannedStep,
+  type StepBuilder,
+  aboutTopic,
+  canvasSize,
+  flaggedHigh,
+  fresh,
+  home,
+  lines,
+  place,
+  short,
+} from "./plan";
 import type { PromptMessage, ScriptReading } from "./read-prompt";
 import { taskFinding, taskHelpAnswer, taskHelpQuestion, taskInsight, taskResponse } from "./personas/generalist";
 
@@ -16,16 +28,29 @@ export function messageTag(message: PromptMessage): string {
 /** What each persona makes when asked for something directly: a node kind, and how many items of which of its pools. */
 const RESPONSES: Record<string, { kind: string; parts: { pool: (mood: Mood) => string[]; count: number }[] }> = {
   songwriter: { kind: "lyric", parts: [{ pool: versesOf, count: 4 }] },
-  "scene-painter": { kind: "scene", parts: [{ pool: scenesOf, count: 1 }, { pool: lightOf, count: 1 }] },
+  "scene-painter": {
+    kind: "scene",
+    parts: [
+      { pool: scenesOf, count: 1 },
+      { pool: lightOf, count: 1 },
+    ],
+  },
   "idea-weaver": { kind: "idea", parts: [{ pool: sparksOf, count: 3 }] },
   storyteller: {
     kind: "story",
     parts: (["opening", "turn", "ending"] as const).map((part) => ({ pool: (mood: Mood) => beatsOf(mood, part), count: 1 })),
   },
-  curator: { kind: "note", parts: [{ pool: (mood) => mood.images.map((image) => `Gather everything about ${image} in one place`), count: 2 }] },
+  curator: {
+    kind: "note",
+    parts: [{ pool: (mood) => mood.images.map((image) => `Gather everything about ${image} in one place`), count: 2 }],
+  },
 };
 
-const words = (text: string) => text.toLowerCase().split(/\W+/).filter((word) => word.length > 3);
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/\W+/)
+    .filter((word) => word.length > 3);
 
 /**
  * `count` items of a pool the canvas does not hold yet, each naming what the task is about:
@@ -43,7 +68,10 @@ export function messageStep(context: PlanContext, message: PromptMessage): Plann
   const response = ownValue(RESPONSES, context.reading.persona);
   // A persona without a script of its own answers about the room's task, not in another persona's voice.
   const { kind, body } = response
-    ? { kind: response.kind, body: response.parts.flatMap((part) => answerLines(context, part.pool, part.count, words(message.body))).join("\n") }
+    ? {
+        kind: response.kind,
+        body: response.parts.flatMap((part) => answerLines(context, part.pool, part.count, words(message.body))).join("\n"),
+      }
     : taskResponse(context, message);
   const title =
     message.kind === "command"
@@ -137,7 +165,11 @@ function findingFor(context: PlanContext, made: number): { finding: string; seve
       severity: "medium",
     };
   }
-  if (made > 0) return { finding: `${mood.name[0]!.toUpperCase()}${mood.name.slice(1)} work about ${short(context.subject, 50)} is on the canvas to build on.`, severity: "low" };
+  if (made > 0)
+    return {
+      finding: `${mood.name[0]!.toUpperCase()}${mood.name.slice(1)} work about ${short(context.subject, 50)} is on the canvas to build on.`,
+      severity: "low",
+    };
   return null;
 }
 
@@ -149,7 +181,17 @@ const memoryStep: StepBuilder = (context) => {
   const finding = findingFor(context, made);
   const alreadyPosted = context.reading.findings.some((line) => line.includes(finding?.finding ?? "\u0000"));
   if (finding && context.tools.has("post_finding") && !alreadyPosted) {
-    calls.push({ tag: "finding", toolName: "post_finding", input: { ...finding, nodeIds: context.createdNodes().map((item) => item.id).slice(0, 5) } });
+    calls.push({
+      tag: "finding",
+      toolName: "post_finding",
+      input: {
+        ...finding,
+        nodeIds: context
+          .createdNodes()
+          .map((item) => item.id)
+          .slice(0, 5),
+      },
+    });
   }
   if (context.tools.has("update_knowledge")) {
     const response = ownValue(RESPONSES, context.reading.persona);
@@ -161,7 +203,9 @@ const memoryStep: StepBuilder = (context) => {
       : taskInsight(context);
     calls.push({ tag: "knowledge", toolName: "update_knowledge", input: { ...learned, amount: Math.min(10, 1 + made) } });
   }
-  return calls.length ? { text: finding && calls[0]?.tag === "finding" ? "Noting what I found for the team." : "Noting what I learned.", calls } : null;
+  return calls.length
+    ? { text: finding && calls[0]?.tag === "finding" ? "Noting what I found for the team." : "Noting what I learned.", calls }
+    : null;
 };
 
 function mood(context: PlanContext): string {

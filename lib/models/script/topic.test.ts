@@ -4,7 +4,9 @@ import { moodAbout, namesTopic, subjectOf, topicOf } from "./topic";
 
 describe("a task's topic", () => {
   it("is the phrase after about or of, up to the end of the sentence or the next thing asked", () => {
-    expect(subjectOf("Write a song about rain on a city window at night and paint the scene it describes.")).toBe("rain on a city window at night");
+    expect(subjectOf("Write a song about rain on a city window at night and paint the scene it describes.")).toBe(
+      "rain on a city window at night",
+    );
     expect(subjectOf("Paint a scene of a lighthouse at dawn.")).toBe("a lighthouse at dawn");
     expect(subjectOf("A song about rain and the wind")).toBe("rain and the wind");
     expect(subjectOf("Tidy the canvas and name the threads that connect the work.")).toBeNull();
@@ -24,7 +26,8 @@ describe("a task's topic", () => {
 
   it("tells a text that names it from one that only shares its mood", () => {
     const topic = topicOf("rain on a city window at night");
-    for (const text of ["Rain taps the glass", "rainy streets", "two cities", "the windows", "nights"]) expect(namesTopic(text, topic)).toBe(true);
+    for (const text of ["Rain taps the glass", "rainy streets", "two cities", "the windows", "nights"])
+      expect(namesTopic(text, topic)).toBe(true);
     for (const text of ["A cold cup of tea", "The last bus", "Midnight", "Raindrops"]) expect(namesTopic(text, topic)).toBe(false);
     expect(namesTopic("anything at all", null)).toBe(true);
   });

@@ -22,7 +22,24 @@ const NEXT_ASK = /\s+and\s+(?:then\s+)?[a-z]+\s+(?:the|a|an|it|them|its|their|so
 
 const LONGEST_PHRASE = 80;
 
-const NOT_CONTENT = new Set(["about", "with", "from", "into", "your", "their", "this", "that", "them", "those", "these", "over", "under", "what", "when", "where"]);
+const NOT_CONTENT = new Set([
+  "about",
+  "with",
+  "from",
+  "into",
+  "your",
+  "their",
+  "this",
+  "that",
+  "them",
+  "those",
+  "these",
+  "over",
+  "under",
+  "what",
+  "when",
+  "where",
+]);
 
 /**
  * What a text asks the work to be about: the phrase after its first "about" (or "of"), up to

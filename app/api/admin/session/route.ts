@@ -35,10 +35,7 @@ export async function POST(request: Request) {
 }
 
 export async function DELETE() {
-  return Response.json(
-    { admin: false },
-    { headers: { "Set-Cookie": `${ADMIN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } },
-  );
+  return Response.json({ admin: false }, { headers: { "Set-Cookie": `${ADMIN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } });
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -25,7 +25,11 @@ const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 /** Rooms, agents and events: what an import writes. */
 async function written() {
   const db = context.database.db;
-  return { rooms: (await db.select().from(rooms)).length, agents: (await db.select().from(agents)).length, events: (await db.select().from(events)).length };
+  return {
+    rooms: (await db.select().from(rooms)).length,
+    agents: (await db.select().from(agents)).length,
+    events: (await db.select().from(events)).length,
+  };
 }
 
 /** Waits until every run of the room has ended, however it ended. */
@@ -44,7 +48,8 @@ const fixture = (name: string) => fs.readFileSync(path.join(process.cwd(), "lib/
 async function runEachAgentOnce(body: { room: { id: string }; agents: { id: string }[] }) {
   const worker = await startTestWorker(context.database, { resolveModel: (spec, agent) => resolveModel(spec, { agent, scriptPaceMs: 0 }) });
   try {
-    for (const agent of body.agents) await startAgentRun(context.database.db, body.room.id, { agentId: agent.id, prompt: "Say hello" }, alice);
+    for (const agent of body.agents)
+      await startAgentRun(context.database.db, body.room.id, { agentId: agent.id, prompt: "Say hello" }, alice);
     await eventually(async () => {
       const rows = await context.database.db.select().from(runs).where(eq(runs.roomId, body.room.id));
       expect(rows.map((row) => row.status)).toEqual(body.agents.map(() => "succeeded"));
@@ -90,7 +95,10 @@ describe("POST /api/rooms/import", () => {
     const yaml = "task: |\n\n  \n  Write a lullaby\n  for a lighthouse\nagents:\n  - id: a\n    backend: {type: openai}\n";
     const response = await POST(jsonRequest("/api/rooms/import", "POST", { yaml }));
     expect(response.status).toBe(201);
-    const [room] = await context.database.db.select().from(rooms).where(eq(rooms.id, (await response.json()).room.id));
+    const [room] = await context.database.db
+      .select()
+      .from(rooms)
+      .where(eq(rooms.id, (await response.json()).room.id));
     expect(room!.title).toBe("Write a lullaby");
   });
 
@@ -130,7 +138,9 @@ describe("POST /api/rooms/import", () => {
     expect(response.status).toBe(201);
     const body = await response.json();
     expect(body.room.title).toBe("mixed endpoints team");
-    expect(body.agents.map((agent: { name: string; model: string; endpoint: string }) => [agent.name, agent.model, agent.endpoint])).toEqual([
+    expect(
+      body.agents.map((agent: { name: string; model: string; endpoint: string }) => [agent.name, agent.model, agent.endpoint]),
+    ).toEqual([
       ["local_coder", "openai-compatible:qwen2.5-coder", local.baseURL],
       ["hosted_writer", "openai-compatible:big-model", hosted.baseURL],
     ]);
@@ -168,12 +178,27 @@ describe("POST /api/rooms/import", () => {
     const response = await POST(jsonRequest("/api/rooms/import", "POST", { yaml }));
     expect(response.status).toBe(201);
     const body = await response.json();
-    expect(body.agents.map((agent: { name: string; model: string; endpoint: string; generation: object }) => [agent.name, agent.model, agent.endpoint, agent.generation])).toEqual([
+    expect(
+      body.agents.map((agent: { name: string; model: string; endpoint: string; generation: object }) => [
+        agent.name,
+        agent.model,
+        agent.endpoint,
+        agent.generation,
+      ]),
+    ).toEqual([
       [
         "tuned",
         "openai-compatible:qwen2.5-coder",
         local.baseURL,
-        { temperature: 0.3, topP: 0.85, maxOutputTokens: 400, frequencyPenalty: 0.4, presencePenalty: -0.2, stopSequences: ["<END>", "###"], seed: 11 },
+        {
+          temperature: 0.3,
+          topP: 0.85,
+          maxOutputTokens: 400,
+          frequencyPenalty: 0.4,
+          presencePenalty: -0.2,
+          stopSequences: ["<END>", "###"],
+          seed: 11,
+        },
       ],
       ["assistant", "openai-compatible:framework-model", framework.baseURL, { temperature: 0.6, maxOutputTokens: 250 }],
     ]);
@@ -187,13 +212,28 @@ describe("POST /api/rooms/import", () => {
       const [tuned] = await context.database.db.select().from(agents).where(eq(agents.id, body.agents[0].id));
       await respondAsShadow(
         { db: context.database.db, resolveModel: (spec, agent) => resolveModel(spec, { agent }) },
-        { responder: tuned!, askerName: "assistant", question: "Which page first?", depth: "low", signal: new AbortController().signal, seed: 1 },
+        {
+          responder: tuned!,
+          askerName: "assistant",
+          question: "Which page first?",
+          depth: "low",
+          signal: new AbortController().signal,
+          seed: 1,
+        },
       );
     } finally {
       await local.close();
       await framework.close();
     }
-    const sent = { temperature: 0.3, top_p: 0.85, max_tokens: 400, frequency_penalty: 0.4, presence_penalty: -0.2, stop: ["<END>", "###"], seed: 11 };
+    const sent = {
+      temperature: 0.3,
+      top_p: 0.85,
+      max_tokens: 400,
+      frequency_penalty: 0.4,
+      presence_penalty: -0.2,
+      stop: ["<END>", "###"],
+      seed: 11,
+    };
     expect(local.requests).toHaveLength(2);
     for (const request of local.requests) {
       expect(request).toMatchObject({ model: "qwen2.5-coder", ...sent });
@@ -222,29 +262,56 @@ describe("POST /api/rooms/import", () => {
       const admin = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: hostile }, asAdmin));
       expect(admin.status).toBe(400);
       expect((await admin.json()).error).toMatchObject({
-        message: "agents[0].backend.api_key_env (line 3): PARLEY_ADMIN_TOKEN is not a key variable this server lets agents use; list it in PARLEY_IMPORT_KEY_VARIABLES on the server to allow it.",
+        message:
+          "agents[0].backend.api_key_env (line 3): PARLEY_ADMIN_TOKEN is not a key variable this server lets agents use; list it in PARLEY_IMPORT_KEY_VARIABLES on the server to allow it.",
         details: { key: "agents[0].backend.api_key_env", line: 3 },
       });
       // Without a key variable, the file still may not send the server's key anywhere it likes.
-      const keyless = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: "agents:\n  - id: a\n    backend: {type: openai, base_url: 'https://evil/v1'}\n" }));
+      const keyless = await POST(
+        jsonRequest("/api/rooms/import", "POST", {
+          yaml: "agents:\n  - id: a\n    backend: {type: openai, base_url: 'https://evil/v1'}\n",
+        }),
+      );
       expect(keyless.status).toBe(400);
       // Nor reach the server's own network, admin or not.
       for (const url of ["http://169.254.169.254/latest", "http://127.0.0.1:5432/v1", "http://localhost:3000/api"]) {
-        const inside = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: `agents:\n  - id: a\n    backend: {type: vllm, model: m, base_url: '${url}'}\n` }, asAdmin));
+        const inside = await POST(
+          jsonRequest(
+            "/api/rooms/import",
+            "POST",
+            { yaml: `agents:\n  - id: a\n    backend: {type: vllm, model: m, base_url: '${url}'}\n` },
+            asAdmin,
+          ),
+        );
         expect(inside.status).toBe(400);
         expect((await inside.json()).error.message).toMatch(/base_url \(line 3\): .* is on a loopback, link-local or private address/);
       }
       // An admin's endpoint whose name does not resolve is refused before anything is written.
-      const unresolved = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: "agents:\n  - id: a\n    backend: {type: vllm, model: m, base_url: 'https://nowhere.invalid/v1'}\n" }, asAdmin));
+      const unresolved = await POST(
+        jsonRequest(
+          "/api/rooms/import",
+          "POST",
+          { yaml: "agents:\n  - id: a\n    backend: {type: vllm, model: m, base_url: 'https://nowhere.invalid/v1'}\n" },
+          asAdmin,
+        ),
+      );
       expect(unresolved.status).toBe(400);
       expect((await unresolved.json()).error).toMatchObject({
-        message: "agents[0].backend.base_url (line 3): nowhere.invalid could not be resolved; list the endpoint in PARLEY_IMPORT_ENDPOINTS on the server to allow it.",
+        message:
+          "agents[0].backend.base_url (line 3): nowhere.invalid could not be resolved; list the endpoint in PARLEY_IMPORT_ENDPOINTS on the server to allow it.",
         details: { key: "agents[0].backend.base_url", line: 3 },
       });
       expect(await written()).toEqual(before);
 
       // A public address an admin names is theirs to use, and the result says the server's key does not go there.
-      const public_ = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: "agents:\n  - id: a\n    backend: {type: vllm, model: m, base_url: 'https://203.0.113.7/v1'}\n" }, asAdmin));
+      const public_ = await POST(
+        jsonRequest(
+          "/api/rooms/import",
+          "POST",
+          { yaml: "agents:\n  - id: a\n    backend: {type: vllm, model: m, base_url: 'https://203.0.113.7/v1'}\n" },
+          asAdmin,
+        ),
+      );
       expect(public_.status).toBe(201);
       const body = await public_.json();
       expect(body.agents[0]).toMatchObject({ endpoint: "https://203.0.113.7/v1", key: null });
@@ -292,7 +359,8 @@ describe("POST /api/rooms/import", () => {
       });
       let ended: (typeof runs.$inferSelect)[];
       try {
-        for (const agent of body.agents) await startAgentRun(context.database.db, body.room.id, { agentId: agent.id, prompt: "Say hello" }, alice);
+        for (const agent of body.agents)
+          await startAgentRun(context.database.db, body.room.id, { agentId: agent.id, prompt: "Say hello" }, alice);
         ended = await runsEnded(body.room.id);
       } finally {
         await worker.stop();
@@ -302,7 +370,10 @@ describe("POST /api/rooms/import", () => {
       const byAgent = new Map(ended.map((run) => [run.agentId, run]));
       const unkeyed = byAgent.get(body.agents[3].id)!;
       expect(unkeyed.status).toBe("failed");
-      expect(unkeyed.error).toMatchObject({ error_type: "model_unavailable", error_message: expect.stringMatching(/names its own endpoint .* but no key for it/) });
+      expect(unkeyed.error).toMatchObject({
+        error_type: "model_unavailable",
+        error_message: expect.stringMatching(/names its own endpoint .* but no key for it/),
+      });
 
       // The team's endpoint saw the team's key (chat completions and the Responses API) and calls with no key, nothing else.
       expect(endpoint.received.length).toBeGreaterThanOrEqual(3);
@@ -326,7 +397,10 @@ describe("POST /api/rooms/import", () => {
       expect(first.team).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/), fromFile: false });
       expect(second.team.id).not.toBe(first.team.id);
       const firstIdentities = await identities(first.room.id);
-      expect(firstIdentities).toEqual([expect.stringMatching(/^imported\/[0-9a-f]{32}\/assistant$/), expect.stringMatching(/^imported\/[0-9a-f]{32}\/critic$/)]);
+      expect(firstIdentities).toEqual([
+        expect.stringMatching(/^imported\/[0-9a-f]{32}\/assistant$/),
+        expect.stringMatching(/^imported\/[0-9a-f]{32}\/critic$/),
+      ]);
       expect(firstIdentities.some((identity) => identity.includes(first.team.id))).toBe(false);
       const secondIdentities = await identities(second.room.id);
       for (const identity of secondIdentities) expect(firstIdentities).not.toContain(identity);

@@ -48,7 +48,10 @@ function readStage(reading: ScriptReading): StageReading | null {
     name: stage[2]!.trim(),
     persona: body.match(/^Your part \(persona: ([a-z0-9-]+)\)/m)?.[1] ?? reading.persona,
     words: readProblem(problem),
-    shortfall: body.match(/^You are asked again because the stage fell short: (.+)$/m)?.[1] ?? body.match(/^This stage runs again: (.+)$/m)?.[1] ?? null,
+    shortfall:
+      body.match(/^You are asked again because the stage fell short: (.+)$/m)?.[1] ??
+      body.match(/^This stage runs again: (.+)$/m)?.[1] ??
+      null,
     focus: body.match(/^Go deeper on candidate (\S+) only/m)?.[1] ?? null,
     redirect: body.match(/^The people in the room sent the ranking back with this comment: "(.+)"\./m)?.[1] ?? null,
     section: (title) =>
@@ -70,7 +73,16 @@ function candidatesIn(lines: string[]): CandidateLine[] {
   return lines.flatMap((line) => {
     const match = line.match(/^(C\d+) \[(.+?)\](?: \{(.+?)\})? \(from ([^)]*?)(?:; a combination)?\) (.+?) — (.+)$/);
     return match
-      ? [{ id: match[1]!, cluster: match[2]!, standing: match[3] ?? null, sources: match[4]!.split(", ").filter(Boolean), title: match[5]!, summary: match[6]! }]
+      ? [
+          {
+            id: match[1]!,
+            cluster: match[2]!,
+            standing: match[3] ?? null,
+            sources: match[4]!.split(", ").filter(Boolean),
+            title: match[5]!,
+            summary: match[6]!,
+          },
+        ]
       : [];
   });
 }
@@ -102,9 +114,21 @@ function framing(stage: StageReading): PlannedCall[] {
   if (stage.persona === "cartographer") {
     return [
       call("submit_framing", {
-        scopeIn: [fill("Every step {who} go through in {topic} today, and how long each takes", words), fill("What slows {topic} down, and who could change it", words), "Changes the team can make within one quarter"],
-        scopeOut: [fill("Replacing the tools and systems {who} already use", words), "Budget, hiring and headcount decisions", "Anything that needs another team's roadmap to change"],
-        constraints: ["No new budget beyond a few days of people's time", fill("It must work for the next group of {who} without special treatment", words), fill("Nothing may add work for {who} that does not help them", words)],
+        scopeIn: [
+          fill("Every step {who} go through in {topic} today, and how long each takes", words),
+          fill("What slows {topic} down, and who could change it", words),
+          "Changes the team can make within one quarter",
+        ],
+        scopeOut: [
+          fill("Replacing the tools and systems {who} already use", words),
+          "Budget, hiring and headcount decisions",
+          "Anything that needs another team's roadmap to change",
+        ],
+        constraints: [
+          "No new budget beyond a few days of people's time",
+          fill("It must work for the next group of {who} without special treatment", words),
+          fill("Nothing may add work for {who} that does not help them", words),
+        ],
       }),
     ];
   }
@@ -117,7 +141,11 @@ function framing(stage: StageReading): PlannedCall[] {
         fill("The people who help {who} spend no more time on it than today", words),
         "The change still holds three months later without anyone pushing it",
       ],
-      keyQuestions: [fill("Where exactly does the time and effort in {topic} go today?", words), fill("What do {who} need first, and what can wait?", words), "Who has to change what they do for this to work?"],
+      keyQuestions: [
+        fill("Where exactly does the time and effort in {topic} go today?", words),
+        fill("What do {who} need first, and what can wait?", words),
+        "Who has to change what they do for this to work?",
+      ],
     }),
   ];
 }
@@ -125,7 +153,9 @@ function framing(stage: StageReading): PlannedCall[] {
 function ideas(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   const moves = IDEA_MOVES[stage.persona] ?? IDEA_MOVES["first-principles-thinker"]!;
   const earlier = new Set(ideasIn(stage.section("Your earlier ideas")).map((idea) => idea.title.toLowerCase()));
-  const fresh = moves.map((move) => ({ title: fill(move.title, stage.words), oneLiner: fill(move.oneLiner, stage.words) })).filter((idea) => !earlier.has(idea.title.toLowerCase()));
+  const fresh = moves
+    .map((move) => ({ title: fill(move.title, stage.words), oneLiner: fill(move.oneLiner, stage.words) }))
+    .filter((idea) => !earlier.has(idea.title.toLowerCase()));
   const count = stage.shortfall ? Math.min(fresh.length, 3) : 6;
   return [call("submit_ideas", { ideas: rng.sample(fresh, count) })];
 }
@@ -184,7 +214,10 @@ function convergent(stage: StageReading): PlannedCall[] {
           cluster: COMBINATION.name,
           summary: `${a.oneLiner.replace(/\.$/, "")}; and, together with it: ${b.oneLiner[0]!.toLowerCase()}${b.oneLiner.slice(1)}`,
           sourceIdeas: [a.id, b.id],
-          precedents: precedentsFor(precedentLines, [a, b].map((idea) => clusterOf(`${idea.title} ${idea.oneLiner}`))),
+          precedents: precedentsFor(
+            precedentLines,
+            [a, b].map((idea) => clusterOf(`${idea.title} ${idea.oneLiner}`)),
+          ),
           combination: true,
         })),
       }),
@@ -197,7 +230,10 @@ function convergent(stage: StageReading): PlannedCall[] {
       candidates: clusters.map(([cluster, members]) => ({
         title: fill(cluster.title, stage.words),
         cluster: cluster.label,
-        summary: `${fill(cluster.summary, stage.words)} Builds on ${members.slice(0, 2).map((idea) => `“${idea.title}”`).join(" and ")}.`,
+        summary: `${fill(cluster.summary, stage.words)} Builds on ${members
+          .slice(0, 2)
+          .map((idea) => `“${idea.title}”`)
+          .join(" and ")}.`,
         sourceIdeas: members.slice(0, 4).map((idea) => idea.id),
         precedents: precedentsFor(precedentLines, [cluster.kind]),
         combination: false,
@@ -208,7 +244,10 @@ function convergent(stage: StageReading): PlannedCall[] {
 
 function assumptionsFor(candidate: CandidateLine, words: ProblemWords, strict: boolean) {
   const texts = (clusterNamed(candidate.cluster, words) ?? COMBINATION).assumptions;
-  return texts.map((text, index) => ({ text: fill(text, words), rating: index === 0 ? (strict ? "shaky" : "solid") : strict ? "unfounded" : "shaky" }));
+  return texts.map((text, index) => ({
+    text: fill(text, words),
+    rating: index === 0 ? (strict ? "shaky" : "solid") : strict ? "unfounded" : "shaky",
+  }));
 }
 
 /**
@@ -254,10 +293,21 @@ function pushback(stage: StageReading): PlannedCall[] {
     call("submit_pushback", {
       verdicts: candidates.map((candidate, index) => {
         const combination = candidate.cluster === COMBINATION.name;
-        const verdict = doubtsAbout(candidate, stage.words).killed ? "killed" : devil ? (index % 2 === 0 ? "weakened" : "strong") : combination ? "weakened" : "strong";
+        const verdict = doubtsAbout(candidate, stage.words).killed
+          ? "killed"
+          : devil
+            ? index % 2 === 0
+              ? "weakened"
+              : "strong"
+            : combination
+              ? "weakened"
+              : "strong";
         const argument =
           verdict === "killed"
-            ? fill(`${candidate.title} does not reach what really holds {topic} back, and {who} would pay for the detour later.`, stage.words)
+            ? fill(
+                `${candidate.title} does not reach what really holds {topic} back, and {who} would pay for the detour later.`,
+                stage.words,
+              )
             : verdict === "weakened"
               ? devil
                 ? `${candidate.title} works only while someone keeps pushing it; the first busy month will undo it.`
@@ -275,12 +325,24 @@ const CRITERIA = ["impact", "feasibility", "cost", "speed", "risk"] as const;
 type Criterion = (typeof CRITERIA)[number];
 
 /** A candidate's scores as Parley totals them (see `RANKING_CRITERIA`). */
-const totalOf = (scores: Record<Criterion, number>) => RANKING_CRITERIA.reduce((sum, criterion) => sum + scores[criterion.key] * criterion.weight, 0);
+const totalOf = (scores: Record<Criterion, number>) =>
+  RANKING_CRITERIA.reduce((sum, criterion) => sum + scores[criterion.key] * criterion.weight, 0);
 
 function ranking(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   const candidates = candidatesIn(stage.section("Candidates still in play"));
   const favoured = stage.redirect
-    ? (CRITERIA.find((criterion) => new RegExp({ impact: "impact|bold|ambitio", feasibility: "feasib|realistic|doable", cost: "cheap|cost|budget", speed: "fast|quick|speed|soon", risk: "safe|risk" }[criterion], "i").test(stage.redirect!)) ?? "feasibility")
+    ? (CRITERIA.find((criterion) =>
+        new RegExp(
+          {
+            impact: "impact|bold|ambitio",
+            feasibility: "feasib|realistic|doable",
+            cost: "cheap|cost|budget",
+            speed: "fast|quick|speed|soon",
+            risk: "safe|risk",
+          }[criterion],
+          "i",
+        ).test(stage.redirect!),
+      ) ?? "feasibility")
     : null;
   return [
     call("submit_ranking", {
@@ -291,8 +353,12 @@ function ranking(stage: StageReading, rng: SeededRandom): PlannedCall[] {
         if (candidate.standing?.includes("weakened")) scores.impact -= 1;
         if (candidate.standing?.includes("flagged")) scores.feasibility -= 1;
         scores.risk = Math.min(10, Math.max(1, scores.risk + (rng.int(3) - 1)));
-        if (favoured) scores[favoured] = Math.min(10, scores[favoured] + (cluster?.kind === "visible" || cluster?.kind === "guide" ? 3 : 0));
-        const strongest = CRITERIA.reduce((best, criterion) => (scores[criterion] > scores[best] ? criterion : best), "impact" as Criterion);
+        if (favoured)
+          scores[favoured] = Math.min(10, scores[favoured] + (cluster?.kind === "visible" || cluster?.kind === "guide" ? 3 : 0));
+        const strongest = CRITERIA.reduce(
+          (best, criterion) => (scores[criterion] > scores[best] ? criterion : best),
+          "impact" as Criterion,
+        );
         return {
           candidateId: candidate.id,
           ...scores,
@@ -322,8 +388,14 @@ function proposal(stage: StageReading): PlannedCall[] {
         fill("Extend it to everyone who comes after them and hand ownership to the team that runs {topic}", words),
       ],
       risks: [
-        { risk: doubt ? `${doubt}` : fill("The people who must help {who} have no time for it", words), mitigation: "Start with three people and one owner, so the cost is known before anyone commits more." },
-        { risk: fill("It works in the trial and fades once attention moves on", words), mitigation: "Give it an owner and a one-number measure reviewed monthly." },
+        {
+          risk: doubt ? `${doubt}` : fill("The people who must help {who} have no time for it", words),
+          mitigation: "Start with three people and one owner, so the cost is known before anyone commits more.",
+        },
+        {
+          risk: fill("It works in the trial and fades once attention moves on", words),
+          mitigation: "Give it an owner and a one-number measure reviewed monthly.",
+        },
       ],
       firstAction: fill(`This week: name the owner of “${title}” and time {topic} for the next person to start.`, words),
     }),
@@ -348,10 +420,12 @@ function presentation(stage: StageReading): PlannedCall[] {
   const proposalLines = stage.section("Proposal");
   const concept = proposalLines.find((line) => line.startsWith("Concept: "))?.slice("Concept: ".length) ?? chosen?.summary ?? "";
   const steps = proposalLines.filter((line) => /^Step \d+: /.test(line)).map((line) => line.replace(/^Step (\d+): /, "$1. "));
-  const risks = proposalLines.filter((line) => line.startsWith("Risk: ")).map((line) => {
-    const [risk, mitigation] = line.slice("Risk: ".length).split(" Mitigation: ");
-    return `- **${risk}** — ${mitigation ?? "watch it closely"}`;
-  });
+  const risks = proposalLines
+    .filter((line) => line.startsWith("Risk: "))
+    .map((line) => {
+      const [risk, mitigation] = line.slice("Risk: ".length).split(" Mitigation: ");
+      return `- **${risk}** — ${mitigation ?? "watch it closely"}`;
+    });
   const first = proposalLines.find((line) => line.startsWith("First action: "))?.slice("First action: ".length);
   const lessons = stage
     .section("Precedents")
@@ -398,18 +472,27 @@ function clustersFinding(stage: StageReading, work: PlannedCall[]): PlannedCall 
   const names = candidates.map((candidate) => candidate.cluster).slice(0, 3);
   if (!names.length) return null;
   const listed = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
-  return call("post_finding", { finding: fill(`Most ideas about {topic} fall into a few clusters: ${listed}.`, stage.words), severity: "medium" });
+  return call("post_finding", {
+    finding: fill(`Most ideas about {topic} fall into a few clusters: ${listed}.`, stage.words),
+    severity: "medium",
+  });
 }
 
 /** What the Strategist's own scores say: which candidate leads for this problem, and which trails. */
 function rankingFinding(stage: StageReading, work: PlannedCall[]): PlannedCall | null {
   const scores = submitted<{ scores: ({ candidateId: string } & Record<Criterion, number>)[] }>(work, "submit_ranking")?.scores ?? [];
   if (scores.length < 2) return null;
-  const titleOf = (id: string) => candidatesIn(stage.section("Candidates still in play")).find((candidate) => candidate.id === id)?.title ?? id;
-  const ranked = [...scores].sort((a, b) => totalOf(b) - totalOf(a) || a.candidateId.localeCompare(b.candidateId, undefined, { numeric: true }));
+  const titleOf = (id: string) =>
+    candidatesIn(stage.section("Candidates still in play")).find((candidate) => candidate.id === id)?.title ?? id;
+  const ranked = [...scores].sort(
+    (a, b) => totalOf(b) - totalOf(a) || a.candidateId.localeCompare(b.candidateId, undefined, { numeric: true }),
+  );
   const [best, worst] = [ranked[0]!, ranked.at(-1)!];
   return call("post_finding", {
-    finding: fill(`For {topic}, “${titleOf(best.candidateId)}” scores highest and “${titleOf(worst.candidateId)}” lowest.`, stage.words).slice(0, 1000),
+    finding: fill(
+      `For {topic}, “${titleOf(best.candidateId)}” scores highest and “${titleOf(worst.candidateId)}” lowest.`,
+      stage.words,
+    ).slice(0, 1000),
     severity: "low",
   });
 }
@@ -418,14 +501,23 @@ function finding(stage: StageReading, rng: SeededRandom, work: PlannedCall[]): P
   const { words } = stage;
   switch (stage.persona) {
     case "questioner":
-      return call("post_finding", { finding: fill("The question that decides everything: where does the time in {topic} actually go? Nobody has measured it.", words), severity: "medium" });
+      return call("post_finding", {
+        finding: fill("The question that decides everything: where does the time in {topic} actually go? Nobody has measured it.", words),
+        severity: "medium",
+      });
     case "wild-ideator":
-      return call("post_finding", { finding: fill(`Boldest idea so far: ${rng.pick(IDEA_MOVES["wild-ideator"]!).title.replace("{topic}", words.topic)}.`, words), severity: "low" });
+      return call("post_finding", {
+        finding: fill(`Boldest idea so far: ${rng.pick(IDEA_MOVES["wild-ideator"]!).title.replace("{topic}", words.topic)}.`, words),
+        severity: "low",
+      });
     case "synthesizer":
       return clustersFinding(stage, work);
     case "skeptic":
       return call("post_finding", {
-        finding: fill(`Several candidates assume that ${fill(clustersFor(words)[0]!.assumptions[0], words).toLowerCase()}; that is plausible but unmeasured.`, words),
+        finding: fill(
+          `Several candidates assume that ${fill(clustersFor(words)[0]!.assumptions[0], words).toLowerCase()}; that is plausible but unmeasured.`,
+          words,
+        ),
         severity: "medium",
       });
     case "strategist":
@@ -452,7 +544,9 @@ export function brainstormStep(reading: ScriptReading, tools: Set<string>, pastC
   const stage = readStage(reading);
   if (!stage) return null;
   const submitTool = SUBMIT[stage.number]!;
-  const rng = new SeededRandom(hashString(`${stage.persona}|${stage.words.problem}|${stage.number}|${stage.shortfall ?? ""}|${stage.focus ?? ""}`));
+  const rng = new SeededRandom(
+    hashString(`${stage.persona}|${stage.words.problem}|${stage.number}|${stage.shortfall ?? ""}|${stage.focus ?? ""}`),
+  );
   if (reading.steps.length === 0 && tools.has(submitTool)) {
     const work = (() => {
       switch (stage.number) {

@@ -13,44 +13,142 @@ export interface IdeaTemplate {
 /** Each ideator's moves, in its own voice. */
 export const IDEA_MOVES: Record<string, IdeaTemplate[]> = {
   "wild-ideator": [
-    { title: "The {topic} speedrun", oneLiner: "Challenge {who} to a public speedrun of {topic}: the fastest path wins, and every shortcut found becomes the new default." },
-    { title: "A robot that does the setup", oneLiner: "An assistant does every setup step for {who} automatically before they begin, so nothing waits on a person." },
-    { title: "One loud {topic} week", oneLiner: "Replace the slow trickle with one week where everyone involved drops other work to celebrate and finish {topic} together." },
-    { title: "A live map on the wall", oneLiner: "Put a live map of {topic} on a big screen so {who} and everyone around them can see where each person is stuck." },
-    { title: "A marketplace of mentors", oneLiner: "Let {who} pick their own mentor from a marketplace where guides say what they can teach in an hour." },
-    { title: "Bounties for blockers", oneLiner: "Pay a small reward to anyone who finds a step in {topic} that makes people wait, and remove it within a week." },
-    { title: "Sandbox first, paperwork never", oneLiner: "Give {who} a hands-on sandbox in the first hour and let them learn by doing before reading anything." },
-    { title: "Finish something real on day one", oneLiner: "Make a small, real first task the point of {topic}: {who} finish something that matters before the first day ends." },
+    {
+      title: "The {topic} speedrun",
+      oneLiner: "Challenge {who} to a public speedrun of {topic}: the fastest path wins, and every shortcut found becomes the new default.",
+    },
+    {
+      title: "A robot that does the setup",
+      oneLiner: "An assistant does every setup step for {who} automatically before they begin, so nothing waits on a person.",
+    },
+    {
+      title: "One loud {topic} week",
+      oneLiner: "Replace the slow trickle with one week where everyone involved drops other work to celebrate and finish {topic} together.",
+    },
+    {
+      title: "A live map on the wall",
+      oneLiner: "Put a live map of {topic} on a big screen so {who} and everyone around them can see where each person is stuck.",
+    },
+    {
+      title: "A marketplace of mentors",
+      oneLiner: "Let {who} pick their own mentor from a marketplace where guides say what they can teach in an hour.",
+    },
+    {
+      title: "Bounties for blockers",
+      oneLiner: "Pay a small reward to anyone who finds a step in {topic} that makes people wait, and remove it within a week.",
+    },
+    {
+      title: "Sandbox first, paperwork never",
+      oneLiner: "Give {who} a hands-on sandbox in the first hour and let them learn by doing before reading anything.",
+    },
+    {
+      title: "Finish something real on day one",
+      oneLiner: "Make a small, real first task the point of {topic}: {who} finish something that matters before the first day ends.",
+    },
   ],
   "cross-pollinator": [
-    { title: "Pit-stop drills", oneLiner: "From Formula 1 crews: rehearse each step of {topic} with a stopwatch until it takes minutes, and practice every handover." },
-    { title: "Levels like a game tutorial", oneLiner: "From video games: teach {topic} in short levels that unlock the next, with instant feedback and a visible progress bar." },
-    { title: "A concierge who knows", oneLiner: "From hotels: one named concierge meets {who}, knows what they need before they ask, and removes every wait." },
-    { title: "A pilot's checklist", oneLiner: "From aviation: a one-page checklist for {topic} that anyone can follow, with the items that most often go wrong first." },
-    { title: "Good first issues", oneLiner: "From open source: label small real tasks as good first issues so {who} pick work that fits their first days." },
-    { title: "Ten-minute streaks", oneLiner: "From language apps: ten minutes of {topic} a day with streaks and reminders instead of one long session." },
-    { title: "Mise en place", oneLiner: "From restaurant kitchens: everything {who} need is laid out and ready before they start, so nothing waits on a request." },
-    { title: "Triage what matters now", oneLiner: "From emergency rooms: sort what {who} must know today from what can wait, and drop the rest of {topic} for now." },
+    {
+      title: "Pit-stop drills",
+      oneLiner: "From Formula 1 crews: rehearse each step of {topic} with a stopwatch until it takes minutes, and practice every handover.",
+    },
+    {
+      title: "Levels like a game tutorial",
+      oneLiner: "From video games: teach {topic} in short levels that unlock the next, with instant feedback and a visible progress bar.",
+    },
+    {
+      title: "A concierge who knows",
+      oneLiner: "From hotels: one named concierge meets {who}, knows what they need before they ask, and removes every wait.",
+    },
+    {
+      title: "A pilot's checklist",
+      oneLiner: "From aviation: a one-page checklist for {topic} that anyone can follow, with the items that most often go wrong first.",
+    },
+    {
+      title: "Good first issues",
+      oneLiner: "From open source: label small real tasks as good first issues so {who} pick work that fits their first days.",
+    },
+    {
+      title: "Ten-minute streaks",
+      oneLiner: "From language apps: ten minutes of {topic} a day with streaks and reminders instead of one long session.",
+    },
+    {
+      title: "Mise en place",
+      oneLiner: "From restaurant kitchens: everything {who} need is laid out and ready before they start, so nothing waits on a request.",
+    },
+    {
+      title: "Triage what matters now",
+      oneLiner: "From emergency rooms: sort what {who} must know today from what can wait, and drop the rest of {topic} for now.",
+    },
   ],
   "first-principles-thinker": [
-    { title: "Time the real bottleneck", oneLiner: "Measure every step of {topic} for the next five of {who} and attack only the single longest wait." },
-    { title: "The smallest useful first step", oneLiner: "Define the smallest piece of real work {who} can finish first and build the rest of {topic} backwards from it." },
-    { title: "Access before arrival", oneLiner: "Every account, tool and permission {who} need is ready before they start: waiting for access is the biggest silent cost." },
-    { title: "One source of truth", oneLiner: "Replace scattered documents with one short, current guide to {topic} that the last person through it keeps up to date." },
-    { title: "Feedback within the hour", oneLiner: "Shorten every feedback loop in {topic}: whatever {who} try, someone or something answers within the hour." },
-    { title: "Learn in context", oneLiner: "Teach each part of {topic} at the moment it is needed, inside real work, instead of all of it up front." },
-    { title: "Defaults over decisions", oneLiner: "Every choice {who} face in {topic} comes with a sensible default, so nothing waits on a decision that does not matter." },
-    { title: "Pair on the real thing", oneLiner: "Pair {who} with an experienced colleague on real work for a few hours a day: knowledge moves fastest person to person." },
+    {
+      title: "Time the real bottleneck",
+      oneLiner: "Measure every step of {topic} for the next five of {who} and attack only the single longest wait.",
+    },
+    {
+      title: "The smallest useful first step",
+      oneLiner: "Define the smallest piece of real work {who} can finish first and build the rest of {topic} backwards from it.",
+    },
+    {
+      title: "Access before arrival",
+      oneLiner: "Every account, tool and permission {who} need is ready before they start: waiting for access is the biggest silent cost.",
+    },
+    {
+      title: "One source of truth",
+      oneLiner: "Replace scattered documents with one short, current guide to {topic} that the last person through it keeps up to date.",
+    },
+    {
+      title: "Feedback within the hour",
+      oneLiner: "Shorten every feedback loop in {topic}: whatever {who} try, someone or something answers within the hour.",
+    },
+    {
+      title: "Learn in context",
+      oneLiner: "Teach each part of {topic} at the moment it is needed, inside real work, instead of all of it up front.",
+    },
+    {
+      title: "Defaults over decisions",
+      oneLiner: "Every choice {who} face in {topic} comes with a sensible default, so nothing waits on a decision that does not matter.",
+    },
+    {
+      title: "Pair on the real thing",
+      oneLiner: "Pair {who} with an experienced colleague on real work for a few hours a day: knowledge moves fastest person to person.",
+    },
   ],
   contrarian: [
-    { title: "Stop the orientation sessions", oneLiner: "Drop the sessions entirely: {who} start on real work and ask when they are stuck." },
-    { title: "Let the newest teach", oneLiner: "Make {who} teach what they just learned to the next person: teaching is the fastest test of understanding." },
-    { title: "Slower on purpose", oneLiner: "Spread {topic} over more weeks but make each day lighter, so fewer things are forgotten and no one drowns." },
-    { title: "No new documents", oneLiner: "Write no new documents for {topic}; record short videos of real work instead and keep only what gets watched." },
-    { title: "Start before the start", oneLiner: "Begin {topic} before the first day with a friendly optional preview, so everything is ready and day one is really day two." },
-    { title: "One owner, no handovers", oneLiner: "One person owns {topic} end to end instead of five teams each doing a part, so no step waits on a handover." },
-    { title: "Ask instead of measuring", oneLiner: "Stop tracking {topic} for a month and ask {who} directly, every Friday, what slowed them down." },
-    { title: "Let them choose the order", oneLiner: "Give {who} the whole list for {topic} and let them choose the order, instead of replacing their judgement with a fixed sequence." },
+    {
+      title: "Stop the orientation sessions",
+      oneLiner: "Drop the sessions entirely: {who} start on real work and ask when they are stuck.",
+    },
+    {
+      title: "Let the newest teach",
+      oneLiner: "Make {who} teach what they just learned to the next person: teaching is the fastest test of understanding.",
+    },
+    {
+      title: "Slower on purpose",
+      oneLiner: "Spread {topic} over more weeks but make each day lighter, so fewer things are forgotten and no one drowns.",
+    },
+    {
+      title: "No new documents",
+      oneLiner: "Write no new documents for {topic}; record short videos of real work instead and keep only what gets watched.",
+    },
+    {
+      title: "Start before the start",
+      oneLiner:
+        "Begin {topic} before the first day with a friendly optional preview, so everything is ready and day one is really day two.",
+    },
+    {
+      title: "One owner, no handovers",
+      oneLiner: "One person owns {topic} end to end instead of five teams each doing a part, so no step waits on a handover.",
+    },
+    {
+      title: "Ask instead of measuring",
+      oneLiner: "Stop tracking {topic} for a month and ask {who} directly, every Friday, what slowed them down.",
+    },
+    {
+      title: "Let them choose the order",
+      oneLiner:
+        "Give {who} the whole list for {topic} and let them choose the order, instead of replacing their judgement with a fixed sequence.",
+    },
   ],
 };
 
@@ -81,7 +179,19 @@ export const CLUSTERS: ClusterTemplate[] = [
   {
     kind: "learn",
     name: "Learning by doing, for {who}",
-    words: ["hands-on", "sandbox", "by doing", "real work", "first task", "real task", "rehearse", "practice", "in context", "first step", "finish something"],
+    words: [
+      "hands-on",
+      "sandbox",
+      "by doing",
+      "real work",
+      "first task",
+      "real task",
+      "rehearse",
+      "practice",
+      "in context",
+      "first step",
+      "finish something",
+    ],
     suits: ["learn", "onboard", "skill", "train", "teach", "course", "study", "student", "junior", "newcomer", "lesson", "school"],
     title: "Real work from the first hour",
     summary: "{Who} learn {topic} by doing real work from the start, in small steps that each end in something finished.",
@@ -92,7 +202,23 @@ export const CLUSTERS: ClusterTemplate[] = [
     kind: "guide",
     name: "Guides for {who}",
     words: ["mentor", "buddy", "guide", "concierge", "teach", "pair", "colleague"],
-    suits: ["support", "help", "lonel", "mentor", "retain", "retention", "communit", "belong", "wellbeing", "care", "patient", "parent", "isolat", "burnout", "welcom"],
+    suits: [
+      "support",
+      "help",
+      "lonel",
+      "mentor",
+      "retain",
+      "retention",
+      "communit",
+      "belong",
+      "wellbeing",
+      "care",
+      "patient",
+      "parent",
+      "isolat",
+      "burnout",
+      "welcom",
+    ],
     title: "A named guide for {who}",
     summary: "Every one of {who} has a named person who knows what they need, answers quickly and teaches on the real work.",
     assumptions: ["Experienced people have a few hours a week to spare", "{Who} will ask for help when a guide is named"],
@@ -102,7 +228,22 @@ export const CLUSTERS: ClusterTemplate[] = [
     kind: "wait",
     name: "Nothing waits in {topic}",
     words: ["wait", "ready", "before they", "access", "automatic", "default", "laid out", "setup"],
-    suits: ["time", "wait", "slow", "fast", "delay", "queue", "cut", "shorten", "speed", "quick", "respon", "turnaround", "late", "backlog"],
+    suits: [
+      "time",
+      "wait",
+      "slow",
+      "fast",
+      "delay",
+      "queue",
+      "cut",
+      "shorten",
+      "speed",
+      "quick",
+      "respon",
+      "turnaround",
+      "late",
+      "backlog",
+    ],
     title: "Everything ready before it is needed",
     summary: "Every account, tool, answer and decision {who} will need in {topic} is ready before they reach it, so no step waits.",
     assumptions: ["Most of the time in {topic} is spent waiting", "Access and setup can be prepared in advance"],
@@ -112,7 +253,24 @@ export const CLUSTERS: ClusterTemplate[] = [
     kind: "visible",
     name: "{Topic} made visible",
     words: ["map", "visible", "checklist", "measure", "feedback", "progress", "stopwatch", "stuck"],
-    suits: ["waste", "measur", "error", "mistake", "quality", "track", "data", "reduc", "energy", "visib", "accura", "defect", "lost", "loss", "usage", "spill"],
+    suits: [
+      "waste",
+      "measur",
+      "error",
+      "mistake",
+      "quality",
+      "track",
+      "data",
+      "reduc",
+      "energy",
+      "visib",
+      "accura",
+      "defect",
+      "lost",
+      "loss",
+      "usage",
+      "spill",
+    ],
     title: "Make {topic} visible and measured",
     summary: "Show where each of {who} is in {topic}, measure each step, and fix the step where people get stuck.",
     assumptions: ["The steps of {topic} can be measured without extra work", "Seeing where people are stuck leads someone to fix it"],
@@ -122,7 +280,21 @@ export const CLUSTERS: ClusterTemplate[] = [
     kind: "format",
     name: "A lighter {topic}",
     words: ["replace", "drop", "stop", "no new", "fewer", "lighter", "one source", "choose the order", "one owner"],
-    suits: ["meeting", "process", "paperwork", "cost", "budget", "simplif", "bureaucra", "email", "document", "report", "admin", "form", "shorter"],
+    suits: [
+      "meeting",
+      "process",
+      "paperwork",
+      "cost",
+      "budget",
+      "simplif",
+      "bureaucra",
+      "email",
+      "document",
+      "report",
+      "admin",
+      "form",
+      "shorter",
+    ],
     title: "A lighter, shorter {topic}",
     summary: "Drop the parts of {topic} nobody needs yet and give {who} one short, current path instead of many documents and sessions.",
     assumptions: ["Much of {topic} is not needed in the first weeks", "Dropping parts will not cause mistakes later"],
@@ -132,7 +304,22 @@ export const CLUSTERS: ClusterTemplate[] = [
     kind: "play",
     name: "{Topic} as a game",
     words: ["speedrun", "game", "reward", "bounty", "streak", "celebrate", "loud", "levels"],
-    suits: ["engag", "particip", "motivat", "encourag", "fun", "habit", "exercis", "cycl", "recycl", "volunteer", "donat", "adopt", "attend", "more"],
+    suits: [
+      "engag",
+      "particip",
+      "motivat",
+      "encourag",
+      "fun",
+      "habit",
+      "exercis",
+      "cycl",
+      "recycl",
+      "volunteer",
+      "donat",
+      "adopt",
+      "attend",
+      "more",
+    ],
     title: "Make {topic} a game worth finishing",
     summary: "Turn {topic} into short levels with visible progress and small rewards, so {who} want to finish it.",
     assumptions: ["{Who} are motivated by visible progress and small rewards", "A game does not trivialise serious work"],
@@ -168,7 +355,10 @@ const clamp = (value: number) => Math.min(10, Math.max(1, value));
  * always gives the same.
  */
 export function clustersFor(words: ProblemWords): ProblemCluster[] {
-  const problemWords = words.goal.toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  const problemWords = words.goal
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
   const fitted = CLUSTERS.map((cluster) => {
     const draw = hashString(`${words.problem.toLowerCase()}|${cluster.kind}`);
     const hits = problemWords.filter((word) => cluster.suits.some((stem) => word.startsWith(stem))).length;

@@ -13,9 +13,16 @@ describe("readProblem", () => {
   });
 
   it("reads a place, a group persuaded to act, and a thing to become", () => {
-    expect(readProblem("Reduce food waste in our office cafeteria")).toMatchObject({ topic: "food waste", place: "our office cafeteria", who: "people in our office cafeteria" });
+    expect(readProblem("Reduce food waste in our office cafeteria")).toMatchObject({
+      topic: "food waste",
+      place: "our office cafeteria",
+      who: "people in our office cafeteria",
+    });
     expect(readProblem("How can we get more people to cycle to work?")).toMatchObject({ topic: "cycling to work", who: "people" });
-    expect(readProblem("How might we make our weekly meetings shorter?")).toMatchObject({ topic: "weekly meetings", who: "people involved" });
+    expect(readProblem("How might we make our weekly meetings shorter?")).toMatchObject({
+      topic: "weekly meetings",
+      who: "people involved",
+    });
   });
 
   it("takes only people as who it is for, not a thing", () => {
@@ -23,6 +30,8 @@ describe("readProblem", () => {
   });
 
   it("fills a template with the problem's words", () => {
-    expect(fill("{Who} finish {topic} faster", readProblem("How might we cut onboarding time for new engineers?"))).toBe("New engineers finish onboarding faster");
+    expect(fill("{Who} finish {topic} faster", readProblem("How might we cut onboarding time for new engineers?"))).toBe(
+      "New engineers finish onboarding faster",
+    );
   });
 });

@@ -4,13 +4,88 @@
 // verses, scenes or moods.
 import type { PromptMessage, ScriptReading } from "../read-prompt";
 import { answerFrom } from "../asking";
-import { type PlanContext, type PlannedStep, canvasSize, contribution, flaggedHigh, home, intention, node, place, present, short, type StepBuilder } from "../plan";
+import {
+  type PlanContext,
+  type PlannedStep,
+  canvasSize,
+  contribution,
+  flaggedHigh,
+  home,
+  intention,
+  node,
+  place,
+  present,
+  short,
+  type StepBuilder,
+} from "../plan";
 
 const STOP = new Set([
-  "the", "a", "an", "and", "or", "of", "to", "for", "in", "on", "with", "that", "this", "it", "is", "are", "be", "your", "our", "their", "its",
-  "from", "by", "at", "as", "into", "about", "write", "make", "build", "should", "what", "which", "how", "would", "could", "you", "come",
-  "first", "part", "handle", "start", "then", "than", "there", "here", "please", "can", "will", "all", "any", "some", "one", "two",
-  "asks", "help", "team", "room", "canvas", "check", "shared", "context", "respond", "pending", "requests", "themes",
+  "the",
+  "a",
+  "an",
+  "and",
+  "or",
+  "of",
+  "to",
+  "for",
+  "in",
+  "on",
+  "with",
+  "that",
+  "this",
+  "it",
+  "is",
+  "are",
+  "be",
+  "your",
+  "our",
+  "their",
+  "its",
+  "from",
+  "by",
+  "at",
+  "as",
+  "into",
+  "about",
+  "write",
+  "make",
+  "build",
+  "should",
+  "what",
+  "which",
+  "how",
+  "would",
+  "could",
+  "you",
+  "come",
+  "first",
+  "part",
+  "handle",
+  "start",
+  "then",
+  "than",
+  "there",
+  "here",
+  "please",
+  "can",
+  "will",
+  "all",
+  "any",
+  "some",
+  "one",
+  "two",
+  "asks",
+  "help",
+  "team",
+  "room",
+  "canvas",
+  "check",
+  "shared",
+  "context",
+  "respond",
+  "pending",
+  "requests",
+  "themes",
 ]);
 
 /** The words that carry a task: "Review the scraper's retry logic" → scraper's, retry, logic. */
@@ -27,7 +102,11 @@ export function keyTerms(task: string, count = 3): string[] {
 
 /** The task without the room's framing: the first sentence of what was asked. */
 function taskOf(text: string): string {
-  const line = text.split("\n").map((part) => part.trim()).find(Boolean) ?? text;
+  const line =
+    text
+      .split("\n")
+      .map((part) => part.trim())
+      .find(Boolean) ?? text;
   return line.replace(/\s+Check the shared context.*$/, "");
 }
 
@@ -103,13 +182,20 @@ export function taskFinding(context: PlanContext, made: number): { finding: stri
   const { task, terms } = taskFocus(reading);
   const others = reading.canvas.filter((item) => item.author !== reading.name);
   if (canvasSize(reading) >= 12 && !reading.board.some((entry) => entry.kind === "theme") && !flaggedHigh(reading, NO_PLAN)) {
-    return { finding: `The canvas holds ${canvasSize(reading)} notes on “${short(task, 50)}”${NO_PLAN}; one summary of ${terms.slice(0, 2).join(" and ")} would tie them together.`, severity: "high" };
+    return {
+      finding: `The canvas holds ${canvasSize(reading)} notes on “${short(task, 50)}”${NO_PLAN}; one summary of ${terms.slice(0, 2).join(" and ")} would tie them together.`,
+      severity: "high",
+    };
   }
   if (others.length >= 3) {
     const authors = [...new Set(others.map((item) => item.author))].slice(0, 2).join(" and ");
-    return { finding: `${authors}'s notes and mine both cover ${terms[0]}; linking them would make one plan for “${short(task, 50)}”.`, severity: "medium" };
+    return {
+      finding: `${authors}'s notes and mine both cover ${terms[0]}; linking them would make one plan for “${short(task, 50)}”.`,
+      severity: "medium",
+    };
   }
-  if (made > 0) return { finding: `A first pass at “${short(task, 60)}” is on the canvas: ${terms.slice(0, 3).join(", ")}.`, severity: "low" };
+  if (made > 0)
+    return { finding: `A first pass at “${short(task, 60)}” is on the canvas: ${terms.slice(0, 3).join(", ")}.`, severity: "low" };
   return null;
 }
 
@@ -136,7 +222,9 @@ export const generalist: StepBuilder[] = [
     const others = context.reading.canvas.filter((item) => item.author !== context.reading.name).length;
     const answer = answerFrom(context);
     const text = [
-      mine ? `${context.reading.name} on “${short(task, 60)}”, pass ${mine + 1}: ${first}` : `${context.reading.name} on “${short(task, 70)}”`,
+      mine
+        ? `${context.reading.name} on “${short(task, 60)}”, pass ${mine + 1}: ${first}`
+        : `${context.reading.name} on “${short(task, 70)}”`,
       ...(answer ? [`- Agreed with ${answer.by}: ${short(answer.text, 90)}`] : []),
       mine
         ? `- Building on my earlier note: ${first} next, with ${second} kept as it is.`

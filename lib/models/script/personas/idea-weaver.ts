@@ -78,7 +78,11 @@ export const ideaWeaver: StepBuilder[] = [
         {
           tag: "request",
           toolName: "request_agent",
-          input: { targetPersona: "songwriter", prompt: `Write a short chorus from these sparks about ${short(context.subject, 60)}`, refNodeIds: sparks },
+          input: {
+            targetPersona: "songwriter",
+            prompt: `Write a short chorus from these sparks about ${short(context.subject, 60)}`,
+            refNodeIds: sparks,
+          },
         },
       ],
     };

@@ -25,9 +25,7 @@ function sceneText(context: PlanContext): { main: string; detail: string } {
   const fromRefs = context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood));
   const images = [...new Set(fromRefs)].slice(0, 3);
   const base = fresh(context, aboutTopic(context, scenesOf))[0]!;
-  const main = images.length
-    ? `Scene: ${base}. In the foreground: ${images.join(", ")}.`
-    : `Scene: ${base}.`;
+  const main = images.length ? `Scene: ${base}. In the foreground: ${images.join(", ")}.` : `Scene: ${base}.`;
   const answer = answerFrom(context);
   const light = answer ? answer.text : fresh(context, aboutTopic(context, lightOf))[0]!;
   const detail = `Light: ${light}${answer ? ` (as ${answer.by} suggested)` : ""}.\nColour: ${fresh(context, aboutTopic(context, coloursOf))[0]}.`;

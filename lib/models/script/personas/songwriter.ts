@@ -45,10 +45,13 @@ export const songwriter: StepBuilder[] = [
     const chorus = lines(context.rng, freshNamingTopic(context, chorusesOf, context.request ? 2 : 4, 4), 4).join("\n");
     const anchor = context.request ? anchorNearReferences(context) : home(context);
     const versePoint = place(context, anchor);
-    const chorusPoint = place({ ...context, createdNodes: () => [...context.createdNodes(), { id: "", text: "", ...versePoint }] }, {
-      x: versePoint.x,
-      y: versePoint.y + 250,
-    });
+    const chorusPoint = place(
+      { ...context, createdNodes: () => [...context.createdNodes(), { id: "", text: "", ...versePoint }] },
+      {
+        x: versePoint.x,
+        y: versePoint.y + 250,
+      },
+    );
     if (!context.tools.has("create_node")) {
       return { text: `Here is what I would put on the canvas:\n\n${title}\n${verse}\n\nChorus\n${chorus}`, calls: [] };
     }

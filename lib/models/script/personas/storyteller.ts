@@ -33,12 +33,29 @@ export const storyteller: StepBuilder[] = [
   },
   (context) => {
     const quote = context.reading.canvas.find((item) => item.kind === "lyric" || item.kind === "scene");
-    const quoted = quote ? ` ${quote.kind === "lyric" ? "Someone was singing" : "The room looked like this"}: “${short(quote.text.replace(/^(Verse|Chorus|Scene:)\s*/i, ""), 70)}”` : "";
+    const quoted = quote
+      ? ` ${quote.kind === "lyric" ? "Someone was singing" : "The room looked like this"}: “${short(quote.text.replace(/^(Verse|Chorus|Scene:)\s*/i, ""), 70)}”`
+      : "";
     const answer = answerFrom(context);
     const beats = [
-      `Opening: ${fresh(context, aboutTopic(context, (mood) => beatsOf(mood, "opening")))[0]}${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
-      `Turn: ${fresh(context, aboutTopic(context, (mood) => beatsOf(mood, "turn")))[0]}`,
-      `Ending: ${fresh(context, aboutTopic(context, (mood) => beatsOf(mood, "ending")))[0]}`,
+      `Opening: ${
+        fresh(
+          context,
+          aboutTopic(context, (mood) => beatsOf(mood, "opening")),
+        )[0]
+      }${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
+      `Turn: ${
+        fresh(
+          context,
+          aboutTopic(context, (mood) => beatsOf(mood, "turn")),
+        )[0]
+      }`,
+      `Ending: ${
+        fresh(
+          context,
+          aboutTopic(context, (mood) => beatsOf(mood, "ending")),
+        )[0]
+      }`,
     ];
     const anchor = home(context);
     const points: Point[] = [];

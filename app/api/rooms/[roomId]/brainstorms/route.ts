@@ -16,10 +16,14 @@ export const dynamic = "force-dynamic";
 export const POST = rateLimitedPerAddress(
   "runStarts",
   appRoute(
-    participantRoute("/api/rooms/[roomId]/brainstorms", startBrainstormSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
-      status: 201,
-      body: { brainstorm: await startBrainstorm(runtime.database.db, params.roomId, input.problem, actor, { idempotencyKey }) },
-    })),
+    participantRoute(
+      "/api/rooms/[roomId]/brainstorms",
+      startBrainstormSchema,
+      async ({ runtime, params, actor, input, idempotencyKey }) => ({
+        status: 201,
+        body: { brainstorm: await startBrainstorm(runtime.database.db, params.roomId, input.problem, actor, { idempotencyKey }) },
+      }),
+    ),
   ),
 );
 

@@ -10,10 +10,14 @@ export const dynamic = "force-dynamic";
 export const POST = rateLimitedPerAddress(
   "runStarts",
   appRoute(
-    participantRoute("/api/rooms/[roomId]/build-reviews", startBuildReviewSchema, async ({ runtime, params, actor, input, idempotencyKey }) => {
-      const started = await startBuildReview(runtime.database.db, params.roomId, input.task, actor, { idempotencyKey });
-      return { status: 201, body: { review: started.payload.review, correlationId: started.correlation_id } };
-    }),
+    participantRoute(
+      "/api/rooms/[roomId]/build-reviews",
+      startBuildReviewSchema,
+      async ({ runtime, params, actor, input, idempotencyKey }) => {
+        const started = await startBuildReview(runtime.database.db, params.roomId, input.task, actor, { idempotencyKey });
+        return { status: 201, body: { review: started.payload.review, correlationId: started.correlation_id } };
+      },
+    ),
   ),
 );
 

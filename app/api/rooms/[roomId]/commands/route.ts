@@ -9,10 +9,17 @@ import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 export const dynamic = "force-dynamic";
 
 export const POST = appRoute(
-  participantRoute("/api/rooms/[roomId]/commands", sendCommandInputSchema, async ({ runtime, params, seat, input, idempotencyKey, clientAddress }) => {
-    const result = await sendCommand(runtime.database.db, params.roomId, seat, input.text, { idempotencyKey, runStartsFrom: clientAddress() });
-    return { status: result.kind === "message" ? 201 : 200, body: result };
-  }),
+  participantRoute(
+    "/api/rooms/[roomId]/commands",
+    sendCommandInputSchema,
+    async ({ runtime, params, seat, input, idempotencyKey, clientAddress }) => {
+      const result = await sendCommand(runtime.database.db, params.roomId, seat, input.text, {
+        idempotencyKey,
+        runStartsFrom: clientAddress(),
+      });
+      return { status: result.kind === "message" ? 201 : 200, body: result };
+    },
+  ),
 );
 
 // Any other method: a 405 in JSON naming these.

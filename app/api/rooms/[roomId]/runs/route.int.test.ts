@@ -41,9 +41,21 @@ describe("starting and stopping agents", () => {
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     const elsewhere = await agentByPersona(context.database, otherRoom, "songwriter");
 
-    const started = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: "Write a verse" }, cookie });
+    const started = await call(start, {
+      url: "/x",
+      method: "POST",
+      params: { roomId },
+      body: { agentId: songwriter.id, prompt: "Write a verse" },
+      cookie,
+    });
     expect(started.status).toBe(201);
-    expect(started.body.run).toMatchObject({ agentId: songwriter.id, status: "queued", trigger: "human", prompt: "Write a verse", requestedBy: expect.stringMatching(/^human:/) });
+    expect(started.body.run).toMatchObject({
+      agentId: songwriter.id,
+      status: "queued",
+      trigger: "human",
+      prompt: "Write a verse",
+      requestedBy: expect.stringMatching(/^human:/),
+    });
     const defaulted = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id }, cookie });
     expect(defaulted.body.run.prompt).toMatch(/^A song about the sea/);
 
@@ -51,7 +63,9 @@ describe("starting and stopping agents", () => {
     const foreign = await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: elsewhere.id }, cookie });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.message).toMatch(/is not in this room/);
-    expect((await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: 5 }, cookie })).status).toBe(400);
+    expect(
+      (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: songwriter.id, prompt: 5 }, cookie })).status,
+    ).toBe(400);
     expect(await context.database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(2);
   });
 
@@ -61,22 +75,39 @@ describe("starting and stopping agents", () => {
     const painter = await agentByPersona(context.database, roomId, "scene-painter");
     const run = (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie })).body.run;
     expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id } })).status).toBe(403);
-    const stopped = await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id }, headers: { authorization: `Bearer ${TOKEN}` } });
+    const stopped = await call(cancel, {
+      url: "/x",
+      method: "POST",
+      params: { roomId, runId: run.id },
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(stopped.body).toEqual({ runId: run.id, outcome: "cancelled" });
     expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: run.id }, cookie })).status).toBe(400);
     expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: "missing" }, cookie })).status).toBe(404);
 
     const audited = () => context.database.db.select().from(adminActions).where(eq(adminActions.roomId, roomId));
     expect(await audited()).toEqual([
-      expect.objectContaining({ actor: "admin", action: "run.cancelled", roomTitle: room.title, details: { runId: run.id, agentId: painter.id, outcome: "cancelled" } }),
+      expect.objectContaining({
+        actor: "admin",
+        action: "run.cancelled",
+        roomTitle: room.title,
+        details: { runId: run.id, agentId: painter.id, outcome: "cancelled" },
+      }),
     ]);
     const logged = await context.database.db.select().from(events).where(eq(events.roomId, roomId));
     expect(logged.filter((event) => event.type === "admin.action")).toEqual([
-      expect.objectContaining({ agent: "admin", targetAgent: painter.id, payload: expect.objectContaining({ action: "run.cancelled", runId: run.id }) }),
+      expect.objectContaining({
+        agent: "admin",
+        targetAgent: painter.id,
+        payload: expect.objectContaining({ action: "run.cancelled", runId: run.id }),
+      }),
     ]);
     // A participant's stop is theirs: the room's log has it, the audit trail does not.
     const second = (await call(start, { url: "/x", method: "POST", params: { roomId }, body: { agentId: painter.id }, cookie })).body.run;
-    expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: second.id }, cookie })).body).toEqual({ runId: second.id, outcome: "cancelled" });
+    expect((await call(cancel, { url: "/x", method: "POST", params: { roomId, runId: second.id }, cookie })).body).toEqual({
+      runId: second.id,
+      outcome: "cancelled",
+    });
     expect(await audited()).toHaveLength(1);
   });
 
@@ -106,7 +137,9 @@ describe("answering a question asked of the room", () => {
       expect((await call(answer, { ...route, body: { answer: "Rain" } })).status).toBe(403);
       expect((await call(answer, { ...route, body: { answer: "" }, cookie })).status).toBe(400);
       expect((await call(answer, { ...route, body: { reply: "Rain" }, cookie })).status).toBe(400);
-      expect((await call(answer, { ...route, params: { roomId, broadcastId: "missing" }, body: { answer: "Rain" }, cookie })).status).toBe(404);
+      expect((await call(answer, { ...route, params: { roomId, broadcastId: "missing" }, body: { answer: "Rain" }, cookie })).status).toBe(
+        404,
+      );
       const given = await call(answer, { ...route, body: { answer: "Rain" }, cookie });
       expect(given.status).toBe(201);
       expect(given.body.response).toMatchObject({ content: "Rain", isHuman: true, responderName: "Ada" });

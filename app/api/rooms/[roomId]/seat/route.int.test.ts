@@ -39,7 +39,14 @@ describe("/api/rooms/[roomId]/seat", () => {
   it("answers a retry with the same key like the original, with one seat and a cookie for it", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     const take = (cookie?: string) =>
-      call(POST, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ada" }, cookie, headers: { "Idempotency-Key": "seat-1" } });
+      call(POST, {
+        url: "/x",
+        method: "POST",
+        params: { roomId },
+        body: { displayName: "Ada" },
+        cookie,
+        headers: { "Idempotency-Key": "seat-1" },
+      });
     const original = await take();
     // The answer was lost on the way: the browser sends the same request again.
     const retried = await take();
@@ -65,7 +72,13 @@ describe("/api/rooms/[roomId]/seat", () => {
   it("refuses a replay of the key without the seat's cookie once the retry window has passed", async () => {
     const { roomId } = await createTestRoom(context.database.db);
     const take = () =>
-      call(POST, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ada" }, headers: { "Idempotency-Key": "seat-old" } });
+      call(POST, {
+        url: "/x",
+        method: "POST",
+        params: { roomId },
+        body: { displayName: "Ada" },
+        headers: { "Idempotency-Key": "seat-old" },
+      });
     const original = await take();
     expect(original.status).toBe(201);
     await context.database.db

@@ -14,7 +14,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { roomId, agentId } = await params;
     const { runtime } = await roomAccess(request, roomId);
     const db = runtime.database.db;
-    const [agent] = await db.select().from(agents).where(and(eq(agents.roomId, roomId), eq(agents.id, agentId)));
+    const [agent] = await db
+      .select()
+      .from(agents)
+      .where(and(eq(agents.roomId, roomId), eq(agents.id, agentId)));
     if (!agent) throw notFound("Agent");
     return Response.json({ vault: await readVault(db, agent.identity) });
   });

@@ -8,7 +8,9 @@ export const dynamic = "force-dynamic";
 export const POST = appRoute(
   participantRoute("/api/rooms/[roomId]/brainstorms/[brainstormId]/cancel", null, async ({ runtime, params, actor, idempotencyKey }) => ({
     status: 200,
-    body: { brainstorm: (await cancelBrainstorm(runtime.database.db, params.roomId, params.brainstormId, actor, { idempotencyKey })).brainstorm },
+    body: {
+      brainstorm: (await cancelBrainstorm(runtime.database.db, params.roomId, params.brainstormId, actor, { idempotencyKey })).brainstorm,
+    },
   })),
 );
 

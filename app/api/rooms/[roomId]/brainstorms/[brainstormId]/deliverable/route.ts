@@ -28,7 +28,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
       .from(brainstorms)
       .where(and(eq(brainstorms.id, brainstormId), eq(brainstorms.roomId, roomId)));
     if (!brainstorm) throw notFound("Brainstorm");
-    if (brainstorm.deliverable === null) throw new AppError(409, "not_ready", "The deliverable is written in the last stage; it is not ready yet.");
+    if (brainstorm.deliverable === null)
+      throw new AppError(409, "not_ready", "The deliverable is written in the last stage; it is not ready yet.");
     return new Response(brainstorm.deliverable, {
       headers: {
         "Content-Type": "text/markdown; charset=utf-8",
