@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { findTeammate } from "@/lib/agents/find-teammate";
 import { badRequest } from "@/lib/errors";
@@ -50,7 +50,8 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
     const [active] = await tx
       .select({ value: count() })
       .from(broadcasts)
-      .where(and(eq(broadcasts.agentId, input.asker.id), inArray(broadcasts.status, ACTIVE_STATUSES)));
+      // A question the people put to the room again is theirs: it takes none of the agent's slots.
+      .where(and(eq(broadcasts.agentId, input.asker.id), inArray(broadcasts.status, ACTIVE_STATUSES), isNull(broadcasts.askedAgainOf)));
     if (Number(active?.value ?? 0) >= settings.max_broadcasts_per_agent) {
       throw badRequest(
         `You already have ${active?.value} active broadcasts; the limit is ${settings.max_broadcasts_per_agent}. ` +

@@ -7,7 +7,7 @@ import { type Broadcast, agentNotes, broadcasts, runs } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { agentByPersona, startTestWorker } from "@/test/agents";
-import { broadcastDeps, testSeat, waitForOpenQuestion } from "@/test/broadcasts";
+import { broadcastDeps, leaveQuestion, testSeat, waitForOpenQuestion } from "@/test/broadcasts";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { QUESTION_PAIRS } from "@/test/question-pairs";
@@ -15,6 +15,7 @@ import { type TestDatabase, createTestDatabase, testDriver } from "@/test/test-d
 import { answerHumanQuestion, skipHumanQuestion } from "./answer-question";
 import { askAgain } from "./ask-again";
 import { askOthers } from "./ask-others";
+import { sweepOverdueBroadcasts } from "./end-orphaned-broadcasts";
 import { sameQuestion } from "./same-question";
 
 // Questions to the people in a room, asked by agents whose runs two workers execute (two app
@@ -150,6 +151,28 @@ describe("a question waiting behind another", () => {
   }
 });
 
+describe("a question whose asker is gone", () => {
+  it("is timed out by the sweep at its deadline, which opens the next question with its whole timeout", async () => {
+    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
+    const gone = await leaveQuestion(database, roomId, "songwriter", {
+      mode: "human",
+      status: "open",
+      deadlineAt: new Date(Date.now() - 10),
+    });
+    const next = await leaveQuestion(database, roomId, "scene-painter", {
+      mode: "human",
+      status: "waiting_turn",
+      deadlineAt: new Date(Date.now() + 60_000),
+    });
+    await sweepOverdueBroadcasts(second.db);
+    const [ended, opened] = [await questionRow(gone.id), await questionRow(next.id)];
+    expect(ended.status).toBe("timeout");
+    expect(opened.status).toBe("open");
+    expect(opened.openedAt!.getTime()).toBe(ended.closedAt!.getTime());
+    expect(opened.deadlineAt!.getTime() - opened.openedAt!.getTime()).toBe(30_000);
+  });
+});
+
 describe("an earlier answer", () => {
   it("is given for the same question to any agent in any run, on either worker, and to a different question never", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
@@ -257,7 +280,7 @@ describe("an earlier answer", () => {
 
 describe("asking the room again", () => {
   it("puts a question that got an earlier answer to the room in its turn, and the new answer reaches the agent", async () => {
-    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30 });
+    const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 30, max_broadcasts_per_agent: 1 });
     const ada = await testSeat(database, roomId, "Ada");
     const tess = await testSeat(database, roomId, "Tess");
     const ask = (persona: string, question: string) =>
@@ -282,6 +305,8 @@ describe("asking the room again", () => {
     });
     await expect(askAgain(database.db, roomId, open.id, ada)).rejects.toMatchObject({ status: 409 });
     await expect(askAgain(database.db, roomId, "no-such-question", ada)).rejects.toMatchObject({ status: 404 });
+    // The question asked again is the people's: the agent may still ask one of its own, which queues behind it.
+    const painters = ask("scene-painter", "Which light should the scene have?");
 
     await answerHumanQuestion(database.db, roomId, open.id, tess, "The one who stays");
     await holding;
@@ -290,6 +315,9 @@ describe("asking the room again", () => {
     expect(reopened.id).toBe(again.id);
     expect(reopened.deadlineAt!.getTime() - reopened.openedAt!.getTime()).toBe(30_000);
     await answerHumanQuestion(database.db, roomId, reopened.id, ada, "No, once is enough");
+    const painterQuestion = await waitForOpenQuestion(database, roomId, 5000, "Which light should the scene have?");
+    await skipHumanQuestion(database.db, roomId, painterQuestion.id, ada);
+    expect(await painters).toMatchObject({ status: "skipped" });
 
     const [note] = await database.db.select().from(agentNotes).where(eq(agentNotes.broadcastId, again.id));
     expect(note).toMatchObject({ agentId: reused!.agentId, deliveredAt: null });
