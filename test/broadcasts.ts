@@ -77,15 +77,16 @@ export async function broadcastStatus(database: Database, broadcastId: string): 
   return row!.status;
 }
 
-export async function waitForOpenQuestion(database: Database, roomId: string, timeoutMs = 10_000) {
+/** The room's open question once there is one (the one asking `question`, when given); fails if two are ever open at once. */
+export async function waitForOpenQuestion(database: Database, roomId: string, timeoutMs = 10_000, question?: string) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const open = (await database.db.select().from(broadcasts).where(eq(broadcasts.roomId, roomId))).filter((row) => row.status === "open");
     if (open.length > 1) throw new Error("More than one human question open at once");
-    if (open[0]) return open[0];
+    if (open[0] && (question === undefined || open[0].question === question)) return open[0];
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error("No question opened in time");
+  throw new Error(`No question${question ? ` "${question}"` : ""} opened in time`);
 }
 
 export async function testSeat(database: Database, roomId: string, name = "Ada") {

@@ -2,8 +2,10 @@
 
 import { useShallow } from "zustand/react/shallow";
 import { formatUsage } from "@/components/agents/agent-status";
+import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
-import type { BroadcastDto, BroadcastResponseDto } from "@/lib/protocol";
+import { useSubmit } from "@/components/ui/use-submit";
+import type { BroadcastDto, BroadcastResponseDto, ReusedAnswerDto } from "@/lib/protocol";
 import { useSecondsLeft } from "./countdown";
 
 const NO_ANSWERS: BroadcastResponseDto[] = [];
@@ -36,6 +38,7 @@ export function BroadcastThread({ broadcastId }: { broadcastId: string }) {
         <span className="muted">to {targets}</span>
       </div>
       <div className="thread__question">{broadcast.question}</div>
+      {broadcast.reusedAnswer && <EarlierAnswer earlier={broadcast.reusedAnswer} question={broadcast.question} />}
       {answers.length > 0 && (
         <ul className="thread__answers">
           {answers.map((answer) => {
@@ -57,7 +60,65 @@ export function BroadcastThread({ broadcastId }: { broadcastId: string }) {
         </ul>
       )}
       <Outcome broadcast={broadcast} answered={answers.length} />
+      {broadcast.status === "reused" && <AskAgain broadcast={broadcast} />}
     </div>
+  );
+}
+
+/** The earlier answer a question was given instead of a new prompt: whose, and to what question if it was worded otherwise. */
+function EarlierAnswer({ earlier, question }: { earlier: ReusedAnswerDto; question: string }) {
+  return (
+    <ul className="thread__answers">
+      <li className="thread__answer" data-testid="broadcast-answer" data-earlier="true">
+        <div className="thread__who">
+          <span style={{ color: "#946c00" }}>{earlier.answeredBy}</span>
+          <span className="badge badge--human">human</span>
+          <span className="muted">earlier answer</span>
+        </div>
+        <div>{earlier.answer}</div>
+        {earlier.question !== question && (
+          <div className="muted thread__earlier-question">
+            to {earlier.askedBy}: “{earlier.question}”
+          </div>
+        )}
+      </li>
+    </ul>
+  );
+}
+
+/**
+ * "Ask us again": a participant puts a question that got an earlier answer to the room after all.
+ * Once it has been, the thread says so instead.
+ */
+function AskAgain({ broadcast }: { broadcast: BroadcastDto }) {
+  const { seated, roomId, again } = useRoom(
+    useShallow((state) => ({
+      seated: state.seat !== null,
+      roomId: state.room.id,
+      again: Object.values(state.broadcasts).find((other) => other.askedAgainOf === broadcast.id)?.status ?? null,
+    })),
+  );
+  const { busy, error, submit } = useSubmit();
+  if (again) {
+    return (
+      <div className="thread__again muted" data-testid="asked-again">
+        asked the room again{again === "complete" ? ": answered" : ""}
+      </div>
+    );
+  }
+  if (!seated) return null;
+  return (
+    <form className="thread__again" onSubmit={submit(() => apiWrite(`/api/rooms/${roomId}/broadcasts/${broadcast.id}/ask-again`, "POST"))}>
+      <button type="submit" className="button" data-testid="ask-again" disabled={busy}>
+        Ask us again
+      </button>
+      <span className="muted">puts the question to the room; {broadcast.agentName} gets the new answer as a note</span>
+      {error && (
+        <span className="form-error" role="alert">
+          {error}
+        </span>
+      )}
+    </form>
   );
 }
 
@@ -70,8 +131,12 @@ function Outcome({ broadcast, answered }: { broadcast: BroadcastDto; answered: n
     waiting_turn: "waiting for its turn: another question is open",
     open: `waiting for a person to answer${secondsLeft !== null ? ` · ${secondsLeft}s left` : ""}`,
     complete: broadcast.mode === "human" && answered === 0 ? `no answer · ${wall}` : `answered in ${wall}`,
-    timeout: `timed out after ${wall} · ${answered} of ${expected} answered`,
-    deferred: "deferred: the people's earlier answers were returned instead of asking again",
+    timeout:
+      broadcast.mode === "human"
+        ? `nobody answered in time · ${broadcast.agentName} carries on without an answer`
+        : `timed out after ${wall} · ${answered} of ${expected} answered`,
+    deferred: "not asked: the people's earlier answers were returned instead",
+    reused: `answered from ${broadcast.reusedAnswer?.answeredBy ?? "a person"}'s earlier answer`,
     skipped: `skipped · ${wall}`,
     cancelled: `cancelled after ${wall}: ${broadcast.agentName} stopped before collecting the answers`,
   };

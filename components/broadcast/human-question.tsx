@@ -50,6 +50,7 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
       <div className="question-panel__head">
         <span className="feed__dot" style={{ background: asker?.color ?? "#7950f2" }} />
         <strong style={{ color: asker?.color }}>{open.agentName}</strong> asks the room
+        {open.askedAgainOf && <span className="badge">asked again</span>}
         {waiting > 0 && <span className="badge">{waiting} more waiting</span>}
         <span
           className={`question-panel__countdown${secondsLeft !== null && secondsLeft <= 10 ? " question-panel__countdown--low" : ""}`}

@@ -448,7 +448,11 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     quiet: true,
   }),
   "broadcast.asked": (event) => ({
-    text: event.payload.broadcast.mode === "human" ? "asked the people in the room" : "asked the other agents",
+    text: event.payload.broadcast.askedAgainOf
+      ? `put ${event.payload.broadcast.agentName}'s question to the room again`
+      : event.payload.broadcast.mode === "human"
+        ? "asked the people in the room"
+        : "asked the other agents",
     broadcastId: event.payload.broadcast.id,
     nodeIds: [],
     tone: "collaboration",

@@ -138,6 +138,29 @@ describe("applyRoomEvent", () => {
     expect(after.answers.b!.map((answer) => answer.content)).toEqual(["Yes"]);
   });
 
+  it("keeps the earlier answer a question was given instead of asking the room", () => {
+    const reusedAnswer = {
+      broadcastId: "earlier",
+      question: "Rain or streetlights?",
+      askedBy: "Songwriter",
+      answeredBy: "Tess",
+      answer: "Rain",
+      answeredAt: FIXTURE_TIME,
+    };
+    const state = fold(start(), [
+      stored(2, "broadcast.asked", { broadcast: broadcastDto({ id: "b", status: "waiting_turn" }) }),
+      stored(3, "broadcast.closed", {
+        broadcastId: "b",
+        status: "reused",
+        responses: 1,
+        durationMs: 0,
+        closedAt: FIXTURE_TIME,
+        reusedAnswer,
+      }),
+    ]);
+    expect(state.broadcasts.b).toMatchObject({ status: "reused", reusedAnswer });
+  });
+
   it("steps over an event the page could not read, without touching what it shows", () => {
     const state = fold(start(), [stored(2, "node.created", { node: node("a") })]);
     const skipped = skipUnreadableEvent(state, 3);

@@ -352,6 +352,7 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
       ...broadcast,
       status: payload.status,
       closedAt: payload.closedAt,
+      ...(payload.reusedAnswer ? { reusedAnswer: payload.reusedAnswer } : {}),
     })),
 };
 

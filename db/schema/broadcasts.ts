@@ -18,9 +18,31 @@ export type BroadcastMode = "agents" | "human";
 /**
  * `pending`: shadows are answering (agents mode). `waiting_turn`: queued behind another
  * human question. `open`: shown to the people in the room. The rest are outcomes;
- * `cancelled` means the asking run ended before it collected the answers.
+ * `cancelled` means the asking run ended before it collected the answers; `reused` that
+ * a person's earlier answer to the same question was given instead of asking again.
+ * `deferred` is only found on questions from before reuse was by question.
  */
-export type BroadcastStatus = "pending" | "waiting_turn" | "open" | "complete" | "timeout" | "deferred" | "skipped" | "cancelled";
+export type BroadcastStatus =
+  | "pending"
+  | "waiting_turn"
+  | "open"
+  | "complete"
+  | "timeout"
+  | "deferred"
+  | "reused"
+  | "skipped"
+  | "cancelled";
+
+/** The earlier answer a question got instead of being put to the room: whose, to what, and when. */
+export interface ReusedAnswer {
+  /** The question that was answered. */
+  broadcastId: string;
+  question: string;
+  askedBy: string;
+  answeredBy: string;
+  answer: string;
+  answeredAt: string;
+}
 
 /** An ask_others call: a question from one agent to the others or to the people in the room. */
 export const broadcasts = pgTable(
@@ -44,6 +66,12 @@ export const broadcasts = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     openedAt: timestamp("opened_at", { withTimezone: true }),
     closedAt: timestamp("closed_at", { withTimezone: true }),
+    /** What the question asks, reduced so that the same question has the same key (lib/broadcast/same-question.ts). */
+    questionKey: text("question_key"),
+    /** Set when a person's earlier answer to the same question was given instead of asking the room. */
+    reusedAnswer: jsonb("reused_answer").$type<ReusedAnswer>(),
+    /** Set on a question a person put to the room again after it got an earlier answer: that question's id. */
+    askedAgainOf: text("asked_again_of"),
   },
   (table) => [
     index("broadcasts_room_idx").on(table.roomId, table.createdAt),
@@ -53,6 +81,10 @@ export const broadcasts = pgTable(
     // Few questions are active at once: a finishing run and the periodic sweep for overdue
     // questions look only at these.
     index("broadcasts_active_run_idx").on(table.runId).where(sql`${table.status} in ('pending', 'waiting_turn', 'open')`),
+    // Earlier answers to the same question, found by key when a question is asked or its turn comes.
+    index("broadcasts_answered_key_idx")
+      .on(table.roomId, table.questionKey)
+      .where(sql`${table.mode} = 'human' and ${table.status} = 'complete'`),
   ],
 );
 
@@ -117,15 +149,6 @@ export const agentNotes = pgTable(
     index("agent_notes_run_idx").on(table.deliveredToRunId),
   ],
 );
-
-/** How far into a room's human Q&A history each agent has read. */
-export const humanQaReads = pgTable("human_qa_reads", {
-  agentId: text("agent_id").primaryKey(),
-  roomId: text("room_id")
-    .notNull()
-    .references(() => rooms.id, { onDelete: "cascade" }),
-  seenUntil: timestamp("seen_until", { withTimezone: true }).notNull(),
-});
 
 export type Broadcast = typeof broadcasts.$inferSelect;
 export type BroadcastResponse = typeof broadcastResponses.$inferSelect;

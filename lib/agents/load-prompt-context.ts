@@ -5,7 +5,7 @@ import { boardEntryToDto } from "@/lib/board/board-dto";
 import { type NoteReader, notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { findingToDto } from "@/lib/findings/finding-dto";
 import { readVault, topAreas } from "@/lib/knowledge/vault";
-import { humanQaHistory, markAnswersSeen } from "@/lib/broadcast/human-qa";
+import { humanQaHistory } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";
 import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
@@ -113,7 +113,6 @@ export async function loadPromptContext(
         title: "Answers from the people in this room",
         lines: history.map((qa) => `- Q: ${qa.question}\n  A: ${qa.answer}`),
       });
-      await markAnswersSeen(db, run.roomId, agent.id, history.at(-1)!.answeredAt);
     }
   }
   const ownRequestFirst = requests

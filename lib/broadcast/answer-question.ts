@@ -7,8 +7,8 @@ import { conflict, notFound } from "@/lib/errors";
 import { eventPayload, type WriteRequestOptions, writeRoomEvents } from "@/lib/events/write-room-events";
 import { type BroadcastResponseDto, LIMITS } from "@/lib/protocol";
 import { responseToDto } from "./broadcast-dto";
+import { leaveNote } from "./agent-notes";
 import { closeBroadcast } from "./close-broadcast";
-import { markAnswersSeen } from "./human-qa";
 
 export const answerInputSchema = z.strictObject({
   answer: z.string().trim().min(1, "Write an answer, or skip the question").max(LIMITS.noteText),
@@ -23,6 +23,14 @@ async function openQuestion(tx: DbOrTx, roomId: string, broadcastId: string) {
   if (!broadcast) throw notFound(`Question ${broadcastId}`);
   if (broadcast.status !== "open") throw conflict(`This question is no longer open (${broadcast.status}).`);
   return broadcast;
+}
+
+/** The note an agent gets when the people answered its question afresh, after it had been given an earlier answer. */
+function askedAgainNote(question: string, person: string, answer: string): string {
+  return (
+    `[INFO] The people put your question "${question}" to the room again, and ${person} answered: "${answer}" ` +
+    "(This replaces the earlier answer you were given.)"
+  );
 }
 
 /**
@@ -57,7 +65,16 @@ export async function answerHumanQuestion(
           createdAt: at,
         })
         .returning();
-      await markAnswersSeen(tx, roomId, broadcast.agentId, at);
+      // Put to the room again after an earlier answer was given: the asker has moved on, so the fresh answer follows it as a note.
+      if (broadcast.askedAgainOf) {
+        await leaveNote(tx, {
+          roomId,
+          agentId: broadcast.agentId,
+          broadcastId,
+          at,
+          text: askedAgainNote(broadcast.question, seat.displayName, answer),
+        });
+      }
       const actor = { id: `human:${seat.id}`, name: seat.displayName };
       emit({
         type: "broadcast.response",

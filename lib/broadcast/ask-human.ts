@@ -1,26 +1,16 @@
-import { and, asc, eq, ne } from "drizzle-orm";
-import { type Agent, type Broadcast, broadcasts } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import { type Broadcast, broadcasts } from "@/db/schema";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
-import type { HumanQa } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
-import { closeBroadcast } from "./close-broadcast";
+import { ACTIVE_STATUSES } from "./close-broadcast";
 import { expireOverdueBroadcasts } from "./end-orphaned-broadcasts";
-import { hasUnseenAnswers, humanQaHistory, markAnswersSeen } from "./human-qa";
-import {
-  type AskOthersDeps,
-  type AskOthersInput,
-  type AskOthersResult,
-  actorOf,
-  closeQuestion,
-  deferredResult,
-  endQuestion,
-  outcomeOf,
-} from "./question";
+import { openNextQuestion, queueNeedsMoving } from "./next-question";
+import { type AskOthersDeps, type AskOthersInput, type AskOthersResult, closeQuestion, endQuestion, outcomeOf } from "./question";
 
 // The people in a room answer one question at a time: each waits its turn in the order it
-// was asked, and its countdown starts when it opens.
-
-type Turn = { kind: "open"; deadline: Date } | { kind: "deferred"; history: HumanQa[] } | { kind: "wait" } | { kind: "ended" };
+// was asked, and its countdown starts when it opens. Whoever ends the open question opens the
+// next (see next-question.ts); the asker only waits, and moves the queue on when the question
+// ahead was left behind by an asker that is gone.
 
 async function waitForChange(deps: AskOthersDeps, roomId: string, until: Date, signal: AbortSignal | undefined): Promise<void> {
   await new Promise<void>((resolve) => {
@@ -40,70 +30,22 @@ async function waitForChange(deps: AskOthersDeps, roomId: string, until: Date, s
 }
 
 /**
- * Takes the room's single human-question slot when it is this broadcast's turn (oldest
- * waiting first). Overdue questions are timed out first, so an asker that crashed, open or
- * still waiting, cannot hold the room. The room row lock serialises this; a unique index
- * guards it as well.
+ * Times out the room's overdue questions and opens the next one, when a look without the lock
+ * says the queue is stuck. True when it wrote.
  */
-async function tryAcquire(deps: AskOthersDeps, broadcast: Broadcast, settings: RoomSettings, asker: Agent): Promise<Turn> {
-  const { result } = await writeRoomEvents(deps.database.db, broadcast.roomId, async (tx, emit, at): Promise<Turn> => {
-    await expireOverdueBroadcasts(tx, emit, broadcast.roomId, at, settings.broadcast_timeout);
-
-    const [own] = await tx
-      .select({ status: broadcasts.status, deadlineAt: broadcasts.deadlineAt })
-      .from(broadcasts)
-      .where(eq(broadcasts.id, broadcast.id));
-    // Opened by the earlier call this one carries on (still running where its run was lost).
-    if (own?.status === "open") return { kind: "open", deadline: own.deadlineAt! };
-    if (own?.status !== "waiting_turn") return { kind: "ended" };
-    const [first] = await tx
-      .select({ id: broadcasts.id })
-      .from(broadcasts)
-      .where(and(eq(broadcasts.roomId, broadcast.roomId), eq(broadcasts.mode, "human"), eq(broadcasts.status, "waiting_turn")))
-      .orderBy(asc(broadcasts.createdAt))
-      .limit(1);
-    if (first?.id !== broadcast.id) return { kind: "wait" };
-    const [busy] = await tx
-      .select({ id: broadcasts.id })
-      .from(broadcasts)
-      .where(
-        and(
-          eq(broadcasts.roomId, broadcast.roomId),
-          eq(broadcasts.mode, "human"),
-          eq(broadcasts.status, "open"),
-          ne(broadcasts.id, broadcast.id),
-        ),
-      );
-    if (busy) return { kind: "wait" };
-
-    if (await hasUnseenAnswers(tx, broadcast.roomId, asker.id)) {
-      const history = await humanQaHistory(tx, broadcast.roomId);
-      await markAnswersSeen(tx, broadcast.roomId, asker.id, history.at(-1)!.answeredAt);
-      await closeBroadcast(tx, emit, broadcast, "deferred", at, actorOf(asker));
-      return { kind: "deferred", history: history.map(({ question, answer }) => ({ question, answer })) };
-    }
-
-    // The room gets the whole timeout to answer, however long the question waited for its turn.
-    const deadline = new Date(at.getTime() + settings.broadcast_timeout * 1000);
-    await tx.update(broadcasts).set({ status: "open", openedAt: at, deadlineAt: deadline }).where(eq(broadcasts.id, broadcast.id));
-    emit({
-      type: "broadcast.opened",
-      actor: actorOf(asker),
-      targetAgent: "human",
-      correlationId: broadcast.correlationId,
-      status: "pending",
-      nextSteps: ["broadcast.response", "broadcast.closed"],
-      payload: { broadcastId: broadcast.id, deadlineAt: deadline.toISOString(), openedAt: at.toISOString() },
-    });
-    return { kind: "open", deadline };
+async function moveQueue(deps: AskOthersDeps, roomId: string, settings: RoomSettings): Promise<boolean> {
+  if (!(await queueNeedsMoving(deps.database.db, roomId, new Date()))) return false;
+  await writeRoomEvents(deps.database.db, roomId, async (tx, emit, at) => {
+    await expireOverdueBroadcasts(tx, emit, roomId, at, settings.broadcast_timeout);
+    await openNextQuestion(tx, emit, roomId, at);
   });
-  return result!;
+  return true;
 }
 
 /**
- * Puts a question to the people in the room and waits, within the question's deadline, for
- * its turn and then for an answer or a skip. An asker that has not seen the room's earlier
- * answers gets them (`deferred`) instead of a new prompt.
+ * Waits, within the question's deadline, for a question to the people to take its turn and
+ * then for an answer or a skip. Its deadline while it waits is at most one timeout for each
+ * question ahead of it; once it opens, the room's whole timeout from then.
  */
 export async function askHuman(
   deps: AskOthersDeps,
@@ -111,26 +53,21 @@ export async function askHuman(
   broadcast: Broadcast,
   settings: RoomSettings,
 ): Promise<AskOthersResult> {
-  // Until it opens, the question waits at most until its waiting limit; once open, until its own deadline.
-  let deadline = broadcast.deadlineAt!;
-  const stillWaiting = async (): Promise<boolean> => {
-    if (input.signal?.aborted) await endQuestion(deps, input, broadcast, "cancelled");
-    else if (Date.now() >= deadline.getTime()) await endQuestion(deps, input, broadcast, "timeout");
-    else return true;
-    return false;
-  };
+  const db = deps.database.db;
   try {
-    // A question carried on from an earlier call may have had its turn already.
-    let turn: Turn = broadcast.status === "open" ? { kind: "open", deadline } : { kind: "wait" };
-    while (turn.kind === "wait" && (await stillWaiting())) {
-      turn = await tryAcquire(deps, broadcast, settings, input.asker);
-      if (turn.kind === "wait") await waitForChange(deps, input.roomId, deadline, input.signal);
-    }
-    if (turn.kind === "deferred") return deferredResult(turn.history);
-    if (turn.kind === "open") deadline = turn.deadline;
-    while (turn.kind === "open" && (await stillWaiting())) {
-      const [row] = await deps.database.db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, broadcast.id));
-      if (row?.status !== "open") break;
+    for (;;) {
+      const [row] = await db.select().from(broadcasts).where(eq(broadcasts.id, broadcast.id));
+      if (!row || !ACTIVE_STATUSES.includes(row.status)) break;
+      const deadline = row.deadlineAt ?? new Date(row.createdAt.getTime() + settings.broadcast_timeout * 1000);
+      if (input.signal?.aborted) {
+        await endQuestion(deps, input, broadcast, "cancelled");
+        break;
+      }
+      if (Date.now() >= deadline.getTime()) {
+        await endQuestion(deps, input, broadcast, "timeout");
+        break;
+      }
+      if (row.status === "waiting_turn" && (await moveQueue(deps, input.roomId, settings))) continue;
       await waitForChange(deps, input.roomId, deadline, input.signal);
     }
   } catch (error) {
@@ -138,7 +75,7 @@ export async function askHuman(
     await closeQuestion(deps, input, broadcast, "cancelled").catch(() => {});
     throw error;
   }
-  // The asker is told what the room sees: answered, skipped by a person, no answer in time,
-  // or withdrawn because the asker stopped.
+  // The asker is told what the room sees: answered (now or earlier), skipped by a person, no
+  // answer in time, or withdrawn because the asker stopped.
   return outcomeOf(deps, broadcast);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
 import { findTeammate } from "@/lib/agents/find-teammate";
 import { badRequest } from "@/lib/errors";
@@ -10,6 +10,9 @@ import { askAgents, settledOrAborted } from "./ask-agents";
 import { askHuman } from "./ask-human";
 import { broadcastToDto } from "./broadcast-dto";
 import { ACTIVE_STATUSES } from "./close-broadcast";
+import { findEarlierAnswer } from "./human-qa";
+import { giveEarlierAnswer, openNextQuestion, queuedDeadline } from "./next-question";
+import { questionKey } from "./same-question";
 import { type AskOthersDeps, type AskOthersInput, type AskOthersResult, actorOf, outcomeOf } from "./question";
 
 export type { AskOthersDeps, AskOthersInput, AskOthersResult, BroadcastAnswer } from "./question";
@@ -18,8 +21,8 @@ export type { AskOthersDeps, AskOthersInput, AskOthersResult, BroadcastAnswer } 
  * ask_others (docs/behaviour/asking-others.md). In agents mode every target answers through a parallel shadow
  * responder and the call returns when all have answered or `broadcast_timeout` passes,
  * whichever comes first. In human mode the question goes to the people in the room, one
- * question at a time per room; an agent that has not yet seen earlier answers gets them
- * back (`deferred`) instead of prompting again.
+ * question at a time per room; a question the people already answered (the same question,
+ * asked by any agent in any run) gets that answer back (`reused`) instead of a new prompt.
  *
  * With an idempotency key the question is asked once: the same call made again (its step
  * is taken again after its worker died) finds it and carries on with it, see `carryOn`.
@@ -47,24 +50,20 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
     const [active] = await tx
       .select({ value: count() })
       .from(broadcasts)
-      .where(and(eq(broadcasts.agentId, input.asker.id), inArray(broadcasts.status, ACTIVE_STATUSES)));
+      // A question the people put to the room again is theirs: it takes none of the agent's slots.
+      .where(and(eq(broadcasts.agentId, input.asker.id), inArray(broadcasts.status, ACTIVE_STATUSES), isNull(broadcasts.askedAgainOf)));
     if (Number(active?.value ?? 0) >= settings.max_broadcasts_per_agent) {
       throw badRequest(
         `You already have ${active?.value} active broadcasts; the limit is ${settings.max_broadcasts_per_agent}. ` +
           "Wait for their answers before asking again.",
       );
     }
-    // A question to the people waits for its turn: at most one timeout for each question ahead
-    // of it (each ends by its own), then it gets its full timeout once it opens.
-    const [ahead] =
+    // A question to the people waits for its turn: at most one timeout for each question ahead of it.
+    const deadline =
       mode === "human"
-        ? await tx
-            .select({ value: count() })
-            .from(broadcasts)
-            .where(
-              and(eq(broadcasts.roomId, input.roomId), eq(broadcasts.mode, "human"), inArray(broadcasts.status, ["waiting_turn", "open"])),
-            )
-        : [{ value: 0 }];
+        ? await queuedDeadline(tx, input.roomId, at, settings.broadcast_timeout)
+        : new Date(at.getTime() + settings.broadcast_timeout * 1000);
+    const key = mode === "human" ? questionKey(input.question, input.options) : null;
     const [row] = await tx
       .insert(broadcasts)
       .values({
@@ -79,8 +78,9 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
         options: input.options ?? [],
         status: mode === "agents" ? "pending" : "waiting_turn",
         correlationId: input.correlationId,
-        deadlineAt: new Date(at.getTime() + settings.broadcast_timeout * 1000 * (1 + Number(ahead?.value ?? 0))),
+        deadlineAt: deadline,
         createdAt: at,
+        questionKey: key,
       })
       .returning();
     emit({
@@ -91,6 +91,12 @@ export async function askOthers(deps: AskOthersDeps, input: AskOthersInput): Pro
       targetAgent: mode === "human" ? "human" : null,
       payload: { broadcast: broadcastToDto(row!) },
     });
+    if (mode === "human") {
+      // Asked before, by any agent in any run: the people's answer is given, not asked for again.
+      const earlier = await findEarlierAnswer(tx, input.roomId, key);
+      if (earlier) await giveEarlierAnswer(tx, emit, row!, earlier, at);
+      else await openNextQuestion(tx, emit, input.roomId, at);
+    }
     return row!;
   };
   // A call made again finds the question filed under its key the first time, under the room
@@ -147,7 +153,7 @@ async function carryOn(
     (agent) => broadcast.targetAgentIds.includes(agent.id) && !answered.some((answer) => answer.responderId === agent.id),
   );
   const asked = await askAgents(deps, input, broadcast, missing, settings);
-  if (asked.status === "deferred") return asked;
+  if (asked.status === "reused") return asked;
   return { status: asked.status, responses: (await outcomeOf(deps, broadcast)).responses, ...(asked.note ? { note: asked.note } : {}) };
 }
 

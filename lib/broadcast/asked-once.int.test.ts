@@ -1,5 +1,5 @@
 import { MockLanguageModelV4 } from "ai/test";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentNotes, broadcasts } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
@@ -7,6 +7,7 @@ import { agentByPersona } from "@/test/agents";
 import { broadcastStatus, latencyResolver, setLatency, testSeat, useBroadcastDeps, waitForOpenQuestion } from "@/test/broadcasts";
 import { createTestRoom, eventually } from "@/test/fixtures";
 import { answerHumanQuestion } from "./answer-question";
+import { askAgain } from "./ask-again";
 import { type AskOthersInput, type AskOthersResult, askOthers } from "./ask-others";
 
 const context = useBroadcastDeps();
@@ -187,22 +188,26 @@ describe("ask_others made again under the same key", () => {
     expect(await questionEvents(roomId)).toEqual(["broadcast.asked", "broadcast.opened", "broadcast.response", "broadcast.closed"]);
   });
 
-  it("gives back the earlier answers a deferred question was given, not those that came since", async () => {
+  it("gives back the earlier answer a reused question was given, not one that came since", async () => {
     const { roomId } = await createTestRoom(context.database.db, { broadcast: "human", broadcast_timeout: 30 });
     const seat = await testSeat(context.database, roomId);
-    const answerNext = async (question: string, answer: string) => {
-      const asked = askAs(roomId, "scene-painter", `run:0:${question}`, { question, runId: null });
-      const open = await waitForOpenQuestion(context.database, roomId);
-      await answerHumanQuestion(context.database.db, roomId, open.id, seat, answer);
-      await asked;
-    };
-    await answerNext("What mood?", "Melancholic");
+    const asked = askAs(roomId, "scene-painter", "run:0", { question: "What mood?", runId: null });
+    const open = await waitForOpenQuestion(context.database, roomId);
+    await answerHumanQuestion(context.database.db, roomId, open.id, seat, "Melancholic");
+    await asked;
 
-    const first = await askAs(roomId, "songwriter", "run:1:0:call:0");
-    expect(first).toMatchObject({ status: "deferred", human_qa_history: [{ question: "What mood?", answer: "Melancholic" }] });
-    await answerNext("Which colours?", "Deep blue");
-    expect(await askAs(roomId, "songwriter", "run:1:0:call:0")).toEqual(first);
+    const first = await askAs(roomId, "songwriter", "run:1:0:call:0", { question: "What mood?" });
+    expect(first).toMatchObject({ status: "reused", responses: [{ content: "Melancholic", is_human: true }] });
+    // A person asks the room again and gives a fresh answer; the call made again still gets what it got.
+    const [reused] = await context.database.db
+      .select()
+      .from(broadcasts)
+      .where(and(eq(broadcasts.roomId, roomId), eq(broadcasts.status, "reused")));
+    await askAgain(context.database.db, roomId, reused!.id, seat);
+    const again = await waitForOpenQuestion(context.database, roomId);
+    await answerHumanQuestion(context.database.db, roomId, again.id, seat, "Bright");
+    expect(await askAs(roomId, "songwriter", "run:1:0:call:0", { question: "What mood?" })).toEqual(first);
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
-    expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.agentId, songwriter.id))).toHaveLength(1);
+    expect(await context.database.db.select().from(broadcasts).where(eq(broadcasts.agentId, songwriter.id))).toHaveLength(2);
   });
 });

@@ -16,6 +16,8 @@ export function broadcastToDto(row: Broadcast): BroadcastDto {
     createdAt: row.createdAt.toISOString(),
     openedAt: row.openedAt?.toISOString() ?? null,
     closedAt: row.closedAt?.toISOString() ?? null,
+    reusedAnswer: row.reusedAnswer,
+    askedAgainOf: row.askedAgainOf,
   };
 }
 

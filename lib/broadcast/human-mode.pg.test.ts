@@ -44,7 +44,7 @@ function askFromProcess(roomId: string, persona: string, question: string) {
 }
 
 describe("human mode across two app processes (PostgreSQL)", () => {
-  it("prompts one question at a time; the second asker gets the first answer as deferred, then prompts on its next ask", async () => {
+  it("prompts one question at a time; the second opens when the first is answered, and the same question later gets that answer", async () => {
     const { roomId } = await createTestRoom(database.db, { broadcast: "human", broadcast_timeout: 60 });
     const seat = await testSeat(database, roomId);
 
@@ -70,25 +70,24 @@ describe("human mode across two app processes (PostgreSQL)", () => {
     expect(waiting).toHaveLength(1);
 
     await answerHumanQuestion(database.db, roomId, first.id, seat, "Melancholic, like a rainy night");
-    const results = await Promise.all([songwriter, painter]);
-    const firstPersona = first.agentName === "Songwriter" ? "songwriter" : "scene-painter";
-    const winner = results.find((entry) => entry.persona === firstPersona)!;
-    const other = results.find((entry) => entry.persona !== firstPersona)!;
-    expect(winner.result).toMatchObject({
-      status: "complete",
-      responses: [{ content: "Melancholic, like a rainy night", is_human: true }],
-    });
-    expect(other.result).toMatchObject({
-      status: "deferred",
-      responses: [],
-      human_qa_history: [{ question: first.question, answer: "Melancholic, like a rainy night" }],
-    });
-
-    const again = askFromProcess(roomId, other.persona, "Which colours exactly?");
-    const second = await waitForOpenQuestion(database, roomId, 30_000);
-    expect(second.question).toBe("Which colours exactly?");
+    // The waiting question opens at once, with the whole minute, and is answered in its turn.
+    const second = await waitForOpenQuestion(database, roomId, 30_000, waiting[0]!.question);
+    expect(second.deadlineAt!.getTime() - second.openedAt!.getTime()).toBe(60_000);
     await answerHumanQuestion(database.db, roomId, second.id, seat, "Navy and one warm lamp");
-    expect((await again).result).toMatchObject({ status: "complete", responses: [{ content: "Navy and one warm lamp" }] });
+    const results = await Promise.all([songwriter, painter]);
+    const byPersona = (persona: string) => results.find((entry) => entry.persona === persona)!.result;
+    const [firstPersona, secondPersona] =
+      first.agentName === "Songwriter" ? ["songwriter", "scene-painter"] : ["scene-painter", "songwriter"];
+    expect(byPersona(firstPersona)).toMatchObject({ status: "complete", responses: [{ content: "Melancholic, like a rainy night" }] });
+    expect(byPersona(secondPersona)).toMatchObject({ status: "complete", responses: [{ content: "Navy and one warm lamp" }] });
+
+    // Another agent, on another instance, asks the first question again: it gets the answer, not the room.
+    const again = await askFromProcess(roomId, "storyteller", first.question.toUpperCase());
+    expect(again.result).toMatchObject({
+      status: "reused",
+      responses: [{ responder_name: "Ada", content: "Melancholic, like a rainy night", is_human: true }],
+      earlier_answer: { question: first.question, asked_by: first.agentName, answered_by: "Ada" },
+    });
 
     monitoring = false;
     await monitor;

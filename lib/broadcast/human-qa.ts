@@ -1,12 +1,9 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { broadcastResponses, broadcasts, humanQaReads } from "@/db/schema";
+import { type ReusedAnswer, broadcastResponses, broadcasts } from "@/db/schema";
 import type { HumanQa } from "@/lib/protocol";
 
-export const HUMAN_QA_NOTE =
-  "The human has already answered questions in this room. Review the history above: if it answers your " +
-  "question, use it directly. If you need different information, call ask_others again with a more specific " +
-  "question (the human will be asked).";
+// The answers people in a room gave to its agents' questions.
 
 /** The room's questions answered by people, oldest first, with when each answer came. */
 export async function humanQaHistory(db: DbOrTx, roomId: string): Promise<(HumanQa & { answeredAt: Date })[]> {
@@ -19,22 +16,33 @@ export async function humanQaHistory(db: DbOrTx, roomId: string): Promise<(Human
   return rows;
 }
 
-/** Whether answers arrived that this agent has not seen yet. */
-export async function hasUnseenAnswers(db: DbOrTx, roomId: string, agentId: string): Promise<boolean> {
-  const history = await humanQaHistory(db, roomId);
-  const latest = history.at(-1)?.answeredAt;
-  if (!latest) return false;
-  const [read] = await db.select().from(humanQaReads).where(eq(humanQaReads.agentId, agentId));
-  return !read || read.seenUntil < latest;
-}
-
-/** Records that an agent has seen the room's answers up to `until`. */
-export async function markAnswersSeen(db: DbOrTx, roomId: string, agentId: string, until: Date): Promise<void> {
-  await db
-    .insert(humanQaReads)
-    .values({ agentId, roomId, seenUntil: until })
-    .onConflictDoUpdate({
-      target: humanQaReads.agentId,
-      set: { seenUntil: sql`greatest(${humanQaReads.seenUntil}, excluded.seen_until)` },
-    });
+/**
+ * The latest answer a person in the room gave to a question with this key (the same question,
+ * see same-question.ts), asked by any agent in any run; null when there is none.
+ */
+export async function findEarlierAnswer(db: DbOrTx, roomId: string, questionKey: string | null): Promise<ReusedAnswer | null> {
+  if (!questionKey) return null;
+  const [row] = await db
+    .select({
+      broadcastId: broadcasts.id,
+      question: broadcasts.question,
+      askedBy: broadcasts.agentName,
+      answeredBy: broadcastResponses.responderName,
+      answer: broadcastResponses.content,
+      answeredAt: broadcastResponses.createdAt,
+    })
+    .from(broadcasts)
+    .innerJoin(broadcastResponses, eq(broadcastResponses.broadcastId, broadcasts.id))
+    .where(
+      and(
+        eq(broadcasts.roomId, roomId),
+        eq(broadcasts.mode, "human"),
+        eq(broadcasts.status, "complete"),
+        eq(broadcasts.questionKey, questionKey),
+        eq(broadcastResponses.isHuman, true),
+      ),
+    )
+    .orderBy(desc(broadcastResponses.createdAt))
+    .limit(1);
+  return row ? { ...row, answeredAt: row.answeredAt.toISOString() } : null;
 }

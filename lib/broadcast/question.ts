@@ -1,14 +1,12 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type Agent, type Broadcast, type BroadcastStatus, broadcastResponses, broadcasts } from "@/db/schema";
+import { type Agent, type Broadcast, type BroadcastStatus, type ReusedAnswer, broadcastResponses, broadcasts } from "@/db/schema";
 import type { CarriedChanges } from "@/lib/events/write-room-events";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import type { ModelCallPolicy } from "@/lib/agents/run-context";
 import type { ModelResolver } from "@/lib/models/registry";
-import type { HumanQa } from "@/lib/protocol";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { ACTIVE_STATUSES, type BroadcastOutcome, closeBroadcast } from "./close-broadcast";
-import { HUMAN_QA_NOTE, humanQaHistory } from "./human-qa";
 
 // What ask_others takes and gives, and how one of its questions ends: shared by the agents
 // mode (ask-agents.ts), the human mode (ask-human.ts) and the call itself (ask-others.ts).
@@ -59,10 +57,19 @@ export type AskOthersResult =
   | {
       status: "complete" | "timeout" | "skipped" | "cancelled";
       responses: BroadcastAnswer[];
-      /** Why answers the asker might expect are missing (a spent budget kept the other agents from answering). */
+      /**
+       * Why answers the asker might expect are missing: a spent budget kept the other agents
+       * from answering, or nobody in the room answered in time.
+       */
       note?: string;
     }
-  | { status: "deferred"; responses: []; human_qa_history: HumanQa[]; human_qa_note: string };
+  | {
+      /** A person already answered the same question: that answer, not a new prompt. */
+      status: "reused";
+      responses: BroadcastAnswer[];
+      earlier_answer: { question: string; asked_by: string; answered_by: string; answered_at: string };
+      note: string;
+    };
 
 export function actorOf(agent: Pick<Agent, "id" | "name">) {
   return { id: agent.id, name: agent.name };
@@ -103,6 +110,8 @@ function reportedStatus(status: BroadcastStatus | undefined): "complete" | "time
   if (status === "complete" || status === "skipped" || status === "cancelled") return status;
   // Still waiting for answers: its asker stopped and left it to its run.
   if (status && ACTIVE_STATUSES.includes(status)) return "cancelled";
+  // Questions from before answers were reused by question were returned without being asked.
+  if (status === "deferred") return "skipped";
   return "timeout";
 }
 
@@ -111,34 +120,50 @@ export async function outcomeInRoom(deps: AskOthersDeps, broadcastId: string): P
   return reportedStatus(row?.status);
 }
 
-export function deferredResult(history: HumanQa[]): AskOthersResult {
+/** What the asker is told when a person's earlier answer to the same question is given instead of asking. */
+function reusedResult(earlier: ReusedAnswer): AskOthersResult {
   return {
-    status: "deferred",
-    responses: [],
-    human_qa_history: history.map(({ question, answer }) => ({ question, answer })),
-    human_qa_note: HUMAN_QA_NOTE,
+    status: "reused",
+    responses: [{ responder_id: "human", responder_name: earlier.answeredBy, content: earlier.answer, is_human: true }],
+    earlier_answer: {
+      question: earlier.question,
+      asked_by: earlier.askedBy,
+      answered_by: earlier.answeredBy,
+      answered_at: earlier.answeredAt,
+    },
+    note:
+      `The room was not asked again: ${earlier.answeredBy} answered the same question at ${earlier.answeredAt}, ` +
+      `when ${earlier.askedBy} asked “${earlier.question}”. ` +
+      "That answer is given here. The people can still ask for a fresh answer, which reaches you as a note.",
   };
+}
+
+/** What the asker of a question nobody answered is told. */
+function nobodyAnswered(row: Pick<Broadcast, "openedAt" | "deadlineAt">): string {
+  const waited =
+    row.openedAt && row.deadlineAt
+      ? `within ${Math.round((row.deadlineAt.getTime() - row.openedAt.getTime()) / 1000)} s`
+      : "before its time ran out (it was still waiting its turn behind other questions)";
+  return `Nobody in the room answered your question ${waited}. Carry on without an answer, using your own judgement.`;
 }
 
 /** What a question got, as ask_others reports it: the outcome the room sees and the answers stored. */
 export async function outcomeOf(deps: AskOthersDeps, broadcast: Broadcast): Promise<AskOthersResult> {
   const db = deps.database.db;
   const [[row], responses] = await Promise.all([
-    db.select({ status: broadcasts.status, closedAt: broadcasts.closedAt }).from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
+    db.select().from(broadcasts).where(eq(broadcasts.id, broadcast.id)),
     db.select().from(broadcastResponses).where(eq(broadcastResponses.broadcastId, broadcast.id)).orderBy(asc(broadcastResponses.createdAt)),
   ]);
-  if (row?.status === "deferred") {
-    // A call made again gets the answers the first one was given instead of a prompt.
-    const history = await humanQaHistory(db, broadcast.roomId);
-    return deferredResult(history.filter((qa) => qa.answeredAt <= row.closedAt!));
-  }
+  if (row?.status === "reused" && row.reusedAnswer) return reusedResult(row.reusedAnswer);
+  const status = reportedStatus(row?.status);
   return {
-    status: reportedStatus(row?.status),
+    status,
     responses: responses.map((response) => ({
       responder_id: response.isHuman ? "human" : response.responderName,
       responder_name: response.responderName,
       content: response.content,
       is_human: response.isHuman,
     })),
+    ...(status === "timeout" && row?.mode === "human" && responses.length === 0 ? { note: nobodyAnswered(row) } : {}),
   };
 }

@@ -1,7 +1,28 @@
 import { z } from "zod";
 
 const broadcastModeSchema = z.enum(["agents", "human"]);
-const broadcastStatusSchema = z.enum(["pending", "waiting_turn", "open", "complete", "timeout", "deferred", "skipped", "cancelled"]);
+const broadcastStatusSchema = z.enum([
+  "pending",
+  "waiting_turn",
+  "open",
+  "complete",
+  "timeout",
+  "deferred",
+  "reused",
+  "skipped",
+  "cancelled",
+]);
+
+/** A person's earlier answer to the same question, given instead of asking the room again. */
+export const reusedAnswerSchema = z.object({
+  broadcastId: z.string(),
+  question: z.string(),
+  askedBy: z.string(),
+  answeredBy: z.string(),
+  answer: z.string(),
+  answeredAt: z.string(),
+});
+export type ReusedAnswerDto = z.infer<typeof reusedAnswerSchema>;
 
 export const broadcastSchema = z.object({
   id: z.string(),
@@ -17,6 +38,10 @@ export const broadcastSchema = z.object({
   createdAt: z.string(),
   openedAt: z.string().nullable(),
   closedAt: z.string().nullable(),
+  /** Absent from questions stored before answers were reused by question. */
+  reusedAnswer: reusedAnswerSchema.nullable().optional(),
+  /** The question a person put to the room again, when this is that second asking. */
+  askedAgainOf: z.string().nullable().optional(),
 });
 export type BroadcastDto = z.infer<typeof broadcastSchema>;
 

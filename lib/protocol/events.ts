@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { boardEntrySchema, requestStatusSchema } from "./board";
-import { broadcastResponseSchema, broadcastSchema } from "./broadcasts";
+import { broadcastResponseSchema, broadcastSchema, reusedAnswerSchema } from "./broadcasts";
 import { agentSchema, canvasEdgeSchema, canvasNodeSchema } from "./entities";
 import { limitReachedPayloadSchema, runFinishedPayloadSchema, runSchema, runStepPayloadSchema } from "./runs";
 import { envelopeSchema, errorDetailsSchema, storedFieldsSchema } from "./envelope";
@@ -253,10 +253,12 @@ export const storedEventSchemas = {
     "broadcast.closed",
     z.object({
       broadcastId: z.string(),
-      status: z.enum(["complete", "timeout", "deferred", "skipped", "cancelled"]),
+      status: z.enum(["complete", "timeout", "deferred", "reused", "skipped", "cancelled"]),
       responses: z.number().int(),
       durationMs: z.number(),
       closedAt: z.string(),
+      /** The earlier answer given instead, when the status is `reused`. */
+      reusedAnswer: reusedAnswerSchema.optional(),
     }),
   ),
 } as const;

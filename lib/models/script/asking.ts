@@ -60,40 +60,13 @@ const askStep: StepBuilder = (context) => {
   };
 };
 
-/** When the people's earlier answers came back instead of a prompt and none of them answers this, ask again. */
-const askAgainStep: StepBuilder = (context) => {
-  const first = context.past("ask");
-  const output = first?.output as { status?: string; human_qa_history?: { question: string }[] } | undefined;
-  if (!first || first.failed || output?.status !== "deferred") return null;
-  const asked = String(first.input.question ?? "");
-  if ((output.human_qa_history ?? []).some((qa) => qa.question === asked)) return null;
-  return {
-    text: "Those earlier answers don't settle my question, so I'll ask it directly.",
-    calls: [
-      {
-        tag: "ask-again",
-        toolName: "ask_others",
-        input: { question: `To be specific: ${asked}`, options: first.input.options ?? [] },
-      },
-    ],
-  };
-};
-
 /** The answer this run got to its question, if any: a person's or a teammate's. */
 export function answerFrom(context: PlanContext): Answer | null {
-  for (const call of [context.past("ask-again"), context.past("ask")]) {
-    if (!call || call.failed) continue;
-    const output = call.output as {
-      status?: string;
-      responses?: { responder_name?: string; responder_id?: string; content: string }[];
-      human_qa_history?: { answer: string }[];
-    };
-    const first = output.responses?.[0];
-    if (first) return { by: first.responder_name ?? first.responder_id ?? "someone", text: first.content };
-    const last = output.human_qa_history?.at(-1);
-    if (output.status === "deferred" && last) return { by: "the people here", text: last.answer };
-  }
-  return null;
+  const call = context.past("ask");
+  if (!call || call.failed) return null;
+  // A person's answer given now, or their earlier answer to the same question (status `reused`): either is theirs.
+  const first = (call.output as { responses?: { responder_name?: string; responder_id?: string; content: string }[] }).responses?.[0];
+  return first ? { by: first.responder_name ?? first.responder_id ?? "someone", text: first.content } : null;
 }
 
 export function answerWords(answer: Answer | null): string[] {
@@ -106,4 +79,4 @@ export function answerWords(answer: Answer | null): string[] {
 }
 
 /** Each persona shares its intention, may ask others (as the room's sensitivity says), then works. */
-export const withAsking = (plan: StepBuilder[]): StepBuilder[] => [plan[0]!, askStep, askAgainStep, ...plan.slice(1)];
+export const withAsking = (plan: StepBuilder[]): StepBuilder[] => [plan[0]!, askStep, ...plan.slice(1)];
