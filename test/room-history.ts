@@ -4,6 +4,8 @@
 // 1, 2, 3… from the room's creation, every one parsed by the catalogue's schema.
 import fc from "fast-check";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
+import type { RoomState } from "@/components/room/room-state";
+import { replayedPart } from "@/components/timeline/view-store";
 import type { AgentDto, PayloadOf, StoredEvent, StoredEventType } from "@/lib/protocol";
 import { agentDto, boardEntryDto, broadcastDto, dialogueDto, edgeDto, nodeDto, runDto, storedEvent } from "./builders";
 
@@ -384,4 +386,14 @@ export function synthesizeRoomHistory(count: number, seed = 42, roomId = "bench-
     events = roomHistory(actions, roomId);
   }
   return events.slice(0, count);
+}
+
+/**
+ * What a replay must reproduce of a room's state: the part its log decides (`replayedPart`), the
+ * room's summary without the figures a page's first snapshot stamps on it (its last event and
+ * activity then), which no event changes.
+ */
+export function comparable(state: RoomState) {
+  const { room, ...rest } = replayedPart(state);
+  return { ...rest, room: { id: room.id, title: room.title, template: room.template } };
 }

@@ -1,18 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { EphemeralEvent, StoredEvent } from "@/lib/protocol";
-import type { RoomState } from "@/components/room/room-state";
 import { createRoomStore } from "@/components/room/room-store";
 import { roomSnapshot } from "@/test/builders";
-import { historyAction, roomHistory } from "@/test/room-history";
+import { comparable, historyAction, roomHistory } from "@/test/room-history";
 import { type LoadEvents, RoomReplay, foldEvents, replayStart } from "./room-replay";
-import { replayedPart } from "./view-store";
-
-/** What a replay must reproduce: the replayed part of the state (the room's summary without its snapshot-time figures). */
-export function comparable(state: RoomState) {
-  const { room, ...rest } = replayedPart(state);
-  return { ...rest, room: { id: room.id, title: room.title, template: room.template } };
-}
 
 /** How the live stream delivers, besides the next event: a signal never stored, an event again, one too early. */
 type Noise = { kind: "next" } | { kind: "ephemeral"; which: number } | { kind: "again"; back: number } | { kind: "early"; ahead: number };
@@ -186,7 +178,13 @@ describe("replaying a room from its log", () => {
     const start = replayStart(createRoomStore(roomSnapshot(), null).getState());
     const folded = foldEvents(start, readable);
     expect(folded.lastSeq).toBe(events.length);
-    const replay = new RoomReplay({ start, load: pagedLog(readable, () => events.length), lastSeq: events.length, checkpointEvery: 5, pageSize: 9 });
+    const replay = new RoomReplay({
+      start,
+      load: pagedLog(readable, () => events.length),
+      lastSeq: events.length,
+      checkpointEvery: 5,
+      pageSize: 9,
+    });
     const state = await replay.stateAt(events.length);
     expect(state.lastSeq).toBe(events.length);
     expect(state.unreadableEvents).toBe(Math.floor(events.length / 7));
