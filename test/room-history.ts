@@ -68,6 +68,18 @@ const AGENTS: AgentDto[] = [
 
 const PERSON = { agent: "human:seat-1", agent_name: "Ada" };
 
+/** Links are labelled as people and agents label them: a word or two. */
+const LABELS = ["echoes", "leads to", "illustrates", "answers", "", "contrasts with", "builds on"];
+
+/**
+ * Where a note goes: a cell of its own on a grid, moved a little within it, as the server places
+ * agents' work at free spots and people spread their notes out (notes piled on each other are
+ * no room anyone works in).
+ */
+function cell(index: number, action: Pick<HistoryAction, "x" | "y">): { x: number; y: number } {
+  return { x: (index % 24) * 340 + (action.x % 40), y: Math.floor(index / 24) * 260 + (action.y % 40) };
+}
+
 /**
  * The events of a room (id `roomId`) that went through `actions`, in order: its creation first,
  * then each action as one or more events. Actions that need something the room does not have yet
@@ -104,8 +116,7 @@ export function roomHistory(actions: HistoryAction[], roomId = "r", start = Date
         node: nodeDto({
           id: nodeId,
           text: action.text,
-          x: action.x,
-          y: action.y,
+          ...cell(counter, action),
           kind: agent ? "lyric" : "note",
           ...author,
           createdAt: at(),
@@ -145,7 +156,7 @@ export function roomHistory(actions: HistoryAction[], roomId = "r", start = Date
         else addNote(action, null);
         break;
       case "move":
-        if (node) emit("node.updated", { nodeId: node, changes: { x: action.x, y: action.y }, version: bump(node), updatedAt: at() });
+        if (node) emit("node.updated", { nodeId: node, changes: cell(counter + 1, action), version: bump(node), updatedAt: at() });
         else addNote(action, null);
         break;
       case "delete": {
@@ -155,7 +166,8 @@ export function roomHistory(actions: HistoryAction[], roomId = "r", start = Date
         break;
       }
       case "link": {
-        const target = nodes.length > 1 ? nodes[action.b % nodes.length]! : null;
+        // Work is linked to work near it: one of the next few notes.
+        const target = nodes.length > 1 ? nodes[(nodes.indexOf(node ?? "") + 1 + (action.b % 3)) % nodes.length]! : null;
         if (!node || !target || target === node) break;
         const edgeId = id("e");
         edges.push(edgeId);
@@ -165,7 +177,7 @@ export function roomHistory(actions: HistoryAction[], roomId = "r", start = Date
         break;
       }
       case "relabel":
-        if (edges.length) emit("edge.updated", { edgeId: edges[action.a % edges.length]!, label: action.text.slice(0, 80) });
+        if (edges.length) emit("edge.updated", { edgeId: edges[action.a % edges.length]!, label: LABELS[action.b % LABELS.length]! });
         break;
       case "unlink":
         if (edges.length) emit("edge.deleted", { edgeId: edges.splice(action.a % edges.length, 1)[0]! });
@@ -173,7 +185,7 @@ export function roomHistory(actions: HistoryAction[], roomId = "r", start = Date
       case "tidy":
         if (nodes.length) {
           emit("canvas.tidied", {
-            positions: nodes.slice(0, 5).map((nodeId, index) => ({ nodeId, x: index * 300, y: action.y, version: bump(nodeId) })),
+            positions: nodes.slice(0, 5).map((nodeId, index) => ({ nodeId, ...cell(index, action), version: bump(nodeId) })),
             updatedAt: at(),
           });
         }

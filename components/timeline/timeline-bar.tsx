@@ -143,7 +143,13 @@ export function TimelineBar() {
         />
       </div>
       <div className="timeline__status">
-        <span className="timeline__position" data-testid="timeline-position" data-at={state.at ?? "live"} aria-live="polite">
+        <span
+          className="timeline__position"
+          data-testid="timeline-position"
+          data-at={state.at ?? "live"}
+          data-shown={inPast ? (state.past?.lastSeq ?? "") : "live"}
+          aria-live="polite"
+        >
           {state.reading
             ? "Reading the room's history…"
             : inPast

@@ -11,6 +11,8 @@ export type PlaySpeed = (typeof PLAY_SPEEDS)[number];
 
 /** The longest a replay waits between two events, however long the room was quiet: quiet stretches are skipped. */
 export const QUIET_SKIP_MS = 800;
+/** The name of the User Timing measure each seek's replay leaves, apart from its drawing. */
+export const REPLAY_MEASURE = "parley:replay";
 /** How often a playing replay moves on. */
 const PLAY_TICK_MS = 50;
 /** Events read ahead of a playing replay. */
@@ -97,8 +99,12 @@ export function createTimeline(live: RoomStore, deps: TimelineDeps) {
     const first = replay === null || replay.indexedTo === 0;
     store.setState({ at: target, arrived: live.getState().lastSeq - enteredAt, reading: first, error: null });
     try {
+      const started = performance.now();
       const state = await replayer().stateAt(target);
       if (token !== seeking) return;
+      // How long the replay took, apart from drawing it (read by bench:replay).
+      performance.clearMeasures(REPLAY_MEASURE);
+      performance.measure(REPLAY_MEASURE, { start: started });
       store.setState({ past: state, reading: false });
       if (store.getState().speed === null) deps.showInAddress?.(target);
     } catch (error) {
