@@ -54,7 +54,7 @@ test("scrubbing a room back and forth shows every panel as it was, new events ar
 
   // Back to the room's first events — its creation, Ada taking a seat: an empty canvas, two entries in the feed.
   await scrubTo(page, 2);
-  await expect(timeline(page).position).toHaveText(new RegExp(`^#2 of \\d+`));
+  await expect(timeline(page).position).toHaveText(new RegExp(`^As it was after #2 of \\d+`));
   await expect(watcher.nodes()).toHaveCount(0);
   await expect(page.getByTestId("feed-entry")).toHaveCount(2);
   await expect(page).toHaveURL(new RegExp(`/rooms/${roomId}\\?at=2$`));

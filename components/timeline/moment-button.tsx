@@ -12,7 +12,7 @@ export function MomentButton({ roomId, seq }: { roomId: string; seq: number }) {
   if (!context || context.live.getState().room.id !== roomId) {
     return (
       <a className="moment-button" href={`/rooms/${roomId}?at=${seq}`} title={label} aria-label={label} data-testid="show-moment">
-        ⟲
+        ↺
       </a>
     );
   }
@@ -28,7 +28,7 @@ export function MomentButton({ roomId, seq }: { roomId: string; seq: number }) {
         void context.timeline.seek(seq);
       }}
     >
-      ⟲
+      ↺
     </button>
   );
 }

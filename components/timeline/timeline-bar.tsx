@@ -61,6 +61,7 @@ export function TimelineBar() {
   const liveSeq = useStore(live, (room) => room.lastSeq);
   const mayFork = useStore(live, (room) => (room.seat !== null || room.admin) && !room.deleted);
   const roomId = useStore(live, (room) => room.room.id);
+  const title = useStore(live, (room) => room.room.title);
   const [forking, setForking] = useState(false);
   const end = Math.max(liveSeq, state.info?.lastSeq ?? 0);
   const position = state.at ?? end;
@@ -102,7 +103,7 @@ export function TimelineBar() {
           disabled={!previousMark}
           onClick={() => previousMark && void timeline.seek(previousMark.seq)}
         >
-          ⏮
+          ‹ mark
         </button>
         <button
           type="button"
@@ -113,7 +114,7 @@ export function TimelineBar() {
           disabled={!nextMark}
           onClick={() => nextMark && void timeline.seek(nextMark.seq)}
         >
-          ⏭
+          mark ›
         </button>
       </div>
       <div className="timeline__track">
@@ -153,7 +154,7 @@ export function TimelineBar() {
           {state.reading
             ? "Reading the room's history…"
             : inPast
-              ? `#${position} of ${end}${shownEvent ? ` · ${clock(shownEvent.timestamp)}` : ""}`
+              ? `As it was after #${position} of ${end}${shownEvent ? ` · ${clock(shownEvent.timestamp)}` : ""}`
               : replay
                 ? `Replay · ${end} events`
                 : `Live · ${end} events`}
@@ -208,7 +209,7 @@ export function TimelineBar() {
           ))}
         </span>
       </div>
-      {forking && <ForkForm at={position} onCancel={() => setForking(false)} />}
+      {forking && <ForkForm at={position} title={state.past?.room.title ?? title} onCancel={() => setForking(false)} />}
       {state.error && (
         <p className="form-error" role="alert">
           {state.error}
@@ -252,7 +253,7 @@ function OriginAndForks({ info }: { info: TimelineState["info"] }) {
   );
 }
 
-function ForkForm({ at, onCancel }: { at: number; onCancel: () => void }) {
+function ForkForm({ at, title: shownTitle, onCancel }: { at: number; title: string; onCancel: () => void }) {
   const { live } = useTimelineContext()!;
   const roomId = useStore(live, (room) => room.room.id);
   const [busy, setBusy] = useState(false);
@@ -283,7 +284,7 @@ function ForkForm({ at, onCancel }: { at: number; onCancel: () => void }) {
         Nothing that was under way comes along (runs, questions, dialogues, waiting messages).
       </p>
       <label>
-        Title <input name="title" data-testid="fork-title" placeholder={`(from #${at})`} maxLength={120} />
+        Title <input name="title" data-testid="fork-title" placeholder={`${shownTitle} (from #${at})`} maxLength={120} />
       </label>
       <button type="submit" className="button button--primary" data-testid="fork-confirm" disabled={busy}>
         {busy ? "Starting…" : "Continue in a new room"}

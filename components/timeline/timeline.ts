@@ -136,8 +136,9 @@ export function createTimeline(live: RoomStore, deps: TimelineDeps) {
     const refill = () => {
       const past = store.getState().past;
       if (fetching || !past || buffer.length > PLAY_AHEAD / 2) return;
-      fetching = true;
       const from = buffer.at(-1)?.seq ?? past.lastSeq;
+      if (from >= end()) return;
+      fetching = true;
       void replayer()
         .eventsBetween(from, Math.min(end(), from + PLAY_AHEAD))
         .then((events) => {
