@@ -125,19 +125,27 @@ test("playing at 16× replays the room and goes live at its end; a link opens a 
   await expect(ada.page.getByTestId("timeline-live")).toHaveAttribute("aria-pressed", "true");
 });
 
-test("a seated person continues the room from a moment in a new room and runs an agent there; the room shared as a file replays read-only", async ({
+/** A room where Ada wrote three notes: events 3–4, 5–6 and 7–8 add and write each. */
+async function notesRoom(openRoom: (roomId: string, options?: { name?: string }) => Promise<RoomPage>, baseURL: string) {
+  const roomId = await createRoomViaApi(baseURL, "Rain on the window");
+  const ada = await openRoom(roomId, { name: "Ada" });
+  for (const text of ["Rain on the glass", "Neon in puddles", "A cold cup of tea"]) {
+    const note = await ada.addNote();
+    await ada.writeInNote(note, text);
+  }
+  return { roomId, ada };
+}
+
+test("a seated person continues the room from a moment in a new room and runs an agent there; each room lists the other", async ({
   openRoom,
   baseURL,
-  page,
 }) => {
-  const { roomId, ada } = await workedRoom(openRoom, baseURL!);
-  const nodesNow = await ada.nodes().count();
-  const firstScene = Number(await ada.page.locator('[data-testid="feed-entry"][data-type="node.created"]').nth(3).getAttribute("data-seq"));
-  const at = firstScene - 1;
+  const { roomId, ada } = await notesRoom(openRoom, baseURL!);
+  const at = 6;
   await ada.page.goto(`/rooms/${roomId}?at=${at}`);
   await expect.poll(() => shown(ada.page)).toBe(String(at));
   const nodesThen = await ada.nodes().count();
-  expect(nodesThen).toBeLessThan(nodesNow);
+  expect(nodesThen).toBe(2);
 
   await ada.page.getByTestId("timeline-fork").click();
   await ada.page.getByTestId("fork-title").fill("Rain, take two");
@@ -161,18 +169,32 @@ test("a seated person continues the room from a moment in a new room and runs an
   const origin = await openRoom(roomId);
   await origin.page.getByTestId("timeline-forks").click();
   await expect(origin.page.getByTestId("timeline-forks")).toContainText("Rain, take two");
+});
 
-  // Shared as a file, it opens elsewhere as a replay that plays the same, read-only.
-  const download = origin.page.waitForEvent("download");
-  await origin.page.getByTestId("timeline-export").click();
+test("a room shared as a file opens elsewhere as a read-only replay that plays the same; a changed file is refused", async ({
+  openRoom,
+  baseURL,
+  page,
+}) => {
+  const { roomId, ada } = await notesRoom(openRoom, baseURL!);
+  const at = 5;
+  await ada.page.goto(`/rooms/${roomId}?at=${at}`);
+  await expect.poll(() => shown(ada.page)).toBe(String(at));
+  const nodesThen = await ada.nodes().count();
+  expect(nodesThen).toBe(2);
+
+  const download = ada.page.waitForEvent("download");
+  await ada.page.getByTestId("timeline-export").click();
   const file = await (await download).path();
   expect(fs.readFileSync(file, "utf8").split("\n")[0]).toContain('"format":"parley-room-log"');
   await page.goto("/");
   await page.getByTestId("replay-file").setInputFiles(file);
   await page.getByTestId("replay-submit").click();
-  await expect(page.getByTestId("timeline-replay")).toContainText("Replay of “Rain on the window”");
+  // The replay room opens once it has read its whole log.
+  await expect(page.getByTestId("timeline-replay")).toContainText("Replay of “Rain on the window”", { timeout: 15_000 });
   await expect(page.getByTestId("timeline-live")).toHaveCount(0);
-  await expect(page.locator(".react-flow__node")).toHaveCount(await origin.nodes().count());
+  await expect(page.locator(".react-flow__node")).toHaveCount(3);
+  await expect(page.locator(".react-flow__node", { hasText: "A cold cup of tea" })).toBeVisible();
   const momentUrl = new URL(page.url());
   momentUrl.searchParams.set("at", String(at));
   await page.goto(momentUrl.toString());
