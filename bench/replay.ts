@@ -31,8 +31,11 @@ const SIZES = String(options.sizes ?? "1000,10000,50000")
 const BROWSER_SIZES = String(options["browser-sizes"] ?? "1000,10000")
   .split(",")
   .map(Number);
-/** Seeks the baseline makes in Node: folding from the start is slow, so fewer suffice for its percentiles at 50,000. */
-const BASELINE_SEEKS = Number(options["baseline-seeks"] ?? 60);
+/**
+ * Seeks the baseline makes in Node: folding from the start costs more the longer the room, so it
+ * makes fewer in longer rooms (60 at 1,000 events, 30 at 10,000, 6 at 50,000).
+ */
+const baselineSeeks = (events: number) => Number(options["baseline-seeks"] ?? Math.max(5, Math.min(60, Math.floor(300_000 / events))));
 const TARGET = { events: 10_000, seekP99Ms: 100, heapMb: 100 };
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -84,7 +87,7 @@ async function inNode(events: StoredEvent[]): Promise<Figures> {
   }
   const heap = round(heapMb() - before, 1);
   const baseline: number[] = [];
-  for (const seq of positions(events.length, Math.min(SEEKS, BASELINE_SEEKS), 2)) {
+  for (const seq of positions(events.length, Math.min(SEEKS, baselineSeeks(events.length)), 2)) {
     const started = performance.now();
     foldEvents(start, events.slice(0, seq));
     baseline.push(performance.now() - started);

@@ -46,7 +46,7 @@ export function TimelineScope({ children }: { children: ReactNode }) {
   const [scope] = useState(() => {
     const roomId = live.getState().room.id;
     const timeline = createTimeline(live, { load: loadFromServer(roomId), readInfo: () => readInfo(roomId), showInAddress });
-    return { timeline, ...createViewStore(live, timeline.store) };
+    return { timeline, view: createViewStore(live, timeline.store).view };
   });
   useEffect(() => {
     const { timeline } = scope;
@@ -56,10 +56,8 @@ export function TimelineScope({ children }: { children: ReactNode }) {
       const { info, at } = timeline.store.getState();
       if (info?.replay && at === null) void timeline.seek(info.lastSeq);
     });
-    return () => {
-      timeline.dispose();
-      scope.dispose();
-    };
+    // The timeline and the view follow the live store for as long as the page has it, and go with it.
+    return () => timeline.stop();
   }, [scope]);
   return (
     <TimelineContext.Provider value={{ timeline: scope.timeline, live }}>

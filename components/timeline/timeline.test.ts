@@ -33,7 +33,7 @@ function page(events: StoredEvent[], seen: number) {
   const timeline = createTimeline(live, {
     load: async (after, limit) =>
       events.filter((event) => event.seq > after && event.seq <= Math.min(after + limit, live.getState().lastSeq)),
-    readInfo: async () => ({ lastSeq: live.getState().lastSeq, startedAt: null, marks: [], origin: null, forks: [], replay: null }),
+    readInfo: async () => ({ lastSeq: live.getState().lastSeq, marks: [], origin: null, forks: [], replay: null }),
     showInAddress: (at) => addresses.push(at),
     now: () => now,
     setTimer: (run, ms) => {

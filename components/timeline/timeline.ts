@@ -224,6 +224,12 @@ export function createTimeline(live: RoomStore, deps: TimelineDeps) {
     readInfo,
     /** The room's last event as far as the timeline knows. */
     end,
+    /** Stops playing and drops any seek under way (the page is going away, or React is trying its effects twice). */
+    stop() {
+      stopPlaying();
+      seeking += 1;
+    },
+    /** Stops, and stops following the live store. */
     dispose() {
       stopPlaying();
       unsubscribe();

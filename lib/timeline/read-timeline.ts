@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { events, rooms } from "@/db/schema";
 import { notFound } from "@/lib/errors";
@@ -9,8 +9,6 @@ export const TIMELINE_MARKS = 20_000;
 
 export interface TimelineDto {
   lastSeq: number;
-  /** When the room's first and last events happened. */
-  startedAt: string | null;
   marks: TimelineMark[];
   /** The room this one continues, and after which of its events; null when it is no fork. */
   origin: { roomId: string | null; title: string; seq: number } | null;
@@ -24,14 +22,13 @@ export interface TimelineDto {
 export async function readTimeline(db: DbOrTx, roomId: string): Promise<TimelineDto> {
   const [room] = await db.select().from(rooms).where(eq(rooms.id, roomId));
   if (!room) throw notFound("Room");
-  const [markRows, first, forkRows, created] = await Promise.all([
+  const [markRows, forkRows, created] = await Promise.all([
     db
       .select({ seq: events.seq, type: events.type, agent: events.agent, agentName: events.agentName, createdAt: events.createdAt })
       .from(events)
       .where(and(eq(events.roomId, roomId), inArray(events.type, MARKED_TYPES)))
       .orderBy(desc(events.seq))
       .limit(TIMELINE_MARKS),
-    db.select({ createdAt: events.createdAt }).from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq)).limit(1),
     db
       .select({ id: rooms.id, title: rooms.title, seq: rooms.forkedFromSeq, createdAt: rooms.createdAt })
       .from(rooms)
@@ -52,7 +49,6 @@ export async function readTimeline(db: DbOrTx, roomId: string): Promise<Timeline
   const forkedFrom = (created[0]?.payload as { forkedFrom?: { roomId: string; title: string; seq: number } } | undefined)?.forkedFrom;
   return {
     lastSeq: room.lastSeq,
-    startedAt: first[0]?.createdAt.toISOString() ?? null,
     marks,
     origin: forkedFrom
       ? { roomId: room.forkedFromRoomId === forkedFrom.roomId ? forkedFrom.roomId : null, title: forkedFrom.title, seq: forkedFrom.seq }
