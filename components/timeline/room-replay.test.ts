@@ -1,10 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { EphemeralEvent, StoredEvent } from "@/lib/protocol";
+import { type EphemeralEvent, type StoredEvent, parseStoredEvents } from "@/lib/protocol";
 import { createRoomStore } from "@/components/room/room-store";
 import { roomSnapshot } from "@/test/builders";
 import { comparable, historyAction, roomHistory } from "@/test/room-history";
 import { type LoadEvents, RoomReplay, foldEvents, replayStart } from "./room-replay";
+import recordedFork from "./fixtures/recorded-fork.json";
 
 /** How the live stream delivers, besides the next event: a signal never stored, an event again, one too early. */
 type Noise = { kind: "next" } | { kind: "ephemeral"; which: number } | { kind: "again"; back: number } | { kind: "early"; ahead: number };
@@ -51,6 +52,11 @@ function watchLive(events: StoredEvent[], deliveries: Noise[]): Map<number, Retu
         lastActivityAt: created.timestamp,
       },
       agents: created.payload.agents,
+      // A room continued from another starts with what it copied.
+      nodes: created.payload.copied?.nodes ?? [],
+      edges: created.payload.copied?.edges ?? [],
+      board: created.payload.copied?.board ?? [],
+      settings: { ...roomSnapshot().settings, ...(created.payload.settings as object) },
       recentEvents: [created],
       lastSeq: 1,
     }),
@@ -116,6 +122,34 @@ describe("replaying a room from its log", () => {
         },
       ),
       { numRuns: 120 },
+    );
+  });
+
+  it("does the same over a recorded room: a fork where the Songwriter and the Scene Painter worked, recorded in the browser", async () => {
+    const events = parseStoredEvents(recordedFork).events;
+    expect(events).toHaveLength(recordedFork.length);
+    expect(events[0]!.type).toBe("room.created");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(noise, { maxLength: 20 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 15 }),
+        fc.array(fc.integer({ min: 1, max: events.length }), { minLength: 1, maxLength: 15 }),
+        async (deliveries, checkpointEvery, pageSize, seeks) => {
+          const live = watchLive(events, deliveries);
+          const page = roomSnapshot();
+          const replay = new RoomReplay({
+            start: replayStart(createRoomStore({ ...page, room: { ...page.room, id: events[0]!.room_id } }, null).getState()),
+            load: pagedLog(events),
+            lastSeq: events.length,
+            checkpointEvery,
+            pageSize,
+            maxPages: 2,
+          });
+          for (const seq of seeks) expect(comparable(await replay.stateAt(seq)), `at event ${seq}`).toEqual(live.get(seq));
+        },
+      ),
+      { numRuns: 40 },
     );
   });
 
