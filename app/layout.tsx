@@ -12,6 +12,7 @@ import "@/components/feed/feed.css";
 import "@/components/admin/admin.css";
 import "@/components/broadcast/broadcast.css";
 import "@/components/findings/findings.css";
+import "@/components/timeline/timeline.css";
 import "@/components/workflows/workflows.css";
 import "@/components/dialogue/dialogue.css";
 import "@/components/brainstorm/brainstorm.css";

@@ -1,5 +1,6 @@
 import { CreateRoomForm } from "@/components/rooms/create-room-form";
 import { ImportRoomForm } from "@/components/rooms/import-room-form";
+import { ImportReplayForm } from "@/components/rooms/import-replay-form";
 import { PageShell } from "@/components/ui/page-shell";
 import { RoomList, type RoomListEntry } from "@/components/rooms/room-list";
 import { countPresence } from "@/lib/realtime/presence";
@@ -35,6 +36,7 @@ export default async function HomePage() {
       <CreateRoomForm templates={templates} />
       <RoomList initial={initial} />
       <ImportRoomForm />
+      <ImportReplayForm />
     </PageShell>
   );
 }

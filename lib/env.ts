@@ -81,6 +81,9 @@ const envSchema = z.object({
    * is read that many entries from the right. 0: Parley faces the clients itself.
    */
   PARLEY_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  /** The largest room log file a replay may be made from (MB), and the most events it may hold. */
+  PARLEY_REPLAY_MAX_MB: z.coerce.number().int().min(1).max(1024).default(64),
+  PARLEY_REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
   /**
    * A run's lease: a worker that stops heartbeating (its instance died) loses its runs this long
    * after its last heartbeat, and another instance takes them over. Heartbeats come four times a lease.

@@ -9,6 +9,7 @@ import type { EventLogPage } from "@/lib/events/browse-events";
 import { type AgentDto, storedEventTypes } from "@/lib/protocol";
 import { queryString } from "./admin-api";
 import { Clock } from "./time-text";
+import { MomentButton } from "@/components/timeline/moment-button";
 
 const PAGE = 50;
 
@@ -106,6 +107,7 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
                   <code className="admin-event__type">{event.type}</code>
                   <strong>{event.agent_name}</strong>
                   <span className="admin-event__text">{line.text || line.message?.slice(0, 140) || line.chips?.join(", ") || ""}</span>
+                  <MomentButton roomId={event.room_id} seq={event.seq} />
                 </summary>
                 <pre className="admin-json">{JSON.stringify(event, null, 2)}</pre>
               </details>

@@ -7,6 +7,7 @@ import { useRoom } from "@/components/room/room-store";
 import type { RoomState, TypingState } from "@/components/room/room-state";
 import type { SidePanelState } from "@/components/room/room-store";
 import { BroadcastThread } from "@/components/broadcast/broadcast-thread";
+import { MomentButton } from "@/components/timeline/moment-button";
 import { DialogueThread } from "@/components/dialogue/dialogue-thread";
 import { describeEvent } from "./describe-event";
 import { isTraceable, workflowIdsIn } from "./traceable";
@@ -164,6 +165,7 @@ const FeedEntry = memo(function FeedEntry({
         <time className="feed__time" dateTime={event.timestamp}>
           {timeOf(event.timestamp)}
         </time>
+        <MomentButton roomId={event.room_id} seq={event.seq} />
         {traceable && (
           <button
             type="button"

@@ -22,6 +22,7 @@ import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import type { BrainstormDto, BuildReviewDto, DialogueThreadDto, LimitName, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { copiedRoomState } from "@/components/timeline/copied-state";
 import { clockOffset } from "./clock-offset";
 
 export const FEED_LIMIT = 300;
@@ -187,7 +188,13 @@ export type ApplyOutcome =
  * entry without its reducer.
  */
 const storedReducers: { [T in StoredEventType]: (state: RoomState, event: StoredEventOf<T>) => Partial<RoomState> } = {
-  "room.created": (_state, event) => ({ agents: event.payload.agents }),
+  // Only a replay from the start folds a room's first event; a live page starts after it.
+  "room.created": (state, { payload }) => ({
+    agents: payload.agents,
+    room: { ...state.room, title: payload.title },
+    ...(payload.settings ? { settings: payload.settings as RoomSettings } : {}),
+    ...copiedRoomState(payload.copied),
+  }),
   "brainstorm.started": (_state, { payload }) => ({ brainstorm: payload.brainstorm }),
   "brainstorm.stage": (state, { payload }) => laterBrainstorm(state, payload.brainstorm),
   "brainstorm.submitted": (state, { payload }) => laterBrainstorm(state, payload.brainstorm),

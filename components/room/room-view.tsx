@@ -10,15 +10,17 @@ import { DialogueLinks } from "@/components/dialogue/dialogue-thread";
 import { ReviewPanel } from "@/components/dialogue/review-panel";
 import { BrainstormPanel } from "@/components/brainstorm/brainstorm-panel";
 import { StageTracker } from "@/components/brainstorm/stage-tracker";
+import { TimelineBar } from "@/components/timeline/timeline-bar";
+import { LiveRoomScope, TimelineScope, useLiveRoomStoreApi } from "@/components/timeline/timeline-scope";
 import { CommandBar } from "./command-bar";
 import { RoomHeader } from "./room-header";
-import { RoomStoreProvider, useRoom, useRoomStoreApi } from "./room-store";
+import { RoomStoreProvider, useRoom } from "./room-store";
 import { SidePanel } from "./side-panel";
 import type { RoomSnapshotLike, SeatInfo } from "./room-state";
 import { useRoomEvents } from "./use-room-events";
 
 function LiveRoom() {
-  const store = useRoomStoreApi();
+  const store = useLiveRoomStoreApi();
   const roomId = useRoom((state) => state.room.id);
   const deleted = useRoom((state) => state.deleted);
   const tracing = useRoom((state) => state.tracing);
@@ -33,7 +35,9 @@ function LiveRoom() {
 
   return (
     <div className="room">
-      <RoomHeader />
+      <LiveRoomScope>
+        <RoomHeader />
+      </LiveRoomScope>
       {deleted && (
         <div className="banner banner--danger" data-testid="room-deleted">
           This room was deleted by an admin.
@@ -56,6 +60,7 @@ function LiveRoom() {
             <ReviewPanel />
             <BrainstormPanel />
           </div>
+          <TimelineBar />
           <CommandBar />
         </div>
         <aside className="room__side">
@@ -100,7 +105,9 @@ function PhoneTabs() {
 export function RoomView({ snapshot, seat, admin = false }: { snapshot: RoomSnapshotLike; seat: SeatInfo | null; admin?: boolean }) {
   return (
     <RoomStoreProvider snapshot={snapshot} seat={seat} admin={admin}>
-      <LiveRoom />
+      <TimelineScope>
+        <LiveRoom />
+      </TimelineScope>
     </RoomStoreProvider>
   );
 }

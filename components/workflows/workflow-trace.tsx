@@ -8,6 +8,7 @@ import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { AgentDto, StoredEvent, UnreadableEvent } from "@/lib/protocol";
 import type { WorkflowDetail } from "@/lib/workflows/read-workflow";
+import { MomentButton } from "@/components/timeline/moment-button";
 
 const STATUS_LABEL = { active: "in progress", complete: "complete", degraded: "degraded", failed: "failed" } as const;
 
@@ -216,6 +217,7 @@ export function WorkflowTimeline({
                       {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
                       {line.meta && <div className="trace__meta">{line.meta}</div>}
                       {message.error_details && <div className="trace__error">{message.error_details.error_message}</div>}
+                      <MomentButton roomId={message.room_id} seq={message.seq} />
                     </div>
                   )}
                 </div>

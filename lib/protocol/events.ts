@@ -14,13 +14,31 @@ function storedEvent<TType extends string, TPayload extends z.ZodType<Record<str
   return base.extend({ type: z.literal(type), payload });
 }
 
+const forkOriginSchema = z.object({ roomId: z.string(), title: z.string(), seq: z.number().int().positive(), at: z.string() });
+
+const forkCopySchema = z.object({ nodes: z.array(canvasNodeSchema), edges: z.array(canvasEdgeSchema), board: z.array(boardEntrySchema) });
+export type ForkCopy = z.infer<typeof forkCopySchema>;
+
 const nodeChangesSchema = canvasNodeSchema
   .pick({ text: true, x: true, y: true, width: true, height: true, color: true, kind: true })
   .partial();
 
 /** The catalogue of stored event types: one entry per thing that can happen in a room. */
 export const storedEventSchemas = {
-  "room.created": storedEvent("room.created", z.object({ title: z.string(), template: z.string(), agents: z.array(agentSchema) })),
+  "room.created": storedEvent(
+    "room.created",
+    z.object({
+      title: z.string(),
+      template: z.string(),
+      agents: z.array(agentSchema),
+      /** The room's settings as it started (absent from rooms made before they were recorded here). */
+      settings: z.record(z.string(), z.unknown()).optional(),
+      /** A room continued from a moment of another: that room and the event it continues after. */
+      forkedFrom: forkOriginSchema.optional(),
+      /** What a continued room starts with: the origin's notes, links and board as they were at that moment. */
+      copied: forkCopySchema.optional(),
+    }),
+  ),
   "room.updated": storedEvent(
     "room.updated",
     z.object({ title: z.string().optional(), settings: z.record(z.string(), z.unknown()).optional() }),

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "@/db";
-import { agents, rooms } from "@/db/schema";
+import type { Db, Tx } from "@/db";
+import { type Agent, agents, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import { type Actor, SYSTEM_ACTOR, writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
-import { LIMITS } from "@/lib/protocol";
+import { LIMITS, type PayloadOf } from "@/lib/protocol";
 import { agentToDto } from "./dto";
 import { type RoomSettingsPatch, parseRoomSettings } from "./room-settings";
 import { type PersonaTemplate, findTemplate } from "./templates";
@@ -24,6 +24,14 @@ export interface CreateRoomOptions {
   identityPrefix?: string;
   id?: string;
   now?: () => Date;
+  /** A room continued from a moment of another: its agents' ids (by position), and what its first event says and copies. */
+  fork?: {
+    agentIds: string[];
+    origin: NonNullable<PayloadOf<"room.created">["forkedFrom"]>;
+    copied: NonNullable<PayloadOf<"room.created">["copied"]>;
+    /** Writes the rest of what it copies, in the same transaction, after its first event. */
+    fill(tx: Tx, agents: Agent[]): Promise<void>;
+  };
 }
 
 /**
@@ -46,14 +54,22 @@ export async function createRoom(db: Db, input: CreateRoomInput, options: Create
   return db.transaction(async (tx) => {
     const [room] = await tx
       .insert(rooms)
-      .values({ id: roomId, title: input.title, template: input.template, settings, createdAt: now, lastActivityAt: now })
+      .values({
+        id: roomId,
+        title: input.title,
+        template: input.template,
+        settings,
+        createdAt: now,
+        lastActivityAt: now,
+        ...(options.fork ? { forkedFromRoomId: options.fork.origin.roomId, forkedFromSeq: options.fork.origin.seq } : {}),
+      })
       .returning();
     const agentRows = personas.length
       ? await tx
           .insert(agents)
           .values(
             personas.map((persona, position) => ({
-              id: randomUUID(),
+              id: options.fork?.agentIds[position] ?? randomUUID(),
               roomId,
               persona: persona.persona,
               name: persona.name,
@@ -78,10 +94,17 @@ export async function createRoom(db: Db, input: CreateRoomInput, options: Create
         emit({
           type: "room.created",
           actor: options.actor ?? SYSTEM_ACTOR,
-          payload: { title: input.title, template: input.template, agents: agentDtos },
+          payload: {
+            title: input.title,
+            template: input.template,
+            agents: agentDtos,
+            settings,
+            ...(options.fork ? { forkedFrom: options.fork.origin, copied: options.fork.copied } : {}),
+          },
         }),
       { now: () => now },
     );
+    await options.fork?.fill(tx, agentRows);
     return { room: room!, agents: agentDtos };
   });
 }

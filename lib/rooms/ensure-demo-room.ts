@@ -1,4 +1,4 @@
-import { desc } from "drizzle-orm";
+import { desc, isNull } from "drizzle-orm";
 import type { Db } from "@/db";
 import { rooms } from "@/db/schema";
 import { createRoom } from "./create-room";
@@ -7,12 +7,13 @@ import { CREATIVE_CANVAS } from "./templates";
 export const DEMO_ROOM_TITLE = "Rain on the window";
 
 /**
- * The room a new user lands in: the most recently active one, or a fresh Creative canvas room
+ * The room a new user lands in: the most recently active one (not a replay), or a fresh Creative canvas room
  * whose scheduler is on, so its agents start by themselves once someone opens it (the
  * Songwriter first, then one every interval while anyone is watching).
  */
 export async function ensureDemoRoom(db: Db): Promise<{ id: string; created: boolean }> {
-  const [latest] = await db.select({ id: rooms.id }).from(rooms).orderBy(desc(rooms.lastActivityAt)).limit(1);
+  // A replay of a shared file is nobody's working room.
+  const [latest] = await db.select({ id: rooms.id }).from(rooms).where(isNull(rooms.replayOf)).orderBy(desc(rooms.lastActivityAt)).limit(1);
   if (latest) return { id: latest.id, created: false };
   const { room } = await createRoom(
     db,

@@ -4,6 +4,7 @@ import { limitPerAddress } from "@/lib/http/rate-limited";
 import { roomAccess } from "@/lib/http/room-access";
 import { idempotencyKey, parseCookies, readJsonBody, respond } from "@/lib/http/request";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
+import { refuseReplay } from "@/lib/rooms/import-replay";
 
 export const dynamic = "force-dynamic";
 
@@ -21,6 +22,7 @@ export async function POST(request: Request, { params }: Context) {
   return respond(async () => {
     const { roomId } = await params;
     const { runtime } = await roomAccess(request, roomId);
+    await refuseReplay(runtime.database.db, roomId);
     await limitPerAddress(runtime.database.db, request, "seats");
     const input = await readJsonBody(request, takeSeatInputSchema);
     const { seat, token } = await takeSeat(runtime.database.db, roomId, input, {
