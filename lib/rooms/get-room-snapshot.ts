@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or } from "drizzle-orm";
-import type { Db } from "@/db";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import type { Db, Tx } from "@/db";
 import {
   agentNotes,
   boardEntries,
@@ -9,6 +9,8 @@ import {
   canvasEdges,
   canvasNodes,
   events,
+  type Run,
+  runSteps,
   runs,
 } from "@/db/schema";
 import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
@@ -166,7 +168,14 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
         })
         .from(buildReviews)
         .where(and(eq(buildReviews.roomId, roomId), isNotNull(buildReviews.codeNodeId)));
-      const runMap = new Map([...runRows, ...active].map((run) => [run.id, run]));
+      const stepTotals = await savedStepTotals(
+        tx,
+        active.map((run) => run.id),
+      );
+      // A run still under way counts what its saved steps used, as its `run.step` events do: a
+      // call's usage reaches the run's row with the first write of its step (a note, say), which
+      // can commit before the step's own event, and a page adds that event's figures when it arrives.
+      const runMap = new Map([...runRows, ...active].map((run) => [run.id, { ...run, ...stepTotals.get(run.id) }]));
       return {
         room: roomToDto(room),
         settings: parseRoomSettings(room.settings),
@@ -203,4 +212,23 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
+}
+
+/** What each run's saved steps used, summed: the figures its `run.step` events carry. */
+async function savedStepTotals(tx: Tx, runIds: string[]): Promise<Map<string, Pick<Run, "inputTokens" | "outputTokens" | "costUsd">>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await tx
+    .select({
+      runId: runSteps.runId,
+      inputTokens: sql<number>`coalesce(sum(${runSteps.inputTokens}), 0)`.mapWith(Number),
+      outputTokens: sql<number>`coalesce(sum(${runSteps.outputTokens}), 0)`.mapWith(Number),
+      costUsd: sql<number>`coalesce(sum(${runSteps.costUsd}), 0)`.mapWith(Number),
+    })
+    .from(runSteps)
+    .where(inArray(runSteps.runId, runIds))
+    .groupBy(runSteps.runId);
+  const totals = new Map(rows.map(({ runId, ...figures }) => [runId, figures]));
+  // A run with no saved step has used nothing its events show yet.
+  for (const id of runIds) if (!totals.has(id)) totals.set(id, { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  return totals;
 }
