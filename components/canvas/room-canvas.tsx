@@ -99,6 +99,20 @@ export function RoomCanvas({ onError }: CanvasProps) {
       return Object.values(nodes).map((node) => {
         const existing = byId.get(node.id);
         const accent = node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227";
+        const highlight = highlightSet.has(node.id);
+        // The same note drawn the same way keeps its object, so React Flow leaves it alone: a
+        // room of hundreds of notes, or a jump through its history, redraws only what changed.
+        if (
+          existing &&
+          !existing.dragging &&
+          existing.data.node === node &&
+          existing.data.accent === accent &&
+          existing.data.editable === canEdit &&
+          existing.data.highlighted === highlight &&
+          existing.data.onSaveText === saveText
+        ) {
+          return existing;
+        }
         return {
           id: node.id,
           type: "note" as const,
@@ -106,7 +120,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
           selected: existing?.selected,
           dragging: existing?.dragging,
           measured: existing?.measured,
-          data: { node, accent, editable: canEdit, highlighted: highlightSet.has(node.id), onSaveText: saveText },
+          data: { node, accent, editable: canEdit, highlighted: highlight, onSaveText: saveText },
         };
       });
     });
@@ -133,6 +147,17 @@ export function RoomCanvas({ onError }: CanvasProps) {
       return Object.values(edges).map((edge) => {
         const accent = edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
         const layout = links.get(edge.id);
+        const existing = byId.get(edge.id);
+        if (
+          existing?.data &&
+          existing.data.edge === edge &&
+          existing.data.accent === accent &&
+          existing.sourceHandle === (layout?.source ?? "bottom") &&
+          existing.targetHandle === (layout?.target ?? "top") &&
+          sameSpot(existing.data.labelAt, layout?.label)
+        ) {
+          return existing;
+        }
         return {
           id: edge.id,
           type: "labelled" as const,
@@ -140,7 +165,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
           target: edge.targetId,
           sourceHandle: layout?.source ?? "bottom",
           targetHandle: layout?.target ?? "top",
-          selected: byId.get(edge.id)?.selected,
+          selected: existing?.selected,
           style: { stroke: accent, strokeWidth: 2 },
           markerEnd: { type: MarkerType.ArrowClosed, color: accent, width: 16, height: 16 },
           data: { edge, accent, labelAt: layout?.label },
@@ -362,4 +387,8 @@ function EdgeEditor({ label, onSave, onDelete }: { label: string; onSave: (label
       </button>
     </form>
   );
+}
+
+function sameSpot(a: { x: number; y: number } | undefined, b: { x: number; y: number } | undefined): boolean {
+  return a === b || (!!a && !!b && a.x === b.x && a.y === b.y);
 }

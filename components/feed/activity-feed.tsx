@@ -46,8 +46,13 @@ export function ActivityFeed() {
     list.current?.querySelector(`[data-seq="${focusedSeq}"]`)?.scrollIntoView({ block: "center" });
   }, [focusedSeq]);
 
-  const nodeText = useCallback((nodeId: string) => nodes[nodeId]?.text, [nodes]);
-  const boardEntry = useCallback((entryId: string) => board[entryId], [board]);
+  // Read through refs so that the entries keep their props while notes and the board change
+  // (nearly every event changes one): each entry is described once, when it first shows, instead
+  // of the whole feed again at every event — or at every step through a room's history.
+  const latest = useRef({ nodes, board });
+  latest.current = { nodes, board };
+  const nodeText = useCallback((nodeId: string) => latest.current.nodes[nodeId]?.text, []);
+  const boardEntry = useCallback((entryId: string) => latest.current.board[entryId], []);
   const workflowIds = useMemo(() => workflowIdsIn(feed), [feed]);
 
   return (

@@ -2,6 +2,7 @@ import type { StoreApi } from "zustand/vanilla";
 import { createStore } from "zustand/vanilla";
 import type { RoomState } from "@/components/room/room-state";
 import type { RoomStore } from "@/components/room/room-store";
+import { keepUnchanged } from "./keep-unchanged";
 import type { TimelineState } from "./timeline";
 
 /**
@@ -45,11 +46,21 @@ export function replayedPart(state: RoomState): ReplayedState {
  * shared with the live store, so they carry over when the page goes back to live.
  */
 export function createViewStore(live: RoomStore, timeline: StoreApi<TimelineState>): { view: RoomStore; dispose(): void } {
+  // The moment shown last (or the live room, before the first step into the past), whose objects
+  // the next moment reuses wherever it holds the same values, so the panels redraw only what differs.
+  let shown: ReplayedState | null = null;
+  let shownFrom: RoomState | null = null;
   const compose = () => {
     const state = live.getState();
     const past = timeline.getState().past;
-    if (!past) return state;
-    return { ...state, ...replayedPart(past), seat: null, admin: false, typing: {}, lastScheduledAt: null, budget: null };
+    if (!past) {
+      shown = null;
+      shownFrom = null;
+      return state;
+    }
+    if (past !== shownFrom) shown = keepUnchanged(shown ?? replayedPart(state), replayedPart(past));
+    shownFrom = past;
+    return { ...state, ...shown!, seat: null, admin: false, typing: {}, lastScheduledAt: null, budget: null };
   };
   const view: RoomStore = createStore<ReturnType<RoomStore["getState"]>>()(() => compose());
   const sync = () => view.setState(compose(), true);
