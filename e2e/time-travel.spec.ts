@@ -193,6 +193,9 @@ test("a room shared as a file opens elsewhere as a read-only replay that plays t
   // The replay room opens once it has read its whole log.
   await expect(page.getByTestId("timeline-replay")).toContainText("Replay of “Rain on the window”", { timeout: 15_000 });
   await expect(page.getByTestId("timeline-live")).toHaveCount(0);
+  // Nobody takes a seat in a replay: the header says it is read-only instead of offering one.
+  await expect(page.getByTestId("replay-read-only")).toBeVisible();
+  await expect(page.getByTestId("take-seat-form")).toHaveCount(0);
   await expect(page.locator(".react-flow__node")).toHaveCount(3);
   await expect(page.locator(".react-flow__node", { hasText: "A cold cup of tea" })).toBeVisible();
   const momentUrl = new URL(page.url());

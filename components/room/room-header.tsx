@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
 import { type RoomState, nextTurn, nextTurnLabel } from "./room-state";
+import { useIsReplay } from "@/components/timeline/timeline-scope";
 import { SeatForm } from "./seat-form";
 import { useServerNow } from "./use-server-now";
 
@@ -67,6 +68,7 @@ function BudgetLeft() {
 
 export function RoomHeader() {
   const { title, template, watching, participants, connection, unreadable } = useRoom(useShallow(selectHeader));
+  const isReplay = useIsReplay();
   return (
     <header className="room-header">
       <Link href="/" className="brand" aria-label="All rooms">
@@ -95,7 +97,13 @@ export function RoomHeader() {
             {participants} seated
           </span>
         )}
-        <SeatForm />
+        {isReplay ? (
+          <span className="watching" data-testid="replay-read-only" title="A replay of a shared file: nobody takes a seat in it">
+            Read-only replay
+          </span>
+        ) : (
+          <SeatForm />
+        )}
       </div>
     </header>
   );

@@ -1,7 +1,7 @@
 "use client";
 
 import { type ReactNode, createContext, useContext, useEffect, useState } from "react";
-import { useStore } from "zustand";
+import { type StoreApi, createStore, useStore } from "zustand";
 import { type RoomStore, RoomStoreScope, useRoomStoreApi } from "@/components/room/room-store";
 import { type Timeline, type TimelineState, createTimeline, loadFromServer } from "./timeline";
 import { createViewStore } from "./view-store";
@@ -88,4 +88,13 @@ export function useLiveRoomStoreApi(): RoomStore {
 /** Shows its children the live room, whichever moment the rest of the page shows (the header: the seat, who is watching). */
 export function LiveRoomScope({ children }: { children: ReactNode }) {
   return <RoomStoreScope store={useLiveRoomStoreApi()}>{children}</RoomStoreScope>;
+}
+
+const NO_TIMELINE: StoreApi<Pick<TimelineState, "info">> = createStore(() => ({ info: null }));
+
+/** Whether the room is a replay of a shared file (read-only: nobody takes a seat in it); false outside a room page. */
+export function useIsReplay(): boolean {
+  const context = useContext(TimelineContext);
+  const store = context?.timeline.store ?? NO_TIMELINE;
+  return useStore(store, (state) => !!state.info?.replay);
 }
