@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// Starts Parley: builds it on first run, then serves it and opens the demo room.
+// Starts Parley: builds it on first run, then serves it in this process and opens the demo room.
+// The server is this process, not a child of it: a supervisor sees the server's own exit code or
+// the signal that killed it, and killing this process leaves no server behind holding the port
+// and the embedded database.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { startNext } from "./next-start.mjs";
+import { listenHost, serveNextHere } from "./next-start.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const next = path.join(root, "node_modules", ".bin", "next");
@@ -15,16 +18,19 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.include
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const server = startNext({ port });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+// Where this machine reaches the server: every interface and loopback are reached as localhost.
+const host = listenHost();
+const local = ["0.0.0.0", "::", "127.0.0.1", "::1", "localhost"].includes(host);
+const base = `http://${local ? "localhost" : host.includes(":") ? `[${host}]` : host}:${port}`;
 
-const demoUrl = `http://localhost:${port}/demo`;
+await serveNextHere({ port });
+
+const demoUrl = `${base}/demo`;
 const wantsBrowser = process.stdout.isTTY && !process.env.CI && process.env.PARLEY_OPEN !== "0";
 async function openWhenReady() {
   for (let attempt = 0; attempt < 120; attempt++) {
     try {
-      const response = await fetch(`http://localhost:${port}/api/health`);
+      const response = await fetch(`${base}/api/health`);
       if (response.ok) break;
     } catch {
       // not up yet
