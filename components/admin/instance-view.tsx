@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { InstanceStatus } from "@/lib/admin/read-instance";
 import { useAdminQuery } from "./admin-api";
 import { formatAgo, formatDuration } from "./admin-format";
+import { AdminSessionsCard } from "./admin-sessions-card";
 import { InstanceBudgetsForm } from "./instance-budgets-form";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
@@ -94,6 +95,7 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
           <h2 className="admin-section-title">Daily budgets for the whole server</h2>
           <InstanceBudgetsForm budgets={status.budgets} />
         </section>
+        <AdminSessionsCard now={now} />
         <section className="card" data-testid="instance-providers">
           <h2 className="admin-section-title">Model providers</h2>
           <ul className="admin-plain-list">
