@@ -39,7 +39,10 @@ export function AdminSessionsCard({ now }: { now: number }) {
                 {session.current && <span className="muted"> (this one)</span>}
               </td>
               <td>
-                <code>{session.clientAddress || "—"}</code> <span className="muted">{session.userAgent}</span>
+                <code>{session.clientAddress || "—"}</code>{" "}
+                <span className="muted admin-session__agent" title={session.userAgent}>
+                  {session.userAgent}
+                </span>
               </td>
               <td>{formatAgo(session.lastSeenAt, now)}</td>
               <td>{formatAgo(session.expiresAt, now)}</td>

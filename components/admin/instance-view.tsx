@@ -95,7 +95,6 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
           <h2 className="admin-section-title">Daily budgets for the whole server</h2>
           <InstanceBudgetsForm budgets={status.budgets} />
         </section>
-        <AdminSessionsCard now={now} />
         <section className="card" data-testid="instance-providers">
           <h2 className="admin-section-title">Model providers</h2>
           <ul className="admin-plain-list">
@@ -111,6 +110,7 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
           </ul>
         </section>
       </div>
+      <AdminSessionsCard now={now} />
       <section className="card" data-testid="instance-workers">
         <h2 className="admin-section-title">Workers and their runs</h2>
         <p className="muted">
