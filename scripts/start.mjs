@@ -25,7 +25,8 @@ const base = `http://${local ? "localhost" : host.includes(":") ? `[${host}]` : 
 
 await serveNextHere({ port });
 
-const demoUrl = `${base}/demo`;
+// Where people reach it, when that is said; else where this machine does.
+const demoUrl = `${process.env.PARLEY_PUBLIC_URL?.replace(/\/+$/, "") ?? base}/demo`;
 const wantsBrowser = process.stdout.isTTY && !process.env.CI && process.env.PARLEY_OPEN !== "0";
 async function openWhenReady() {
   for (let attempt = 0; attempt < 120; attempt++) {
