@@ -9,7 +9,9 @@ export interface Refusal {
 }
 
 export function hostName(value: string): string | null;
-export function allowedHosts(env: Partial<Record<"HOST" | "PARLEY_ALLOWED_HOSTS" | "PARLEY_PUBLIC_URL", string>>): (name: string) => boolean;
+export function allowedHosts(
+  env: Partial<Record<"HOST" | "PARLEY_ALLOWED_HOSTS" | "PARLEY_PUBLIC_URL", string>>,
+): (name: string) => boolean;
 export function frontDoorRefusal(
   request: { method: string; target: string; host: string | undefined },
   isAllowedHost: (name: string) => boolean,
