@@ -89,6 +89,11 @@ describe("admin sessions", () => {
       expect(row.tokenDigest).not.toContain(TOKEN);
     }
     expect(rows.map((row) => row.userAgent)).toContain("Firefox on the desk");
+    // Signing in again from the same browser replaces its session.
+    const again = await signedInCookie(TOKEN, { cookie: first });
+    expect(await listWith(first)).toBe(403);
+    expect(await listWith(again)).toBe(200);
+    expect(await context.database.db.select().from(adminSessions)).toHaveLength(2);
     const secrets = await context.database.db.select().from(instanceSecrets);
     expect(secrets.map((secret) => secret.name)).toEqual(["admin-session"]);
     expect(secrets[0]!.value.length).toBeGreaterThanOrEqual(40);

@@ -30,6 +30,9 @@ export async function POST(request: Request) {
     const { token } = await readJsonBody(request, signInSchema);
     const address = clientAddress(request.headers);
     if (!(await verifyAdminToken(database.db, token, address))) throw forbidden("That admin token is not valid.");
+    // Signing in again replaces the browser's session rather than leaving the old one behind.
+    const previous = parseCookies(request.headers.get("cookie"))[ADMIN_COOKIE];
+    if (previous) await endAdminSession(database.db, previous);
     const session = await startAdminSession(database.db, { clientAddress: address, userAgent: request.headers.get("user-agent") });
     const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
     return Response.json(
