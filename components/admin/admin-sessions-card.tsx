@@ -51,7 +51,7 @@ export function AdminSessionsCard({ now }: { now: number }) {
         </tbody>
       </table>
       <button
-        className="button"
+        className="button admin-sessions__end"
         type="button"
         disabled={ending}
         data-testid="end-all-sessions"
