@@ -184,3 +184,28 @@ test("npm start listens on this machine only unless HOST says otherwise, and ans
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test("npm start stops its server when npm itself is killed", async () => {
+  test.setTimeout(120_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-start-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PARLEY_DATA_DIR: dataDir,
+    PARLEY_DEMO_ROOM: "0",
+    PARLEY_OPEN: "0",
+    ADMIN_TOKEN: "lifecycle-admin-token-0123456789",
+    PORT: String(START_PORT),
+  };
+  delete env.DATABASE_URL;
+  delete env.HOST;
+  const npm = spawn("npm", ["start", "--silent"], { cwd: root, env, stdio: "ignore" });
+  try {
+    await expect.poll(() => healthAt(startBase), { timeout: 60_000, intervals: [200] }).toBe(200);
+    npm.kill("SIGKILL");
+    // No server is left behind holding the port.
+    await expect.poll(() => healthAt(startBase), { timeout: 15_000, intervals: [200] }).toBe(0);
+  } finally {
+    npm.kill("SIGKILL");
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
