@@ -24,7 +24,7 @@ function startServer(dataDir: string): ChildProcess {
 
 async function untilUp() {
   await expect
-    .poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 30_000, intervals: [200] })
+    .poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000, intervals: [200] })
     .toBe(200);
 }
 
@@ -34,7 +34,7 @@ const watching = async (roomId: string) => {
 };
 
 test("a server stopped with SIGTERM takes its viewers off the count before it exits", async () => {
-  test.setTimeout(90_000);
+  test.setTimeout(150_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-lifecycle-"));
   let server = startServer(dataDir);
   try {
