@@ -1,3 +1,5 @@
+import { DATA_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./scripts/security-headers.mjs";
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -9,17 +11,8 @@ const nextConfig = {
   // On every answer; pages get their Content-Security-Policy (with a nonce) from proxy.ts.
   async headers() {
     return [
-      {
-        source: "/:path*",
-        headers: [
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          // Room links are how spectators get in: they never leave in a Referer.
-          { key: "Referrer-Policy", value: "same-origin" },
-          { key: "X-Frame-Options", value: "DENY" },
-        ],
-      },
-      // An API answer is data, never a page (docs/behaviour/limits.md).
-      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      { source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: DATA_CONTENT_SECURITY_POLICY }] },
     ];
   },
 };

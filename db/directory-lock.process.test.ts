@@ -13,19 +13,51 @@ const deadPid = async () => {
   return dead.pid!;
 };
 
-/** Starts `count` processes that all ask for the directory's lock at the same moment; what each said. */
+/**
+ * Starts `count` processes that all ask for the directory's lock at the same moment; what each
+ * said. The one that gets the lock keeps it until every contender has answered: only then are
+ * they stopped, so no contender can find the lock let go and take it after the race.
+ */
 async function contend(directory: string, count: number): Promise<string[]> {
   const contender = path.join(import.meta.dirname, "..", "test", "support", "lock-contender.ts");
   const startAt = Date.now() + 1500;
-  const outputs = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, ["--import", "tsx", contender, directory, String(startAt), "600"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    return new Promise<string>((resolve) => child.on("exit", () => resolve(output.trim())));
-  });
-  return Promise.all(outputs);
+  const children = Array.from({ length: count }, () =>
+    spawn(process.execPath, ["--import", "tsx", contender, directory, String(startAt)], { stdio: ["pipe", "pipe", "inherit"] }),
+  );
+  try {
+    return await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<string>((resolve) => {
+            let output = "";
+            child.stdout.on("data", (chunk) => {
+              output += chunk;
+              if (output.includes("\n")) resolve(output.trim());
+            });
+            child.on("exit", () => resolve(output.trim()));
+          }),
+      ),
+    );
+  } finally {
+    for (const child of children) child.kill("SIGKILL");
+  }
+}
+
+/** A process that has ended but that its parent has not reaped: a zombie, as `ps` shows it. */
+async function zombiePid(): Promise<{ pid: number; stop: () => void }> {
+  // The shell starts `true` in the background and becomes `sleep`, which never reaps it.
+  const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "inherit"] });
+  const pid = await new Promise<number>((resolve) => parent.stdout.once("data", (chunk) => resolve(Number(String(chunk).trim()))));
+  const state = () => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+    } catch {
+      return undefined;
+    }
+  };
+  for (let tries = 0; state() !== "Z" && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(state()).toBe("Z");
+  return { pid, stop: () => parent.kill("SIGKILL") };
 }
 
 describe("lockDataDirectory", () => {
@@ -50,6 +82,37 @@ describe("lockDataDirectory", () => {
     release();
     expect(fs.existsSync(path.join(directory, "parley.lock"))).toBe(false);
     lockDataDirectory(directory)();
+  });
+
+  it.runIf(process.platform === "linux")("takes over a lock whose holder was killed but not yet reaped (a zombie)", async () => {
+    const directory = tempDir();
+    const zombie = await zombiePid();
+    try {
+      fs.writeFileSync(path.join(directory, "parley.lock"), JSON.stringify({ pid: zombie.pid }));
+      const release = lockDataDirectory(directory);
+      expect(JSON.parse(fs.readFileSync(path.join(directory, "parley.lock"), "utf8")).pid).toBe(process.pid);
+      release();
+    } finally {
+      zombie.stop();
+    }
+  });
+
+  it.runIf(process.platform === "linux")("takes over a lock whose holder's pid now belongs to another process", async () => {
+    const directory = tempDir();
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      // The pid is alive, but it started at another time than the process that took the lock.
+      fs.writeFileSync(path.join(directory, "parley.lock"), JSON.stringify({ pid: other.pid, started: "1" }));
+      const release = lockDataDirectory(directory);
+      expect(JSON.parse(fs.readFileSync(path.join(directory, "parley.lock"), "utf8")).pid).toBe(process.pid);
+      release();
+      // Started when it says: still its holder.
+      const started = fs.readFileSync(`/proc/${other.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[19];
+      fs.writeFileSync(path.join(directory, "parley.lock"), JSON.stringify({ pid: other.pid, started }));
+      expect(() => lockDataDirectory(directory)).toThrow(DataDirectoryLockedError);
+    } finally {
+      other.kill();
+    }
   });
 
   it("lets exactly one of several processes starting at once have a fresh directory", async () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -17,21 +18,63 @@ export class DataDirectoryLockedError extends Error {
   }
 }
 
-/** What a lock file says: who holds it, and a token telling this taking of the lock from any other. */
+/**
+ * What a lock file says: who holds it, and a token telling this taking of the lock from any other.
+ * `started` is when the holder's process started, as the system counts it (where it can be read),
+ * so that another process given the same pid later is not taken for the holder.
+ */
 interface Holder {
   pid: number;
   host?: string;
   since?: string;
   token?: string;
+  started?: string;
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * A process's state letter and start time from `/proc/<pid>/stat` (Linux), or null where there
+ * is no such file. The command name, in parentheses, may hold spaces and parentheses itself, so
+ * the fields are read after its last `)`.
+ */
+function procStat(pid: number): { state: string; started: string } | null {
+  let text: string;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
   }
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // After the name: state (3rd field of the file), …, starttime (22nd).
+  return { state: fields[0] ?? "", started: fields[19] ?? "" };
+}
+
+/** A process's state letters as `ps` shows them, where there is no `/proc` (macOS, the BSDs). */
+function psState(pid: number): string | null {
+  const ps = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" });
+  return ps.status === 0 ? ps.stdout.trim() : null;
+}
+
+/** This process's start time as `procStat` reads it, recorded in the lock it takes. */
+const ownStart = () => procStat(process.pid)?.started;
+
+/**
+ * Whether the lock's holder still runs. A process that was killed but not yet reaped by its parent
+ * (a zombie, state `Z`, or `X` while it is being reaped) holds nothing any more: it will never
+ * write again, so a restart right after a `kill -9` may take over at once.
+ */
+function isAlive(holder: Holder): boolean {
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  if (process.platform === "win32") return true;
+  const stat = procStat(holder.pid);
+  if (stat) return !/^[ZX]/.test(stat.state) && (holder.started === undefined || holder.started === stat.started);
+  // No stat to read for a process that answers to its pid: /proc may hide other users' processes.
+  if (process.platform === "linux") return true;
+  const state = psState(holder.pid);
+  return state === null ? true : !/^[ZX]/.test(state);
 }
 
 /** The lock's holder; null when there is no lock file (any more). An unreadable file holds nobody. */
@@ -51,7 +94,7 @@ function readHolder(file: string): Holder | null {
   }
 }
 
-const isLive = (holder: Holder) => holder.pid > 0 && holder.pid !== process.pid && isAlive(holder.pid);
+const isLive = (holder: Holder) => holder.pid > 0 && holder.pid !== process.pid && isAlive(holder);
 
 /**
  * Takes an exclusive lock on a data directory for this process, refusing when another
@@ -72,7 +115,7 @@ export function lockDataDirectory(
   fs.mkdirSync(directory, { recursive: true });
   const lockPath = path.join(directory, "parley.lock");
   const token = randomBytes(8).toString("hex");
-  const mine: Holder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token };
+  const mine: Holder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token, started: ownStart() };
   const draft = `${lockPath}.${process.pid}.${token}`;
   fs.writeFileSync(draft, JSON.stringify(mine));
   try {

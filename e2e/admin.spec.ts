@@ -312,3 +312,36 @@ test("a session cookie made from the admin token without signing in shows the si
   expect((await context.request.get(`${baseURL}/api/admin/overview`)).status()).toBe(200);
   await context.close();
 });
+
+test("signing out ends the session on the server, and the Instance page lists sessions and ends them all", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  await signIn(page);
+  const [copied] = (await page.context().cookies()).filter((cookie) => cookie.name === "parley_admin");
+  expect(copied).toBeDefined();
+  await page.getByTestId("admin-sign-out").click();
+  await expect(page.getByTestId("admin-sign-in")).toBeVisible();
+  // A copy of the cookie, kept elsewhere, opens nothing after the sign-out.
+  const elsewhere = await browser.newContext();
+  await elsewhere.addCookies([{ name: "parley_admin", value: copied!.value, url: baseURL! }]);
+  expect((await elsewhere.request.get(`${baseURL}/api/admin/overview`)).status()).toBe(403);
+  await elsewhere.close();
+
+  // Two admins signed in: one ends every session from the Instance page.
+  const other = await browser.newContext();
+  const otherPage = await other.newPage();
+  await signIn(otherPage);
+  await signIn(page);
+  await page.goto("/admin/instance");
+  const sessions = page.getByTestId("instance-session");
+  await expect.poll(() => sessions.count()).toBeGreaterThanOrEqual(2);
+  await expect(page.locator('[data-testid="instance-session"][data-current="true"]')).toHaveCount(1);
+  await page.getByTestId("end-all-sessions").click();
+  await expect(page.getByTestId("admin-sign-in")).toBeVisible();
+  expect((await other.request.get(`${baseURL}/api/admin/overview`)).status()).toBe(403);
+  await otherPage.reload();
+  await expect(otherPage.getByTestId("admin-sign-in")).toBeVisible();
+  await other.close();
+});

@@ -81,6 +81,20 @@ const envSchema = z.object({
    * is read that many entries from the right. 0: Parley faces the clients itself.
    */
   PARLEY_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Host names the server answers to besides localhost and loopback addresses, comma-separated:
+   * a name, an address, `.example.com` for a domain and the names under it, or `*` for any (when a
+   * proxy in front checks the host). Read by the front door (scripts/front-door.mjs).
+   */
+  PARLEY_ALLOWED_HOSTS: z.string().optional(),
+  /** The address people reach this instance at (`https://parley.example.com`); its host is allowed too. */
+  PARLEY_PUBLIC_URL: z.string().url().optional(),
+  /** How long an admin's sign-in lasts before the dashboard asks again, in hours. */
+  PARLEY_ADMIN_SESSION_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 30)
+    .default(12),
   /** The largest room log file a replay may be made from (MB), and the most events it may hold. */
   PARLEY_REPLAY_MAX_MB: z.coerce.number().int().min(1).max(1024).default(64),
   PARLEY_REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).max(10_000_000).default(100_000),

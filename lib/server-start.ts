@@ -44,8 +44,7 @@ export async function startServer(): Promise<void> {
   }
   stopOnSignals(runtime);
   resolveAdminToken({ announce: (message) => console.log(`[parley] ${message}`) });
-  const port = process.env.PORT ?? "3000";
-  const base = `http://localhost:${port}`;
+  const base = env.PARLEY_PUBLIC_URL?.replace(/\/+$/, "") ?? `http://localhost:${process.env.PORT ?? "3000"}`;
   console.log(`[parley] database: ${runtime.database.driver === "pglite" ? `embedded (PGlite in ${env.PARLEY_DATA_DIR})` : "PostgreSQL"}`);
   if (env.PARLEY_DEMO_ROOM) {
     const demo = await ensureDemoRoom(runtime.database.db);

@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { InstanceStatus } from "@/lib/admin/read-instance";
 import { useAdminQuery } from "./admin-api";
 import { formatAgo, formatDuration } from "./admin-format";
+import { AdminSessionsCard } from "./admin-sessions-card";
 import { InstanceBudgetsForm } from "./instance-budgets-form";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
@@ -109,6 +110,7 @@ export function InstanceView({ initial }: { initial: InstanceStatus }) {
           </ul>
         </section>
       </div>
+      <AdminSessionsCard now={now} />
       <section className="card" data-testid="instance-workers">
         <h2 className="admin-section-title">Workers and their runs</h2>
         <p className="muted">

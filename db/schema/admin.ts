@@ -67,7 +67,8 @@ export type AdminActionKind =
   | "run.retried"
   | "vault.cleared"
   | "brainstorm.gate_decided"
-  | "instance.budgets_updated";
+  | "instance.budgets_updated"
+  | "admin.sessions_ended";
 
 export type AdminAction = typeof adminActions.$inferSelect;
 
@@ -96,3 +97,28 @@ export const instanceSettings = pgTable("instance_settings", {
 });
 
 export type InstanceSetting = typeof instanceSettings.$inferSelect;
+
+/**
+ * Admins' sign-ins, one row each. The cookie holds only the session's random id; the row holds its
+ * digest (so the table alone signs nobody in), when it ends, and a digest of the admin token it was
+ * made with: a session made with another token than today's is over. Signing out deletes the row.
+ */
+export const adminSessions = pgTable(
+  "admin_sessions",
+  {
+    /** SHA-256 of the session id the cookie holds. */
+    idDigest: text("id_digest").primaryKey(),
+    /** Shown on the dashboard to tell sessions apart; not a credential. */
+    label: text("label").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
+    /** The admin token it was made with, signed with the instance's session key. */
+    tokenDigest: text("token_digest").notNull(),
+    clientAddress: text("client_address").notNull(),
+    userAgent: text("user_agent").notNull(),
+  },
+  (table) => [index("admin_sessions_expires_idx").on(table.expiresAt)],
+);
+
+export type AdminSession = typeof adminSessions.$inferSelect;

@@ -1,7 +1,7 @@
 // Serves the production build on a fresh embedded database for the end-to-end tests.
 import fs from "node:fs";
 import path from "node:path";
-import { startNext } from "../../scripts/next-start.mjs";
+import { serveNextHere } from "../../scripts/next-start.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 const dataDir = path.join(root, ".test-data", "e2e");
@@ -34,7 +34,7 @@ for (const name of Object.keys(env)) {
 delete env.PARLEY_ROOM_CREATION;
 // A key variable imported teams may name counts as a paid provider's key too.
 delete env.PARLEY_IMPORT_KEY_VARIABLES;
-// The production server `npm start` runs.
-const server = startNext({ port, env });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+// The production server, served in this process as `npm start` serves it.
+for (const name of Object.keys(process.env)) if (!(name in env)) delete process.env[name];
+Object.assign(process.env, env);
+await serveNextHere({ port });

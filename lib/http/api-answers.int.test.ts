@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTestRuntime } from "@/test/test-runtime";
+import { API_ROUTES } from "@/scripts/api-routes.mjs";
 import { ROUTE_METHODS } from "./method-not-allowed";
 
 useTestRuntime();
@@ -56,6 +57,36 @@ describe("every /api route", () => {
         expect(body.error).toMatchObject({ code: "method_not_allowed" });
       }
     }
+  });
+
+  it("is listed with the methods it serves for the front door, which answers the methods Next.js cannot take", async () => {
+    const listed: Record<string, string> = {};
+    for (const file of files) {
+      const route = `/${path.relative(path.join(process.cwd(), "app"), path.dirname(file)).split(path.sep).join("/")}`;
+      if (route.includes("[[...")) continue;
+      const source = fs.readFileSync(file, "utf8");
+      listed[route] = ROUTE_METHODS.filter((method) => new RegExp(`export (async function|const) ${method}\\b`).test(source)).join(", ");
+    }
+    // The live path's Pages API routes: the event stream, and the canvas writes served by `pagesRoutes`.
+    const pagesDirectory = path.join(process.cwd(), "pages");
+    const pageFiles = (directory: string): string[] =>
+      fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+        const full = path.join(directory, entry.name);
+        return entry.isDirectory() ? pageFiles(full) : [full];
+      });
+    for (const file of pageFiles(path.join(pagesDirectory, "api"))) {
+      const route = `/${path
+        .relative(pagesDirectory, file)
+        .replace(/\.ts$/, "")
+        .replace(/\/index$/, "")
+        .split(path.sep)
+        .join("/")}`;
+      const source = fs.readFileSync(file, "utf8");
+      const served =
+        source.match(/pagesRoutes\(\{([^}]*)\}\)/)?.[1]?.match(/\b[A-Z]+(?=:)/g) ?? (source.includes("serveRoomEvents") ? ["GET"] : []);
+      listed[route] = served.join(", ");
+    }
+    expect(API_ROUTES).toEqual(listed);
   });
 
   it("that does not exist is a 404 in JSON", async () => {

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { type Env, getEnv } from "@/lib/env";
 
 /**
- * The address of the connection a request came in on, as `scripts/peer-address.mjs` stamps it
+ * The address of the connection a request came in on, as `scripts/server-preload.mjs` stamps it
  * on every request before Next.js sees it (replacing any copy the client sent).
  */
 export const PEER_ADDRESS_HEADER = "x-parley-peer-address";

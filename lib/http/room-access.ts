@@ -55,9 +55,9 @@ const adminStatusOf = new WeakMap<Request, Promise<AdminStatus>>();
  * Whether a request comes from an admin: a session cookie or `Authorization: Bearer <token>`.
  * A bearer token is a guess at the admin token and is throttled as sign-ins are
  * (`verifyAdminToken`): a wrong one counts against the client address's allowance, and once it
- * is spent any bearer token is refused with a 429. A wrong cookie is not counted: a cookie is
- * signed with the instance's own session key (`adminStatus`), so it cannot be made from a guessed
- * token. Decided once per request, so a request that asks twice (who may create rooms, then
+ * is spent any bearer token is refused with a 429. A wrong cookie is not counted: a cookie holds a
+ * random session id that only signing in hands out (`adminStatus`), so it cannot be made from a
+ * guessed token. Decided once per request, so a request that asks twice (who may create rooms, then
  * whether its address is limited) counts once.
  */
 function requestAdminStatus(request: Request): Promise<AdminStatus> {

@@ -1,0 +1,1 @@
+export const API_ROUTES: Readonly<Record<string, string>>;
