@@ -76,9 +76,13 @@ describe("parseRoomConfig", () => {
     // The local model keeps its own endpoint and temperature.
     expect(config.agents[2]!.modelOptions).toEqual({ baseUrl: "http://localhost:11434/v1", temperature: 0.2 });
     expect(config.ignored).not.toContain("agents[2].backend.base_url");
+    // Its MCP server is kept as the agent's tool (a command, so it runs only when an admin lists it).
+    expect(config.agents[1]!.modelOptions!.mcpServers).toEqual([
+      { name: "weather", transport: "stdio", command: "npx", args: ["-y", "@example/weather-mcp"], importedByAdmin: false },
+    ]);
+    expect(config.ignored).not.toContain("agents[1].backend.mcp_servers");
     expect(config.ignored).toEqual(
       expect.arrayContaining([
-        "agents[1].backend.mcp_servers",
         "agents[1].backend.reasoning",
         "agents[3].backend.permission_mode",
         "orchestrator.context_paths",
@@ -368,6 +372,7 @@ describe("parseRoomConfig", () => {
         parseRoomConfig(team("type: chatcompletion, model: m, base_url: 'https://api.groq.com/openai/v1'")).agents[0]!.modelOptions,
       ).toEqual({
         baseUrl: "https://api.groq.com/openai/v1",
+        apiKeyEnv: "GROQ_API_KEY",
       });
     });
 
