@@ -520,7 +520,11 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       if (agent.customTools.length) customTools[agent.persona.persona] = agent.customTools;
     } catch (error) {
       throw shape.older && error instanceof ConfigImportError
-        ? new ConfigImportError(`${error.message} ${OLDER_FORMAT_HINT}`, error.key, error.line)
+        ? new ConfigImportError(
+            `${error.message.replace(/\.?$/, ".")} This file is in the older format (agent_id, agent_type, model_config). ${OLDER_FORMAT_HINT}`,
+            error.key,
+            error.line,
+          )
         : error;
     }
   }
