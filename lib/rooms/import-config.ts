@@ -156,7 +156,7 @@ export interface ImportOptions {
   /** The settings that list the key variables and endpoints agents may name. */
   env?: Env;
   /** Where the variables a file names are read (the process environment). */
-  secrets?: NodeJS.ProcessEnv;
+  secrets?: Record<string, string | undefined>;
 }
 
 /** How each generation setting is read from a file, and the range it must be in. */

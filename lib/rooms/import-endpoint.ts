@@ -13,7 +13,7 @@ export interface Findings {
   admin: boolean;
   env: Env;
   /** Where the variables a file names are read (the process environment). */
-  secrets: NodeJS.ProcessEnv;
+  secrets: Record<string, string | undefined>;
 }
 
 /** An endpoint a file names: its address, and the variable it was read from when the file wrote `${NAME}`. */

@@ -15,7 +15,7 @@ export interface ShopToolCall {
  * An MCP server made with the MCP SDK, served over Streamable HTTP on the loopback address in
  * the test process (stateless: a server and transport per request), with the shop's tools.
  */
-export async function startHttpMcpServer() {
+export async function startHttpMcpServer(port = 0) {
   const calls: ShopToolCall[] = [];
   const server = http.createServer(async (req, res) => {
     if (req.url !== "/mcp") {
@@ -32,11 +32,11 @@ export async function startHttpMcpServer() {
     await mcp.connect(transport);
     await transport.handleRequest(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
     calls,
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${listening}/mcp`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
