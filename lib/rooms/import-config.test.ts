@@ -536,7 +536,9 @@ describe("the older format", () => {
 
   it("refuses an agent it cannot read, saying what the current format wants", () => {
     const refused = failure("agents:\n  - agent_id: 1\n    model_config: {model: gpt-4o}\n");
-    expect(refused.message).toMatch(/^agents\[0\]\.agent_type \(line 2\): is required\. This file is in the older format \(agent_id, agent_type, model_config\)\. In the current format each agent has an `id`/);
+    expect(refused.message).toMatch(
+      /^agents\[0\]\.agent_type \(line 2\): is required\. This file is in the older format \(agent_id, agent_type, model_config\)\. In the current format each agent has an `id`/,
+    );
   });
 });
 
@@ -609,7 +611,12 @@ describe("an agent's MCP servers and custom tools", () => {
       "      custom_tools:\n        - name: [two_num_tool]\n          path: tools/_two_num_tool.py\n          function: [two_num_tool]\n",
     );
     expect(config.customTools).toEqual({
-      a: [{ name: "two_num_tool", reason: expect.stringMatching(/^a function in tools\/_two_num_tool\.py .* cannot run; serve it from an MCP server/) }],
+      a: [
+        {
+          name: "two_num_tool",
+          reason: expect.stringMatching(/^a function in tools\/_two_num_tool\.py .* cannot run; serve it from an MCP server/),
+        },
+      ],
     });
     expect(config.ignored).not.toContain("agents[0].backend.custom_tools");
   });

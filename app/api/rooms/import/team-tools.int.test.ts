@@ -88,7 +88,10 @@ describe("an imported agent's MCP servers", () => {
     try {
       vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", `${model.baseURL},${shop.url}`);
       const { status, body } = await importTeam(
-        teamWithServer(model.baseURL, `        - name: shop\n          type: streamable-http\n          url: ${shop.url}\n          security: {level: permissive}`),
+        teamWithServer(
+          model.baseURL,
+          `        - name: shop\n          type: streamable-http\n          url: ${shop.url}\n          security: {level: permissive}`,
+        ),
       );
       expect(status).toBe(201);
       expect(body.agents[0].tools).toEqual([
@@ -109,7 +112,9 @@ describe("an imported agent's MCP servers", () => {
       expect(offered).toEqual(expect.arrayContaining(["mcp__shop__lookup_price", "create_node"]));
       expect(shop.calls).toEqual([{ tool: "lookup_price", item: "kettle" }]);
       expect(steps[0]!.toolCalls).toEqual([expect.objectContaining({ name: "mcp__shop__lookup_price", input: { item: "kettle" } })]);
-      expect(steps[0]!.toolResults).toEqual([expect.objectContaining({ name: "mcp__shop__lookup_price", output: "kettle costs 24 euros" })]);
+      expect(steps[0]!.toolResults).toEqual([
+        expect.objectContaining({ name: "mcp__shop__lookup_price", output: "kettle costs 24 euros" }),
+      ]);
       expect(steps[1]!.text).toMatch(/kettle costs 24 euros/);
       const [agent] = await context.database.db.select().from(agents).where(eq(agents.roomId, body.room.id));
       const line = describeEvent(
@@ -139,7 +144,10 @@ describe("an imported agent's MCP servers", () => {
       const { run, steps } = await runOnce(body.room.id, body.agents[0].id, { modelCallTimeoutMs: 1500 });
       expect(run.status).toBe("succeeded");
       expect(steps[0]!.toolResults).toEqual([
-        expect.objectContaining({ name: "mcp__shop__explode", error: expect.stringMatching(/shop MCP server: explode failed: the shop's till exploded: no coins/) }),
+        expect.objectContaining({
+          name: "mcp__shop__explode",
+          error: expect.stringMatching(/shop MCP server: explode failed: the shop's till exploded: no coins/),
+        }),
       ]);
       expect(steps[1]!.toolResults).toEqual([
         expect.objectContaining({ name: "mcp__shop__hang", error: expect.stringMatching(/shop MCP server: hang failed: .*timed out/i) }),
@@ -175,7 +183,12 @@ describe("an imported agent's MCP servers", () => {
       const { status, body } = await importTeam(teamWithServer(model.baseURL, `        - name: shop\n          url: ${shop.url}`));
       expect(status).toBe(201);
       expect(body.agents[0].tools).toEqual([
-        expect.objectContaining({ server: "shop", connected: false, tools: [], reason: expect.stringMatching(/private address; list it in PARLEY_IMPORT_ENDPOINTS/) }),
+        expect.objectContaining({
+          server: "shop",
+          connected: false,
+          tools: [],
+          reason: expect.stringMatching(/private address; list it in PARLEY_IMPORT_ENDPOINTS/),
+        }),
       ]);
       const { run } = await runOnce(body.room.id, body.agents[0].id);
       expect(run.status).toBe("succeeded");
@@ -212,7 +225,12 @@ describe("an imported agent's MCP server started as a local command", () => {
       const anyone = await importTeam(teamWithServer(model.baseURL, server));
       expect(anyone.status).toBe(201);
       expect(anyone.body.agents[0].tools).toEqual([
-        expect.objectContaining({ server: "shop", transport: "stdio", connected: false, reason: expect.stringMatching(/only a team imported by an admin/) }),
+        expect.objectContaining({
+          server: "shop",
+          transport: "stdio",
+          connected: false,
+          reason: expect.stringMatching(/only a team imported by an admin/),
+        }),
       ]);
       vi.stubEnv("ADMIN_TOKEN", ADMIN_TOKEN);
       vi.stubEnv("PARLEY_MCP_COMMANDS", "");
@@ -233,7 +251,12 @@ describe("an imported agent's MCP server started as a local command", () => {
       vi.stubEnv("PARLEY_MCP_COMMANDS", `${process.execPath} ${STDIO_SERVER}`);
       const { body } = await importTeam(teamWithServer(model.baseURL, server), { authorization: `Bearer ${ADMIN_TOKEN}` });
       expect(body.agents[0].tools).toEqual([
-        expect.objectContaining({ server: "shop", transport: "stdio", connected: true, tools: expect.arrayContaining(["mcp__shop__lookup_price"]) }),
+        expect.objectContaining({
+          server: "shop",
+          transport: "stdio",
+          connected: true,
+          tools: expect.arrayContaining(["mcp__shop__lookup_price"]),
+        }),
       ]);
       const { run, steps } = await runOnce(body.room.id, body.agents[0].id);
       expect(run.status).toBe("succeeded");
@@ -270,7 +293,8 @@ describe("an agent calling a known hosted service by its endpoint", () => {
     ]);
     await expect(startAgentRun(context.database.db, body.room.id, { agentId: body.agents[0].id }, alice)).rejects.toMatchObject({
       status: 409,
-      message: "fast cannot run here: CEREBRAS_API_KEY is not set on the server: this agent calls Cerebras (https://api.cerebras.ai/v1), which needs its key.",
+      message:
+        "fast cannot run here: CEREBRAS_API_KEY is not set on the server: this agent calls Cerebras (https://api.cerebras.ai/v1), which needs its key.",
     });
     expect(await context.database.db.select().from(runs).where(eq(runs.roomId, body.room.id))).toEqual([]);
     // Once the key is set, the agent can run.
@@ -287,7 +311,8 @@ describe("an endpoint written as ${VARIABLE}", () => {
       vi.stubEnv("PARLEY_IMPORT_KEY_VARIABLES", "TEAM_GPT4O_BASE_URL");
       vi.stubEnv("TEAM_GPT4O_BASE_URL", model.baseURL);
       vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", model.baseURL);
-      const yaml = "agents:\n  - id: azure\n    backend:\n      type: chatcompletion\n      model: gpt-4o\n      base_url: ${TEAM_GPT4O_BASE_URL}\n";
+      const yaml =
+        "agents:\n  - id: azure\n    backend:\n      type: chatcompletion\n      model: gpt-4o\n      base_url: ${TEAM_GPT4O_BASE_URL}\n";
       const { status, body } = await importTeam(yaml);
       expect(status).toBe(201);
       expect(body.agents[0].endpoint).toBe("${TEAM_GPT4O_BASE_URL}");
@@ -354,7 +379,11 @@ describe("a file in the older format", () => {
       ["agent_2", "google:gemini-2.5-flash"],
     ]);
     expect(body.agents.map((agent: { generation: unknown }) => agent.generation)).toEqual([{ temperature: 0.3 }, { topP: 0.9 }]);
-    const [, checker] = await context.database.db.select().from(agents).where(eq(agents.roomId, body.room.id)).orderBy(asc(agents.position));
+    const [, checker] = await context.database.db
+      .select()
+      .from(agents)
+      .where(eq(agents.roomId, body.room.id))
+      .orderBy(asc(agents.position));
     expect(checker!.systemPrompt).toBe("You check every claim.");
     expect(body.notes.join(" ")).toMatch(/in the older format \(agent_id, agent_type, model_config\)/);
     expect(body.ignored).toEqual(
