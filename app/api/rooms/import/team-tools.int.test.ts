@@ -14,6 +14,9 @@ import { alice, eventually } from "@/test/fixtures";
 import { startHttpMcpServer } from "@/test/mcp/http-mcp-server";
 import { useOfflineServer } from "@/test/offline-server";
 import { jsonRequest, useTestRuntime } from "@/test/test-runtime";
+import { call, cookieFrom } from "@/test/http";
+import { POST as startRun } from "../[roomId]/runs/route";
+import { POST as takeSeat } from "../[roomId]/seat/route";
 import { POST } from "./route";
 
 const context = useTestRuntime();
@@ -291,11 +294,18 @@ describe("an agent calling a known hosted service by its endpoint", () => {
       "OPENROUTER_API_KEY is not set on the server: this agent calls OpenRouter (https://openrouter.ai/api/v1), which needs its key.",
       "NEBIUS_API_KEY is not set on the server: this agent calls Nebius AI Studio (https://api.studio.nebius.ai/v1), which needs its key.",
     ]);
-    await expect(startAgentRun(context.database.db, body.room.id, { agentId: body.agents[0].id }, alice)).rejects.toMatchObject({
-      status: 409,
-      message:
-        "fast cannot run here: CEREBRAS_API_KEY is not set on the server: this agent calls Cerebras (https://api.cerebras.ai/v1), which needs its key.",
+    const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId: body.room.id }, body: { displayName: "Ada" } });
+    const started = await call(startRun, {
+      url: "/x",
+      method: "POST",
+      params: { roomId: body.room.id },
+      body: { agentId: body.agents[0].id },
+      cookie: cookieFrom(seat.headers.get("set-cookie")),
     });
+    expect(started.status).toBe(409);
+    expect(started.body.error.message).toBe(
+      "fast cannot run here: CEREBRAS_API_KEY is not set on the server: this agent calls Cerebras (https://api.cerebras.ai/v1), which needs its key.",
+    );
     expect(await context.database.db.select().from(runs).where(eq(runs.roomId, body.room.id))).toEqual([]);
     // Once the key is set, the agent can run.
     vi.stubEnv("CEREBRAS_API_KEY", "csk-test");
