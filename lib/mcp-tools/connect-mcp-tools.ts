@@ -38,14 +38,14 @@ export interface ConnectOptions {
 }
 
 /** Per server: more tools than a model can choose among well are not offered. */
-export const MAX_TOOLS_PER_SERVER = 64;
+const MAX_TOOLS_PER_SERVER = 64;
 /** What a tool's result may put in the conversation (and the run's steps), in characters. */
-export const MAX_RESULT_CHARS = 16_000;
+const MAX_RESULT_CHARS = 16_000;
 
 const CLIENT_INFO = { name: "parley", version: "1.0.0" };
 
 /** A tool's name as the model sees it: providers take letters, digits, `_` and `-`, at most 64. */
-export function mcpToolName(server: string, tool: string): string {
+function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
 }
 

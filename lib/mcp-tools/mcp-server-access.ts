@@ -13,7 +13,7 @@ import { endpointUnder } from "@/lib/models/endpoint-address";
 export const VARIABLE_IN_TEXT = /\$\{([A-Z_][A-Z0-9_]*)\}/g;
 
 /** A server's command line as an operator lists it: the command and its arguments, one space apart. */
-export function commandLine(server: { command: string; args: string[] }): string {
+function commandLine(server: { command: string; args: string[] }): string {
   return [server.command, ...server.args].map((word) => word.trim()).join(" ");
 }
 
@@ -33,7 +33,7 @@ export function mcpEndpointStanding(url: string, env: Env): "listed" | "private"
 }
 
 /** The variables a server's headers or environment read from the server's environment. */
-export function variablesRead(server: AgentMcpServer): string[] {
+function variablesRead(server: AgentMcpServer): string[] {
   const values = Object.values(server.transport === "stdio" ? (server.env ?? {}) : (server.headers ?? {}));
   return [...new Set(values.flatMap((value) => [...value.matchAll(VARIABLE_IN_TEXT)].map((match) => match[1]!)))];
 }

@@ -42,7 +42,7 @@ export interface ImportRoomOptions {
 }
 
 /** One of an agent's tool sources on the result: an MCP server (connected, with its tools, or why not) or a custom tool. */
-export type ImportedToolSource =
+type ImportedToolSource =
   | McpServerStatus
   | { server: string; transport: "custom"; connected: false; tools: string[]; reason: string };
 

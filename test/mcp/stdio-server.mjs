@@ -5,4 +5,6 @@ import { registerPriceTools } from "./price-tools.mjs";
 
 const server = new McpServer({ name: "shop-stdio", version: "1.0.0" });
 registerPriceTools(server);
+// Ends the server's process mid-call: its client sees the connection close.
+server.registerTool("crash", { description: "Stops the server", inputSchema: {} }, async () => process.exit(1));
 await server.connect(new StdioServerTransport());

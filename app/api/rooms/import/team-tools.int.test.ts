@@ -268,6 +268,37 @@ describe("an imported agent's MCP server started as a local command", () => {
       await model.close();
     }
   });
+  it("hands a server that went away to the model as tool errors, and the run goes on", async () => {
+    const model = await startChatServer((request) => {
+      const results = request.messages.filter((message) => message.role === "tool").length;
+      if (results === 0) return { toolCall: { name: "mcp__shop__crash", arguments: {} } };
+      if (results === 1) return { toolCall: { name: "mcp__shop__lookup_price", arguments: { item: "kettle" } } };
+      return { text: "The shop is gone." };
+    });
+    try {
+      vi.stubEnv("ADMIN_TOKEN", ADMIN_TOKEN);
+      vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", model.baseURL);
+      vi.stubEnv("PARLEY_MCP_COMMANDS", `${process.execPath} ${STDIO_SERVER}`);
+      const { body } = await importTeam(teamWithServer(model.baseURL, server), { authorization: `Bearer ${ADMIN_TOKEN}` });
+      const { run, steps } = await runOnce(body.room.id, body.agents[0].id);
+      expect(run.status).toBe("succeeded");
+      expect(steps[0]!.toolResults).toEqual([
+        expect.objectContaining({
+          name: "mcp__shop__crash",
+          error: expect.stringMatching(/^shop MCP server: crash failed: .*connection closed/i),
+        }),
+      ]);
+      expect(steps[1]!.toolResults).toEqual([
+        expect.objectContaining({
+          name: "mcp__shop__lookup_price",
+          error: expect.stringMatching(/^shop MCP server: lookup_price failed: /),
+        }),
+      ]);
+      expect(steps[2]!.text).toBe("The shop is gone.");
+    } finally {
+      await model.close();
+    }
+  });
 });
 
 describe("an agent calling a known hosted service by its endpoint", () => {
