@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { registerPriceTools } from "./price-tools.mjs";
 
@@ -12,12 +13,29 @@ export interface ShopToolCall {
 }
 
 /**
- * An MCP server made with the MCP SDK, served over Streamable HTTP on the loopback address in
- * the test process (stateless: a server and transport per request), with the shop's tools.
+ * An MCP server made with the MCP SDK, served on the loopback address in the test process with
+ * the shop's tools: over Streamable HTTP at `/mcp` (stateless: a server and transport per
+ * request), and over the older HTTP+SSE transport at `/sse` (its messages posted to `/messages`).
  */
 export async function startHttpMcpServer(port = 0) {
   const calls: ShopToolCall[] = [];
+  const sessions = new Map<string, SSEServerTransport>();
   const server = http.createServer(async (req, res) => {
+    if (req.url === "/sse") {
+      const mcp = new McpServer({ name: "shop", version: "1.0.0" });
+      registerPriceTools(mcp, calls);
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      res.on("close", () => sessions.delete(transport.sessionId));
+      await mcp.connect(transport);
+      return;
+    }
+    if (req.url?.startsWith("/messages")) {
+      const session = sessions.get(new URL(req.url, "http://localhost").searchParams.get("sessionId") ?? "");
+      if (!session) res.writeHead(404).end();
+      else await session.handlePostMessage(req, res);
+      return;
+    }
     if (req.url !== "/mcp") {
       res.writeHead(404).end();
       return;
@@ -37,6 +55,7 @@ export async function startHttpMcpServer(port = 0) {
   return {
     calls,
     url: `http://127.0.0.1:${listening}/mcp`,
+    sseUrl: `http://127.0.0.1:${listening}/sse`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

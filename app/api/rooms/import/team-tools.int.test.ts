@@ -134,6 +134,22 @@ describe("an imported agent's MCP servers", () => {
     }
   });
 
+  it("reaches a server over the older HTTP+SSE transport too", async () => {
+    const model = await startChatServer(callsOnce("mcp__old_shop__lookup_price", { item: "toaster" }));
+    try {
+      vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", `${model.baseURL},${shop.sseUrl}`);
+      const { body } = await importTeam(
+        teamWithServer(model.baseURL, `        old_shop:\n          type: sse\n          url: ${shop.sseUrl}`),
+      );
+      expect(body.agents[0].tools).toEqual([expect.objectContaining({ server: "old_shop", transport: "sse", connected: true })]);
+      const { run, steps } = await runOnce(body.room.id, body.agents[0].id);
+      expect(run.status).toBe("succeeded");
+      expect(steps[0]!.toolResults).toEqual([expect.objectContaining({ output: "toaster costs 24 euros" })]);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("hands a failing tool's error and a hanging tool's time-out to the model as tool errors, and the run goes on", async () => {
     const model = await startChatServer((request, index) => {
       const results = request.messages.filter((message) => message.role === "tool").length;
