@@ -160,7 +160,7 @@ describe("an imported agent's MCP servers", () => {
     try {
       vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", `${model.baseURL},${shop.url}`);
       const { body } = await importTeam(teamWithServer(model.baseURL, `        - name: shop\n          url: ${shop.url}`));
-      const { run, steps } = await runOnce(body.room.id, body.agents[0].id, { modelCallTimeoutMs: 1500 });
+      const { run, steps } = await runOnce(body.room.id, body.agents[0].id, { modelCallTimeoutMs: 4000 });
       expect(run.status).toBe("succeeded");
       expect(steps[0]!.toolResults).toEqual([
         expect.objectContaining({
