@@ -42,9 +42,7 @@ export interface ImportRoomOptions {
 }
 
 /** One of an agent's tool sources on the result: an MCP server (connected, with its tools, or why not) or a custom tool. */
-type ImportedToolSource =
-  | McpServerStatus
-  | { server: string; transport: "custom"; connected: false; tools: string[]; reason: string };
+type ImportedToolSource = McpServerStatus | { server: string; transport: "custom"; connected: false; tools: string[]; reason: string };
 
 /**
  * What each agent's MCP servers offer it, as a run would find them now: each is reached (side
