@@ -114,6 +114,12 @@ const envSchema = z.object({
    * a loopback, link-local or private address unless it is listed here.
    */
   PARLEY_IMPORT_ENDPOINTS: commaList(endpointPrefix),
+  /**
+   * Local commands an admin's imported team may start as MCP servers, comma-separated, each a
+   * whole command line as the file writes it (`npx -y @modelcontextprotocol/server-everything`).
+   * None by default: no team's file starts a process on the server unless it is listed here.
+   */
+  PARLEY_MCP_COMMANDS: commaList(z.string()),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),

@@ -26,7 +26,11 @@ const usage = `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completi
  * is recorded, then answered with what `reply` returns, which may wait — streamed when the
  * request asks for a stream, whole otherwise.
  */
-export async function startChatServer(reply: (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>) {
+export async function startChatServer(
+  reply: (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>,
+  /** A fixed port (a server started elsewhere lists it as an allowed endpoint); any free one by default. */
+  port = 0,
+) {
   const requests: ChatRequest[] = [];
   /** Where each request went and the key it carried. */
   const received: { url: string; authorization: string | undefined }[] = [];
@@ -91,12 +95,12 @@ export async function startChatServer(reply: (request: ChatRequest, index: numbe
       res.end(`${chunk({}, "tool_calls")}${usage}data: [DONE]\n\n`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
     requests,
     received,
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `http://127.0.0.1:${listening}/v1`,
     /** Everything the user turns of one request said, as text. */
     userText: (index: number) =>
       (requests[index]?.messages ?? [])

@@ -36,6 +36,12 @@ export interface DescribeContext {
   boardEntry?: (entryId: string) => BoardEntryDto | undefined;
 }
 
+/** An MCP server's tool (`mcp__<server>__<tool>`) as "<server>: <tool>". */
+function mcpToolLabel(name: string): string | undefined {
+  const match = name.match(/^mcp__(.+?)__(.+)$/);
+  return match ? `${match[1]}: ${match[2]}` : undefined;
+}
+
 const TOOL_LABELS: Record<string, string> = {
   create_node: "added a node",
   update_node: "edited a node",
@@ -408,7 +414,7 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     const failed = toolResults.filter((result) => result.error || (result.output as { ok?: boolean } | undefined)?.ok === false).length;
     const counts = new Map<string, number>();
     for (const call of toolCalls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
-    const chips = [...counts].map(([name, count]) => `${TOOL_LABELS[name] ?? name}${count > 1 ? ` ×${count}` : ""}`);
+    const chips = [...counts].map(([name, count]) => `${TOOL_LABELS[name] ?? mcpToolLabel(name) ?? name}${count > 1 ? ` ×${count}` : ""}`);
     if (failed) chips.push(`${failed} tool error${failed > 1 ? "s" : ""}`);
     return {
       text: text ? "" : "worked",

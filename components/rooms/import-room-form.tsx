@@ -17,12 +17,42 @@ interface ImportResponse {
     /** The variable holding the key its calls carry: its own, or the server's. */
     key: { variable: string; server: boolean } | null;
     generation: GenerationSettings;
+    /** Its MCP servers (connected, with the tools they offer, or why not) and the custom tools its file names. */
+    tools: ImportedTool[];
   }[];
   /** Whose knowledge vaults the agents use: the file's `team_id`, or one made for this import. */
   team: { id: string; fromFile: boolean };
   settings: Record<string, unknown>;
   ignored: string[];
   notes: string[];
+}
+
+interface ImportedTool {
+  server: string;
+  transport: "streamable-http" | "sse" | "stdio" | "custom";
+  connected: boolean;
+  tools: string[];
+  reason: string | null;
+}
+
+/** A tool source as the result shows it: the server and its tools, by the names the server gives them. */
+function ToolSource({ source }: { source: ImportedTool }) {
+  const prefix = `mcp__${source.server}__`;
+  const names = source.tools.map((tool) => (tool.startsWith(prefix) ? tool.slice(prefix.length) : tool));
+  return (
+    <li data-testid="import-tool" data-connected={source.connected}>
+      <strong>{source.server}</strong>{" "}
+      {source.transport === "custom" ? (
+        <span className="muted">custom tool, not run: {source.reason}</span>
+      ) : source.connected ? (
+        <span>
+          {source.transport === "stdio" ? "local command" : "MCP server"} · {names.length ? names.join(", ") : "no tools"}
+        </span>
+      ) : (
+        <span className="muted">not connected: {source.reason}</span>
+      )}
+    </li>
+  );
 }
 
 /** An agent's generation settings as the file names them: "temperature 0.2 · top_p 0.9". */
@@ -135,6 +165,7 @@ export function ImportRoomForm() {
                 <th>Endpoint</th>
                 <th>Key</th>
                 <th>Settings</th>
+                <th>Tools</th>
               </tr>
             </thead>
             <tbody>
@@ -147,6 +178,17 @@ export function ImportRoomForm() {
                   <td>{agent.endpoint ?? (agent.model.startsWith("script:") ? "offline" : "server default")}</td>
                   <td data-testid="import-agent-key">{describeKey(agent)}</td>
                   <td data-testid="import-agent-settings">{describeGeneration(agent.generation)}</td>
+                  <td data-testid="import-agent-tools">
+                    {agent.tools.length ? (
+                      <ul className="import-room__tools">
+                        {agent.tools.map((source) => (
+                          <ToolSource key={source.server} source={source} />
+                        ))}
+                      </ul>
+                    ) : (
+                      "Parley's own"
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

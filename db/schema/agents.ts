@@ -40,10 +40,44 @@ export interface AgentModelOptions {
   baseUrl?: string;
   /** The environment variable holding the agent's API key (never the key itself). */
   apiKeyEnv?: string;
+  /** The variable the endpoint was read from when the file wrote it as `${NAME}`: shown instead of its value. */
+  baseUrlEnv?: string;
+  /** MCP servers whose tools the agent may call beside Parley's own, as its team's file names them. */
+  mcpServers?: AgentMcpServer[];
   temperature?: number;
   topP?: number;
   maxOutputTokens?: number;
 }
+
+/** Which of an MCP server's tools an agent is offered (by the server's own tool names; all when unset), and who imported it. */
+interface McpServerCommon {
+  /** The server's name in the file: its tools reach the model as `mcp__<name>__<tool>`. */
+  name: string;
+  allowedTools?: string[];
+  excludedTools?: string[];
+  /** An admin's import may name unlisted public addresses; only an admin's import may ever start a command. */
+  importedByAdmin: boolean;
+}
+
+/**
+ * An MCP server an agent's tools come from: one reached over HTTP (Streamable HTTP, or the older
+ * HTTP+SSE), or one started as a local command. Secrets are never stored: headers and a
+ * command's environment name the variables that hold them.
+ */
+export type AgentMcpServer =
+  | ({
+      transport: "streamable-http" | "sse";
+      url: string;
+      /** Header name → its value, the secret in it named as `${VARIABLE}` (`Bearer ${NOTION_TOKEN}`). */
+      headers?: Record<string, string>;
+    } & McpServerCommon)
+  | ({
+      transport: "stdio";
+      command: string;
+      args: string[];
+      /** The command's environment beyond the basics (PATH, HOME…): each value as written, `${VARIABLE}`s filled in. */
+      env?: Record<string, string>;
+    } & McpServerCommon);
 
 export type Agent = typeof agents.$inferSelect;
 export type NewAgent = typeof agents.$inferInsert;

@@ -23,6 +23,9 @@ const env = {
   PARLEY_SEATS_PER_HOUR: "1000",
   PARLEY_RUN_STARTS_PER_MINUTE: "1000",
   PARLEY_SEAT_WRITES_PER_MINUTE: "0",
+  // The stand-in model and the MCP server the team-tools spec serves (e2e/support/constants.ts).
+  PARLEY_IMPORT_ENDPOINTS: `http://127.0.0.1:${Number(port) + 1081}/v1,http://127.0.0.1:${Number(port) + 1082}/mcp`,
+  PARLEY_MCP_COMMANDS: "",
   PORT: port,
 };
 delete env.DATABASE_URL;

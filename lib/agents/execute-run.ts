@@ -22,6 +22,7 @@ import { type ConversationStep, conversationMessages, lateNotesBudget } from "./
 import { LeaseLostError, loadSavedSteps, saveRunStep } from "./save-run-step";
 import { summarizePrompt } from "./summarize-prompt";
 import { createAgentTools } from "./tools";
+import { connectAgentMcpTools } from "./tools/mcp-tools";
 import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { MODEL_CALL_TIMEOUT_MS, ModelCallTimeoutError, RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
 import { countRequestsMade } from "./tools/reserve-request";
@@ -222,7 +223,9 @@ export async function executeRun(
       stop: null,
     },
   };
-  const tools = createAgentTools(active);
+  // Closed however the run ends: a command an MCP server runs as never outlives its run.
+  await using mcpTools = await connectAgentMcpTools(active);
+  const tools = { ...mcpTools.tools, ...createAgentTools(active) };
   const opening = run.opening ?? (await openConversation(active, Object.keys(tools)));
 
   const remaining = stepsLeft(settings, saved);

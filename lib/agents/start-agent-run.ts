@@ -3,8 +3,9 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { agents, rooms } from "@/db/schema";
 import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
-import { badRequest, notFound } from "@/lib/errors";
+import { badRequest, conflict, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
+import { modelUnavailableReason } from "@/lib/models/registry";
 import { LIMITS } from "@/lib/protocol";
 import { refuseOverBudget } from "@/lib/limits/refuse-over-budget";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
@@ -31,10 +32,19 @@ export function defaultPrompt(template: string, persona: string, task: string): 
 /**
  * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
  * (429 until midnight UTC) while the room's or the instance's budget for today is spent or the
- * run is expected to go past it, the room told so with a `limit.reached` of its own; and (409)
- * while the agent works alone in a brainstorm's divergent thinking.
+ * run is expected to go past it, the room told so with a `limit.reached` of its own; (409) while
+ * the agent works alone in a brainstorm's divergent thinking; and, with `refuseUnavailable` (a
+ * person starting it from the room), (409) while its model cannot run on this server's settings
+ * (a key or endpoint missing), with the reason its card shows. Without it the run is queued and
+ * fails with that reason when the worker, whose models may be resolved otherwise, takes it.
  */
-export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
+export async function startAgentRun(
+  db: Db,
+  roomId: string,
+  input: StartRunInput,
+  actor: Actor,
+  options: { idempotencyKey?: string; refuseUnavailable?: boolean } = {},
+) {
   return refuseOverBudget(db, roomId, actor, async (checkBudget) => {
     const { events, result } = await writeRoomEvents(
       db,
@@ -46,6 +56,8 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
           .where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
         if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
         await refuseWhileAlone(tx, roomId, agent);
+        const unavailable = options.refuseUnavailable ? modelUnavailableReason(agent.model, undefined, agent.modelOptions) : null;
+        if (unavailable) throw conflict(`${agent.name} cannot run here: ${unavailable}`);
         const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
         if (!room) throw notFound("Room");
         const settings = parseRoomSettings(room.settings);
@@ -54,7 +66,7 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
         const run = await enqueueRun(tx, emit, { roomId, agentId: agent.id, trigger: "human", requestedBy: actor, prompt, at });
         return runToDto(run);
       },
-      { ...options, change: { type: "run.queued", subject: input.agentId, request: { by: actor.id, input } } },
+      { idempotencyKey: options.idempotencyKey, change: { type: "run.queued", subject: input.agentId, request: { by: actor.id, input } } },
     );
     return result ?? eventPayload(events, "run.queued").run;
   });

@@ -5,8 +5,11 @@ import {
   callsServerEndpoint,
   endpointStanding,
   hostAddressRefusal,
+  hostedServiceAt,
   isPrivateAddress,
   keyVariableRefusal,
+  ownKeyVariable,
+  shownEndpoint,
 } from "./agent-endpoint";
 import { endpointUnder, normalizeEndpoint } from "./endpoint-address";
 
@@ -149,5 +152,30 @@ describe("key variables", () => {
     });
     expect(callsServerEndpoint("openai-compatible", { baseUrl: "https://api.x.ai/v1" }, listing)).toBe(false);
     expect(callsServerEndpoint("openai-compatible", {}, listing)).toBe(true);
+  });
+});
+
+describe("hostedServiceAt", () => {
+  it("knows a service by https on one of its documented hosts, whatever the path", () => {
+    expect(hostedServiceAt("https://api.studio.nebius.ai/v1")?.keyEnv).toBe("NEBIUS_API_KEY");
+    expect(hostedServiceAt("https://API.Cerebras.ai/v1/")?.keyEnv).toBe("CEREBRAS_API_KEY");
+    expect(hostedServiceAt("https://dashscope.aliyuncs.com/compatible-mode/v1")?.label).toBe("DashScope (Qwen)");
+    for (const other of [
+      "http://api.cerebras.ai/v1",
+      "https://api.cerebras.ai:444/v1",
+      "https://evil-api.cerebras.ai/v1",
+      "nonsense",
+      undefined,
+    ]) {
+      expect(hostedServiceAt(other)).toBeUndefined();
+    }
+  });
+
+  it("gives an agent calling it that service's variable unless it names its own or calls the server's endpoint", () => {
+    const env = getEnv({ NODE_ENV: "test", OPENAI_COMPATIBLE_BASE_URL: "https://openrouter.ai/api/v1" } as NodeJS.ProcessEnv);
+    expect(ownKeyVariable("openai-compatible", { baseUrl: "https://api.fireworks.ai/inference/v1" }, env)).toBe("FIREWORKS_API_KEY");
+    expect(ownKeyVariable("openai-compatible", { baseUrl: "https://api.fireworks.ai/inference/v1", apiKeyEnv: "MINE" }, env)).toBe("MINE");
+    expect(ownKeyVariable("openai-compatible", { baseUrl: "https://openrouter.ai/api/v1" }, env)).toBeNull();
+    expect(shownEndpoint({ baseUrl: "https://secret.example.com/v1", baseUrlEnv: "TEAM_URL" })).toBe("${TEAM_URL}");
   });
 });

@@ -13,20 +13,79 @@ import type { ProviderName } from "./registry";
 
 export type KeyedProvider = Exclude<ProviderName, "script">;
 
-/** Hosted OpenAI-compatible services Parley knows: their endpoint and the variable their key is usually kept in. */
+/**
+ * Hosted OpenAI-compatible services Parley knows: their endpoint, the variable their key is
+ * usually kept in, and the host names their documentation gives (an agent calling any https
+ * endpoint on one of them calls that service, whatever path it names).
+ */
 export const HOSTED_SERVICES = {
-  grok: { baseUrl: "https://api.x.ai/v1", keyEnv: "XAI_API_KEY" },
-  zai: { baseUrl: "https://api.z.ai/api/paas/v4", keyEnv: "ZAI_API_KEY" },
-  cerebras: { baseUrl: "https://api.cerebras.ai/v1", keyEnv: "CEREBRAS_API_KEY" },
-  together: { baseUrl: "https://api.together.xyz/v1", keyEnv: "TOGETHER_API_KEY" },
-  fireworks: { baseUrl: "https://api.fireworks.ai/inference/v1", keyEnv: "FIREWORKS_API_KEY" },
-  groq: { baseUrl: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY" },
-  openrouter: { baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY" },
-  moonshot: { baseUrl: "https://api.moonshot.ai/v1", keyEnv: "MOONSHOT_API_KEY" },
-  nebius: { baseUrl: "https://api.studio.nebius.com/v1", keyEnv: "NEBIUS_API_KEY" },
-  poe: { baseUrl: "https://api.poe.com/v1", keyEnv: "POE_API_KEY" },
-  qwen: { baseUrl: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", keyEnv: "DASHSCOPE_API_KEY" },
-} satisfies Record<string, { baseUrl: string; keyEnv: string }>;
+  grok: { label: "xAI", baseUrl: "https://api.x.ai/v1", keyEnv: "XAI_API_KEY", hosts: ["api.x.ai"] },
+  zai: { label: "Z.ai", baseUrl: "https://api.z.ai/api/paas/v4", keyEnv: "ZAI_API_KEY", hosts: ["api.z.ai"] },
+  cerebras: { label: "Cerebras", baseUrl: "https://api.cerebras.ai/v1", keyEnv: "CEREBRAS_API_KEY", hosts: ["api.cerebras.ai"] },
+  together: {
+    label: "Together AI",
+    baseUrl: "https://api.together.xyz/v1",
+    keyEnv: "TOGETHER_API_KEY",
+    hosts: ["api.together.xyz", "api.together.ai"],
+  },
+  fireworks: {
+    label: "Fireworks AI",
+    baseUrl: "https://api.fireworks.ai/inference/v1",
+    keyEnv: "FIREWORKS_API_KEY",
+    hosts: ["api.fireworks.ai"],
+  },
+  groq: { label: "Groq", baseUrl: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY", hosts: ["api.groq.com"] },
+  openrouter: { label: "OpenRouter", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", hosts: ["openrouter.ai"] },
+  moonshot: {
+    label: "Moonshot AI",
+    baseUrl: "https://api.moonshot.ai/v1",
+    keyEnv: "MOONSHOT_API_KEY",
+    hosts: ["api.moonshot.ai", "api.moonshot.cn"],
+  },
+  nebius: {
+    label: "Nebius AI Studio",
+    baseUrl: "https://api.studio.nebius.com/v1",
+    keyEnv: "NEBIUS_API_KEY",
+    hosts: ["api.studio.nebius.com", "api.studio.nebius.ai", "api.tokenfactory.nebius.com"],
+  },
+  poe: { label: "Poe", baseUrl: "https://api.poe.com/v1", keyEnv: "POE_API_KEY", hosts: ["api.poe.com"] },
+  qwen: {
+    label: "DashScope (Qwen)",
+    baseUrl: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+    keyEnv: "DASHSCOPE_API_KEY",
+    hosts: ["dashscope-intl.aliyuncs.com", "dashscope.aliyuncs.com"],
+  },
+} satisfies Record<string, HostedService>;
+
+export interface HostedService {
+  /** The service's name as people know it. */
+  label: string;
+  baseUrl: string;
+  keyEnv: string;
+  hosts: string[];
+}
+
+/** The known hosted service an endpoint belongs to: https on one of its host names, on the default port. */
+export function hostedServiceAt(baseUrl: string | undefined): HostedService | undefined {
+  if (!baseUrl) return undefined;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "https:" || url.port) return undefined;
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  return Object.values(HOSTED_SERVICES).find((service: HostedService) => service.hosts.includes(host));
+}
+
+/**
+ * An agent's endpoint as people are shown it: the file's `${NAME}` when the endpoint was read
+ * from a variable (its value stays on the server), else the address itself.
+ */
+export function shownEndpoint(options: Pick<AgentModelOptions, "baseUrl" | "baseUrlEnv">): string | undefined {
+  return options.baseUrlEnv ? `\${${options.baseUrlEnv}}` : options.baseUrl;
+}
 
 type ServerKeyVariable = "OPENAI_API_KEY" | "ANTHROPIC_API_KEY" | "GOOGLE_GENERATIVE_AI_API_KEY" | "OPENAI_COMPATIBLE_API_KEY";
 
@@ -53,9 +112,20 @@ export function callsServerEndpoint(provider: KeyedProvider, options: AgentModel
   return !options.baseUrl || sameEndpoint(options.baseUrl, SERVER_KEYS[provider].endpoint(env));
 }
 
-/** The key variable of the known hosted service at exactly this endpoint. */
+/** The key variable of the known hosted service this endpoint belongs to. */
 function hostedKeyVariable(baseUrl: string | undefined): string | undefined {
-  return Object.values(HOSTED_SERVICES).find((service) => sameEndpoint(service.baseUrl, baseUrl))?.keyEnv;
+  return hostedServiceAt(baseUrl)?.keyEnv;
+}
+
+/**
+ * The variable an agent's key is read from: the one its configuration names, else, when it
+ * calls a known hosted service's endpoint (and not the server's own), that service's variable,
+ * as a backend named after the service would use. Null: the server's key, or none.
+ */
+export function ownKeyVariable(provider: KeyedProvider, options: AgentModelOptions, env: Env): string | null {
+  if (options.apiKeyEnv) return options.apiKeyEnv;
+  if (callsServerEndpoint(provider, options, env)) return null;
+  return hostedKeyVariable(options.baseUrl) ?? null;
 }
 
 /**
@@ -168,7 +238,8 @@ export function agentKeyVariable(
   options: AgentModelOptions,
   env: Env,
 ): { variable: string; server: boolean } | null {
-  if (options.apiKeyEnv) return { variable: options.apiKeyEnv, server: false };
+  const own = ownKeyVariable(provider, options, env);
+  if (own) return { variable: own, server: false };
   if (callsServerEndpoint(provider, options, env)) return { variable: SERVER_KEYS[provider].variable, server: true };
   return null;
 }

@@ -5,7 +5,16 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { AgentModelOptions } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
-import { type KeyedProvider, callsServerEndpoint, endpointStanding, keyVariableRefusal, serverKeyVariable } from "./agent-endpoint";
+import {
+  type KeyedProvider,
+  callsServerEndpoint,
+  endpointStanding,
+  hostedServiceAt,
+  keyVariableRefusal,
+  ownKeyVariable,
+  serverKeyVariable,
+  shownEndpoint,
+} from "./agent-endpoint";
 import { createScriptModel } from "./script/script-model";
 
 export const PROVIDERS = ["script", "openai", "anthropic", "google", "openai-compatible"] as const;
@@ -50,24 +59,33 @@ function connectionFor(
 ): Connection | { reason: string } {
   if (own.baseUrl && endpointStanding(provider, own.baseUrl, env) === "private") {
     return {
-      reason: `${own.baseUrl} (the endpoint this agent's configuration names) is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
+      reason: `${shownEndpoint(own)} (the endpoint this agent's configuration names) is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
     };
   }
   const server = serverKeyVariable(provider);
   const atServer = callsServerEndpoint(provider, own, env);
   const baseURL = own.baseUrl ?? SERVER_BASE_URLS[provider](env);
   if (provider === "openai-compatible" && !baseURL) return { reason: OPENAI_COMPATIBLE_UNSET };
-  if (own.apiKeyEnv) {
-    const refusal = keyVariableRefusal(own.apiKeyEnv, own.baseUrl, env);
+  const keyVariable = ownKeyVariable(provider, own, env);
+  if (keyVariable) {
+    const refusal = keyVariableRefusal(keyVariable, own.baseUrl, env);
     if (refusal) return { reason: refusal };
-    const apiKey = secrets[own.apiKeyEnv];
-    if (!apiKey) return { reason: `${own.apiKeyEnv} (the key this agent's configuration names) is not set on the server.` };
+    const apiKey = secrets[keyVariable];
+    if (!apiKey) {
+      const service = hostedServiceAt(own.baseUrl);
+      return {
+        reason:
+          service && service.keyEnv === keyVariable
+            ? `${keyVariable} is not set on the server: this agent calls ${service.label} (${shownEndpoint(own)}), which needs its key.`
+            : `${keyVariable} (the key this agent's configuration names) is not set on the server.`,
+      };
+    }
     return { baseURL, apiKey };
   }
   if (provider === "openai-compatible") return { baseURL, apiKey: atServer ? env.OPENAI_COMPATIBLE_API_KEY : undefined };
   if (!atServer) {
     return {
-      reason: `This agent names its own endpoint (${own.baseUrl}) but no key for it, and the server's ${server} is sent only to its own ${provider} endpoint. Name the key's variable with api_key_env.`,
+      reason: `This agent names its own endpoint (${shownEndpoint(own)}) but no key for it, and the server's ${server} is sent only to its own ${provider} endpoint. Name the key's variable with api_key_env.`,
     };
   }
   const apiKey = env[server];

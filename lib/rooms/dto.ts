@@ -1,4 +1,5 @@
 import type { Agent, CanvasEdge, CanvasNode, Room } from "@/db/schema";
+import { shownEndpoint } from "@/lib/models/agent-endpoint";
 import type { AgentDto, CanvasEdgeDto, CanvasNodeDto, RoomSummaryDto } from "@/lib/protocol";
 
 export function roomToDto(room: Room): RoomSummaryDto {
@@ -21,7 +22,8 @@ export function agentToDto(agent: Agent): AgentDto {
     description: agent.description,
     color: agent.color,
     model: agent.model,
-    endpoint: agent.modelOptions?.baseUrl ?? null,
+    // An endpoint read from a server variable is shown by the variable's name: its value stays on the server.
+    endpoint: (agent.modelOptions ? shownEndpoint(agent.modelOptions) : undefined) ?? null,
     position: agent.position,
   };
 }

@@ -76,9 +76,13 @@ describe("parseRoomConfig", () => {
     // The local model keeps its own endpoint and temperature.
     expect(config.agents[2]!.modelOptions).toEqual({ baseUrl: "http://localhost:11434/v1", temperature: 0.2 });
     expect(config.ignored).not.toContain("agents[2].backend.base_url");
+    // Its MCP server is kept as the agent's tool (a command, so it runs only when an admin lists it).
+    expect(config.agents[1]!.modelOptions!.mcpServers).toEqual([
+      { name: "weather", transport: "stdio", command: "npx", args: ["-y", "@example/weather-mcp"], importedByAdmin: false },
+    ]);
+    expect(config.ignored).not.toContain("agents[1].backend.mcp_servers");
     expect(config.ignored).toEqual(
       expect.arrayContaining([
-        "agents[1].backend.mcp_servers",
         "agents[1].backend.reasoning",
         "agents[3].backend.permission_mode",
         "orchestrator.context_paths",
@@ -368,6 +372,7 @@ describe("parseRoomConfig", () => {
         parseRoomConfig(team("type: chatcompletion, model: m, base_url: 'https://api.groq.com/openai/v1'")).agents[0]!.modelOptions,
       ).toEqual({
         baseUrl: "https://api.groq.com/openai/v1",
+        apiKeyEnv: "GROQ_API_KEY",
       });
     });
 
@@ -450,5 +455,169 @@ describe("parseRoomConfig", () => {
       expect(refused.details).toEqual({ key: "team_id", line: 1 });
       expect(refused.message).toMatch(/^team_id \(line 1\): must be 16 to 128 letters, digits, - or _\. .*anyone who knows it shares them/);
     }
+  });
+});
+
+describe("hosted services named by their endpoint", () => {
+  const agent = (backend: string) => `agents:\n  - id: a\n    backend: { ${backend} }\n`;
+
+  it("give the agent the service's key variable on each of the service's documented hosts, as its named backend would", () => {
+    const cases: [string, string][] = [
+      ["https://api.cerebras.ai/v1", "CEREBRAS_API_KEY"],
+      ["https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"],
+      ["https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"],
+      ["https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"],
+      ["https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"],
+      ["https://api.z.ai/api/coding/paas/v4", "ZAI_API_KEY"],
+      ["https://api.studio.nebius.ai/v1", "NEBIUS_API_KEY"],
+      ["https://api.studio.nebius.com/v1", "NEBIUS_API_KEY"],
+      ["https://api.moonshot.cn/v1", "MOONSHOT_API_KEY"],
+    ];
+    for (const [baseUrl, keyEnv] of cases) {
+      const config = parseRoomConfig(agent(`type: chatcompletion, model: m, base_url: '${baseUrl}'`));
+      expect(config.agents[0]!.modelOptions).toEqual({ baseUrl, apiKeyEnv: keyEnv });
+      expect(config.notes).toEqual([]);
+    }
+    expect(parseRoomConfig(agent("type: cerebras, model: m")).agents[0]!.modelOptions).toEqual({
+      baseUrl: "https://api.cerebras.ai/v1",
+      apiKeyEnv: "CEREBRAS_API_KEY",
+    });
+  });
+
+  it("is recognised by https on the service's own host only", () => {
+    // Plain http, another port or a look-alike host is not the service: an admin's import of it gets no key.
+    for (const baseUrl of ["https://api.cerebras.ai.example.com/v1", "https://api.cerebras.ai:8443/v1"]) {
+      const config = parseRoomConfig(agent(`type: chatcompletion, model: m, base_url: '${baseUrl}'`), { admin: true });
+      expect(config.agents[0]!.modelOptions).toEqual({ baseUrl });
+    }
+  });
+});
+
+describe("endpoints written as ${VARIABLE}", () => {
+  const env = getEnv({ NODE_ENV: "test", PARLEY_IMPORT_KEY_VARIABLES: "TEAM_URL" } as NodeJS.ProcessEnv);
+  const file = "agents:\n  - id: a\n    backend:\n      type: chatcompletion\n      base_url: ${TEAM_URL}\n";
+
+  it("take the variable's value under the endpoint rules, naming the variable instead of the value", () => {
+    const hosted = parseRoomConfig(file, { env, secrets: { TEAM_URL: "https://api.fireworks.ai/inference/v1" } });
+    expect(hosted.agents[0]!.modelOptions).toMatchObject({
+      baseUrl: "https://api.fireworks.ai/inference/v1",
+      baseUrlEnv: "TEAM_URL",
+      apiKeyEnv: "FIREWORKS_API_KEY",
+    });
+    const inside = failure(file, { env, secrets: { TEAM_URL: "http://10.1.2.3:8000/v1" }, admin: true });
+    expect(inside.message).toBe(
+      "agents[0].backend.base_url (line 5): ${TEAM_URL} is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.",
+    );
+    expect(failure(file, { env, secrets: { TEAM_URL: "https://llm.example.com/v1" } }).message).toMatch(
+      /\$\{TEAM_URL\} is not an endpoint this server lets imported teams use/,
+    );
+    expect(failure(file, { secrets: { TEAM_URL: "https://api.fireworks.ai/inference/v1" } }).message).toMatch(
+      /TEAM_URL is not a variable this server lets imported teams read/,
+    );
+  });
+});
+
+describe("the older format", () => {
+  it("converts its agents, models, settings and system messages, with a note naming the format", () => {
+    const config = parseRoomConfig(fixture("older-format-team.yaml"));
+    expect(config.agents.map((agent) => [agent.name, agent.model, agent.systemPrompt])).toEqual([
+      ["agent_1", "openai:o4-mini", ""],
+      ["agent_2", "google:gemini-2.5-pro", "You are a research specialist."],
+      ["agent_3", "openai-compatible:grok-4", ""],
+    ]);
+    expect(config.agents[1]!.modelOptions).toEqual({ temperature: 0.4, topP: 0.9 });
+    expect(config.agents[2]!.modelOptions).toMatchObject({ baseUrl: "https://api.x.ai/v1", apiKeyEnv: "XAI_API_KEY", temperature: 0.2 });
+    expect(config.task).toBe("");
+    expect(config.notes.at(-1)).toMatch(/^This file is in the older format \(agent_id, agent_type, model_config\)/);
+    expect(config.ignored).toEqual(
+      expect.arrayContaining(["orchestrator.max_duration", "agents[0].model_config.tools", "streaming_display", "logging", "task"]),
+    );
+  });
+
+  it("refuses an agent it cannot read, saying what the current format wants", () => {
+    const refused = failure("agents:\n  - agent_id: 1\n    model_config: {model: gpt-4o}\n");
+    expect(refused.message).toMatch(
+      /^agents\[0\]\.agent_type \(line 2\): is required\. This file is in the older format \(agent_id, agent_type, model_config\)\. In the current format each agent has an `id`/,
+    );
+  });
+});
+
+describe("an agent's MCP servers and custom tools", () => {
+  const withTools = (tools: string, env: Env = bare, admin = false) =>
+    parseRoomConfig(`agents:\n  - id: a\n    backend:\n      type: openai\n${tools}`, { env, admin });
+  const endpoints = getEnv({
+    NODE_ENV: "test",
+    PARLEY_IMPORT_ENDPOINTS: "http://localhost:8000/mcp",
+    PARLEY_IMPORT_KEY_VARIABLES: "NOTION_TOKEN",
+  } as NodeJS.ProcessEnv);
+
+  it("reads servers as a list or a mapping, with their transport, headers and the tools the file allows", () => {
+    const config = withTools(
+      [
+        "      mcp_servers:",
+        "        notion:",
+        "          type: streamable-http",
+        "          url: http://localhost:8000/mcp",
+        "          headers: {Authorization: 'Bearer ${NOTION_TOKEN}', X-Team: written-in-the-file}",
+        "        files:",
+        "          command: npx",
+        "          args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp']",
+        "          env: {DEBUG: '1'}",
+        "      allowed_tools: [Read, mcp__notion__search, mcp__notion__fetch]",
+        "      exclude_tools: [mcp__files__write_file]",
+      ].join("\n"),
+      endpoints,
+    );
+    expect(config.agents[0]!.modelOptions!.mcpServers).toEqual([
+      {
+        name: "notion",
+        transport: "streamable-http",
+        url: "http://localhost:8000/mcp",
+        headers: { Authorization: "Bearer ${NOTION_TOKEN}" },
+        allowedTools: ["search", "fetch"],
+        importedByAdmin: false,
+      },
+      {
+        name: "files",
+        transport: "stdio",
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+        env: { DEBUG: "1" },
+        excludedTools: ["write_file"],
+        importedByAdmin: false,
+      },
+    ]);
+    expect(config.notes).toContain(
+      "agents[0].backend.mcp_servers.notion.headers.X-Team: a value written in the file is not used; write it as ${VARIABLE} naming the variable that holds it.",
+    );
+    expect(config.ignored).not.toContain("agents[0].backend.allowed_tools");
+  });
+
+  it("refuses a server it cannot read, naming the key and line", () => {
+    expect(() => withTools("      mcp_servers:\n        - name: web\n          type: websocket\n          url: ws://x\n")).toThrow(
+      'agents[0].backend.mcp_servers[0].type (line 7): must be "stdio", "streamable-http" or "sse", not "websocket"',
+    );
+    expect(() => withTools("      mcp_servers:\n        - type: stdio\n          command: npx\n")).toThrow(
+      "agents[0].backend.mcp_servers[0].name (line 6): is required: the server's name",
+    );
+    expect(() => withTools("      mcp_servers:\n        - name: s\n          type: stdio\n")).toThrow(/command \(line \d+\): is required/);
+    expect(() => withTools("      mcp_servers:\n        - name: s\n          url: 'https://mcp.example.com/mcp?key=secret'\n")).toThrow(
+      /without a query/,
+    );
+  });
+
+  it("lists custom tools with why they do not run here", () => {
+    const config = withTools(
+      "      custom_tools:\n        - name: [two_num_tool]\n          path: tools/_two_num_tool.py\n          function: [two_num_tool]\n",
+    );
+    expect(config.customTools).toEqual({
+      a: [
+        {
+          name: "two_num_tool",
+          reason: expect.stringMatching(/^a function in tools\/_two_num_tool\.py .* cannot run; serve it from an MCP server/),
+        },
+      ],
+    });
+    expect(config.ignored).not.toContain("agents[0].backend.custom_tools");
   });
 });

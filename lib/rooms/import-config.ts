@@ -1,9 +1,15 @@
-import { type Document, LineCounter, isMap, isScalar, isSeq, parseDocument } from "yaml";
+import { type Document, LineCounter, parseDocument } from "yaml";
 import { type Env, getEnv } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { ownValue } from "@/lib/own-value";
-import { HOSTED_SERVICES, callsServerEndpoint, endpointStanding, keyVariableRefusal, serverKeyVariable } from "@/lib/models/agent-endpoint";
-import { normalizeEndpoint, sameEndpoint } from "@/lib/models/endpoint-address";
+import {
+  HOSTED_SERVICES,
+  callsServerEndpoint,
+  endpointStanding,
+  hostedServiceAt,
+  keyVariableRefusal,
+  serverKeyVariable,
+  shownEndpoint,
+} from "@/lib/models/agent-endpoint";
 import {
   type GenerationSetting,
   type GenerationSettings,
@@ -11,24 +17,13 @@ import {
   SETTING_FILE_KEYS,
   SUPPORTED_SETTINGS,
 } from "@/lib/models/generation-settings";
+import { ConfigImportError, type Path, Reader, pathName } from "./config-reader";
+import { type AgentTools, type ListedCustomTool, readAgentTools } from "./import-tools";
+import { ENV_REFERENCE, type Findings, type NamedEndpoint, readEndpoint } from "./import-endpoint";
 import type { RoomSettingsPatch } from "./room-settings";
 import type { PersonaTemplate } from "./templates";
 
-/** A configuration file Parley cannot import, naming the key and line at fault. */
-export class ConfigImportError extends AppError {
-  constructor(
-    message: string,
-    readonly key: string | null,
-    readonly line: number | null,
-  ) {
-    super(400, "invalid_config", message, { key, line });
-  }
-
-  /** The error for `key` at `line`, its message starting with both. */
-  static at(key: string, line: number | null, message: string): ConfigImportError {
-    return new ConfigImportError(`${key}${line ? ` (line ${line})` : ""}: ${message}`, key, line);
-  }
-}
+export { ConfigImportError };
 
 type Provider = "openai" | "anthropic" | "google" | "openai-compatible";
 
@@ -144,6 +139,8 @@ export interface ImportedConfig {
   ignored: string[];
   /** Things worth knowing (defaults filled in, offline models, keys not sent). */
   notes: string[];
+  /** Per agent (by persona), the custom tools its file names, which Parley lists but cannot run. */
+  customTools: Record<string, ListedCustomTool[]>;
   /**
    * Host names of endpoints only an admin's import may name, with where the file names them:
    * each must resolve to public addresses only (see `hostAddressRefusal`).
@@ -158,104 +155,8 @@ export interface ImportOptions {
   admin?: boolean;
   /** The settings that list the key variables and endpoints agents may name. */
   env?: Env;
-}
-
-type Path = (string | number)[];
-
-function pathName(path: Path): string {
-  return path.reduce<string>((name, part) => (typeof part === "number" ? `${name}[${part}]` : name ? `${name}.${part}` : part), "");
-}
-
-class Reader {
-  constructor(
-    private readonly doc: Document,
-    private readonly lines: LineCounter,
-  ) {}
-
-  line(path: Path): number | null {
-    for (let length = path.length; length >= 0; length--) {
-      const node = this.doc.getIn(path.slice(0, length), true) as { range?: [number, number, number] } | undefined;
-      if (node && node.range) return this.lines.linePos(node.range[0]).line;
-    }
-    return null;
-  }
-
-  fail(path: Path, message: string): never {
-    throw ConfigImportError.at(pathName(path), this.line(path), message);
-  }
-
-  value(path: Path): unknown {
-    return this.doc.getIn(path);
-  }
-
-  keys(path: Path): string[] {
-    const node = path.length ? this.doc.getIn(path, true) : this.doc.contents;
-    if (!isMap(node)) return [];
-    return node.items.map((pair) => (isScalar(pair.key) ? String(pair.key.value) : String(pair.key)));
-  }
-
-  isMapping(path: Path): boolean {
-    return isMap(path.length ? this.doc.getIn(path, true) : this.doc.contents);
-  }
-
-  length(path: Path): number {
-    const node = this.doc.getIn(path, true);
-    return isSeq(node) ? node.items.length : 0;
-  }
-
-  isList(path: Path): boolean {
-    return isSeq(this.doc.getIn(path, true));
-  }
-
-  optionalString(path: Path): string | undefined {
-    const value = this.value(path);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== "string" && typeof value !== "number") this.fail(path, "must be text");
-    return String(value);
-  }
-
-  optionalInt(path: Path, min: number, max: number): number | undefined {
-    const value = this.value(path);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-      this.fail(path, `must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
-    }
-    return value;
-  }
-
-  optionalNumber(path: Path, min: number, max: number): number | undefined {
-    const value = this.value(path);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
-      this.fail(path, `must be a number from ${min} to ${max}, not ${JSON.stringify(value)}`);
-    }
-    return value;
-  }
-
-  /** Text, or a list of at most `max` texts: always a list. */
-  optionalTexts(path: Path, max: number): string[] | undefined {
-    const value = this.value(path);
-    if (value === undefined || value === null) return undefined;
-    const node = this.doc.getIn(path, true);
-    const list: unknown[] = isSeq(node) ? node.items.map((item) => (isScalar(item) ? item.value : item)) : [value];
-    if (
-      list.length === 0 ||
-      list.length > max ||
-      !list.every((item) => typeof item === "string" && item.length > 0 && item.length <= 200)
-    ) {
-      this.fail(path, `must be text or a list of 1 to ${max} texts (each at most 200 characters)`);
-    }
-    return list as string[];
-  }
-
-  optionalChoice<T extends string>(path: Path, choices: readonly T[]): T | undefined {
-    const value = this.value(path);
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== "string" || !choices.includes(value as T)) {
-      this.fail(path, `must be one of ${choices.map((choice) => `"${choice}"`).join(", ")}, not ${JSON.stringify(value)}`);
-    }
-    return value as T;
-  }
+  /** Where the variables a file names are read (the process environment). */
+  secrets?: Record<string, string | undefined>;
 }
 
 /** How each generation setting is read from a file, and the range it must be in. */
@@ -277,15 +178,6 @@ const GENERATION_KEYS = (Object.keys(SETTING_READERS) as GenerationSetting[]).ma
 
 const SETTINGS_KEYS = ["base_url", "api_key", "api_key_env", ...GENERATION_KEYS.map((entry) => entry.key)];
 
-/** What reading one agent's model options adds to the result, and the rules it reads them under. */
-interface Findings {
-  notes: string[];
-  ignored: string[];
-  hostsToResolve: ImportedConfig["hostsToResolve"];
-  admin: boolean;
-  env: Env;
-}
-
 /**
  * An agent's endpoint, key variable and generation settings, from its backend's keys (each
  * read from the first of `places` that has it) and the backend's defaults. A setting its
@@ -301,12 +193,11 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
   const options: ModelOptions = {};
   const known = ownValue(BACKEND_PROVIDERS, backend);
   const endpointAt = where("base_url");
-  const baseUrl = reader.optionalString(endpointAt);
-  if (baseUrl !== undefined) {
-    const endpoint = normalizeEndpoint(baseUrl);
-    if ("error" in endpoint) reader.fail(endpointAt, endpoint.error);
+  const endpoint = readEndpoint(reader, endpointAt, found);
+  if (endpoint) {
     options.baseUrl = endpoint.url;
-    checkEndpoint(reader, endpointAt, provider, endpoint.url, found);
+    if (endpoint.variable) options.baseUrlEnv = endpoint.variable;
+    checkEndpoint(reader, endpointAt, provider, endpoint, found);
   } else if (known?.baseUrl) {
     options.baseUrl = known.baseUrl;
   }
@@ -333,14 +224,15 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
     const refusal = keyVariableRefusal(named.name, options.baseUrl, env);
     if (refusal) reader.fail(named.at, refusal);
     options.apiKeyEnv = named.name;
-  } else if (!named && known?.keyEnv && sameEndpoint(options.baseUrl, known.baseUrl)) {
-    options.apiKeyEnv = known.keyEnv;
+  } else if (!named && !atServer && hostedServiceAt(options.baseUrl)) {
+    // The service's own key, as the backend named after it would use, whichever way the file names the service.
+    options.apiKeyEnv = hostedServiceAt(options.baseUrl)!.keyEnv;
   }
   if (!options.apiKeyEnv && !atServer) {
     notes.push(
       `${pathName(endpointAt)}: the server's ${serverKeyVariable(provider)} is never sent to an endpoint a file names; ` +
         (provider === "openai-compatible"
-          ? `this agent calls ${options.baseUrl} without a key.`
+          ? `this agent calls ${shownEndpoint(options)} without a key.`
           : "this agent cannot run until its file names a key variable (api_key_env) the server allows."),
     );
   }
@@ -371,19 +263,20 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
  * nor a known service's nor the server's own. The names an admin's import reaches are looked up
  * before the room is made.
  */
-function checkEndpoint(reader: Reader, at: Path, provider: Provider, url: string, found: Findings): void {
+function checkEndpoint(reader: Reader, at: Path, provider: Provider, endpoint: NamedEndpoint, found: Findings): void {
+  const { url, shown } = endpoint;
   const standing = endpointStanding(provider, url, found.env);
   if (standing === "private") {
     reader.fail(
       at,
-      `${url} is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
+      `${shown} is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
     );
   }
   if (standing !== "other") return;
   if (!found.admin) {
     reader.fail(
       at,
-      `${url} is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.`,
+      `${shown} is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.`,
     );
   }
   const hostname = new URL(url).hostname;
@@ -409,6 +302,8 @@ function personaKey(id: string, taken: Set<string>): string {
 
 const HANDLED_AGENT_KEYS = new Set(["id", "backend", "system_message", "append_system_prompt"]);
 const HANDLED_BACKEND_KEYS = new Set(["type", "model", ...SETTINGS_KEYS]);
+/** What Parley reads of an older-format agent's `model_config`. */
+const HANDLED_OLDER_SETTINGS_KEYS = new Set(["model", "system_message", ...SETTINGS_KEYS]);
 /** What Parley reads of a framework agent's `llm_config` entry. */
 const HANDLED_LLM_KEYS = new Set(["api_type", "model", ...SETTINGS_KEYS]);
 
@@ -430,11 +325,144 @@ function unusedFrameworkKeys(reader: Reader, backend: Path, framework: NonNullab
   return [...unused, ...framework.fallbacks.map(pathName)];
 }
 
+/** Where an agent's parts are in its file: the current format, or the older one (`agent_id`, `agent_type`, `model_config`). */
+interface AgentShape {
+  older: boolean;
+  id: Path;
+  type: Path;
+  model: Path;
+  /** The mapping holding the model, endpoint, key, settings and tools. */
+  backend: Path;
+  systemMessages: Path[];
+  handledAgentKeys: Set<string>;
+}
+
+const OLDER_FORMAT_HINT =
+  "In the current format each agent has an `id` and a `backend` with `type` and `model` (for `agent_id: 1`, `agent_type: openai` and `model_config: {model: gpt-4o}`, write `id: agent_1` and `backend: {type: openai, model: gpt-4o}`), with its settings in `backend`.";
+const OLDER_AGENT_KEYS = new Set(["agent_id", "agent_type", "model_config", "system_message"]);
+
+function agentShape(reader: Reader, at: Path): AgentShape {
+  const keys = reader.keys(at);
+  const older =
+    !keys.includes("id") && !keys.includes("backend") && ["agent_id", "agent_type", "model_config"].some((key) => keys.includes(key));
+  if (!older) {
+    return {
+      older,
+      id: [...at, "id"],
+      type: [...at, "backend", "type"],
+      model: [...at, "backend", "model"],
+      backend: [...at, "backend"],
+      systemMessages: [[...at, "system_message"]],
+      handledAgentKeys: HANDLED_AGENT_KEYS,
+    };
+  }
+  return {
+    older,
+    id: [...at, "agent_id"],
+    type: [...at, "agent_type"],
+    model: [...at, "model_config", "model"],
+    backend: [...at, "model_config"],
+    systemMessages: [
+      [...at, "system_message"],
+      [...at, "model_config", "system_message"],
+    ],
+    handledAgentKeys: OLDER_AGENT_KEYS,
+  };
+}
+
+/** One agent of the file, as a persona of the room, with the custom tools it names. */
+function readAgent(
+  reader: Reader,
+  doc: Document,
+  at: Path,
+  shape: AgentShape,
+  index: number,
+  context: { taken: Set<string>; ids: Set<string>; found: Findings; offline: boolean },
+): { persona: PersonaTemplate; customTools: ListedCustomTool[] } {
+  const { taken, ids, found } = context;
+  const { notes, ignored } = found;
+  const written = reader.optionalString(shape.id);
+  if (!written?.trim()) reader.fail(shape.id, "is required");
+  // The older format numbers its agents; a number alone makes a poor name on the roster.
+  const id = shape.older && /^\d+$/.test(written.trim()) ? `agent_${written.trim()}` : written;
+  if (id.length > MAX_AGENT_ID) reader.fail(shape.id, `is limited to ${MAX_AGENT_ID} characters`);
+  if (ids.has(id)) reader.fail(shape.id, `"${id}" is used by another agent`);
+  ids.add(id);
+  if (!reader.isMapping(shape.backend)) {
+    reader.fail(shape.backend, shape.older ? "is required: a mapping with `model`" : "is required: a mapping with `type` and `model`");
+  }
+  const type = reader.optionalString(shape.type);
+  if (!type) reader.fail(shape.type, "is required");
+  const normalized = type.toLowerCase();
+  let provider: Provider;
+  let model = reader.optionalString(shape.model);
+  let adapterMessage: string | undefined;
+  let framework: ReturnType<typeof frameworkModel> = null;
+  if (FRAMEWORK_BACKENDS.has(normalized) && !shape.older) {
+    const named = frameworkModel(resolvePath(plainDocument(doc), shape.backend), shape.backend);
+    if (!named) {
+      reader.fail(
+        shape.type,
+        `"${type}" is an agent framework; give its agent_config or group_config an llm_config with api_type and model`,
+      );
+    }
+    provider = named.provider;
+    model = named.model;
+    adapterMessage = named.systemMessage;
+    framework = named;
+    notes.push(`${pathName(at)} (${type}) runs as one agent on ${provider}:${model}; its framework features are ignored.`);
+  } else {
+    const backend = ownValue(BACKEND_PROVIDERS, normalized);
+    if (!backend) {
+      reader.fail(
+        shape.type,
+        `unknown backend type "${type}". Known types: ${[...Object.keys(BACKEND_PROVIDERS), ...FRAMEWORK_BACKENDS].join(", ")}`,
+      );
+    }
+    provider = backend.provider;
+    if (!model) {
+      model = backend.defaultModel;
+      notes.push(`${pathName(shape.model)} was not set; using ${model}.`);
+    }
+  }
+  const systemMessage = [
+    shape.systemMessages.map((path) => reader.optionalString(path)).find(Boolean) ?? adapterMessage,
+    shape.older ? undefined : reader.optionalString([...at, "append_system_prompt"]),
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  for (const key of reader.keys(at)) if (!shape.handledAgentKeys.has(key)) ignored.push(pathName([...at, key]));
+  const tools: AgentTools =
+    framework || context.offline ? { servers: [], customTools: [], handled: [] } : readAgentTools(reader, shape.backend, found);
+  if (framework) ignored.push(...unusedFrameworkKeys(reader, shape.backend, framework));
+  else {
+    const handled = shape.older ? HANDLED_OLDER_SETTINGS_KEYS : HANDLED_BACKEND_KEYS;
+    for (const key of reader.keys(shape.backend)) {
+      if (!handled.has(key) && !tools.handled.includes(key)) ignored.push(pathName([...shape.backend, key]));
+    }
+  }
+  const settingsAt = framework ? framework.settingsAt : [shape.backend];
+  const modelOptions: ModelOptions = context.offline ? {} : readModelOptions(reader, settingsAt, normalized, provider, found);
+  if (tools.servers.length) modelOptions.mcpServers = tools.servers;
+  const persona = personaKey(id, taken);
+  return {
+    persona: {
+      modelOptions,
+      persona,
+      name: id,
+      role: `${normalized} · ${model}`,
+      description: systemMessage ? systemMessage.replace(/\s+/g, " ").slice(0, 140) : `Runs ${model} (${normalized} backend).`,
+      color: COLORS[index % COLORS.length]!,
+      model: context.offline ? `script:${persona}` : `${provider}:${model}`,
+      systemPrompt: systemMessage,
+    },
+    customTools: tools.customTools,
+  };
+}
+
 /** A team's id in its file: long enough not to be guessed or hit by chance. */
 const TEAM_ID = /^[A-Za-z0-9_-]{16,128}$/;
 
-/** `${NAME}` or `$NAME`: a key named by an environment variable. */
-const ENV_REFERENCE = /^\$\{?([A-Z_][A-Z0-9_]*)\}?$/;
 const HANDLED_COORDINATION_KEYS = new Set([
   "broadcast",
   "broadcast_timeout",
@@ -478,78 +506,32 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
   const taken = new Set<string>();
   const ids = new Set<string>();
   const agents: PersonaTemplate[] = [];
+  const customTools: ImportedConfig["customTools"] = {};
+  const found: Findings = { notes, ignored, hostsToResolve, admin, env, secrets: options.secrets ?? process.env };
+  let olderAgents = 0;
   for (let index = 0; index < count; index++) {
     const at: Path = single ? agentsPath : [...agentsPath, index];
     if (!reader.isMapping(at)) reader.fail(at, "must be a mapping with `id` and `backend`");
-    const id = reader.optionalString([...at, "id"]);
-    if (!id?.trim()) reader.fail([...at, "id"], "is required");
-    if (id.length > MAX_AGENT_ID) reader.fail([...at, "id"], `is limited to ${MAX_AGENT_ID} characters`);
-    if (ids.has(id)) reader.fail([...at, "id"], `"${id}" is used by another agent`);
-    ids.add(id);
-    if (!reader.isMapping([...at, "backend"])) reader.fail([...at, "backend"], "is required: a mapping with `type` and `model`");
-    const type = reader.optionalString([...at, "backend", "type"]);
-    if (!type) reader.fail([...at, "backend", "type"], "is required");
-    const normalized = type.toLowerCase();
-    let provider: Provider;
-    let model = reader.optionalString([...at, "backend", "model"]);
-    let adapterMessage: string | undefined;
-    let framework: ReturnType<typeof frameworkModel> = null;
-    if (FRAMEWORK_BACKENDS.has(normalized)) {
-      const named = frameworkModel(resolvePath(plainDocument(doc), [...at, "backend"]), [...at, "backend"]);
-      if (!named) {
-        reader.fail(
-          [...at, "backend", "type"],
-          `"${type}" is an agent framework; give its agent_config or group_config an llm_config with api_type and model`,
-        );
-      }
-      provider = named.provider;
-      model = named.model;
-      adapterMessage = named.systemMessage;
-      framework = named;
-      notes.push(`${pathName(at)} (${type}) runs as one agent on ${provider}:${model}; its framework features are ignored.`);
-    } else {
-      const backend = ownValue(BACKEND_PROVIDERS, normalized);
-      if (!backend) {
-        reader.fail(
-          [...at, "backend", "type"],
-          `unknown backend type "${type}". Known types: ${[...Object.keys(BACKEND_PROVIDERS), ...FRAMEWORK_BACKENDS].join(", ")}`,
-        );
-      }
-      provider = backend.provider;
-      if (!model) {
-        model = backend.defaultModel;
-        notes.push(`${pathName([...at, "backend", "model"])} was not set; using ${model}.`);
-      }
+    const shape = agentShape(reader, at);
+    if (shape.older) olderAgents++;
+    try {
+      const agent = readAgent(reader, doc, at, shape, index, { taken, ids, found, offline: options.offline ?? false });
+      agents.push(agent.persona);
+      if (agent.customTools.length) customTools[agent.persona.persona] = agent.customTools;
+    } catch (error) {
+      throw shape.older && error instanceof ConfigImportError
+        ? new ConfigImportError(
+            `${error.message.replace(/\.?$/, ".")} This file is in the older format (agent_id, agent_type, model_config). ${OLDER_FORMAT_HINT}`,
+            error.key,
+            error.line,
+          )
+        : error;
     }
-    const systemMessage = [
-      reader.optionalString([...at, "system_message"]) ?? adapterMessage,
-      reader.optionalString([...at, "append_system_prompt"]),
-    ]
-      .filter(Boolean)
-      .join("\n\n");
-    for (const key of reader.keys(at)) if (!HANDLED_AGENT_KEYS.has(key)) ignored.push(pathName([...at, key]));
-    if (framework) ignored.push(...unusedFrameworkKeys(reader, [...at, "backend"], framework));
-    else {
-      for (const key of reader.keys([...at, "backend"])) {
-        if (!HANDLED_BACKEND_KEYS.has(key)) ignored.push(pathName([...at, "backend", key]));
-      }
-    }
-    const settingsAt = framework ? framework.settingsAt : [[...at, "backend"]];
-    const modelOptions = options.offline
-      ? {}
-      : readModelOptions(reader, settingsAt, normalized, provider, { notes, ignored, hostsToResolve, admin, env });
-    const persona = personaKey(id, taken);
-    const spec = options.offline ? `script:${persona}` : `${provider}:${model}`;
-    agents.push({
-      modelOptions,
-      persona,
-      name: id,
-      role: `${normalized} · ${model}`,
-      description: systemMessage ? systemMessage.replace(/\s+/g, " ").slice(0, 140) : `Runs ${model} (${normalized} backend).`,
-      color: COLORS[index % COLORS.length]!,
-      model: spec,
-      systemPrompt: systemMessage,
-    });
+  }
+  if (olderAgents) {
+    notes.push(
+      `This file is in the older format (agent_id, agent_type, model_config): its agents were read with their models, settings and system messages. ${OLDER_FORMAT_HINT}`,
+    );
   }
   if (options.offline) {
     notes.push("Every agent runs on the offline script model; import without that option to use the configured providers.");
@@ -583,7 +565,10 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
       }
     }
   }
-  const task = reader.optionalString(["task"]) ?? "";
+  // The older format's `task:` describes the kind of task (category, domain…), not the task itself.
+  const describesTask = olderAgents > 0 && reader.isMapping(["task"]);
+  if (describesTask) ignored.push("task");
+  const task = describesTask ? "" : (reader.optionalString(["task"]) ?? "");
   if (task.length > 4000) reader.fail(["task"], "is longer than 4000 characters");
   if (task) settings.task = task;
   const teamId = reader.optionalString(["team_id"]) ?? null;
@@ -595,5 +580,5 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
   }
   for (const key of top) if (!["agents", "agent", "orchestrator", "task", "team_id"].includes(key)) ignored.push(key);
 
-  return { task, teamId, agents, settings, ignored, notes, hostsToResolve };
+  return { task, teamId, agents, settings, ignored, notes, hostsToResolve, customTools };
 }

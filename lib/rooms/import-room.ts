@@ -6,9 +6,12 @@ import { type Env, getEnv } from "@/lib/env";
 import { type AddressLookup, agentKeyVariable, hostAddressRefusal } from "@/lib/models/agent-endpoint";
 import { generationSettings } from "@/lib/models/generation-settings";
 import { parseModelSpec } from "@/lib/models/registry";
+import { type McpServerStatus, connectMcpTools } from "@/lib/mcp-tools/connect-mcp-tools";
 import { LIMITS } from "@/lib/protocol";
 import { createRoom } from "./create-room";
 import { ConfigImportError, parseRoomConfig } from "./import-config";
+import type { ListedCustomTool } from "./import-tools";
+import type { PersonaTemplate } from "./templates";
 
 const IMPORTED_TEMPLATE = "imported";
 
@@ -32,6 +35,36 @@ export interface ImportRoomOptions {
   lookup?: AddressLookup;
   /** A fresh team id, for a file that names none. */
   newTeamId?: () => string;
+  /** Where the variables a file names are read (the process environment). */
+  secrets?: NodeJS.ProcessEnv;
+  /** How long reaching each MCP server to list its tools may take (10 s). */
+  mcpTimeoutMs?: number;
+}
+
+/** One of an agent's tool sources on the result: an MCP server (connected, with its tools, or why not) or a custom tool. */
+type ImportedToolSource = McpServerStatus | { server: string; transport: "custom"; connected: false; tools: string[]; reason: string };
+
+/**
+ * What each agent's MCP servers offer it, as a run would find them now: each is reached (side
+ * by side, within the time limit), its tools listed, and the connection closed again.
+ */
+async function probeTools(
+  agents: PersonaTemplate[],
+  customTools: Record<string, ListedCustomTool[]>,
+  options: { env: Env; secrets?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Map<string, ImportedToolSource[]>> {
+  const probed = await Promise.all(
+    agents.map(async (agent) => {
+      const servers = agent.modelOptions?.mcpServers ?? [];
+      const connected = servers.length ? await connectMcpTools(servers, options) : null;
+      await connected?.close();
+      const custom = (customTools[agent.persona] ?? []).map(
+        (tool): ImportedToolSource => ({ server: tool.name, transport: "custom", connected: false, tools: [], reason: tool.reason }),
+      );
+      return [agent.persona, [...(connected?.status ?? []), ...custom]] as [string, ImportedToolSource[]];
+    }),
+  );
+  return new Map(probed);
 }
 
 /**
@@ -65,7 +98,7 @@ function teamTitle(names: string[]): string {
 export async function importRoom(db: Db, input: ImportRoomInput, options: ImportRoomOptions = {}) {
   const parsed = importRoomInputSchema.parse(input);
   const env = options.env ?? getEnv();
-  const config = parseRoomConfig(parsed.yaml, { offline: parsed.offline, admin: options.admin ?? false, env });
+  const config = parseRoomConfig(parsed.yaml, { offline: parsed.offline, admin: options.admin ?? false, env, secrets: options.secrets });
   for (const host of config.hostsToResolve) {
     const refusal = await hostAddressRefusal(host.hostname, options.lookup);
     if (refusal)
@@ -75,6 +108,11 @@ export async function importRoom(db: Db, input: ImportRoomInput, options: Import
         `${refusal}; list the endpoint in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
       );
   }
+  const tools = await probeTools(config.agents, config.customTools, {
+    env,
+    secrets: options.secrets,
+    timeoutMs: options.mcpTimeoutMs ?? 10_000,
+  });
   const teamId = config.teamId ?? (options.newTeamId ?? (() => randomToken(18)))();
   const firstLine = config.task
     .split("\n")
@@ -103,6 +141,7 @@ export async function importRoom(db: Db, input: ImportRoomInput, options: Import
       ...agent,
       generation: generationSettings(modelOptions),
       key: provider === "script" ? null : agentKeyVariable(provider, modelOptions, env),
+      tools: tools.get(agent.persona) ?? [],
     };
   });
   return {
