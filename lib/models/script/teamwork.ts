@@ -195,13 +195,19 @@ const memoryStep: StepBuilder = (context) => {
   }
   if (context.tools.has("update_knowledge")) {
     const response = ownValue(RESPONSES, context.reading.persona);
+    // A general lesson about its craft, in its own words: it goes with the agent to other people's rooms,
+    // so it names nothing of this room's task.
     const learned = response
       ? {
-          insight: `${mood(context)} pieces about ${short(context.subject, 60)} worked in “${short(context.reading.roomBrief || context.reading.task, 60)}”.`,
+          insight: `${mood(context)} ${response.kind} pieces hold together when every one names the task's own images.`,
           area: `${context.mood.name} ${response.kind}`,
         }
       : taskInsight(context);
-    calls.push({ tag: "knowledge", toolName: "update_knowledge", input: { ...learned, amount: Math.min(10, 1 + made) } });
+    calls.push({
+      tag: "knowledge",
+      toolName: "update_knowledge",
+      input: { ...learned, general: true, amount: Math.min(10, 1 + made) },
+    });
   }
   return calls.length
     ? { text: finding && calls[0]?.tag === "finding" ? "Noting what I found for the team." : "Noting what I learned.", calls }
