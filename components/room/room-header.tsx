@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
 import { type RoomState, nextTurn, nextTurnLabel } from "./room-state";
+import { QuestionModeSwitch } from "@/components/broadcast/question-mode-switch";
 import { SeatForm } from "./seat-form";
 import { useServerNow } from "./use-server-now";
 
@@ -95,6 +96,7 @@ export function RoomHeader() {
             {participants} seated
           </span>
         )}
+        <QuestionModeSwitch />
         <SeatForm />
       </div>
     </header>

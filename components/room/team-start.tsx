@@ -22,7 +22,8 @@ const selectStart = (state: RoomState) => ({
 
 /** What starting the team does, in the words of its template. */
 function whatHappens(template: string, first: string | undefined): string {
-  if (template === "build-review") return "The Architect writes a brief from it, the Coder codes it, and the Reviewer reviews each version.";
+  if (template === "build-review")
+    return "The Architect writes a brief from it, the Coder codes it, and the Reviewer reviews each version.";
   if (template === "brainstorm") {
     return "Seventeen thinkers take it through nine stages, from framing to a written proposal; the people here approve the shortlist.";
   }

@@ -31,14 +31,7 @@ export async function lockVault(tx: DbOrTx, identity: string): Promise<void> {
  * Adds an insight (≤ 300 characters) and drops the oldest beyond the vault's 200. Call under `lockVault`.
  * A `general` insight is a lesson the agent takes to its other rooms; any other stays in the room it came from.
  */
-export async function addInsight(
-  tx: DbOrTx,
-  identity: string,
-  roomId: string,
-  text: string,
-  at: Date,
-  general = false,
-): Promise<string> {
+export async function addInsight(tx: DbOrTx, identity: string, roomId: string, text: string, at: Date, general = false): Promise<string> {
   const insight = text.replace(/\s+/g, " ").trim();
   if (!insight) throw badRequest("insight: say what you learned, in 1 to 300 characters.");
   if (insight.length > LIMITS.insightText) {

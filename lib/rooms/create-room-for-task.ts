@@ -44,7 +44,10 @@ export type NewRoomInput = z.infer<typeof newRoomInputSchema>;
  * "Write a lullaby for a lighthouse keeper").
  */
 export function titleFromTask(task: string): string {
-  const firstSentence = task.trim().split(/(?<=[.!?])\s+|\n/)[0]!.replace(/[.\s]+$/, "");
+  const firstSentence = task
+    .trim()
+    .split(/(?<=[.!?])\s+|\n/)[0]!
+    .replace(/[.\s]+$/, "");
   const capitalised = firstSentence.charAt(0).toUpperCase() + firstSentence.slice(1);
   if (capitalised.length <= LIMITS.roomTitle) return capitalised;
   const cut = capitalised.slice(0, LIMITS.roomTitle - 1);

@@ -34,7 +34,12 @@ export async function POST(request: Request) {
     const input = await readJsonBody(request, newRoomInputSchema);
     const { room, agents, seat, token, started } = await createRoomForTask(database.db, input);
     return Response.json(
-      { room: { id: room.id, title: room.title, template: room.template, task: parseRoomSettings(room.settings).task }, agents, seat, started },
+      {
+        room: { id: room.id, title: room.title, template: room.template, task: parseRoomSettings(room.settings).task },
+        agents,
+        seat,
+        started,
+      },
       { status: 201, headers: token ? { "Set-Cookie": seatCookie(room.id, token, request.url) } : undefined },
     );
   });

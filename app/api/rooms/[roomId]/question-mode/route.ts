@@ -16,7 +16,9 @@ export async function PUT(request: Request, { params }: { params: Promise<{ room
     await limitSeatWrites(runtime.database.db, seat);
     const { mode } = await readJsonBody(request, questionModeInputSchema);
     const admin = await isAdminRequest(request);
-    return Response.json({ mode: await setQuestionMode(runtime.database.db, roomId, mode, { seatId: seat.id, admin, actor: seatActor(seat) }) });
+    return Response.json({
+      mode: await setQuestionMode(runtime.database.db, roomId, mode, { seatId: seat.id, admin, actor: seatActor(seat) }),
+    });
   });
 }
 
