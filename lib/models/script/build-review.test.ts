@@ -69,7 +69,7 @@ async function verdictOn(task: string, brief: string, code: string) {
 
 /** The `name(input) → output` examples in the code's comments. */
 function examplesOf(code: string): { call: string; expected: string }[] {
-  return [...code.matchAll(/^(?:#|\/\/) (\w+\(.*\)) → (.+)$/gm)].map((match) => ({ call: match[1]!, expected: match[2]! }));
+  return [...code.matchAll(/^(?:#|\/\/) ([^\s(]+\(.*\)) → (.+)$/gm)].map((match) => ({ call: match[1]!, expected: match[2]! }));
 }
 
 /** Runs TypeScript or JavaScript code and checks each of its own examples against what the function returns. */

@@ -529,7 +529,7 @@ export function examplesBlock(language: CodeLanguage, examples: string[]): strin
 
 /** The `name(input) → output` lines in a text: a brief's list, or a code's comments. */
 export function examplesIn(text: string): string[] {
-  return [...text.matchAll(/^\s*(?:-|#|\/\/)\s*([A-Za-z_][A-Za-z0-9_]*\(.*\)\s*→\s*.+?)\s*$/gm)].map((match) =>
+  return [...text.matchAll(/^\s*(?:-|#|\/\/)\s*([\p{L}_$][\p{L}\p{N}_$]*\(.*\)\s*→\s*.+?)\s*$/gmu)].map((match) =>
     match[1]!.replace(/\s+/g, " "),
   );
 }
@@ -545,8 +545,8 @@ export function languageOfCode(code: string): CodeLanguage {
 export function signatureOf(code: string): { name: string | null; returnType: string | null } {
   const python = code.match(/^\s*def ([A-Za-z_]\w*)\(.*\)\s*->\s*(.+):\s*$/m);
   if (python) return { name: python[1]!, returnType: python[2]!.trim() };
-  const typed = code.match(/^export function ([A-Za-z_$][\w$]*)\(.*\)\s*:\s*(.+?)\s*\{\s*$/m);
+  const typed = code.match(/^export function ([\p{L}_$][\p{L}\p{N}_$]*)\(.*\)\s*:\s*(.+?)\s*\{\s*$/mu);
   if (typed) return { name: typed[1]!, returnType: typed[2]! };
-  const plain = code.match(/^export function ([A-Za-z_$][\w$]*)\(/m);
+  const plain = code.match(/^export function ([\p{L}_$][\p{L}\p{N}_$]*)\(/mu);
   return { name: plain?.[1] ?? null, returnType: code.match(/@returns \{(.+?)\}/)?.[1] ?? null };
 }
