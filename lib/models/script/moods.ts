@@ -263,7 +263,12 @@ const NAMED = new RegExp(`\\b(?:${STORY_NAMES.join("|")})\\b`, "g");
  */
 export function protagonistOf(storyTexts: string[], subject: string): string {
   for (const text of storyTexts) {
-    const named = text.match(NAMED)?.[0];
+    // A piece's title says whom it answers ("As Ada asked — …"): that is a person, not the character.
+    const named = text
+      .split("\n")
+      .filter((line) => !/^(As .+ asked|With .+ help) —/.test(line))
+      .join("\n")
+      .match(NAMED)?.[0];
     if (named) return named;
   }
   let hash = 0;

@@ -802,3 +802,120 @@ describe("the script model, for an imported team's agent", () => {
     }
   });
 });
+
+describe("the script model following people's commands", () => {
+  // Varied commands to every persona, each with the word its reply must take up.
+  const COMMANDS: [persona: string, command: string, keyWord: RegExp][] = [
+    ["songwriter", "try a sea shanty", /shant/i],
+    ["storyteller", "write about a lighthouse", /lighthouse/i],
+    ["scene-painter", "paint the harbour at dawn", /harbour/i],
+    ["idea-weaver", "give me ideas about a night market", /market/i],
+    ["curator", "gather the work about the old orchard", /orchard/i],
+    ["songwriter", "a verse about my grandmother's kitchen", /kitchen|grandmother/i],
+    ["storyteller", "tell a story about a lost umbrella", /umbrella/i],
+    ["scene-painter", "draw a desert train station", /desert|station/i],
+    ["idea-weaver", "sparks for a song about moving to a new city", /city|moving/i],
+    ["songwriter", "write a chorus about snow on the mountains", /snow|mountain/i],
+    ["storyteller", "try a ghost story in an old theatre", /ghost|theatre/i],
+    ["scene-painter", "paint a rooftop garden in the rain", /rooftop|garden/i],
+    ["curator", "make a space for the bicycle parade", /bicycle|parade/i],
+    ["idea-weaver", "try a lullaby for a lighthouse keeper", /lullaby|lighthouse|keeper/i],
+    ["songwriter", "sing about the last ferry home", /ferry/i],
+    ["storyteller", "write about two foxes in the snow", /fox/i],
+    ["scene-painter", "a scene of a fishing village at noon", /village|fishing/i],
+    ["songwriter", "could you write a love song for a robot", /robot/i],
+    ["idea-weaver", "ideas about a library on the moon", /library|moon/i],
+    ["curator", "group everything about the summer festival", /festival/i],
+    ["storyteller", "tell us about a clockmaker's apprentice", /clockmaker|apprentice/i],
+    ["scene-painter", "paint a volcano under the stars", /volcano/i],
+  ];
+
+  it("takes up what each command asks: the piece it makes for it names the command's subject", async () => {
+    expect(COMMANDS.length).toBeGreaterThanOrEqual(20);
+    for (const [key, command, keyWord] of COMMANDS) {
+      const { steps } = await play(
+        context({
+          agent: persona(key),
+          settings: { ...DEFAULT_ROOM_SETTINGS, task: "Write a short verse about rain on a city window at night." },
+          run: {
+            prompt: 'Ada sent you a message (under "Messages for you"). Act on it now.',
+            trigger: "command",
+            requestedByName: "Ada",
+            chainDepth: 0,
+          },
+          messages: [`Ada says: ${command}`],
+        }),
+      );
+      const made = steps.flatMap((step) => step.calls).filter((call) => call.name === "create_node");
+      expect(made, command).toHaveLength(1);
+      const [title, ...body] = String(made[0]!.input.text).split("\n");
+      expect(title, command).toBe(`As Ada asked — “${command}”`);
+      // The piece itself, not only its title that repeats the command, is about what was asked.
+      expect(body.join("\n"), `${key}: ${command}`).toMatch(keyWord);
+    }
+  }, 60_000);
+
+  it("keeps one name for a story's character across the room's stories", async () => {
+    const task = { ...DEFAULT_ROOM_SETTINGS, task: "A lullaby for a lighthouse keeper" };
+    const first = await play(
+      context({
+        agent: persona("storyteller"),
+        settings: task,
+        run: {
+          prompt: "A lullaby for a lighthouse keeper\n\nYour part: tell a tiny story.",
+          trigger: "scheduler",
+          requestedByName: "Scheduler",
+          chainDepth: 0,
+        },
+      }),
+    );
+    const beats = first.steps
+      .flatMap((step) => step.calls)
+      .filter((call) => call.name === "create_node")
+      .map((call) => String(call.input.text));
+    expect(beats).toHaveLength(3);
+    const names = (texts: string[]) =>
+      new Set(texts.flatMap((text) => text.match(/\b(Mara|Jun|Teo|Lina|Ravi|Odile|Sam|Noor|Theo|Ada)\b/g) ?? []));
+    expect(names(beats).size).toBe(1);
+    for (const beat of beats) expect(beat).toMatch(/lullaby|lighthouse|keeper/i);
+    // A later run, and a command, on a canvas that holds the story: the same name.
+    const canvas = {
+      nodes: beats.map((text, index) => ({ ...node(`beat-${index}`, "story", text, index * 380, 0), authorName: "Storyteller" })),
+      edges: [],
+    };
+    for (const seed of [2, 3, 4]) {
+      const later = await play(
+        context({ agent: persona("storyteller"), settings: task, canvas, messages: ["Ada says: write about a storm at sea"] }),
+        seed,
+      );
+      const told = later.steps
+        .flatMap((step) => step.calls)
+        .filter((call) => call.name === "create_node")
+        .map((call) => String(call.input.text));
+      // Its title names who asked for it; the story is in the lines below.
+      expect(names([...beats, ...told.map((text) => text.replace(/^As Ada asked — .*\n/, ""))])).toEqual(names(beats));
+    }
+  }, 30_000);
+
+  it("reads a room's task that does not say what it is about", async () => {
+    const { steps } = await play(
+      context({
+        agent: persona("songwriter"),
+        settings: { ...DEFAULT_ROOM_SETTINGS, task: "A lullaby for a lighthouse keeper" },
+        run: {
+          prompt: "A lullaby for a lighthouse keeper\n\nYour part: write a short verse or chorus for it.",
+          trigger: "scheduler",
+          requestedByName: "Scheduler",
+          chainDepth: 0,
+        },
+      }),
+    );
+    const lyrics = steps
+      .flatMap((step) => step.calls)
+      .filter((call) => call.name === "create_node")
+      .map((call) => String(call.input.text));
+    expect(lyrics.length).toBeGreaterThan(0);
+    for (const lyric of lyrics) expect(lyric).toMatch(/lullaby|lighthouse|keeper/i);
+    expect(lyrics.join("\n")).not.toMatch(/\brain\b/i);
+  });
+});

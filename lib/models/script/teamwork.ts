@@ -60,8 +60,13 @@ function commandContext(context: PlanContext, message: PromptMessage): PlanConte
   const phrase = message.kind === "command" ? taskSubjectOf(message.body) : null;
   if (!phrase) return context;
   const topic = topicOf(phrase);
-  return { ...context, topic, subject: phrase, mood: moodAbout(context.mood, topic) };
+  // What the piece is of ("a love song", "a ghost story") says its form; what it is about comes next ("a robot").
+  const focus = topic.images.find((image) => !FORMS.test(image)) ?? phrase;
+  return { ...context, topic: topicOf(focus), subject: phrase, mood: moodAbout(context.mood, topic) };
 }
+
+/** Images that name a piece's form rather than its subject. */
+const FORMS = /\b(song|songs|verse|verses|chorus|story|stories|tale|scene|scenes|lullaby|shanty|poem|ballad|painting|picture|sketch|ideas?|sparks?|space|board)$/i;
 
 /** Text quoted in a title, without quotation marks of its own: a quote cut short never leaves one open. */
 function quoted(text: string, max: number): string {
