@@ -66,7 +66,8 @@ function commandContext(context: PlanContext, message: PromptMessage): PlanConte
 }
 
 /** Images that name a piece's form rather than its subject. */
-const FORMS = /\b(song|songs|verse|verses|chorus|story|stories|tale|scene|scenes|lullaby|shanty|poem|ballad|painting|picture|sketch|ideas?|sparks?|space|board)$/i;
+const FORMS =
+  /\b(song|songs|verse|verses|chorus|story|stories|tale|scene|scenes|lullaby|shanty|poem|ballad|painting|picture|sketch|ideas?|sparks?|space|board)$/i;
 
 /** Text quoted in a title, without quotation marks of its own: a quote cut short never leaves one open. */
 function quoted(text: string, max: number): string {
