@@ -234,6 +234,9 @@ describe("knowledge between two people's rooms", () => {
         expect(done.filter((run) => run.status === "succeeded").length).toBeGreaterThanOrEqual(2);
         expect(done.every((run) => run.status === "succeeded" || run.status === "failed")).toBe(true);
       }, 25_000);
+      // The command was followed: the piece made for it is about what it asks.
+      const followed = (await nodesOf(roomA)).find((node) => node.text.startsWith("As Ada asked — “try a sea shanty about the foghorn”"));
+      expect(followed!.text.split("\n").slice(1).join("\n")).toMatch(/foghorn|shant/i);
       const learned = await context.database.db.select().from(events).where(eq(events.roomId, roomA));
       expect(learned.some((event) => event.type === "knowledge.updated")).toBe(true);
     } finally {
