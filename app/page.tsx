@@ -1,4 +1,7 @@
+import { cookies } from "next/headers";
 import { CreateRoomForm } from "@/components/rooms/create-room-form";
+import { ADMIN_COOKIE, adminStatus } from "@/lib/auth/admin";
+import { roomCreationNotice } from "@/lib/limits/room-creation";
 import { ImportRoomForm } from "@/components/rooms/import-room-form";
 import { ImportReplayForm } from "@/components/rooms/import-replay-form";
 import { PageShell } from "@/components/ui/page-shell";
@@ -12,6 +15,8 @@ export const dynamic = "force-dynamic";
 
 export default async function HomePage() {
   const { database } = await getRuntime();
+  const cookieStore = await cookies();
+  const admin = (await adminStatus(database.db, { cookie: cookieStore.get(ADMIN_COOKIE)?.value })) === "admin";
   const rooms = await listRooms(database.db);
   const watching = await countPresence(
     database,
@@ -33,7 +38,7 @@ export default async function HomePage() {
           take a seat and join in.
         </p>
       </section>
-      <CreateRoomForm templates={templates} />
+      <CreateRoomForm templates={templates} policy={roomCreationNotice(admin)} />
       <RoomList initial={initial} />
       <ImportRoomForm />
       <ImportReplayForm />

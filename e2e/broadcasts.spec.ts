@@ -77,7 +77,11 @@ test("the same question later is answered from the earlier answer, and people ca
 
   await startAgent(ada, "storyteller", "Tell the story of the harbour at night.");
   await expect(ada.page.getByTestId("question-text")).toHaveText(storyQuestion, { timeout: 15_000 });
+  // A choice fills the answer in; Send sends it.
   await ada.page.getByTestId("question-option").filter({ hasText: "the one who leaves" }).click();
+  await expect(ada.page.getByTestId("question-option").filter({ hasText: "the one who leaves" })).toHaveAttribute("aria-pressed", "true");
+  await expect(ada.page.getByTestId("question-answer")).toHaveValue("the one who leaves");
+  await ada.page.getByTestId("question-send").click();
   await expect(ada.page.getByTestId("agent-storyteller").getByTestId("agent-status")).toHaveText("idle", { timeout: 20_000 });
 
   // Its next run asks the same question: the people are not asked again.
@@ -98,6 +102,7 @@ test("the same question later is answered from the earlier answer, and people ca
   await expect(question.getByText("asked again")).toBeVisible();
   await expect(ada.page.getByTestId("question-countdown")).toHaveText(/^1[01]\ds left$/);
   await ada.page.getByTestId("question-option").filter({ hasText: "the one who stays" }).click();
+  await ada.page.getByTestId("question-send").click();
   await expect(ada.page.getByTestId("human-question")).toHaveCount(0);
   await expect(spectator.page.getByTestId("asked-again")).toHaveText("asked the room again: answered");
   await expect(

@@ -18,7 +18,7 @@ test("pages carry the security headers and work under their policy with no viola
   // Home: the rooms list and the form to create one, hydrated (the button reacts to typing).
   const home = await page.goto("/");
   expectPageHeaders(home!.headers());
-  await page.getByTestId("room-title-input").fill("Under the policy");
+  await page.getByTestId("room-task-input").fill("Under the policy");
   await expect(page.getByTestId("create-room")).toBeEnabled();
   await page.getByTestId("create-room").click();
   await expect(page).toHaveURL(/\/rooms\//);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Takes the README's screenshots from a real run: starts the production build (building it if
-// needed) on a fresh embedded database with the offline model, drives a Creative canvas, a Build
-// review, a Brainstorm and a question to the room in Chromium, and writes public/screenshots/*.png.
+// needed) on a fresh embedded database with the offline model, creates each room from the home
+// page on a typed task (its creator seated, the team started at once), drives a Creative canvas, a
+// Build review, a Brainstorm and a question to the room in Chromium, and writes public/screenshots/*.png.
 // Usage: npm run screenshots   (Chromium from the system, or CHROMIUM_PATH)
 import { execSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -58,7 +59,6 @@ async function ready() {
   throw new Error("The server did not start.");
 }
 
-const createRoom = async (title, template) => (await api("POST", "/api/rooms", { title, template })).room.id;
 const configure = (roomId, settings) => api("PATCH", `/api/admin/rooms/${roomId}`, { settings }, { authorization: `Bearer ${token}` });
 
 function chromiumPath() {
@@ -66,16 +66,18 @@ function chromiumPath() {
   return execSync("which chromium || which chromium-browser", { encoding: "utf8" }).trim().split("\n")[0];
 }
 
-async function open(browser, roomId, name) {
+/** Creates a room from the home page as a person would: the task typed, the template chosen, a name to take a seat. */
+async function createFromHome(browser, task, template, { start = true } = {}) {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await page.goto(`${base}/rooms/${roomId}`);
+  await page.goto(base);
+  await page.getByTestId("room-task-input").fill(task);
+  await page.getByTestId("room-template").selectOption(template);
+  await page.getByTestId("room-creator-name").fill("Ada");
+  if (!start) await page.getByTestId("room-start-now").uncheck();
+  await page.getByTestId("create-room").click();
+  await page.waitForURL(/\/rooms\//);
   await page.getByTestId("connection-status").and(page.locator('[data-state="live"]')).waitFor();
-  if (name) {
-    await page.getByTestId("display-name-input").fill(name);
-    await page.getByTestId("take-seat").click();
-    await page.getByTestId("seat-name").waitFor();
-  }
-  return page;
+  return { page, roomId: page.url().split("/rooms/")[1] };
 }
 
 const shot = async (page, file) => {
@@ -100,14 +102,9 @@ async function main() {
   try {
     const home = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 
-    // A Creative canvas room where the scheduler gives every persona a turn.
-    const canvasRoom = await createRoom("Rain on the harbour", "creative-canvas");
-    await configure(canvasRoom, {
-      scheduler_enabled: true,
-      scheduler_interval_seconds: 6,
-      task: "A song about rain on the harbour at night",
-    });
-    const canvas = await open(browser, canvasRoom, "Ada");
+    // A Creative canvas room made on a typed task; its team started at once, a turn every few seconds.
+    const { page: canvas, roomId: canvasRoom } = await createFromHome(browser, "A lullaby for a lighthouse keeper", "creative-canvas");
+    await configure(canvasRoom, { scheduler_interval_seconds: 6 });
     await canvas.waitForTimeout(75_000);
     await canvas.getByTestId("tidy-canvas").click();
     await canvas.waitForTimeout(1500);
@@ -116,30 +113,30 @@ async function main() {
     await shot(canvas, "room.png");
 
     // A build review, from the typed task to approval.
-    const reviewRoom = await createRoom("Word counter", "build-review");
-    const review = await open(browser, reviewRoom, "Ada");
-    await review.getByTestId("review-task").fill("Write a function that counts the words in a sentence");
-    await review.getByTestId("review-start").click();
+    const { page: review } = await createFromHome(
+      browser,
+      "Write a Python function word_count(s) that returns how many words s has",
+      "build-review",
+    );
     await review.getByTestId("review-status").filter({ hasText: "Approved" }).waitFor({ timeout: 120_000 });
     await review.locator(".react-flow__controls-fitview").click();
     await review.waitForTimeout(800);
     await shot(review, "build-review.png");
 
     // A brainstorm, at the gate.
-    const brainstormRoom = await createRoom("Onboarding", "brainstorm");
-    const brainstorm = await open(browser, brainstormRoom, "Ada");
-    await brainstorm.getByTestId("brainstorm-problem").fill("How might we cut onboarding time for new engineers?");
-    await brainstorm.getByTestId("brainstorm-start").click();
+    const { page: brainstorm } = await createFromHome(browser, "Reduce food waste in our office cafeteria", "brainstorm");
     await brainstorm.getByTestId("stage-gate").and(brainstorm.locator('[data-status="awaiting"]')).waitFor({ timeout: 180_000 });
     await brainstorm.locator(".react-flow__controls-fitview").click();
     await brainstorm.waitForTimeout(800);
     await shot(brainstorm, "brainstorm.png");
 
-    // A question to the people in the room.
-    const askRoom = await createRoom("Lighthouse", "creative-canvas");
-    await configure(askRoom, { broadcast: "human", broadcast_sensitivity: "high", broadcast_timeout: 120 });
-    const ask = await open(browser, askRoom, "Ada");
-    await ask.getByTestId("agent-songwriter").getByTestId("agent-start").click();
+    // A question to the people in the room: its creator sends the agents' questions to the people here.
+    const { page: ask, roomId: askRoom } = await createFromHome(browser, "A sea shanty about the harbour at night", "creative-canvas", {
+      start: false,
+    });
+    await configure(askRoom, { broadcast_sensitivity: "high", broadcast_timeout: 120 });
+    await ask.getByTestId("question-mode").selectOption("human");
+    await ask.getByTestId("start-team").click();
     await ask.getByTestId("human-question").waitFor({ timeout: 60_000 });
     await ask.waitForTimeout(1500);
     await shot(ask, "ask-the-room.png");

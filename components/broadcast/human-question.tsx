@@ -22,7 +22,8 @@ const selectQuestion = (state: RoomState) => {
 
 /**
  * The question an agent is asking the people in the room: who asks, a countdown, and
- * (for participants) an answer box, choices, Send and Skip. Spectators see it read-only.
+ * (for participants) an answer box, choices, Send and Skip. A choice only fills the answer in,
+ * to be sent with Send (or changed first), so a slip of the finger answers nothing. Spectators see it read-only.
  */
 export function HumanQuestion({ onError }: { onError: (message: string) => void }) {
   const { open, waiting, agents, seated, roomId } = useRoom(useShallow(selectQuestion));
@@ -72,8 +73,9 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
                   type="button"
                   className="button"
                   data-testid="question-option"
+                  aria-pressed={answer === option}
                   disabled={busy || expired}
-                  onClick={send(option)}
+                  onClick={() => setAnswer(option)}
                 >
                   {option}
                 </button>

@@ -27,7 +27,7 @@ import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
-import { HumanQuestion } from "@/components/broadcast/human-question";
+import { TeamStart } from "@/components/room/team-start";
 import { LabelledEdge } from "./labelled-edge";
 import { NoteNode } from "./note-node";
 
@@ -354,12 +354,9 @@ export function RoomCanvas({ onError }: CanvasProps) {
             </div>
           )}
         </Panel>
-        <Panel position="bottom-center">
-          <HumanQuestion onError={onError} />
-        </Panel>
         {Object.keys(nodes).length === 0 && (
           <Panel position="top-center" className="canvas__empty">
-            The canvas is empty. {canEdit ? "Add a note, or start an agent." : "Agents and participants will fill it."}
+            <TeamStart canEdit={canEdit} />
           </Panel>
         )}
       </ReactFlow>

@@ -9,7 +9,7 @@ import { useRoom } from "./room-store";
 
 interface Sent {
   kind: "message" | "focus";
-  command?: { agentId: string; delivery: "next_step" | "queued_run" | "new_run" };
+  command?: { id: string; agentId: string; delivery: "next_step" | "queued_run" | "new_run" };
   agentId?: string | null;
 }
 
@@ -49,6 +49,17 @@ export async function withdrawCommand(roomId: string, commandId: string): Promis
   }
 }
 
+/** Whether the room has seen `commandId` reach its agent (or be withdrawn): then the line saying it is on its way is done. */
+function selectTakenUp(commandId: string | undefined) {
+  return (state: { feed: { type: string; payload: unknown }[] }) =>
+    commandId !== undefined &&
+    state.feed.some(
+      (event) =>
+        (event.type === "command.delivered" && (event.payload as { commandIds: string[] }).commandIds.includes(commandId)) ||
+        (event.type === "command.cancelled" && (event.payload as { commandId: string }).commandId === commandId),
+    );
+}
+
 /**
  * Where participants steer the agents: `@Name message` reaches that agent at once (its next
  * step, its queued run, or a run started for it), plain text goes to the focused agent, and
@@ -60,14 +71,16 @@ export function CommandBar() {
   );
   const [text, setText] = useState("");
   const { busy, error, submit, clearError } = useSubmit();
-  const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
+  const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string; commandId?: string } | null>(null);
+  // "Sent to … — starting now" lasts until the agent reads the message in a step, which acts on it.
+  const takenUp = useRoom(selectTakenUp(status?.commandId));
   if (!seat) return null;
   const nameOf = (agentId: string | null | undefined) => agents.find((agent) => agent.id === agentId)?.name;
   const focusName = nameOf(seat.focusAgentId);
   const mine = Object.values(pending).filter((command) => command.senderId === `human:${seat.id}`);
   const offered = suggestions(text, agents);
   // A failed send says why until the next try or the next edit, over what the last one said.
-  const shown = error !== null ? { tone: "error" as const, text: error } : status;
+  const shown = error !== null ? { tone: "error" as const, text: error } : takenUp ? null : status;
 
   const send = submit(async () => {
     if (!text.trim()) return;
@@ -79,6 +92,7 @@ export function CommandBar() {
         sent.kind === "focus"
           ? `Plain messages now go to ${nameOf(sent.agentId) ?? "whichever agent worked last"}.`
           : `Sent to ${nameOf(sent.command?.agentId)} — ${DELIVERY[sent.command!.delivery]}.`,
+      commandId: sent.command?.id,
     });
   });
   const withdraw = async (commandId: string) => {

@@ -5,6 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
 import { type RoomState, nextTurn, nextTurnLabel } from "./room-state";
 import { useIsReplay } from "@/components/timeline/timeline-scope";
+import { QuestionModeSwitch } from "@/components/broadcast/question-mode-switch";
 import { SeatForm } from "./seat-form";
 import { useServerNow } from "./use-server-now";
 
@@ -102,7 +103,10 @@ export function RoomHeader() {
             Read-only replay
           </span>
         ) : (
-          <SeatForm />
+          <>
+            <QuestionModeSwitch />
+            <SeatForm />
+          </>
         )}
       </div>
     </header>

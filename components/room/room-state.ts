@@ -43,6 +43,8 @@ export interface SeatInfo {
   displayName: string;
   /** Where this seat's messages go when they name no agent; null: the agent that stepped last. */
   focusAgentId?: string | null;
+  /** The seat of the room's creator: it chooses who answers the agents' questions. */
+  owner?: boolean;
 }
 
 /** This page's open event stream, as the server counts it in the room's presence. */

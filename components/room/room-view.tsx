@@ -3,6 +3,7 @@
 import { ReactFlowProvider } from "@xyflow/react";
 import { useCallback, useState } from "react";
 import { AgentRoster } from "@/components/agents/agent-roster";
+import { HumanQuestion } from "@/components/broadcast/human-question";
 import { RoomCanvas } from "@/components/canvas/room-canvas";
 import { WhoAskedWhom } from "@/components/canvas/who-asked-whom";
 import { WorkflowTrace } from "@/components/workflows/workflow-trace";
@@ -60,6 +61,8 @@ function LiveRoom() {
             <ReviewPanel />
             <BrainstormPanel />
           </div>
+          {/* Beside the canvas, not over it: the question never covers a note. */}
+          <HumanQuestion onError={showError} />
           <TimelineBar />
           <CommandBar />
         </div>

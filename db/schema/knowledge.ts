@@ -1,4 +1,4 @@
-import { doublePrecision, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * An agent's knowledge vault, kept per identity (see `agents.identity`) rather than per room:
@@ -13,6 +13,8 @@ export const vaultInsights = pgTable(
     text: text("text").notNull(),
     /** Where it was learned. */
     roomId: text("room_id").notNull(),
+    /** Written as a general lesson: shown in the agent's other rooms too; otherwise only in the room it came from. */
+    general: boolean("general").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index("vault_insights_identity_idx").on(table.identity, table.createdAt)],

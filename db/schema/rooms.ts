@@ -20,6 +20,8 @@ export const rooms = pgTable(
     forkedFromSeq: bigint("forked_from_seq", { mode: "number" }),
     /** Set for a read-only replay made from a shared log file: where the file came from. */
     replayOf: jsonb("replay_of").$type<ReplaySource>(),
+    /** The seat of the person who created the room with a name: they may start its team and choose who answers its questions. */
+    ownerSeatId: text("owner_seat_id"),
   },
   (table) => [index("rooms_last_activity_idx").on(table.lastActivityAt), index("rooms_forked_from_idx").on(table.forkedFromRoomId)],
 );

@@ -76,7 +76,7 @@ export async function loadPromptContext(
           .orderBy(desc(boardEntries.createdAt), desc(boardEntries.id))
           .limit(settings.findings_in_prompt)
       : Promise.resolve([]),
-    readVault(db, agent.identity, { areas: 5, insights: 10, tasks: 3 }),
+    readVault(db, agent.identity, { areas: 5, insights: 10, tasks: 3 }, run.roomId),
     topAreas(
       db,
       team.filter((member) => member.id !== agent.id).map((member) => member.identity),

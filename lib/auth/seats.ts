@@ -22,6 +22,12 @@ export function seatCookieName(roomId: string): string {
   return `parley_seat_${roomId.replace(/[^A-Za-z0-9-]/g, "")}`;
 }
 
+/** The `Set-Cookie` value that hands a browser its seat token for one room (a year; `Secure` over HTTPS). */
+export function seatCookie(roomId: string, token: string, requestUrl: string): string {
+  const secure = new URL(requestUrl).protocol === "https:" ? "; Secure" : "";
+  return `${seatCookieName(roomId)}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`;
+}
+
 export function seatActor(seat: Pick<Seat, "id" | "displayName">) {
   return { kind: "human" as const, id: `human:${seat.id}`, name: seat.displayName };
 }

@@ -569,7 +569,7 @@ describe("the build review", () => {
       expect(messages.map((message) => message.round)).toEqual([1, 1, 2, 2]);
       expect(messages.every((message) => message.costKnown)).toBe(true);
       const ready = log.find((row) => row.type === "review.ready")!.payload as { text: string };
-      expect(ready.text).toMatch(/^Ready: I will write countWordsSentence as one exported function/);
+      expect(ready.text).toMatch(/^Ready: I will write countWords as one TypeScript function/);
       // One workflow from the brief to the approval.
       const all = await context.database.db.select().from(runs).where(eq(runs.roomId, roomId)).orderBy(asc(runs.createdAt));
       expect(new Set(all.map((run) => run.correlationId)).size).toBe(1);

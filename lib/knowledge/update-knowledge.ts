@@ -6,6 +6,8 @@ import { addExpertise, addInsight, lockVault } from "./vault";
 
 export interface KnowledgeUpdate {
   insight?: string;
+  /** The insight is a general lesson, shown in the agent's other rooms too. */
+  general?: boolean;
   area?: string;
   amount?: number;
 }
@@ -20,7 +22,7 @@ export async function updateKnowledge(
   input: { roomId: string; agent: Pick<Agent, "id" | "name" | "identity">; correlationId: string; update: KnowledgeUpdate },
   options: WriteRequestOptions = {},
 ) {
-  const { insight, area, amount } = input.update;
+  const { insight, general, area, amount } = input.update;
   if (insight === undefined && area === undefined) throw badRequest("Give an insight, an area, or both.");
   if (amount !== undefined && area === undefined) throw badRequest("amount raises an area's expertise: name the area too.");
   const { identity } = input.agent;
@@ -29,7 +31,7 @@ export async function updateKnowledge(
     input.roomId,
     async (tx, emit, at) => {
       await lockVault(tx, identity);
-      const saved = insight !== undefined ? await addInsight(tx, identity, input.roomId, insight, at) : null;
+      const saved = insight !== undefined ? await addInsight(tx, identity, input.roomId, insight, at, general === true) : null;
       const expertise = area !== undefined ? await addExpertise(tx, identity, area, amount ?? 1, at) : null;
       emit({
         type: "knowledge.updated",

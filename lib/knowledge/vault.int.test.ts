@@ -48,7 +48,14 @@ describe("the knowledge vault", () => {
       roomId: first,
       agent: songwriter,
       correlationId: "c",
-      update: { insight: "Sea shanties land best with a call-and-response chorus.", area: "Sea Shanties!", amount: 4 },
+      update: { insight: "Sea shanties land best with a call-and-response chorus.", general: true, area: "Sea Shanties!", amount: 4 },
+    });
+    // An insight not written as general stays in the room it was written in.
+    await updateKnowledge(context.database.db, {
+      roomId: first,
+      agent: songwriter,
+      correlationId: "c",
+      update: { insight: "The lullaby for Ada's lighthouse keeper wants a slower chorus." },
     });
     // The server goes down and comes back: PGlite reopens its directory, PostgreSQL gets a new pool.
     await context.restart();
@@ -68,6 +75,7 @@ describe("the knowledge vault", () => {
       const prompt = server.userText(0);
       expect(prompt).toMatch(/## Your knowledge\n- Expertise: sea-shanties 4\/100\n/);
       expect(prompt).toMatch(/- Insight: Sea shanties land best with a call-and-response chorus\./);
+      expect(prompt).not.toMatch(/lullaby|lighthouse/);
     } finally {
       await worker.stop();
       await server.close();
@@ -105,7 +113,7 @@ describe("the knowledge vault", () => {
       roomId: once.room.id,
       agent: researcher,
       correlationId: "c",
-      update: { insight: "Tide tables explain most of the harbour's rhythm.", area: "tides", amount: 3 },
+      update: { insight: "Tide tables explain most of the harbour's rhythm.", general: true, area: "tides", amount: 3 },
     });
     // The stranger plants text in its own agent's memory: it stays there.
     await updateKnowledge(context.database.db, {

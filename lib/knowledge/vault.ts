@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, count, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, notInArray, or, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
 import { vaultExpertise, vaultInsights, vaultTasks } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
@@ -27,14 +27,17 @@ export async function lockVault(tx: DbOrTx, identity: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`vault:${identity}`}, 0))`);
 }
 
-/** Adds an insight (≤ 300 characters) and drops the oldest beyond the vault's 200. Call under `lockVault`. */
-export async function addInsight(tx: DbOrTx, identity: string, roomId: string, text: string, at: Date): Promise<string> {
+/**
+ * Adds an insight (≤ 300 characters) and drops the oldest beyond the vault's 200. Call under `lockVault`.
+ * A `general` insight is a lesson the agent takes to its other rooms; any other stays in the room it came from.
+ */
+export async function addInsight(tx: DbOrTx, identity: string, roomId: string, text: string, at: Date, general = false): Promise<string> {
   const insight = text.replace(/\s+/g, " ").trim();
   if (!insight) throw badRequest("insight: say what you learned, in 1 to 300 characters.");
   if (insight.length > LIMITS.insightText) {
     throw badRequest(`insight: at most ${LIMITS.insightText} characters; this one has ${insight.length}.`);
   }
-  await tx.insert(vaultInsights).values({ id: randomUUID(), identity, text: insight, roomId, createdAt: at });
+  await tx.insert(vaultInsights).values({ id: randomUUID(), identity, text: insight, roomId, general, createdAt: at });
   const kept = tx
     .select({ id: vaultInsights.id })
     .from(vaultInsights)
@@ -111,12 +114,22 @@ export async function recordTask(
   await tx.delete(vaultTasks).where(and(eq(vaultTasks.identity, task.identity), notInArray(vaultTasks.id, kept)));
 }
 
-/** A vault as its owner's card shows it: areas by level, insights and tasks newest first. */
+/**
+ * A vault as its owner's card shows it: areas by level, insights and tasks newest first. Seen from
+ * a room (`roomId`), it holds only what may cross into that room: the areas, the tasks done in
+ * that room, and the insights written there or written as general lessons — never another room's
+ * task, or an insight that stayed in its own room.
+ */
 export async function readVault(
   db: Db,
   identity: string,
   limits: { insights?: number; tasks?: number; areas?: number } = {},
+  roomId?: string,
 ): Promise<VaultDto> {
+  const insightsSeen = roomId
+    ? and(eq(vaultInsights.identity, identity), or(eq(vaultInsights.general, true), eq(vaultInsights.roomId, roomId)))
+    : eq(vaultInsights.identity, identity);
+  const tasksSeen = roomId ? and(eq(vaultTasks.identity, identity), eq(vaultTasks.roomId, roomId)) : eq(vaultTasks.identity, identity);
   const [areas, insights, tasks] = await Promise.all([
     db
       .select()
@@ -127,13 +140,13 @@ export async function readVault(
     db
       .select()
       .from(vaultInsights)
-      .where(eq(vaultInsights.identity, identity))
+      .where(insightsSeen)
       .orderBy(desc(vaultInsights.createdAt), desc(vaultInsights.id))
       .limit(limits.insights ?? VAULT_LIMITS.insights),
     db
       .select()
       .from(vaultTasks)
-      .where(eq(vaultTasks.identity, identity))
+      .where(tasksSeen)
       .orderBy(desc(vaultTasks.createdAt), desc(vaultTasks.id))
       .limit(limits.tasks ?? VAULT_LIMITS.tasks),
   ]);

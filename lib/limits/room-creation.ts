@@ -20,6 +20,17 @@ function roomCreationPolicy(env: Env = getEnv(), secrets: NodeJS.ProcessEnv = pr
     : { policy: "anyone", reason: "only the offline model is configured" };
 }
 
+/**
+ * What the home page says before anyone tries: whether this person may create rooms here, and why
+ * (`PARLEY_ROOM_CREATION`, or whether a paid provider's key is set).
+ */
+export function roomCreationNotice(isAdmin: boolean, env: Env = getEnv()): { allowed: boolean; text: string } {
+  const { policy, reason } = roomCreationPolicy(env);
+  if (policy === "anyone") return { allowed: true, text: `Anyone may create rooms on this server (${reason}).` };
+  if (isAdmin) return { allowed: true, text: `Only admins may create rooms on this server (${reason}); you are signed in as one.` };
+  return { allowed: false, text: `Only admins may create rooms on this server (${reason}). Sign in at /admin to create one.` };
+}
+
 /** Refuses someone who is not an admin where only admins may create rooms (403), saying why. */
 export function assertMayCreateRooms(isAdmin: boolean, what: "create rooms" | "import teams", env: Env = getEnv()): void {
   if (isAdmin) return;

@@ -1,19 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import type { Db, Tx } from "@/db";
 import { type Agent, agents, rooms } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import { type Actor, SYSTEM_ACTOR, writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
-import { LIMITS, type PayloadOf } from "@/lib/protocol";
+import type { PayloadOf } from "@/lib/protocol";
 import { agentToDto } from "./dto";
 import { type RoomSettingsPatch, parseRoomSettings } from "./room-settings";
 import { type PersonaTemplate, findTemplate } from "./templates";
 
-export const createRoomInputSchema = z.strictObject({
-  title: z.string().trim().min(1, "Give the room a title").max(LIMITS.roomTitle),
-  template: z.string().min(1).max(64),
-});
-export type CreateRoomInput = z.infer<typeof createRoomInputSchema>;
+/** A room's title and template, checked by its caller (see `newRoomInputSchema` for what people send). */
+export interface CreateRoomInput {
+  title: string;
+  template: string;
+}
 
 export interface CreateRoomOptions {
   actor?: Actor;

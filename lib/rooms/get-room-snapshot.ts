@@ -52,6 +52,8 @@ export type PendingCommandDto = Pick<CommandDto, "id" | "agentId" | "senderId" |
 
 export interface RoomSnapshot {
   room: RoomSummaryDto;
+  /** The seat of the person who created the room (see `createRoomForTask`); null for a room created without one. */
+  ownerSeatId?: string | null;
   settings: RoomSettings;
   agents: AgentDto[];
   /** The personas the scheduler takes turns with, in the template's order (see `whoseTurn`). */
@@ -178,6 +180,7 @@ export async function getRoomSnapshot(db: Db, roomId: string): Promise<RoomSnaps
       const runMap = new Map([...runRows, ...active].map((run) => [run.id, { ...run, ...stepTotals.get(run.id) }]));
       return {
         room: roomToDto(room),
+        ownerSeatId: room.ownerSeatId ?? null,
         settings: parseRoomSettings(room.settings),
         agents: agentList.map((agent) => ({
           ...agentToDto(agent),

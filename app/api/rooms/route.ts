@@ -1,11 +1,13 @@
-// GET /api/rooms — list rooms; POST /api/rooms — create a room from a template
-// (anyone, or admins only: see docs/behaviour/limits.md; rate-limited per client address)
+// GET /api/rooms — list rooms; POST /api/rooms — create a room from a template on a task, its creator seated
+// when they give a name (anyone, or admins only: see docs/behaviour/limits.md; rate-limited per client address)
 import { limitPerAddress } from "@/lib/http/rate-limited";
 import { readJsonBody, respond } from "@/lib/http/request";
 import { isAdminRequest } from "@/lib/http/room-access";
 import { assertMayCreateRooms } from "@/lib/limits/room-creation";
 import { countPresence } from "@/lib/realtime/presence";
-import { createRoom, createRoomInputSchema } from "@/lib/rooms/create-room";
+import { seatCookie } from "@/lib/auth/seats";
+import { createRoomForTask, newRoomInputSchema } from "@/lib/rooms/create-room-for-task";
+import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { listRooms } from "@/lib/rooms/list-rooms";
 import { getRuntime } from "@/lib/runtime";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
@@ -29,9 +31,17 @@ export async function POST(request: Request) {
     const { database } = await getRuntime();
     assertMayCreateRooms(await isAdminRequest(request), "create rooms");
     await limitPerAddress(database.db, request, "rooms");
-    const input = await readJsonBody(request, createRoomInputSchema);
-    const { room, agents } = await createRoom(database.db, input);
-    return Response.json({ room: { id: room.id, title: room.title, template: room.template }, agents }, { status: 201 });
+    const input = await readJsonBody(request, newRoomInputSchema);
+    const { room, agents, seat, token, started } = await createRoomForTask(database.db, input);
+    return Response.json(
+      {
+        room: { id: room.id, title: room.title, template: room.template, task: parseRoomSettings(room.settings).task },
+        agents,
+        seat,
+        started,
+      },
+      { status: 201, headers: token ? { "Set-Cookie": seatCookie(room.id, token, request.url) } : undefined },
+    );
   });
 }
 

@@ -37,7 +37,11 @@ export default async function RoomPage({ params }: Props) {
   return (
     <RoomView
       snapshot={snapshot}
-      seat={seat ? { id: seat.id, displayName: seat.displayName, focusAgentId: seat.focusAgentId } : null}
+      seat={
+        seat
+          ? { id: seat.id, displayName: seat.displayName, focusAgentId: seat.focusAgentId, owner: seat.id === snapshot.ownerSeatId }
+          : null
+      }
       admin={admin}
     />
   );

@@ -40,10 +40,13 @@ export function createMemoryTools(active: ActiveRun) {
     }),
     update_knowledge: tool({
       description:
-        "Remember something for your future runs, in this room and others: an insight you learned, and/or expertise gained in an area " +
-        '(e.g. area "song-structure", amount 3). Your knowledge is shown to you at the start of every run.',
+        "Remember something for your future runs: an insight you learned, and/or expertise gained in an area " +
+        '(e.g. area "song-structure", amount 3). Your knowledge is shown to you at the start of every run. An insight stays in ' +
+        "this room unless you mark it general: a general one goes with you to rooms of other people, so it must be a lesson " +
+        "in your own words, without this room's task, names, code or dialogue.",
       inputSchema: z.object({
         insight: z.string().optional().describe(`What you learned, at most ${LIMITS.insightText} characters`),
+        general: z.boolean().optional().describe("true: a general lesson for your other rooms too (no task, names or quotes from here)"),
         area: z.string().max(80).optional().describe('An area of expertise, e.g. "harbour scenes"'),
         amount: z.number().int().min(1).max(10).optional().describe("How much expertise you gained, 1 to 10 (default 1)"),
       }),

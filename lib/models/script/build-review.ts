@@ -2,6 +2,7 @@
 // ready and codes, the Reviewer reviews, and the two talk when the Reviewer has an open question.
 // Each reads which step it plays from the headings of its task. The default run has one
 // two-round dialogue, then a second version that is approved.
+import { type CodeLanguage, type CodeTask, examplesBlock, examplesIn, languageOfCode, readCodeTask, signatureOf } from "./code-tasks";
 import type { PlannedStep } from "./plan";
 import type { PastCall, ScriptReading } from "./read-prompt";
 
@@ -85,22 +86,64 @@ function taskOf(text: string): string {
   return text.match(/^Task: (.+)$/m)?.[1]?.trim() ?? "the task";
 }
 
-function codeFor(task: string, version: number): string {
-  const name = functionName(task);
-  const lines = [
-    `/** ${task.replace(/\*\//g, "")} */`,
-    `export function ${name}(input: string): string[] {`,
-    ...(version > 1
-      ? [`  if (input == null) throw new TypeError("${name} needs a string");`, `  if (input.trim() === "") return [];`]
-      : []),
-    "  const parts = input.split(/\\s+/).filter(Boolean);",
-    "  return parts;",
-    "}",
-  ];
-  if (version > 1) {
-    lines.push("", `// ${name}("") → []`, `// ${name}("a b") → ["a", "b"]`);
+/** The task as the offline team reads it, its function named from the task's words when it names none. */
+function specOf(task: string): CodeTask {
+  return readCodeTask(task, functionName(task));
+}
+
+function codeFor(task: string, version: number): { language: CodeLanguage; code: string } {
+  const spec = specOf(task);
+  // Version 1 shows the main case only; version 2 guards a missing value and shows every case the brief lists.
+  const examples = version > 1 ? spec.examples : spec.examples.slice(0, 1);
+  return { language: spec.language, code: [...spec.body(version), "", ...examplesBlock(spec.language, examples)].join("\n") };
+}
+
+const LANGUAGE_NAMES: Record<CodeLanguage, string> = { python: "Python", typescript: "TypeScript", javascript: "JavaScript" };
+
+/** The brief's lines: the goal, the function asked for, the examples it must agree with. */
+function briefFor(task: string): string {
+  const spec = specOf(task);
+  return [
+    `Goal: ${task}`,
+    `Language: ${LANGUAGE_NAMES[spec.language]}`,
+    `Function: ${spec.name}(${spec.param}: ${spec.paramType}) returning ${spec.returnType}`,
+    "Examples:",
+    ...spec.examples.map((example) => `- ${example}`),
+    "Edge cases: an empty input, a missing value.",
+    "Done when: the code's own examples show every example above with the same results, and it reads clearly.",
+  ].join("\n");
+}
+
+/**
+ * What the Reviewer finds wrong with the code against the task and the brief: another language,
+ * another name or return type, examples that contradict the brief (a blocker), or leave some of
+ * its examples out (major). Nothing when the code does what the brief says.
+ */
+export function reviewIssues(task: string, brief: string, code: string): { severity: "blocker" | "major"; text: string }[] {
+  const spec = specOf(task);
+  const issues: { severity: "blocker" | "major"; text: string }[] = [];
+  const language = languageOfCode(code);
+  if (language !== spec.language) {
+    issues.push({ severity: "blocker", text: `The task asks for ${LANGUAGE_NAMES[spec.language]}; this is ${LANGUAGE_NAMES[language]}.` });
   }
-  return lines.join("\n");
+  const signature = signatureOf(code);
+  if (signature.name !== spec.name)
+    issues.push({ severity: "blocker", text: `The function should be named ${spec.name}, not ${signature.name ?? "nothing"}.` });
+  if (language === spec.language && signature.returnType !== spec.returnType) {
+    issues.push({
+      severity: "blocker",
+      text: `${spec.name} should return ${spec.returnType}, not ${signature.returnType ?? "an undeclared type"}.`,
+    });
+  }
+  const wanted = examplesIn(brief).length ? examplesIn(brief) : spec.examples;
+  const shown = examplesIn(code);
+  const callOf = (example: string) => example.split(" → ")[0]!;
+  for (const example of wanted) {
+    const same = shown.find((line) => callOf(line) === callOf(example));
+    if (!same) issues.push({ severity: "major", text: `The examples leave out ${callOf(example)}; the brief expects ${example}.` });
+    else if (same !== example) issues.push({ severity: "blocker", text: `The code's example ${same} contradicts the brief's ${example}.` });
+  }
+  return issues;
 }
 
 function call(reading: ScriptReading, toolName: string, input: Record<string, unknown>, tag: string): PlannedStep {
@@ -119,12 +162,7 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
   const brief = text.match(/## Build review: write the brief/);
   if (brief) {
     const task = taskOf(text);
-    const body = [
-      `Goal: ${task}`,
-      "Input: one string. Output: the pieces it asks for, in order.",
-      "Edge cases: an empty string, a missing value, extra spaces.",
-      "Done when: the edge cases are handled and shown in examples, and the code reads clearly.",
-    ].join("\n");
+    const body = briefFor(task);
     if (step === 0 && tools.has("create_node")) {
       return {
         text: "Here is the brief.",
@@ -136,7 +174,7 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
 
   if (/## Build review: get ready to code/.test(text)) {
     return {
-      text: `Ready: I will write ${functionName(taskOf(text))} as one exported function, and handle the edge cases the brief lists.`,
+      text: `Ready: I will write ${specOf(taskOf(text)).name} as one ${LANGUAGE_NAMES[specOf(taskOf(text)).language]} function, and show every example the brief lists.`,
       calls: [],
     };
   }
@@ -146,45 +184,41 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
     const version = Number(code[1]);
     if (!done(pastCalls, "submit_code") && tools.has("submit_code") && step === 0) {
       return {
-        ...call(reading, "submit_code", { language: "typescript", code: codeFor(taskOf(text), version) }, "code"),
+        ...call(reading, "submit_code", codeFor(taskOf(text), version), "code"),
         text: `Writing version ${version}.`,
       };
     }
     return {
       text:
         version > 1
-          ? `Version ${version} guards empty and missing input and shows both in examples.`
-          : "Version 1 splits the input and returns the pieces.",
+          ? `Version ${version} guards a missing value and shows every example the brief lists.`
+          : `Version 1 writes ${specOf(taskOf(text)).name} and shows its main case.`,
       calls: [],
     };
   }
 
   const review = text.match(/## Build review: review version (\d+) \(round (\d+) of (\d+)\)/);
   if (review) {
-    const handled = /if \(input == null\)/.test(text) && /input\.trim\(\) === ""/.test(text);
+    const task = taskOf(text);
+    const brief = text.match(/^Brief:\n([\s\S]*?)\n\nCode \(version/m)?.[1] ?? "";
+    const code = text.match(/^Code \(version \d+\):\n```\n([\s\S]*?)\n```/m)?.[1] ?? "";
+    const issues = reviewIssues(task, brief, code);
+    const missing = issues.find((issue) => issue.severity === "major")?.text.match(/leave out (.+?);/)?.[1];
+    const question = missing ? `Coder, what does ${missing} return?` : null;
     if (step === 0 && tools.has("submit_verdict")) {
-      return handled
+      return issues.length === 0
         ? {
             ...call(reading, "submit_verdict", { verdict: "approve", issues: [], openQuestions: [] }, "verdict"),
-            text: "The guards are in.",
+            text: "Its examples agree with the brief.",
           }
         : {
-            ...call(
-              reading,
-              "submit_verdict",
-              {
-                verdict: "changes",
-                issues: [{ severity: "major", text: "Empty and missing input are not handled explicitly." }],
-                openQuestions: ["Coder, what does the function return for an empty input?"],
-              },
-              "verdict",
-            ),
+            ...call(reading, "submit_verdict", { verdict: "changes", issues, openQuestions: question ? [question] : [] }, "verdict"),
             text: "Changes needed.",
           };
     }
-    return handled
-      ? { text: "Approved: empty and missing input are handled and shown in examples.\nVERDICT: APPROVE", calls: [] }
-      : { text: "Empty input is not handled. Coder, what does the function return for an empty input?\nVERDICT: CHANGES", calls: [] };
+    return issues.length === 0
+      ? { text: "Approved: the code's examples agree with every example in the brief.\nVERDICT: APPROVE", calls: [] }
+      : { text: `${issues.map((issue) => issue.text).join(" ")}${question ? ` ${question}` : ""}\nVERDICT: CHANGES`, calls: [] };
   }
 
   const answer = text.match(/## Dialogue with (.+?) \(round (\d+) of (\d+)\): answer/);
@@ -199,12 +233,12 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
       };
     }
     if (reading.persona === "architect")
-      return { text: "Keep it to one exported function; an empty input returns an empty result.", calls: [] };
+      return { text: "Keep it to one function; the brief's examples are what it must return, empty input included.", calls: [] };
     return {
       text:
         round === 1
-          ? "An empty string splits into nothing, so it returns an empty list."
-          : "A missing value is rejected at the boundary: version 2 throws a TypeError for it and shows both cases in examples.",
+          ? "It returns what the brief's example says; version 2 shows that case among its examples."
+          : "A missing value is rejected at the boundary: version 2 throws a TypeError for it and shows every case of the brief.",
       calls: [],
     };
   }

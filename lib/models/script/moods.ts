@@ -253,6 +253,34 @@ export function withArticle(word: string): string {
 
 const NAMES = ["Mara", "Jun", "Teo", "Lina", "Ravi", "Odile", "Sam", "Noor"];
 
+/** Every name a story beat may give its character: the generated beats' and the moods' own. */
+const STORY_NAMES = [...NAMES, "Theo", "Ada"];
+const NAMED = new RegExp(`\\b(?:${STORY_NAMES.join("|")})\\b`, "g");
+
+/**
+ * The one name a room's story goes by: the name its stories on the canvas already use, else one
+ * the room's subject picks (the same every run), so the character is not renamed mid-story.
+ */
+export function protagonistOf(storyTexts: string[], subject: string): string {
+  for (const text of storyTexts) {
+    // A piece's title says whom it answers ("As Ada asked — …"): that is a person, not the character.
+    const named = text
+      .split("\n")
+      .filter((line) => !/^(As .+ asked|With .+ help) —/.test(line))
+      .join("\n")
+      .match(NAMED)?.[0];
+    if (named) return named;
+  }
+  let hash = 0;
+  for (const char of subject) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return NAMES[hash % NAMES.length]!;
+}
+
+/** A beat told about `name`: whatever name it was written with gives way to the story's own. */
+export function castAs(beat: string, name: string): string {
+  return beat.replace(NAMED, name);
+}
+
 /** An image with its article: "window" → "the window"; "an empty chair" and "my grandmother's kitchen" stay as they are. */
 function the(image: string): string {
   return /^(a|an|the|my|your|his|her|our|their|[a-z]+'s) /i.test(image) ? image : `the ${image}`;

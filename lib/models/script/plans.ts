@@ -10,7 +10,7 @@ import { songwriter } from "./personas/songwriter";
 import { storyteller } from "./personas/storyteller";
 import { generalist } from "./personas/generalist";
 import { withTeamwork } from "./teamwork";
-import { subjectOf, type Topic, topicOf } from "./topic";
+import { subjectOf, type Topic, taskSubjectOf, topicOf } from "./topic";
 
 export type { PlanContext, PlannedStep } from "./plan";
 export { shadowAnswer } from "./shadow-answer";
@@ -68,13 +68,15 @@ export function chooseMood(
  * subject of what this run was asked. Null when neither names one.
  */
 export function chooseTopic(reading: ScriptReading): Topic | null {
-  const phrase = subjectOf(reading.roomBrief) ?? subjectOf(reading.task);
+  // The room's own task names its subject however it is worded ("A lullaby for a lighthouse keeper"); a
+  // run's prompt from a template only when it says what it is about.
+  const phrase = (reading.roomBrief ? taskSubjectOf(reading.roomBrief) : null) ?? subjectOf(reading.task);
   return phrase ? topicOf(phrase) : null;
 }
 
 /** A short phrase for what the work is about: the topic's, else an image the work was pointed at, else the mood's first. */
 export function chooseSubject(reading: ScriptReading, mood: Mood, topic: Topic | null): string {
   if (topic) return topic.phrase;
-  const referenced = reading.referenced.map((ref) => imagesIn(ref.text, mood)).flat();
+  const referenced = reading.referenced.flatMap((ref) => imagesIn(ref.text, mood));
   return referenced[0] ?? mood.images[0]!;
 }

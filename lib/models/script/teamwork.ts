@@ -2,23 +2,12 @@
 // answers to help requests first, asking a teammate for help without waiting, answering a
 // help request in one reply, and leaving a finding and an insight before finishing.
 import { ownValue } from "@/lib/own-value";
-import { type Mood, beatsOf, lightOf, scenesOf, sparksOf, versesOf, withArticle } from "./moods";
+import { type Mood, beatsOf, castAs, lightOf, protagonistOf, scenesOf, sparksOf, versesOf, withArticle } from "./moods";
 import { hashString } from "./random";
-import {
-  type PlanContext,
-  type PlannedStep,
-  type StepBuilder,
-  aboutTopic,
-  canvasSize,
-  flaggedHigh,
-  fresh,
-  home,
-  lines,
-  place,
-  short,
-} from "./plan";
+import { type PlanContext, type PlannedStep, type StepBuilder, aboutTopic, canvasSize, fresh, home, lines, place, short } from "./plan";
 import type { PromptMessage, ScriptReading } from "./read-prompt";
 import { taskFinding, taskHelpAnswer, taskHelpQuestion, taskInsight, taskResponse } from "./personas/generalist";
+import { moodAbout, namesTopic, taskSubjectOf, topicOf } from "./topic";
 
 /** The tag of the step that acted on a message: the same message is never acted on twice. */
 export function messageTag(message: PromptMessage): string {
@@ -62,21 +51,53 @@ function answerLines(context: PlanContext, pool: (mood: Mood) => string[], count
   return lines(context.rng, [...new Set([...matching.slice(0, count), ...unused])].slice(0, count), count, prefer);
 }
 
+/**
+ * The context a command is acted on in: what it asks for ("a sea shanty", "a lighthouse") is the
+ * piece's subject, its images first among the mood's, so the piece takes up what was asked rather
+ * than the room's usual subject. A command that names no subject ("make it rhyme") keeps the room's.
+ */
+function commandContext(context: PlanContext, message: PromptMessage): PlanContext {
+  const phrase = message.kind === "command" ? taskSubjectOf(message.body) : null;
+  if (!phrase) return context;
+  const topic = topicOf(phrase);
+  // What the piece is of ("a love song", "a ghost story") says its form; what it is about comes next ("a robot").
+  const focus = topic.images.find((image) => !FORMS.test(image)) ?? phrase;
+  return { ...context, topic: topicOf(focus), subject: phrase, mood: moodAbout(context.mood, topic) };
+}
+
+/** Images that name a piece's form rather than its subject. */
+const FORMS =
+  /\b(song|songs|verse|verses|chorus|story|stories|tale|scene|scenes|lullaby|shanty|poem|ballad|painting|picture|sketch|ideas?|sparks?|space|board)$/i;
+
+/** Text quoted in a title, without quotation marks of its own: a quote cut short never leaves one open. */
+function quoted(text: string, max: number): string {
+  return `“${short(text.replace(/["“”]/g, ""), max)}”`;
+}
+
+/** What a help answer offers to use: the line it quotes ("Open with “…”"), else the answer itself. */
+function offered(body: string): string {
+  return body.match(/“([^”]+)”/)?.[1] ?? body;
+}
+
 /** The step that acts on one message: a node made for it, saying whom it answers. */
-export function messageStep(context: PlanContext, message: PromptMessage): PlannedStep | null {
-  if (!context.tools.has("create_node")) return null;
+export function messageStep(outer: PlanContext, message: PromptMessage): PlannedStep | null {
+  if (!outer.tools.has("create_node")) return null;
+  const context = commandContext(outer, message);
   const response = ownValue(RESPONSES, context.reading.persona);
   // A persona without a script of its own answers about the room's task, not in another persona's voice.
   const { kind, body } = response
     ? {
         kind: response.kind,
-        body: response.parts.flatMap((part) => answerLines(context, part.pool, part.count, words(message.body))).join("\n"),
+        body: castStory(
+          context,
+          response.parts.flatMap((part) => answerLines(context, part.pool, part.count, words(message.body))),
+        ).join("\n"),
       }
     : taskResponse(context, message);
   const title =
     message.kind === "command"
-      ? `As ${message.from} asked — “${short(message.body, 70)}”`
-      : `With ${message.from}'s help — “${short(message.body, 70)}”`;
+      ? `As ${message.from} asked — ${quoted(message.body, 70)}`
+      : `With ${message.from}'s help — ${quoted(offered(message.body), 70)}`;
   const at = place(context, { x: home(context).x, y: home(context).y - 280 });
   return {
     text:
@@ -85,6 +106,14 @@ export function messageStep(context: PlanContext, message: PromptMessage): Plann
         : `${message.from} answered my question; I'm using it.`,
     calls: [{ tag: messageTag(message), toolName: "create_node", input: { kind, text: `${title}\n${body}`, x: at.x, y: at.y } }],
   };
+}
+
+/** A story's lines told about the room's one character (see `protagonistOf`); any other piece's as they are. */
+function castStory(context: PlanContext, lines: string[]): string[] {
+  if (context.reading.persona !== "storyteller") return lines;
+  const stories = context.reading.canvas.filter((item) => item.kind === "story").map((item) => item.text);
+  const hero = protagonistOf(stories, context.reading.roomBrief || context.subject);
+  return lines.map((line) => castAs(line, hero));
 }
 
 /** Whether a run was started only to act on messages (its task says so). */
@@ -140,36 +169,73 @@ const helpStep: StepBuilder = (context) => {
   };
 };
 
-/** What a big canvas lacks, in the high finding that says so. */
+/** What a big canvas lacks, in the finding that says so. */
 const NO_THEME = " but no shared theme";
 
+/** A finding's words for a piece: its line that holds `word`, without a heading or quotation marks of its own. */
+function pieceWords(text: string, word: string): string {
+  const line = text
+    .split("\n")
+    .map((part) => part.trim())
+    .filter((part) => part && !/^(Verse|Chorus|Scene:?|Spark:?)$/i.test(part) && !/^(As .+ asked|With .+ help) —/.test(part))
+    .find((part) => part.toLowerCase().includes(word));
+  return short((line ?? text).replace(/^(Scene|Spark|Opening|Turn|Ending):\s*/i, "").replace(/["“”]/g, ""), 48);
+}
+
+const CONTENT_WORD = /[a-z][a-z']{3,}/g;
+const PLAIN_WORDS = new Set([
+  "with",
+  "that",
+  "this",
+  "from",
+  "into",
+  "over",
+  "only",
+  "every",
+  "nobody",
+  "where",
+  "when",
+  "there",
+  "their",
+  "still",
+]);
+
+/** The content words two texts share, in the order the first has them. */
+function sharedWords(a: string, b: string): string[] {
+  const theirs = new Set((b.toLowerCase().match(CONTENT_WORD) ?? []).filter((word) => !PLAIN_WORDS.has(word)));
+  return [...new Set((a.toLowerCase().match(CONTENT_WORD) ?? []).filter((word) => theirs.has(word)))];
+}
+
 /**
- * What a persona notes for the team after its work, and how serious it is: high only for a big
- * canvas without a theme, and only while no high finding in sight says so already.
+ * What a persona notes for the team after its work, worded as what it is: a suggestion (medium)
+ * when a big canvas has no theme and no finding in sight says so yet; otherwise an observation
+ * (low) that names a teammate's piece and one of its own that share an image, so a link between
+ * them would make one thread. Nothing when it has nothing specific to say.
  */
 function findingFor(context: PlanContext, made: number): { finding: string; severity: "low" | "medium" | "high" } | null {
   if (!ownValue(RESPONSES, context.reading.persona)) return taskFinding(context, made);
   const { reading, mood } = context;
-  const others = reading.canvas.filter((item) => item.author !== reading.name);
   const hasTheme = reading.board.some((entry) => entry.kind === "theme");
-  if (canvasSize(reading) >= 12 && !hasTheme && !flaggedHigh(reading, NO_THEME)) {
+  const themeFlagged = reading.findings.some((line) => line.includes(NO_THEME));
+  if (canvasSize(reading) >= 12 && !hasTheme && !themeFlagged) {
     return {
       finding: `The canvas holds ${canvasSize(reading)} pieces${NO_THEME}; ${withArticle(mood.name)} theme about ${short(context.subject, 50)} would tie them together.`,
-      severity: "high",
-    };
-  }
-  if (others.length >= 3) {
-    const authors = [...new Set(others.map((item) => item.author))].slice(0, 2).join(" and ");
-    return {
-      finding: `${authors}'s pieces and mine share ${mood.name} imagery of ${short(context.subject, 50)}; linking them would make one thread.`,
       severity: "medium",
     };
   }
-  if (made > 0)
-    return {
-      finding: `${mood.name[0]!.toUpperCase()}${mood.name.slice(1)} work about ${short(context.subject, 50)} is on the canvas to build on.`,
-      severity: "low",
-    };
+  const mine = context.createdNodes().map((item) => item.text);
+  for (const other of reading.canvas.filter((item) => item.author !== reading.name)) {
+    for (const own of mine) {
+      // In a room with a task, only what the task is about is worth a link.
+      const shared = sharedWords(other.text, own).find((word) => namesTopic(word, context.topic));
+      if (!shared) continue;
+      const [theirs, ours] = [pieceWords(other.text, shared), pieceWords(own, shared)];
+      // Said once: the same pair is not noted again, by this run or a later one.
+      if (reading.findings.some((line) => line.includes(theirs) && line.includes(ours))) continue;
+      const finding = `${other.author}'s “${theirs}” and my “${ours}” both turn on “${shared}”; a link between them would make one thread.`;
+      return { finding, severity: "low" };
+    }
+  }
   return null;
 }
 
@@ -195,13 +261,19 @@ const memoryStep: StepBuilder = (context) => {
   }
   if (context.tools.has("update_knowledge")) {
     const response = ownValue(RESPONSES, context.reading.persona);
+    // A general lesson about its craft, in its own words: it goes with the agent to other people's rooms,
+    // so it names nothing of this room's task.
     const learned = response
       ? {
-          insight: `${mood(context)} pieces about ${short(context.subject, 60)} worked in “${short(context.reading.roomBrief || context.reading.task, 60)}”.`,
+          insight: `${mood(context)} ${response.kind} pieces hold together when every one names the task's own images.`,
           area: `${context.mood.name} ${response.kind}`,
         }
       : taskInsight(context);
-    calls.push({ tag: "knowledge", toolName: "update_knowledge", input: { ...learned, amount: Math.min(10, 1 + made) } });
+    calls.push({
+      tag: "knowledge",
+      toolName: "update_knowledge",
+      input: { ...learned, general: true, amount: Math.min(10, 1 + made) },
+    });
   }
   return calls.length
     ? { text: finding && calls[0]?.tag === "finding" ? "Noting what I found for the team." : "Noting what I learned.", calls }

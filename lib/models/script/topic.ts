@@ -57,6 +57,33 @@ export function subjectOf(text: string): string | null {
   return phrase.length >= 3 ? phrase : null;
 }
 
+/** Where a command or a room's task begins with what to do rather than with its subject: "please write me …". */
+const ASKING =
+  /^(?:(?:please|could you|can you|would you|now|then|and|also)\s+)*(?:(?:write|paint|draw|sketch|make|try|compose|tell|create|give|sing|imagine|describe|add|offer|do|turn|spin|weave|invent|start|show|find|put|bring|include)\s+)?(?:(?:me|us|it into|them into)\s+)?(?:(?:something|some|one|another|a few|more)\s+(?:on\s+|with\s+)?)?/i;
+
+/** Subjects that point back at something else rather than naming a subject of their own. */
+const POINTING = /^(?:it|this|that|them|these|those|there|here|the same|again|faster|slower|shorter|longer|louder|softer|more|less)\b/i;
+
+/**
+ * What a room's task or a participant's command is about, when it does not say "about" or "of":
+ * its first sentence without the asking words ("try a sea shanty" → "a sea shanty", "A lullaby
+ * for a lighthouse keeper" → "a lullaby for a lighthouse keeper"). Null for one that only points
+ * back at the work ("make it rhyme", "more blue").
+ */
+export function taskSubjectOf(text: string): string | null {
+  const about = subjectOf(text);
+  if (about) return about;
+  const sentence = text
+    .replace(/^@\S+\s+/, "")
+    .split(/[.!?\n]/)[0]!
+    .replace(/\s+/g, " ")
+    .trim();
+  const rest = sentence.replace(ASKING, "").split(NEXT_ASK)[0]!.replace(/["“”]/g, "").trim();
+  if (rest.length < 3 || POINTING.test(rest) || !/[a-z]{3}/i.test(rest)) return null;
+  const phrase = rest.length > LONGEST_PHRASE ? rest.slice(0, rest.slice(0, LONGEST_PHRASE).lastIndexOf(" ")) : rest;
+  return phrase.charAt(0).toLowerCase() + phrase.slice(1);
+}
+
 /** The last word of an image, by which a text is said to show it ("the last bus" → bus). */
 function headOf(image: string): string {
   return image.split(" ").pop()!.toLowerCase();

@@ -5,7 +5,17 @@ import type { PlannedCall, PlannedStep } from "../plan";
 import { hashString, SeededRandom } from "../random";
 import type { PastCall, ScriptReading } from "../read-prompt";
 import { RANKING_CRITERIA } from "@/lib/protocol/brainstorm";
-import { CLUSTERS, COMBINATION, type ClusterKind, IDEA_MOVES, PRECEDENTS, type ProblemCluster, clusterNamed, clustersFor } from "./content";
+import {
+  CLUSTERS,
+  COMBINATION,
+  type ClusterKind,
+  IDEA_MOVES,
+  ideaAbout,
+  PRECEDENTS,
+  type ProblemCluster,
+  clusterNamed,
+  clustersFor,
+} from "./content";
 import { type ProblemWords, fill, readProblem } from "./problem";
 
 interface StageReading {
@@ -153,9 +163,7 @@ function framing(stage: StageReading): PlannedCall[] {
 function ideas(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   const moves = IDEA_MOVES[stage.persona] ?? IDEA_MOVES["first-principles-thinker"]!;
   const earlier = new Set(ideasIn(stage.section("Your earlier ideas")).map((idea) => idea.title.toLowerCase()));
-  const fresh = moves
-    .map((move) => ({ title: fill(move.title, stage.words), oneLiner: fill(move.oneLiner, stage.words) }))
-    .filter((idea) => !earlier.has(idea.title.toLowerCase()));
+  const fresh = moves.map((move) => ideaAbout(move, stage.words)).filter((idea) => !earlier.has(idea.title.toLowerCase()));
   const count = stage.shortfall ? Math.min(fresh.length, 3) : 6;
   return [call("submit_ideas", { ideas: rng.sample(fresh, count) })];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clusterNamed, clustersFor } from "./content";
+import { IDEA_MOVES, clusterNamed, clustersFor, ideaAbout } from "./content";
 import { readProblem } from "./problem";
 
 const WASTE = readProblem("Reduce food waste in our office cafeteria");
@@ -24,5 +24,42 @@ describe("the offline brainstorm's clusters", () => {
     expect(clusterNamed("Food waste made visible", WASTE)?.kind).toBe("visible");
     expect(clusterNamed("Onboarding made visible", WASTE)).toBeNull();
     expect(clusterNamed("Combination", WASTE)).toBeNull();
+  });
+});
+
+const PROBLEMS = [
+  "Reduce food waste in our office cafeteria",
+  "How might we cut onboarding time for new engineers?",
+  "Our nightly CI builds take three hours",
+  "Get more people to cycle to work",
+  "Make our weekly meetings shorter",
+  "How can we keep volunteers coming back to the community garden?",
+  "Too many support tickets about password resets",
+  "Help students finish their homework on time",
+  "Lower the energy bill of our school building",
+  "How might we get more visitors to the town library?",
+];
+
+describe("the offline brainstorm's ideas", () => {
+  it("depend on the problem: over ten problems no title is shared, and every idea names something from its problem", () => {
+    const owner = new Map<string, string>();
+    for (const problem of PROBLEMS) {
+      const words = readProblem(problem);
+      const problemWords = problem
+        .toLowerCase()
+        .split(/[^a-z0-9-]+/)
+        .filter((word) => word.length > 2);
+      for (const move of Object.values(IDEA_MOVES).flat()) {
+        const idea = ideaAbout(move, words);
+        const title = idea.title.toLowerCase();
+        expect(owner.get(title) ?? problem, `"${idea.title}" for two problems`).toBe(problem);
+        owner.set(title, problem);
+        expect(
+          problemWords.some((word) => title.includes(word)),
+          `${idea.title} (${problem})`,
+        ).toBe(true);
+      }
+    }
+    expect(owner.size).toBe(PROBLEMS.length * Object.values(IDEA_MOVES).flat().length);
   });
 });

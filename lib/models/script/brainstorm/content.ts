@@ -10,6 +10,16 @@ export interface IdeaTemplate {
   oneLiner: string;
 }
 
+/**
+ * An ideator's move as an idea about the problem: filled with its words, and titled so that it
+ * names what the problem is about — two problems never share an idea's title.
+ */
+export function ideaAbout(move: IdeaTemplate, words: ProblemWords): IdeaTemplate {
+  const title = fill(move.title, words);
+  const names = title.toLowerCase().includes(words.topic.toLowerCase());
+  return { title: names ? title : `${title} for ${words.topic}`, oneLiner: fill(move.oneLiner, words) };
+}
+
 /** Each ideator's moves, in its own voice. */
 export const IDEA_MOVES: Record<string, IdeaTemplate[]> = {
   "wild-ideator": [

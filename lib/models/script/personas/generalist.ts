@@ -201,9 +201,9 @@ export function taskFinding(context: PlanContext, made: number): { finding: stri
 
 /** What an agent without a script keeps for later rooms: the step that worked, and its area. */
 export function taskInsight(context: PlanContext): { insight: string; area: string } {
-  const { task, terms } = taskFocus(context.reading);
+  const { terms } = taskFocus(context.reading);
   return {
-    insight: `Starting “${short(task, 60)}” with a small, testable ${terms[0]} step worked.`,
+    insight: "Starting a task with a small, testable first step, then widening it, worked.",
     area: `${terms[0]} work`,
   };
 }

@@ -1,5 +1,5 @@
 // The Storyteller's plan: one step per model call, from intention to contribution.
-import { beatsOf, withArticle } from "../moods";
+import { beatsOf, castAs, protagonistOf, withArticle } from "../moods";
 import type { Point } from "@/lib/canvas/free-spot";
 import {
   aboutTopic,
@@ -20,6 +20,9 @@ import {
 } from "../plan";
 import { answerFrom } from "../asking";
 
+/** Text to quote inside a story: without quotation marks of its own, so no quote is left open. */
+const unquoted = (text: string) => text.replace(/["“”]/g, "");
+
 export const storyteller: StepBuilder[] = [
   (context) => {
     const fragments = context.reading.canvas.filter((item) => item.kind !== "story").length;
@@ -34,28 +37,35 @@ export const storyteller: StepBuilder[] = [
   (context) => {
     const quote = context.reading.canvas.find((item) => item.kind === "lyric" || item.kind === "scene");
     const quoted = quote
-      ? ` ${quote.kind === "lyric" ? "Someone was singing" : "The room looked like this"}: “${short(quote.text.replace(/^(Verse|Chorus|Scene:)\s*/i, ""), 70)}”`
+      ? ` ${quote.kind === "lyric" ? "Someone was singing" : "The room looked like this"}: “${short(unquoted(quote.text.replace(/^(Verse|Chorus|Scene:)\s*/i, "")), 70)}”`
       : "";
     const answer = answerFrom(context);
+    const hero = protagonistOf(
+      context.reading.canvas.filter((item) => item.kind === "story").map((item) => item.text),
+      context.reading.roomBrief || context.subject,
+    );
     const beats = [
-      `Opening: ${
+      `Opening: ${castAs(
         fresh(
           context,
           aboutTopic(context, (mood) => beatsOf(mood, "opening")),
-        )[0]
-      }${quoted}${answer ? ` (Told through ${short(answer.text, 60)}, as ${answer.by} asked.)` : ""}`,
-      `Turn: ${
+        )[0]!,
+        hero,
+      )}${quoted}${answer ? ` (Told through ${short(unquoted(answer.text), 60)}, as ${answer.by} asked.)` : ""}`,
+      `Turn: ${castAs(
         fresh(
           context,
           aboutTopic(context, (mood) => beatsOf(mood, "turn")),
-        )[0]
-      }`,
-      `Ending: ${
+        )[0]!,
+        hero,
+      )}`,
+      `Ending: ${castAs(
         fresh(
           context,
           aboutTopic(context, (mood) => beatsOf(mood, "ending")),
-        )[0]
-      }`,
+        )[0]!,
+        hero,
+      )}`,
     ];
     const anchor = home(context);
     const points: Point[] = [];

@@ -1,6 +1,6 @@
 // POST /api/rooms/[roomId]/forks — continue the room from one of its events in a new room (a seated person, who is
 // seated in the new room too, or an admin; counted and limited as creating a room)
-import { seatActor, seatCookieName } from "@/lib/auth/seats";
+import { seatActor, seatCookie } from "@/lib/auth/seats";
 import { forbidden } from "@/lib/errors";
 import { ADMIN_ACTOR } from "@/lib/events/write-room-events";
 import { limitPerAddress } from "@/lib/http/rate-limited";
@@ -28,17 +28,9 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
       seat ? { kind: "seat", displayName: seat.displayName } : { kind: "admin" },
       { actor: seat ? seatActor(seat) : ADMIN_ACTOR },
     );
-    const secure = new URL(request.url).protocol === "https:" ? "; Secure" : "";
     return Response.json(
       { room: fork.room, seat: fork.seat ? { id: fork.seat.id, displayName: fork.seat.displayName } : null },
-      {
-        status: 201,
-        headers: fork.seat
-          ? {
-              "Set-Cookie": `${seatCookieName(fork.room.id)}=${fork.seat.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
-            }
-          : {},
-      },
+      { status: 201, headers: fork.seat ? { "Set-Cookie": seatCookie(fork.room.id, fork.seat.token, request.url) } : {} },
     );
   });
 }

@@ -1,5 +1,5 @@
 // POST /api/rooms/[roomId]/seat — take a seat with a display name (rate-limited per client address); GET — who am I in this room
-import { seatCookieName, takeSeat, takeSeatInputSchema } from "@/lib/auth/seats";
+import { seatCookie, seatCookieName, takeSeat, takeSeatInputSchema } from "@/lib/auth/seats";
 import { limitPerAddress } from "@/lib/http/rate-limited";
 import { roomAccess } from "@/lib/http/room-access";
 import { idempotencyKey, parseCookies, readJsonBody, respond } from "@/lib/http/request";
@@ -29,16 +29,7 @@ export async function POST(request: Request, { params }: Context) {
       idempotencyKey: idempotencyKey(request),
       heldToken: parseCookies(request.headers.get("cookie"))[seatCookieName(roomId)],
     });
-    const secure = new URL(request.url).protocol === "https:" ? "; Secure" : "";
-    return Response.json(
-      { seat },
-      {
-        status: 201,
-        headers: {
-          "Set-Cookie": `${seatCookieName(roomId)}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
-        },
-      },
-    );
+    return Response.json({ seat }, { status: 201, headers: { "Set-Cookie": seatCookie(roomId, token, request.url) } });
   });
 }
 

@@ -1,4 +1,4 @@
-// GET /api/rooms/[roomId]/agents/[agentId]/vault — what an agent has learned, across rooms (read-only, anyone watching)
+// GET /api/rooms/[roomId]/agents/[agentId]/vault — what an agent has learned that this room may see (read-only, anyone watching)
 import { and, eq } from "drizzle-orm";
 import { agents } from "@/db/schema";
 import { notFound } from "@/lib/errors";
@@ -19,7 +19,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
       .from(agents)
       .where(and(eq(agents.roomId, roomId), eq(agents.id, agentId)));
     if (!agent) throw notFound("Agent");
-    return Response.json({ vault: await readVault(db, agent.identity) });
+    return Response.json({ vault: await readVault(db, agent.identity, {}, roomId) });
   });
 }
 
