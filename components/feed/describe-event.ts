@@ -344,6 +344,16 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     nodeIds: [],
     tone: "room",
   }),
+  "agent.joined": (event) => ({
+    text: `invited ${event.payload.agent.name}, an outside agent, to join over ${event.payload.protocol.toUpperCase()}`,
+    nodeIds: [],
+    tone: "room",
+  }),
+  "agent.token_revoked": (event, context) => ({
+    text: `revoked ${agentName(context, event.payload.agentId)}'s access to the room`,
+    nodeIds: [],
+    tone: "room",
+  }),
   "admin.action": (event) => ({ text: lowerFirst(event.payload.summary), nodeIds: [], tone: "room" }),
   "node.created": (event) => {
     const node = event.payload.node;

@@ -84,6 +84,8 @@ export interface RoomState {
   /** Answers per broadcast id, in arrival order. */
   answers: Record<string, BroadcastResponseDto[]>;
   typing: Record<string, TypingState>;
+  /** When each outside agent last called Parley (this page's clock): it shows as working for a minute after. */
+  externalActiveAt: Record<string, number>;
   lastSeq: number;
   watching: number;
   participants: number;
@@ -158,6 +160,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     broadcasts: Object.fromEntries(snapshot.broadcasts.map((broadcast) => [broadcast.id, broadcast])),
     answers: groupAnswers(snapshot.broadcastResponses),
     typing: {},
+    externalActiveAt: {},
     lastSeq: snapshot.lastSeq,
     watching: 0,
     participants: 0,
@@ -267,6 +270,9 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "agent.updated": (state, { payload }) => ({
     agents: state.agents.map((agent) => (agent.id === payload.agent.id ? { ...agent, ...payload.agent } : agent)),
   }),
+  "agent.joined": (state, { payload }) =>
+    state.agents.some((agent) => agent.id === payload.agent.id) ? {} : { agents: [...state.agents, payload.agent] },
+  "agent.token_revoked": () => ({}),
   "admin.action": () => ({}),
   "node.created": (state, { payload }) => ({ nodes: { ...state.nodes, [payload.node.id]: payload.node } }),
   "node.updated": (state, { payload }) => {
@@ -377,6 +383,7 @@ const ephemeralReducers: {
   "scheduler.turn": (state, { payload }) => ({
     lastScheduledAt: Math.max(state.lastScheduledAt ?? 0, Date.parse(payload.lastScheduledAt)),
   }),
+  "agent.active": (state, { payload }, clock) => ({ externalActiveAt: { ...state.externalActiveAt, [payload.agentId]: clock() } }),
   "agent.typing": (state, { payload }, clock) => {
     const { agentId, runId, step, delta } = payload;
     const current = state.typing[agentId];
