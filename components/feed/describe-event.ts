@@ -187,7 +187,9 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   }),
   "command.sent": (event, context) => {
     const { command } = event.payload;
-    const how = { next_step: "in its next step", queued_run: "in its queued run", new_run: "now" }[command.delivery];
+    const how = { next_step: "in its next step", queued_run: "in its queued run", new_run: "now", inbox: "when it reads its messages" }[
+      command.delivery
+    ];
     return {
       text: `told ${agentName(context, command.agentId)} (${how})`,
       message: command.text,

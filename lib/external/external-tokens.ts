@@ -88,7 +88,10 @@ export async function inviteExternalAgent(
         throw conflict(`${agent.name} is already one of this room's agents; give the outside agent another name.`);
       }
       if (!agent) {
-        const [last] = await tx.select({ value: max(agents.position) }).from(agents).where(eq(agents.roomId, roomId));
+        const [last] = await tx
+          .select({ value: max(agents.position) })
+          .from(agents)
+          .where(eq(agents.roomId, roomId));
         const persona = `external-${nameKey(name).replace(/[^\p{L}\p{N}.]/gu, "")}`;
         [agent] = await tx
           .insert(agents)

@@ -9,7 +9,11 @@ import type { Runtime } from "@/lib/runtime";
  * Who may invite outside agents to a room and revoke them: a person with a seat in it (within
  * the seat's rate of writes) or an admin; spectators get a 403, an unknown room a 404.
  */
-export async function inviterAccess(request: Request, roomId: string, options: { write: boolean }): Promise<{ runtime: Runtime; actor: Actor }> {
+export async function inviterAccess(
+  request: Request,
+  roomId: string,
+  options: { write: boolean },
+): Promise<{ runtime: Runtime; actor: Actor }> {
   const { runtime, seat } = await roomAccess(request, roomId);
   if (seat) {
     if (options.write) await limitSeatWrites(runtime.database.db, seat);

@@ -70,7 +70,10 @@ function refusal(error: unknown): Response {
     return Response.json(error.toJSON(), { status: error.status, headers });
   }
   console.error("[parley] mcp endpoint:", error);
-  return Response.json({ error: { code: "server_error", message: "Parley could not answer because of an error on its side." } }, { status: 500 });
+  return Response.json(
+    { error: { code: "server_error", message: "Parley could not answer because of an error on its side." } },
+    { status: 500 },
+  );
 }
 
 /**
@@ -91,7 +94,11 @@ export async function handleMcpRequest(deps: McpDeps, request: Request, options:
     let session = sessionId ? sessions().get(sessionId) : undefined;
     if (sessionId && !session) {
       return Response.json(
-        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found: it ended or was opened on another instance; initialize again." }, id: null },
+        {
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "Session not found: it ended or was opened on another instance; initialize again." },
+          id: null,
+        },
         { status: 404 },
       );
     }

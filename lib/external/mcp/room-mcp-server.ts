@@ -140,7 +140,8 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
     "create_note",
     {
       title: "Create a note",
-      description: "Put a note on the room's canvas. It goes to the free spot nearest the position you give (or near the others). Returns the note with its id.",
+      description:
+        "Put a note on the room's canvas. It goes to the free spot nearest the position you give (or near the others). Returns the note with its id.",
       inputSchema: {
         text: z.string().min(1).max(LIMITS.noteText).describe("The note's text (markdown is shown as text)"),
         kind: z
@@ -168,11 +169,16 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
     "update_note",
     {
       title: "Update a note",
-      description: "Change a note's text, kind or colour, or move it. Any note of the room may be changed; say why in the feed by posting a contribution.",
+      description:
+        "Change a note's text, kind or colour, or move it. Any note of the room may be changed; say why in the feed by posting a contribution.",
       inputSchema: {
         note_id: nodeId.describe("The note's id, from read_room or create_note"),
         text: z.string().max(LIMITS.noteText).optional(),
-        kind: z.string().regex(/^[a-z][a-z0-9-]*$/).max(LIMITS.nodeKind).optional(),
+        kind: z
+          .string()
+          .regex(/^[a-z][a-z0-9-]*$/)
+          .max(LIMITS.nodeKind)
+          .optional(),
         color: hexColorSchema.optional(),
         x: coordinateSchema.optional(),
         y: coordinateSchema.optional(),
@@ -180,7 +186,8 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
     },
     asCaller(true, async (call, agent, args: { note_id: string; text?: string; kind?: string; color?: string; x?: number; y?: number }) => {
       const { note_id: id, ...changes } = args;
-      if (Object.values(changes).every((value) => value === undefined)) throw badRequest("Nothing to change: give text, kind, color or x and y.");
+      if (Object.values(changes).every((value) => value === undefined))
+        throw badRequest("Nothing to change: give text, kind, color or x and y.");
       const updated = await updateNode(db, agent.roomId, id, authorOf(agent), changes, {
         idempotencyKey: call.idempotencyKey,
         correlationId: workflow(agent, "update_note"),
@@ -245,7 +252,8 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
     "post_intention",
     {
       title: "Post an intention",
-      description: "Tell the room what you are about to do, so others build on it rather than duplicate it. It shows in the feed and on the board.",
+      description:
+        "Tell the room what you are about to do, so others build on it rather than duplicate it. It shows in the feed and on the board.",
       inputSchema: { plan: boardContentSchemas.intention.shape.plan },
     },
     asCaller(true, (call, agent, args: { plan: string }) => postEntry(call, agent, "intention", { plan: args.plan })),
@@ -390,7 +398,8 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
     "answer_request",
     {
       title: "Answer a request",
-      description: "Answer a request addressed to you (from read_messages): your answer is posted as a reaction to it and the request is marked answered.",
+      description:
+        "Answer a request addressed to you (from read_messages): your answer is posted as a reaction to it and the request is marked answered.",
       inputSchema: {
         request_id: z.string().min(1).max(64).describe("The request's entry id"),
         answer: boardContentSchemas.reaction.shape.response,
@@ -406,7 +415,9 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
     async (uri, extra) => {
       const call = resolveCall(extra);
       const settings = await getSettings(deps, call.caller.agent.roomId);
-      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: settings.task || "(The room has no written task: read the canvas.)" }] };
+      return {
+        contents: [{ uri: uri.href, mimeType: "text/plain", text: settings.task || "(The room has no written task: read the canvas.)" }],
+      };
     },
   );
 
@@ -441,7 +452,9 @@ function linkView(edge: { id: string; sourceId: string; targetId: string; label:
 
 async function readRoom(deps: McpDeps, agent: Agent) {
   const snapshot = await getRoomSnapshot(deps.database.db, agent.roomId);
-  const working = new Map(snapshot.runs.filter((run) => run.status === "running" || run.status === "queued").map((run) => [run.agentId, run.status]));
+  const working = new Map(
+    snapshot.runs.filter((run) => run.status === "running" || run.status === "queued").map((run) => [run.agentId, run.status]),
+  );
   return {
     room: { id: snapshot.room.id, title: snapshot.room.title, template: snapshot.room.template },
     task: snapshot.settings.task,
@@ -461,7 +474,9 @@ async function readRoom(deps: McpDeps, agent: Agent) {
       .filter((entry) => entry.kind !== "finding")
       .slice(-30)
       .map((entry) => ({ id: entry.id, kind: entry.kind, by: entry.agentName, content: entry.content, status: entry.requestStatus })),
-    findings: snapshot.findings.slice(-20).map((finding) => ({ id: finding.id, by: finding.agentName, finding: finding.finding, severity: finding.severity })),
+    findings: snapshot.findings
+      .slice(-20)
+      .map((finding) => ({ id: finding.id, by: finding.agentName, finding: finding.finding, severity: finding.severity })),
     recent_feed: snapshot.recentEvents.slice(-RECENT_FEED).map((event) => ({
       seq: event.seq,
       type: event.type,
@@ -489,7 +504,9 @@ async function postRequest(
   const others = team.filter((member) => member.id !== agent.id && !isExternalModel(member.model));
   const target = findTeammate(others, args.target_agent);
   if (!target) {
-    throw badRequest(`${args.target_agent} is not a Parley agent of this room. Ask one of: ${others.map((member) => member.name).join(", ")}.`);
+    throw badRequest(
+      `${args.target_agent} is not a Parley agent of this room. Ask one of: ${others.map((member) => member.name).join(", ")}.`,
+    );
   }
   const { events: written, result } = await writeRoomEvents(
     db,
@@ -586,7 +603,12 @@ async function addressedTo(deps: McpDeps, agent: Agent) {
       .limit(20),
   ]);
   return {
-    requests: requests.map((entry) => ({ request_id: entry.id, from: entry.agentName, ask: entry.content.ask, note_ids: entry.content.refNodeIds })),
+    requests: requests.map((entry) => ({
+      request_id: entry.id,
+      from: entry.agentName,
+      ask: entry.content.ask,
+      note_ids: entry.content.refNodeIds,
+    })),
     open_questions: questions
       .filter((question) => question.agentId !== agent.id)
       .map((question) => ({ question_id: question.id, from: question.agentName, question: question.question, mode: question.mode })),
@@ -614,7 +636,9 @@ async function answerRequest(deps: McpDeps, call: McpCall, agent: Agent, args: {
       const [asked] = await tx
         .select({ correlationId: events.correlationId })
         .from(events)
-        .where(and(eq(events.roomId, agent.roomId), eq(events.type, "board.posted"), sql`${events.payload} -> 'entry' ->> 'id' = ${request.id}`))
+        .where(
+          and(eq(events.roomId, agent.roomId), eq(events.type, "board.posted"), sql`${events.payload} -> 'entry' ->> 'id' = ${request.id}`),
+        )
         .limit(1);
       const correlationId = asked?.correlationId;
       const reaction = await postBoardEntry(tx, emit, {
