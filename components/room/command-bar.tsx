@@ -13,7 +13,12 @@ interface Sent {
   agentId?: string | null;
 }
 
-const DELIVERY = { next_step: "in its next step", queued_run: "when its queued run starts", new_run: "starting now", inbox: "when its client reads its messages" } as const;
+const DELIVERY = {
+  next_step: "in its next step",
+  queued_run: "when its queued run starts",
+  new_run: "starting now",
+  inbox: "when its client reads its messages",
+} as const;
 
 /** Names offered while typing `@…` or `/focus …`: the agents whose name or persona starts with what was typed. */
 function suggestions(
