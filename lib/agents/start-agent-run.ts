@@ -1,3 +1,4 @@
+import { isExternalModel } from "@/lib/external/external-model";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
@@ -45,6 +46,9 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
           .from(agents)
           .where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
         if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
+        if (isExternalModel(agent.model)) {
+          throw badRequest(`${agent.name} is an outside agent: its own client runs it. Send it an @message instead.`);
+        }
         await refuseWhileAlone(tx, roomId, agent);
         const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
         if (!room) throw notFound("Room");

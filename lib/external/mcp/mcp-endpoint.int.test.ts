@@ -7,6 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agents, canvasNodes, externalTokens } from "@/db/schema";
 import { seatCookieName, takeSeat } from "@/lib/auth/seats";
 import { sendCommand } from "@/lib/commands/send-command";
+import { askOthers } from "@/lib/broadcast/ask-others";
+import { answerHumanQuestion } from "@/lib/broadcast/answer-question";
+import { postBoardEntry } from "@/lib/board/post-entry";
+import { writeRoomEvents } from "@/lib/events/write-room-events";
+import { latencyResolver, waitForOpenQuestion } from "@/test/broadcasts";
+import { agentByPersona, startTestWorker } from "@/test/agents";
+import { agentNotes, broadcasts, seats } from "@/db/schema";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { inviteExternalAgent } from "@/lib/external/external-tokens";
 import { createTestRoom, eventually } from "@/test/fixtures";
@@ -399,5 +406,136 @@ describe("an outside agent over MCP", () => {
     const expiredError = await refusedWith(server.url("/api/mcp"), expired.token!);
     expect(expiredError.code).toBe(401);
     expect(expiredError.message).toContain("expired");
+  });
+});
+
+describe("an outside agent as a teammate of Parley's agents", () => {
+  it("answers a question a Parley agent puts to it by name, and the asker gets its answer", async () => {
+    const { roomId, token, tokenInfo } = await roomWithInvitedAgent({ broadcast: "agents", broadcast_timeout: 30 });
+    const client = await connect(server.url(`/api/rooms/${roomId}/mcp`), token);
+    try {
+      const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+      const asking = askOthers(
+        { database: context.database, bus: context.runtime.bus, resolveModel: latencyResolver },
+        {
+          roomId,
+          asker: songwriter,
+          runId: null,
+          correlationId: "ask-outside",
+          question: "Does the chorus scan?",
+          targetAgents: ["Claude Code"],
+        },
+      );
+      const question = await eventually(async () => {
+        const read = await callTool(client, "read_messages");
+        const [open] = (read.body as { open_questions: { question_id: string; from: string; question: string }[] }).open_questions;
+        if (!open) throw new Error("The question has not reached the outside agent yet");
+        return open;
+      }, 10_000);
+      expect(question).toMatchObject({ from: "Songwriter", question: "Does the chorus scan?" });
+      const answered = await callTool(client, "answer_question", { question_id: question.question_id, answer: "Yes, in four beats" });
+      expect(answered.body).toMatchObject({ answered: true });
+      const again = await callTool(client, "answer_question", { question_id: question.question_id, answer: "Once more" });
+      expect(again.isError).toBe(true);
+      const outcome = await asking;
+      expect(outcome).toMatchObject({ status: "complete", responses: [{ responder_name: "Claude Code", content: "Yes, in four beats" }] });
+      const response = (await readEventsAfter(db(), roomId, 0)).find((event) => event.type === "broadcast.response")!;
+      expect(response).toMatchObject({ agent: tokenInfo.agentId, correlation_id: "ask-outside" });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("is not waited for when a Parley agent asks everyone", async () => {
+    const { roomId } = await roomWithInvitedAgent({ broadcast: "agents", broadcast_timeout: 30 });
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const outcome = await askOthers(
+      { database: context.database, bus: context.runtime.bus, resolveModel: latencyResolver },
+      { roomId, asker: songwriter, runId: null, correlationId: "ask-everyone", question: "Which key?" },
+    );
+    expect(outcome.status).toBe("complete");
+    expect(outcome.responses.map((response) => response.responder_name)).not.toContain("Claude Code");
+  });
+
+  it("answers a help request addressed to it, and the answer goes back to the asker as a message", async () => {
+    const { roomId, token, tokenInfo } = await roomWithInvitedAgent();
+    const storyteller = await agentByPersona(context.database, roomId, "storyteller");
+    const { result: request } = await writeRoomEvents(db(), roomId, (tx, emit, at) =>
+      postBoardEntry(tx, emit, {
+        roomId,
+        kind: "request",
+        content: { targetPersona: "external-claudecode", ask: "Which rhyme scheme fits?", refNodeIds: [], help: true },
+        author: { id: storyteller.id, name: storyteller.name, agentId: storyteller.id, runId: null },
+        expiryMinutes: 60,
+        correlationId: "help-outside",
+        requestStatus: "queued",
+        at,
+      }),
+    );
+    const client = await connect(server.url(`/api/rooms/${roomId}/mcp`), token);
+    try {
+      const read = await callTool(client, "read_messages");
+      expect((read.body as { requests: unknown[] }).requests).toEqual([
+        { request_id: request!.id, from: "Storyteller", ask: "Which rhyme scheme fits?", note_ids: [] },
+      ]);
+      const answered = await callTool(client, "answer_request", { request_id: request!.id, answer: "ABAB suits a ballad" });
+      expect(answered.body).toMatchObject({ status: "answered" });
+      const [note] = await db().select().from(agentNotes).where(eq(agentNotes.agentId, storyteller.id));
+      expect(note).toMatchObject({ kind: "help", text: expect.stringContaining("ABAB suits a ballad") });
+      const events = await readEventsAfter(db(), roomId, 0);
+      expect(events.find((event) => event.type === "help.answered")).toMatchObject({
+        agent: tokenInfo.agentId,
+        correlation_id: "help-outside",
+        payload: { askerAgentId: storyteller.id, helperAgentId: tokenInfo.agentId, answered: true },
+      });
+      const twice = await callTool(client, "answer_request", { request_id: request!.id, answer: "Again" });
+      expect(twice).toMatchObject({ isError: true, body: { error: { message: "That request is answered already." } } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("asks a Parley agent for help and gets its answer back", async () => {
+    const { roomId, token } = await roomWithInvitedAgent();
+    const worker = await startTestWorker(context.database);
+    const client = await connect(server.url(`/api/rooms/${roomId}/mcp`), token);
+    try {
+      const asked = await callTool(client, "post_request", {
+        target_agent: "Songwriter",
+        ask: "Give me a title for the song",
+        help: true,
+        wait_seconds: 60,
+      });
+      expect(asked.isError).toBe(false);
+      const body = asked.body as { request_id: string; target: string; messages: { kind: string; text: string }[] };
+      expect(body.target).toBe("Songwriter");
+      expect(body.messages).toEqual([
+        expect.objectContaining({ kind: "help", text: expect.stringMatching(/^Songwriter (answered|could not answer) your help request/) }),
+      ]);
+      const events = await readEventsAfter(db(), roomId, 0);
+      const posted = events.find((event) => event.type === "board.posted")!;
+      const help = events.find((event) => event.type === "help.answered")!;
+      expect(help.correlation_id).toBe(posted.correlation_id);
+    } finally {
+      await client.close();
+      await worker.stop();
+    }
+  });
+
+  it("in human mode, asks the people and gets their answer", async () => {
+    const { roomId, token, seat } = await roomWithInvitedAgent({ broadcast: "human", broadcast_timeout: 30 });
+    const client = await connect(server.url(`/api/rooms/${roomId}/mcp`), token);
+    try {
+      const asking = callTool(client, "ask_others", { question: "Major or minor?", options: ["Major", "Minor"] });
+      const open = await waitForOpenQuestion(context.database, roomId, 10_000, "Major or minor?");
+      const [seated] = await db().select().from(seats).where(eq(seats.id, seat.id));
+      await answerHumanQuestion(db(), roomId, open.id, seated!, "Minor");
+      const asked = await asking;
+      expect(asked.body).toMatchObject({ status: "complete", responses: [{ content: "Minor", is_human: true }] });
+      const [row] = await db().select().from(broadcasts).where(eq(broadcasts.id, open.id));
+      expect(row!.mode).toBe("human");
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -55,6 +55,12 @@ function callOf(sessionId: string, extra: CallExtra): McpCall {
  * they wait for read_messages; this only says they are there.
  */
 function forwardAddressedEvents(server: McpServer, agentId: string, event: StoredEvent): void {
+  if (event.type === "broadcast.asked" && event.payload.broadcast.targetAgentIds.includes(agentId)) {
+    const { id, agentName, question } = event.payload.broadcast;
+    const data = { kind: "question", question_id: id, from: agentName, text: question, hint: "answer with answer_question" };
+    void server.server.sendLoggingMessage({ level: "notice", logger: "parley", data }).catch(() => {});
+    return;
+  }
   if (event.target_agent !== agentId) return;
   if (event.type !== "command.sent" && event.type !== "help.answered") return;
   const data =

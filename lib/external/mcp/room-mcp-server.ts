@@ -10,7 +10,7 @@ import type { ModelCallPolicy } from "@/lib/agents/run-context";
 import { postBoardEntry, setRequestStatus } from "@/lib/board/post-entry";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { askOthers } from "@/lib/broadcast/ask-others";
-import { takeNotes } from "@/lib/broadcast/agent-notes";
+import { leaveNote, takeNotes } from "@/lib/broadcast/agent-notes";
 import type { CanvasAuthor } from "@/lib/canvas/author";
 import { createNode } from "@/lib/canvas/create-node";
 import { createEdge } from "@/lib/canvas/edges";
@@ -29,6 +29,7 @@ import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { isExternalModel } from "../external-model";
+import { answerAsOutsideAgent } from "../outside-answers";
 import type { ExternalCaller } from "../external-tokens";
 
 /** What the MCP server needs of the app: the database, the bus, and how Parley's agents' models are reached. */
@@ -408,6 +409,28 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
     asCaller(true, async (call, agent, args: { request_id: string; answer: string }) => answerRequest(deps, call, agent, args)),
   );
 
+  server.registerTool(
+    "answer_question",
+    {
+      title: "Answer a teammate's question",
+      description:
+        "Answer a question a teammate asked you with ask_others (read_messages lists them under open_questions). " +
+        "The asker is waiting: answer briefly, from what you know of your own work.",
+      inputSchema: {
+        question_id: z.string().min(1).max(64).describe("The question's id, from read_messages"),
+        answer: z.string().trim().min(1).max(LIMITS.noteText).describe("Your answer"),
+      },
+    },
+    asCaller(true, (call, agent, args: { question_id: string; answer: string }) =>
+      answerAsOutsideAgent(
+        deps.database,
+        agent,
+        { questionId: args.question_id, answer: args.answer },
+        { idempotencyKey: call.idempotencyKey },
+      ),
+    ),
+  );
+
   server.registerResource(
     "task",
     "parley://room/task",
@@ -610,7 +633,7 @@ async function addressedTo(deps: McpDeps, agent: Agent) {
       note_ids: entry.content.refNodeIds,
     })),
     open_questions: questions
-      .filter((question) => question.agentId !== agent.id)
+      .filter((question) => question.mode === "agents" && question.status === "pending" && question.targetAgentIds.includes(agent.id))
       .map((question) => ({ question_id: question.id, from: question.agentName, question: question.question, mode: question.mode })),
   };
 }
@@ -658,6 +681,29 @@ async function answerRequest(deps: McpDeps, call: McpCall, agent: Agent, args: {
         actor: { id: agent.id, name: agent.name },
         correlationId,
       });
+      // A help request's answer goes back to the asker as a message, as a Parley helper's does.
+      if (request.content.help === true && request.agentId) {
+        await leaveNote(tx, {
+          roomId: agent.roomId,
+          agentId: request.agentId,
+          kind: "help",
+          text: `${agent.name} answered your help request ("${String(request.content.ask ?? "").slice(0, 120)}"): ${args.answer}`,
+          at,
+        });
+        emit({
+          type: "help.answered",
+          actor: { id: agent.id, name: agent.name },
+          targetAgent: request.agentId,
+          correlationId,
+          payload: {
+            requestEntryId: request.id,
+            askerAgentId: request.agentId,
+            helperAgentId: agent.id,
+            answered: true,
+            text: args.answer,
+          },
+        });
+      }
       return boardEntryToDto(reaction);
     },
     { idempotencyKey: call.idempotencyKey, change: { type: "board.posted", request: { by: agent.id, answer: args } } },
