@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { type Message, type Part, Role, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
-import type {
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4Prompt,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-  LanguageModelV4Usage,
+import {
+  APICallError,
+  type LanguageModelV4,
+  type LanguageModelV4CallOptions,
+  type LanguageModelV4GenerateResult,
+  type LanguageModelV4Prompt,
+  type LanguageModelV4StreamPart,
+  type LanguageModelV4StreamResult,
+  type LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 
 /**
@@ -28,7 +29,9 @@ export function a2aMessageText(prompt: LanguageModelV4Prompt): string {
 
 function partsText(parts: readonly Part[]): string {
   return parts
-    .map((part) => (part.content?.$case === "text" ? part.content.value : part.content?.$case === "data" ? JSON.stringify(part.content.value) : ""))
+    .map((part) =>
+      part.content?.$case === "text" ? part.content.value : part.content?.$case === "data" ? JSON.stringify(part.content.value) : "",
+    )
     .filter(Boolean)
     .join("\n");
 }
@@ -40,7 +43,12 @@ export function taskText(task: Task): string {
   return task.status?.message ? partsText(task.status.message.parts) : "";
 }
 
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 const STATE_NAMES: Partial<Record<TaskState, string>> = {
   [TaskState.TASK_STATE_FAILED]: "failed",
   [TaskState.TASK_STATE_CANCELED]: "was cancelled",
@@ -49,11 +57,22 @@ const STATE_NAMES: Partial<Record<TaskState, string>> = {
   [TaskState.TASK_STATE_AUTH_REQUIRED]: "asked for authentication",
 };
 
-/** A remote agent that did not answer: a passing failure the run's own retries take up. */
-export class RemoteAgentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "RemoteAgentError";
+/**
+ * A remote agent that could not be reached, or whose task did not finish, as the AI SDK's own
+ * provider error: the model-call retries (shown in the room) take up a passing failure (no
+ * answer from the address), not a task the agent itself failed or rejected.
+ */
+function remoteAgentError(cardUrl: string, message: string, passing: boolean, cause?: unknown): APICallError {
+  return new APICallError({ message, url: cardUrl, requestBodyValues: {}, isRetryable: passing, cause });
+}
+
+/** Runs a call to the remote agent, turning a network failure (no answer, a dropped connection) into a passing error. */
+async function reaching<T>(cardUrl: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (APICallError.isInstance(error) || (error as Error).name === "AbortError") throw error;
+    throw remoteAgentError(cardUrl, `The A2A agent at ${cardUrl} did not answer: ${(error as Error).message}`, true, error);
   }
 }
 
@@ -62,7 +81,7 @@ function answerOf(result: Message | Task, cardUrl: string): string {
   const state = result.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
   if (state !== TaskState.TASK_STATE_COMPLETED) {
     const why = STATE_NAMES[state] ?? "did not finish its task";
-    throw new RemoteAgentError(`The agent at ${cardUrl} ${why}${taskText(result) ? `: ${taskText(result)}` : "."}`);
+    throw remoteAgentError(cardUrl, `The agent at ${cardUrl} ${why}${taskText(result) ? `: ${taskText(result)}` : "."}`, false);
   }
   return taskText(result);
 }
@@ -108,7 +127,7 @@ export class A2ALanguageModel implements LanguageModelV4 {
     // The card is read once per model; a failed read is tried again at the next call.
     this.client ??= new ClientFactory().createFromUrl(this.modelId, "").catch((error: unknown) => {
       this.client = null;
-      throw new RemoteAgentError(`Could not read the agent card at ${this.modelId}: ${(error as Error).message}`);
+      throw remoteAgentError(this.modelId, `Could not read the agent card at ${this.modelId}: ${(error as Error).message}`, true, error);
     });
     return this.client;
   }
@@ -117,13 +136,14 @@ export class A2ALanguageModel implements LanguageModelV4 {
     const client = await this.connect();
     const text = a2aMessageText(options.prompt);
     const request = { tenant: "", message: userMessage(text), configuration: undefined, metadata: undefined };
-    let result = await client.sendMessage(request, { signal: options.abortSignal });
+    let result = await reaching(this.modelId, () => client.sendMessage(request, { signal: options.abortSignal }));
     while (!("messageId" in result) && !TERMINAL.has(result.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) {
       const state = result.status?.state;
       if (state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED) break;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       options.abortSignal?.throwIfAborted();
-      result = await client.getTask({ tenant: "", id: result.id }, { signal: options.abortSignal });
+      const taskId = result.id;
+      result = await reaching(this.modelId, () => client.getTask({ tenant: "", id: taskId }, { signal: options.abortSignal }));
     }
     return answerOf(result, this.modelId);
   }
@@ -141,7 +161,7 @@ export class A2ALanguageModel implements LanguageModelV4 {
 
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
     const client = await this.connect();
-    const card = await client.getAgentCard();
+    const card = await reaching(this.modelId, () => client.getAgentCard());
     const modelId = this.modelId;
     const streaming = card.capabilities?.streaming === true;
     const stream = new ReadableStream<LanguageModelV4StreamPart>({
@@ -157,7 +177,12 @@ export class A2ALanguageModel implements LanguageModelV4 {
         };
         try {
           if (streaming) {
-            const request = { tenant: "", message: userMessage(a2aMessageText(options.prompt)), configuration: undefined, metadata: undefined };
+            const request = {
+              tenant: "",
+              message: userMessage(a2aMessageText(options.prompt)),
+              configuration: undefined,
+              metadata: undefined,
+            };
             let said = "";
             let final: Message | Task | null = null;
             for await (const event of client.sendMessageStream(request, { signal: options.abortSignal })) {
@@ -173,7 +198,7 @@ export class A2ALanguageModel implements LanguageModelV4 {
               } else if (payload?.$case === "statusUpdate" && payload.value.status && TERMINAL.has(payload.value.status.state)) {
                 if (payload.value.status.state !== TaskState.TASK_STATE_COMPLETED) {
                   const why = STATE_NAMES[payload.value.status.state] ?? "did not finish its task";
-                  throw new RemoteAgentError(`The agent at ${modelId} ${why}.`);
+                  throw remoteAgentError(modelId, `The agent at ${modelId} ${why}.`, false);
                 }
                 if (!said && payload.value.status.message) say(partsText(payload.value.status.message.parts));
               }
