@@ -512,7 +512,7 @@ async function readRoom(deps: McpDeps, agent: Agent) {
 }
 
 /** A request on the board to a Parley agent, with a run queued for it: request_agent's and request_help's path. */
-async function postRequest(
+export async function postRequest(
   deps: McpDeps,
   call: McpCall,
   agent: Agent,
