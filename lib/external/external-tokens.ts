@@ -173,6 +173,7 @@ export async function revokeExternalToken(
     if (!row) throw notFound("Outside agent token");
     if (row.token.revokedAt) return { token: externalTokenToDto(row.token, row.agentName, at), alreadyRevoked: true };
     const [revoked] = await tx.update(externalTokens).set({ revokedAt: at }).where(eq(externalTokens.id, tokenId)).returning();
+    forgetToken(tokenId);
     emit({
       type: "agent.token_revoked",
       actor,
@@ -181,6 +182,8 @@ export async function revokeExternalToken(
     });
     return { token: externalTokenToDto(revoked!, row.agentName, at), alreadyRevoked: false };
   });
+  // Also after the commit: a call verified while the revocation was being written is not remembered past it.
+  forgetToken(tokenId);
   return result!;
 }
 
@@ -201,21 +204,43 @@ export const externalTokenErrors = {
 };
 
 /**
+ * Tokens verified lately, by hash: an MCP client makes many calls a minute, and each would
+ * otherwise cost a query. Revoking a token forgets it here at once; another instance may still
+ * accept it for `VERIFIED_TTL_MS`.
+ */
+const VERIFIED_TTL_MS = 5000;
+const globalForTokens = globalThis as unknown as { __parleyVerifiedTokens?: Map<string, { caller: ExternalCaller; until: number }> };
+function verified(): Map<string, { caller: ExternalCaller; until: number }> {
+  globalForTokens.__parleyVerifiedTokens ??= new Map();
+  return globalForTokens.__parleyVerifiedTokens;
+}
+
+function forgetToken(tokenId: string): void {
+  for (const [hash, entry] of verified()) if (entry.caller.token.id === tokenId) verified().delete(hash);
+}
+
+/**
  * The caller a bearer token names, or a 401 saying why it is refused (missing, unknown,
  * revoked, expired). Records when the token was last used, at most once a minute.
  */
 export async function verifyExternalToken(db: DbOrTx, bearer: string | undefined, now: Date = new Date()): Promise<ExternalCaller> {
   if (!bearer) throw externalTokenErrors.missing();
+  const hash = hashToken(bearer);
+  const cached = verified().get(hash);
+  if (cached && cached.until > now.getTime()) return cached.caller;
+  verified().delete(hash);
   const [row] = await db
     .select({ token: externalTokens, agent: agents })
     .from(externalTokens)
     .innerJoin(agents, eq(agents.id, externalTokens.agentId))
-    .where(eq(externalTokens.tokenHash, hashToken(bearer)));
+    .where(eq(externalTokens.tokenHash, hash));
   if (!row) throw externalTokenErrors.unknown();
   if (row.token.revokedAt) throw externalTokenErrors.revoked();
   if (row.token.expiresAt <= now) throw externalTokenErrors.expired(row.token.expiresAt);
   if (!row.token.lastUsedAt || now.getTime() - row.token.lastUsedAt.getTime() > 60_000) {
     await db.update(externalTokens).set({ lastUsedAt: now }).where(eq(externalTokens.id, row.token.id));
   }
+  if (verified().size > 10_000) verified().clear();
+  verified().set(hash, { caller: row, until: Math.min(now.getTime() + VERIFIED_TTL_MS, row.token.expiresAt.getTime()) });
   return row;
 }

@@ -59,6 +59,7 @@ export type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotificati
 export type ResolveCall = (extra: CallExtra) => McpCall;
 
 const RECENT_FEED = 40;
+const ACTIVE_ANNOUNCE_MS = 10_000;
 const nodeId = z.string().min(1).max(64);
 
 function json(value: unknown): CallToolResult {
@@ -106,18 +107,23 @@ export function createRoomMcpServer(deps: McpDeps, resolveCall: ResolveCall): Mc
       try {
         const call = resolveCall(extra);
         if (write) await enforceRate(db, "seatWrites", `external:${call.caller.token.id}`);
-        void deps.bus
-          .publishEphemeral({
-            type: "agent.active",
-            room_id: call.caller.agent.roomId,
-            payload: { agentId: call.caller.agent.id, at: now().toISOString() },
-          })
-          .catch(() => {});
+        announceActive(call.caller.agent);
         return json(await body(call, call.caller.agent, args));
       } catch (error) {
         return failure(error);
       }
     };
+  };
+
+  // The roster shows an outside agent working for a minute after a call: telling it every few seconds is enough.
+  let announcedAt = 0;
+  const announceActive = (agent: Agent) => {
+    const at = now();
+    if (at.getTime() - announcedAt < ACTIVE_ANNOUNCE_MS) return;
+    announcedAt = at.getTime();
+    void deps.bus
+      .publishEphemeral({ type: "agent.active", room_id: agent.roomId, payload: { agentId: agent.id, at: at.toISOString() } })
+      .catch(() => {});
   };
 
   const authorOf = (agent: Agent): CanvasAuthor => ({ kind: "agent", id: agent.id, name: agent.name });
