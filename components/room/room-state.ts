@@ -21,7 +21,7 @@ import { whoseTurn } from "@/lib/agents/whose-turn";
 import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import type { BrainstormDto, BuildReviewDto, DialogueThreadDto, LimitName, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
-import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { copiedRoomState } from "@/components/timeline/copied-state";
 import { clockOffset } from "./clock-offset";
 
@@ -195,7 +195,8 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "room.created": (state, { payload }) => ({
     agents: payload.agents,
     room: { ...state.room, title: payload.title },
-    ...(payload.settings ? { settings: payload.settings as RoomSettings } : {}),
+    // Read as the server reads them: a setting added since the room was recorded has its default.
+    ...(payload.settings ? { settings: parseRoomSettings(payload.settings) } : {}),
     ...copiedRoomState(payload.copied),
   }),
   "brainstorm.started": (_state, { payload }) => ({ brainstorm: payload.brainstorm }),
