@@ -338,8 +338,10 @@ describe("an outside agent over MCP", () => {
         params: { name: "create_note", arguments: { text: "Only once" } },
       };
       await retrying.send(request);
+      await eventually(() => expect(answers).toHaveLength(1), 10_000);
+      // Sent again once the first answer is in, as a client does that never received it.
       await retrying.send(request);
-      await eventually(() => expect(answers).toHaveLength(2));
+      await eventually(() => expect(answers).toHaveLength(2), 10_000);
       const ids = answers.map(
         (answer) => JSON.parse((answer as unknown as { result: { content: { text: string }[] } }).result.content[0]!.text).note.id,
       );
