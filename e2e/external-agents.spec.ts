@@ -3,7 +3,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { expect, test } from "./support/fixtures";
 import { createRoomViaApi } from "./support/room-page";
 
-test("a participant invites an outside agent, whose MCP client works in the room as a teammate until revoked", async ({ openRoom, baseURL }) => {
+test("a participant invites an outside agent, whose MCP client works in the room as a teammate until revoked", async ({
+  openRoom,
+  baseURL,
+}) => {
   const roomId = await createRoomViaApi(baseURL!, "Outside help");
   const ada = await openRoom(roomId, { name: "Ada" });
   const watcher = await openRoom(roomId);
