@@ -19,7 +19,7 @@ test("a participant invites an outside agent, whose MCP client works in the room
   const claudeLine = ada.page.getByTestId("external-setup-claude");
   await expect(claudeLine).toContainText(`claude mcp add --transport http parley-claude-code ${baseURL}/api/rooms/${roomId}/mcp`);
   await expect(ada.page.getByTestId("external-setup-cursor")).toContainText('"mcpServers"');
-  await ada.page.getByTestId("external-panel").screenshot({ path: "test-results/e2e/external-invite.png" });
+  await ada.page.screenshot({ path: "test-results/e2e/external-invite.png" });
   const token = (await claudeLine.textContent())!.match(/Bearer (parley_mcp_[\w-]+)/)![1]!;
 
   // Both tabs see the new teammate in the roster, badged, idle until it calls.
