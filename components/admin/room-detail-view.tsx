@@ -1,6 +1,7 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
+import { ExternalTokensView } from "./external-tokens-view";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -235,6 +236,8 @@ export function RoomDetailView({ initial }: { initial: AdminRoomDetail }) {
           ))}
         </div>
       </section>
+
+      <ExternalTokensView roomId={room.id} onDone={done} onFailed={failed} />
 
       <details className="card admin-settings-card">
         <summary>

@@ -51,6 +51,10 @@ export const SETTING_GROUPS: { title: string; fields: SettingField[] }[] = [
     ],
   },
   {
+    title: "Outside agents",
+    fields: [{ key: "a2a_agents", label: "Publish an A2A agent card for each agent", kind: "boolean" }],
+  },
+  {
     title: "Budgets and loop guards",
     fields: [
       {

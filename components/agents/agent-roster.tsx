@@ -8,12 +8,13 @@ import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
-import { agentStatus, formatUsage } from "./agent-status";
+import { EXTERNAL_QUIET_MS, agentStatus, formatUsage } from "./agent-status";
+import { ExternalAgentsPanel } from "./external-agents-panel";
 import { VaultDrawer } from "./vault-drawer";
 
-function modelLabel(model: string): { provider: string; name: string; scripted: boolean } {
+function modelLabel(model: string): { provider: string; name: string; scripted: boolean; outside: boolean } {
   const [provider = "", ...rest] = model.split(":");
-  return { provider, name: rest.join(":"), scripted: provider === "script" };
+  return { provider, name: rest.join(":"), scripted: provider === "script", outside: provider === "external" };
 }
 
 const selectRoster = (state: RoomState) => ({
@@ -25,14 +26,17 @@ const selectRoster = (state: RoomState) => ({
   canAct: state.seat !== null && !state.deleted,
   roomId: state.room.id,
   pending: state.pendingCommands,
+  externalActiveAt: state.externalActiveAt,
 });
 
 /** The room's agents: who they are, what drives them and what each is doing right now. */
 export function AgentRoster({ onError }: { onError: (message: string) => void }) {
-  const { agents, runs, typing, broadcasts, answers, canAct, roomId, pending } = useRoom(useShallow(selectRoster));
+  const { agents, runs, typing, broadcasts, answers, canAct, roomId, pending, externalActiveAt } = useRoom(useShallow(selectRoster));
   const waiting = (agentId: string) => Object.values(pending).filter((command) => command.agentId === agentId).length;
-  const busy = Object.values(runs).some((run) => run.status === "running" || run.status === "queued");
-  const now = useNow(busy);
+  // An outside agent that called lately turns idle a minute later without any event: the clock must tick until then.
+  const outsideWorking = Object.values(externalActiveAt).some((at) => Date.now() - at < EXTERNAL_QUIET_MS);
+  const busy = outsideWorking || Object.values(runs).some((run) => run.status === "running" || run.status === "queued");
+  const now = useNow(busy, outsideWorking ? 1000 : 500);
   return (
     <section className="panel roster" aria-label="Agents">
       <h2 className="panel__title">Agents</h2>
@@ -41,7 +45,7 @@ export function AgentRoster({ onError }: { onError: (message: string) => void })
           <AgentRow
             key={agent.id}
             agent={agent}
-            status={agentStatus(agent, runs, typing, now, broadcasts, answers)}
+            status={agentStatus(agent, runs, typing, now, broadcasts, answers, externalActiveAt[agent.id])}
             typingText={typing[agent.id]?.text}
             canAct={canAct}
             roomId={roomId}
@@ -50,6 +54,7 @@ export function AgentRoster({ onError }: { onError: (message: string) => void })
           />
         ))}
       </ul>
+      {canAct && <ExternalAgentsPanel roomId={roomId} onError={onError} />}
     </section>
   );
 }
@@ -147,8 +152,12 @@ function AgentRow({
         <span className={`status status--${status.kind}`} data-testid="agent-status">
           {status.label}
         </span>
-        <span className={`badge${model.scripted ? " badge--scripted" : ""}`} title={agent.model}>
-          {model.scripted ? "scripted" : model.provider}
+        <span
+          className={`badge${model.scripted ? " badge--scripted" : ""}${model.outside ? " badge--external" : ""}`}
+          title={model.outside ? "An agent from another system, taking part over MCP" : agent.model}
+          data-testid={model.outside ? "agent-external-badge" : undefined}
+        >
+          {model.scripted ? "scripted" : model.outside ? `external · ${model.name.toUpperCase()}` : model.provider}
         </span>
         {waiting > 0 && (
           <span className="badge badge--waiting" data-testid="agent-waiting" title="Messages from people waiting for this agent">
@@ -165,6 +174,7 @@ function AgentRow({
           knowledge
         </button>
         {canAct &&
+          !model.outside &&
           (status.run ? (
             <button type="button" className="link-button" data-testid="agent-cancel" onClick={cancel}>
               Stop

@@ -54,3 +54,18 @@ describe("formatUsage", () => {
     expect(formatCost(0.0123, { costKnown: false })).toBe("$0.0123 + cost unknown");
   });
 });
+
+describe("agentStatus of an outside agent", () => {
+  const outside = agentDto({ id: "claude", name: "Claude Code", persona: "external-claudecode", model: "external:mcp" });
+
+  it("is working for a minute after its last call, then idle, and never 'cannot run'", () => {
+    expect(agentStatus(outside, {}, {}, 100_000, {}, {}, 100_000 - 59_000)).toMatchObject({ kind: "running", label: "working" });
+    expect(agentStatus(outside, {}, {}, 100_000, {}, {}, 100_000 - 61_000)).toMatchObject({ kind: "idle", label: "idle" });
+    expect(agentStatus({ ...outside, unavailableReason: "Unknown model provider" }, {}, {}, 0).kind).toBe("idle");
+  });
+
+  it("is asking while its question waits for answers", () => {
+    const asked = broadcastDto({ id: "b2", agentId: "claude", agentName: "Claude Code", mode: "agents", status: "pending" });
+    expect(agentStatus(outside, {}, {}, 0, { b2: asked }, {})).toMatchObject({ kind: "asking" });
+  });
+});

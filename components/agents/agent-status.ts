@@ -13,6 +13,14 @@ export interface AgentStatus {
   queuePosition: number | null;
 }
 
+/** An outside agent counts as working for this long after its last call to Parley. */
+export const EXTERNAL_QUIET_MS = 60_000;
+
+/** Whether an agent comes from another system (its own client thinks; Parley never runs it). */
+export function isOutsideAgent(agent: Pick<AgentDto, "model">): boolean {
+  return agent.model.startsWith("external:");
+}
+
 /** Typing stops counting this long after the last streamed text. */
 const TYPING_WINDOW_MS = 1500;
 
@@ -24,7 +32,19 @@ export function agentStatus(
   now: number,
   broadcasts: Record<string, BroadcastDto> = {},
   answers: Record<string, BroadcastResponseDto[]> = {},
+  /** When the agent, if it is an outside one, last called Parley (this page's clock). */
+  externalActiveAt?: number,
 ): AgentStatus {
+  if (isOutsideAgent(agent)) {
+    const asking = Object.values(broadcasts).some(
+      (broadcast) => broadcast.agentId === agent.id && ["pending", "waiting_turn", "open"].includes(broadcast.status),
+    );
+    if (asking) return { kind: "asking", label: "waiting on answers", run: null, queuePosition: null };
+    const working = externalActiveAt !== undefined && now - externalActiveAt < EXTERNAL_QUIET_MS;
+    return working
+      ? { kind: "running", label: "working", run: null, queuePosition: null }
+      : { kind: "idle", label: "idle", run: null, queuePosition: null };
+  }
   const all = Object.values(runs);
   const running = all.find((run) => run.agentId === agent.id && run.status === "running");
   const asking = Object.values(broadcasts).find(

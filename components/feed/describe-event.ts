@@ -193,7 +193,9 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   }),
   "command.sent": (event, context) => {
     const { command } = event.payload;
-    const how = { next_step: "in its next step", queued_run: "in its queued run", new_run: "now" }[command.delivery];
+    const how = { next_step: "in its next step", queued_run: "in its queued run", new_run: "now", inbox: "when it reads its messages" }[
+      command.delivery
+    ];
     return {
       text: `told ${agentName(context, command.agentId)} (${how})`,
       message: command.text,
@@ -347,6 +349,16 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     text: event.payload.changed.includes("model")
       ? `switched ${event.payload.agent.name} from ${event.payload.previousModel} to ${event.payload.agent.model}${event.payload.changed.includes("systemPrompt") ? " and changed its system prompt" : ""}`
       : `changed ${event.payload.agent.name}'s system prompt`,
+    nodeIds: [],
+    tone: "room",
+  }),
+  "agent.joined": (event) => ({
+    text: `invited ${event.payload.agent.name}, an outside agent, to join over ${event.payload.protocol.toUpperCase()}`,
+    nodeIds: [],
+    tone: "room",
+  }),
+  "agent.token_revoked": (event, context) => ({
+    text: `revoked ${agentName(context, event.payload.agentId)}'s access to the room`,
     nodeIds: [],
     tone: "room",
   }),

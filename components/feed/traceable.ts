@@ -49,6 +49,8 @@ const WORKFLOW_EVENT: Record<StoredEventType, boolean> = {
   "knowledge.updated": false,
   "knowledge.cleared": false,
   "agent.updated": false,
+  "agent.joined": false,
+  "agent.token_revoked": false,
   "admin.action": false,
   "node.created": false,
   "node.updated": false,

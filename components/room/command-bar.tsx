@@ -9,11 +9,16 @@ import { useRoom } from "./room-store";
 
 interface Sent {
   kind: "message" | "focus";
-  command?: { id: string; agentId: string; delivery: "next_step" | "queued_run" | "new_run" };
+  command?: { id: string; agentId: string; delivery: "next_step" | "queued_run" | "new_run" | "inbox" };
   agentId?: string | null;
 }
 
-const DELIVERY = { next_step: "in its next step", queued_run: "when its queued run starts", new_run: "starting now" } as const;
+const DELIVERY = {
+  next_step: "in its next step",
+  queued_run: "when its queued run starts",
+  new_run: "starting now",
+  inbox: "when its client reads its messages",
+} as const;
 
 /** Names offered while typing `@…` or `/focus …`: the agents whose name or persona starts with what was typed. */
 function suggestions(

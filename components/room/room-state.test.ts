@@ -70,6 +70,15 @@ describe("applyRoomEvent", () => {
     expect(state.feed.map((event) => event.seq)).toEqual([2, 3, 4, 5, 6, 7]);
   });
 
+  it("adds an outside agent to the roster when it joins, once, and marks it working when it calls", () => {
+    const outside = agentDto({ id: "claude", name: "Claude Code", persona: "external-claudecode", model: "external:mcp" });
+    const joined = { agent: outside, protocol: "mcp" as const, tokenId: "t1", expiresAt: FIXTURE_TIME };
+    const state = fold(start(), [stored(2, "agent.joined", joined), stored(3, "agent.joined", { ...joined, tokenId: "t2" })]);
+    expect(state.agents.filter((agent) => agent.id === "claude")).toEqual([outside]);
+    const active = fold(state, [{ type: "agent.active", room_id: state.room.id, payload: { agentId: "claude", at: FIXTURE_TIME } }]);
+    expect(active.externalActiveAt).toEqual({ claude: 1000 });
+  });
+
   it("moves every note a tidy laid out, and only notes it still has", () => {
     const state = fold(start(), [
       stored(2, "node.created", { node: node("a") }),

@@ -21,7 +21,7 @@ import { whoseTurn } from "@/lib/agents/whose-turn";
 import { type FindingDto, findingToDto } from "@/lib/findings/finding-dto";
 import type { BrainstormDto, BuildReviewDto, DialogueThreadDto, LimitName, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSnapshot, PendingCommandDto } from "@/lib/rooms/get-room-snapshot";
-import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { copiedRoomState } from "@/components/timeline/copied-state";
 import { clockOffset } from "./clock-offset";
 
@@ -86,6 +86,8 @@ export interface RoomState {
   /** Answers per broadcast id, in arrival order. */
   answers: Record<string, BroadcastResponseDto[]>;
   typing: Record<string, TypingState>;
+  /** When each outside agent last called Parley (this page's clock): it shows as working for a minute after. */
+  externalActiveAt: Record<string, number>;
   lastSeq: number;
   watching: number;
   participants: number;
@@ -160,6 +162,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     broadcasts: Object.fromEntries(snapshot.broadcasts.map((broadcast) => [broadcast.id, broadcast])),
     answers: groupAnswers(snapshot.broadcastResponses),
     typing: {},
+    externalActiveAt: {},
     lastSeq: snapshot.lastSeq,
     watching: 0,
     participants: 0,
@@ -194,7 +197,8 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "room.created": (state, { payload }) => ({
     agents: payload.agents,
     room: { ...state.room, title: payload.title },
-    ...(payload.settings ? { settings: payload.settings as RoomSettings } : {}),
+    // Read as the server reads them: a setting added since the room was recorded has its default.
+    ...(payload.settings ? { settings: parseRoomSettings(payload.settings) } : {}),
     ...copiedRoomState(payload.copied),
   }),
   "brainstorm.started": (_state, { payload }) => ({ brainstorm: payload.brainstorm }),
@@ -269,6 +273,9 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "agent.updated": (state, { payload }) => ({
     agents: state.agents.map((agent) => (agent.id === payload.agent.id ? { ...agent, ...payload.agent } : agent)),
   }),
+  "agent.joined": (state, { payload }) =>
+    state.agents.some((agent) => agent.id === payload.agent.id) ? {} : { agents: [...state.agents, payload.agent] },
+  "agent.token_revoked": () => ({}),
   "admin.action": () => ({}),
   "node.created": (state, { payload }) => ({ nodes: { ...state.nodes, [payload.node.id]: payload.node } }),
   "node.updated": (state, { payload }) => {
@@ -379,6 +386,7 @@ const ephemeralReducers: {
   "scheduler.turn": (state, { payload }) => ({
     lastScheduledAt: Math.max(state.lastScheduledAt ?? 0, Date.parse(payload.lastScheduledAt)),
   }),
+  "agent.active": (state, { payload }, clock) => ({ externalActiveAt: { ...state.externalActiveAt, [payload.agentId]: clock() } }),
   "agent.typing": (state, { payload }, clock) => {
     const { agentId, runId, step, delta } = payload;
     const current = state.typing[agentId];

@@ -12,3 +12,4 @@ export * from "./brainstorms";
 export * from "./limits";
 export * from "./admin";
 export * from "./asks";
+export * from "./external";

@@ -1,3 +1,4 @@
+import { isExternalModel } from "@/lib/external/external-model";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
@@ -55,6 +56,9 @@ export async function startAgentRun(
           .from(agents)
           .where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
         if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
+        if (isExternalModel(agent.model)) {
+          throw badRequest(`${agent.name} is an outside agent: its own client runs it. Send it an @message instead.`);
+        }
         await refuseWhileAlone(tx, roomId, agent);
         const unavailable = options.refuseUnavailable ? modelUnavailableReason(agent.model, undefined, agent.modelOptions) : null;
         if (unavailable) throw conflict(`${agent.name} cannot run here: ${unavailable}`);

@@ -1,3 +1,5 @@
+import { isExternalModel } from "@/lib/external/external-model";
+import { awaitOutsideAnswer } from "@/lib/external/outside-answers";
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { type Agent, type Broadcast, broadcastResponses, broadcasts } from "@/db/schema";
@@ -45,6 +47,13 @@ export async function askAgents(
   const overBudget = await budgetKeepsShadowsQuiet(deps, input, broadcast, targets, settings);
 
   const shadows = (overBudget ? [] : targets).map(async (responder) => {
+    // An outside agent answers through its own client, not a shadow: its answer is waited for until the deadline.
+    if (isExternalModel(responder.model)) {
+      const content = await awaitOutsideAnswer(deps, broadcast.id, responder, abandon.signal);
+      if (content !== null && open)
+        answers.push({ responder_id: responder.name, responder_name: responder.name, content, is_human: false });
+      return;
+    }
     // A shadow's answer is one of the workflow's model calls: not made once it would cross the workflow's cost cap.
     const capped = await workflowCapReached(
       db,

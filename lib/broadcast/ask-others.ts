@@ -1,3 +1,4 @@
+import { isExternalModel } from "@/lib/external/external-model";
 import { randomUUID } from "node:crypto";
 import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import { type Agent, type Broadcast, agents, broadcastResponses, broadcasts, rooms } from "@/db/schema";
@@ -159,7 +160,8 @@ async function carryOn(
 
 export function pickTargets(team: Agent[], asker: Agent, wanted: string[] | undefined): Agent[] {
   const others = team.filter((agent) => agent.id !== asker.id);
-  if (!wanted || wanted.length === 0) return others;
+  // Outside agents answer only when named: asking everyone must not wait on a client that may not be listening.
+  if (!wanted || wanted.length === 0) return others.filter((agent) => !isExternalModel(agent.model));
   const found = wanted.map((name) => findTeammate(others, name));
   const unknown = wanted.filter((_name, index) => !found[index]);
   if (unknown.length) {

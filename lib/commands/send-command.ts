@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type Agent, agentNotes, agents, events, rooms, runs, seats } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { isExternalModel } from "@/lib/external/external-model";
 import { seatActor } from "@/lib/auth/seats";
 import { isolatedAgentIds, refuseWhileAlone } from "@/lib/brainstorm/stage-context";
 import { badRequest, notFound, tooManyRequests } from "@/lib/errors";
@@ -154,7 +155,14 @@ export async function sendCommand(
         const running = active.find((run) => run.status === "running");
         const queued = active.find((run) => run.status === "queued");
         // The message is announced first (an idempotent retry finds it by its first event), then the run started for it.
-        const delivery: CommandDelivery = running ? "next_step" : queued ? "queued_run" : "new_run";
+        // An outside agent's own client does its thinking: its messages wait in its inbox, starting nothing.
+        const delivery: CommandDelivery = isExternalModel(agent.model)
+          ? "inbox"
+          : running
+            ? "next_step"
+            : queued
+              ? "queued_run"
+              : "new_run";
         // A message for a working agent starts nothing: its run's own checks before each step
         // decide whether it goes on. One that needs a run is refused while the run would not fit.
         if (delivery === "new_run") await checkBudget(tx, settings, agent, at);
@@ -185,7 +193,7 @@ export async function sendCommand(
           senderName: seat.displayName,
           text: parsed.text,
           delivery,
-          runId,
+          runId: delivery === "inbox" ? null : runId,
           createdAt: at.toISOString(),
         };
         emit({ type: "command.sent", actor, targetAgent: agent.id, correlationId, payload: { command } });

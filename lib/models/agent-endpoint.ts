@@ -11,7 +11,7 @@ import type { ProviderName } from "./registry";
  * it there, and the variables and endpoints it may name are the operator's to list.
  */
 
-export type KeyedProvider = Exclude<ProviderName, "script">;
+export type KeyedProvider = Exclude<ProviderName, "script" | "a2a">;
 
 /**
  * Hosted OpenAI-compatible services Parley knows: their endpoint, the variable their key is

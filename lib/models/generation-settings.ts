@@ -45,6 +45,8 @@ export const SUPPORTED_SETTINGS: Record<ProviderName, readonly GenerationSetting
   anthropic: ["temperature", "topP", "topK", "maxOutputTokens", "stopSequences"],
   google: ["temperature", "topP", "topK", "maxOutputTokens", "frequencyPenalty", "presencePenalty", "stopSequences", "seed"],
   "openai-compatible": ["temperature", "topP", "maxOutputTokens", "frequencyPenalty", "presencePenalty", "stopSequences", "seed"],
+  // A remote A2A agent runs its own model with its own settings.
+  a2a: [],
 };
 
 /**

@@ -10,14 +10,17 @@ import {
   callsServerEndpoint,
   endpointStanding,
   hostedServiceAt,
+  isPrivateAddress,
   keyVariableRefusal,
   ownKeyVariable,
   serverKeyVariable,
   shownEndpoint,
 } from "./agent-endpoint";
 import { createScriptModel } from "./script/script-model";
+import { A2ALanguageModel } from "./a2a-model";
+import { endpointUnder } from "./endpoint-address";
 
-export const PROVIDERS = ["script", "openai", "anthropic", "google", "openai-compatible"] as const;
+export const PROVIDERS = ["script", "openai", "anthropic", "google", "openai-compatible", "a2a"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface ParsedModelSpec {
@@ -116,8 +119,29 @@ export function modelUnavailableReason(
   const parsed = parseModelSpec(spec);
   if ("error" in parsed) return parsed.error;
   if (parsed.provider === "script") return null;
+  if (parsed.provider === "a2a") return a2aCardRefusal(parsed.modelId, env);
   const connection = connectionFor(parsed.provider, options, env, secrets);
   return "reason" in connection ? connection.reason : null;
+}
+
+/**
+ * Why an A2A teammate's agent card may not be reached, or null: the same rule as an imported
+ * agent's own endpoint (an address that is loopback, link-local or private only when the
+ * operator listed it in PARLEY_IMPORT_ENDPOINTS). No key of the server's ever goes to it.
+ */
+function a2aCardRefusal(cardUrl: string, env: Env): string | null {
+  let url: URL;
+  try {
+    url = new URL(cardUrl);
+  } catch {
+    return `"${cardUrl}" is not an agent card URL: give the http(s) address of the A2A agent's card.`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${cardUrl}: an agent card is fetched over http or https.`;
+  if (env.PARLEY_IMPORT_ENDPOINTS.some((prefix) => endpointUnder(cardUrl, prefix))) return null;
+  if (isPrivateAddress(url.hostname)) {
+    return `${cardUrl} (this A2A teammate's agent card) is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`;
+  }
+  return null;
 }
 
 export class ModelUnavailableError extends Error {
@@ -169,6 +193,11 @@ export function resolveModel(spec: string, options: ResolveOptions = {}): Resolv
       latencyMs: options.scriptThinkMs ?? (options.scriptPaceMs === 0 ? 0 : env.PARLEY_SCRIPT_THINK_MS),
     });
     return { model, provider, modelId, spec, scripted: true };
+  }
+  if (provider === "a2a") {
+    const refusal = a2aCardRefusal(modelId, env);
+    if (refusal) throw new ModelUnavailableError(spec, refusal);
+    return { model: new A2ALanguageModel(modelId), provider, modelId, spec, scripted: false };
   }
   const connection = connectionFor(provider, options.agent ?? {}, env, options.secrets ?? process.env);
   if ("reason" in connection) throw new ModelUnavailableError(spec, connection.reason);

@@ -75,6 +75,8 @@ const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "knowledge.updated": null,
   "knowledge.cleared": null,
   "agent.updated": null,
+  "agent.joined": null,
+  "agent.token_revoked": null,
   "admin.action": null,
   "review.started": null,
   "review.ready": null,

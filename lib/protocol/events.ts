@@ -197,6 +197,16 @@ export const storedEventSchemas = {
       previousModel: z.string(),
     }),
   ),
+  /**
+   * An agent from another system joined the room as a teammate (a person or an admin invited it):
+   * `agent` is its place in the roster; its own client holds the token that acts as it.
+   */
+  "agent.joined": storedEvent(
+    "agent.joined",
+    z.object({ agent: agentSchema, protocol: z.enum(["mcp"]), tokenId: z.string(), expiresAt: z.string() }),
+  ),
+  /** An outside agent's token was revoked: it can no longer read or write the room (its work stays). */
+  "agent.token_revoked": storedEvent("agent.token_revoked", z.object({ agentId: z.string(), tokenId: z.string() })),
   /** An admin acted on a run from the dashboard: stopped it, or queued a new run in place of a failed one. */
   "admin.action": storedEvent(
     "admin.action",
@@ -326,6 +336,12 @@ const ephemeralEventSchemas = {
     type: z.literal("scheduler.turn"),
     room_id: z.string(),
     payload: z.object({ lastScheduledAt: z.string() }),
+  }),
+  /** An outside agent called Parley (read or wrote the room): it shows as working for a minute after. */
+  "agent.active": z.object({
+    type: z.literal("agent.active"),
+    room_id: z.string(),
+    payload: z.object({ agentId: z.string(), at: z.string() }),
   }),
   /** Text an agent is streaming right now; a batch of deltas, in order per run. */
   "agent.typing": z.object({

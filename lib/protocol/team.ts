@@ -1,7 +1,10 @@
 import { z } from "zod";
 
-/** How a participant's message reaches its agent. */
-const commandDeliverySchema = z.enum(["next_step", "queued_run", "new_run"]);
+/**
+ * How a participant's message reaches its agent; `inbox`: an outside agent's, kept until its own
+ * client reads it (Parley starts no run for it).
+ */
+const commandDeliverySchema = z.enum(["next_step", "queued_run", "new_run", "inbox"]);
 export type CommandDelivery = z.infer<typeof commandDeliverySchema>;
 
 /** A participant's message to one agent (`@Name …`), as the room sees it. */

@@ -192,7 +192,7 @@ describe("who answers the agents' questions", () => {
     const switched = await switchQuestions(roomId, { mode: "human" }, owner);
     expect(switched).toMatchObject({ status: 200, body: { mode: "human" } });
     expect((await settingsNow()).broadcast).toBe("human");
-    const logged = await context.database.db.select().from(events).where(eq(events.roomId, roomId));
+    const logged = await context.database.db.select().from(events).where(eq(events.roomId, roomId)).orderBy(asc(events.seq));
     expect(logged.at(-1)).toMatchObject({ type: "room.updated", payload: { settings: expect.objectContaining({ broadcast: "human" }) } });
 
     const refused = await switchQuestions(roomId, { mode: "off" }, guest);

@@ -140,7 +140,7 @@ export async function importRoom(db: Db, input: ImportRoomInput, options: Import
     return {
       ...agent,
       generation: generationSettings(modelOptions),
-      key: provider === "script" ? null : agentKeyVariable(provider, modelOptions, env),
+      key: provider === "script" || provider === "a2a" ? null : agentKeyVariable(provider, modelOptions, env),
       tools: tools.get(agent.persona) ?? [],
     };
   });

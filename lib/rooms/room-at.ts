@@ -33,6 +33,7 @@ const COPIED_TYPES = [
   "room.created",
   "room.updated",
   "agent.updated",
+  "agent.joined",
   "node.created",
   "node.updated",
   "canvas.tidied",
@@ -107,6 +108,9 @@ function apply(state: RoomAt, event: StoredEvent): void {
       state.agents = state.agents.map((agent) => (agent.id === changed.id ? { ...agent, ...changed } : agent));
       return;
     }
+    case "agent.joined":
+      if (!state.agents.some((agent) => agent.id === event.payload.agent.id)) state.agents = [...state.agents, event.payload.agent];
+      return;
     case "node.created":
       state.nodes.set(event.payload.node.id, event.payload.node);
       return;

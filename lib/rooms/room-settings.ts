@@ -121,6 +121,11 @@ export const roomSettingsSchema = z.strictObject({
   repeated_exchange_limit: z.number().int().min(2).max(20).default(3),
   /** What the room is about; shown to agents as the task. */
   task: z.string().max(4000).default(""),
+  /**
+   * Each of the room's agents publishes an A2A agent card, so another system holding one of the
+   * room's outside-agent tokens can send it a message and get its answer as an A2A task.
+   */
+  a2a_agents: z.boolean().default(false),
 });
 
 export type RoomSettings = z.infer<typeof roomSettingsSchema>;

@@ -1,3 +1,4 @@
+import { isExternalModel } from "@/lib/external/external-model";
 import { tool } from "ai";
 import { z } from "zod";
 import { boardEntryToDto } from "@/lib/board/board-dto";
@@ -72,6 +73,8 @@ export function createBoardTools(active: ActiveRun) {
                 author: { id: agent.id, name: agent.name, agentId: agent.id, runId: run.id },
                 expiryMinutes: settings.board_expiry_minutes,
                 correlationId: run.correlationId,
+                // The scheduler serves open requests by starting their target; an outside agent's own client serves its own.
+                requestStatus: reservation && isExternalModel(reservation.target.model) ? "queued" : undefined,
                 at,
               });
             },

@@ -1,3 +1,4 @@
+import { isExternalModel } from "@/lib/external/external-model";
 import { tool } from "ai";
 import { and, count, eq } from "drizzle-orm";
 import { z } from "zod";
@@ -98,6 +99,8 @@ export function createRequestTools(active: ActiveRun) {
           requestStatus: "queued",
           at,
         });
+        // An outside agent's own client serves the request (it reads it with read_messages): Parley starts no run for it.
+        if (isExternalModel(target.model)) return { entryId: entry.id, runId: null, waitingAhead: null, startsAtOnce: false };
         const [ahead, atOnce] = await Promise.all([
           tx
             .select({ value: count() })
@@ -163,11 +166,13 @@ export function createRequestTools(active: ActiveRun) {
             runId: made.runId,
             status: "queued" as const,
             note:
-              made.waitingAhead !== null
-                ? made.waitingAhead > 0
-                  ? `${name} will start after ${made.waitingAhead} queued run(s).`
-                  : `${name} will start as soon as a slot is free.`
-                : `${name} was already asked; the request stands.`,
+              made.target && isExternalModel(made.target.model)
+                ? `${name} is an outside agent: it sees your request when its client reads its messages.`
+                : made.waitingAhead !== null
+                  ? made.waitingAhead > 0
+                    ? `${name} will start after ${made.waitingAhead} queued run(s).`
+                    : `${name} will start as soon as a slot is free.`
+                  : `${name} was already asked; the request stands.`,
           };
         }),
     }),

@@ -1,0 +1,17 @@
+// GET  /api/rooms/[roomId]/agents/[agentId]/a2a — the agent's A2A agent card (rooms that publish them)
+// POST /api/rooms/[roomId]/agents/[agentId]/a2a — A2A JSON-RPC: a message to the agent, answered as an A2A task (a room token)
+import { serveParleyAgentA2a } from "@/lib/external/a2a/parley-agent-a2a";
+import { mcpDeps } from "@/lib/external/mcp/mcp-route";
+
+import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
+
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ roomId: string; agentId: string }> };
+const handle = async (request: Request, { params }: Context) => serveParleyAgentA2a(await mcpDeps(), request, await params);
+
+export const GET = handle;
+export const POST = handle;
+
+// Any other method: a 405 in JSON naming these.
+export const { PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed("GET", "POST");
