@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { agents, broadcastResponses, broadcasts, instanceSettings, runModelCalls, runs, usageHourly } from "@/db/schema";
+import { agents, broadcastResponses, broadcasts, instanceSettings, runModelCalls, runs, spendReservations, usageHourly } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { type AppError, tooManyRequests } from "@/lib/errors";
 import { costOf } from "@/lib/models/pricing";
@@ -63,7 +63,7 @@ export function roomDailyLimits(settings: Pick<RoomSettings, "daily_token_budget
 }
 
 /** What one workflow may spend on model calls; 0 means no cap. */
-function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_usd">, env: Env = getEnv()): number {
+export function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_usd">, env: Env = getEnv()): number {
   return settings.workflow_cost_cap_usd ?? env.PARLEY_WORKFLOW_COST_USD;
 }
 
@@ -139,20 +139,20 @@ export async function readBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}):
 const SAME_AMOUNT = 1e-9;
 
 /** Whether `amount` has reached `limit`, up to how precisely dollars add up. */
-function reaches(amount: number, limit: number): boolean {
+export function reaches(amount: number, limit: number): boolean {
   return amount >= limit - SAME_AMOUNT;
 }
 
 /** Whether `amount` goes past `limit`, up to how precisely dollars add up. */
-function passes(amount: number, limit: number): boolean {
+export function passes(amount: number, limit: number): boolean {
   return amount > limit + SAME_AMOUNT;
 }
 
-function dollars(amount: number): string {
+export function dollars(amount: number): string {
   return `$${amount.toFixed(amount >= 0.1 ? 2 : 4)}`;
 }
 
-function tokens(amount: number): string {
+export function tokens(amount: number): string {
   return `${Math.round(amount).toLocaleString("en-US")} tokens`;
 }
 
@@ -286,9 +286,23 @@ async function workflowSpending(db: DbOrTx, roomId: string, correlationId: strin
   return { costUsd: Number(row?.spent?.cost ?? 0), largestCallUsd: Number(row?.spent?.largest ?? 0) };
 }
 
-/** `workflowSpending` as a subquery giving `{ cost, largest }` as JSON. */
-function workflowSpendingQuery(roomId: string, correlationId: string) {
-  return sql`(select jsonb_build_object('cost', coalesce(sum(spent.cost), 0), 'largest', coalesce(max(spent.cost), 0)) from (
+/**
+ * What the model calls under way hold against the budgets (`spend_reservations`) among those
+ * `where` picks (the reservation is `s`), as JSON `{ tokens, cost }`. A reservation counts only
+ * while its run is still running under the lease that made it: one a crashed worker left lapses
+ * with its lease, and one whose call was recorded is gone already.
+ */
+export function reservedOf(where: SQL) {
+  return sql`(select jsonb_build_object('tokens', coalesce(sum(s.tokens), 0), 'cost', coalesce(sum(s.cost_usd), 0))
+    from ${spendReservations} s join ${runs} r on r.id = s.run_id
+    where r.status = 'running' and r.lease_owner = s.lease_owner and r.lease_expires_at > now() and ${where})`;
+}
+
+/** `workflowSpending` as a subquery giving `{ cost, largest }` as JSON: cost counts the calls under way at their reservations. */
+export function workflowSpendingQuery(roomId: string, correlationId: string) {
+  return sql`(select jsonb_build_object(
+        'cost', coalesce(sum(spent.cost), 0) + (${reservedOf(sql`s.room_id = ${roomId} and s.correlation_id = ${correlationId}`)} ->> 'cost')::float8,
+        'largest', coalesce(max(spent.cost), 0)) from (
         select c.cost_usd as cost
         from ${runs} join ${runModelCalls} c on c.run_id = ${runs.id}
         where ${runs.roomId} = ${roomId} and ${runs.correlationId} = ${correlationId}
@@ -353,14 +367,21 @@ function averageOf(where: SQL, scope: EstimateScope) {
       order by ${runs.createdAt} desc limit ${ESTIMATE_RUNS}) as recent)`;
 }
 
-/** Today's tokens and cost in `usage_hourly` rows matching `where`, as JSON. */
-function todayOf(day: string, where: SQL) {
-  return sql`(select jsonb_build_object('tokens', coalesce(sum(input_tokens + output_tokens), 0), 'cost', coalesce(sum(cost_usd), 0))
-    from ${usageHourly} where ${usageHourly.hour} >= ${day}::timestamptz and ${where})`;
+/**
+ * Today's tokens and cost in one room (or, with null, the whole instance), as JSON: what its
+ * calls spent (`usage_hourly`) and what the calls under way hold (their reservations).
+ */
+export function todayOf(day: string, roomId: string | null) {
+  const spentWhere = roomId === null ? sql`true` : sql`${usageHourly.roomId} = ${roomId}`;
+  const reserved = reservedOf(roomId === null ? sql`true` : sql`s.room_id = ${roomId}`);
+  return sql`(select jsonb_build_object(
+      'tokens', coalesce(sum(input_tokens + output_tokens), 0) + (${reserved} ->> 'tokens')::bigint,
+      'cost', coalesce(sum(cost_usd), 0) + (${reserved} ->> 'cost')::float8)
+    from ${usageHourly} where ${usageHourly.hour} >= ${day}::timestamptz and ${spentWhere})`;
 }
 
 /** A stored instance budget that is a usable limit, else null (the environment's value applies). */
-function storedLimit(name: string) {
+export function storedLimit(name: string) {
   return sql`(select case when jsonb_typeof(value) = 'number' and value::numeric >= 0 then value::numeric end from stored where name = ${name})`;
 }
 
@@ -405,8 +426,8 @@ async function readRunFigures(
       )
       select
         (select coalesce(jsonb_object_agg(name, value), '{}'::jsonb) from stored) as stored,
-        ${roomLimits.tokens > 0 || roomLimits.costUsd > 0 ? todayOf(day, sql`${usageHourly.roomId} = ${run.roomId}`) : sql`null::jsonb`} as room_today,
-        case when ${instanceLimited} then ${todayOf(day, sql`true`)} end as instance_today,
+        ${roomLimits.tokens > 0 || roomLimits.costUsd > 0 ? todayOf(day, run.roomId) : sql`null::jsonb`} as room_today,
+        case when ${instanceLimited} then ${todayOf(day, null)} end as instance_today,
         calls.calls, calls.largest_tokens, calls.largest_cost, ${agents.name} as name, ${agents.model} as model,
         case when calls.calls = 0 then coalesce(
           ${averageOf(sql`${runs.agentId} = ${run.agentId}`, "agent")},
@@ -476,8 +497,17 @@ function hasBudget(budgets: Budgets): boolean {
   return scopes.some((each) => each.daily.tokens.limit !== null || each.daily.costUsd.limit !== null);
 }
 
+/** What a room (or, with null, the instance) spent today and what its calls under way hold, as a day's usage. */
+async function usedToday(db: DbOrTx, dayStart: Date, roomId: string | null): Promise<{ today: Usage; week: Usage }> {
+  const [row] = rowsOf<{ today: { tokens: number | string; cost: number | string } | null }>(
+    await db.execute(sql`select ${todayOf(dayStart.toISOString(), roomId)} as today`),
+  );
+  const used = { tokens: Number(row?.today?.tokens ?? 0), costUsd: Number(row?.today?.cost ?? 0) };
+  return { today: used, week: used };
+}
+
 /**
- * Today's budgets of a room and the instance, reading only the scopes that have a limit: read
+ * Today's budgets of a room and the instance, counting what calls under way hold, reading only the scopes that have a limit: read
  * before every run and every step, so a scope without a budget costs nothing. The week is not read.
  */
 async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date, env: Env): Promise<Budgets> {
@@ -487,9 +517,9 @@ async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings,
   const nothing = { today: { tokens: 0, costUsd: 0 }, week: { tokens: 0, costUsd: 0 } };
   const [instanceLimits, roomSpent] = await Promise.all([
     readInstanceBudgets(db, env).then((budgets) => budgets.limits),
-    limited(roomLimits) ? usageSince(db, roomId, dayStart, dayStart) : nothing,
+    limited(roomLimits) ? usedToday(db, dayStart, roomId) : nothing,
   ]);
-  const instanceSpent = limited(instanceLimits) ? await usageSince(db, null, dayStart, dayStart) : nothing;
+  const instanceSpent = limited(instanceLimits) ? await usedToday(db, dayStart, null) : nothing;
   return {
     day: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
     week: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
