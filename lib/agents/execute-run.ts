@@ -8,7 +8,6 @@ import { appendEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
 import { type ModelResolver, ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
 import type { ErrorDetails, LimitReachedPayload, PayloadOf, PromptSummary } from "@/lib/protocol";
-import { runLimitReached } from "@/lib/limits/budget";
 import { limitErrorDetails } from "@/lib/limits/limit-reached";
 import { countCalls } from "@/lib/limits/repeated-calls";
 import type { RoomBus } from "@/lib/realtime/bus";
@@ -427,18 +426,10 @@ export async function executeRun(
         active.state.callsThisStep.clear();
         // A run already stopping takes no more notes: they would count as read by a step it never takes.
         runSignal.throwIfAborted();
-        // Budgets and the workflow's cost cap were checked when the run was claimed; each later
-        // step checks them again. The opening message, when built just now, holds the notes that
-        // were waiting; whether more wait is asked at the same time as the limits, and they are
-        // taken only by a step that goes on.
-        const [reached, waiting] = await Promise.all([
-          stepNumber > 0 ? runLimitReached(db, run, settings, now()) : null,
-          stepNumber > 0 || run.opening ? notesWaiting(db, agent.id).catch(() => false) : false,
-        ]);
-        if (reached) {
-          limitStop = reached;
-          throw new Error(reached.message);
-        }
+        // Budgets and the workflow's cost cap were checked when the run was claimed; each model
+        // call reserves what it could spend against them before it is made (`withSpendReservations`).
+        // The opening message, when built just now, holds the notes that were waiting.
+        const waiting = stepNumber > 0 || run.opening ? await notesWaiting(db, agent.id).catch(() => false) : false;
         if (waiting) arrived.push(...(await takeWaitingNotes(db, noteReader(step)).catch(() => [])));
         stepNotes = arrived;
         arrived = [];

@@ -171,12 +171,11 @@ export interface ExpectedSpend {
 /** How many of the latest successful runs an estimate averages. */
 const ESTIMATE_RUNS = 10;
 
-type EstimateScope = "agent" | "room" | "instance";
+type EstimateScope = "agent" | "room";
 
-/** The average tokens in and out of the latest successful runs that used any, of an agent, a room or the instance. */
+/** The average tokens in and out of the latest successful runs that used any, of an agent or of its room. */
 async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string; roomId: string }) {
-  const where =
-    scope === "agent" ? sql`${runs.agentId} = ${agent.id}` : scope === "room" ? sql`${runs.roomId} = ${agent.roomId}` : sql`true`;
+  const where = scope === "agent" ? sql`${runs.agentId} = ${agent.id}` : sql`${runs.roomId} = ${agent.roomId}`;
   const [row] = rowsOf<{ runs: number | string; input: number | string | null; output: number | string | null }>(
     await db.execute(sql`
       select count(*) as runs, avg(input_tokens) as input, avg(output_tokens) as output from (
@@ -191,21 +190,41 @@ async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string;
 
 /**
  * What a run of `agent` that has not begun is expected to spend: the average of the agent's last
- * ten successful runs, or, for an agent with none yet, of its room's, or else of the instance's;
- * its tokens as they were used, priced at the agent's model now (so a model switched since costs
- * what it costs now). Not the caps (steps a run may take times the context and output it may
- * use): runs seldom come near them, and a budget held against them would refuse runs that fit.
- * Null while no run has succeeded on the instance: nothing to go by, so only a spent budget refuses.
+ * ten successful runs, or, for an agent with none yet, of its room's; its tokens as they were
+ * used, priced at the agent's model now (so a model switched since costs what it costs now). Not
+ * the caps (steps a run may take times the context and output it may use): runs seldom come near
+ * them, and a budget held against them would refuse runs that fit. With no run in the room to go
+ * by (a fresh instance, or a room whose runs a budget stopped), the least its first model call
+ * reserves: its output limit. Other rooms' runs say nothing about this one's agents.
  */
 async function expectedRunSpend(
   db: DbOrTx,
   agent: { id: string; roomId: string; name: string; model: string },
-): Promise<ExpectedSpend | null> {
-  for (const scope of ["agent", "room", "instance"] as const) {
+  env: Env,
+): Promise<ExpectedSpend> {
+  for (const scope of ["agent", "room"] as const) {
     const average = await averageRun(db, scope, agent);
     if (average) return spendOfAverage(agent, scope, average);
   }
-  return null;
+  const [row] = await db.select({ options: agents.modelOptions }).from(agents).where(sql`${agents.id} = ${agent.id}`);
+  return firstCallSpend(agent, outputLimitOf(row?.options ?? {}, env));
+}
+
+/** The output-token limit of an agent's model calls: its own `maxOutputTokens`, else the instance's. */
+function outputLimitOf(options: unknown, env: Env): number {
+  const own = typeof options === "object" && options !== null ? (options as { maxOutputTokens?: unknown }).maxOutputTokens : undefined;
+  return typeof own === "number" && Number.isInteger(own) && own > 0 ? own : env.PARLEY_MAX_OUTPUT_TOKENS;
+}
+
+/** What a run with nothing to go by takes at least: its first call's output limit, at the agent's model's prices. */
+function firstCallSpend(agent: { name: string; model: string }, outputLimit: number): ExpectedSpend {
+  return {
+    tokens: outputLimit,
+    costUsd: costOf(agent.model, 0, outputLimit),
+    agentName: agent.name,
+    basis: `the output limit its first model call is held to, as neither ${agent.name} nor this room has a run to go by`,
+    next: "run",
+  };
 }
 
 /** A whole run's expected spend from the average of recent runs of `scope`, priced at the agent's model now. */
@@ -214,7 +233,7 @@ function spendOfAverage(
   scope: EstimateScope,
   average: { runs: number; input: number; output: number },
 ): ExpectedSpend {
-  const whose = scope === "agent" ? "its" : scope === "room" ? "this room's" : "the server's";
+  const whose = scope === "agent" ? "its" : "this room's";
   const runsWord = average.runs === 1 ? "run" : `${average.runs} runs`;
   return {
     tokens: average.input + average.output,
@@ -415,6 +434,7 @@ async function readRunFigures(
     name: string;
     model: string;
     average: Average | null;
+    options: unknown;
     workflow: { cost: number | string; largest: number | string } | null;
   }>(
     await db.execute(sql`
@@ -431,9 +451,8 @@ async function readRunFigures(
         calls.calls, calls.largest_tokens, calls.largest_cost, ${agents.name} as name, ${agents.model} as model,
         case when calls.calls = 0 then coalesce(
           ${averageOf(sql`${runs.agentId} = ${run.agentId}`, "agent")},
-          ${averageOf(sql`${runs.roomId} = ${run.roomId}`, "room")},
-          ${averageOf(sql`true`, "instance")}
-        ) end as average,
+          ${averageOf(sql`${runs.roomId} = ${run.roomId}`, "room")}
+        ) end as average, ${agents.modelOptions} as options,
         ${cap > 0 ? workflowSpendingQuery(run.roomId, run.correlationId) : sql`null::jsonb`} as workflow
       from calls, ${agents} where ${agents.id} = ${run.agentId}`),
   );
@@ -466,7 +485,7 @@ async function readRunFigures(
             input: Number(row.average.input),
             output: Number(row.average.output),
           })
-        : null;
+        : firstCallSpend(agent, outputLimitOf(row.options, env));
   const workflow = row.workflow ? { costUsd: Number(row.workflow.cost), largestCallUsd: Number(row.workflow.largest) } : null;
   return { budgets, expected, workflow };
 }
@@ -542,7 +561,7 @@ export async function spentToday(
   agent?: { id: string; roomId: string; name: string; model: string },
 ): Promise<LimitReachedPayload | null> {
   const budgets = await todaysBudgets(db, roomId, settings, now, env);
-  const expected = agent && hasBudget(budgets) ? await expectedRunSpend(db, agent) : null;
+  const expected = agent && hasBudget(budgets) ? await expectedRunSpend(db, agent, env) : null;
   return budgetReached(budgets, subject, expected);
 }
 

@@ -115,7 +115,10 @@ function refusal(
   const amount = check.isCost ? dollars : tokens;
   const call = `${run.agentName}'s next model call could take up to ${amount(check.call)} (${worst.inputTokens.toLocaleString("en-US")} tokens of input as sent and an output limit of ${worst.outputTokens.toLocaleString("en-US")})`;
   const workflow = check.limit === "workflow_cost";
-  const left = `${amount(Math.max(0, check.allowed - check.used))} of ${amount(check.allowed)} left, counting the calls under way`;
+  const left = Math.max(0, check.allowed - check.used);
+  const leftOf = check.isCost
+    ? `${dollars(left)} of ${dollars(check.allowed)}`
+    : `${Math.round(left).toLocaleString("en-US")} of ${tokens(check.allowed)}`;
   const outcome = workflow
     ? "It is not made, and the workflow's agents stop here; other workflows go on."
     : "It is not made and the run stops here; the budget is whole again at midnight UTC.";
@@ -123,7 +126,7 @@ function refusal(
     limit: check.limit,
     runId: run.id,
     agentId: run.agentId,
-    message: `${call}, more than ${check.what} has (${left}). ${outcome}`,
+    message: `${call}, more than ${check.what} has (${leftOf} left, counting the calls under way). ${outcome}`,
     used: check.used,
     allowed: check.allowed,
     expected: check.call,
