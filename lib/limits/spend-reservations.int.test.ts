@@ -14,6 +14,9 @@ import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { gate, scriptedSteps, textStep, withUsage } from "@/test/mock-models";
+import { broadcastDeps } from "@/test/broadcasts";
+import { askOthers } from "@/lib/broadcast/ask-others";
+import { MockLanguageModelV4 } from "ai/test";
 import { type TestDatabase, createTestDatabase, testDriver } from "@/test/test-database";
 import { readRoomBudget } from "./budget";
 import { callWorstCase, reserveSpend } from "./reserve-spend";
@@ -222,6 +225,84 @@ describe("spend reservations", () => {
     // The lapsed reservation was swept away by the reservation that came after it.
     const left = await database.db.select().from(spendReservations).where(eq(spendReservations.roomId, roomId));
     expect(left.map((row) => row.id)).toEqual([fits.reservationId]);
+  });
+});
+
+describe("a question's shadows", () => {
+  it("reserve their answers under the asking run, and those that do not fit are not asked, each saying why", async () => {
+    vi.stubEnv("PARLEY_INSTANCE_DAILY_COST_USD", "0");
+    const cap = 0.03;
+    const { roomId } = await createTestRoom(database.db, { daily_cost_budget_usd: cap, broadcast: "agents" });
+    await database.db
+      .update(agents)
+      .set({ model: PRICED, modelOptions: { maxOutputTokens: 1000 } })
+      .where(eq(agents.roomId, roomId));
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    const runId = randomUUID();
+    await database.db.insert(runs).values({
+      id: runId,
+      roomId,
+      agentId: songwriter.id,
+      status: "running",
+      trigger: "human",
+      requestedBy: "human:alice",
+      prompt: "Go",
+      correlationId: "asking-workflow",
+      leaseOwner: "test-worker:lease",
+      leaseExpiresAt: sql`now() + interval '5 minutes'`,
+    });
+    // Each answer: 100 tokens in and 1,000 out, $0.01025, within what its call reserves; held until every shadow has reserved or been refused.
+    const held = gate();
+    let asked = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        asked += 1;
+        await held.promise;
+        return {
+          content: [{ type: "text", text: "Rain." }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: {
+            inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 1000, text: 1000, reasoning: 0 },
+          },
+          warnings: [],
+        };
+      },
+    });
+    const deps = await broadcastDeps(
+      database,
+      (): ResolvedModel => ({ model, provider: "openai", modelId: "gpt-4o", spec: PRICED, scripted: false }),
+    );
+    try {
+      const answered = askOthers(deps, { roomId, asker: songwriter, runId, correlationId: "asking-workflow", question: "Rain or lamps?" });
+      const refusals = async () =>
+        (await readEventsAfter(database.db, roomId, 0, 500)).filter(
+          (event) => event.type === "limit.reached" && /does not answer Songwriter's question/.test(event.payload.message as string),
+        );
+      await eventually(
+        async () => {
+          const holding = await database.db.select().from(spendReservations).where(eq(spendReservations.runId, runId));
+          expect(holding.length).toBe(asked);
+          expect(holding.length + (await refusals()).length).toBe(4);
+        },
+        15_000,
+        50,
+      );
+      held.release();
+      const result = await answered;
+      const refused = await refusals();
+      expect(refused.length).toBeGreaterThan(0);
+      expect(result.responses).toHaveLength(4 - refused.length);
+      for (const event of refused) expect(event.payload).toMatchObject({ limit: "room_daily_cost", allowed: cap });
+      // What the answers cost, counted for the room, stays within its budget; nothing is held any more.
+      const budget = await readRoomBudget(database.db, roomId, parseRoomSettings({ daily_cost_budget_usd: cap }));
+      expect(budget!.costLeftUsd).toBeCloseTo(cap - result.responses.length * 0.01025, 9);
+      expect(budget!.costLeftUsd).toBeGreaterThanOrEqual(0);
+      expect(await database.db.select().from(spendReservations).where(eq(spendReservations.runId, runId))).toEqual([]);
+    } finally {
+      held.release();
+      await deps.stop();
+    }
   });
 });
 
