@@ -75,6 +75,6 @@ export function chooseTopic(reading: ScriptReading): Topic | null {
 /** A short phrase for what the work is about: the topic's, else an image the work was pointed at, else the mood's first. */
 export function chooseSubject(reading: ScriptReading, mood: Mood, topic: Topic | null): string {
   if (topic) return topic.phrase;
-  const referenced = reading.referenced.flatMap((ref) => imagesIn(ref.text, mood));
+  const referenced = reading.referenced.map((ref) => imagesIn(ref.text, mood)).flat();
   return referenced[0] ?? mood.images[0]!;
 }
