@@ -3,12 +3,12 @@
 // thinking)
 import { startAgentRun, startRunInputSchema } from "@/lib/agents/start-agent-run";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
-import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
+import { rateLimitedUnlessReplayed } from "@/lib/limits/limited-unless-replayed";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
-export const POST = rateLimitedPerAddress(
+export const POST = rateLimitedUnlessReplayed(
   "runStarts",
   appRoute(
     participantRoute("/api/rooms/[roomId]/runs", startRunInputSchema, async ({ runtime, params, actor, input, idempotencyKey }) => ({
