@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { MockLanguageModelV4 } from "ai/test";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -6,10 +7,11 @@ import { executeRun } from "@/lib/agents/execute-run";
 import { startBuildReview } from "@/lib/build-review/start-build-review";
 import { readEventsAfter } from "@/lib/events/read-events";
 import { createRoom } from "@/lib/rooms/create-room";
+import type { PayloadOf } from "@/lib/protocol";
 import { agentByPersona } from "@/test/agents";
 import { alice } from "@/test/fixtures";
 import { call } from "@/test/http";
-import { mockResolver, setAgentModel } from "@/test/mock-models";
+import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { useTestRuntime } from "@/test/test-runtime";
 import { POST as retry } from "./runs/[runId]/retry/route";
 
@@ -68,5 +70,48 @@ describe("an admin's retry of a failed run", () => {
     expect((await readEventsAfter(db(), room.id, 0)).length).toBe(before);
     const [after] = await db().select().from(buildReviews).where(eq(buildReviews.id, review.id));
     expect(after).toEqual(closed);
+
+    // A code step that runs after all (queued before the review closed) writes no code into it either.
+    const coder = await agentByPersona(context.database, room.id, "coder");
+    await setAgentModel(context.database, coder.id, "mock:coding");
+    const coding = scriptedSteps([
+      toolStep([
+        { id: "c", name: "submit_code", input: { language: "typescript", code: "export const add = (a: number, b: number) => a + b;" } },
+      ]),
+      textStep("Done."),
+    ]);
+    const [late] = await db()
+      .insert(runs)
+      .values({
+        id: randomUUID(),
+        roomId: room.id,
+        agentId: coder.id,
+        status: "running",
+        trigger: "request",
+        requestedBy: "system",
+        prompt: "Write the code.",
+        correlationId: claimed!.correlationId,
+        purpose: { kind: "code", buildReviewId: review.id },
+        leaseOwner: "dashboard-test-worker",
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+        attempts: 1,
+      })
+      .returning();
+    await executeRun({ database: context.database, bus: context.runtime.bus, resolveModel: mockResolver({ coding }) }, late!, {
+      owner: "dashboard-test-worker",
+      signal: new AbortController().signal,
+      stopReason: () => null,
+    });
+    const [still] = await db().select().from(buildReviews).where(eq(buildReviews.id, review.id));
+    expect(still).toMatchObject({ status: "not_approved", codeVersion: 0, codeNodeId: null });
+    const step = (await readEventsAfter(db(), room.id, 0)).find(
+      (event) => event.type === "run.step" && (event.payload as PayloadOf<"run.step">).runId === late!.id,
+    );
+    expect((step?.payload as PayloadOf<"run.step">).toolResults).toEqual([
+      expect.objectContaining({
+        name: "submit_code",
+        output: { ok: false, error: "This build review has closed (not approved); no more code goes into it." },
+      }),
+    ]);
   });
 });
