@@ -1,9 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { agents, rooms } from "@/db/schema";
+import { type Agent, agents, rooms } from "@/db/schema";
 import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
-import { badRequest, notFound } from "@/lib/errors";
+import { AppError, badRequest, notFound } from "@/lib/errors";
+import { modelUnavailableReason } from "@/lib/models/registry";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS } from "@/lib/protocol";
 import { refuseOverBudget } from "@/lib/limits/refuse-over-budget";
@@ -29,12 +30,29 @@ export function defaultPrompt(template: string, persona: string, task: string): 
 }
 
 /**
+ * An agent whose model cannot run on this server (its provider has no key or endpoint here, its
+ * model is not one Parley knows) is not started: its run would only fail once claimed, after
+ * the start was answered 201. A 409 says why, and nothing is written.
+ */
+export function refuseUnrunnableModel(agent: Pick<Agent, "name" | "model" | "modelOptions">): void {
+  const reason = modelUnavailableReason(agent.model, undefined, agent.modelOptions);
+  if (reason) throw new AppError(409, "model_unavailable", `${agent.name} cannot run on this server: ${reason}`);
+}
+
+/**
  * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
  * (429 until midnight UTC) while the room's or the instance's budget for today is spent or the
  * run is expected to go past it, the room told so with a `limit.reached` of its own; and (409)
- * while the agent works alone in a brainstorm's divergent thinking.
+ * while the agent works alone in a brainstorm's divergent thinking; with `refuseUnrunnable`,
+ * (409) while its model cannot run here.
  */
-export async function startAgentRun(db: Db, roomId: string, input: StartRunInput, actor: Actor, options: { idempotencyKey?: string } = {}) {
+export async function startAgentRun(
+  db: Db,
+  roomId: string,
+  input: StartRunInput,
+  actor: Actor,
+  options: { idempotencyKey?: string; refuseUnrunnable?: boolean } = {},
+) {
   return refuseOverBudget(db, roomId, actor, async (checkBudget) => {
     const { events, result } = await writeRoomEvents(
       db,
@@ -45,6 +63,7 @@ export async function startAgentRun(db: Db, roomId: string, input: StartRunInput
           .from(agents)
           .where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
         if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
+        if (options.refuseUnrunnable) refuseUnrunnableModel(agent);
         await refuseWhileAlone(tx, roomId, agent);
         const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
         if (!room) throw notFound("Room");
