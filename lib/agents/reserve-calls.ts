@@ -40,6 +40,11 @@ export function withSpendReservations(model: LanguageModelV4, hooks: Reservation
       outputTokens: options.maxOutputTokens ?? hooks.defaultOutputTokens,
     });
     if (reservation.refused) throw new SpendRefusedError(reservation.refused);
+    // A run stopped while its call was being reserved makes no call.
+    if (options.abortSignal?.aborted) {
+      await hooks.release(reservation.reservationId).catch(() => {});
+      options.abortSignal.throwIfAborted();
+    }
     return reservation.reservationId;
   };
   const release = (id: string) => hooks.release(id).catch(() => {});
