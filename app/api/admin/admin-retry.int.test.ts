@@ -107,7 +107,7 @@ describe("an admin's retry of a failed run", () => {
     const step = (await readEventsAfter(db(), room.id, 0)).find(
       (event) => event.type === "run.step" && (event.payload as PayloadOf<"run.step">).runId === late!.id,
     );
-    expect((step?.payload as PayloadOf<"run.step">).toolResults).toEqual([
+    expect((step!.payload as PayloadOf<"run.step">).toolResults).toEqual([
       expect.objectContaining({
         name: "submit_code",
         output: { ok: false, error: "This build review has closed (not approved); no more code goes into it." },
