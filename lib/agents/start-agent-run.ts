@@ -63,8 +63,8 @@ export async function startAgentRun(
           .from(agents)
           .where(and(eq(agents.id, input.agentId), eq(agents.roomId, roomId)));
         if (!agent) throw badRequest(`Agent ${input.agentId} is not in this room.`);
-        if (options.refuseUnrunnable) refuseUnrunnableModel(agent);
         await refuseWhileAlone(tx, roomId, agent);
+        if (options.refuseUnrunnable) refuseUnrunnableModel(agent);
         const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
         if (!room) throw notFound("Room");
         const settings = parseRoomSettings(room.settings);
