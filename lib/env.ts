@@ -62,6 +62,11 @@ const envSchema = z.object({
   /** What one workflow (one correlation id) may spend on model calls, unless its room says otherwise; 0: no cap. */
   PARLEY_WORKFLOW_COST_USD: z.coerce.number().min(0).default(0),
   /**
+   * The output-token limit of a model call whose agent sets none (`max_tokens`): what a call is
+   * reserved against the budgets before it is made, and the most its provider may answer with.
+   */
+  PARLEY_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
+  /**
    * Who may create rooms and import teams: anyone, admins only, or `auto` — anyone while only the
    * offline model is configured, admins only once a key agents could spend on is set (a provider's, or one
    * imported teams may name: see lib/limits/room-creation.ts).

@@ -187,3 +187,28 @@ export const workers = pgTable("workers", {
 });
 
 export type Worker = typeof workers.$inferSelect;
+
+/**
+ * What model calls under way may spend at most, held against the budgets until each call
+ * returns: the call's input as sent plus its output-token limit, at its model's prices. A call is
+ * made only once its reservation fits beside everything spent and reserved (`reserveSpend`); its
+ * recorded usage replaces it. A reservation counts only while the run that made it is still held
+ * under the same lease, so a crashed worker's reservations lapse with its lease.
+ */
+export const spendReservations = pgTable(
+  "spend_reservations",
+  {
+    id: text("id").primaryKey(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    /** The lease owner that made it: it counts only while the run is still leased to that owner. */
+    leaseOwner: text("lease_owner").notNull(),
+    roomId: text("room_id").notNull(),
+    correlationId: text("correlation_id").notNull(),
+    tokens: bigint("tokens", { mode: "number" }).notNull(),
+    costUsd: doublePrecision("cost_usd").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("spend_reservations_room_idx").on(table.roomId), index("spend_reservations_run_idx").on(table.runId)],
+);

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "@/db";
-import { agents, rooms, runs } from "@/db/schema";
+import type { Db, DbOrTx } from "@/db";
+import { type RunPurpose, agents, brainstorms, buildReviews, dialogues, rooms, runs } from "@/db/schema";
 import { cancelRun } from "@/lib/agents/cancel-run";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
-import { badRequest, notFound } from "@/lib/errors";
+import { badRequest, conflict, notFound } from "@/lib/errors";
 import { ADMIN_ACTOR, type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import type { RunDto } from "@/lib/protocol";
 import { adminActionInsert } from "./admin-actions";
@@ -55,11 +55,35 @@ export async function cancelRunAsAdmin(
 }
 
 /**
+ * What a run was a step of, in words, when that has ended since (a build review closed, a dialogue
+ * over, a brainstorm complete or cancelled): a step retried then would write into it all the same
+ * (a new version of the code into a closed review). Null while it goes on, or is gone.
+ */
+async function endedPart(tx: DbOrTx, purpose: RunPurpose): Promise<string | null> {
+  if ("buildReviewId" in purpose) {
+    const [review] = await tx.select({ status: buildReviews.status }).from(buildReviews).where(eq(buildReviews.id, purpose.buildReviewId));
+    const closed = ["approved", "not_approved", "cancelled"];
+    return review && closed.includes(review.status)
+      ? `a step of a build review that has closed (${review.status.replace("_", " ")})`
+      : null;
+  }
+  if ("dialogueId" in purpose) {
+    const [dialogue] = await tx.select({ status: dialogues.status }).from(dialogues).where(eq(dialogues.id, purpose.dialogueId));
+    return dialogue && dialogue.status !== "open" ? `a turn of a dialogue that has ended (${dialogue.status})` : null;
+  }
+  const [brainstorm] = await tx.select({ status: brainstorms.status }).from(brainstorms).where(eq(brainstorms.id, purpose.brainstormId));
+  return brainstorm && (brainstorm.status === "complete" || brainstorm.status === "cancelled")
+    ? `a stage of a brainstorm that has ended (${brainstorm.status})`
+    : null;
+}
+
+/**
  * An admin retries a failed run: a new run of the same agent is queued with the same prompt,
  * purpose (its part in a build review, a dialogue or a brainstorm), selected nodes and chain
  * depth, in the same workflow (correlation id), with the failed run as its parent. The failed
  * run stays as it was. A board request the failed run served is not served again: it was
- * settled when the run failed.
+ * settled when the run failed. A step of a build review, dialogue or brainstorm that has ended
+ * since is not retried (409): the retry would write into what is closed.
  */
 export async function retryRunAsAdmin(db: Db, runId: string, options: { idempotencyKey?: string; actor?: Actor } = {}): Promise<RunDto> {
   const actor = options.actor ?? ADMIN_ACTOR;
@@ -72,6 +96,8 @@ export async function retryRunAsAdmin(db: Db, runId: string, options: { idempote
       const [failed] = await tx.select().from(runs).where(eq(runs.id, runId));
       if (!failed) throw notFound(`Run ${runId}`);
       if (failed.status !== "failed") throw badRequest(`Only a failed run can be retried; run ${runId} is ${failed.status}.`);
+      const ended = failed.purpose ? await endedPart(tx, failed.purpose) : null;
+      if (ended) throw conflict(`Run ${runId} was ${ended}; a retry would write into what is closed. Start a new one instead.`);
       const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, failed.agentId));
       const retry = await enqueueRun(tx, emit, {
         roomId: failed.roomId,

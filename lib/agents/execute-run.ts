@@ -8,7 +8,6 @@ import { appendEvents } from "@/lib/events/write-room-events";
 import { usageFigures } from "@/lib/models/pricing";
 import { type ModelResolver, ModelUnavailableError, type ResolvedModel } from "@/lib/models/registry";
 import type { ErrorDetails, LimitReachedPayload, PayloadOf, PromptSummary } from "@/lib/protocol";
-import { runLimitReached } from "@/lib/limits/budget";
 import { limitErrorDetails } from "@/lib/limits/limit-reached";
 import { countCalls } from "@/lib/limits/repeated-calls";
 import type { RoomBus } from "@/lib/realtime/bus";
@@ -27,6 +26,9 @@ import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { MODEL_CALL_TIMEOUT_MS, ModelCallTimeoutError, RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
 import { countRequestsMade } from "./tools/reserve-request";
 import { generationSettings } from "@/lib/models/generation-settings";
+import { getEnv } from "@/lib/env";
+import { callWorstCase, releaseReservation, releaseRunReservations, reserveSpend } from "@/lib/limits/reserve-spend";
+import { SpendRefusedError, withSpendReservations } from "./reserve-calls";
 
 export interface ExecuteDeps {
   database: Database;
@@ -329,9 +331,22 @@ export async function executeRun(
   // tool's node, or the step itself): the provider bills it even when its step is never saved,
   // and a later attempt calls the model for that step again. Nothing waits for it on its own.
   let calls = 0;
+  // The reservation of the call that just returned: its recorded usage takes its place.
+  let heldReservation: string | undefined;
   const recordCall = ({ usage }: LanguageModelCallEndEvent) => {
-    modelCalls.add({ attempt: run.attempts, call: calls++, step, ...usageFigures(resolved.spec, usage) });
+    const reservationId = heldReservation;
+    heldReservation = undefined;
+    modelCalls.add({
+      attempt: run.attempts,
+      call: calls++,
+      step,
+      ...usageFigures(resolved.spec, usage),
+      ...(reservationId ? { reservationId } : {}),
+    });
   };
+  const generation = generationSettings(agent.modelOptions);
+  const env = getEnv();
+  const reservingRun = { ...run, leaseOwner: options.owner, agentName: agent.name };
 
   const ended = async (failure: unknown): Promise<RunOutcome | null> => {
     clearInterval(typingTimer);
@@ -339,12 +354,15 @@ export async function executeRun(
     await flushTyping();
     // Calls given back by a failed write and being written on their own are in the totals before the run ends.
     await modelCalls.settled();
+    if (failure instanceof SpendRefusedError) limitStop ??= failure.reached;
     const reason = options.stopReason();
     if (reason === "lease_lost" || reason === "shutdown" || writeFailure instanceof LeaseLostError) {
       // No write of this run will carry them now; they were spent all the same.
       await modelCalls.flush().catch(() => {});
+      await releaseRunReservations(db, run.id, options.owner).catch(() => {});
       return null;
     }
+
     if (reason === "cancelled" || (failure && options.signal.aborted)) {
       return finish("cancelled", { error_type: "cancelled", error_message: "Cancelled.", retry_possible: false });
     }
@@ -357,27 +375,38 @@ export async function executeRun(
   const runSignal = AbortSignal.any([options.signal, halt.signal]);
   try {
     const result = streamText({
-      model: withVisibleRetries(resolved.model, {
-        delays: modelCallPolicy.retryDelaysMs,
-        timeoutMs: modelCallPolicy.timeoutMs,
-        onRetry: async (notice) => {
-          await appendEvents(
-            db,
-            run.roomId,
-            [
-              {
-                type: "run.retrying",
-                actor,
-                correlationId: run.correlationId,
-                status: "pending",
-                errorDetails: notice.error,
-                payload: { runId: run.id, agentId: agent.id, step, ...notice },
-              },
-            ],
-            { carry: modelCalls },
-          );
+      model: withSpendReservations(
+        withVisibleRetries(resolved.model, {
+          delays: modelCallPolicy.retryDelaysMs,
+          timeoutMs: modelCallPolicy.timeoutMs,
+          onRetry: async (notice) => {
+            await appendEvents(
+              db,
+              run.roomId,
+              [
+                {
+                  type: "run.retrying",
+                  actor,
+                  correlationId: run.correlationId,
+                  status: "pending",
+                  errorDetails: notice.error,
+                  payload: { runId: run.id, agentId: agent.id, step, ...notice },
+                },
+              ],
+              { carry: modelCalls },
+            );
+          },
+        }),
+        {
+          defaultOutputTokens: env.PARLEY_MAX_OUTPUT_TOKENS,
+          reserve: (worst) =>
+            reserveSpend(db, reservingRun, callWorstCase(resolved.spec, worst.inputTokens, worst.outputTokens), settings, now(), env),
+          release: (id) => releaseReservation(db, id),
+          held: (id) => {
+            heldReservation = id;
+          },
         },
-      }),
+      ),
       system: opening.system,
       messages: conversationMessages(opening.prompt, history, [], notesBudget),
       tools,
@@ -388,7 +417,9 @@ export async function executeRun(
       maxRetries: 0,
       // The room's seed keeps the offline model reproducible; an agent's own seed wins.
       seed: settings.script_seed,
-      ...generationSettings(agent.modelOptions),
+      // Every call has an output limit: what it could spend at most is reserved before it is made.
+      maxOutputTokens: env.PARLEY_MAX_OUTPUT_TOKENS,
+      ...generation,
       // Each step reads the whole conversation again, with the notes where they arrived
       // (docs/behaviour/asking-others.md): what the agent's shadow answered stays in its context for the rest of the run.
       prepareStep: async ({ stepNumber }) => {
@@ -398,18 +429,10 @@ export async function executeRun(
         active.state.callsThisStep.clear();
         // A run already stopping takes no more notes: they would count as read by a step it never takes.
         runSignal.throwIfAborted();
-        // Budgets and the workflow's cost cap were checked when the run was claimed; each later
-        // step checks them again. The opening message, when built just now, holds the notes that
-        // were waiting; whether more wait is asked at the same time as the limits, and they are
-        // taken only by a step that goes on.
-        const [reached, waiting] = await Promise.all([
-          stepNumber > 0 ? runLimitReached(db, run, settings, now()) : null,
-          stepNumber > 0 || run.opening ? notesWaiting(db, agent.id).catch(() => false) : false,
-        ]);
-        if (reached) {
-          limitStop = reached;
-          throw new Error(reached.message);
-        }
+        // Budgets and the workflow's cost cap were checked when the run was claimed; each model
+        // call reserves what it could spend against them before it is made (`withSpendReservations`).
+        // The opening message, when built just now, holds the notes that were waiting.
+        const waiting = stepNumber > 0 || run.opening ? await notesWaiting(db, agent.id).catch(() => false) : false;
         if (waiting) arrived.push(...(await takeWaitingNotes(db, noteReader(step)).catch(() => [])));
         stepNotes = arrived;
         arrived = [];

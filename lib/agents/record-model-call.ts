@@ -1,6 +1,6 @@
 import { type SQL, eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { runModelCalls, runs } from "@/db/schema";
+import { runModelCalls, runs, spendReservations } from "@/db/schema";
 import type { CarriedChanges } from "@/lib/events/write-room-events";
 import { addUsage } from "@/lib/usage/record-usage";
 
@@ -12,11 +12,13 @@ export interface ModelCallUsage {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  /** What the call held against the budgets while it was under way: its usage replaces it. */
+  reservationId?: string;
 }
 
 /**
  * One statement that records model calls of a run and adds them to the run's totals and to the
- * instance's usage by hour. Only the run's row is locked: a room write that carries it has
+ * instance's usage by hour, settling the reservations the calls held. Only the run's row is locked: a room write that carries it has
  * locked the room first, as every room write does before it touches a run, so it cannot
  * deadlock with them.
  */
@@ -37,7 +39,16 @@ function recordCalls(runId: string, calls: ModelCallUsage[]): SQL {
       costUsd: sum((call) => call.costUsd),
     },
   );
-  return sql`with recorded as (${insert}), usage as (${usage}) update ${runs} set
+  const reservations = calls.flatMap((call) => (call.reservationId ? [call.reservationId] : []));
+  // The reservation goes in the statement that counts the usage: no check ever sees both, or neither.
+  const settle =
+    reservations.length > 0
+      ? sql`, settled as (delete from ${spendReservations} where id in (${sql.join(
+          reservations.map((id) => sql`${id}`),
+          sql`, `,
+        )}))`
+      : sql``;
+  return sql`with recorded as (${insert}), usage as (${usage})${settle} update ${runs} set
     input_tokens = ${runs.inputTokens} + ${sum((call) => call.inputTokens)},
     output_tokens = ${runs.outputTokens} + ${sum((call) => call.outputTokens)},
     cost_usd = ${runs.costUsd} + ${sum((call) => call.costUsd)}

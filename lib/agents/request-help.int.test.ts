@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentNotes, boardEntries, events, runs } from "@/db/schema";
@@ -189,6 +189,19 @@ describe("request_help", () => {
     expect(answered).toMatchObject({ agent: painter.id, agentName: "Scene Painter", targetAgent: songwriter.id });
     const [entry] = await database.db.select().from(boardEntries).where(eq(boardEntries.roomId, roomId));
     expect(entry).toMatchObject({ kind: "request", requestStatus: "answered", content: expect.objectContaining({ help: true }) });
+    // Every message of the exchange names whom it is for by agent id: the request on the board,
+    // the helper's run it queued, and the answer.
+    const addressed = await database.db
+      .select({ type: events.type, targetAgent: events.targetAgent })
+      .from(events)
+      .where(and(eq(events.roomId, roomId), inArray(events.type, ["board.posted", "run.queued", "help.answered"])))
+      .orderBy(events.seq);
+    expect(addressed).toEqual([
+      { type: "run.queued", targetAgent: songwriter.id },
+      { type: "board.posted", targetAgent: painter.id },
+      { type: "run.queued", targetAgent: painter.id },
+      { type: "help.answered", targetAgent: songwriter.id },
+    ]);
   });
 
   it("tells the asker when the helper could not answer, and does not ask again", async () => {

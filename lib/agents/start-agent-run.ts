@@ -2,9 +2,9 @@ import { isExternalModel } from "@/lib/external/external-model";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
-import { agents, rooms } from "@/db/schema";
+import { type Agent, agents, rooms } from "@/db/schema";
 import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
-import { badRequest, conflict, notFound } from "@/lib/errors";
+import { AppError, badRequest, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { modelUnavailableReason } from "@/lib/models/registry";
 import { LIMITS } from "@/lib/protocol";
@@ -31,20 +31,28 @@ export function defaultPrompt(template: string, persona: string, task: string): 
 }
 
 /**
+ * An agent whose model cannot run on this server (its provider has no key or endpoint here, its
+ * model is not one Parley knows) is not started: its run would only fail once claimed, after
+ * the start was answered 201. A 409 says why, and nothing is written.
+ */
+export function refuseUnrunnableModel(agent: Pick<Agent, "name" | "model" | "modelOptions">): void {
+  const reason = modelUnavailableReason(agent.model, undefined, agent.modelOptions);
+  if (reason) throw new AppError(409, "model_unavailable", `${agent.name} cannot run on this server: ${reason}`);
+}
+
+/**
  * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
  * (429 until midnight UTC) while the room's or the instance's budget for today is spent or the
- * run is expected to go past it, the room told so with a `limit.reached` of its own; (409) while
- * the agent works alone in a brainstorm's divergent thinking; and, with `refuseUnavailable` (a
- * person starting it from the room), (409) while its model cannot run on this server's settings
- * (a key or endpoint missing), with the reason its card shows. Without it the run is queued and
- * fails with that reason when the worker, whose models may be resolved otherwise, takes it.
+ * run is expected to go past it, the room told so with a `limit.reached` of its own; and (409)
+ * while the agent works alone in a brainstorm's divergent thinking; with `refuseUnrunnable`,
+ * (409) while its model cannot run here.
  */
 export async function startAgentRun(
   db: Db,
   roomId: string,
   input: StartRunInput,
   actor: Actor,
-  options: { idempotencyKey?: string; refuseUnavailable?: boolean } = {},
+  options: { idempotencyKey?: string; refuseUnrunnable?: boolean } = {},
 ) {
   return refuseOverBudget(db, roomId, actor, async (checkBudget) => {
     const { events, result } = await writeRoomEvents(
@@ -60,8 +68,7 @@ export async function startAgentRun(
           throw badRequest(`${agent.name} is an outside agent: its own client runs it. Send it an @message instead.`);
         }
         await refuseWhileAlone(tx, roomId, agent);
-        const unavailable = options.refuseUnavailable ? modelUnavailableReason(agent.model, undefined, agent.modelOptions) : null;
-        if (unavailable) throw conflict(`${agent.name} cannot run here: ${unavailable}`);
+        if (options.refuseUnrunnable) refuseUnrunnableModel(agent);
         const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
         if (!room) throw notFound("Room");
         const settings = parseRoomSettings(room.settings);

@@ -1,7 +1,14 @@
 import { APICallError } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream, convertReadableStreamToArray } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { ModelCallTimeoutError, type RetryNotice, requestedWait, retryDelay, withVisibleRetries } from "./visible-retries";
+import {
+  ModelCallTimeoutError,
+  type RetryNotice,
+  providerErrorDetails,
+  requestedWait,
+  retryDelay,
+  withVisibleRetries,
+} from "./visible-retries";
 
 const failure = (statusCode: number, headers: Record<string, string> = {}) =>
   new APICallError({
@@ -111,5 +118,39 @@ describe("visible retries", () => {
     release();
     expect(await reader.read()).toEqual({ done: false, value: { type: "text-end", id: "t" } });
     await expect(reader.read()).rejects.toBeInstanceOf(ModelCallTimeoutError);
+  });
+
+  it("does not claim a stream that stalled after its answer began may be retried, and does not retry it", async () => {
+    let calls = 0;
+    const retries: RetryNotice[] = [];
+    const model = withVisibleRetries(
+      new MockLanguageModelV4({
+        doStream: async () => {
+          calls += 1;
+          return {
+            stream: new ReadableStream({
+              start(controller) {
+                controller.enqueue({ type: "text-start", id: "t" });
+                controller.enqueue({ type: "text-delta", id: "t", delta: "The harbour" });
+              },
+            }),
+          };
+        },
+      }),
+      { delays: [1, 1, 1], timeoutMs: 40, onRetry: async (notice) => void retries.push(notice) },
+    );
+    const reader = (await model.doStream({ prompt: [] })).stream.getReader();
+    await reader.read();
+    await reader.read();
+    const failure = await reader.read().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelCallTimeoutError);
+    expect(providerErrorDetails(failure as ModelCallTimeoutError)).toEqual({
+      error_type: "timeout",
+      error_message: "The model stopped answering partway: nothing more came for 0.04 s.",
+      retry_possible: false,
+    });
+    expect(retryDelay(failure, 0, [1, 1, 1])).toBeNull();
+    expect(calls).toBe(1);
+    expect(retries).toEqual([]);
   });
 });

@@ -16,17 +16,29 @@ const JITTER = 0.2;
  */
 export const MODEL_CALL_TIMEOUT_MS = 120_000;
 
-/** A model call whose provider did not answer in time. */
+/**
+ * A model call whose provider did not answer in time: before its answer began (`partway` false,
+ * retried), or, once it had begun, by going quiet (`partway` true). What was streamed of the
+ * answer has been shown and acted on already, so the call is not made again then: it fails, and
+ * says it will not be retried.
+ */
 export class ModelCallTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`The model did not answer within ${timeoutMs / 1000} s.`);
+  constructor(
+    readonly timeoutMs: number,
+    readonly partway = false,
+  ) {
+    super(
+      partway
+        ? `The model stopped answering partway: nothing more came for ${timeoutMs / 1000} s.`
+        : `The model did not answer within ${timeoutMs / 1000} s.`,
+    );
     this.name = "ModelCallTimeoutError";
   }
 }
 
 /** Whether a failed model call may succeed if made again: rate limits, server errors, timeouts, dropped connections. */
 function isRetryable(error: unknown): error is APICallError | ModelCallTimeoutError {
-  if (error instanceof ModelCallTimeoutError) return true;
+  if (error instanceof ModelCallTimeoutError) return !error.partway;
   return APICallError.isInstance(error) && (error.isRetryable || error.statusCode === 429 || (error.statusCode ?? 0) >= 500);
 }
 
@@ -56,7 +68,8 @@ export function retryDelay(error: unknown, retry: number, delays: readonly numbe
 
 /** What went wrong with a model call, as the protocol reports it. */
 export function providerErrorDetails(error: APICallError | ModelCallTimeoutError): ErrorDetails {
-  if (error instanceof ModelCallTimeoutError) return { error_type: "timeout", error_message: error.message, retry_possible: true };
+  if (error instanceof ModelCallTimeoutError)
+    return { error_type: "timeout", error_message: error.message, retry_possible: !error.partway };
   return {
     error_type: error.statusCode === 429 ? "rate_limited" : "provider_error",
     error_message: `${error.message}${error.statusCode ? ` (HTTP ${error.statusCode})` : ""}`.slice(0, 500),
@@ -117,8 +130,9 @@ async function withinTime<T>(
 }
 
 /**
- * A stream that fails with a `ModelCallTimeoutError` when its source gives nothing for
- * `timeoutMs` while it is being read (time the reader spends elsewhere does not count).
+ * A stream that fails with a `ModelCallTimeoutError` (partway: the call is not retried) when its
+ * source gives nothing for `timeoutMs` while it is being read (time the reader spends elsewhere
+ * does not count).
  */
 function withIdleLimit<T>(stream: ReadableStream<T>, timeoutMs: number, abort: (reason: unknown) => void): ReadableStream<T> {
   const reader = stream.getReader();
@@ -128,7 +142,7 @@ function withIdleLimit<T>(stream: ReadableStream<T>, timeoutMs: number, abort: (
         let timer: NodeJS.Timeout | undefined;
         const expired = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
-            const error = new ModelCallTimeoutError(timeoutMs);
+            const error = new ModelCallTimeoutError(timeoutMs, true);
             reject(error);
             abort(error);
           }, timeoutMs);
@@ -156,8 +170,8 @@ function withIdleLimit<T>(stream: ReadableStream<T>, timeoutMs: number, abort: (
  * announced first (`onRetry`), so none is hidden: the AI SDK's own silent retries are turned
  * off where this is used. A call whose provider does not answer within `timeoutMs` (default
  * `MODEL_CALL_TIMEOUT_MS`) — or whose stream then stalls that long — times out; a call that
- * times out before its answer begins is retried like any passing failure. A call that fails
- * after its last retry fails as it did.
+ * times out before its answer begins is retried like any passing failure, one whose stream
+ * stalls is not (and says so). A call that fails after its last retry fails as it did.
  */
 export function withVisibleRetries(
   model: LanguageModelV4,

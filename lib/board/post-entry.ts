@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
-import { type BoardEntry, type RequestStatus, boardEntries } from "@/db/schema";
+import { type BoardEntry, type RequestStatus, agents, boardEntries } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { type BoardEntryKindName, boardContentSchemas } from "@/lib/protocol";
@@ -57,11 +57,19 @@ export async function postBoardEntry(tx: DbOrTx, emit: Emit, input: PostEntryInp
       createdAt: input.at,
     })
     .returning();
+  // Whom a request is for, by agent id as every other event names its target; the entry keeps the persona it named.
+  const [target] =
+    input.kind === "request"
+      ? await tx
+          .select({ id: agents.id })
+          .from(agents)
+          .where(and(eq(agents.roomId, input.roomId), eq(agents.persona, String(content.targetPersona))))
+      : [];
   emit({
     type: "board.posted",
     actor: input.author,
     correlationId: input.correlationId,
-    targetAgent: input.kind === "request" ? String(content.targetPersona) : null,
+    targetAgent: target?.id ?? null,
     payload: { entry: boardEntryToDto(entry!) },
   });
   return entry!;

@@ -6,6 +6,7 @@ import { type Agent, type Broadcast, broadcastResponses, broadcasts } from "@/db
 import { appendEvents, writeRoomEvents } from "@/lib/events/write-room-events";
 import { addUsage } from "@/lib/usage/record-usage";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import type { LimitReachedPayload } from "@/lib/protocol";
 import { leaveNote, shadowNote } from "./agent-notes";
 import { responseToDto } from "./broadcast-dto";
 import {
@@ -19,6 +20,8 @@ import {
 } from "./question";
 import { respondAsShadow } from "./respond-as-shadow";
 import { spentToday, workflowCapReached } from "@/lib/limits/budget";
+import { SpendRefusedError } from "@/lib/agents/reserve-calls";
+import { shadowReservations } from "./shadow-reservations";
 import { limitErrorDetails } from "@/lib/limits/limit-reached";
 
 /**
@@ -61,8 +64,9 @@ export async function askAgents(
       settings,
     );
     if (capped) throw new Error(capped.message);
+    const reservations = await shadowReservations(db, input, responder, settings);
     const answer = await respondAsShadow(
-      { db, resolveModel: deps.resolveModel, modelCallPolicy: deps.modelCallPolicy },
+      { db, resolveModel: deps.resolveModel, modelCallPolicy: deps.modelCallPolicy, reservations: reservations?.hooks },
       {
         responder,
         askerName: input.asker.name,
@@ -85,16 +89,18 @@ export async function askAgents(
           ]);
         },
       },
-    );
-    // Spent whether or not the answer is kept.
+    ).catch(async (error: unknown) => {
+      if (error instanceof SpendRefusedError) await tellRoomOfRefusedShadow(deps, input, broadcast, responder, error.reached);
+      throw error;
+    });
+    // Spent whether or not the answer is kept; its usage replaces the reservation it held.
     if (answer.inputTokens + answer.outputTokens > 0) {
-      await db.execute(
-        addUsage(
-          { agentId: responder.id },
-          { calls: 1, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens, costUsd: answer.costUsd },
-        ),
+      const usage = addUsage(
+        { agentId: responder.id },
+        { calls: 1, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens, costUsd: answer.costUsd },
       );
-    }
+      await db.execute(reservations?.settling(usage) ?? usage);
+    } else await reservations?.giveBack();
     // An answer that comes after the asker stopped is not stored: a call carrying the question on asks again.
     if (!open || abandon.signal.aborted) return;
     const { result: stored } = await writeRoomEvents(db, input.roomId, async (tx, emit, at) => {
@@ -211,6 +217,31 @@ async function budgetKeepsShadowsQuiet(
     },
   ]).catch((error: unknown) => console.error("[parley] could not record why no agent answered:", error));
   return message;
+}
+
+/** The room learns that a shadow's answer was not asked for: what it could cost did not fit in a budget. */
+async function tellRoomOfRefusedShadow(
+  deps: AskOthersDeps,
+  input: AskOthersInput,
+  broadcast: Broadcast,
+  responder: Agent,
+  refused: LimitReachedPayload,
+): Promise<void> {
+  const reached = {
+    ...refused,
+    agentId: responder.id,
+    message: `${responder.name} does not answer ${input.asker.name}'s question: ${refused.message}`,
+  };
+  await appendEvents(deps.database.db, input.roomId, [
+    {
+      type: "limit.reached",
+      actor: actorOf(responder),
+      correlationId: broadcast.correlationId,
+      status: "error",
+      errorDetails: limitErrorDetails(reached),
+      payload: reached,
+    },
+  ]).catch((error: unknown) => console.error("[parley] could not record why a shadow did not answer:", error));
 }
 
 /** Waits for `work` to settle or `signal` to abort, whichever comes first. */

@@ -8,6 +8,8 @@ import { usageFigures } from "@/lib/models/pricing";
 import type { ModelResolver } from "@/lib/models/registry";
 import { type ResponseDepth, buildShadowPrompt } from "./shadow-prompt";
 import { generationSettings } from "@/lib/models/generation-settings";
+import { type ReservationHooks, withSpendReservations } from "@/lib/agents/reserve-calls";
+import { getEnv } from "@/lib/env";
 
 export interface ShadowAnswer {
   content: string;
@@ -26,7 +28,13 @@ const HISTORY_RUNS = 3;
  * calls are, each retry announced first (`onRetry`).
  */
 export async function respondAsShadow(
-  deps: { db: Db; resolveModel: ModelResolver; modelCallPolicy?: ModelCallPolicy },
+  deps: {
+    db: Db;
+    resolveModel: ModelResolver;
+    modelCallPolicy?: ModelCallPolicy;
+    /** Reserves the call's worst case against the budgets before it is made (the asking run's calls do). */
+    reservations?: ReservationHooks;
+  },
   input: {
     responder: Agent;
     askerName: string;
@@ -56,12 +64,13 @@ export async function respondAsShadow(
   // The asker may have stopped while the history was read: its shadow then asks the model nothing.
   input.signal.throwIfAborted();
   const resolved = deps.resolveModel(input.responder.model, input.responder.modelOptions);
+  const retried = withVisibleRetries(resolved.model, {
+    delays: deps.modelCallPolicy?.retryDelaysMs ?? RETRY_DELAYS_MS,
+    timeoutMs: deps.modelCallPolicy?.timeoutMs ?? MODEL_CALL_TIMEOUT_MS,
+    onRetry: input.onRetry ?? (async () => {}),
+  });
   const result = await generateText({
-    model: withVisibleRetries(resolved.model, {
-      delays: deps.modelCallPolicy?.retryDelaysMs ?? RETRY_DELAYS_MS,
-      timeoutMs: deps.modelCallPolicy?.timeoutMs ?? MODEL_CALL_TIMEOUT_MS,
-      onRetry: input.onRetry ?? (async () => {}),
-    }),
+    model: deps.reservations ? withSpendReservations(retried, deps.reservations) : retried,
     system,
     messages,
     abortSignal: input.signal,
@@ -69,6 +78,8 @@ export async function respondAsShadow(
     maxRetries: 0,
     // The responder's own generation settings, as in its runs.
     seed: input.seed,
+    // Held to an output limit, as a run's calls are: what it could spend is reserved first.
+    maxOutputTokens: getEnv().PARLEY_MAX_OUTPUT_TOKENS,
     ...generationSettings(input.responder.modelOptions),
   });
   return {

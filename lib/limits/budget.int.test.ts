@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { agentNotes, agents, brainstorms, broadcastResponses, broadcasts, buildReviews, runs } from "@/db/schema";
+import { agentNotes, agents, brainstorms, broadcastResponses, broadcasts, buildReviews, runs, spendReservations } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { PendingModelCalls } from "@/lib/agents/record-model-call";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
@@ -21,7 +21,8 @@ import { sendCommand } from "@/lib/commands/send-command";
 import { createRoom } from "@/lib/rooms/create-room";
 import { broadcastDeps, latencyResolver, testSeat } from "@/test/broadcasts";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
-import { scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
+import { gate, scriptedSteps, setAgentModel, textStep, toolStep, withUsage } from "@/test/mock-models";
+import { inputTokensOf } from "@/lib/agents/reserve-calls";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { budgetPeriods, readBudgets, workflowCapReached } from "./budget";
 
@@ -253,34 +254,59 @@ describe("daily budgets", () => {
     }
   }
 
-  it("stop a running run before the step that would go past the room's budget", async () => {
-    // Each call reports 19 tokens: after the second (38 used) a third would make 57, past 50, so it is not made.
-    // Its runs took 38 tokens: within the 50, so this one starts.
+  it("refuse a model call that could go past the room's budget before it is made, saying what it could take and what is left", async () => {
+    // Its runs took 38 tokens: within the 50, so this one starts. Its first call could take its
+    // prompt and 4,096 tokens of output: far more than the 50, so it is not made.
     const scripted = scriptedSteps(FOUR_STEPS);
     const { roomId, finished, reached } = await runAgainstTokenBudget(50, 38, scripted);
     expect(finished.status).toBe("failed");
     expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
-    expect(scripted.doStreamCalls).toHaveLength(2);
-    expect(finished.steps).toBe(2);
-    expect(reached).toMatchObject({ limit: "room_daily_tokens", used: 38, allowed: 50, expected: 19 });
-    expect(reached.message).toBe(
-      "Songwriter's next step would go past this room's daily token budget: 38 of 50 tokens used today, 12 tokens left; " +
-        "its next step takes about 19 tokens (its largest model call so far). The run stops here; the budget is whole again at midnight UTC.",
+    expect(scripted.doStreamCalls).toHaveLength(0);
+    expect(finished.steps).toBe(0);
+    expect(reached).toMatchObject({ limit: "room_daily_tokens", used: 0, allowed: 50 });
+    expect(reached.expected).toBeGreaterThan(4096);
+    expect(reached.message).toMatch(
+      /^Songwriter's next model call could take up to [\d,]+ tokens \([\d,]+ tokens of input as sent and an output limit of 4,096\), more than this room's daily token budget has \(50 of 50 tokens left, counting the calls under way\)\. It is not made and the run stops here; the budget is whole again at midnight UTC\.$/,
     );
-    // What is left is still left: the room shows it, not a spent budget.
-    expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 12, tokenLimit: 50 });
+    // Nothing was spent and nothing is held: the room still has all of it.
+    expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 50, tokenLimit: 50 });
+    expect(await database.db.select().from(spendReservations).where(eq(spendReservations.roomId, roomId))).toEqual([]);
   });
 
-  it("stop a running run at its next step once a step larger than the ones before spends the room's budget", async () => {
-    // 10 tokens, then 40: the second call was expected to take 10 and took 40, spending the 45.
-    const growing = scriptedSteps([withUsage(FOUR_STEPS[0]!, 10, 0), withUsage(FOUR_STEPS[1]!, 40, 0), FOUR_STEPS[2]!, FOUR_STEPS[3]!]);
-    const { roomId, finished, reached } = await runAgainstTokenBudget(45, 20, growing);
-    expect(finished.error).toMatchObject({ error_type: "room_daily_tokens" });
-    expect(growing.doStreamCalls).toHaveLength(2);
-    expect(reached).toMatchObject({ limit: "room_daily_tokens", used: 50, allowed: 45 });
-    expect(reached.expected).toBeUndefined();
-    expect(reached.message).toMatch(/^This room's daily token budget is spent \(50 of 45 tokens used today\)/);
-    expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 0, tokenLimit: 45 });
+  it("count a call under way at the most it could take, and at what it took once it returns", async () => {
+    const { roomId } = await createTestRoom(database.db, { daily_token_budget: 1_000_000 });
+    const songwriter = await agentByPersona(database, roomId, "songwriter");
+    await setAgentModel(database, songwriter.id, "mock:held");
+    await database.db
+      .update(agents)
+      .set({ modelOptions: { maxOutputTokens: 500 } })
+      .where(eq(agents.id, songwriter.id));
+    const held = gate();
+    const scripted = scriptedSteps([withUsage(textStep("Done."), 300, 40)], { gate: held.promise });
+    const worker = await startTestWorker(database, {
+      resolveModel: () => ({ model: scripted, provider: "script", modelId: "held", spec: "mock:held", scripted: true }),
+    });
+    try {
+      const run = await startAgentRun(database.db, roomId, { agentId: songwriter.id, prompt: "Go" }, alice);
+      // The call holds its prompt as sent and its output limit of 500 while it is under way.
+      const [reservation] = await eventually(async () => {
+        const rows = await database.db.select().from(spendReservations).where(eq(spendReservations.runId, run.id));
+        expect(rows).toHaveLength(1);
+        expect(scripted.doStreamCalls).toHaveLength(1);
+        return rows;
+      });
+      expect(reservation!.tokens).toBe(inputTokensOf(scripted.doStreamCalls[0]!) + 500);
+      expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 1_000_000 - reservation!.tokens });
+      held.release();
+      const finished = await settledRun(run.id);
+      expect(finished.status).toBe("succeeded");
+      expect(finished.inputTokens + finished.outputTokens).toBe(340);
+      expect(await database.db.select().from(spendReservations).where(eq(spendReservations.runId, run.id))).toEqual([]);
+      expect((await getRoomSnapshot(database.db, roomId)).budget).toMatchObject({ tokensLeft: 1_000_000 - 340 });
+    } finally {
+      held.release();
+      await worker.stop();
+    }
   });
 
   it("refuse to start a run expected to go past the room's budget, saying which budget, what is left and what the run takes, queuing nothing", async () => {
@@ -496,8 +522,9 @@ describe("the workflow cost cap", () => {
   });
 
   it("stops a workflow before the call that would cross it, while other workflows go on", async () => {
-    // Each call: 1,000 tokens in and out at gpt-4o's prices, $0.0125. Two calls spend $0.025;
-    // a third would make $0.0375, over the $0.03 cap.
+    // Each call: 1,000 tokens in and out at gpt-4o's prices, $0.0125; reserved before it is made
+    // as its prompt plus 500 tokens of output. Two calls spend $0.025; a third could make more
+    // than $0.03, the cap, so it is not made.
     vi.stubEnv("PARLEY_INSTANCE_DAILY_COST_USD", "0");
     const { roomId } = await createTestRoom(database.db, { workflow_cost_cap_usd: 0.03, daily_cost_budget_usd: 0 });
     const songwriter = await agentByPersona(database, roomId, "songwriter");
@@ -506,6 +533,10 @@ describe("the workflow cost cap", () => {
     const short = scriptedSteps([FOUR_STEPS[0]!, FOUR_STEPS[3]!].map((step) => withUsage(step, 1000, 1000)));
     await setAgentModel(database, songwriter.id, "mock:long");
     await setAgentModel(database, storyteller.id, "mock:short");
+    await database.db
+      .update(agents)
+      .set({ modelOptions: { maxOutputTokens: 500 } })
+      .where(eq(agents.roomId, roomId));
     const worker = await startTestWorker(database, {
       resolveModel: (spec) => pricedAs("openai:gpt-4o", spec === "mock:short" ? short : long)(),
     });

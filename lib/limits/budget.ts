@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db";
 import { rowsOf } from "@/db/rows";
-import { agents, broadcastResponses, broadcasts, instanceSettings, runModelCalls, runs, usageHourly } from "@/db/schema";
+import { agents, broadcastResponses, broadcasts, instanceSettings, runModelCalls, runs, spendReservations, usageHourly } from "@/db/schema";
 import { type Env, getEnv } from "@/lib/env";
 import { type AppError, tooManyRequests } from "@/lib/errors";
 import { costOf } from "@/lib/models/pricing";
@@ -63,7 +63,7 @@ export function roomDailyLimits(settings: Pick<RoomSettings, "daily_token_budget
 }
 
 /** What one workflow may spend on model calls; 0 means no cap. */
-function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_usd">, env: Env = getEnv()): number {
+export function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_usd">, env: Env = getEnv()): number {
   return settings.workflow_cost_cap_usd ?? env.PARLEY_WORKFLOW_COST_USD;
 }
 
@@ -139,20 +139,20 @@ export async function readBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}):
 const SAME_AMOUNT = 1e-9;
 
 /** Whether `amount` has reached `limit`, up to how precisely dollars add up. */
-function reaches(amount: number, limit: number): boolean {
+export function reaches(amount: number, limit: number): boolean {
   return amount >= limit - SAME_AMOUNT;
 }
 
 /** Whether `amount` goes past `limit`, up to how precisely dollars add up. */
-function passes(amount: number, limit: number): boolean {
+export function passes(amount: number, limit: number): boolean {
   return amount > limit + SAME_AMOUNT;
 }
 
-function dollars(amount: number): string {
+export function dollars(amount: number): string {
   return `$${amount.toFixed(amount >= 0.1 ? 2 : 4)}`;
 }
 
-function tokens(amount: number): string {
+export function tokens(amount: number): string {
   return `${Math.round(amount).toLocaleString("en-US")} tokens`;
 }
 
@@ -171,12 +171,11 @@ export interface ExpectedSpend {
 /** How many of the latest successful runs an estimate averages. */
 const ESTIMATE_RUNS = 10;
 
-type EstimateScope = "agent" | "room" | "instance";
+type EstimateScope = "agent" | "room";
 
-/** The average tokens in and out of the latest successful runs that used any, of an agent, a room or the instance. */
+/** The average tokens in and out of the latest successful runs that used any, of an agent or of its room. */
 async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string; roomId: string }) {
-  const where =
-    scope === "agent" ? sql`${runs.agentId} = ${agent.id}` : scope === "room" ? sql`${runs.roomId} = ${agent.roomId}` : sql`true`;
+  const where = scope === "agent" ? sql`${runs.agentId} = ${agent.id}` : sql`${runs.roomId} = ${agent.roomId}`;
   const [row] = rowsOf<{ runs: number | string; input: number | string | null; output: number | string | null }>(
     await db.execute(sql`
       select count(*) as runs, avg(input_tokens) as input, avg(output_tokens) as output from (
@@ -191,21 +190,41 @@ async function averageRun(db: DbOrTx, scope: EstimateScope, agent: { id: string;
 
 /**
  * What a run of `agent` that has not begun is expected to spend: the average of the agent's last
- * ten successful runs, or, for an agent with none yet, of its room's, or else of the instance's;
- * its tokens as they were used, priced at the agent's model now (so a model switched since costs
- * what it costs now). Not the caps (steps a run may take times the context and output it may
- * use): runs seldom come near them, and a budget held against them would refuse runs that fit.
- * Null while no run has succeeded on the instance: nothing to go by, so only a spent budget refuses.
+ * ten successful runs, or, for an agent with none yet, of its room's; its tokens as they were
+ * used, priced at the agent's model now (so a model switched since costs what it costs now). Not
+ * the caps (steps a run may take times the context and output it may use): runs seldom come near
+ * them, and a budget held against them would refuse runs that fit. With no run in the room to go
+ * by (a fresh instance, or a room whose runs a budget stopped), the least its first model call
+ * reserves: its output limit. Other rooms' runs say nothing about this one's agents.
  */
 async function expectedRunSpend(
   db: DbOrTx,
   agent: { id: string; roomId: string; name: string; model: string },
-): Promise<ExpectedSpend | null> {
-  for (const scope of ["agent", "room", "instance"] as const) {
+  env: Env,
+): Promise<ExpectedSpend> {
+  for (const scope of ["agent", "room"] as const) {
     const average = await averageRun(db, scope, agent);
     if (average) return spendOfAverage(agent, scope, average);
   }
-  return null;
+  const [row] = await db.select({ options: agents.modelOptions }).from(agents).where(sql`${agents.id} = ${agent.id}`);
+  return firstCallSpend(agent, outputLimitOf(row?.options ?? {}, env));
+}
+
+/** The output-token limit of an agent's model calls: its own `maxOutputTokens`, else the instance's. */
+function outputLimitOf(options: unknown, env: Env): number {
+  const own = typeof options === "object" && options !== null ? (options as { maxOutputTokens?: unknown }).maxOutputTokens : undefined;
+  return typeof own === "number" && Number.isInteger(own) && own > 0 ? own : env.PARLEY_MAX_OUTPUT_TOKENS;
+}
+
+/** What a run with nothing to go by takes at least: its first call's output limit, at the agent's model's prices. */
+function firstCallSpend(agent: { name: string; model: string }, outputLimit: number): ExpectedSpend {
+  return {
+    tokens: outputLimit,
+    costUsd: costOf(agent.model, 0, outputLimit),
+    agentName: agent.name,
+    basis: `the output limit its first model call is held to, as neither ${agent.name} nor this room has a run to go by`,
+    next: "run",
+  };
 }
 
 /** A whole run's expected spend from the average of recent runs of `scope`, priced at the agent's model now. */
@@ -214,7 +233,7 @@ function spendOfAverage(
   scope: EstimateScope,
   average: { runs: number; input: number; output: number },
 ): ExpectedSpend {
-  const whose = scope === "agent" ? "its" : scope === "room" ? "this room's" : "the server's";
+  const whose = scope === "agent" ? "its" : "this room's";
   const runsWord = average.runs === 1 ? "run" : `${average.runs} runs`;
   return {
     tokens: average.input + average.output,
@@ -286,9 +305,23 @@ async function workflowSpending(db: DbOrTx, roomId: string, correlationId: strin
   return { costUsd: Number(row?.spent?.cost ?? 0), largestCallUsd: Number(row?.spent?.largest ?? 0) };
 }
 
-/** `workflowSpending` as a subquery giving `{ cost, largest }` as JSON. */
-function workflowSpendingQuery(roomId: string, correlationId: string) {
-  return sql`(select jsonb_build_object('cost', coalesce(sum(spent.cost), 0), 'largest', coalesce(max(spent.cost), 0)) from (
+/**
+ * What the model calls under way hold against the budgets (`spend_reservations`) among those
+ * `where` picks (the reservation is `s`), as JSON `{ tokens, cost }`. A reservation counts only
+ * while its run is still running under the lease that made it: one a crashed worker left lapses
+ * with its lease, and one whose call was recorded is gone already.
+ */
+export function reservedOf(where: SQL) {
+  return sql`(select jsonb_build_object('tokens', coalesce(sum(s.tokens), 0), 'cost', coalesce(sum(s.cost_usd), 0))
+    from ${spendReservations} s join ${runs} r on r.id = s.run_id
+    where r.status = 'running' and r.lease_owner = s.lease_owner and r.lease_expires_at > now() and ${where})`;
+}
+
+/** `workflowSpending` as a subquery giving `{ cost, largest }` as JSON: cost counts the calls under way at their reservations. */
+export function workflowSpendingQuery(roomId: string, correlationId: string) {
+  return sql`(select jsonb_build_object(
+        'cost', coalesce(sum(spent.cost), 0) + (${reservedOf(sql`s.room_id = ${roomId} and s.correlation_id = ${correlationId}`)} ->> 'cost')::float8,
+        'largest', coalesce(max(spent.cost), 0)) from (
         select c.cost_usd as cost
         from ${runs} join ${runModelCalls} c on c.run_id = ${runs.id}
         where ${runs.roomId} = ${roomId} and ${runs.correlationId} = ${correlationId}
@@ -353,14 +386,21 @@ function averageOf(where: SQL, scope: EstimateScope) {
       order by ${runs.createdAt} desc limit ${ESTIMATE_RUNS}) as recent)`;
 }
 
-/** Today's tokens and cost in `usage_hourly` rows matching `where`, as JSON. */
-function todayOf(day: string, where: SQL) {
-  return sql`(select jsonb_build_object('tokens', coalesce(sum(input_tokens + output_tokens), 0), 'cost', coalesce(sum(cost_usd), 0))
-    from ${usageHourly} where ${usageHourly.hour} >= ${day}::timestamptz and ${where})`;
+/**
+ * Today's tokens and cost in one room (or, with null, the whole instance), as JSON: what its
+ * calls spent (`usage_hourly`) and what the calls under way hold (their reservations).
+ */
+export function todayOf(day: string, roomId: string | null) {
+  const spentWhere = roomId === null ? sql`true` : sql`${usageHourly.roomId} = ${roomId}`;
+  const reserved = reservedOf(roomId === null ? sql`true` : sql`s.room_id = ${roomId}`);
+  return sql`(select jsonb_build_object(
+      'tokens', coalesce(sum(input_tokens + output_tokens), 0) + (${reserved} ->> 'tokens')::bigint,
+      'cost', coalesce(sum(cost_usd), 0) + (${reserved} ->> 'cost')::float8)
+    from ${usageHourly} where ${usageHourly.hour} >= ${day}::timestamptz and ${spentWhere})`;
 }
 
 /** A stored instance budget that is a usable limit, else null (the environment's value applies). */
-function storedLimit(name: string) {
+export function storedLimit(name: string) {
   return sql`(select case when jsonb_typeof(value) = 'number' and value::numeric >= 0 then value::numeric end from stored where name = ${name})`;
 }
 
@@ -394,6 +434,7 @@ async function readRunFigures(
     name: string;
     model: string;
     average: Average | null;
+    options: unknown;
     workflow: { cost: number | string; largest: number | string } | null;
   }>(
     await db.execute(sql`
@@ -405,14 +446,13 @@ async function readRunFigures(
       )
       select
         (select coalesce(jsonb_object_agg(name, value), '{}'::jsonb) from stored) as stored,
-        ${roomLimits.tokens > 0 || roomLimits.costUsd > 0 ? todayOf(day, sql`${usageHourly.roomId} = ${run.roomId}`) : sql`null::jsonb`} as room_today,
-        case when ${instanceLimited} then ${todayOf(day, sql`true`)} end as instance_today,
+        ${roomLimits.tokens > 0 || roomLimits.costUsd > 0 ? todayOf(day, run.roomId) : sql`null::jsonb`} as room_today,
+        case when ${instanceLimited} then ${todayOf(day, null)} end as instance_today,
         calls.calls, calls.largest_tokens, calls.largest_cost, ${agents.name} as name, ${agents.model} as model,
         case when calls.calls = 0 then coalesce(
           ${averageOf(sql`${runs.agentId} = ${run.agentId}`, "agent")},
-          ${averageOf(sql`${runs.roomId} = ${run.roomId}`, "room")},
-          ${averageOf(sql`true`, "instance")}
-        ) end as average,
+          ${averageOf(sql`${runs.roomId} = ${run.roomId}`, "room")}
+        ) end as average, ${agents.modelOptions} as options,
         ${cap > 0 ? workflowSpendingQuery(run.roomId, run.correlationId) : sql`null::jsonb`} as workflow
       from calls, ${agents} where ${agents.id} = ${run.agentId}`),
   );
@@ -445,7 +485,7 @@ async function readRunFigures(
             input: Number(row.average.input),
             output: Number(row.average.output),
           })
-        : null;
+        : firstCallSpend(agent, outputLimitOf(row.options, env));
   const workflow = row.workflow ? { costUsd: Number(row.workflow.cost), largestCallUsd: Number(row.workflow.largest) } : null;
   return { budgets, expected, workflow };
 }
@@ -476,8 +516,17 @@ function hasBudget(budgets: Budgets): boolean {
   return scopes.some((each) => each.daily.tokens.limit !== null || each.daily.costUsd.limit !== null);
 }
 
+/** What a room (or, with null, the instance) spent today and what its calls under way hold, as a day's usage. */
+async function usedToday(db: DbOrTx, dayStart: Date, roomId: string | null): Promise<{ today: Usage; week: Usage }> {
+  const [row] = rowsOf<{ today: { tokens: number | string; cost: number | string } | null }>(
+    await db.execute(sql`select ${todayOf(dayStart.toISOString(), roomId)} as today`),
+  );
+  const used = { tokens: Number(row?.today?.tokens ?? 0), costUsd: Number(row?.today?.cost ?? 0) };
+  return { today: used, week: used };
+}
+
 /**
- * Today's budgets of a room and the instance, reading only the scopes that have a limit: read
+ * Today's budgets of a room and the instance, counting what calls under way hold, reading only the scopes that have a limit: read
  * before every run and every step, so a scope without a budget costs nothing. The week is not read.
  */
 async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date, env: Env): Promise<Budgets> {
@@ -487,9 +536,9 @@ async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings,
   const nothing = { today: { tokens: 0, costUsd: 0 }, week: { tokens: 0, costUsd: 0 } };
   const [instanceLimits, roomSpent] = await Promise.all([
     readInstanceBudgets(db, env).then((budgets) => budgets.limits),
-    limited(roomLimits) ? usageSince(db, roomId, dayStart, dayStart) : nothing,
+    limited(roomLimits) ? usedToday(db, dayStart, roomId) : nothing,
   ]);
-  const instanceSpent = limited(instanceLimits) ? await usageSince(db, null, dayStart, dayStart) : nothing;
+  const instanceSpent = limited(instanceLimits) ? await usedToday(db, dayStart, null) : nothing;
   return {
     day: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
     week: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
@@ -512,7 +561,7 @@ export async function spentToday(
   agent?: { id: string; roomId: string; name: string; model: string },
 ): Promise<LimitReachedPayload | null> {
   const budgets = await todaysBudgets(db, roomId, settings, now, env);
-  const expected = agent && hasBudget(budgets) ? await expectedRunSpend(db, agent) : null;
+  const expected = agent && hasBudget(budgets) ? await expectedRunSpend(db, agent, env) : null;
   return budgetReached(budgets, subject, expected);
 }
 

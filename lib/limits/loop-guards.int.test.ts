@@ -176,7 +176,7 @@ const ASKED_AGAIN = "Please tell the story of the RAIN in the harbour again!";
 
 /** A request on the board from one agent to another, as the workflow's events record it. */
 const boardRequest =
-  (help: boolean) =>
+  (help: boolean, words: (from: Agent) => string = () => ASK) =>
   (from: Agent, to: Agent): EventDraft<"board.posted"> => ({
     type: "board.posted",
     actor: from,
@@ -188,7 +188,7 @@ const boardRequest =
         kind: "request",
         targetPersona: to.persona,
         requestStatus: "answered",
-        content: { targetPersona: to.persona, ask: ASK, refNodeIds: [], ...(help ? { help: true } : {}) },
+        content: { targetPersona: to.persona, ask: words(from), refNodeIds: [], ...(help ? { help: true } : {}) },
       }),
     },
   });
@@ -289,6 +289,44 @@ describe("the repeated exchange guard, whichever way an agent asks", () => {
       }
     },
   );
+
+  it("refuses the third ask of a back-and-forth however it is worded, stops the run and says why", async () => {
+    // Each asks the other back, in other words each time: no two asks say the same.
+    const paraphrased = boardRequest(true, (from) =>
+      from.persona === "songwriter"
+        ? "Could you narrate the storm over the harbour?"
+        : "Would you write a chorus for the lighthouse keeper?",
+    );
+    const asking = scriptedSteps([
+      toolStep([
+        { id: "ask", name: "request_help", input: { target: "storyteller", question: "What becomes of the fishing boats at dawn?" } },
+      ]),
+      textStep("Asked."),
+    ]);
+    const { roomId, run } = await askedTwice(paraphrased, "mock:asking");
+    const worker = await startTestWorker(database, { resolveModel: mockResolver({ asking }) });
+    try {
+      const [finished] = await settled(roomId, 1);
+      expect(finished!.id).toBe(run.id);
+      expect(finished!.status).toBe("failed");
+      expect(finished!.error).toMatchObject({ error_type: "repeated_exchange" });
+      const events = await eventsOf(roomId);
+      expect(events.find((event) => event.type === "limit.reached")).toMatchObject({
+        payload: {
+          limit: "repeated_exchange",
+          runId: run.id,
+          used: 3,
+          allowed: 3,
+          message: expect.stringMatching(
+            /^Songwriter and Storyteller have asked each other back and forth 3 times in this workflow, each answering by asking back, which goes round in circles: this ask was not sent/,
+          ),
+        },
+      });
+      expect(events.filter((event) => event.type === "board.posted")).toHaveLength(2);
+    } finally {
+      await worker.stop();
+    }
+  });
 
   it("opens no dialogue from an agent's words that would be the third saying the same, and says why", async () => {
     const speaking = scriptedSteps([textStep(`Storyteller, ${ASKED_AGAIN}`)]);

@@ -114,6 +114,44 @@ describe("rate limits per client address", () => {
     expect(await context.database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(1);
   });
 
+  it("answer a retried start with its original 201 after the limit is reached, counting the retry for nothing", async () => {
+    vi.stubEnv("PARLEY_RUN_STARTS_PER_MINUTE", "1");
+    const { roomId } = await createTestRoom(context.database.db);
+    const address = newAddress();
+    const seat = await call(takeSeat, {
+      url: "/x",
+      method: "POST",
+      params: { roomId },
+      body: { displayName: "Ann" },
+      headers: from(address),
+    });
+    const cookie = cookieFrom(seat.headers.get("set-cookie"));
+    const songwriter = await agentByPersona(context.database, roomId, "songwriter");
+    const start = (key: string, prompt = "Go") =>
+      call(startRun, {
+        url: "/x",
+        method: "POST",
+        params: { roomId },
+        body: { agentId: songwriter.id, prompt },
+        cookie,
+        headers: from(address, { "idempotency-key": key }),
+      });
+    const first = await start("start-once-1");
+    expect(first.status).toBe(201);
+    expectRateLimited(await start("start-once-2"), /Too many agents started: at most 1 a minute/);
+    // The first start's answer was lost; its retry gets it again, however often it comes.
+    for (let retry = 0; retry < 3; retry++) {
+      const again = await start("start-once-1");
+      expect(again.status).toBe(201);
+      expect(again.body).toEqual(first.body);
+    }
+    // The key is the first start's: another start under it is a 409, not a new run.
+    expect((await start("start-once-1", "Something else")).status).toBe(409);
+    expect(await context.database.db.select().from(runs).where(eq(runs.roomId, roomId))).toHaveLength(1);
+    // The retries spent nothing: a new start is still refused by the limit, not let through.
+    expectRateLimited(await start("start-once-3"), /Too many agents started/);
+  });
+
   it("answer a seat's writes beyond its limit with 429, writing nothing, whatever address it writes from", async () => {
     vi.stubEnv("PARLEY_SEAT_WRITES_PER_MINUTE", "2");
     const { roomId } = await createTestRoom(context.database.db);

@@ -35,17 +35,40 @@ function between(ask: Ask, one: Agent, other: Agent): boolean {
   return (ask.from === one.id && asked(ask, other)) || (ask.from === other.id && asked(ask, one));
 }
 
-/** An ask that would go round in circles: with whom, and how many times it would have been said. */
+/**
+ * An ask that would go round in circles: with whom, and how many times it would have been said
+ * (`same`), or how many asks back and forth it would make, each answering the one before by
+ * asking back (`back-and-forth`), whatever their words.
+ */
 interface RepeatedExchange {
   other: Agent;
   repeats: number;
   allowed: number;
+  kind: "same" | "back-and-forth";
+}
+
+/**
+ * How many asks between the two, the new one included, go back and forth: the latest ones, each
+ * the other way from the one before it (`asks` newest first). Asks that answer each ask by
+ * asking back go round in circles however they are worded.
+ */
+function backAndForth(asks: Ask[], asker: Agent, other: Agent): number {
+  let turns = 1;
+  let expected: string = other.id;
+  for (const ask of asks) {
+    if (!between(ask, asker, other)) continue;
+    if (ask.from !== expected) break;
+    turns += 1;
+    expected = expected === other.id ? asker.id : other.id;
+  }
+  return turns;
 }
 
 /**
  * The first of `targets` with whom `asker`'s ask of `text` would be the room's
- * `repeated_exchange_limit`-th saying much the same, either way, in `run`'s workflow; null
- * when the ask is no such repeat. Every kind of ask the room's events record counts (see
+ * `repeated_exchange_limit`-th saying much the same, either way, or the
+ * `repeated_exchange_limit`-th ask of a back-and-forth between the two (each asking the other
+ * back), in `run`'s workflow; null when the ask is no such repeat. Every kind of ask the room's events record counts (see
  * `ASKING_EVENT_TYPES`), so a new way of asking is compared as soon as it is counted.
  */
 async function findRepeatedExchange(
@@ -81,16 +104,20 @@ async function findRepeatedExchange(
   const words = wordsOf(text);
   for (const other of others) {
     const repeats = asks.filter((ask) => between(ask, asker, other) && saysTheSame(wordsOf(ask.text), words)).length + 1;
-    if (repeats >= allowed) return { other, repeats, allowed };
+    if (repeats >= allowed) return { other, repeats, allowed, kind: "same" };
+    const turns = backAndForth(asks, asker, other);
+    if (turns >= allowed) return { other, repeats: turns, allowed, kind: "back-and-forth" };
   }
   return null;
 }
 
 /** What a refused ask's `limit.reached` says, `outcome` being what became of the ask and its run. */
 function repeatedExchangeLimit(runId: string, asker: Agent, repeated: RepeatedExchange, outcome: string): LimitReachedPayload {
-  const message =
-    `${asker.name} and ${repeated.other.name} have asked each other much the same thing ${repeated.repeats} times in this workflow, ` +
-    `which goes round in circles: ${outcome}`;
+  const what =
+    repeated.kind === "same"
+      ? `have asked each other much the same thing ${repeated.repeats} times in this workflow`
+      : `have asked each other back and forth ${repeated.repeats} times in this workflow, each answering by asking back`;
+  const message = `${asker.name} and ${repeated.other.name} ${what}, which goes round in circles: ${outcome}`;
   return {
     limit: "repeated_exchange",
     runId,

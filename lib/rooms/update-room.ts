@@ -6,7 +6,7 @@ import { adminActionInsert } from "@/lib/admin/admin-actions";
 import { badRequest } from "@/lib/errors";
 import { ADMIN_ACTOR, type Actor, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS } from "@/lib/protocol";
-import { parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
+import { type RoomSettings, parseRoomSettings, roomSettingsPatchSchema } from "./room-settings";
 
 export const updateRoomInputSchema = z
   .strictObject({
@@ -16,20 +16,31 @@ export const updateRoomInputSchema = z
   .refine((input) => input.title !== undefined || input.settings !== undefined, "Nothing to change");
 export type UpdateRoomInput = z.infer<typeof updateRoomInputSchema>;
 
-/** Renames a room and/or changes its settings (admins). */
+/**
+ * Renames a room and/or changes its settings (admins). Only what differs from what the room has
+ * counts as a change: the audit trail lists each changed setting with its old and new value, and
+ * a request that changes nothing (no settings, or the values the room already has) writes
+ * nothing at all and returns null.
+ */
 export async function updateRoom(db: Db, roomId: string, input: UpdateRoomInput, actor: Actor = ADMIN_ACTOR) {
   const { events } = await writeRoomEvents(db, roomId, async (tx, emit, at, defer) => {
     const [room] = await tx.select().from(rooms).where(eq(rooms.id, roomId));
     if (!room) throw badRequest("Room vanished.");
-    const settings = input.settings ? parseRoomSettings({ ...room.settings, ...input.settings }) : undefined;
+    const before = parseRoomSettings(room.settings);
+    const after = input.settings ? parseRoomSettings({ ...room.settings, ...input.settings }) : before;
+    const changed = (Object.keys(after) as (keyof RoomSettings)[]).filter(
+      (key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]),
+    );
+    const title = input.title !== undefined && input.title !== room.title ? input.title : undefined;
+    if (title === undefined && changed.length === 0) return;
+    const settings = changed.length > 0 ? after : undefined;
     await tx
       .update(rooms)
-      .set({ ...(input.title ? { title: input.title } : {}), ...(settings ? { settings } : {}) })
+      .set({ ...(title ? { title } : {}), ...(settings ? { settings } : {}) })
       .where(eq(rooms.id, roomId));
-    const changedSettings = Object.keys(input.settings ?? {});
     const what = [
-      ...(input.title ? [`renamed “${room.title}” to “${input.title}”`] : []),
-      ...(changedSettings.length ? [`changed ${changedSettings.join(", ")}`] : []),
+      ...(title ? [`renamed “${room.title}” to “${title}”`] : []),
+      ...(changed.length ? [`changed ${changed.join(", ")}`] : []),
     ];
     defer(
       adminActionInsert(
@@ -37,11 +48,11 @@ export async function updateRoom(db: Db, roomId: string, input: UpdateRoomInput,
         {
           action: "room.updated",
           roomId,
-          roomTitle: input.title ?? room.title,
+          roomTitle: title ?? room.title,
           summary: what.join("; "),
           details: {
-            ...(input.title ? { title: { from: room.title, to: input.title } } : {}),
-            ...(input.settings ? { settings: input.settings } : {}),
+            ...(title ? { title: { from: room.title, to: title } } : {}),
+            ...(changed.length ? { settings: Object.fromEntries(changed.map((key) => [key, { from: before[key], to: after[key] }])) } : {}),
           },
         },
         at,
@@ -51,8 +62,8 @@ export async function updateRoom(db: Db, roomId: string, input: UpdateRoomInput,
     emit({
       type: "room.updated",
       actor,
-      payload: { ...(input.title ? { title: input.title } : {}), ...(settings ? { settings } : {}) },
+      payload: { ...(title ? { title } : {}), ...(settings ? { settings } : {}) },
     });
   });
-  return events[0]!;
+  return events[0] ?? null;
 }

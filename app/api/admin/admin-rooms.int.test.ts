@@ -209,9 +209,45 @@ describe("the dashboard's room endpoints", () => {
         action: "room.updated",
         roomTitle: "Renamed by admin",
         summary: `renamed “${room.title}” to “Renamed by admin”; changed max_steps`,
-        details: { title: { from: room.title, to: "Renamed by admin" }, settings: { max_steps: 9 } },
+        details: { title: { from: room.title, to: "Renamed by admin" }, settings: { max_steps: { from: 10, to: 9 } } },
       }),
     ]);
+  });
+
+  it("record only the settings that changed, with their old and new values, and nothing for a change that changes nothing", async () => {
+    const { roomId } = await createTestRoom(db());
+    const read = async () => (await get(readRoom, `/api/admin/rooms/${roomId}`, { roomId })).body.room.settings as Record<string, unknown>;
+    const recorded = async () => db().select().from(adminActions).where(eq(adminActions.roomId, roomId));
+    const logged = async () => (await readEventsAfter(db(), roomId, 0)).length;
+    const events = await logged();
+
+    // The dashboard's form sends every setting; three of them differ from what the room has.
+    const settings = { ...(await read()), max_steps: 12, broadcast: "agents", daily_cost_budget_usd: 1.5 };
+    expect(Object.keys(settings).length).toBeGreaterThan(30);
+    expect((await send(patchRoom, "PATCH", "/x", { roomId }, { settings })).status).toBe(200);
+    const [record] = await recorded();
+    expect(record).toMatchObject({
+      action: "room.updated",
+      summary: "changed max_steps, broadcast, daily_cost_budget_usd",
+      details: {
+        settings: {
+          max_steps: { from: 10, to: 12 },
+          broadcast: { from: "off", to: "agents" },
+          daily_cost_budget_usd: { from: null, to: 1.5 },
+        },
+      },
+    });
+    expect(await logged()).toBe(events + 1);
+
+    // Nothing to change: no settings, the same values again, the same title. Nothing is written.
+    const { room } = (await get(readRoom, `/api/admin/rooms/${roomId}`, { roomId })).body as { room: { title: string } };
+    for (const body of [{ settings: {} }, { settings }, { title: room.title }, { title: room.title, settings: { max_steps: 12 } }]) {
+      const answer = await send(patchRoom, "PATCH", "/x", { roomId }, body);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ event: null });
+    }
+    expect(await recorded()).toHaveLength(1);
+    expect(await logged()).toBe(events + 1);
   });
 
   it("browse a room's event log newest first, a page at a time, by type, sender and correlation id, and export it as JSON Lines", async () => {

@@ -49,6 +49,10 @@ export function createReviewTools(active: ActiveRun) {
             async (tx, emit, at) => {
               const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
               if (!review) throw badRequest("This build review is gone.");
+              // A step run after its review closed (retried, say) writes nothing into it.
+              if (["approved", "not_approved", "cancelled"].includes(review.status)) {
+                throw badRequest(`This build review has closed (${review.status.replace("_", " ")}); no more code goes into it.`);
+              }
               const version = review.codeVersion + 1;
               // The review's code node, unless someone deleted it meanwhile: then the code goes to a new one.
               const [kept] = review.codeNodeId

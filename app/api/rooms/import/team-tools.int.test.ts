@@ -351,7 +351,7 @@ describe("an agent calling a known hosted service by its endpoint", () => {
     });
     expect(started.status).toBe(409);
     expect(started.body.error.message).toBe(
-      "fast cannot run here: CEREBRAS_API_KEY is not set on the server: this agent calls Cerebras (https://api.cerebras.ai/v1), which needs its key.",
+      "fast cannot run on this server: CEREBRAS_API_KEY is not set on the server: this agent calls Cerebras (https://api.cerebras.ai/v1), which needs its key.",
     );
     expect(await context.database.db.select().from(runs).where(eq(runs.roomId, body.room.id))).toEqual([]);
     // Once the key is set, the agent can run.

@@ -4,7 +4,7 @@
 import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
 import { startBrainstorm, startBrainstormSchema } from "@/lib/brainstorm/start-brainstorm";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
-import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
+import { rateLimitedUnlessReplayed } from "@/lib/limits/limited-unless-replayed";
 import { respond } from "@/lib/http/request";
 import { roomAccess } from "@/lib/http/room-access";
 import { findRoom } from "@/lib/rooms/list-rooms";
@@ -13,7 +13,7 @@ import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
-export const POST = rateLimitedPerAddress(
+export const POST = rateLimitedUnlessReplayed(
   "runStarts",
   appRoute(
     participantRoute(

@@ -2,12 +2,12 @@
 // address, refused with a 429 while the day's budget has no room for the Architect's brief)
 import { startBuildReview, startBuildReviewSchema } from "@/lib/build-review/start-build-review";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
-import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
+import { rateLimitedUnlessReplayed } from "@/lib/limits/limited-unless-replayed";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
-export const POST = rateLimitedPerAddress(
+export const POST = rateLimitedUnlessReplayed(
   "runStarts",
   appRoute(
     participantRoute(
