@@ -6,6 +6,7 @@ import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { AgentDto } from "@/lib/protocol";
 import { vaultQuery } from "./vault-query";
+import { readableInk } from "@/components/ui/readable-color";
 
 /**
  * What an agent has learned across rooms, read-only: its areas, insights and recent tasks. Read
@@ -22,7 +23,7 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
   return (
     <div className="vault" data-testid="vault-drawer" role="region" aria-label={`${agent.name}'s knowledge`}>
       <div className="vault__head">
-        <strong style={{ color: agent.color }}>{agent.name}</strong> knows
+        <strong style={{ color: readableInk(agent.color) }}>{agent.name}</strong> knows
         {admin && (
           <button
             type="button"

@@ -15,8 +15,9 @@ import {
   applyEdgeChanges,
   applyNodeChanges,
   useReactFlow,
+  useStore,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { type Box, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { layoutLinks } from "@/lib/canvas/edge-labels";
@@ -28,14 +29,36 @@ import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
 import { HumanQuestion } from "@/components/broadcast/human-question";
+import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
 import { NoteNode } from "./note-node";
 
 const nodeTypes = { note: NoteNode };
 const edgeTypes = { labelled: LabelledEdge };
 
-/** After the viewer pans or zooms, the canvas stops following new work for this long. */
-const FOLLOW_PAUSE_MS = 10_000;
+/**
+ * Below this zoom a note's text is too small to read: each note shows its kind and title in
+ * large type instead, and links hide their labels unless selected.
+ */
+export const READING_ZOOM = 0.6;
+
+/** The zoom the camera brings a new contribution into view at when following the activity. */
+const FOLLOW_ZOOM = 0.9;
+
+/**
+ * Writes the view's zoom on the canvas element (`data-zoom`, and `--zoom` in steps of 0.02), so
+ * that CSS draws notes for their zoom: re-rendering only this, never every note, as the view moves.
+ */
+function ZoomMarker({ target }: { target: RefObject<HTMLDivElement | null> }) {
+  const zoom = useStore((state) => Math.max(0.02, Math.round(state.transform[2] * 50) / 50));
+  useEffect(() => {
+    const element = target.current;
+    if (!element) return;
+    element.style.setProperty("--zoom", String(zoom));
+    element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
+  }, [zoom, target]);
+  return null;
+}
 
 const selectCanvas = (state: RoomState) => ({
   nodes: state.nodes,
@@ -59,18 +82,24 @@ export function RoomCanvas({ onError }: CanvasProps) {
   const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
   const { screenToFlowPosition, fitView } = useReactFlow();
   const clearHighlight = useRoom((state) => state.highlight);
+  const canvasElement = useRef<HTMLDivElement>(null);
 
-  // Follow the work as it appears, unless the viewer has been moving around themselves.
-  const userMovedAt = useRef(0);
+  // Follow the activity: each new contribution is brought into view at a zoom it can be read
+  // at. On for spectators, who came to watch; off for participants, who work where they are;
+  // off for anyone as soon as they pan or zoom themselves.
+  const [following, setFollowing] = useState(!canEdit);
   const nodeCount = Object.keys(nodes).length;
-  const seenCount = useRef(nodeCount);
+  const seen = useRef(new Set(Object.keys(nodes)));
   useEffect(() => {
-    const grew = nodeCount > seenCount.current;
-    seenCount.current = nodeCount;
-    if (!grew || Date.now() - userMovedAt.current < FOLLOW_PAUSE_MS) return;
-    const timer = setTimeout(() => void fitView({ duration: 500, padding: 0.25, maxZoom: 1 }), 60);
+    const fresh = Object.keys(nodes).filter((id) => !seen.current.has(id));
+    seen.current = new Set(Object.keys(nodes));
+    if (!following || fresh.length === 0) return;
+    const timer = setTimeout(
+      () => void fitView({ nodes: fresh.map((id) => ({ id })), duration: 500, padding: 0.3, minZoom: FOLLOW_ZOOM, maxZoom: FOLLOW_ZOOM }),
+      60,
+    );
     return () => clearTimeout(timer);
-  }, [nodeCount, fitView]);
+  }, [nodes, following, fitView]);
 
   useEffect(() => {
     if (highlighted.length === 0) return;
@@ -96,7 +125,8 @@ export function RoomCanvas({ onError }: CanvasProps) {
     setFlowNodes((previous) => {
       const byId = new Map(previous.map((node) => [node.id, node]));
       const highlightSet = new Set(highlighted);
-      return Object.values(nodes).map((node) => {
+      // The order of the array is the order Tab visits the notes in.
+      return readingOrder(Object.values(nodes)).map((node) => {
         const existing = byId.get(node.id);
         const accent = node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227";
         return {
@@ -106,6 +136,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
           selected: existing?.selected,
           dragging: existing?.dragging,
           measured: existing?.measured,
+          ariaLabel: noteName(node),
           data: { node, accent, editable: canEdit, highlighted: highlightSet.has(node.id), onSaveText: saveText },
         };
       });
@@ -141,13 +172,14 @@ export function RoomCanvas({ onError }: CanvasProps) {
           sourceHandle: layout?.source ?? "bottom",
           targetHandle: layout?.target ?? "top",
           selected: byId.get(edge.id)?.selected,
+          ariaLabel: linkName(edge, nodes),
           style: { stroke: accent, strokeWidth: 2 },
           markerEnd: { type: MarkerType.ArrowClosed, color: accent, width: 16, height: 16 },
           data: { edge, accent, labelAt: layout?.label },
         };
       });
     });
-  }, [edges, links, agentColors]);
+  }, [edges, nodes, links, agentColors]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<NoteFlowNode>[]) =>
@@ -206,7 +238,6 @@ export function RoomCanvas({ onError }: CanvasProps) {
       const positions = [...placed].map(([nodeId, at]) => ({ nodeId, ...at }));
       const { gone } = await apiWrite<TidyResult>(`/api/rooms/${roomId}/canvas/tidy`, "POST", { positions });
       setTidyMessage(tidyNotice(plan, gone.length));
-      userMovedAt.current = 0;
       setTimeout(() => void fitView({ duration: 500, padding: 0.15 }), 120);
     } catch (error) {
       onError(error instanceof Error ? error.message : String(error));
@@ -215,11 +246,43 @@ export function RoomCanvas({ onError }: CanvasProps) {
     }
   };
 
+  const followButton = (
+    <button
+      type="button"
+      className="button canvas__follow"
+      aria-pressed={following}
+      data-testid="follow-activity"
+      title="Bring each new contribution into view as it arrives; moving the view yourself stops it"
+      onClick={() => setFollowing((on) => !on)}
+    >
+      {following ? "Following" : "Follow"}
+    </button>
+  );
+
   const selectedNodes = flowNodes.filter((node) => node.selected);
   const selectedEdge = flowEdges.find((edge) => edge.selected);
 
+  // Arrow keys move from a focused note to the nearest one that way; a selected note a
+  // participant may move is moved by them instead, as the canvas always did.
+  const moveFocus = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (!isArrowKey(event.key) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const target = event.target as HTMLElement;
+    if (!target.classList.contains("react-flow__node")) return;
+    const from = flowNodes.find((node) => node.id === target.dataset.id);
+    if (!from || (from.selected && canEdit)) return;
+    const centre = (node: NoteFlowNode) => {
+      const box = boxes.get(node.id);
+      return { id: node.id, x: node.position.x + (box?.width ?? 0) / 2, y: node.position.y + (box?.height ?? 0) / 2 };
+    };
+    const next = nextInDirection(centre(from), flowNodes.map(centre), event.key);
+    if (!next) return;
+    event.preventDefault();
+    canvasElement.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next.id)}"]`)?.focus();
+  };
+
   return (
-    <div className="canvas" data-testid="canvas">
+    // biome-ignore lint/a11y/noStaticElementInteractions: arrow keys pressed on the focusable notes inside bubble up to here.
+    <div className="canvas" data-testid="canvas" ref={canvasElement} onKeyDown={moveFocus} data-following={following}>
       <ReactFlow<NoteFlowNode, LabelledFlowEdge>
         nodes={flowNodes}
         edges={flowEdges}
@@ -254,13 +317,17 @@ export function RoomCanvas({ onError }: CanvasProps) {
         }}
         zoomOnDoubleClick={false}
         onMoveStart={(event) => {
-          if (event) userMovedAt.current = Date.now();
+          // Only a move the person made has an event: the camera's own moves have none.
+          if (event) setFollowing(false);
         }}
+        edgesFocusable={false}
+        autoPanOnNodeFocus
         fitView
         fitViewOptions={{ padding: 0.3, maxZoom: 1.1 }}
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
       >
+        <ZoomMarker target={canvasElement} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
         <Controls showInteractive={false} />
         <MiniMap
@@ -276,6 +343,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
               <button type="button" className="button button--primary" data-testid="add-note" onClick={addNoteInView}>
                 + Note
               </button>
+              {followButton}
               {nodeCount > 1 && (
                 <button
                   type="button"
@@ -324,8 +392,9 @@ export function RoomCanvas({ onError }: CanvasProps) {
               )}
             </div>
           ) : (
-            <div className="toolbar toolbar--readonly" data-testid="spectator-badge">
-              Watching as a spectator — take a seat to add notes
+            <div className="toolbar toolbar--readonly">
+              <span data-testid="spectator-badge">Watching as a spectator — take a seat to add notes</span>
+              {followButton}
             </div>
           )}
         </Panel>

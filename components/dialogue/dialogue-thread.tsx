@@ -4,6 +4,7 @@ import { useServerNow } from "@/components/room/use-server-now";
 import { useRoom } from "@/components/room/room-store";
 import type { DialogueThreadState } from "@/components/room/room-state";
 import { turnFigures } from "./turn-figures";
+import { readableInk } from "@/components/ui/readable-color";
 
 /**
  * Which round a dialogue is in, of how many: "round 1/2" from its opening until the asker's first
@@ -36,8 +37,8 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   return (
     <div className="dialogue" data-testid="dialogue-thread" data-status={closed?.outcome ?? "open"}>
       <div className="dialogue__head">
-        <strong style={{ color: asker?.color }}>{asker?.name}</strong> ↔{" "}
-        <strong style={{ color: addressee?.color }}>{addressee?.name}</strong>
+        <strong style={{ color: asker && readableInk(asker.color) }}>{asker?.name}</strong> ↔{" "}
+        <strong style={{ color: addressee && readableInk(addressee.color) }}>{addressee?.name}</strong>
         <span className="dialogue__round" data-testid="dialogue-round">{` · ${dialogueRound(thread)}`}</span>
       </div>
       <div className="dialogue__topic">{dialogue.topic}</div>
@@ -46,7 +47,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
           const from = agent(message.fromAgentId);
           return (
             <li key={`${message.runId}`} className="dialogue__message" data-testid="dialogue-message">
-              <span className="dialogue__from" style={{ color: from?.color }}>
+              <span className="dialogue__from" style={{ color: from && readableInk(from.color) }}>
                 {from?.name}
               </span>{" "}
               {message.text}
@@ -58,7 +59,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
         })}
         {open && speaking && (
           <li className="dialogue__message dialogue__message--writing" data-testid="dialogue-writing">
-            <span className="dialogue__from" style={{ color: speaking.color }}>
+            <span className="dialogue__from" style={{ color: readableInk(speaking.color) }}>
               {speaking.name}
             </span>{" "}
             {typing[speaking.id]?.text.slice(-200) ?? "is thinking…"}

@@ -6,6 +6,7 @@ import { useRoom } from "./room-store";
 import { type RoomState, nextTurn, nextTurnLabel } from "./room-state";
 import { SeatForm } from "./seat-form";
 import { useServerNow } from "./use-server-now";
+import { readableInk } from "@/components/ui/readable-color";
 
 const CONNECTION_LABELS = {
   connecting: "Connecting…",
@@ -30,7 +31,7 @@ function NextTurn() {
   if (!next) return null;
   return (
     <span className="watching next-turn" data-testid="next-turn" data-at={next.at ?? undefined}>
-      next: <strong style={{ color: next.agent.color }}>{next.agent.name}</strong> {nextTurnLabel(next.at, now)}
+      next: <strong style={{ color: readableInk(next.agent.color) }}>{next.agent.name}</strong> {nextTurnLabel(next.at, now)}
     </span>
   );
 }
