@@ -1,6 +1,7 @@
 "use client";
 
 import { useServerNow } from "@/components/room/use-server-now";
+import { useHydrated } from "@/components/ui/local-time";
 import { useRoom } from "@/components/room/room-store";
 import type { DialogueThreadState } from "@/components/room/room-state";
 import { turnFigures } from "./turn-figures";
@@ -26,6 +27,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   const typing = useRoom((state) => state.typing);
   const open = !!thread && !thread.closed;
   const now = useServerNow(open, 100);
+  const hydrated = useHydrated();
   if (!thread) return null;
   const { dialogue, messages, closed } = thread;
   const agent = (id: string) => agents.find((candidate) => candidate.id === id);
@@ -64,7 +66,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
             </span>{" "}
             {typing[speaking.id]?.text.slice(-200) ?? "is thinking…"}
             <div className="dialogue__figures" data-testid="dialogue-timer">
-              {((now - since) / 1000).toFixed(1)} s…
+              {hydrated ? `${((now - since) / 1000).toFixed(1)} s…` : "…"}
             </div>
           </li>
         )}

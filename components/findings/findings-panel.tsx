@@ -9,6 +9,7 @@ import type { FindingDto, FindingsPage } from "@/lib/findings/finding-dto";
 import { findingSeverities } from "@/lib/protocol";
 import { findingDestination, olderCursor, olderFindingsQuery, visibleFindings } from "./findings-view";
 import { readableInk } from "@/components/ui/readable-color";
+import { LocalTime } from "@/components/ui/local-time";
 
 function timeOf(iso: string): string {
   return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
@@ -129,9 +130,7 @@ export function FindingsPanel() {
                   <span className="finding__who" style={{ color: agent && readableInk(agent.color) }}>
                     {finding.agentName}
                   </span>
-                  <time className="finding__time" dateTime={finding.createdAt}>
-                    {timeOf(finding.createdAt)}
-                  </time>
+                  <LocalTime className="finding__time" iso={finding.createdAt} format={timeOf} />
                   <span className="finding__text">{finding.finding}</span>
                 </button>
               </li>
