@@ -1,7 +1,7 @@
 "use client";
 
 import { ReactFlowProvider } from "@xyflow/react";
-import { type MouseEvent, useCallback, useState } from "react";
+import { useCallback, useState } from "react";
 import { AgentRoster } from "@/components/agents/agent-roster";
 import { RoomCanvas } from "@/components/canvas/room-canvas";
 import { WhoAskedWhom } from "@/components/canvas/who-asked-whom";
@@ -77,25 +77,20 @@ function LiveRoom() {
 
 /**
  * The first stops of the Tab key, shown only while focused: straight to the command bar (or,
- * for a spectator, to taking a seat) and to the activity, past the header and every note.
+ * for a spectator, to taking a seat) and to the activity, past the header and every note. Each
+ * target is focusable, so following the link moves the focus there.
  */
 function SkipLinks() {
   const seated = useRoom((state) => state.seat !== null && !state.deleted);
-  const skip = (id: string) => (event: MouseEvent<HTMLAnchorElement>) => {
-    const target = document.getElementById(id);
-    if (!target) return;
-    event.preventDefault();
-    target.focus();
-  };
   const first = seated
     ? { id: "command-input", label: "Skip to the command bar" }
     : { id: "display-name-input", label: "Skip to taking a seat" };
   return (
     <nav aria-label="Skip links">
-      <a className="skip-link" href={`#${first.id}`} onClick={skip(first.id)} data-testid="skip-link">
+      <a className="skip-link" href={`#${first.id}`} data-testid="skip-link">
         {first.label}
       </a>
-      <a className="skip-link" href="#activity-feed" onClick={skip("activity-feed")}>
+      <a className="skip-link" href="#activity-feed">
         Skip to the activity
       </a>
     </nav>
