@@ -21,7 +21,7 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
   const error = refused ?? (vault ? null : (unread?.message ?? null));
 
   return (
-    <div className="vault" data-testid="vault-drawer" role="region" aria-label={`${agent.name}'s knowledge`}>
+    <section className="vault" data-testid="vault-drawer" aria-label={`${agent.name}'s knowledge`}>
       <div className="vault__head">
         <strong style={{ color: readableInk(agent.color) }}>{agent.name}</strong> knows
         {admin && (
@@ -81,6 +81,6 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
           )}
         </>
       )}
-    </div>
+    </section>
   );
 }
