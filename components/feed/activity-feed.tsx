@@ -21,6 +21,7 @@ const selectFeed = (state: RoomState & SidePanelState) => ({
   board: state.board,
   typing: state.typing,
   focusedSeq: state.focusedSeq,
+  dialogues: state.dialogues,
 });
 
 function timeOf(iso: string): string {
@@ -29,7 +30,7 @@ function timeOf(iso: string): string {
 
 /** The room's history as it happens: who did what, newest at the bottom. Click an entry to find it on the canvas. */
 export function ActivityFeed() {
-  const { feed, agents, nodes, board, typing, focusedSeq } = useRoom(useShallow(selectFeed));
+  const { feed, agents, nodes, board, typing, focusedSeq, dialogues } = useRoom(useShallow(selectFeed));
   const highlight = useRoom((state) => state.highlight);
   const showPane = useRoom((state) => state.showPane);
   // On a phone the canvas is another pane: showing notes switches to it.
@@ -60,6 +61,10 @@ export function ActivityFeed() {
   const nodeText = useCallback((nodeId: string) => nodes[nodeId]?.text, [nodes]);
   const boardEntry = useCallback((entryId: string) => board[entryId], [board]);
   const workflowIds = useMemo(() => workflowIdsIn(feed), [feed]);
+  const saidInDialogue = useMemo(() => {
+    const runIds = new Set(Object.values(dialogues).flatMap((thread) => thread.messages.map((message) => message.runId)));
+    return (runId: string) => runIds.has(runId);
+  }, [dialogues]);
 
   return (
     <ol
@@ -83,6 +88,7 @@ export function ActivityFeed() {
           agents={agents}
           nodeText={nodeText}
           boardEntry={boardEntry}
+          saidInDialogue={saidInDialogue}
           onSelect={showOnCanvas}
           focused={event.seq === focusedSeq}
           traceable={isTraceable(event, agents, workflowIds)}
@@ -119,6 +125,7 @@ const FeedEntry = memo(function FeedEntry({
   agents,
   nodeText,
   boardEntry,
+  saidInDialogue,
   onSelect,
   focused,
   traceable,
@@ -128,13 +135,14 @@ const FeedEntry = memo(function FeedEntry({
   agents: AgentDto[];
   nodeText: (nodeId: string) => string | undefined;
   boardEntry: (entryId: string) => BoardEntryDto | undefined;
+  saidInDialogue: (runId: string) => boolean;
   onSelect: (nodeIds: string[]) => void;
   focused: boolean;
   /** It belongs to a workflow, which "trace" opens. */
   traceable: boolean;
   onTrace: (correlationId: string) => void;
 }) {
-  const line = describeEvent(event, { agents, nodeText, boardEntry });
+  const line = describeEvent(event, { agents, nodeText, boardEntry, saidInDialogue });
   if (line.hidden) return null;
   const agent = agents.find((candidate) => candidate.id === event.agent);
   const color = agent?.color ?? (event.agent.startsWith("human:") ? "#c9a227" : "#868e96");
