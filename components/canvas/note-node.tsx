@@ -111,9 +111,11 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
         </div>
       )}
       <div className="note__title" aria-hidden="true" style={{ background, borderColor: accent }}>
-        <span className="note__title-kind" style={{ color: readableInk(accent, background) }}>
-          {kindLabel(node.kind)}
-        </span>
+        {node.kind !== "note" && (
+          <span className="note__title-kind" style={{ color: readableInk(accent, background) }}>
+            {kindLabel(node.kind)}
+          </span>
+        )}
         {noteTitle(node, 60) || node.authorName}
       </div>
       <div className="note__author">
