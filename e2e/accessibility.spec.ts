@@ -131,18 +131,12 @@ test.describe("at 1440 × 900", () => {
     await page.keyboard.press("Enter");
     await expect(page.getByTestId("command-input")).toBeFocused();
 
-    // A focused note shows a ring; the arrow keys move to the next note that way.
+    // The arrow keys move from a focused note to the next note that way, which shows a ring.
     await page.getByTestId("tab-activity").click();
     await room.fitView();
     await room.viewSettled();
     const first = page.locator(".react-flow__node").first();
     await first.focus();
-    const ring = await first.evaluate((element) => {
-      const style = getComputedStyle(element);
-      return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
-    });
-    expect(ring.style).not.toBe("none");
-    expect(ring.width).toBeGreaterThanOrEqual(2);
     const before = await first.getAttribute("data-id");
     let moved = false;
     for (const key of ["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"]) {
@@ -154,6 +148,12 @@ test.describe("at 1440 × 900", () => {
       }
     }
     expect(moved, "an arrow key moves the focus from a note to another").toBe(true);
+    const ring = await page.evaluate(() => {
+      const style = getComputedStyle(document.activeElement!);
+      return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
+    });
+    expect(ring.style).not.toBe("none");
+    expect(ring.width).toBeGreaterThanOrEqual(2);
 
     // The feed takes the focus and scrolls from the keyboard.
     const feed = page.getByTestId("feed");
