@@ -431,6 +431,8 @@ test.describe("on a phone at 390 × 844", () => {
     await entry.locator(".feed__body").tap();
     await expect(page.locator(".react-flow")).toBeVisible();
     await expect(page.locator(".note--highlighted").first()).toBeVisible();
+    const toggle = (await page.getByTestId("who-asked-toggle").boundingBox())!;
+    expect(Math.min(toggle.width, toggle.height), "the who-asked-whom toggle is a 44 px target").toBeGreaterThanOrEqual(44);
     for (const note of await page.locator(".note--highlighted").all()) await expect(note).toBeInViewport();
     await page.screenshot({ path: testInfo.outputPath("phone-canvas-shown.png") });
     await page.screenshot({ path: "test-results/screenshots/phone-canvas-shown.png" });
