@@ -88,6 +88,12 @@ export function RoomCanvas({ onError }: CanvasProps) {
   // at. On for spectators, who came to watch; off for participants, who work where they are;
   // off for anyone as soon as they pan or zoom themselves.
   const [following, setFollowing] = useState(!canEdit);
+  // Taking a seat makes a spectator a participant: the camera stops following them around.
+  const [seatedBefore, setSeatedBefore] = useState(canEdit);
+  if (canEdit !== seatedBefore) {
+    setSeatedBefore(canEdit);
+    if (canEdit) setFollowing(false);
+  }
   const nodeCount = Object.keys(nodes).length;
   const seen = useRef(new Set(Object.keys(nodes)));
   useEffect(() => {
