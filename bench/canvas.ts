@@ -84,27 +84,25 @@ async function fillRoom(base: string, count: number): Promise<{ roomId: string; 
 /** Frame times (ms) while the mouse drags the view from right to left and back, 120 steps each way. */
 async function dragFrames(page: Page, selector: string): Promise<number[]> {
   const box = (await page.locator(selector).boundingBox())!;
-  await page.evaluate(() => {
-    const frames: number[] = [];
+  // As source text: the bundler that runs this file would wrap named functions in a helper the page lacks.
+  await page.evaluate(`(() => {
+    const frames = [];
     let last = performance.now();
-    const tick = (now: number) => {
+    const tick = (now) => {
       frames.push(now - last);
       last = now;
-      (window as unknown as { __frames: number[] }).__frames = frames;
-      if (!(window as unknown as { __stop?: boolean }).__stop) requestAnimationFrame(tick);
+      window.__frames = frames;
+      if (!window.__stop) requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
-  });
+  })()`);
   const y = box.y + box.height / 2;
   await page.mouse.move(box.x + box.width - 20, y);
   await page.mouse.down();
   await page.mouse.move(box.x + 20, y, { steps: 120 });
   await page.mouse.move(box.x + box.width - 20, y, { steps: 120 });
   await page.mouse.up();
-  return page.evaluate(() => {
-    (window as unknown as { __stop: boolean }).__stop = true;
-    return (window as unknown as { __frames: number[] }).__frames.slice(2);
-  });
+  return page.evaluate<number[]>("(() => { window.__stop = true; return window.__frames.slice(2); })()");
 }
 
 /** The bare page: `count` plain boxes on a layer the drag moves by a CSS transform. */
@@ -173,18 +171,14 @@ async function main() {
       const changes: number[] = [];
       for (let index = 0; index < CHANGES; index++) {
         const text = `Edited ${index}`;
-        const painted = page.evaluate(
-          ({ id, wanted }) =>
-            new Promise<number>((resolve) => {
-              const look = () => {
-                const note = document.querySelector(`.react-flow__node[data-id="${id}"] [data-testid="note-text"]`);
-                if (note?.textContent === wanted) requestAnimationFrame(() => resolve(Date.now()));
-                else requestAnimationFrame(look);
-              };
-              look();
-            }),
-          { id: noteId, wanted: text },
-        );
+        const painted = page.evaluate<number>(`new Promise((resolve) => {
+          const look = () => {
+            const note = document.querySelector('.react-flow__node[data-id="${noteId}"] [data-testid="note-text"]');
+            if (note && note.textContent === ${JSON.stringify(text)}) requestAnimationFrame(() => resolve(Date.now()));
+            else requestAnimationFrame(look);
+          };
+          look();
+        })`);
         const sent = Date.now();
         await fetch(`${base}/api/rooms/${roomId}/nodes/${noteId}`, {
           method: "PATCH",

@@ -135,6 +135,19 @@ export function RoomCanvas({ onError }: CanvasProps) {
       return readingOrder(Object.values(nodes)).map((node) => {
         const existing = byId.get(node.id);
         const accent = node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227";
+        const highlightedNow = highlightSet.has(node.id);
+        // The same note drawn the same way keeps its object, so React Flow leaves it alone: one
+        // change on a crowded canvas redraws one note, not all of them.
+        if (
+          existing &&
+          existing.data.node === node &&
+          existing.data.accent === accent &&
+          existing.data.editable === canEdit &&
+          existing.data.highlighted === highlightedNow &&
+          existing.data.onSaveText === saveText
+        ) {
+          return existing;
+        }
         return {
           id: node.id,
           type: "note" as const,
@@ -143,7 +156,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
           dragging: existing?.dragging,
           measured: existing?.measured,
           ariaLabel: noteName(node),
-          data: { node, accent, editable: canEdit, highlighted: highlightSet.has(node.id), onSaveText: saveText },
+          data: { node, accent, editable: canEdit, highlighted: highlightedNow, onSaveText: saveText },
         };
       });
     });
@@ -170,15 +183,31 @@ export function RoomCanvas({ onError }: CanvasProps) {
       return Object.values(edges).map((edge) => {
         const accent = edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
         const layout = links.get(edge.id);
+        const name = linkName(edge, nodes);
+        const existing = byId.get(edge.id);
+        const sourceHandle = layout?.source ?? "bottom";
+        const targetHandle = layout?.target ?? "top";
+        if (
+          existing &&
+          existing.data?.edge === edge &&
+          existing.data.accent === accent &&
+          existing.ariaLabel === name &&
+          existing.sourceHandle === sourceHandle &&
+          existing.targetHandle === targetHandle &&
+          existing.data.labelAt?.x === layout?.label?.x &&
+          existing.data.labelAt?.y === layout?.label?.y
+        ) {
+          return existing;
+        }
         return {
           id: edge.id,
           type: "labelled" as const,
           source: edge.sourceId,
           target: edge.targetId,
-          sourceHandle: layout?.source ?? "bottom",
-          targetHandle: layout?.target ?? "top",
-          selected: byId.get(edge.id)?.selected,
-          ariaLabel: linkName(edge, nodes),
+          sourceHandle,
+          targetHandle,
+          selected: existing?.selected,
+          ariaLabel: name,
           style: { stroke: accent, strokeWidth: 2 },
           markerEnd: { type: MarkerType.ArrowClosed, color: accent, width: 16, height: 16 },
           data: { edge, accent, labelAt: layout?.label },
