@@ -266,7 +266,7 @@ test("an admin narrows the runs list by status, by room and by agent, in one roo
 
   // By room, picked by typing its title: the harbour's runs and no others.
   await page.getByTestId("room-picker").fill("Filtered harb");
-  await page.getByRole("option", { name: "Filtered harbour" }).click();
+  await page.locator(".admin-picker__list").getByRole("button", { name: "Filtered harbour" }).click();
   await expect(page.getByTestId("room-filter")).toContainText("Filtered harbour");
   const inHarbour = all.filter((run) => run.roomTitle === "Filtered harbour");
   await rowsAre(inHarbour);
@@ -274,7 +274,10 @@ test("an admin narrows the runs list by status, by room and by agent, in one roo
 
   // And by one of its agents, picked among the room's own: the harbour's Songwriter alone.
   await page.getByTestId("agent-picker").fill("Song");
-  await page.getByRole("option", { name: /^Songwriter/ }).click();
+  await page
+    .locator(".admin-picker__list")
+    .getByRole("button", { name: /^Songwriter/ })
+    .click();
   await expect(page.getByTestId("agent-filter")).toContainText("Songwriter");
   const harbourSongwriter = inHarbour.filter((run) => run.agentName === "Songwriter");
   await rowsAre(harbourSongwriter);
@@ -288,7 +291,7 @@ test("an admin narrows the runs list by status, by room and by agent, in one roo
   await page.getByRole("button", { name: "Any room" }).click();
   await page.getByRole("button", { name: "Any agent" }).click();
   await page.getByTestId("agent-picker").fill("Songwriter");
-  await page.getByRole("option", { name: "Songwriter (every room)" }).click();
+  await page.locator(".admin-picker__list").getByRole("button", { name: "Songwriter (every room)" }).click();
   await expect(page.getByTestId("agent-filter")).toContainText("Songwriter (every room)");
   await rowsAre(all.filter((run) => run.agentName === "Songwriter"));
   await expect(page.getByTestId("run-row").filter({ hasNotText: "Songwriter" })).toHaveCount(0);

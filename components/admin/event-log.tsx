@@ -107,10 +107,11 @@ export function EventLog({ roomId, agents }: { roomId: string; agents: AgentDto[
                   <code className="admin-event__type">{event.type}</code>
                   <strong>{event.agent_name}</strong>
                   <span className="admin-event__text">{line.text || line.message?.slice(0, 140) || line.chips?.join(", ") || ""}</span>
-                  <MomentButton roomId={event.room_id} seq={event.seq} />
                 </summary>
                 <pre className="admin-json">{JSON.stringify(event, null, 2)}</pre>
               </details>
+              {/* Beside the summary, not in it: a control inside another is one no keyboard or screen reader can tell apart. */}
+              <MomentButton roomId={event.room_id} seq={event.seq} />
             </li>
           );
         })}

@@ -119,7 +119,8 @@ export function OverviewView({ initial }: { initial: Overview }) {
       </div>
 
       <div className="admin-toolbar">
-        <div className="admin-segmented" role="group" aria-label="Range">
+        <fieldset className="admin-segmented">
+          <legend className="visually-hidden">Range</legend>
           {RANGES.map((option) => (
             <button
               key={option.value}
@@ -131,8 +132,9 @@ export function OverviewView({ initial }: { initial: Overview }) {
               {option.label}
             </button>
           ))}
-        </div>
-        <div className="admin-segmented" role="group" aria-label="Break down by">
+        </fieldset>
+        <fieldset className="admin-segmented">
+          <legend className="visually-hidden">Break down by</legend>
           <button
             type="button"
             className={breakdown === "model" ? "is-on" : ""}
@@ -151,7 +153,7 @@ export function OverviewView({ initial }: { initial: Overview }) {
           >
             By agent
           </button>
-        </div>
+        </fieldset>
       </div>
       <div className="admin-charts">
         <UsageChart title="Tokens" metric="tokens" buckets={usage.buckets} bucketMs={usage.bucketMs} series={series} />

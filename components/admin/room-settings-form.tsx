@@ -27,11 +27,12 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
         <fieldset key={group.title} className="settings__group">
           <legend>{group.title}</legend>
           {group.fields.map((field) => (
-            <label key={field.key} className="settings__field">
+            <label key={field.key} className="settings__field" htmlFor={`setting-${field.key}`}>
               <span>{field.label}</span>
               {field.kind === "number" && (
                 <input
                   type="number"
+                  id={`setting-${field.key}`}
                   name={field.key}
                   min={field.min}
                   max={field.max}
@@ -42,6 +43,7 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
               {field.kind === "optional-number" && (
                 <input
                   type="number"
+                  id={`setting-${field.key}`}
                   name={field.key}
                   min={field.min}
                   max={field.max}
@@ -54,23 +56,35 @@ export function RoomSettingsForm({ initial, onSave }: { initial: RoomSettings; o
               {field.kind === "boolean" && (
                 <input
                   type="checkbox"
+                  id={`setting-${field.key}`}
                   name={field.key}
                   checked={settings[field.key] as boolean}
                   onChange={(event) => set(field.key, event.target.checked)}
                 />
               )}
               {field.kind === "choice" && (
-                <select name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)}>
+                <select
+                  id={`setting-${field.key}`}
+                  name={field.key}
+                  value={settings[field.key] as string}
+                  onChange={(event) => set(field.key, event.target.value)}
+                >
                   {field.options.map((option) => (
                     <option key={option}>{option}</option>
                   ))}
                 </select>
               )}
               {field.kind === "text" && (
-                <textarea name={field.key} value={settings[field.key] as string} onChange={(event) => set(field.key, event.target.value)} />
+                <textarea
+                  id={`setting-${field.key}`}
+                  name={field.key}
+                  value={settings[field.key] as string}
+                  onChange={(event) => set(field.key, event.target.value)}
+                />
               )}
               {field.kind === "lines" && (
                 <textarea
+                  id={`setting-${field.key}`}
                   name={field.key}
                   value={(settings[field.key] as string[]).join("\n")}
                   onChange={(event) =>

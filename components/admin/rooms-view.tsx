@@ -126,56 +126,64 @@ export function RoomsView({ initialPage }: { initialPage: RoomsPage }) {
           void queryClient.invalidateQueries({ queryKey: ["admin"] });
         }}
       />
-      <div className="admin-table admin-table--rooms" role="table" aria-label="Rooms">
-        <div className="admin-table__row admin-table__row--head" role="row">
-          <span role="columnheader">Room</span>
-          <span role="columnheader">Agents and models</span>
-          <span role="columnheader">Watching</span>
-          <span role="columnheader">Runs</span>
-          <span role="columnheader">Events</span>
-          <span role="columnheader">Last activity</span>
-        </div>
-        {rows.length === 0 && !rooms.isFetching && <p className="empty">No rooms match.</p>}
-        {rows.map((room) => (
-          <div key={room.id} className="admin-table__row" role="row" data-testid="admin-room" data-room-id={room.id}>
-            <span role="cell">
-              <Link href={`/admin/rooms/${room.id}`} data-testid="admin-room-open">
-                {room.title}
-              </Link>
-              <span className="muted admin-table__sub">{room.template}</span>
-            </span>
-            <span role="cell" className="admin-agents">
-              {room.agents.map((agent) => (
-                <span
-                  key={agent.id}
-                  className={`admin-agent${agent.unavailableReason ? " admin-agent--off" : ""}`}
-                  title={agent.unavailableReason ?? `${agent.name}: ${agent.model}`}
-                >
-                  <span className="admin-dot" style={{ background: agent.color }} />
-                  {agent.name} <code>{agent.model}</code>
-                  {agent.unavailableReason && " ⚠"}
-                </span>
-              ))}
-            </span>
-            <span role="cell" className="admin-table__num" data-label="watching">
-              {room.watching}
-            </span>
-            <span role="cell" className="admin-table__num" data-label="runs">
-              {room.activeRuns > 0 ? (
-                <Link href={`/admin/runs?room=${room.id}&room_title=${encodeURIComponent(room.title)}`}>{room.activeRuns} active</Link>
-              ) : (
-                <span className="muted">idle</span>
-              )}
-            </span>
-            <span role="cell" className="admin-table__num" data-label="events">
-              {room.lastSeq.toLocaleString("en-US")}
-            </span>
-            <span role="cell" className="muted">
-              <Ago iso={room.lastActivityAt} />
-            </span>
-          </div>
-        ))}
-      </div>
+      <table className="admin-table admin-table--rooms" aria-label="Rooms">
+        <thead>
+          <tr className="admin-table__row admin-table__row--head">
+            <th scope="col">Room</th>
+            <th scope="col">Agents and models</th>
+            <th scope="col">Watching</th>
+            <th scope="col">Runs</th>
+            <th scope="col">Events</th>
+            <th scope="col">Last activity</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 && !rooms.isFetching && (
+            <tr>
+              <td className="empty">No rooms match.</td>
+            </tr>
+          )}
+          {rows.map((room) => (
+            <tr key={room.id} className="admin-table__row" data-testid="admin-room" data-room-id={room.id}>
+              <td>
+                <Link href={`/admin/rooms/${room.id}`} data-testid="admin-room-open">
+                  {room.title}
+                </Link>
+                <span className="muted admin-table__sub">{room.template}</span>
+              </td>
+              <td className="admin-agents">
+                {room.agents.map((agent) => (
+                  <span
+                    key={agent.id}
+                    className={`admin-agent${agent.unavailableReason ? " admin-agent--off" : ""}`}
+                    title={agent.unavailableReason ?? `${agent.name}: ${agent.model}`}
+                  >
+                    <span className="admin-dot" style={{ background: agent.color }} />
+                    {agent.name} <code>{agent.model}</code>
+                    {agent.unavailableReason && " ⚠"}
+                  </span>
+                ))}
+              </td>
+              <td className="admin-table__num" data-label="watching">
+                {room.watching}
+              </td>
+              <td className="admin-table__num" data-label="runs">
+                {room.activeRuns > 0 ? (
+                  <Link href={`/admin/runs?room=${room.id}&room_title=${encodeURIComponent(room.title)}`}>{room.activeRuns} active</Link>
+                ) : (
+                  <span className="muted">idle</span>
+                )}
+              </td>
+              <td className="admin-table__num" data-label="events">
+                {room.lastSeq.toLocaleString("en-US")}
+              </td>
+              <td className="muted">
+                <Ago iso={room.lastActivityAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       {rooms.hasNextPage && (
         <button type="button" className="button admin-more" disabled={rooms.isFetchingNextPage} onClick={() => rooms.fetchNextPage()}>
           {rooms.isFetchingNextPage ? "Reading…" : "More rooms"}

@@ -27,7 +27,7 @@ export function RunActions({ run, compact = false }: { run: Pick<AdminRunRow, "i
   const active = run.status === "queued" || run.status === "running";
   const size = compact ? " button--small" : "";
   return (
-    <span className="admin-run-actions" onClick={(event) => event.stopPropagation()}>
+    <span className="admin-run-actions">
       {active && (
         <button
           type="button"

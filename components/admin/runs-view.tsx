@@ -102,56 +102,66 @@ export function RunsView({ initialFilters, initialPage }: { initialFilters: RunF
         <AgentPicker agent={filters.agent} room={filters.room?.id ?? null} onChange={(picked) => change({ agent: picked })} />
       </div>
       {runs.error && <p className="form-error">{runs.error.message}</p>}
-      <div className="admin-table admin-table--runs" role="table" aria-label="Runs">
-        <div className="admin-table__row admin-table__row--head" role="row">
-          <span role="columnheader">Status</span>
-          <span role="columnheader">Agent · room</span>
-          <span role="columnheader">Prompt</span>
-          <span role="columnheader">Steps</span>
-          <span role="columnheader">Tokens · cost</span>
-          <span role="columnheader">When</span>
-          <span role="columnheader" />
-        </div>
-        {rows.length === 0 && !runs.isFetching && <p className="empty">No runs match.</p>}
-        {rows.map((run) => (
-          <div key={run.id} className="admin-table__row" role="row" data-testid="run-row" data-run-id={run.id} data-status={run.status}>
-            <span role="cell">
-              <RunStatus status={run.status} cancelRequested={run.cancelRequested} />
-            </span>
-            <span role="cell" className="admin-table__who">
-              <span className="admin-dot" style={{ background: run.agentColor }} />
-              <Link href={`/admin/runs/${run.id}`} data-testid="run-open">
-                {run.agentName}
-              </Link>
-              <button
-                type="button"
-                className="link-button"
-                title="Only this room's runs"
-                onClick={() => change({ room: { id: run.roomId, title: run.roomTitle } })}
-              >
-                {run.roomTitle}
-              </button>
-            </span>
-            <span role="cell" className="admin-table__prompt" title={run.prompt}>
-              {run.error ? <span className="form-error">{run.error.error_message}</span> : run.prompt}
-            </span>
-            <span role="cell" className="admin-table__num" data-label="steps">
-              {run.steps}
-              {run.attempts > 1 && <span className="muted"> · {run.attempts} attempts</span>}
-            </span>
-            <span role="cell" className="admin-table__num">
-              {formatTokens(run.inputTokens + run.outputTokens)} · {formatDollars(run.costUsd)}
-            </span>
-            <span role="cell" className="muted">
-              <Ago iso={run.createdAt} now={now} />
-              {run.startedAt && ` · ${runDuration(run, now)}`}
-            </span>
-            <span role="cell">
-              <RunActions run={run} compact />
-            </span>
-          </div>
-        ))}
-      </div>
+      <table className="admin-table admin-table--runs" aria-label="Runs">
+        <thead>
+          <tr className="admin-table__row admin-table__row--head">
+            <th scope="col">Status</th>
+            <th scope="col">Agent · room</th>
+            <th scope="col">Prompt</th>
+            <th scope="col">Steps</th>
+            <th scope="col">Tokens · cost</th>
+            <th scope="col">When</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 && !runs.isFetching && (
+            <tr>
+              <td className="empty">No runs match.</td>
+            </tr>
+          )}
+          {rows.map((run) => (
+            <tr key={run.id} className="admin-table__row" data-testid="run-row" data-run-id={run.id} data-status={run.status}>
+              <td>
+                <RunStatus status={run.status} cancelRequested={run.cancelRequested} />
+              </td>
+              <td className="admin-table__who">
+                <span className="admin-dot" style={{ background: run.agentColor }} />
+                <Link href={`/admin/runs/${run.id}`} data-testid="run-open">
+                  {run.agentName}
+                </Link>
+                <button
+                  type="button"
+                  className="link-button"
+                  title="Only this room's runs"
+                  onClick={() => change({ room: { id: run.roomId, title: run.roomTitle } })}
+                >
+                  {run.roomTitle}
+                </button>
+              </td>
+              <td className="admin-table__prompt" title={run.prompt}>
+                {run.error ? <span className="form-error">{run.error.error_message}</span> : run.prompt}
+              </td>
+              <td className="admin-table__num" data-label="steps">
+                {run.steps}
+                {run.attempts > 1 && <span className="muted"> · {run.attempts} attempts</span>}
+              </td>
+              <td className="admin-table__num">
+                {formatTokens(run.inputTokens + run.outputTokens)} · {formatDollars(run.costUsd)}
+              </td>
+              <td className="muted">
+                <Ago iso={run.createdAt} now={now} />
+                {run.startedAt && ` · ${runDuration(run, now)}`}
+              </td>
+              <td>
+                <RunActions run={run} compact />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       {runs.hasNextPage && (
         <button type="button" className="button admin-more" disabled={runs.isFetchingNextPage} onClick={() => runs.fetchNextPage()}>
           {runs.isFetchingNextPage ? "Reading…" : "Older runs"}

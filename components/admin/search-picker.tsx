@@ -50,6 +50,7 @@ export function SearchPicker<T>({
   }
   const options = data ? optionsOf(data) : null;
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: focus leaving the whole picker (its input and its choices) closes the list.
     <div className="admin-picker" onBlur={(event) => !event.currentTarget.contains(event.relatedTarget) && setOpen(false)}>
       <input
         value={text}
@@ -63,14 +64,12 @@ export function SearchPicker<T>({
         }}
       />
       {open && options && (
-        <ul className="admin-picker__list" role="listbox">
+        <ul className="admin-picker__list" aria-label={`${label}: choices`}>
           {options.length === 0 && <li className="muted">{empty}</li>}
           {options.map((option) => (
             <li key={option.value}>
               <button
                 type="button"
-                role="option"
-                aria-selected={false}
                 onClick={() => {
                   onChange({ value: option.value, label: option.label });
                   setText("");

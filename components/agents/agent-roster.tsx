@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useNow } from "@/components/ui/use-now";
 import { useShallow } from "zustand/react/shallow";
 import type { AgentDto } from "@/lib/protocol";
@@ -78,6 +78,11 @@ function AgentRow({
   waiting: number;
 }) {
   const [prompting, setPrompting] = useState(false);
+  // Opening the prompt box is asking to type in it.
+  const promptInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (prompting) promptInput.current?.focus();
+  }, [prompting]);
   const [knowledge, setKnowledge] = useState(false);
   const [prompt, setPrompt] = useState("");
   const model = modelLabel(agent.model);
@@ -134,7 +139,7 @@ function AgentRow({
             }}
           >
             <input
-              autoFocus
+              ref={promptInput}
               data-testid="agent-prompt-input"
               placeholder={`What should ${agent.name} do? (optional)`}
               value={prompt}

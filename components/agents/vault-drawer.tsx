@@ -6,6 +6,7 @@ import { apiRequest } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { AgentDto } from "@/lib/protocol";
 import { vaultQuery } from "./vault-query";
+import { readableInk } from "@/components/ui/readable-color";
 
 /**
  * What an agent has learned across rooms, read-only: its areas, insights and recent tasks. Read
@@ -20,9 +21,9 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
   const error = refused ?? (vault ? null : (unread?.message ?? null));
 
   return (
-    <div className="vault" data-testid="vault-drawer" role="region" aria-label={`${agent.name}'s knowledge`}>
+    <section className="vault" data-testid="vault-drawer" aria-label={`${agent.name}'s knowledge`}>
       <div className="vault__head">
-        <strong style={{ color: agent.color }}>{agent.name}</strong> knows
+        <strong style={{ color: readableInk(agent.color) }}>{agent.name}</strong> knows
         {admin && (
           <button
             type="button"
@@ -80,6 +81,6 @@ export function VaultDrawer({ agent, onClose }: { agent: AgentDto; onClose: () =
           )}
         </>
       )}
-    </div>
+    </section>
   );
 }

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import Markdown from "react-markdown";
 import { useRoom } from "@/components/room/room-store";
+import { Modal } from "@/components/ui/modal";
 import type { BrainstormDto } from "@/lib/protocol/brainstorm";
 
 export function deliverableUrl(roomId: string, brainstormId: string): string {
@@ -32,32 +33,23 @@ export function DeliverableView({ brainstorm, onClose }: { brainstorm: Brainstor
     };
   }, [url]);
   return (
-    <div
-      className="modal-backdrop"
-      role="dialog"
-      aria-modal="true"
-      aria-label="The deliverable"
-      data-testid="deliverable"
-      onClick={onClose}
-    >
-      <div className="modal deliverable" onClick={(event) => event.stopPropagation()}>
-        <div className="deliverable__bar">
-          <strong>Deliverable</strong>
-          <a className="button" href={url} download>
-            Download .md
-          </a>
-          <button type="button" className="button" onClick={onClose} data-testid="close-deliverable">
-            Close
-          </button>
-        </div>
-        {error && <p role="alert">{error}</p>}
-        {text === null && !error && <p>Loading…</p>}
-        {text !== null && (
-          <article className="deliverable__body" data-testid="deliverable-body">
-            <Markdown skipHtml>{text}</Markdown>
-          </article>
-        )}
+    <Modal label="The deliverable" onClose={onClose} className="deliverable" testId="deliverable">
+      <div className="deliverable__bar">
+        <h2 className="deliverable__title">Deliverable</h2>
+        <a className="button" href={url} download>
+          Download .md
+        </a>
+        <button type="button" className="button" onClick={onClose} data-testid="close-deliverable">
+          Close
+        </button>
       </div>
-    </div>
+      {error && <p role="alert">{error}</p>}
+      {text === null && !error && <p>Loading…</p>}
+      {text !== null && (
+        <article className="deliverable__body" data-testid="deliverable-body">
+          <Markdown skipHtml>{text}</Markdown>
+        </article>
+      )}
+    </Modal>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useRoom } from "@/components/room/room-store";
 import { useServerNow } from "@/components/room/use-server-now";
+import { useHydrated } from "@/components/ui/local-time";
 import { BRAINSTORM_STAGES } from "@/lib/protocol/brainstorm";
 import { STATUS_LABEL, formatElapsed, stageCount, stageElapsed } from "./stage-figures";
 
@@ -14,12 +15,15 @@ export function StageTracker() {
   const template = useRoom((state) => state.room.template);
   const live = !!brainstorm && (brainstorm.status === "running" || brainstorm.status === "awaiting_gate");
   const now = useServerNow(live, 1000);
+  // A running stage's time depends on the viewer's clock: the server's page leaves it out.
+  const hydrated = useHydrated();
   if (template !== "brainstorm" || !brainstorm) return null;
   return (
     <ol className="stage-tracker" data-testid="stage-tracker" aria-label="Brainstorm stages">
       {BRAINSTORM_STAGES.map((stage) => {
         const state = brainstorm.stages[stage.key];
-        const elapsed = stageElapsed(state, now);
+        const ticking = state.status === "running" || state.status === "awaiting";
+        const elapsed = ticking && !hydrated ? null : stageElapsed(state, now);
         const count = stageCount(stage.key, state);
         return (
           <li

@@ -7,6 +7,7 @@ import { useRoom } from "@/components/room/room-store";
 import { useSubmit } from "@/components/ui/use-submit";
 import type { BroadcastDto, BroadcastResponseDto, ReusedAnswerDto } from "@/lib/protocol";
 import { useSecondsLeft } from "./countdown";
+import { readableInk } from "@/components/ui/readable-color";
 
 const NO_ANSWERS: BroadcastResponseDto[] = [];
 
@@ -46,7 +47,7 @@ export function BroadcastThread({ broadcastId }: { broadcastId: string }) {
             return (
               <li key={answer.id} className="thread__answer" data-testid="broadcast-answer">
                 <div className="thread__who">
-                  <span style={{ color: agent?.color ?? "#946c00" }}>{answer.responderName}</span>
+                  <span style={{ color: readableInk(agent?.color ?? "#946c00") }}>{answer.responderName}</span>
                   {answer.isHuman ? (
                     <span className="badge badge--human">human</span>
                   ) : (

@@ -8,6 +8,7 @@ import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { useSubmit } from "@/components/ui/use-submit";
 import { useSecondsLeft } from "./countdown";
+import { readableInk } from "@/components/ui/readable-color";
 
 const selectQuestion = (state: RoomState) => {
   const human = Object.values(state.broadcasts).filter((broadcast) => broadcast.mode === "human");
@@ -50,7 +51,7 @@ export function HumanQuestion({ onError }: { onError: (message: string) => void 
     <section className="question-panel" data-testid="human-question" data-broadcast-id={open.id} aria-live="polite">
       <div className="question-panel__head">
         <span className="feed__dot" style={{ background: asker?.color ?? "#7950f2" }} />
-        <strong style={{ color: asker?.color }}>{open.agentName}</strong> asks the room
+        <strong style={{ color: asker && readableInk(asker.color) }}>{open.agentName}</strong> asks the room
         {open.askedAgainOf && <span className="badge">asked again</span>}
         {waiting > 0 && <span className="badge">{waiting} more waiting</span>}
         <span

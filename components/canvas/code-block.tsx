@@ -225,7 +225,8 @@ export function CodeBlock({
         )}
       </div>
       {(loading || problem) && <div className="code-block__note">{problem ?? "Reading that version…"}</div>}
-      <pre className="code-block__pre nowheel">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the code scrolls within its note; focused, the keyboard scrolls it. */}
+      <pre className="code-block__pre nowheel" tabIndex={0}>
         <code className="hljs">
           <CodeTokens tokens={tokens} />
         </code>

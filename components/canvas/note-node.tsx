@@ -6,17 +6,8 @@ import { useRoom } from "@/components/room/room-store";
 import { LIMITS } from "@/lib/protocol";
 import { CodeBlock } from "./code-block";
 import type { NoteFlowNode } from "./flow-types";
-
-const KIND_LABELS: Record<string, string> = {
-  lyric: "Lyric",
-  scene: "Scene",
-  idea: "Idea",
-  story: "Story",
-  theme: "Theme",
-  group: "Group",
-  brief: "Brief",
-  code: "Code",
-};
+import { kindLabel, noteTitle } from "./canvas-names";
+import { readableInk } from "@/components/ui/readable-color";
 
 /** One handle per side; any can start or end a link (the canvas connects in loose mode). */
 const HANDLES = [
@@ -26,7 +17,11 @@ const HANDLES = [
   { id: "left", position: Position.Left },
 ] as const;
 
-/** A sticky note or an agent's piece of work on the canvas. Double-click to edit when allowed. */
+/**
+ * A sticky note or an agent's piece of work on the canvas. Double-click to edit when allowed.
+ * Zoomed out past reading, CSS shows its title over it in type that grows as the view shrinks
+ * (see `READING_ZOOM`); the note keeps its size, so nothing around it moves.
+ */
 function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
   const { node, accent, editable, highlighted, onSaveText } = data;
   // The code a build review's Coder submitted: its version counts submissions, not the node's moves and edits.
@@ -42,6 +37,20 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
     if (editing) textarea.current?.focus();
   }, [editing]);
 
+  // The canvas's wrapper around the note is what Tab and the arrow keys focus: Enter there edits.
+  const element = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const wrapper = element.current?.closest<HTMLElement>(".react-flow__node");
+    if (!wrapper || !editable) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Enter" || event.target !== wrapper) return;
+      event.preventDefault();
+      setEditing(true);
+    };
+    wrapper.addEventListener("keydown", onKey);
+    return () => wrapper.removeEventListener("keydown", onKey);
+  }, [editable]);
+
   const save = () => {
     setEditing(false);
     if (draft !== node.text) onSaveText(id, draft);
@@ -50,7 +59,9 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
   const isAgent = node.authorKind === "agent";
   const background = node.color ?? (isAgent ? "#ffffff" : "#fff3bf");
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the note's wrapper, focusable and named by the canvas, opens the editor on Enter; a double-click is the pointer's way.
     <div
+      ref={element}
       className={`note${selected ? " note--selected" : ""}${highlighted ? " note--highlighted" : ""}${isAgent ? " note--agent" : ""}`}
       style={{ background, borderColor: accent, width: node.width ?? undefined }}
       data-testid={`note-${id}`}
@@ -65,8 +76,8 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
         <Handle key={side.id} id={side.id} type="source" position={side.position} className="note__handle" />
       ))}
       {node.kind !== "note" && (
-        <div className="note__kind" style={{ color: accent }}>
-          {KIND_LABELS[node.kind] ?? node.kind}
+        <div className="note__kind" style={{ color: readableInk(accent, background) }}>
+          {kindLabel(node.kind)}
         </div>
       )}
       {editing ? (
@@ -82,6 +93,7 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
             if (event.key === "Escape") {
               setDraft(node.text);
               setEditing(false);
+              element.current?.closest<HTMLElement>(".react-flow__node")?.focus();
             }
             if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) save();
           }}
@@ -98,6 +110,14 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
           {node.text || <span className="note__placeholder">{editable ? "Double-click to write" : "Empty note"}</span>}
         </div>
       )}
+      <div className="note__title" aria-hidden="true" style={{ background, borderColor: accent }}>
+        {node.kind !== "note" && (
+          <span className="note__title-kind" style={{ color: readableInk(accent, background) }}>
+            {kindLabel(node.kind)}
+          </span>
+        )}
+        {noteTitle(node, 60) || node.authorName}
+      </div>
       <div className="note__author">
         <span className="note__dot" style={{ background: accent }} />
         {node.authorName}

@@ -15,8 +15,9 @@ import {
   applyEdgeChanges,
   applyNodeChanges,
   useReactFlow,
+  useStore,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { type Box, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { layoutLinks } from "@/lib/canvas/edge-labels";
@@ -28,14 +29,36 @@ import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
 import { TeamStart } from "@/components/room/team-start";
+import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
 import { NoteNode } from "./note-node";
 
 const nodeTypes = { note: NoteNode };
 const edgeTypes = { labelled: LabelledEdge };
 
-/** After the viewer pans or zooms, the canvas stops following new work for this long. */
-const FOLLOW_PAUSE_MS = 10_000;
+/**
+ * Below this zoom a note's text is too small to read: each note shows its kind and title in
+ * large type instead, and links hide their labels unless selected.
+ */
+export const READING_ZOOM = 0.6;
+
+/** The zoom the camera brings a new contribution into view at when following the activity. */
+const FOLLOW_ZOOM = 0.9;
+
+/**
+ * Writes the view's zoom on the canvas element (`data-zoom`, and `--zoom` in steps of 0.02), so
+ * that CSS draws notes for their zoom: re-rendering only this, never every note, as the view moves.
+ */
+function ZoomMarker({ target }: { target: RefObject<HTMLDivElement | null> }) {
+  const zoom = useStore((state) => Math.max(0.02, Math.round(state.transform[2] * 50) / 50));
+  useEffect(() => {
+    const element = target.current;
+    if (!element) return;
+    element.style.setProperty("--zoom", String(zoom));
+    element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
+  }, [zoom, target]);
+  return null;
+}
 
 const selectCanvas = (state: RoomState) => ({
   nodes: state.nodes,
@@ -59,18 +82,30 @@ export function RoomCanvas({ onError }: CanvasProps) {
   const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
   const { screenToFlowPosition, fitView } = useReactFlow();
   const clearHighlight = useRoom((state) => state.highlight);
+  const canvasElement = useRef<HTMLDivElement>(null);
 
-  // Follow the work as it appears, unless the viewer has been moving around themselves.
-  const userMovedAt = useRef(0);
+  // Follow the activity: each new contribution is brought into view at a zoom it can be read
+  // at. On for spectators, who came to watch; off for participants, who work where they are;
+  // off for anyone as soon as they pan or zoom themselves.
+  const [following, setFollowing] = useState(!canEdit);
+  // Taking a seat makes a spectator a participant: the camera stops following them around.
+  const [seatedBefore, setSeatedBefore] = useState(canEdit);
+  if (canEdit !== seatedBefore) {
+    setSeatedBefore(canEdit);
+    if (canEdit) setFollowing(false);
+  }
   const nodeCount = Object.keys(nodes).length;
-  const seenCount = useRef(nodeCount);
+  const seen = useRef(new Set(Object.keys(nodes)));
   useEffect(() => {
-    const grew = nodeCount > seenCount.current;
-    seenCount.current = nodeCount;
-    if (!grew || Date.now() - userMovedAt.current < FOLLOW_PAUSE_MS) return;
-    const timer = setTimeout(() => void fitView({ duration: 500, padding: 0.25, maxZoom: 1 }), 60);
+    const fresh = Object.keys(nodes).filter((id) => !seen.current.has(id));
+    seen.current = new Set(Object.keys(nodes));
+    if (!following || fresh.length === 0) return;
+    const timer = setTimeout(
+      () => void fitView({ nodes: fresh.map((id) => ({ id })), duration: 500, padding: 0.3, minZoom: FOLLOW_ZOOM, maxZoom: FOLLOW_ZOOM }),
+      60,
+    );
     return () => clearTimeout(timer);
-  }, [nodeCount, fitView]);
+  }, [nodes, following, fitView]);
 
   useEffect(() => {
     if (highlighted.length === 0) return;
@@ -96,19 +131,19 @@ export function RoomCanvas({ onError }: CanvasProps) {
     setFlowNodes((previous) => {
       const byId = new Map(previous.map((node) => [node.id, node]));
       const highlightSet = new Set(highlighted);
-      return Object.values(nodes).map((node) => {
+      // The order of the array is the order Tab visits the notes in.
+      return readingOrder(Object.values(nodes)).map((node) => {
         const existing = byId.get(node.id);
         const accent = node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227";
-        const highlight = highlightSet.has(node.id);
-        // The same note drawn the same way keeps its object, so React Flow leaves it alone: a
-        // room of hundreds of notes, or a jump through its history, redraws only what changed.
+        const highlightedNow = highlightSet.has(node.id);
+        // The same note drawn the same way keeps its object, so React Flow leaves it alone: one
+        // change on a crowded canvas redraws one note, not all of them.
         if (
           existing &&
-          !existing.dragging &&
           existing.data.node === node &&
           existing.data.accent === accent &&
           existing.data.editable === canEdit &&
-          existing.data.highlighted === highlight &&
+          existing.data.highlighted === highlightedNow &&
           existing.data.onSaveText === saveText
         ) {
           return existing;
@@ -120,7 +155,8 @@ export function RoomCanvas({ onError }: CanvasProps) {
           selected: existing?.selected,
           dragging: existing?.dragging,
           measured: existing?.measured,
-          data: { node, accent, editable: canEdit, highlighted: highlight, onSaveText: saveText },
+          ariaLabel: noteName(node),
+          data: { node, accent, editable: canEdit, highlighted: highlightedNow, onSaveText: saveText },
         };
       });
     });
@@ -147,14 +183,19 @@ export function RoomCanvas({ onError }: CanvasProps) {
       return Object.values(edges).map((edge) => {
         const accent = edge.authorKind === "agent" ? (agentColors.get(edge.authorId) ?? "#868e96") : "#868e96";
         const layout = links.get(edge.id);
+        const name = linkName(edge, nodes);
         const existing = byId.get(edge.id);
+        const sourceHandle = layout?.source ?? "bottom";
+        const targetHandle = layout?.target ?? "top";
         if (
-          existing?.data &&
-          existing.data.edge === edge &&
+          existing &&
+          existing.data?.edge === edge &&
           existing.data.accent === accent &&
-          existing.sourceHandle === (layout?.source ?? "bottom") &&
-          existing.targetHandle === (layout?.target ?? "top") &&
-          sameSpot(existing.data.labelAt, layout?.label)
+          existing.ariaLabel === name &&
+          existing.sourceHandle === sourceHandle &&
+          existing.targetHandle === targetHandle &&
+          existing.data.labelAt?.x === layout?.label?.x &&
+          existing.data.labelAt?.y === layout?.label?.y
         ) {
           return existing;
         }
@@ -163,16 +204,17 @@ export function RoomCanvas({ onError }: CanvasProps) {
           type: "labelled" as const,
           source: edge.sourceId,
           target: edge.targetId,
-          sourceHandle: layout?.source ?? "bottom",
-          targetHandle: layout?.target ?? "top",
+          sourceHandle,
+          targetHandle,
           selected: existing?.selected,
+          ariaLabel: name,
           style: { stroke: accent, strokeWidth: 2 },
           markerEnd: { type: MarkerType.ArrowClosed, color: accent, width: 16, height: 16 },
           data: { edge, accent, labelAt: layout?.label },
         };
       });
     });
-  }, [edges, links, agentColors]);
+  }, [edges, nodes, links, agentColors]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<NoteFlowNode>[]) =>
@@ -231,7 +273,6 @@ export function RoomCanvas({ onError }: CanvasProps) {
       const positions = [...placed].map(([nodeId, at]) => ({ nodeId, ...at }));
       const { gone } = await apiWrite<TidyResult>(`/api/rooms/${roomId}/canvas/tidy`, "POST", { positions });
       setTidyMessage(tidyNotice(plan, gone.length));
-      userMovedAt.current = 0;
       setTimeout(() => void fitView({ duration: 500, padding: 0.15 }), 120);
     } catch (error) {
       onError(error instanceof Error ? error.message : String(error));
@@ -240,11 +281,43 @@ export function RoomCanvas({ onError }: CanvasProps) {
     }
   };
 
+  const followButton = (
+    <button
+      type="button"
+      className="button canvas__follow"
+      aria-pressed={following}
+      data-testid="follow-activity"
+      title="Bring each new contribution into view as it arrives; moving the view yourself stops it"
+      onClick={() => setFollowing((on) => !on)}
+    >
+      {following ? "Following" : "Follow"}
+    </button>
+  );
+
   const selectedNodes = flowNodes.filter((node) => node.selected);
   const selectedEdge = flowEdges.find((edge) => edge.selected);
 
+  // Arrow keys move from a focused note to the nearest one that way; a selected note a
+  // participant may move is moved by them instead, as the canvas always did.
+  const moveFocus = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (!isArrowKey(event.key) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const target = event.target as HTMLElement;
+    if (!target.classList.contains("react-flow__node")) return;
+    const from = flowNodes.find((node) => node.id === target.dataset.id);
+    if (!from || (from.selected && canEdit)) return;
+    const centre = (node: NoteFlowNode) => {
+      const box = boxes.get(node.id);
+      return { id: node.id, x: node.position.x + (box?.width ?? 0) / 2, y: node.position.y + (box?.height ?? 0) / 2 };
+    };
+    const next = nextInDirection(centre(from), flowNodes.map(centre), event.key);
+    if (!next) return;
+    event.preventDefault();
+    canvasElement.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next.id)}"]`)?.focus();
+  };
+
   return (
-    <div className="canvas" data-testid="canvas">
+    // biome-ignore lint/a11y/noStaticElementInteractions: arrow keys pressed on the focusable notes inside bubble up to here.
+    <div className="canvas" data-testid="canvas" ref={canvasElement} onKeyDown={moveFocus} data-following={following}>
       <ReactFlow<NoteFlowNode, LabelledFlowEdge>
         nodes={flowNodes}
         edges={flowEdges}
@@ -279,13 +352,17 @@ export function RoomCanvas({ onError }: CanvasProps) {
         }}
         zoomOnDoubleClick={false}
         onMoveStart={(event) => {
-          if (event) userMovedAt.current = Date.now();
+          // Only a move the person made has an event: the camera's own moves have none.
+          if (event) setFollowing(false);
         }}
+        edgesFocusable={false}
+        autoPanOnNodeFocus
         fitView
         fitViewOptions={{ padding: 0.3, maxZoom: 1.1 }}
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
       >
+        <ZoomMarker target={canvasElement} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
         <Controls showInteractive={false} />
         <MiniMap
@@ -301,6 +378,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
               <button type="button" className="button button--primary" data-testid="add-note" onClick={addNoteInView}>
                 + Note
               </button>
+              {followButton}
               {nodeCount > 1 && (
                 <button
                   type="button"
@@ -349,8 +427,9 @@ export function RoomCanvas({ onError }: CanvasProps) {
               )}
             </div>
           ) : (
-            <div className="toolbar toolbar--readonly" data-testid="spectator-badge">
-              Watching as a spectator — take a seat to add notes
+            <div className="toolbar toolbar--readonly">
+              <span data-testid="spectator-badge">Watching as a spectator — take a seat to add notes</span>
+              {followButton}
             </div>
           )}
         </Panel>
@@ -384,8 +463,4 @@ function EdgeEditor({ label, onSave, onDelete }: { label: string; onSave: (label
       </button>
     </form>
   );
-}
-
-function sameSpot(a: { x: number; y: number } | undefined, b: { x: number; y: number } | undefined): boolean {
-  return a === b || (!!a && !!b && a.x === b.x && a.y === b.y);
 }

@@ -1,9 +1,11 @@
 "use client";
 
 import { useServerNow } from "@/components/room/use-server-now";
+import { useHydrated } from "@/components/ui/local-time";
 import { useRoom } from "@/components/room/room-store";
 import type { DialogueThreadState } from "@/components/room/room-state";
 import { turnFigures } from "./turn-figures";
+import { readableInk } from "@/components/ui/readable-color";
 
 /**
  * Which round a dialogue is in, of how many: "round 1/2" from its opening until the asker's first
@@ -25,6 +27,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   const typing = useRoom((state) => state.typing);
   const open = !!thread && !thread.closed;
   const now = useServerNow(open, 100);
+  const hydrated = useHydrated();
   if (!thread) return null;
   const { dialogue, messages, closed } = thread;
   const agent = (id: string) => agents.find((candidate) => candidate.id === id);
@@ -36,8 +39,8 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
   return (
     <div className="dialogue" data-testid="dialogue-thread" data-status={closed?.outcome ?? "open"}>
       <div className="dialogue__head">
-        <strong style={{ color: asker?.color }}>{asker?.name}</strong> ↔{" "}
-        <strong style={{ color: addressee?.color }}>{addressee?.name}</strong>
+        <strong style={{ color: asker && readableInk(asker.color) }}>{asker?.name}</strong> ↔{" "}
+        <strong style={{ color: addressee && readableInk(addressee.color) }}>{addressee?.name}</strong>
         <span className="dialogue__round" data-testid="dialogue-round">{` · ${dialogueRound(thread)}`}</span>
       </div>
       <div className="dialogue__topic">{dialogue.topic}</div>
@@ -46,7 +49,7 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
           const from = agent(message.fromAgentId);
           return (
             <li key={`${message.runId}`} className="dialogue__message" data-testid="dialogue-message">
-              <span className="dialogue__from" style={{ color: from?.color }}>
+              <span className="dialogue__from" style={{ color: from && readableInk(from.color) }}>
                 {from?.name}
               </span>{" "}
               {message.text}
@@ -58,12 +61,12 @@ export function DialogueThread({ dialogueId }: { dialogueId: string }) {
         })}
         {open && speaking && (
           <li className="dialogue__message dialogue__message--writing" data-testid="dialogue-writing">
-            <span className="dialogue__from" style={{ color: speaking.color }}>
+            <span className="dialogue__from" style={{ color: readableInk(speaking.color) }}>
               {speaking.name}
             </span>{" "}
             {typing[speaking.id]?.text.slice(-200) ?? "is thinking…"}
             <div className="dialogue__figures" data-testid="dialogue-timer">
-              {((now - since) / 1000).toFixed(1)} s…
+              {hydrated ? `${((now - since) / 1000).toFixed(1)} s…` : "…"}
             </div>
           </li>
         )}

@@ -9,8 +9,10 @@ import type { SidePanelState } from "@/components/room/room-store";
 import { BroadcastThread } from "@/components/broadcast/broadcast-thread";
 import { MomentButton } from "@/components/timeline/moment-button";
 import { DialogueThread } from "@/components/dialogue/dialogue-thread";
+import { LocalTime } from "@/components/ui/local-time";
 import { describeEvent } from "./describe-event";
 import { isTraceable, workflowIdsIn } from "./traceable";
+import { readableInk } from "@/components/ui/readable-color";
 
 const selectFeed = (state: RoomState & SidePanelState) => ({
   feed: state.feed,
@@ -19,6 +21,7 @@ const selectFeed = (state: RoomState & SidePanelState) => ({
   board: state.board,
   typing: state.typing,
   focusedSeq: state.focusedSeq,
+  dialogues: state.dialogues,
 });
 
 function timeOf(iso: string): string {
@@ -27,8 +30,17 @@ function timeOf(iso: string): string {
 
 /** The room's history as it happens: who did what, newest at the bottom. Click an entry to find it on the canvas. */
 export function ActivityFeed() {
-  const { feed, agents, nodes, board, typing, focusedSeq } = useRoom(useShallow(selectFeed));
+  const { feed, agents, nodes, board, typing, focusedSeq, dialogues } = useRoom(useShallow(selectFeed));
   const highlight = useRoom((state) => state.highlight);
+  const showPane = useRoom((state) => state.showPane);
+  // On a phone the canvas is another pane: showing notes switches to it.
+  const showOnCanvas = useCallback(
+    (nodeIds: string[]) => {
+      showPane("canvas");
+      highlight(nodeIds);
+    },
+    [showPane, highlight],
+  );
   const trace = useRoom((state) => state.traceWorkflow);
   const list = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
@@ -54,36 +66,44 @@ export function ActivityFeed() {
   const nodeText = useCallback((nodeId: string) => latest.current.nodes[nodeId]?.text, []);
   const boardEntry = useCallback((entryId: string) => latest.current.board[entryId], []);
   const workflowIds = useMemo(() => workflowIdsIn(feed), [feed]);
+  const saidInDialogue = useMemo(() => {
+    const runIds = new Set(Object.values(dialogues).flatMap((thread) => thread.messages.map((message) => message.runId)));
+    return (runId: string) => runIds.has(runId);
+  }, [dialogues]);
 
   return (
-    <>
-      <ol
-        className="feed__list"
-        data-testid="feed"
-        ref={list}
-        onScroll={(event) => {
-          const element = event.currentTarget;
-          stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
-        }}
-      >
-        {feed.map((event) => (
-          <FeedEntry
-            key={event.seq}
-            event={event}
-            agents={agents}
-            nodeText={nodeText}
-            boardEntry={boardEntry}
-            onSelect={highlight}
-            focused={event.seq === focusedSeq}
-            traceable={isTraceable(event, agents, workflowIds)}
-            onTrace={trace}
-          />
-        ))}
-        {Object.entries(typing).map(([agentId, state]) => (
-          <TypingEntry key={agentId} agent={agents.find((agent) => agent.id === agentId)} state={state} />
-        ))}
-      </ol>
-    </>
+    <ol
+      className="feed__list"
+      data-testid="feed"
+      id="activity-feed"
+      // Focusable, so the arrow and page keys scroll it.
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus for the keyboard to scroll it.
+      tabIndex={0}
+      aria-label="Activity"
+      ref={list}
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+      }}
+    >
+      {feed.map((event) => (
+        <FeedEntry
+          key={event.seq}
+          event={event}
+          agents={agents}
+          nodeText={nodeText}
+          boardEntry={boardEntry}
+          saidInDialogue={saidInDialogue}
+          onSelect={showOnCanvas}
+          focused={event.seq === focusedSeq}
+          traceable={isTraceable(event, agents, workflowIds)}
+          onTrace={trace}
+        />
+      ))}
+      {Object.entries(typing).map(([agentId, state]) => (
+        <TypingEntry key={agentId} agent={agents.find((agent) => agent.id === agentId)} state={state} />
+      ))}
+    </ol>
   );
 }
 
@@ -94,7 +114,7 @@ function TypingEntry({ agent, state }: { agent: AgentDto | undefined; state: Typ
       <span className="feed__dot" style={{ background: agent.color }} />
       <div className="feed__body">
         <div className="feed__line">
-          <strong style={{ color: agent.color }}>{agent.name}</strong> is typing…
+          <strong style={{ color: readableInk(agent.color) }}>{agent.name}</strong> is typing…
         </div>
         <div className="feed__message">
           {state.text.slice(-300)}
@@ -110,6 +130,7 @@ const FeedEntry = memo(function FeedEntry({
   agents,
   nodeText,
   boardEntry,
+  saidInDialogue,
   onSelect,
   focused,
   traceable,
@@ -119,29 +140,36 @@ const FeedEntry = memo(function FeedEntry({
   agents: AgentDto[];
   nodeText: (nodeId: string) => string | undefined;
   boardEntry: (entryId: string) => BoardEntryDto | undefined;
+  saidInDialogue: (runId: string) => boolean;
   onSelect: (nodeIds: string[]) => void;
   focused: boolean;
   /** It belongs to a workflow, which "trace" opens. */
   traceable: boolean;
   onTrace: (correlationId: string) => void;
 }) {
-  const line = describeEvent(event, { agents, nodeText, boardEntry });
+  const line = describeEvent(event, { agents, nodeText, boardEntry, saidInDialogue });
   if (line.hidden) return null;
   const agent = agents.find((candidate) => candidate.id === event.agent);
   const color = agent?.color ?? (event.agent.startsWith("human:") ? "#c9a227" : "#868e96");
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the whole entry is a larger target for pointers and touch; its "show" button does the same from the keyboard.
     <li
+      onClick={() => line.nodeIds.length && onSelect(line.nodeIds)}
       className={`feed__entry feed__entry--${line.tone}${line.quiet ? " feed__entry--quiet" : ""}${line.nodeIds.length ? " feed__entry--linked" : ""}${focused ? " feed__entry--focused" : ""}`}
       data-testid="feed-entry"
       data-type={event.type}
       data-seq={event.seq}
       title={line.nodeIds.length ? "Show on the canvas" : undefined}
-      onClick={() => line.nodeIds.length && onSelect(line.nodeIds)}
     >
       <span className="feed__dot" style={{ background: color }} />
       <div className="feed__body">
         <div className="feed__line">
-          <strong style={{ color: agent ? color : undefined }}>{event.agent_name}</strong> {line.text}
+          <strong style={{ color: agent ? readableInk(color) : undefined }}>{event.agent_name}</strong> {line.text}
+          {line.nodeIds.length > 0 && (
+            <button type="button" className="feed__show" data-testid="feed-show" onClick={() => onSelect(line.nodeIds)}>
+              show<span className="visually-hidden"> on the canvas</span>
+            </button>
+          )}
           {line.palette && (
             <span className="feed__palette">
               {line.palette.map((swatch) => (
@@ -167,9 +195,7 @@ const FeedEntry = memo(function FeedEntry({
         )}
       </div>
       <div className="feed__aside">
-        <time className="feed__time" dateTime={event.timestamp}>
-          {timeOf(event.timestamp)}
-        </time>
+        <LocalTime className="feed__time" iso={event.timestamp} format={timeOf} />
         <MomentButton roomId={event.room_id} seq={event.seq} />
         {traceable && (
           <button
@@ -177,6 +203,7 @@ const FeedEntry = memo(function FeedEntry({
             className="feed__trace"
             data-testid="trace-workflow"
             title="Trace this workflow"
+            aria-label={`Trace the workflow of ${event.agent_name}'s step`}
             onClick={(click) => {
               click.stopPropagation();
               onTrace(event.correlation_id);

@@ -70,6 +70,25 @@ describe("describeEvent", () => {
     expect(line.meta).toBe("step 2 · 1.5s · 1,234 tok · $0.0123");
   });
 
+  it("leaves a dialogue's turn to the dialogue's thread, so each line shows once", () => {
+    const turn = {
+      runId: "turn-1",
+      agentId: "sw",
+      step: 0,
+      text: "Split on whitespace, not on single spaces.",
+      toolCalls: [],
+      toolResults: [],
+      durationMs: 900,
+      inputTokens: 10,
+      outputTokens: 5,
+      costUsd: 0,
+    };
+    const inThread = { ...context, saidInDialogue: (runId: string) => runId === "turn-1" };
+    expect(describeEvent(event("run.step", turn), inThread).hidden).toBe(true);
+    expect(describeEvent(event("run.step", { ...turn, runId: "other" }), inThread)).toMatchObject({ message: turn.text });
+    expect(describeEvent(event("run.step", turn), context)).toMatchObject({ message: turn.text });
+  });
+
   it("says 'cost unknown' for a model without a known price, never $0.0000", () => {
     const unpriced = { ...context, agents: context.agents.map((agent) => ({ ...agent, model: "openai-compatible:local-model" })) };
     const step = {
@@ -176,6 +195,15 @@ describe("describeEvent", () => {
     expect(
       describeEvent(event("node.updated", { nodeId: "v", changes: { x: 1 }, version: 2, updatedAt: FIXTURE_TIME }), context).quiet,
     ).toBe(true);
+    // A build review's new code is announced once, as its version, not also as an edited note.
+    const newCode = describeEvent(
+      event("node.updated", { nodeId: "c", changes: { text: "export const x = 2;", kind: "code" }, version: 3, updatedAt: FIXTURE_TIME }),
+      context,
+    );
+    expect(newCode.hidden).toBe(true);
+    expect(
+      describeEvent(event("node.updated", { nodeId: "n", changes: { text: "hello" }, version: 3, updatedAt: FIXTURE_TIME }), context).text,
+    ).toBe("edited a note");
     const positions = [1, 2, 3].map((index) => ({ nodeId: `n${index}`, x: index, y: 0, version: 2 }));
     expect(describeEvent(event("canvas.tidied", { positions, updatedAt: FIXTURE_TIME }), context).text).toBe(
       "tidied the canvas (3 notes laid out afresh)",

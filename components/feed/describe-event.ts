@@ -34,6 +34,8 @@ export interface DescribeContext {
   agents: AgentDto[];
   nodeText: (nodeId: string) => string | undefined;
   boardEntry?: (entryId: string) => BoardEntryDto | undefined;
+  /** Whether a run's text is a turn of a dialogue, which the dialogue's thread shows. */
+  saidInDialogue?: (runId: string) => boolean;
 }
 
 /** An MCP server's tool (`mcp__<server>__<tool>`) as "<server>: <tool>". */
@@ -370,6 +372,8 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
   },
   "node.updated": (event, context) => {
     const { changes, nodeId } = event.payload;
+    // A build review's new version of its code: "submitted version N of the code", just before, says it.
+    if (changes.text !== undefined && changes.kind === "code") return { ...VERSION_SHOWN, nodeIds: [nodeId] };
     if (changes.text !== undefined) {
       return { text: "edited a note", detail: excerpt(changes.text), nodeIds: [nodeId], tone: "canvas" };
     }
@@ -428,14 +432,18 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     for (const call of toolCalls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
     const chips = [...counts].map(([name, count]) => `${TOOL_LABELS[name] ?? mcpToolLabel(name) ?? name}${count > 1 ? ` ×${count}` : ""}`);
     if (failed) chips.push(`${failed} tool error${failed > 1 ? "s" : ""}`);
+    // A dialogue's turn is shown once, in the dialogue's thread with its figures.
+    const inThread = !!text && (context.saidInDialogue?.(event.payload.runId) ?? false);
+    const said = inThread ? "" : text;
     return {
-      text: text ? "" : "worked",
-      message: text || undefined,
+      text: said ? "" : "worked",
+      message: said || undefined,
       chips,
       meta: `step ${event.payload.step + 1} · ${formatUsage(event.payload, { model: modelOf(context, event.payload.agentId) })}`,
       nodeIds: created,
       tone: failed ? "error" : "agent",
-      quiet: !text && chips.length === 0,
+      quiet: !said && chips.length === 0,
+      hidden: inThread && chips.length === 0 && !failed,
     };
   },
   "run.retrying": (event) => describeRetry(event.payload, "will try again"),
@@ -493,6 +501,7 @@ function describeRetry(retry: PayloadOf<"run.retrying" | "broadcast.retrying">, 
   };
 }
 
+const VERSION_SHOWN: FeedLine = { text: "", nodeIds: [], tone: "canvas", quiet: true, hidden: true };
 const THREAD_UPDATE: FeedLine = { text: "", nodeIds: [], tone: "collaboration", quiet: true, hidden: true };
 
 /** Turns a stored event into one readable line of the activity feed. */

@@ -8,6 +8,8 @@ import { useRoom } from "@/components/room/room-store";
 import type { FindingDto, FindingsPage } from "@/lib/findings/finding-dto";
 import { findingSeverities } from "@/lib/protocol";
 import { findingDestination, olderCursor, olderFindingsQuery, visibleFindings } from "./findings-view";
+import { readableInk } from "@/components/ui/readable-color";
+import { LocalTime } from "@/components/ui/local-time";
 
 function timeOf(iso: string): string {
   return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
@@ -125,12 +127,10 @@ export function FindingsPanel() {
               >
                 <button type="button" className="finding__open" onClick={() => open(finding)} title="Show in the feed and on the canvas">
                   <span className={`severity severity--${finding.severity}`}>{finding.severity}</span>
-                  <span className="finding__who" style={{ color: agent?.color }}>
+                  <span className="finding__who" style={{ color: agent && readableInk(agent.color) }}>
                     {finding.agentName}
                   </span>
-                  <time className="finding__time" dateTime={finding.createdAt}>
-                    {timeOf(finding.createdAt)}
-                  </time>
+                  <LocalTime className="finding__time" iso={finding.createdAt} format={timeOf} />
                   <span className="finding__text">{finding.finding}</span>
                 </button>
               </li>

@@ -122,10 +122,10 @@ export function CommandBar() {
         </ul>
       )}
       {offered.length > 0 && (
-        <ul className="command-bar__suggestions" role="listbox" data-testid="command-suggestions">
+        <ul className="command-bar__suggestions" aria-label="Agents to address" data-testid="command-suggestions">
           {offered.map(({ agent, completion }) => (
             <li key={agent.id}>
-              <button type="button" role="option" aria-selected={false} onClick={() => setText(completion)}>
+              <button type="button" onClick={() => setText(completion)}>
                 {agent.name} <span className="command-bar__persona">{agent.persona}</span>
               </button>
             </li>
@@ -139,6 +139,7 @@ export function CommandBar() {
         <input
           className="command-bar__input"
           data-testid="command-input"
+          id="command-input"
           placeholder={`@${agents[0]?.name ?? "Name"} your message · /focus ${agents.at(-1)?.name ?? "Name"}`}
           value={text}
           maxLength={LIMITS.commandText}

@@ -1,13 +1,16 @@
 "use client";
 
 import Link from "next/link";
+import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useRoom } from "./room-store";
 import { type RoomState, nextTurn, nextTurnLabel } from "./room-state";
 import { useIsReplay } from "@/components/timeline/timeline-scope";
 import { QuestionModeSwitch } from "@/components/broadcast/question-mode-switch";
+import { useHydrated } from "@/components/ui/local-time";
 import { SeatForm } from "./seat-form";
 import { useServerNow } from "./use-server-now";
+import { readableInk } from "@/components/ui/readable-color";
 
 const CONNECTION_LABELS = {
   connecting: "Connecting…",
@@ -29,10 +32,13 @@ const selectHeader = (state: RoomState) => ({
 function NextTurn() {
   const next = useRoom(useShallow((state) => nextTurn(state)));
   const now = useServerNow(next !== null, 1000);
+  // The countdown depends on the viewer's clock: the server's page says "soon" and the browser counts.
+  const hydrated = useHydrated();
   if (!next) return null;
   return (
     <span className="watching next-turn" data-testid="next-turn" data-at={next.at ?? undefined}>
-      next: <strong style={{ color: next.agent.color }}>{next.agent.name}</strong> {nextTurnLabel(next.at, now)}
+      next: <strong style={{ color: readableInk(next.agent.color) }}>{next.agent.name}</strong>{" "}
+      {hydrated ? nextTurnLabel(next.at, now) : "soon"}
     </span>
   );
 }
@@ -67,22 +73,37 @@ function BudgetLeft() {
   );
 }
 
+/**
+ * The room's name and where it stands. On a phone it keeps to one line (name, connection, and a
+ * "Room" button); the rest (who starts next, the budget, who watches, the seat) opens under it.
+ */
 export function RoomHeader() {
   const { title, template, watching, participants, connection, unreadable } = useRoom(useShallow(selectHeader));
   const isReplay = useIsReplay();
+  const [open, setOpen] = useState(false);
   return (
-    <header className="room-header">
-      <Link href="/" className="brand" aria-label="All rooms">
-        Parley
+    <header className={`room-header${open ? " room-header--open" : ""}`}>
+      <Link href="/" className="brand" title="All rooms">
+        Parley<span className="visually-hidden">: all rooms</span>
       </Link>
       <div className="room-header__title">
         <h1 data-testid="room-title">{title}</h1>
         <span className="badge">{template.replace(/-/g, " ")}</span>
       </div>
-      <div className="room-header__status">
-        <span className={`connection connection--${connection}`} data-testid="connection-status" data-state={connection}>
-          {CONNECTION_LABELS[connection]}
-        </span>
+      <span className={`connection connection--${connection}`} data-testid="connection-status" data-state={connection}>
+        {CONNECTION_LABELS[connection]}
+      </span>
+      <button
+        type="button"
+        className="button room-header__more"
+        aria-expanded={open}
+        aria-controls="room-header-status"
+        data-testid="room-header-more"
+        onClick={() => setOpen((shown) => !shown)}
+      >
+        Room
+      </button>
+      <div className="room-header__status" id="room-header-status">
         {unreadable > 0 && (
           <span className="connection connection--closed" data-testid="unreadable-events" title="Reload the page to see everything">
             {unreadable} update{unreadable === 1 ? "" : "s"} not shown

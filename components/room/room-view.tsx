@@ -36,6 +36,7 @@ function LiveRoom() {
 
   return (
     <div className="room">
+      <SkipLinks />
       <LiveRoomScope>
         <RoomHeader />
       </LiveRoomScope>
@@ -74,6 +75,28 @@ function LiveRoom() {
       <PhoneTabs />
       {tracing && <WorkflowTrace correlationId={tracing} onClose={() => closeTrace(null)} />}
     </div>
+  );
+}
+
+/**
+ * The first stops of the Tab key, shown only while focused: straight to the command bar (or,
+ * for a spectator, to taking a seat) and to the activity, past the header and every note. Each
+ * target is focusable, so following the link moves the focus there.
+ */
+function SkipLinks() {
+  const seated = useRoom((state) => state.seat !== null && !state.deleted);
+  const first = seated
+    ? { id: "command-input", label: "Skip to the command bar" }
+    : { id: "display-name-input", label: "Skip to taking a seat" };
+  return (
+    <nav aria-label="Skip links">
+      <a className="skip-link" href={`#${first.id}`} data-testid="skip-link">
+        {first.label}
+      </a>
+      <a className="skip-link" href="#activity-feed">
+        Skip to the activity
+      </a>
+    </nav>
   );
 }
 

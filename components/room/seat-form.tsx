@@ -34,6 +34,7 @@ export function SeatForm() {
     >
       <input
         data-testid="display-name-input"
+        id="display-name-input"
         placeholder="Your name"
         value={name}
         maxLength={LIMITS.displayName}

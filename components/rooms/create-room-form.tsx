@@ -5,6 +5,7 @@ import { useState } from "react";
 import { apiWrite } from "@/components/room/api";
 import { useSubmit } from "@/components/ui/use-submit";
 import { LIMITS } from "@/lib/protocol";
+import { readableInk } from "@/components/ui/readable-color";
 
 interface TemplateOption {
   id: string;
@@ -111,7 +112,7 @@ export function CreateRoomForm({ templates, policy }: { templates: TemplateOptio
         <p className="create-room__summary">
           {chosen.summary}{" "}
           {chosen.agents.map((agent) => (
-            <span key={agent.name} className="chip" style={{ borderColor: agent.color, color: agent.color }}>
+            <span key={agent.name} className="chip" style={{ borderColor: agent.color, color: readableInk(agent.color) }}>
               {agent.name}
             </span>
           ))}

@@ -9,6 +9,10 @@ import { useRoom } from "@/components/room/room-store";
 import type { AgentDto, StoredEvent, UnreadableEvent } from "@/lib/protocol";
 import type { WorkflowDetail } from "@/lib/workflows/read-workflow";
 import { MomentButton } from "@/components/timeline/moment-button";
+import { Modal } from "@/components/ui/modal";
+import { traceLine } from "./trace-line";
+import { attemptsExplained, workflowTitle } from "./workflow-title";
+import { readableInk } from "@/components/ui/readable-color";
 
 const STATUS_LABEL = { active: "in progress", complete: "complete", degraded: "degraded", failed: "failed" } as const;
 
@@ -126,29 +130,32 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [roomId, correlationId, source, loaded, newest]);
 
+  const startedBy = trace?.startedBy;
+  // A title, not the feed: the trace need not redraw on each event of the room.
+  const title = useRoom((state) => workflowTitle(correlationId, { feed: state.feed, brainstorm: state.brainstorm, agents, startedBy }));
   return (
-    <div className="modal-backdrop" role="dialog" aria-modal="true" aria-label="Workflow trace" onClick={onClose}>
-      <div className="modal trace" data-testid="workflow-trace" onClick={(event) => event.stopPropagation()}>
-        <div className="trace__head">
-          <h2>Workflow</h2>
-          <code className="trace__id">{correlationId}</code>
-          <button type="button" className="link-button trace__close" onClick={onClose} aria-label="Close">
-            ×
-          </button>
-        </div>
-        {error && <p className="trace__empty">{error}</p>}
-        {!trace && !error && <p className="trace__empty">Reading…</p>}
-        {trace && (
-          <WorkflowTimeline
-            trace={trace}
-            unreadable={unreadable.size}
-            agents={agents}
-            nodeText={(id) => nodes[id]?.text}
-            exportHref={`/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}/export`}
-          />
-        )}
+    <Modal label={`Trace: ${title}`} onClose={onClose} className="trace" testId="workflow-trace">
+      <div className="trace__head">
+        <h2 data-testid="trace-title">{title}</h2>
+        <button type="button" className="button trace__close" onClick={onClose} aria-label="Close the trace" data-testid="close-trace">
+          ×
+        </button>
       </div>
-    </div>
+      <p className="trace__id">
+        Workflow id <code>{correlationId}</code>
+      </p>
+      {error && <p className="trace__empty">{error}</p>}
+      {!trace && !error && <p className="trace__empty">Reading…</p>}
+      {trace && (
+        <WorkflowTimeline
+          trace={trace}
+          unreadable={unreadable.size}
+          agents={agents}
+          nodeText={(id) => nodes[id]?.text}
+          exportHref={`/api/rooms/${roomId}/workflows/${encodeURIComponent(correlationId)}/export`}
+        />
+      )}
+    </Modal>
   );
 }
 
@@ -185,8 +192,8 @@ export function WorkflowTimeline({
         <span data-testid="trace-usage">
           {formatUsage({ inputTokens: trace.inputTokens, outputTokens: trace.outputTokens, costUsd: trace.costUsd }, trace)}
         </span>
-        <span>
-          {trace.attempts} attempt{trace.attempts === 1 ? "" : "s"}
+        <span data-testid="trace-attempts" title="Each run is one attempt; a model call made again after a passing failure is one more">
+          {attemptsExplained(trace.runs, trace.attempts)}
         </span>
         <a className="link-button" href={exportHref} download>
           Export (JSON Lines)
@@ -198,13 +205,14 @@ export function WorkflowTimeline({
         {lanes.map((lane) => {
           const agent = agents.find((candidate) => candidate.id === lane);
           return (
-            <div key={lane} className="trace__lane-head" style={{ color: agent?.color }}>
+            <div key={lane} className="trace__lane-head" style={{ color: agent && readableInk(agent.color) }}>
               {agent?.name ?? "People and Parley"}
             </div>
           );
         })}
         {trace.messages.map((message) => {
           const line = describeEvent(message, { agents, nodeText });
+          const said = traceLine(message, { agents, nodeText });
           const lane = laneOf(message);
           return (
             <div key={message.seq} className="trace__row" data-testid="trace-message" data-type={message.type}>
@@ -213,8 +221,7 @@ export function WorkflowTimeline({
                 <div key={column} className="trace__cell">
                   {column === lane && (
                     <div className={`trace__message trace__message--${message.status}`}>
-                      <strong>{message.agent_name}</strong>{" "}
-                      {line.text || (line.message ? `“${line.message.slice(0, 120)}”` : line.chips?.join(", ") || "took a step")}
+                      <strong>{message.agent_name}</strong> {said}
                       {line.meta && <div className="trace__meta">{line.meta}</div>}
                       {message.error_details && <div className="trace__error">{message.error_details.error_message}</div>}
                       <MomentButton roomId={message.room_id} seq={message.seq} />
