@@ -41,6 +41,15 @@ export function refuseUnrunnableModel(agent: Pick<Agent, "name" | "model" | "mod
 }
 
 /**
+ * A workflow that runs each of `members` in turn (a build review, a brainstorm, a room's team) is
+ * not started while one of them cannot run here: it would stop at that member's turn. Outside
+ * agents are passed over, since their own clients run them.
+ */
+export function refuseUnrunnableTeam(members: Pick<Agent, "name" | "model" | "modelOptions">[]): void {
+  for (const member of members) if (!isExternalModel(member.model)) refuseUnrunnableModel(member);
+}
+
+/**
  * A person starts an agent: the run is queued and waits for a free slot in the room. Refused
  * (429 until midnight UTC) while the room's or the instance's budget for today is spent or the
  * run is expected to go past it, the room told so with a `limit.reached` of its own; and (409)

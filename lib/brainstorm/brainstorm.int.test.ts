@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { POST as cancelRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/cancel/route";
 import { POST as decideRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/gate/route";
 import { GET as deliverableRoute } from "@/app/api/rooms/[roomId]/brainstorms/[brainstormId]/deliverable/route";
@@ -66,6 +66,9 @@ import { detectAddressee } from "@/lib/dialogue/detect";
 import { listWorkflows, readWorkflow } from "@/lib/workflows/read-workflow";
 
 const context = useTestRuntime();
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 const ADA = { id: "human:ada", name: "Ada" };
 const PROBLEM = "How might we cut onboarding time for new engineers?";
 
@@ -146,6 +149,9 @@ async function standIn(
   for (const member of team.filter((each) => personas.includes(each.persona)))
     await setAgentModel(context.database, member.id, "openai-compatible:stand-in");
   const env = { ...getEnv(), OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_COMPATIBLE_API_KEY: "k" };
+  // The server is configured with it too: a person's message may start a run on it.
+  vi.stubEnv("OPENAI_COMPATIBLE_BASE_URL", server.baseURL);
+  vi.stubEnv("OPENAI_COMPATIBLE_API_KEY", "k");
   const worker = await startTestWorker(context.database, {
     resolveModel: (spec, agent) => resolveModel(spec, { env, scriptPaceMs: 0, agent }),
   });

@@ -3,6 +3,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { agents, brainstorms, rooms } from "@/db/schema";
+import { refuseUnrunnableTeam } from "@/lib/agents/start-agent-run";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { type Actor, type WriteRequestOptions, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { refuseOverBudget } from "@/lib/limits/refuse-over-budget";
@@ -29,9 +30,16 @@ export const BRAINSTORM_PERSONAS = BRAINSTORM_STAGES.flatMap((stage) => stage.pe
  * Starts a brainstorm of `problem` in a room that has the brainstorm's personas: the framing
  * stage's first run is queued, and everything that follows shares one workflow. One brainstorm
  * at a time per room. Refused up front (429), as a run a person starts is, while today's budgets
- * have no room for that first run.
+ * have no room for that first run; with `refuseUnrunnable`, (409) while the model of one of its
+ * personas cannot run here.
  */
-export async function startBrainstorm(db: Db, roomId: string, problem: string, actor: Actor, options: WriteRequestOptions = {}) {
+export async function startBrainstorm(
+  db: Db,
+  roomId: string,
+  problem: string,
+  actor: Actor,
+  { refuseUnrunnable, ...options }: WriteRequestOptions & { refuseUnrunnable?: boolean } = {},
+) {
   const parsed = startBrainstormSchema.safeParse({ problem });
   if (!parsed.success) throw badRequest(parsed.error.issues[0]!.message);
   const text = parsed.data.problem;
@@ -45,6 +53,7 @@ export async function startBrainstorm(db: Db, roomId: string, problem: string, a
         const team = await tx.select().from(agents).where(eq(agents.roomId, roomId));
         const missing = BRAINSTORM_PERSONAS.filter((persona) => !team.some((member) => member.persona === persona));
         if (missing.length) throw badRequest(`A brainstorm needs all its personas; this room has no ${missing.join(", ")}.`);
+        if (refuseUnrunnable) refuseUnrunnableTeam(team.filter((member) => BRAINSTORM_PERSONAS.includes(member.persona)));
         const [running] = await tx
           .select({ id: brainstorms.id })
           .from(brainstorms)

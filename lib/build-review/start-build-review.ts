@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db } from "@/db";
 import { agents, buildReviews, rooms } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { refuseUnrunnableTeam } from "@/lib/agents/start-agent-run";
 import { badRequest, notFound } from "@/lib/errors";
 import { type Actor, type WriteRequestOptions, firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
 import { refuseOverBudget } from "@/lib/limits/refuse-over-budget";
@@ -19,9 +20,16 @@ export const startBuildReviewSchema = z.strictObject({
 /**
  * Starts a build review of `task`: the Architect's brief is queued first, and everything that
  * follows (code, verdicts, dialogues) shares one workflow. Refused up front (429), as a run a
- * person starts is, while today's budgets have no room for the Architect's brief.
+ * person starts is, while today's budgets have no room for the Architect's brief; with
+ * `refuseUnrunnable`, (409) while the Architect's, the Coder's or the Reviewer's model cannot run here.
  */
-export async function startBuildReview(db: Db, roomId: string, task: string, actor: Actor, options: WriteRequestOptions = {}) {
+export async function startBuildReview(
+  db: Db,
+  roomId: string,
+  task: string,
+  actor: Actor,
+  { refuseUnrunnable, ...options }: WriteRequestOptions & { refuseUnrunnable?: boolean } = {},
+) {
   return refuseOverBudget(db, roomId, actor, async (checkBudget) => {
     const { events } = await writeRoomEvents(
       db,
@@ -33,6 +41,8 @@ export async function startBuildReview(db: Db, roomId: string, task: string, act
         const missing = Object.values(BUILD_REVIEW_PERSONAS).filter((persona) => !team.some((member) => member.persona === persona));
         if (missing.length)
           throw badRequest(`A build review needs an architect, a coder and a reviewer; this room has no ${missing.join(", ")}.`);
+        if (refuseUnrunnable)
+          refuseUnrunnableTeam(Object.values(BUILD_REVIEW_PERSONAS).map((persona) => team.find((member) => member.persona === persona)!));
         const settings = parseRoomSettings(room.settings);
         const architect = team.find((member) => member.persona === BUILD_REVIEW_PERSONAS.architect)!;
         await checkBudget(tx, settings, architect, at);

@@ -1,6 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { and, asc, eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentNotes, canvasNodes, events, runs, seats, vaultTasks } from "@/db/schema";
 import { POST as takeSeat } from "@/app/api/rooms/[roomId]/seat/route";
 import { GET as snapshot } from "@/app/api/rooms/[roomId]/route";
@@ -22,6 +22,15 @@ import { useTestRuntime } from "@/test/test-runtime";
 
 // Durable: a test restarts the database under the room.
 const context = useTestRuntime({ durable: true });
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/** Configures the server with `server` as its OpenAI-compatible provider, so that agents on it may be started. */
+function serveOpenAICompatible(server: { baseURL: string }) {
+  vi.stubEnv("OPENAI_COMPATIBLE_BASE_URL", server.baseURL);
+  vi.stubEnv("OPENAI_COMPATIBLE_API_KEY", "k");
+}
 
 async function seated(roomId: string, displayName = "Ada") {
   const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName } });
@@ -41,6 +50,7 @@ async function songwriterOnTheWire(reply: Parameters<typeof startChatServer>[0],
   const songwriter = await agentByPersona(context.database, roomId, "songwriter");
   await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
   const server = await startChatServer(reply);
+  serveOpenAICompatible(server);
   const worker = await startTestWorker(context.database, { resolveModel: standInResolver(server), ...workerOptions });
   const stop = async () => {
     await worker.stop();
@@ -328,6 +338,7 @@ describe("@agent commands", () => {
     const songwriter = await agentByPersona(context.database, roomId, "songwriter");
     await setAgentModel(context.database, songwriter.id, "openai-compatible:stand-in");
     const server = await startChatServer(() => ({ text: "Done." }));
+    serveOpenAICompatible(server);
     const sent = (await say(roomId, "@Songwriter try a sea shanty", cookie)).body.command;
     expect(sent.delivery).toBe("new_run");
 

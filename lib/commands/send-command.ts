@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db, DbOrTx } from "@/db";
 import { type Agent, agentNotes, agents, events, rooms, runs, seats } from "@/db/schema";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { refuseUnrunnableModel } from "@/lib/agents/start-agent-run";
 import { isExternalModel } from "@/lib/external/external-model";
 import { seatActor } from "@/lib/auth/seats";
 import { isolatedAgentIds, refuseWhileAlone } from "@/lib/brainstorm/stage-context";
@@ -93,6 +94,8 @@ export interface SendCommandOptions extends WriteRequestOptions {
    * allowance of agents started (`PARLEY_RUN_STARTS_PER_MINUTE`), as a run started directly does.
    */
   runStartsFrom?: string;
+  /** A message that would start a run for an agent whose model cannot run here is refused (409), writing nothing. */
+  refuseUnrunnable?: boolean;
 }
 
 /**
@@ -107,6 +110,8 @@ export interface SendCommandOptions extends WriteRequestOptions {
  * a message for an agent whose run is queued or running is kept and delivered whatever the
  * budgets, since it starts nothing. A message for an agent working alone in a brainstorm's
  * divergent thinking is refused with a 409, writing nothing; one naming nobody passes over it.
+ * With `refuseUnrunnable`, a message that would start a run for an agent whose model cannot run
+ * here is refused (409 `model_unavailable`), writing nothing.
  */
 export async function sendCommand(
   db: Db,
@@ -115,7 +120,7 @@ export async function sendCommand(
   text: string,
   options: SendCommandOptions = {},
 ): Promise<SendCommandResult> {
-  const { runStartsFrom, ...writeOptions } = options;
+  const { runStartsFrom, refuseUnrunnable, ...writeOptions } = options;
   const team = await db.select().from(agents).where(eq(agents.roomId, roomId)).orderBy(asc(agents.position));
   const parsed = parseCommand(text, team);
   const actor = seatActor(seat);
@@ -165,6 +170,7 @@ export async function sendCommand(
               : "new_run";
         // A message for a working agent starts nothing: its run's own checks before each step
         // decide whether it goes on. One that needs a run is refused while the run would not fit.
+        if (delivery === "new_run" && refuseUnrunnable) refuseUnrunnableModel(agent);
         if (delivery === "new_run") await checkBudget(tx, settings, agent, at);
         // Counted in this write, so a refusal writes nothing and a failed write gives the start back.
         if (delivery === "new_run" && runStartsFrom !== undefined)

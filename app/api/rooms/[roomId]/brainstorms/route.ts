@@ -1,5 +1,6 @@
 // POST /api/rooms/[roomId]/brainstorms — a participant gives the room a problem to brainstorm (rate-limited per client address,
-// refused with a 429 while the day's budget has no room for its first run)
+// refused with a 429 while the day's budget has no room for its first run, with a 409 while one of its personas' models cannot
+// run on this server)
 // GET  /api/rooms/[roomId]/brainstorms — the room's latest brainstorm, where it stands (anyone watching)
 import { latestBrainstorm } from "@/lib/brainstorm/brainstorm-dto";
 import { startBrainstorm, startBrainstormSchema } from "@/lib/brainstorm/start-brainstorm";
@@ -21,7 +22,12 @@ export const POST = rateLimitedUnlessReplayed(
       startBrainstormSchema,
       async ({ runtime, params, actor, input, idempotencyKey }) => ({
         status: 201,
-        body: { brainstorm: await startBrainstorm(runtime.database.db, params.roomId, input.problem, actor, { idempotencyKey }) },
+        body: {
+          brainstorm: await startBrainstorm(runtime.database.db, params.roomId, input.problem, actor, {
+            idempotencyKey,
+            refuseUnrunnable: true,
+          }),
+        },
       }),
     ),
   ),

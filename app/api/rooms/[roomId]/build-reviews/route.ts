@@ -1,5 +1,6 @@
 // POST /api/rooms/[roomId]/build-reviews — a participant gives the team a task: brief, code, review (rate-limited per client
-// address, refused with a 429 while the day's budget has no room for the Architect's brief)
+// address, refused with a 429 while the day's budget has no room for the Architect's brief, with a 409 while the model of the Architect, the Coder or the Reviewer
+// cannot run on this server)
 import { startBuildReview, startBuildReviewSchema } from "@/lib/build-review/start-build-review";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { rateLimitedUnlessReplayed } from "@/lib/limits/limited-unless-replayed";
@@ -14,7 +15,10 @@ export const POST = rateLimitedUnlessReplayed(
       "/api/rooms/[roomId]/build-reviews",
       startBuildReviewSchema,
       async ({ runtime, params, actor, input, idempotencyKey }) => {
-        const started = await startBuildReview(runtime.database.db, params.roomId, input.task, actor, { idempotencyKey });
+        const started = await startBuildReview(runtime.database.db, params.roomId, input.task, actor, {
+          idempotencyKey,
+          refuseUnrunnable: true,
+        });
         return { status: 201, body: { review: started.payload.review, correlationId: started.correlation_id } };
       },
     ),

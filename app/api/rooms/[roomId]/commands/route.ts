@@ -1,7 +1,7 @@
 // POST /api/rooms/[roomId]/commands — a participant's `@Name message` or `/focus` (spectators: 403; a message that
 // starts a run is rate-limited per client address with the other ways of starting agents, and refused with a 429 while
 // the day's budget has no room for that run; a message for an agent working alone in a brainstorm's divergent
-// thinking: 409)
+// thinking, or one that would start a run of an agent whose model cannot run on this server: 409)
 import { sendCommand, sendCommandInputSchema } from "@/lib/commands/send-command";
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
@@ -16,6 +16,7 @@ export const POST = appRoute(
       const result = await sendCommand(runtime.database.db, params.roomId, seat, input.text, {
         idempotencyKey,
         runStartsFrom: clientAddress(),
+        refuseUnrunnable: true,
       });
       return { status: result.kind === "message" ? 201 : 200, body: result };
     },

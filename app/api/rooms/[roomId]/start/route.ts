@@ -1,5 +1,5 @@
 // POST /api/rooms/[roomId]/start — a participant sets the room's team to work on the room's task (once; rate-limited
-// per client address as starting a run is)
+// per client address as starting a run is; 409 while an agent it would set to work cannot run on this server)
 import { appRoute, participantRoute } from "@/lib/http/participant-route";
 import { rateLimitedPerAddress } from "@/lib/http/rate-limited";
 import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
@@ -12,7 +12,7 @@ export const POST = rateLimitedPerAddress(
   appRoute(
     participantRoute("/api/rooms/[roomId]/start", null, async ({ runtime, params, actor }) => ({
       status: 201,
-      body: { started: await startTeam(runtime.database.db, params.roomId, actor) },
+      body: { started: await startTeam(runtime.database.db, params.roomId, actor, { refuseUnrunnable: true }) },
     })),
   ),
 );
