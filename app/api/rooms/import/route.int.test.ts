@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { agents, boardEntries, canvasNodes, events, rooms } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { resolveModel } from "@/lib/models/registry";
@@ -387,9 +387,41 @@ describe("POST /api/rooms/import", () => {
     });
   });
 
+  describe("an imported team's knowledge vaults", () => {
+    const identities = async (roomId: string) =>
+      (await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).map((agent) => agent.identity).sort();
+
+    it("belong to that import alone, unless the file names a team_id, which the result shows", async () => {
+      const yaml = "agents:\n  - id: assistant\n    backend: {type: openai}\n  - id: Critic\n    backend: {type: openai}\n";
+      const first = await (await POST(jsonRequest("/api/rooms/import", "POST", { yaml, offline: true }))).json();
+      const second = await (await POST(jsonRequest("/api/rooms/import", "POST", { yaml, offline: true }))).json();
+      expect(first.team).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/), fromFile: false });
+      expect(second.team.id).not.toBe(first.team.id);
+      const firstIdentities = await identities(first.room.id);
+      expect(firstIdentities).toEqual([
+        expect.stringMatching(/^imported\/[0-9a-f]{32}\/assistant$/),
+        expect.stringMatching(/^imported\/[0-9a-f]{32}\/critic$/),
+      ]);
+      expect(firstIdentities.some((identity) => identity.includes(first.team.id))).toBe(false);
+      const secondIdentities = await identities(second.room.id);
+      for (const identity of secondIdentities) expect(firstIdentities).not.toContain(identity);
+
+      // Named in the file, the team id brings back the same vaults.
+      const named = `team_id: ${first.team.id}\n${yaml}`;
+      const again = await (await POST(jsonRequest("/api/rooms/import", "POST", { yaml: named, offline: true }))).json();
+      expect(again.team).toEqual({ id: first.team.id, fromFile: true });
+      expect(await identities(again.room.id)).toEqual(firstIdentities);
+    });
+  });
+
   describe("a team with an agent of another system (A2A)", () => {
     const a2aTeam = (cardUrl: string) =>
       `agents:\n  - id: researcher\n    backend: {type: a2a, agent_card_url: '${cardUrl}'}\n    system_message: ignored\n`;
+
+    // The file's earlier tests used most of the hour's imports; these are not about that limit.
+    beforeEach(() => {
+      vi.stubEnv("PARLEY_IMPORTS_PER_HOUR", "1000");
+    });
 
     it("is refused with 400 naming the line when the card URL is not allowed, and nothing is written", async () => {
       vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", "");
@@ -454,33 +486,6 @@ describe("POST /api/rooms/import", () => {
       } finally {
         await standIn.close();
       }
-    });
-  });
-
-  describe("an imported team's knowledge vaults", () => {
-    const identities = async (roomId: string) =>
-      (await context.database.db.select().from(agents).where(eq(agents.roomId, roomId))).map((agent) => agent.identity).sort();
-
-    it("belong to that import alone, unless the file names a team_id, which the result shows", async () => {
-      const yaml = "agents:\n  - id: assistant\n    backend: {type: openai}\n  - id: Critic\n    backend: {type: openai}\n";
-      const first = await (await POST(jsonRequest("/api/rooms/import", "POST", { yaml, offline: true }))).json();
-      const second = await (await POST(jsonRequest("/api/rooms/import", "POST", { yaml, offline: true }))).json();
-      expect(first.team).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/), fromFile: false });
-      expect(second.team.id).not.toBe(first.team.id);
-      const firstIdentities = await identities(first.room.id);
-      expect(firstIdentities).toEqual([
-        expect.stringMatching(/^imported\/[0-9a-f]{32}\/assistant$/),
-        expect.stringMatching(/^imported\/[0-9a-f]{32}\/critic$/),
-      ]);
-      expect(firstIdentities.some((identity) => identity.includes(first.team.id))).toBe(false);
-      const secondIdentities = await identities(second.room.id);
-      for (const identity of secondIdentities) expect(firstIdentities).not.toContain(identity);
-
-      // Named in the file, the team id brings back the same vaults.
-      const named = `team_id: ${first.team.id}\n${yaml}`;
-      const again = await (await POST(jsonRequest("/api/rooms/import", "POST", { yaml: named, offline: true }))).json();
-      expect(again.team).toEqual({ id: first.team.id, fromFile: true });
-      expect(await identities(again.room.id)).toEqual(firstIdentities);
     });
   });
 });
