@@ -493,14 +493,21 @@ function readA2aAgent(
   const named = A2A_CARD_KEYS.filter((key) => reader.value([...shape.backend, key]) != null);
   if (named.length > 1) reader.fail([...shape.backend, named[1]!], "names the agent card a second time; give agent_card_url only");
   const cardAt: Path = [...shape.backend, named[0] ?? "agent_card_url"];
-  const card = readEndpoint(reader, cardAt, found);
-  if (!card) reader.fail(cardAt, "is required: the address of the remote agent's A2A agent card");
-  const standing = found.env.PARLEY_IMPORT_ENDPOINTS.some((prefix) => endpointUnder(card.url, prefix))
-    ? "listed"
-    : isPrivateAddress(new URL(card.url).hostname)
-      ? "private"
-      : "other";
-  if (!context.offline) checkStanding(reader, cardAt, standing, card, found);
+  const written = reader.optionalString(cardAt)?.trim();
+  if (!written) reader.fail(cardAt, "is required: the address of the remote agent's A2A agent card");
+  // The card URL is the agent's model, which everyone in the room sees: a variable's value would not stay on the server.
+  if (ENV_REFERENCE.test(written))
+    reader.fail(cardAt, "must be the card's address itself, not a variable: it is shown as the agent's model");
+  // On the offline model the card is neither read nor reached, as endpoints are not.
+  const card = context.offline ? { url: written, shown: written } : readEndpoint(reader, cardAt, found)!;
+  if (!context.offline) {
+    const standing = found.env.PARLEY_IMPORT_ENDPOINTS.some((prefix) => endpointUnder(card.url, prefix))
+      ? "listed"
+      : isPrivateAddress(new URL(card.url).hostname)
+        ? "private"
+        : "other";
+    checkStanding(reader, cardAt, standing, card, found);
+  }
   // Its prompt is the remote agent's own: a system message in the file has nowhere to go.
   for (const key of reader.keys(at)) if (key !== "id" && key !== "backend") found.ignored.push(pathName([...at, key]));
   for (const key of reader.keys(shape.backend)) {

@@ -444,7 +444,16 @@ describe("POST /api/rooms/import", () => {
       const missing = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: "agents:\n  - id: r\n    backend: {type: a2a}\n" }));
       expect(missing.status).toBe(400);
       expect((await missing.json()).error.message).toMatch(/^agents\[0\]\.backend\.agent_card_url \(line 3\): is required/);
+      const variable = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: a2aTeam("$TEAM_CARD") }));
+      expect(variable.status).toBe(400);
+      expect((await variable.json()).error.message).toBe(
+        "agents[0].backend.agent_card_url (line 3): must be the card's address itself, not a variable: it is shown as the agent's model",
+      );
       expect(await written()).toEqual(before);
+      // On the offline model the card is not reached: the agent runs on the script model like the others.
+      const offline = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: a2aTeam("http://127.0.0.1:9/card"), offline: true }));
+      expect(offline.status).toBe(201);
+      expect((await offline.json()).agents.map((agent: { model: string }) => agent.model)).toEqual(["script:researcher"]);
     });
 
     it("joins as a2a:<card URL>, and its run's reply comes back as its note and contribution", async () => {
