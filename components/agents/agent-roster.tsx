@@ -8,7 +8,7 @@ import { LIMITS } from "@/lib/protocol";
 import { apiWrite } from "@/components/room/api";
 import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
-import { EXTERNAL_QUIET_MS, agentStatus, formatUsage } from "./agent-status";
+import { EXTERNAL_QUIET_MS, agentStatus, formatUsage, withRemoteTask } from "./agent-status";
 import { ExternalAgentsPanel } from "./external-agents-panel";
 import { VaultDrawer } from "./vault-drawer";
 
@@ -27,11 +27,14 @@ const selectRoster = (state: RoomState) => ({
   roomId: state.room.id,
   pending: state.pendingCommands,
   externalActiveAt: state.externalActiveAt,
+  remoteTasks: state.remoteTasks,
 });
 
 /** The room's agents: who they are, what drives them and what each is doing right now. */
 export function AgentRoster({ onError }: { onError: (message: string) => void }) {
-  const { agents, runs, typing, broadcasts, answers, canAct, roomId, pending, externalActiveAt } = useRoom(useShallow(selectRoster));
+  const { agents, runs, typing, broadcasts, answers, canAct, roomId, pending, externalActiveAt, remoteTasks } = useRoom(
+    useShallow(selectRoster),
+  );
   const waiting = (agentId: string) => Object.values(pending).filter((command) => command.agentId === agentId).length;
   // An outside agent that called lately turns idle a minute later without any event: the clock must tick until then.
   const outsideWorking = Object.values(externalActiveAt).some((at) => Date.now() - at < EXTERNAL_QUIET_MS);
@@ -45,7 +48,10 @@ export function AgentRoster({ onError }: { onError: (message: string) => void })
           <AgentRow
             key={agent.id}
             agent={agent}
-            status={agentStatus(agent, runs, typing, now, broadcasts, answers, externalActiveAt[agent.id])}
+            status={withRemoteTask(
+              agentStatus(agent, runs, typing, now, broadcasts, answers, externalActiveAt[agent.id]),
+              remoteTasks[agent.id],
+            )}
             typingText={typing[agent.id]?.text}
             canAct={canAct}
             roomId={roomId}

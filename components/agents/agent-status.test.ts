@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { agentDto, broadcastDto, broadcastResponseDto, runDto } from "@/test/builders";
-import { agentStatus, formatCost, formatUsage } from "./agent-status";
+import { agentStatus, formatCost, formatUsage, withRemoteTask } from "./agent-status";
 
 const painter = agentDto({ id: "painter", name: "Scene Painter", persona: "scene-painter" });
 const question = broadcastDto({
@@ -67,5 +67,21 @@ describe("agentStatus of an outside agent", () => {
   it("is asking while its question waits for answers", () => {
     const asked = broadcastDto({ id: "b2", agentId: "claude", agentName: "Claude Code", mode: "agents", status: "pending" });
     expect(agentStatus(outside, {}, {}, 0, { b2: asked }, {})).toMatchObject({ kind: "asking" });
+  });
+});
+
+describe("an A2A teammate's card", () => {
+  const remote = agentDto({ id: "remote", name: "Researcher", persona: "researcher", model: "a2a:https://agents.example.com/card" });
+
+  it("shows its remote task's state while it runs, and the last one after", () => {
+    const running = runDto({ id: "r1", agentId: "remote", status: "running", steps: 0 });
+    expect(withRemoteTask(agentStatus(remote, { r1: running }, {}, 0), { state: "working" })).toMatchObject({
+      kind: "running",
+      label: "running · step 1 · remote task working",
+    });
+    expect(withRemoteTask(agentStatus(remote, {}, {}, 0), { state: "input-required" }).label).toBe(
+      "idle · last remote task input-required",
+    );
+    expect(withRemoteTask(agentStatus(remote, {}, {}, 0), undefined).label).toBe("idle");
   });
 });

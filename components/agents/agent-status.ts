@@ -1,6 +1,6 @@
 import { priceFor } from "@/lib/models/pricing";
 import type { AgentDto, BroadcastDto, BroadcastResponseDto, RunDto } from "@/lib/protocol";
-import type { TypingState } from "@/components/room/room-state";
+import type { RemoteTaskDto, TypingState } from "@/components/room/room-state";
 
 export type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "asking" | "answering" | "unavailable";
 
@@ -19,6 +19,16 @@ export const EXTERNAL_QUIET_MS = 60_000;
 /** Whether an agent comes from another system (its own client thinks; Parley never runs it). */
 export function isOutsideAgent(agent: Pick<AgentDto, "model">): boolean {
   return agent.model.startsWith("external:");
+}
+
+/**
+ * An A2A teammate's status with its remote task's state: the current call's while it runs
+ * ("running · step 1 · remote task working"), the last one's after ("idle · last remote task completed").
+ */
+export function withRemoteTask(status: AgentStatus, task: Pick<RemoteTaskDto, "state"> | undefined): AgentStatus {
+  if (!task) return status;
+  const active = status.kind === "running" || status.kind === "typing" || status.kind === "asking";
+  return { ...status, label: `${status.label} · ${active ? "remote task" : "last remote task"} ${task.state}` };
 }
 
 /** Typing stops counting this long after the last streamed text. */

@@ -364,6 +364,11 @@ const describers: { [T in StoredEventType]: (event: StoredEventOf<T>, context: D
     nodeIds: [],
     tone: "room",
   }),
+  "agent.remote_task": (event) => ({
+    text: `reported its remote task as ${event.payload.state}`,
+    nodeIds: [],
+    tone: "room",
+  }),
   "admin.action": (event) => ({ text: lowerFirst(event.payload.summary), nodeIds: [], tone: "room" }),
   "node.created": (event) => {
     const node = event.payload.node;

@@ -51,6 +51,7 @@ const WORKFLOW_EVENT: Record<StoredEventType, boolean> = {
   "agent.updated": false,
   "agent.joined": false,
   "agent.token_revoked": false,
+  "agent.remote_task": false,
   "admin.action": false,
   "node.created": false,
   "node.updated": false,

@@ -79,6 +79,18 @@ describe("applyRoomEvent", () => {
     expect(active.externalActiveAt).toEqual({ claude: 1000 });
   });
 
+  it("keeps each A2A teammate's remote task state, the last one after its call, also from a snapshot's events", () => {
+    const task = (seq: number, state: PayloadOf<"agent.remote_task">["state"]) =>
+      stored(seq, "agent.remote_task", { agentId: "remote", runId: "run1", taskId: "t1", state });
+    const working = fold(start(), [task(2, "submitted"), task(3, "working")]);
+    expect(working.remoteTasks).toEqual({ remote: { taskId: "t1", state: "working", runId: "run1" } });
+    expect(fold(working, [task(4, "completed")]).remoteTasks.remote?.state).toBe("completed");
+    // A page opened later reads the last state from the snapshot's recent events.
+    const reloaded = initialRoomState({ ...snapshot(), recentEvents: [task(2, "working"), task(3, "failed")], lastSeq: 3 }, null);
+    expect(reloaded.remoteTasks).toEqual({ remote: { taskId: "t1", state: "failed", runId: "run1" } });
+    expect(start().remoteTasks).toEqual({});
+  });
+
   it("moves every note a tidy laid out, and only notes it still has", () => {
     const state = fold(start(), [
       stored(2, "node.created", { node: node("a") }),

@@ -11,6 +11,7 @@ import type {
   EphemeralEvent,
   EphemeralEventOf,
   EphemeralEventType,
+  RemoteTaskState,
   RunDto,
   StoredEvent,
   StoredEventOf,
@@ -88,6 +89,8 @@ export interface RoomState {
   typing: Record<string, TypingState>;
   /** When each outside agent last called Parley (this page's clock): it shows as working for a minute after. */
   externalActiveAt: Record<string, number>;
+  /** Per A2A teammate, the state of its remote task: the current call's, or the last one's. */
+  remoteTasks: Record<string, RemoteTaskDto>;
   lastSeq: number;
   watching: number;
   participants: number;
@@ -142,6 +145,24 @@ export function initialRoomState(snapshot: RoomSnapshotLike, seat: SeatInfo | nu
   };
 }
 
+/** An A2A teammate's remote task as its card shows it. */
+export interface RemoteTaskDto {
+  taskId: string;
+  state: RemoteTaskState;
+  runId: string | null;
+}
+
+function remoteTaskOf(payload: StoredEventOf<"agent.remote_task">["payload"]): RemoteTaskDto {
+  return { taskId: payload.taskId, state: payload.state, runId: payload.runId };
+}
+
+/** The last remote task state of each A2A teammate among a snapshot's recent events. */
+function remoteTasksIn(events: StoredEvent[]): Record<string, RemoteTaskDto> {
+  const tasks: Record<string, RemoteTaskDto> = {};
+  for (const event of events) if (event.type === "agent.remote_task") tasks[event.payload.agentId] = remoteTaskOf(event.payload);
+  return tasks;
+}
+
 function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null): RoomState {
   return {
     room: snapshot.room,
@@ -163,6 +184,7 @@ function initialFromSnapshot(snapshot: RoomSnapshotLike, seat: SeatInfo | null):
     answers: groupAnswers(snapshot.broadcastResponses),
     typing: {},
     externalActiveAt: {},
+    remoteTasks: remoteTasksIn(snapshot.recentEvents),
     lastSeq: snapshot.lastSeq,
     watching: 0,
     participants: 0,
@@ -276,6 +298,7 @@ const storedReducers: { [T in StoredEventType]: (state: RoomState, event: Stored
   "agent.joined": (state, { payload }) =>
     state.agents.some((agent) => agent.id === payload.agent.id) ? {} : { agents: [...state.agents, payload.agent] },
   "agent.token_revoked": () => ({}),
+  "agent.remote_task": (state, { payload }) => ({ remoteTasks: { ...state.remoteTasks, [payload.agentId]: remoteTaskOf(payload) } }),
   "admin.action": () => ({}),
   "node.created": (state, { payload }) => ({ nodes: { ...state.nodes, [payload.node.id]: payload.node } }),
   "node.updated": (state, { payload }) => {

@@ -25,6 +25,7 @@ import { connectAgentMcpTools } from "./tools/mcp-tools";
 import { isolatedAgentIds } from "@/lib/brainstorm/stage-context";
 import { MODEL_CALL_TIMEOUT_MS, ModelCallTimeoutError, RETRY_DELAYS_MS, providerErrorDetails, withVisibleRetries } from "./visible-retries";
 import { countRequestsMade } from "./tools/reserve-request";
+import { watchRemoteTasks } from "./remote-task-events";
 import { generationSettings } from "@/lib/models/generation-settings";
 import { getEnv } from "@/lib/env";
 import { callWorstCase, releaseReservation, releaseRunReservations, reserveSpend } from "@/lib/limits/reserve-spend";
@@ -192,6 +193,7 @@ export async function executeRun(
   } catch (error) {
     return finish("failed", errorDetails(error));
   }
+  const remoteTasks = watchRemoteTasks(db, run, actor, resolved.model);
 
   const settings = parseRoomSettings(room.settings);
   const modelCallPolicy = {
@@ -354,6 +356,7 @@ export async function executeRun(
     await flushTyping();
     // Calls given back by a failed write and being written on their own are in the totals before the run ends.
     await modelCalls.settled();
+    await remoteTasks.settled();
     if (failure instanceof SpendRefusedError) limitStop ??= failure.reached;
     const reason = options.stopReason();
     if (reason === "lease_lost" || reason === "shutdown" || writeFailure instanceof LeaseLostError) {

@@ -10,6 +10,7 @@ import { forgetSavedSteps } from "./save-run-step";
 import { advanceWorkflow } from "./advance-workflow";
 import { followUpWaitingMessages } from "@/lib/commands/follow-up-waiting-messages";
 import { settleRequest } from "./settle-request";
+import { postA2aReply } from "./a2a-reply";
 
 export interface RunOutcome {
   status: "succeeded" | "failed" | "cancelled";
@@ -141,6 +142,7 @@ export async function afterRunEnded(
     { status: outcome.status, reason: outcome.error?.error_message ?? null, answer: lastWords(run.transcript), at: outcome.at },
     agent,
   );
+  await postA2aReply(tx, emit, run, { status: outcome.status, text: lastWords(run.transcript), at: outcome.at }, agent);
   const [member] = await tx.select({ identity: agents.identity }).from(agents).where(eq(agents.id, run.agentId));
   if (member) {
     await lockVault(tx, member.identity);

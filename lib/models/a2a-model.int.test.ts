@@ -6,6 +6,8 @@ import { readEventsAfter } from "@/lib/events/read-events";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { postBoardEntry } from "@/lib/board/post-entry";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
+import { initialRoomState } from "@/components/room/room-state";
+import { getRoomSnapshot } from "@/lib/rooms/get-room-snapshot";
 import { startA2aStandIn } from "@/test/a2a-stand-in";
 import { agentByPersona, startTestWorker } from "@/test/agents";
 import { createTestRoom, eventually } from "@/test/fixtures";
@@ -109,6 +111,21 @@ describe("an A2A agent as a teammate", () => {
       expect(events.find((event) => event.type === "run.finished")).toMatchObject({
         correlation_id: "help-a2a",
         payload: { status: "succeeded" },
+      });
+      // The remote task's states reached the room, in order, before the run ended, and its card keeps the last.
+      const states = events.filter((event) => event.type === "agent.remote_task");
+      expect(states.length).toBeGreaterThan(0);
+      expect(states.every((event) => event.payload.agentId === storyteller.id && event.correlation_id === "help-a2a")).toBe(true);
+      expect(states.at(-1)!.payload.state).toBe("completed");
+      expect(states.at(-1)!.seq).toBeLessThan(events.find((event) => event.type === "run.finished")!.seq);
+      const state = initialRoomState(await getRoomSnapshot(db(), roomId), null);
+      expect(state.remoteTasks[storyteller.id]).toMatchObject({ state: "completed", taskId: states.at(-1)!.payload.taskId });
+      // Its reply is its own work on the canvas and the board.
+      expect(events.filter((event) => event.type === "node.created").map((event) => event.payload.node)).toEqual([
+        expect.objectContaining({ authorId: storyteller.id, text: expect.stringContaining("Stand-in heard:") }),
+      ]);
+      expect(events.find((event) => event.type === "board.posted" && event.payload.entry.kind === "contribution")).toMatchObject({
+        agent_name: "Storyteller",
       });
     } finally {
       await worker.stop();

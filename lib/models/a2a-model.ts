@@ -11,6 +11,7 @@ import {
   type LanguageModelV4StreamResult,
   type LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import type { RemoteTaskState } from "@/lib/protocol";
 
 /**
  * What Parley asks a remote agent: the newest thing it was told (the request, the question, the
@@ -99,6 +100,24 @@ function userMessage(text: string): Message {
   };
 }
 
+const STATE_WORDS: Record<TaskState, RemoteTaskState> = {
+  [TaskState.TASK_STATE_UNSPECIFIED]: "unknown",
+  [TaskState.TASK_STATE_SUBMITTED]: "submitted",
+  [TaskState.TASK_STATE_WORKING]: "working",
+  [TaskState.TASK_STATE_INPUT_REQUIRED]: "input-required",
+  [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth-required",
+  [TaskState.TASK_STATE_COMPLETED]: "completed",
+  [TaskState.TASK_STATE_FAILED]: "failed",
+  [TaskState.TASK_STATE_CANCELED]: "canceled",
+  [TaskState.TASK_STATE_REJECTED]: "rejected",
+  [TaskState.UNRECOGNIZED]: "unknown",
+};
+
+/** A remote task's state as the protocol's own words name it. */
+export function remoteTaskState(state: TaskState | undefined): RemoteTaskState {
+  return STATE_WORDS[state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? "unknown";
+}
+
 /** The remote agent's own model spends its own money: Parley counts no tokens for it. */
 const NO_USAGE: LanguageModelV4Usage = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
@@ -120,6 +139,9 @@ export class A2ALanguageModel implements LanguageModelV4 {
   readonly provider = "a2a";
   readonly supportedUrls = {};
   private client: Promise<Client> | null = null;
+  /** Told each new state of a remote task a call is waiting on (the room shows it on the teammate's card). */
+  onTaskState: ((update: { taskId: string; state: RemoteTaskState }) => void) | null = null;
+  private lastReported = "";
 
   constructor(readonly modelId: string) {}
 
@@ -132,11 +154,20 @@ export class A2ALanguageModel implements LanguageModelV4 {
     return this.client;
   }
 
+  private report(taskId: string, state: TaskState | undefined): void {
+    const update = { taskId, state: remoteTaskState(state) };
+    const key = `${update.taskId} ${update.state}`;
+    if (!taskId || key === this.lastReported) return;
+    this.lastReported = key;
+    this.onTaskState?.(update);
+  }
+
   private async send(options: LanguageModelV4CallOptions): Promise<string> {
     const client = await this.connect();
     const text = a2aMessageText(options.prompt);
     const request = { tenant: "", message: userMessage(text), configuration: undefined, metadata: undefined };
     let result = await reaching(this.modelId, () => client.sendMessage(request, { signal: options.abortSignal }));
+    if (!("messageId" in result)) this.report(result.id, result.status?.state);
     while (!("messageId" in result) && !TERMINAL.has(result.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) {
       const state = result.status?.state;
       if (state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED) break;
@@ -144,6 +175,7 @@ export class A2ALanguageModel implements LanguageModelV4 {
       options.abortSignal?.throwIfAborted();
       const taskId = result.id;
       result = await reaching(this.modelId, () => client.getTask({ tenant: "", id: taskId }, { signal: options.abortSignal }));
+      this.report(result.id, result.status?.state);
     }
     return answerOf(result, this.modelId);
   }
@@ -195,7 +227,10 @@ export class A2ALanguageModel implements LanguageModelV4 {
                 final = payload.value;
               } else if (payload?.$case === "task") {
                 final = payload.value;
-              } else if (payload?.$case === "statusUpdate" && payload.value.status && TERMINAL.has(payload.value.status.state)) {
+                this.report(payload.value.id, payload.value.status?.state);
+              }
+              if (payload?.$case === "statusUpdate") this.report(payload.value.taskId, payload.value.status?.state);
+              if (payload?.$case === "statusUpdate" && payload.value.status && TERMINAL.has(payload.value.status.state)) {
                 if (payload.value.status.state !== TaskState.TASK_STATE_COMPLETED) {
                   const why = STATE_NAMES[payload.value.status.state] ?? "did not finish its task";
                   throw remoteAgentError(modelId, `The agent at ${modelId} ${why}.`, false);

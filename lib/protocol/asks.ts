@@ -77,6 +77,7 @@ const ASK_READERS: { [T in StoredEventType]: AskReader<T> | null } = {
   "agent.updated": null,
   "agent.joined": null,
   "agent.token_revoked": null,
+  "agent.remote_task": null,
   "admin.action": null,
   "review.started": null,
   "review.ready": null,

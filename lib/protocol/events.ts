@@ -24,6 +24,20 @@ const nodeChangesSchema = canvasNodeSchema
   .partial();
 
 /** The catalogue of stored event types: one entry per thing that can happen in a room. */
+/** The states of an A2A task, as the protocol names them. */
+export const REMOTE_TASK_STATES = [
+  "submitted",
+  "working",
+  "input-required",
+  "auth-required",
+  "completed",
+  "failed",
+  "canceled",
+  "rejected",
+  "unknown",
+] as const;
+export type RemoteTaskState = (typeof REMOTE_TASK_STATES)[number];
+
 export const storedEventSchemas = {
   "room.created": storedEvent(
     "room.created",
@@ -207,6 +221,14 @@ export const storedEventSchemas = {
   ),
   /** An outside agent's token was revoked: it can no longer read or write the room (its work stays). */
   "agent.token_revoked": storedEvent("agent.token_revoked", z.object({ agentId: z.string(), tokenId: z.string() })),
+  /**
+   * The state of the task an A2A teammate's remote agent is working on for it, as its system
+   * reports it: sent at each change while a call is under way, the last one staying on its card.
+   */
+  "agent.remote_task": storedEvent(
+    "agent.remote_task",
+    z.object({ agentId: z.string(), runId: z.string().nullable(), taskId: z.string(), state: z.enum(REMOTE_TASK_STATES) }),
+  ),
   /** An admin acted on a run from the dashboard: stopped it, or queued a new run in place of a failed one. */
   "admin.action": storedEvent(
     "admin.action",

@@ -621,3 +621,35 @@ describe("an agent's MCP servers and custom tools", () => {
     expect(config.ignored).not.toContain("agents[0].backend.custom_tools");
   });
 });
+
+describe("an agent of another system named by its A2A agent card", () => {
+  const team = (backend: string) => `agents:\n  - id: Researcher\n    backend: { type: a2a, ${backend} }\n    system_message: Be brief\n`;
+
+  it("becomes the teammate a2a:<card URL>, written as agent_card_url or url, its prompt and other keys ignored", () => {
+    const listed = getEnv({ NODE_ENV: "test", PARLEY_IMPORT_ENDPOINTS: "https://agents.example.com/team" } as NodeJS.ProcessEnv);
+    for (const key of ["agent_card_url", "url"]) {
+      const config = parseRoomConfig(team(`${key}: 'https://agents.example.com/team/card.json', model: x`), { env: listed });
+      expect(config.agents[0]).toMatchObject({
+        name: "Researcher",
+        persona: "researcher",
+        model: "a2a:https://agents.example.com/team/card.json",
+        modelOptions: {},
+        systemPrompt: "",
+      });
+      expect(config.ignored).toEqual(["agents[0].system_message", "agents[0].backend.model"]);
+    }
+  });
+
+  it("is held to the endpoint rules: an admin may name a public card, which is looked up before the room is made", () => {
+    const admin = parseRoomConfig(team("agent_card_url: 'https://agents.example.com/card'"), { admin: true });
+    expect(admin.agents[0]!.model).toBe("a2a:https://agents.example.com/card");
+    expect(admin.hostsToResolve).toEqual([{ hostname: "agents.example.com", key: "agents[0].backend.agent_card_url", line: 3 }]);
+    expect(() => parseRoomConfig(team("agent_card_url: 'http://10.0.0.9/card'"), { admin: true })).toThrow(
+      /agent_card_url \(line 3\): http:\/\/10\.0\.0\.9\/card is on a loopback, link-local or private address/,
+    );
+    expect(() => parseRoomConfig(team("agent_card_url: 'https://a.example.com/card', url: 'https://b.example.com/card'"))).toThrow(
+      "agents[0].backend.url (line 3): names the agent card a second time; give agent_card_url only",
+    );
+    expect(() => parseRoomConfig(team("agent_card_url: 'ftp://agents.example.com/card'"))).toThrow(/must be an http\(s\) address/);
+  });
+});

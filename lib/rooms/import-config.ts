@@ -9,7 +9,9 @@ import {
   keyVariableRefusal,
   serverKeyVariable,
   shownEndpoint,
+  isPrivateAddress,
 } from "@/lib/models/agent-endpoint";
+import { endpointUnder } from "@/lib/models/endpoint-address";
 import {
   type GenerationSetting,
   type GenerationSettings,
@@ -264,8 +266,18 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
  * before the room is made.
  */
 function checkEndpoint(reader: Reader, at: Path, provider: Provider, endpoint: NamedEndpoint, found: Findings): void {
+  checkStanding(reader, at, endpointStanding(provider, endpoint.url, found.env), endpoint, found);
+}
+
+/** Refuses a place an imported agent may not reach, given its standing (see `checkEndpoint`). */
+function checkStanding(
+  reader: Reader,
+  at: Path,
+  standing: ReturnType<typeof endpointStanding>,
+  endpoint: NamedEndpoint,
+  found: Findings,
+): void {
   const { url, shown } = endpoint;
-  const standing = endpointStanding(provider, url, found.env);
   if (standing === "private") {
     reader.fail(
       at,
@@ -394,6 +406,7 @@ function readAgent(
   const type = reader.optionalString(shape.type);
   if (!type) reader.fail(shape.type, "is required");
   const normalized = type.toLowerCase();
+  if (normalized === "a2a" && !shape.older) return { persona: readA2aAgent(reader, at, shape, index, id, context), customTools: [] };
   let provider: Provider;
   let model = reader.optionalString(shape.model);
   let adapterMessage: string | undefined;
@@ -416,7 +429,7 @@ function readAgent(
     if (!backend) {
       reader.fail(
         shape.type,
-        `unknown backend type "${type}". Known types: ${[...Object.keys(BACKEND_PROVIDERS), ...FRAMEWORK_BACKENDS].join(", ")}`,
+        `unknown backend type "${type}". Known types: ${[...Object.keys(BACKEND_PROVIDERS), ...FRAMEWORK_BACKENDS, "a2a"].join(", ")}`,
       );
     }
     provider = backend.provider;
@@ -457,6 +470,60 @@ function readAgent(
       systemPrompt: systemMessage,
     },
     customTools: tools.customTools,
+  };
+}
+
+const A2A_CARD_KEYS = ["agent_card_url", "url"] as const;
+
+/**
+ * An agent of another system named by its A2A agent card URL (`backend: {type: a2a,
+ * agent_card_url: …}`), as the teammate `a2a:<card URL>`. The card URL is held to the rule of
+ * the endpoints a file names: listed in PARLEY_IMPORT_ENDPOINTS, or named by an admin's import
+ * and public. Its model, system prompt and tools are the remote agent's own.
+ */
+function readA2aAgent(
+  reader: Reader,
+  at: Path,
+  shape: AgentShape,
+  index: number,
+  id: string,
+  context: { taken: Set<string>; found: Findings; offline: boolean },
+): PersonaTemplate {
+  const { found } = context;
+  const named = A2A_CARD_KEYS.filter((key) => reader.value([...shape.backend, key]) != null);
+  if (named.length > 1) reader.fail([...shape.backend, named[1]!], "names the agent card a second time; give agent_card_url only");
+  const cardAt: Path = [...shape.backend, named[0] ?? "agent_card_url"];
+  const written = reader.optionalString(cardAt)?.trim();
+  if (!written) reader.fail(cardAt, "is required: the address of the remote agent's A2A agent card");
+  // The card URL is the agent's model, which everyone in the room sees: a variable's value would not stay on the server.
+  if (ENV_REFERENCE.test(written))
+    reader.fail(cardAt, "must be the card's address itself, not a variable: it is shown as the agent's model");
+  // On the offline model the card is neither read nor reached, as endpoints are not.
+  const card = context.offline ? { url: written, shown: written } : readEndpoint(reader, cardAt, found)!;
+  if (!context.offline) {
+    const standing = found.env.PARLEY_IMPORT_ENDPOINTS.some((prefix) => endpointUnder(card.url, prefix))
+      ? "listed"
+      : isPrivateAddress(new URL(card.url).hostname)
+        ? "private"
+        : "other";
+    checkStanding(reader, cardAt, standing, card, found);
+  }
+  // Its prompt is the remote agent's own: a system message in the file has nowhere to go.
+  for (const key of reader.keys(at)) if (key !== "id" && key !== "backend") found.ignored.push(pathName([...at, key]));
+  for (const key of reader.keys(shape.backend)) {
+    if (key !== "type" && !(A2A_CARD_KEYS as readonly string[]).includes(key)) found.ignored.push(pathName([...shape.backend, key]));
+  }
+  found.notes.push(`${pathName(at)} is the A2A agent at ${card.shown}: it answers with its own model, prompt and tools.`);
+  const persona = personaKey(id, context.taken);
+  return {
+    modelOptions: {},
+    persona,
+    name: id,
+    role: "a2a · remote agent",
+    description: `An agent of another system, reached over A2A at ${card.shown}.`,
+    color: COLORS[index % COLORS.length]!,
+    model: context.offline ? `script:${persona}` : `a2a:${card.url}`,
+    systemPrompt: "",
   };
 }
 

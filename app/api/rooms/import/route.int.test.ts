@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
-import { agents, events, rooms } from "@/db/schema";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { agents, boardEntries, canvasNodes, events, rooms } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { resolveModel } from "@/lib/models/registry";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { startTestWorker } from "@/test/agents";
+import { startA2aStandIn } from "@/test/a2a-stand-in";
 import { startChatServer } from "@/test/chat-server";
 import { alice, eventually } from "@/test/fixtures";
 import { useOfflineServer } from "@/test/offline-server";
@@ -410,6 +411,90 @@ describe("POST /api/rooms/import", () => {
       const again = await (await POST(jsonRequest("/api/rooms/import", "POST", { yaml: named, offline: true }))).json();
       expect(again.team).toEqual({ id: first.team.id, fromFile: true });
       expect(await identities(again.room.id)).toEqual(firstIdentities);
+    });
+  });
+
+  describe("a team with an agent of another system (A2A)", () => {
+    const a2aTeam = (cardUrl: string) =>
+      `agents:\n  - id: researcher\n    backend: {type: a2a, agent_card_url: '${cardUrl}'}\n    system_message: ignored\n`;
+
+    // The file's earlier tests used most of the hour's imports; these are not about that limit.
+    beforeEach(() => {
+      vi.stubEnv("PARLEY_IMPORTS_PER_HOUR", "1000");
+    });
+
+    it("is refused with 400 naming the line when the card URL is not allowed, and nothing is written", async () => {
+      vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", "");
+      const before = await written();
+      const loopback = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: a2aTeam("http://127.0.0.1:9/card") }));
+      expect(loopback.status).toBe(400);
+      expect((await loopback.json()).error).toEqual({
+        code: "invalid_config",
+        message:
+          "agents[0].backend.agent_card_url (line 3): http://127.0.0.1:9/card is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.",
+        details: { key: "agents[0].backend.agent_card_url", line: 3 },
+      });
+      const unlisted = await POST(
+        jsonRequest("/api/rooms/import", "POST", { yaml: a2aTeam("https://agents.example.com/.well-known/agent-card.json") }),
+      );
+      expect(unlisted.status).toBe(400);
+      expect((await unlisted.json()).error.message).toBe(
+        "agents[0].backend.agent_card_url (line 3): https://agents.example.com/.well-known/agent-card.json is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.",
+      );
+      const missing = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: "agents:\n  - id: r\n    backend: {type: a2a}\n" }));
+      expect(missing.status).toBe(400);
+      expect((await missing.json()).error.message).toMatch(/^agents\[0\]\.backend\.agent_card_url \(line 3\): is required/);
+      const variable = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: a2aTeam("$TEAM_CARD") }));
+      expect(variable.status).toBe(400);
+      expect((await variable.json()).error.message).toBe(
+        "agents[0].backend.agent_card_url (line 3): must be the card's address itself, not a variable: it is shown as the agent's model",
+      );
+      expect(await written()).toEqual(before);
+      // On the offline model the card is not reached: the agent runs on the script model like the others.
+      const offline = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: a2aTeam("http://127.0.0.1:9/card"), offline: true }));
+      expect(offline.status).toBe(201);
+      expect((await offline.json()).agents.map((agent: { model: string }) => agent.model)).toEqual(["script:researcher"]);
+    });
+
+    it("joins as a2a:<card URL>, and its run's reply comes back as its note and contribution", async () => {
+      const standIn = await startA2aStandIn({ streaming: false, answer: (text) => `Remote findings on: ${text.slice(0, 60)}` });
+      try {
+        vi.stubEnv("PARLEY_IMPORT_ENDPOINTS", standIn.base);
+        const response = await POST(jsonRequest("/api/rooms/import", "POST", { yaml: a2aTeam(standIn.cardUrl) }));
+        expect(response.status).toBe(201);
+        const body = await response.json();
+        expect(body.agents).toEqual([expect.objectContaining({ name: "researcher", model: `a2a:${standIn.cardUrl}`, key: null })]);
+        expect(body.ignored).toContain("agents[0].system_message");
+
+        const worker = await startTestWorker(context.database, {
+          resolveModel: (spec, agent) => resolveModel(spec, { agent, scriptPaceMs: 0 }),
+        });
+        try {
+          await startAgentRun(context.database.db, body.room.id, { agentId: body.agents[0].id, prompt: "Survey the field" }, alice);
+          const [run] = await runsEnded(body.room.id);
+          expect(run!.status).toBe("succeeded");
+        } finally {
+          await worker.stop();
+        }
+        expect(standIn.received).toEqual([expect.stringContaining("Survey the field")]);
+        const notes = await context.database.db.select().from(canvasNodes).where(eq(canvasNodes.roomId, body.room.id));
+        expect(notes).toEqual([
+          expect.objectContaining({
+            authorKind: "agent",
+            authorId: body.agents[0].id,
+            text: expect.stringMatching(/^Remote findings on: /),
+          }),
+        ]);
+        const board = await context.database.db.select().from(boardEntries).where(eq(boardEntries.roomId, body.room.id));
+        expect(board.filter((entry) => entry.kind === "contribution")).toEqual([
+          expect.objectContaining({
+            agentId: body.agents[0].id,
+            content: { summary: notes[0]!.text.replace(/\s+/g, " "), nodeIds: [notes[0]!.id] },
+          }),
+        ]);
+      } finally {
+        await standIn.close();
+      }
     });
   });
 });
