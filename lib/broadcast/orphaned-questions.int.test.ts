@@ -149,10 +149,10 @@ describe("a question whose asking run ends without collecting it", () => {
     const run = await startAgentRun(context.database.db, roomId, { agentId: songwriter.id }, alice);
     const claimed = await claimNextRun(context.database.db, { owner: "slow", leaseMs: 5000 });
     expect(claimed?.id).toBe(run.id);
-    // Transactions: 1 files the question, 2 stores the answer, 3 is the asker's own close;
-    // the run is ended elsewhere just before it.
+    // Transactions: 1 files the question, 2 reserves the shadow's model call, 3 stores the answer,
+    // 4 is the asker's own close; the run is ended elsewhere just before it.
     const racing = interceptTransactions(context.database, async (index) => {
-      if (index !== 3) return;
+      if (index !== 4) return;
       const failure = { error_type: "worker_lost", error_message: "gone", retry_possible: false };
       await finishRun(context.database.db, claimed!, songwriter, { status: "failed", error: failure, durationMs: 0 }, null);
     });
