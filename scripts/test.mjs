@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every test: type check, format and lint, unit, integration (PGlite, and PostgreSQL when DATABASE_URL
+// Runs every test: type check, format and lint, layer rules and import cycles, unused code, unit, integration (PGlite, and PostgreSQL when DATABASE_URL
 // is set), then the end-to-end tests in Chromium against a production build.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -28,6 +28,7 @@ if (!process.env.DATABASE_URL) {
 
 run("Type check", bin("tsc"), ["--noEmit", "-p", "."]);
 run("Format and lint", bin("biome"), ["check", "."]);
+run("Layer rules and import cycles", "npm", ["run", "--silent", "check:deps"]);
 run("Unit and integration tests", bin("vitest"), ["run"]);
 run("Production build", bin("next"), ["build"]);
 run("End-to-end tests (Chromium)", bin("playwright"), ["test"]);
