@@ -1,5 +1,5 @@
 // Layer rules and import cycles, checked by `npm run check:deps` and by `npm test`.
-// Type-only imports are erased at compile time, so they may point anywhere and may close a loop.
+// Type-only imports are erased at compile time, so they may close a loop; the layer rules bind them all the same.
 // Tests sit beside the code they test and may assemble the whole app (route handlers, the room reducer, workflow
 // set-ups), so the layer rules bind the code that ships, not its tests. Cycles are forbidden everywhere.
 const testFiles = "\\.test\\.tsx?$";
