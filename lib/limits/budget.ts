@@ -338,7 +338,9 @@ function averageOf(where: SQL, scope: EstimateScope) {
 
 /**
  * Today's tokens and cost in one room (or, with null, the whole instance), as JSON: what its
- * calls spent (`usage_hourly`) and what the calls under way hold (their reservations).
+ * calls spent (`usage_hourly`, counted hour by hour, so a day's hours add up exactly) and what the
+ * calls under way hold (their reservations). Those counts outlive their rooms: deleting a room
+ * does not give the instance its budget back.
  */
 export function todayOf(day: string, roomId: string | null) {
   const spentWhere = roomId === null ? sql`true` : sql`${usageHourly.roomId} = ${roomId}`;
