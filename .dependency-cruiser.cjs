@@ -49,5 +49,7 @@ module.exports = {
       extensions: [".ts", ".tsx", ".mjs", ".js", ".cjs", ".json"],
     },
     skipAnalysisNotInRules: true,
+    // Unchanged files are not parsed again: the check then takes a few seconds.
+    cache: { folder: "node_modules/.cache/dependency-cruiser", strategy: "content" },
   },
 };
