@@ -12,7 +12,7 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Anything queries can run on: the database or an open transaction. */
 export type DbOrTx = Db | Tx;
 
-export type Driver = "pglite" | "postgres";
+type Driver = "pglite" | "postgres";
 
 /**
  * An open database: the Drizzle handle plus the two things Drizzle does not cover,

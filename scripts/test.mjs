@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs every test: type check, format and lint, unit, integration (PGlite, and PostgreSQL when DATABASE_URL
-// is set), then the end-to-end tests in Chromium against a production build.
+// Runs every test: type check, format and lint, layer rules and import cycles, unused files, exports and
+// dependencies, unit, integration (PGlite, and PostgreSQL when DATABASE_URL is set), then the end-to-end tests in
+// Chromium against a production build.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 
@@ -28,6 +29,8 @@ if (!process.env.DATABASE_URL) {
 
 run("Type check", bin("tsc"), ["--noEmit", "-p", "."]);
 run("Format and lint", bin("biome"), ["check", "."]);
+run("Layer rules and import cycles", "npm", ["run", "--silent", "check:deps"]);
+run("Unused files, exports and dependencies", "npm", ["run", "--silent", "check:unused"]);
 run("Unit and integration tests", bin("vitest"), ["run"]);
 run("Production build", bin("next"), ["build"]);
 run("End-to-end tests (Chromium)", bin("playwright"), ["test"]);

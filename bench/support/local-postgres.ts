@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { parentOf } from "./process-stats";
 import { assertLocalDatabaseUrl, databaseUrlFor } from "@/test/local-database-url";
 
-export const DEFAULT_SERVER_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+const DEFAULT_SERVER_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** A fresh database on a local PostgreSQL server, dropped by `drop()`; null when no server answers. */
 export async function freshPostgres(serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? DEFAULT_SERVER_URL) {

@@ -5,7 +5,7 @@ import fs from "node:fs";
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 /** The process and all its descendants (the server may run in a child of the launcher). */
-export function processTree(pid: number): number[] {
+function processTree(pid: number): number[] {
   const children: number[] = [];
   try {
     for (const task of fs.readdirSync(`/proc/${pid}/task`)) {

@@ -2,7 +2,7 @@ import { priceFor } from "@/lib/models/pricing";
 import type { AgentDto, BroadcastDto, BroadcastResponseDto, RunDto } from "@/lib/protocol";
 import type { RemoteTaskDto, TypingState } from "@/components/room/room-state";
 
-export type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "asking" | "answering" | "unavailable";
+type AgentStatusKind = "idle" | "queued" | "running" | "typing" | "asking" | "answering" | "unavailable";
 
 export interface AgentStatus {
   kind: AgentStatusKind;
@@ -17,7 +17,7 @@ export interface AgentStatus {
 export const EXTERNAL_QUIET_MS = 60_000;
 
 /** Whether an agent comes from another system (its own client thinks; Parley never runs it). */
-export function isOutsideAgent(agent: Pick<AgentDto, "model">): boolean {
+function isOutsideAgent(agent: Pick<AgentDto, "model">): boolean {
   return agent.model.startsWith("external:");
 }
 

@@ -11,7 +11,7 @@ import { readableInk } from "@/components/ui/readable-color";
  * Which round a dialogue is in, of how many: "round 1/2" from its opening until the asker's first
  * reply, then "round 2/2"; once closed, the rounds it took.
  */
-export function dialogueRound({ dialogue, messages, closed }: Pick<DialogueThreadState, "dialogue" | "messages" | "closed">): string {
+function dialogueRound({ dialogue, messages, closed }: Pick<DialogueThreadState, "dialogue" | "messages" | "closed">): string {
   // A round is the addressee's answer and the asker's reply.
   const round = closed ? closed.rounds : Math.min(dialogue.maxRounds, Math.floor(messages.length / 2) + 1);
   return `round ${round}/${dialogue.maxRounds}`;

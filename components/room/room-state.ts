@@ -49,7 +49,7 @@ export interface SeatInfo {
 }
 
 /** This page's open event stream, as the server counts it in the room's presence. */
-export interface StreamInfo {
+interface StreamInfo {
   connectionId: string;
   /** The seat the stream is counted with; null while it counts a spectator. */
   seatId: string | null;
@@ -57,7 +57,7 @@ export interface StreamInfo {
 
 export type DialogueThreadState = DialogueThreadDto;
 
-export type ReviewState = BuildReviewDto;
+type ReviewState = BuildReviewDto;
 
 /** Everything the room page shows, kept current by the live event stream. */
 export interface RoomState {

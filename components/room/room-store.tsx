@@ -38,9 +38,9 @@ export interface RoomActions {
 }
 
 /** The panes a phone shows one at a time. */
-export type PhonePane = "canvas" | "agents" | "activity";
+type PhonePane = "canvas" | "agents" | "activity";
 
-export type SideTab = "activity" | "findings";
+type SideTab = "activity" | "findings";
 
 /** What the side panel shows; kept apart from the room's state, which the stream drives. */
 export interface SidePanelState {

@@ -10,7 +10,7 @@ import { hashToken, randomToken } from "./tokens";
 const LAST_SEEN_EVERY_MS = 60_000;
 
 /** How long a sign-in lasts (`PARLEY_ADMIN_SESSION_HOURS`, 12 by default). */
-export function adminSessionLifetimeMs(): number {
+function adminSessionLifetimeMs(): number {
   return Math.round(getEnv().PARLEY_ADMIN_SESSION_HOURS * 3_600_000);
 }
 

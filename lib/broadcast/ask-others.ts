@@ -16,7 +16,7 @@ import { giveEarlierAnswer, openNextQuestion, queuedDeadline } from "./next-ques
 import { questionKey } from "./same-question";
 import { type AskOthersDeps, type AskOthersInput, type AskOthersResult, actorOf, outcomeOf } from "./question";
 
-export type { AskOthersDeps, AskOthersInput, AskOthersResult, BroadcastAnswer } from "./question";
+export type { AskOthersDeps, AskOthersInput, AskOthersResult } from "./question";
 
 /**
  * ask_others (docs/behaviour/asking-others.md). In agents mode every target answers through a parallel shadow

@@ -12,7 +12,7 @@ import { findEarlierAnswer } from "./human-qa";
 const humanIn = (roomId: string) => and(eq(broadcasts.roomId, roomId), eq(broadcasts.mode, "human"));
 
 /** Whether a waiting question's time ran out before its turn came (rows from before every question had a deadline: by age). */
-export function overdue(question: Pick<Broadcast, "deadlineAt" | "createdAt">, at: Date, timeoutSeconds: number): boolean {
+function overdue(question: Pick<Broadcast, "deadlineAt" | "createdAt">, at: Date, timeoutSeconds: number): boolean {
   if (question.deadlineAt) return question.deadlineAt.getTime() <= at.getTime();
   return question.createdAt.getTime() < at.getTime() - timeoutSeconds * 1000;
 }

@@ -11,8 +11,8 @@ import { agentToDto } from "@/lib/rooms/dto";
 import { EXTERNAL_MCP_MODEL, isExternalModel } from "./external-model";
 
 /** How long an invitation lasts unless the inviter says otherwise, and the longest it may. */
-export const DEFAULT_TOKEN_HOURS = 24;
-export const MAX_TOKEN_HOURS = 24 * 30;
+const DEFAULT_TOKEN_HOURS = 24;
+const MAX_TOKEN_HOURS = 24 * 30;
 
 /** Every token starts with this, so a leaked one is recognisable (and secret scanners can find it). */
 const TOKEN_PREFIX = "parley_mcp_";
@@ -44,7 +44,7 @@ export interface ExternalTokenDto {
   state: "active" | "revoked" | "expired";
 }
 
-export function externalTokenToDto(token: ExternalToken, agentName: string, now: Date = new Date()): ExternalTokenDto {
+function externalTokenToDto(token: ExternalToken, agentName: string, now: Date = new Date()): ExternalTokenDto {
   return {
     id: token.id,
     roomId: token.roomId,

@@ -7,10 +7,10 @@ import { type AppError, tooManyRequests } from "@/lib/errors";
 import { costOf } from "@/lib/models/pricing";
 import type { LimitName, LimitReachedPayload, RoomBudgetDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
-import { instanceLimitsFrom, readInstanceBudgets } from "./instance-budgets";
+import { instanceLimitsFrom } from "./instance-budgets";
 
 /** Tokens (input and output) and US dollars spent. */
-export interface Usage {
+interface Usage {
   tokens: number;
   costUsd: number;
 }
@@ -22,19 +22,24 @@ export interface Allowance {
   left: number | null;
 }
 
-export interface ScopeBudget {
-  /** What was spent today and this week (from Monday, UTC). */
+interface ScopeBudget {
+  /**
+   * What was spent today (UTC), counting what the model calls under way hold. Read only for a
+   * scope with a daily limit; one without any reads as nothing spent, as nothing is checked against it.
+   */
   today: Usage;
-  week: Usage;
   /** Today's allowances. */
   daily: { tokens: Allowance; costUsd: Allowance };
 }
 
-/** What the instance (and a room) spent today and this week, and what today's budgets leave. */
+/**
+ * What today's budgets leave the instance and a room. Only today: the checks before a run and a
+ * step need nothing else, and the dashboard reads the week's spending with the rest of its
+ * figures (`readSpend`).
+ */
 export interface Budgets {
-  /** Today and this week, UTC: `[start, end)` as ISO strings. */
+  /** Today, UTC: `[start, end)` as ISO strings. */
   day: { start: string; end: string };
-  week: { start: string; end: string };
   instance: ScopeBudget;
   room: (ScopeBudget & { roomId: string }) | null;
 }
@@ -67,68 +72,13 @@ export function workflowCostCap(settings: Pick<RoomSettings, "workflow_cost_cap_
   return settings.workflow_cost_cap_usd ?? env.PARLEY_WORKFLOW_COST_USD;
 }
 
-function allowance(limit: number, used: number): Allowance {
+/** A daily limit (0: none) against what was used of it. */
+export function allowance(limit: number, used: number): Allowance {
   return limit > 0 ? { limit, used, left: Math.max(0, limit - used) } : { limit: null, used, left: null };
 }
 
-/**
- * What was spent since `weekStart`, and of that since `dayStart`, in one room or across the
- * instance: every model call of the agents' runs and of their shadows' answers, as counted hour
- * by hour in `usage_hourly` (days and weeks start on the hour, so the hours add up exactly).
- * Those counts outlive their rooms: deleting a room does not give the instance its budget back.
- */
-async function usageSince(db: DbOrTx, roomId: string | null, dayStart: Date, weekStart: Date): Promise<{ today: Usage; week: Usage }> {
-  const day = dayStart.toISOString();
-  const inRoom = roomId === null ? sql`true` : sql`${usageHourly.roomId} = ${roomId}`;
-  const [row] = rowsOf<Record<"day_tokens" | "day_cost" | "week_tokens" | "week_cost", number | string | null>>(
-    await db.execute(sql`
-      select
-        coalesce(sum(input_tokens + output_tokens) filter (where hour >= ${day}::timestamptz), 0) as day_tokens,
-        coalesce(sum(cost_usd) filter (where hour >= ${day}::timestamptz), 0) as day_cost,
-        coalesce(sum(input_tokens + output_tokens), 0) as week_tokens,
-        coalesce(sum(cost_usd), 0) as week_cost
-      from ${usageHourly}
-      where ${usageHourly.hour} >= ${weekStart.toISOString()}::timestamptz and ${inRoom}`),
-  );
-  return {
-    today: { tokens: Number(row?.day_tokens ?? 0), costUsd: Number(row?.day_cost ?? 0) },
-    week: { tokens: Number(row?.week_tokens ?? 0), costUsd: Number(row?.week_cost ?? 0) },
-  };
-}
-
-function scope(spent: { today: Usage; week: Usage }, limits: { tokens: number; costUsd: number }): ScopeBudget {
-  return {
-    ...spent,
-    daily: { tokens: allowance(limits.tokens, spent.today.tokens), costUsd: allowance(limits.costUsd, spent.today.costUsd) },
-  };
-}
-
-export interface ReadBudgetsOptions {
-  /** A room to read besides the instance, with its settings (its own budgets). */
-  room?: { id: string; settings: Pick<RoomSettings, "daily_token_budget" | "daily_cost_budget_usd"> };
-  now?: Date;
-  env?: Env;
-}
-
-/**
- * What the instance (and, when given, one room) spent today and this week, and what today's
- * budgets leave: for the dashboard, the room's header and the checks before each run and step.
- * Days and weeks are UTC; a week starts on Monday.
- */
-export async function readBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}): Promise<Budgets> {
-  const env = options.env ?? getEnv();
-  const periods = budgetPeriods(options.now ?? new Date());
-  const [instanceSpent, roomSpent, instanceBudgets] = await Promise.all([
-    usageSince(db, null, periods.dayStart, periods.weekStart),
-    options.room ? usageSince(db, options.room.id, periods.dayStart, periods.weekStart) : null,
-    readInstanceBudgets(db, env),
-  ]);
-  return {
-    day: { start: periods.dayStart.toISOString(), end: periods.dayEnd.toISOString() },
-    week: { start: periods.weekStart.toISOString(), end: periods.weekEnd.toISOString() },
-    instance: scope(instanceSpent, instanceBudgets.limits),
-    room: options.room && roomSpent ? { roomId: options.room.id, ...scope(roomSpent, roomDailyLimits(options.room.settings, env)) } : null,
-  };
+function scope(today: Usage, limits: { tokens: number; costUsd: number }): ScopeBudget {
+  return { today, daily: { tokens: allowance(limits.tokens, today.tokens), costUsd: allowance(limits.costUsd, today.costUsd) } };
 }
 
 /**
@@ -139,7 +89,7 @@ export async function readBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}):
 const SAME_AMOUNT = 1e-9;
 
 /** Whether `amount` has reached `limit`, up to how precisely dollars add up. */
-export function reaches(amount: number, limit: number): boolean {
+function reaches(amount: number, limit: number): boolean {
   return amount >= limit - SAME_AMOUNT;
 }
 
@@ -157,7 +107,7 @@ export function tokens(amount: number): string {
 }
 
 /** What a run, or the rest of one, is expected to spend before it is started or takes its next step. */
-export interface ExpectedSpend {
+interface ExpectedSpend {
   tokens: number;
   costUsd: number;
   /** Whose run it is, as the room is told. */
@@ -311,7 +261,7 @@ async function workflowSpending(db: DbOrTx, roomId: string, correlationId: strin
  * while its run is still running under the lease that made it: one a crashed worker left lapses
  * with its lease, and one whose call was recorded is gone already.
  */
-export function reservedOf(where: SQL) {
+function reservedOf(where: SQL) {
   return sql`(select jsonb_build_object('tokens', coalesce(sum(s.tokens), 0), 'cost', coalesce(sum(s.cost_usd), 0))
     from ${spendReservations} s join ${runs} r on r.id = s.run_id
     where r.status = 'running' and r.lease_owner = s.lease_owner and r.lease_expires_at > now() and ${where})`;
@@ -388,7 +338,9 @@ function averageOf(where: SQL, scope: EstimateScope) {
 
 /**
  * Today's tokens and cost in one room (or, with null, the whole instance), as JSON: what its
- * calls spent (`usage_hourly`) and what the calls under way hold (their reservations).
+ * calls spent (`usage_hourly`, counted hour by hour, so a day's hours add up exactly) and what the
+ * calls under way hold (their reservations). Those counts outlive their rooms: deleting a room
+ * does not give the instance its budget back.
  */
 export function todayOf(day: string, roomId: string | null) {
   const spentWhere = roomId === null ? sql`true` : sql`${usageHourly.roomId} = ${roomId}`;
@@ -400,8 +352,72 @@ export function todayOf(day: string, roomId: string | null) {
 }
 
 /** A stored instance budget that is a usable limit, else null (the environment's value applies). */
-export function storedLimit(name: string) {
+function storedLimit(name: string) {
   return sql`(select case when jsonb_typeof(value) = 'number' and value::numeric >= 0 then value::numeric end from stored where name = ${name})`;
+}
+
+/** The instance's stored budgets, as the common table `stored` that `budgetColumns` reads. */
+const storedBudgets = sql`stored as (
+  select name, value from ${instanceSettings} where name in ('daily_token_budget', 'daily_cost_budget_usd'))`;
+
+type TodayJson = { tokens: number | string; cost: number | string } | null;
+
+/** What `budgetColumns` selects. */
+interface BudgetColumns {
+  stored: Record<string, unknown>;
+  room_today: TodayJson;
+  instance_today: TodayJson;
+}
+
+/**
+ * The columns today's budgets are read from, within a statement that has `storedBudgets`: the
+ * instance's stored budgets, and what the room and the instance spent today, each only when it
+ * has a limit (a scope without one is checked against nothing, so it costs nothing to read).
+ */
+function budgetColumns(day: string, room: { id: string; limits: { tokens: number; costUsd: number } } | null, env: Env) {
+  const roomLimited = room !== null && (room.limits.tokens > 0 || room.limits.costUsd > 0);
+  const instanceLimited = sql`coalesce(${storedLimit("daily_token_budget")}, ${env.PARLEY_INSTANCE_DAILY_TOKENS}) > 0
+    or coalesce(${storedLimit("daily_cost_budget_usd")}, ${env.PARLEY_INSTANCE_DAILY_COST_USD}) > 0`;
+  return sql`(select coalesce(jsonb_object_agg(name, value), '{}'::jsonb) from stored) as stored,
+    ${roomLimited ? todayOf(day, room.id) : sql`null::jsonb`} as room_today,
+    case when ${instanceLimited} then ${todayOf(day, null)} end as instance_today`;
+}
+
+/** Today's budgets from what `budgetColumns` read. */
+function budgetsFrom(
+  row: BudgetColumns,
+  periods: { dayStart: Date; dayEnd: Date },
+  room: { id: string; limits: { tokens: number; costUsd: number } } | null,
+  env: Env,
+): Budgets {
+  const usage = (today: TodayJson): Usage => ({ tokens: Number(today?.tokens ?? 0), costUsd: Number(today?.cost ?? 0) });
+  return {
+    day: { start: periods.dayStart.toISOString(), end: periods.dayEnd.toISOString() },
+    instance: scope(usage(row.instance_today), instanceLimitsFrom(row.stored, env)),
+    room: room ? { roomId: room.id, ...scope(usage(row.room_today), room.limits) } : null,
+  };
+}
+
+export interface ReadBudgetsOptions {
+  /** A room to read besides the instance, with its settings (its own budgets). */
+  room?: { id: string; settings: Pick<RoomSettings, "daily_token_budget" | "daily_cost_budget_usd"> };
+  now?: Date;
+  env?: Env;
+}
+
+/**
+ * What today's budgets (UTC) leave the instance and, when given, one room, counting what the model
+ * calls under way hold: for the room's header and the checks before a run. One statement. The
+ * checks before each step of a run read the same columns within their own statement (`readRunFigures`).
+ */
+export async function readTodaysBudgets(db: DbOrTx, options: ReadBudgetsOptions = {}): Promise<Budgets> {
+  const env = options.env ?? getEnv();
+  const periods = budgetPeriods(options.now ?? new Date());
+  const room = options.room ? { id: options.room.id, limits: roomDailyLimits(options.room.settings, env) } : null;
+  const [row] = rowsOf<BudgetColumns>(
+    await db.execute(sql`with ${storedBudgets} select ${budgetColumns(periods.dayStart.toISOString(), room, env)}`),
+  );
+  return budgetsFrom(row ?? { stored: {}, room_today: null, instance_today: null }, periods, room, env);
 }
 
 /**
@@ -418,36 +434,28 @@ async function readRunFigures(
   now: Date,
   env: Env,
 ): Promise<RunFigures | null> {
-  const { dayStart, dayEnd } = budgetPeriods(now);
-  const day = dayStart.toISOString();
-  const roomLimits = roomDailyLimits(settings, env);
+  const periods = budgetPeriods(now);
+  const room = { id: run.roomId, limits: roomDailyLimits(settings, env) };
   const cap = workflowCostCap(settings, env);
-  const instanceLimited = sql`coalesce(${storedLimit("daily_token_budget")}, ${env.PARLEY_INSTANCE_DAILY_TOKENS}) > 0
-    or coalesce(${storedLimit("daily_cost_budget_usd")}, ${env.PARLEY_INSTANCE_DAILY_COST_USD}) > 0`;
-  const [row] = rowsOf<{
-    stored: Record<string, unknown>;
-    room_today: { tokens: number | string; cost: number | string } | null;
-    instance_today: { tokens: number | string; cost: number | string } | null;
-    calls: number | string;
-    largest_tokens: number | string | null;
-    largest_cost: number | string | null;
-    name: string;
-    model: string;
-    average: Average | null;
-    options: unknown;
-    workflow: { cost: number | string; largest: number | string } | null;
-  }>(
+  const [row] = rowsOf<
+    BudgetColumns & {
+      calls: number | string;
+      largest_tokens: number | string | null;
+      largest_cost: number | string | null;
+      name: string;
+      model: string;
+      average: Average | null;
+      options: unknown;
+      workflow: { cost: number | string; largest: number | string } | null;
+    }
+  >(
     await db.execute(sql`
-      with stored as (
-        select name, value from ${instanceSettings} where name in ('daily_token_budget', 'daily_cost_budget_usd')
-      ), calls as (
+      with ${storedBudgets}, calls as (
         select count(*) as calls, max(input_tokens + output_tokens) as largest_tokens, max(cost_usd) as largest_cost
         from ${runModelCalls} where run_id = ${run.id}
       )
       select
-        (select coalesce(jsonb_object_agg(name, value), '{}'::jsonb) from stored) as stored,
-        ${roomLimits.tokens > 0 || roomLimits.costUsd > 0 ? todayOf(day, run.roomId) : sql`null::jsonb`} as room_today,
-        case when ${instanceLimited} then ${todayOf(day, null)} end as instance_today,
+        ${budgetColumns(periods.dayStart.toISOString(), room, env)},
         calls.calls, calls.largest_tokens, calls.largest_cost, ${agents.name} as name, ${agents.model} as model,
         case when calls.calls = 0 then coalesce(
           ${averageOf(sql`${runs.agentId} = ${run.agentId}`, "agent")},
@@ -457,17 +465,7 @@ async function readRunFigures(
       from calls, ${agents} where ${agents.id} = ${run.agentId}`),
   );
   if (!row) return null;
-  const instanceLimits = instanceLimitsFrom(row.stored, env);
-  const usage = (today: { tokens: number | string; cost: number | string } | null) => {
-    const spent = { tokens: Number(today?.tokens ?? 0), costUsd: Number(today?.cost ?? 0) };
-    return { today: spent, week: spent };
-  };
-  const budgets: Budgets = {
-    day: { start: day, end: dayEnd.toISOString() },
-    week: { start: day, end: dayEnd.toISOString() },
-    instance: scope(usage(row.instance_today), instanceLimits),
-    room: { roomId: run.roomId, ...scope(usage(row.room_today), roomLimits) },
-  };
+  const budgets = budgetsFrom(row, periods, room, env);
   const agent = { name: row.name, model: row.model };
   const expected: ExpectedSpend | null = !hasBudget(budgets)
     ? null
@@ -516,37 +514,6 @@ function hasBudget(budgets: Budgets): boolean {
   return scopes.some((each) => each.daily.tokens.limit !== null || each.daily.costUsd.limit !== null);
 }
 
-/** What a room (or, with null, the instance) spent today and what its calls under way hold, as a day's usage. */
-async function usedToday(db: DbOrTx, dayStart: Date, roomId: string | null): Promise<{ today: Usage; week: Usage }> {
-  const [row] = rowsOf<{ today: { tokens: number | string; cost: number | string } | null }>(
-    await db.execute(sql`select ${todayOf(dayStart.toISOString(), roomId)} as today`),
-  );
-  const used = { tokens: Number(row?.today?.tokens ?? 0), costUsd: Number(row?.today?.cost ?? 0) };
-  return { today: used, week: used };
-}
-
-/**
- * Today's budgets of a room and the instance, counting what calls under way hold, reading only the scopes that have a limit: read
- * before every run and every step, so a scope without a budget costs nothing. The week is not read.
- */
-async function todaysBudgets(db: DbOrTx, roomId: string, settings: RoomSettings, now: Date, env: Env): Promise<Budgets> {
-  const { dayStart, dayEnd } = budgetPeriods(now);
-  const roomLimits = roomDailyLimits(settings, env);
-  const limited = (limits: { tokens: number; costUsd: number }) => limits.tokens > 0 || limits.costUsd > 0;
-  const nothing = { today: { tokens: 0, costUsd: 0 }, week: { tokens: 0, costUsd: 0 } };
-  const [instanceLimits, roomSpent] = await Promise.all([
-    readInstanceBudgets(db, env).then((budgets) => budgets.limits),
-    limited(roomLimits) ? usedToday(db, dayStart, roomId) : nothing,
-  ]);
-  const instanceSpent = limited(instanceLimits) ? await usedToday(db, dayStart, null) : nothing;
-  return {
-    day: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
-    week: { start: dayStart.toISOString(), end: dayEnd.toISOString() },
-    instance: scope(instanceSpent, instanceLimits),
-    room: { roomId, ...scope(roomSpent, roomLimits) },
-  };
-}
-
 /**
  * The first of today's budgets (the room's, the instance's) that is spent, or that a run of
  * `agent`, when given, would go past; null while each has room for it.
@@ -560,7 +527,7 @@ export async function spentToday(
   env: Env = getEnv(),
   agent?: { id: string; roomId: string; name: string; model: string },
 ): Promise<LimitReachedPayload | null> {
-  const budgets = await todaysBudgets(db, roomId, settings, now, env);
+  const budgets = await readTodaysBudgets(db, { room: { id: roomId, settings }, now, env });
   const expected = agent && hasBudget(budgets) ? await expectedRunSpend(db, agent, env) : null;
   return budgetReached(budgets, subject, expected);
 }
@@ -593,7 +560,7 @@ export async function readRoomBudget(
   settings: RoomSettings,
   now: Date = new Date(),
 ): Promise<RoomBudgetDto | null> {
-  const budget = roomBudgetDto(await todaysBudgets(db, roomId, settings, now, getEnv()));
+  const budget = roomBudgetDto(await readTodaysBudgets(db, { room: { id: roomId, settings }, now }));
   return budget.tokenLimit === null && budget.costLimitUsd === null ? null : budget;
 }
 

@@ -145,7 +145,7 @@ export async function releaseRunReservations(db: DbOrTx, runId: string, leaseOwn
 }
 
 /** Reservations no live lease holds any more, swept now and then: they count for nothing already. */
-export async function sweepLapsedReservations(db: DbOrTx): Promise<void> {
+async function sweepLapsedReservations(db: DbOrTx): Promise<void> {
   await db.execute(sql`delete from ${spendReservations} s where not exists (
     select 1 from ${runs} r where r.id = s.run_id and r.status = 'running' and r.lease_owner = s.lease_owner and r.lease_expires_at > now())`);
 }

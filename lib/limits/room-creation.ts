@@ -2,7 +2,7 @@ import { type Env, getEnv } from "@/lib/env";
 import { forbidden } from "@/lib/errors";
 import { spendableKeyVariables } from "@/lib/models/agent-endpoint";
 
-export type RoomCreationPolicy = "anyone" | "admins";
+type RoomCreationPolicy = "anyone" | "admins";
 
 /**
  * Who may create rooms and import teams: `PARLEY_ROOM_CREATION` when it says; otherwise anyone

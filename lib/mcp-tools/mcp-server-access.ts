@@ -18,7 +18,7 @@ function commandLine(server: { command: string; args: string[] }): string {
 }
 
 /** Whether the operator listed this exact command line in PARLEY_MCP_COMMANDS. */
-export function commandListed(server: { command: string; args: string[] }, env: Env): boolean {
+function commandListed(server: { command: string; args: string[] }, env: Env): boolean {
   const line = commandLine(server);
   return env.PARLEY_MCP_COMMANDS.some((listed) => listed.split(/\s+/).join(" ") === line);
 }

@@ -18,7 +18,7 @@ import type { RemoteTaskState } from "@/lib/protocol";
  * person's message), with what came before it in the same turn. Its own system prompt and
  * persona are the remote agent's own; Parley's tools are not offered to it.
  */
-export function a2aMessageText(prompt: LanguageModelV4Prompt): string {
+function a2aMessageText(prompt: LanguageModelV4Prompt): string {
   const lastUser = [...prompt].reverse().find((message) => message.role === "user");
   if (!lastUser || lastUser.role !== "user") return "";
   return lastUser.content
@@ -114,7 +114,7 @@ const STATE_WORDS: Record<TaskState, RemoteTaskState> = {
 };
 
 /** A remote task's state as the protocol's own words name it. */
-export function remoteTaskState(state: TaskState | undefined): RemoteTaskState {
+function remoteTaskState(state: TaskState | undefined): RemoteTaskState {
   return STATE_WORDS[state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? "unknown";
 }
 

@@ -8,7 +8,7 @@ import { createRoom } from "./create-room";
 import { type TeamStart, startTeam } from "./start-team";
 
 /** The longest task a room is created with (a build review's task is held to the same). */
-export const ROOM_TASK_MAX = 1000;
+const ROOM_TASK_MAX = 1000;
 
 /**
  * What a person gives to create a room: what its team should work on (`task`), and optionally a

@@ -606,6 +606,22 @@ describe("an agent's MCP servers and custom tools", () => {
     );
   });
 
+  it("refuses a value down to the item of a list that is wrong, naming its line and column", () => {
+    const refused = (() => {
+      try {
+        withTools("      mcp_servers:\n        - name: s\n          command: npx\n          args: [serve, {port: 1}]\n");
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ConfigImportError);
+    expect(refused).toMatchObject({ key: "agents[0].backend.mcp_servers[0].args[1]", line: 8, column: 25 });
+    expect((refused as Error).message).toBe("agents[0].backend.mcp_servers[0].args[1] (line 8): must be a list of texts");
+    expect(() => withTools("      mcp_servers:\n        - name: s\n          command: npx\n          args: serve\n")).toThrow(
+      "agents[0].backend.mcp_servers[0].args (line 8): must be a list of texts",
+    );
+  });
+
   it("lists custom tools with why they do not run here", () => {
     const config = withTools(
       "      custom_tools:\n        - name: [two_num_tool]\n          path: tools/_two_num_tool.py\n          function: [two_num_tool]\n",

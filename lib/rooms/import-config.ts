@@ -1,4 +1,4 @@
-import { type Document, LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
 import { type Env, getEnv } from "@/lib/env";
 import { ownValue } from "@/lib/own-value";
 import {
@@ -19,7 +19,17 @@ import {
   SETTING_FILE_KEYS,
   SUPPORTED_SETTINGS,
 } from "@/lib/models/generation-settings";
-import { ConfigImportError, type Path, Reader, pathName } from "./config-reader";
+import {
+  ConfigFile,
+  ConfigImportError,
+  type Path,
+  optionalChoice,
+  optionalNumber,
+  optionalText,
+  optionalTexts,
+  optionalWholeNumber,
+  pathName,
+} from "./config-file";
 import { type AgentTools, type ListedCustomTool, readAgentTools } from "./import-tools";
 import { ENV_REFERENCE, type Findings, type NamedEndpoint, readEndpoint } from "./import-endpoint";
 import type { RoomSettingsPatch } from "./room-settings";
@@ -117,20 +127,6 @@ const MAX_AGENTS = 64;
 /** An agent's id becomes its name on the roster and in the feed. */
 const MAX_AGENT_ID = 80;
 
-/**
- * The document as plain values, for the parts read as a whole (a framework's nested config).
- * The YAML library refuses documents whose aliases would expand without bound; that is the
- * file's fault and is said so.
- */
-function plainDocument(doc: Document): unknown {
-  try {
-    return doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    const reason = (error as Error).message.split("\n")[0]!;
-    throw new ConfigImportError(`The file could not be read: ${reason}`, null, null);
-  }
-}
-
 export interface ImportedConfig {
   task: string;
   /** The file's `team_id`: the key to its agents' knowledge vaults, shared with every import that names it. */
@@ -162,20 +158,20 @@ export interface ImportOptions {
 }
 
 /** How each generation setting is read from a file, and the range it must be in. */
-const SETTING_READERS: Record<GenerationSetting, (reader: Reader, path: Path) => GenerationSettings[GenerationSetting]> = {
-  temperature: (reader, path) => reader.optionalNumber(path, 0, 2),
-  topP: (reader, path) => reader.optionalNumber(path, 0, 1),
-  topK: (reader, path) => reader.optionalInt(path, 1, 1000),
-  maxOutputTokens: (reader, path) => reader.optionalInt(path, 1, 1_000_000),
-  frequencyPenalty: (reader, path) => reader.optionalNumber(path, -2, 2),
-  presencePenalty: (reader, path) => reader.optionalNumber(path, -2, 2),
-  stopSequences: (reader, path) => reader.optionalTexts(path, 16),
-  seed: (reader, path) => reader.optionalInt(path, 0, Number.MAX_SAFE_INTEGER),
+const SETTING_SCHEMAS: Record<GenerationSetting, z.ZodType<GenerationSettings[GenerationSetting]>> = {
+  temperature: optionalNumber(0, 2),
+  topP: optionalNumber(0, 1),
+  topK: optionalWholeNumber(1, 1000),
+  maxOutputTokens: optionalWholeNumber(1, 1_000_000),
+  frequencyPenalty: optionalNumber(-2, 2),
+  presencePenalty: optionalNumber(-2, 2),
+  stopSequences: optionalTexts(16),
+  seed: optionalWholeNumber(0, Number.MAX_SAFE_INTEGER),
 };
-const GENERATION_KEYS = (Object.keys(SETTING_READERS) as GenerationSetting[]).map((setting) => ({
+const GENERATION_KEYS = (Object.keys(SETTING_SCHEMAS) as GenerationSetting[]).map((setting) => ({
   key: SETTING_FILE_KEYS[setting],
   setting,
-  read: SETTING_READERS[setting],
+  schema: SETTING_SCHEMAS[setting],
 }));
 
 const SETTINGS_KEYS = ["base_url", "api_key", "api_key_env", ...GENERATION_KEYS.map((entry) => entry.key)];
@@ -186,31 +182,31 @@ const SETTINGS_KEYS = ["base_url", "api_key", "api_key_env", ...GENERATION_KEYS.
  * provider does not take is listed as ignored, with a note saying why. An endpoint or key
  * variable the server does not let imported teams name is refused (see agent-endpoint.ts).
  */
-function readModelOptions(reader: Reader, places: Path[], backend: string, provider: Provider, found: Findings): ModelOptions {
+function readModelOptions(file: ConfigFile, places: Path[], backend: string, provider: Provider, found: Findings): ModelOptions {
   const { notes, env } = found;
   const where = (key: string): Path => {
-    const place = places.find((candidate) => reader.value([...candidate, key]) !== undefined && reader.value([...candidate, key]) !== null);
+    const place = places.find((candidate) => file.has([...candidate, key]));
     return [...(place ?? places[0]!), key];
   };
   const options: ModelOptions = {};
   const known = ownValue(BACKEND_PROVIDERS, backend);
   const endpointAt = where("base_url");
-  const endpoint = readEndpoint(reader, endpointAt, found);
+  const endpoint = readEndpoint(file, endpointAt, found);
   if (endpoint) {
     options.baseUrl = endpoint.url;
     if (endpoint.variable) options.baseUrlEnv = endpoint.variable;
-    checkEndpoint(reader, endpointAt, provider, endpoint, found);
+    checkEndpoint(file, endpointAt, provider, endpoint, found);
   } else if (known?.baseUrl) {
     options.baseUrl = known.baseUrl;
   }
 
   const keyEnvAt = where("api_key_env");
   const keyAt = where("api_key");
-  const keyEnv = reader.optionalString(keyEnvAt);
-  const key = reader.optionalString(keyAt);
+  const keyEnv = file.read(keyEnvAt, optionalText);
+  const key = file.read(keyAt, optionalText);
   let named: { name: string; at: Path } | null = null;
   if (keyEnv !== undefined) {
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) reader.fail(keyEnvAt, "must name an environment variable, such as GROQ_API_KEY");
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) file.fail(keyEnvAt, "must name an environment variable, such as GROQ_API_KEY");
     named = { name: keyEnv, at: keyEnvAt };
   } else if (key !== undefined) {
     const reference = key.match(ENV_REFERENCE);
@@ -224,7 +220,7 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
   if (named && !(atServer && named.name === serverKeyVariable(provider))) {
     // The server's own key at the server's own endpoint is what the agent gets without naming it.
     const refusal = keyVariableRefusal(named.name, options.baseUrl, env);
-    if (refusal) reader.fail(named.at, refusal);
+    if (refusal) file.fail(named.at, refusal);
     options.apiKeyEnv = named.name;
   } else if (!named && !atServer && hostedServiceAt(options.baseUrl)) {
     // The service's own key, as the backend named after it would use, whichever way the file names the service.
@@ -240,9 +236,9 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
   }
 
   const unsupported: string[] = [];
-  for (const { key: name, setting, read } of GENERATION_KEYS) {
+  for (const { key: name, setting, schema } of GENERATION_KEYS) {
     const path = where(name);
-    const value = read(reader, path);
+    const value = file.read(path, schema);
     if (value === undefined) continue;
     if (!SUPPORTED_SETTINGS[provider].includes(setting)) {
       unsupported.push(name);
@@ -265,13 +261,13 @@ function readModelOptions(reader: Reader, places: Path[], backend: string, provi
  * nor a known service's nor the server's own. The names an admin's import reaches are looked up
  * before the room is made.
  */
-function checkEndpoint(reader: Reader, at: Path, provider: Provider, endpoint: NamedEndpoint, found: Findings): void {
-  checkStanding(reader, at, endpointStanding(provider, endpoint.url, found.env), endpoint, found);
+function checkEndpoint(file: ConfigFile, at: Path, provider: Provider, endpoint: NamedEndpoint, found: Findings): void {
+  checkStanding(file, at, endpointStanding(provider, endpoint.url, found.env), endpoint, found);
 }
 
 /** Refuses a place an imported agent may not reach, given its standing (see `checkEndpoint`). */
 function checkStanding(
-  reader: Reader,
+  file: ConfigFile,
   at: Path,
   standing: ReturnType<typeof endpointStanding>,
   endpoint: NamedEndpoint,
@@ -279,25 +275,21 @@ function checkStanding(
 ): void {
   const { url, shown } = endpoint;
   if (standing === "private") {
-    reader.fail(
+    file.fail(
       at,
       `${shown} is on a loopback, link-local or private address; list it in PARLEY_IMPORT_ENDPOINTS on the server to allow it.`,
     );
   }
   if (standing !== "other") return;
   if (!found.admin) {
-    reader.fail(
+    file.fail(
       at,
       `${shown} is not an endpoint this server lets imported teams use; list it in PARLEY_IMPORT_ENDPOINTS on the server, or import the team signed in as admin.`,
     );
   }
   const hostname = new URL(url).hostname;
   if (!found.hostsToResolve.some((host) => host.hostname === hostname))
-    found.hostsToResolve.push({ hostname, key: pathName(at), line: reader.line(at) });
-}
-
-function resolvePath(value: unknown, path: Path): unknown {
-  return path.reduce<unknown>((current, part) => (current as Record<string | number, unknown> | undefined)?.[part], value);
+    found.hostsToResolve.push({ hostname, key: pathName(at), line: file.line(at) });
 }
 
 function personaKey(id: string, taken: Set<string>): string {
@@ -324,16 +316,15 @@ const HANDLED_LLM_KEYS = new Set(["api_type", "model", ...SETTINGS_KEYS]);
  * everything in its `llm_config` but the model, endpoint, key and generation settings, and the
  * fallback models after the first.
  */
-function unusedFrameworkKeys(reader: Reader, backend: Path, framework: NonNullable<ReturnType<typeof frameworkModel>>): string[] {
+function unusedFrameworkKeys(file: ConfigFile, backend: Path, framework: NonNullable<ReturnType<typeof frameworkModel>>): string[] {
   const unused: string[] = [];
   const holder = [...backend, framework.holder];
   const [entry, around] = framework.settingsAt;
-  for (const key of reader.keys(backend)) if (key !== "type" && key !== framework.holder) unused.push(pathName([...backend, key]));
-  for (const key of reader.keys(holder)) if (key !== "llm_config" && key !== "system_message") unused.push(pathName([...holder, key]));
+  for (const key of file.keys(backend)) if (key !== "type" && key !== framework.holder) unused.push(pathName([...backend, key]));
+  for (const key of file.keys(holder)) if (key !== "llm_config" && key !== "system_message") unused.push(pathName([...holder, key]));
   if (around)
-    for (const key of reader.keys(around))
-      if (key !== "config_list" && !SETTINGS_KEYS.includes(key)) unused.push(pathName([...around, key]));
-  for (const key of reader.keys(entry!)) if (!HANDLED_LLM_KEYS.has(key)) unused.push(pathName([...entry!, key]));
+    for (const key of file.keys(around)) if (key !== "config_list" && !SETTINGS_KEYS.includes(key)) unused.push(pathName([...around, key]));
+  for (const key of file.keys(entry!)) if (!HANDLED_LLM_KEYS.has(key)) unused.push(pathName([...entry!, key]));
   return [...unused, ...framework.fallbacks.map(pathName)];
 }
 
@@ -353,8 +344,8 @@ const OLDER_FORMAT_HINT =
   "In the current format each agent has an `id` and a `backend` with `type` and `model` (for `agent_id: 1`, `agent_type: openai` and `model_config: {model: gpt-4o}`, write `id: agent_1` and `backend: {type: openai, model: gpt-4o}`), with its settings in `backend`.";
 const OLDER_AGENT_KEYS = new Set(["agent_id", "agent_type", "model_config", "system_message"]);
 
-function agentShape(reader: Reader, at: Path): AgentShape {
-  const keys = reader.keys(at);
+function agentShape(file: ConfigFile, at: Path): AgentShape {
+  const keys = file.keys(at);
   const older =
     !keys.includes("id") && !keys.includes("backend") && ["agent_id", "agent_type", "model_config"].some((key) => keys.includes(key));
   if (!older) {
@@ -384,8 +375,7 @@ function agentShape(reader: Reader, at: Path): AgentShape {
 
 /** One agent of the file, as a persona of the room, with the custom tools it names. */
 function readAgent(
-  reader: Reader,
-  doc: Document,
+  file: ConfigFile,
   at: Path,
   shape: AgentShape,
   index: number,
@@ -393,31 +383,28 @@ function readAgent(
 ): { persona: PersonaTemplate; customTools: ListedCustomTool[] } {
   const { taken, ids, found } = context;
   const { notes, ignored } = found;
-  const written = reader.optionalString(shape.id);
-  if (!written?.trim()) reader.fail(shape.id, "is required");
+  const written = file.read(shape.id, optionalText);
+  if (!written?.trim()) file.fail(shape.id, "is required");
   // The older format numbers its agents; a number alone makes a poor name on the roster.
   const id = shape.older && /^\d+$/.test(written.trim()) ? `agent_${written.trim()}` : written;
-  if (id.length > MAX_AGENT_ID) reader.fail(shape.id, `is limited to ${MAX_AGENT_ID} characters`);
-  if (ids.has(id)) reader.fail(shape.id, `"${id}" is used by another agent`);
+  if (id.length > MAX_AGENT_ID) file.fail(shape.id, `is limited to ${MAX_AGENT_ID} characters`);
+  if (ids.has(id)) file.fail(shape.id, `"${id}" is used by another agent`);
   ids.add(id);
-  if (!reader.isMapping(shape.backend)) {
-    reader.fail(shape.backend, shape.older ? "is required: a mapping with `model`" : "is required: a mapping with `type` and `model`");
+  if (!file.isMapping(shape.backend)) {
+    file.fail(shape.backend, shape.older ? "is required: a mapping with `model`" : "is required: a mapping with `type` and `model`");
   }
-  const type = reader.optionalString(shape.type);
-  if (!type) reader.fail(shape.type, "is required");
+  const type = file.read(shape.type, optionalText);
+  if (!type) file.fail(shape.type, "is required");
   const normalized = type.toLowerCase();
-  if (normalized === "a2a" && !shape.older) return { persona: readA2aAgent(reader, at, shape, index, id, context), customTools: [] };
+  if (normalized === "a2a" && !shape.older) return { persona: readA2aAgent(file, at, shape, index, id, context), customTools: [] };
   let provider: Provider;
-  let model = reader.optionalString(shape.model);
+  let model = file.read(shape.model, optionalText);
   let adapterMessage: string | undefined;
   let framework: ReturnType<typeof frameworkModel> = null;
   if (FRAMEWORK_BACKENDS.has(normalized) && !shape.older) {
-    const named = frameworkModel(resolvePath(plainDocument(doc), shape.backend), shape.backend);
+    const named = frameworkModel(file.value(shape.backend), shape.backend);
     if (!named) {
-      reader.fail(
-        shape.type,
-        `"${type}" is an agent framework; give its agent_config or group_config an llm_config with api_type and model`,
-      );
+      file.fail(shape.type, `"${type}" is an agent framework; give its agent_config or group_config an llm_config with api_type and model`);
     }
     provider = named.provider;
     model = named.model;
@@ -427,7 +414,7 @@ function readAgent(
   } else {
     const backend = ownValue(BACKEND_PROVIDERS, normalized);
     if (!backend) {
-      reader.fail(
+      file.fail(
         shape.type,
         `unknown backend type "${type}". Known types: ${[...Object.keys(BACKEND_PROVIDERS), ...FRAMEWORK_BACKENDS, "a2a"].join(", ")}`,
       );
@@ -439,23 +426,23 @@ function readAgent(
     }
   }
   const systemMessage = [
-    shape.systemMessages.map((path) => reader.optionalString(path)).find(Boolean) ?? adapterMessage,
-    shape.older ? undefined : reader.optionalString([...at, "append_system_prompt"]),
+    shape.systemMessages.map((path) => file.read(path, optionalText)).find(Boolean) ?? adapterMessage,
+    shape.older ? undefined : file.read([...at, "append_system_prompt"], optionalText),
   ]
     .filter(Boolean)
     .join("\n\n");
-  for (const key of reader.keys(at)) if (!shape.handledAgentKeys.has(key)) ignored.push(pathName([...at, key]));
+  for (const key of file.keys(at)) if (!shape.handledAgentKeys.has(key)) ignored.push(pathName([...at, key]));
   const tools: AgentTools =
-    framework || context.offline ? { servers: [], customTools: [], handled: [] } : readAgentTools(reader, shape.backend, found);
-  if (framework) ignored.push(...unusedFrameworkKeys(reader, shape.backend, framework));
+    framework || context.offline ? { servers: [], customTools: [], handled: [] } : readAgentTools(file, shape.backend, found);
+  if (framework) ignored.push(...unusedFrameworkKeys(file, shape.backend, framework));
   else {
     const handled = shape.older ? HANDLED_OLDER_SETTINGS_KEYS : HANDLED_BACKEND_KEYS;
-    for (const key of reader.keys(shape.backend)) {
+    for (const key of file.keys(shape.backend)) {
       if (!handled.has(key) && !tools.handled.includes(key)) ignored.push(pathName([...shape.backend, key]));
     }
   }
   const settingsAt = framework ? framework.settingsAt : [shape.backend];
-  const modelOptions: ModelOptions = context.offline ? {} : readModelOptions(reader, settingsAt, normalized, provider, found);
+  const modelOptions: ModelOptions = context.offline ? {} : readModelOptions(file, settingsAt, normalized, provider, found);
   if (tools.servers.length) modelOptions.mcpServers = tools.servers;
   const persona = personaKey(id, taken);
   return {
@@ -482,7 +469,7 @@ const A2A_CARD_KEYS = ["agent_card_url", "url"] as const;
  * and public. Its model, system prompt and tools are the remote agent's own.
  */
 function readA2aAgent(
-  reader: Reader,
+  file: ConfigFile,
   at: Path,
   shape: AgentShape,
   index: number,
@@ -490,27 +477,26 @@ function readA2aAgent(
   context: { taken: Set<string>; found: Findings; offline: boolean },
 ): PersonaTemplate {
   const { found } = context;
-  const named = A2A_CARD_KEYS.filter((key) => reader.value([...shape.backend, key]) != null);
-  if (named.length > 1) reader.fail([...shape.backend, named[1]!], "names the agent card a second time; give agent_card_url only");
+  const named = A2A_CARD_KEYS.filter((key) => file.value([...shape.backend, key]) != null);
+  if (named.length > 1) file.fail([...shape.backend, named[1]!], "names the agent card a second time; give agent_card_url only");
   const cardAt: Path = [...shape.backend, named[0] ?? "agent_card_url"];
-  const written = reader.optionalString(cardAt)?.trim();
-  if (!written) reader.fail(cardAt, "is required: the address of the remote agent's A2A agent card");
+  const written = file.read(cardAt, optionalText)?.trim();
+  if (!written) file.fail(cardAt, "is required: the address of the remote agent's A2A agent card");
   // The card URL is the agent's model, which everyone in the room sees: a variable's value would not stay on the server.
-  if (ENV_REFERENCE.test(written))
-    reader.fail(cardAt, "must be the card's address itself, not a variable: it is shown as the agent's model");
+  if (ENV_REFERENCE.test(written)) file.fail(cardAt, "must be the card's address itself, not a variable: it is shown as the agent's model");
   // On the offline model the card is neither read nor reached, as endpoints are not.
-  const card = context.offline ? { url: written, shown: written } : readEndpoint(reader, cardAt, found)!;
+  const card = context.offline ? { url: written, shown: written } : readEndpoint(file, cardAt, found)!;
   if (!context.offline) {
     const standing = found.env.PARLEY_IMPORT_ENDPOINTS.some((prefix) => endpointUnder(card.url, prefix))
       ? "listed"
       : isPrivateAddress(new URL(card.url).hostname)
         ? "private"
         : "other";
-    checkStanding(reader, cardAt, standing, card, found);
+    checkStanding(file, cardAt, standing, card, found);
   }
   // Its prompt is the remote agent's own: a system message in the file has nowhere to go.
-  for (const key of reader.keys(at)) if (key !== "id" && key !== "backend") found.ignored.push(pathName([...at, key]));
-  for (const key of reader.keys(shape.backend)) {
+  for (const key of file.keys(at)) if (key !== "id" && key !== "backend") found.ignored.push(pathName([...at, key]));
+  for (const key of file.keys(shape.backend)) {
     if (key !== "type" && !(A2A_CARD_KEYS as readonly string[]).includes(key)) found.ignored.push(pathName([...shape.backend, key]));
   }
   found.notes.push(`${pathName(at)} is the A2A agent at ${card.shown}: it answers with its own model, prompt and tools.`);
@@ -530,13 +516,44 @@ function readA2aAgent(
 /** A team's id in its file: long enough not to be guessed or hit by chance. */
 const TEAM_ID = /^[A-Za-z0-9_-]{16,128}$/;
 
-const HANDLED_COORDINATION_KEYS = new Set([
-  "broadcast",
-  "broadcast_timeout",
-  "max_broadcasts_per_agent",
-  "broadcast_sensitivity",
-  "response_depth",
-]);
+/** The file as a whole: a mapping, whose agents are read one by one. */
+const fileSchema = z.looseObject({}, { error: "the file must be a mapping with an `agents:` list" });
+
+const agentSchema = z.looseObject({}, { error: "must be a mapping with `id` and `backend`" });
+
+const agentListSchema = z
+  .array(agentSchema, {
+    error: (issue) => (issue.input === undefined ? "is required: list the agents to import" : "must be a list of agents"),
+  })
+  .min(1, { error: "must list at least one agent" })
+  .max(MAX_AGENTS, { error: (issue) => `lists ${(issue.input as unknown[]).length} agents; a room holds at most ${MAX_AGENTS}` });
+
+/** `orchestrator.coordination`: how the room's agents broadcast, as room settings. */
+const coordinationSchema = z.looseObject(
+  {
+    broadcast: z
+      .union([z.literal(false), z.enum(["off", "false", "agents", "human"])], {
+        error: (issue) => `must be false, "agents" or "human", not ${JSON.stringify(issue.input)}`,
+      })
+      .transform((mode) => (mode === false || mode === "false" ? "off" : mode))
+      .nullish(),
+    broadcast_timeout: optionalWholeNumber(1, 3600),
+    max_broadcasts_per_agent: optionalWholeNumber(1, 100),
+    broadcast_sensitivity: optionalChoice(["low", "medium", "high"]),
+    response_depth: optionalChoice(["low", "medium", "high"]),
+  },
+  { error: "must be a mapping" },
+);
+
+const HANDLED_COORDINATION_KEYS = new Set(Object.keys(coordinationSchema.shape));
+
+const orchestratorSchema = z.looseObject({ coordination: coordinationSchema.optional() }, { error: "must be a mapping" });
+
+const taskSchema = optionalText.refine((task) => task === undefined || task.length <= 4000, { error: "is longer than 4000 characters" });
+
+const teamIdSchema = optionalText.refine((id) => id === undefined || TEAM_ID.test(id), {
+  error: "must be 16 to 128 letters, digits, - or _. It is the key to the team's knowledge vaults: anyone who knows it shares them.",
+});
 
 /**
  * Reads a multi-agent configuration file (`agents:` with `id` and `backend`, an optional
@@ -544,31 +561,18 @@ const HANDLED_COORDINATION_KEYS = new Set([
  * Parley's providers and its settings. Keys Parley does not use are accepted and listed.
  */
 export function parseRoomConfig(text: string, options: ImportOptions = {}): ImportedConfig {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0]!;
-    const line = error.linePos?.[0]?.line ?? null;
-    const reason = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    throw new ConfigImportError(`The file is not valid YAML${line ? ` (line ${line})` : ""}: ${reason}`, null, line);
-  }
-  const reader: Reader = new Reader(doc, lines);
-  if (!reader.isMapping([])) reader.fail([], "the file must be a mapping with an `agents:` list");
+  const file = ConfigFile.parse(text);
+  file.read([], fileSchema);
 
   const ignored: string[] = [];
   const notes: string[] = [];
   const hostsToResolve: ImportedConfig["hostsToResolve"] = [];
   const { admin = false, env = getEnv() } = options;
-  const top = reader.keys([]);
-  const agentsPath: Path = top.includes("agents") ? ["agents"] : top.includes("agent") ? ["agent"] : ["agents"];
-  if (!top.includes("agents") && !top.includes("agent")) reader.fail(["agents"], "is required: list the agents to import");
-
-  const single = agentsPath[0] === "agent";
-  if (single && !reader.isMapping(agentsPath)) reader.fail(agentsPath, "must be a mapping with `id` and `backend`");
-  if (!single && !reader.isList(agentsPath)) reader.fail(agentsPath, "must be a list of agents");
-  const count = single ? 1 : reader.length(agentsPath);
-  if (count === 0) reader.fail(agentsPath, "must list at least one agent");
-  if (count > MAX_AGENTS) reader.fail(agentsPath, `lists ${count} agents; a room holds at most ${MAX_AGENTS}`);
+  const top = file.keys([]);
+  const single = !top.includes("agents") && top.includes("agent");
+  const agentsPath: Path = single ? ["agent"] : ["agents"];
+  if (single) file.read(agentsPath, agentSchema);
+  const count = single ? 1 : file.read(agentsPath, agentListSchema).length;
 
   const taken = new Set<string>();
   const ids = new Set<string>();
@@ -578,11 +582,10 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
   let olderAgents = 0;
   for (let index = 0; index < count; index++) {
     const at: Path = single ? agentsPath : [...agentsPath, index];
-    if (!reader.isMapping(at)) reader.fail(at, "must be a mapping with `id` and `backend`");
-    const shape = agentShape(reader, at);
+    const shape = agentShape(file, at);
     if (shape.older) olderAgents++;
     try {
-      const agent = readAgent(reader, doc, at, shape, index, { taken, ids, found, offline: options.offline ?? false });
+      const agent = readAgent(file, at, shape, index, { taken, ids, found, offline: options.offline ?? false });
       agents.push(agent.persona);
       if (agent.customTools.length) customTools[agent.persona.persona] = agent.customTools;
     } catch (error) {
@@ -607,44 +610,25 @@ export function parseRoomConfig(text: string, options: ImportOptions = {}): Impo
   const settings: RoomSettingsPatch = {};
   const coordination: Path = ["orchestrator", "coordination"];
   if (top.includes("orchestrator")) {
-    if (!reader.isMapping(["orchestrator"])) reader.fail(["orchestrator"], "must be a mapping");
-    for (const key of reader.keys(["orchestrator"])) {
+    const { coordination: read } = file.read(["orchestrator"], orchestratorSchema);
+    for (const key of file.keys(["orchestrator"])) {
       if (key !== "coordination") ignored.push(pathName(["orchestrator", key]));
     }
-    if (reader.keys(["orchestrator"]).includes("coordination")) {
-      if (!reader.isMapping(coordination)) reader.fail(coordination, "must be a mapping");
-      const broadcast = reader.value([...coordination, "broadcast"]);
-      if (broadcast !== undefined && broadcast !== null) {
-        if (broadcast === false || broadcast === "off" || broadcast === "false") settings.broadcast = "off";
-        else if (broadcast === "agents" || broadcast === "human") settings.broadcast = broadcast;
-        else reader.fail([...coordination, "broadcast"], `must be false, "agents" or "human", not ${JSON.stringify(broadcast)}`);
-      }
-      const timeout = reader.optionalInt([...coordination, "broadcast_timeout"], 1, 3600);
-      if (timeout !== undefined) settings.broadcast_timeout = timeout;
-      const limit = reader.optionalInt([...coordination, "max_broadcasts_per_agent"], 1, 100);
-      if (limit !== undefined) settings.max_broadcasts_per_agent = limit;
-      const sensitivity = reader.optionalChoice([...coordination, "broadcast_sensitivity"], ["low", "medium", "high"] as const);
-      if (sensitivity) settings.broadcast_sensitivity = sensitivity;
-      const depth = reader.optionalChoice([...coordination, "response_depth"], ["low", "medium", "high"] as const);
-      if (depth) settings.response_depth = depth;
-      for (const key of reader.keys(coordination)) {
-        if (!HANDLED_COORDINATION_KEYS.has(key)) ignored.push(pathName([...coordination, key]));
-      }
+    if (read?.broadcast) settings.broadcast = read.broadcast;
+    if (read?.broadcast_timeout !== undefined) settings.broadcast_timeout = read.broadcast_timeout;
+    if (read?.max_broadcasts_per_agent !== undefined) settings.max_broadcasts_per_agent = read.max_broadcasts_per_agent;
+    if (read?.broadcast_sensitivity) settings.broadcast_sensitivity = read.broadcast_sensitivity;
+    if (read?.response_depth) settings.response_depth = read.response_depth;
+    for (const key of file.keys(coordination)) {
+      if (!HANDLED_COORDINATION_KEYS.has(key)) ignored.push(pathName([...coordination, key]));
     }
   }
   // The older format's `task:` describes the kind of task (category, domain…), not the task itself.
-  const describesTask = olderAgents > 0 && reader.isMapping(["task"]);
+  const describesTask = olderAgents > 0 && file.isMapping(["task"]);
   if (describesTask) ignored.push("task");
-  const task = describesTask ? "" : (reader.optionalString(["task"]) ?? "");
-  if (task.length > 4000) reader.fail(["task"], "is longer than 4000 characters");
+  const task = describesTask ? "" : (file.read(["task"], taskSchema) ?? "");
   if (task) settings.task = task;
-  const teamId = reader.optionalString(["team_id"]) ?? null;
-  if (teamId !== null && !TEAM_ID.test(teamId)) {
-    reader.fail(
-      ["team_id"],
-      "must be 16 to 128 letters, digits, - or _. It is the key to the team's knowledge vaults: anyone who knows it shares them.",
-    );
-  }
+  const teamId = file.read(["team_id"], teamIdSchema) ?? null;
   for (const key of top) if (!["agents", "agent", "orchestrator", "task", "team_id"].includes(key)) ignored.push(key);
 
   return { task, teamId, agents, settings, ignored, notes, hostsToResolve, customTools };

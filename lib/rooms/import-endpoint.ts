@@ -1,6 +1,6 @@
 import type { Env } from "@/lib/env";
 import { normalizeEndpoint } from "@/lib/models/endpoint-address";
-import type { Path, Reader } from "./config-reader";
+import { type ConfigFile, type Path, optionalText } from "./config-file";
 
 /** `${NAME}` or `$NAME`: a value the file leaves to an environment variable of the server. */
 export const ENV_REFERENCE = /^\$\{?([A-Z_][A-Z0-9_]*)\}?$/;
@@ -36,23 +36,23 @@ export function variableRefusal(name: string, env: Env): string | null {
  * (PARLEY_IMPORT_KEY_VARIABLES, as for keys), set on the server and holding an http(s) address,
  * read now. Refusals never quote a variable's value: it may be a secret.
  */
-export function readEndpoint(reader: Reader, at: Path, found: Findings): NamedEndpoint | undefined {
-  const text = reader.optionalString(at);
+export function readEndpoint(file: ConfigFile, at: Path, found: Findings): NamedEndpoint | undefined {
+  const text = file.read(at, optionalText);
   if (text === undefined) return undefined;
   const reference = text.trim().match(ENV_REFERENCE);
   if (!reference) {
     const endpoint = normalizeEndpoint(text);
-    if ("error" in endpoint) reader.fail(at, endpoint.error);
+    if ("error" in endpoint) file.fail(at, endpoint.error);
     return { url: endpoint.url, shown: endpoint.url };
   }
   const name = reference[1]!;
   const refusal = variableRefusal(name, found.env);
-  if (refusal) reader.fail(at, refusal);
+  if (refusal) file.fail(at, refusal);
   const value = found.secrets[name];
-  if (!value) reader.fail(at, `${name} is not set on the server; set it to the endpoint's address, or write the address in the file.`);
+  if (!value) file.fail(at, `${name} is not set on the server; set it to the endpoint's address, or write the address in the file.`);
   const endpoint = normalizeEndpoint(value);
   if ("error" in endpoint) {
-    reader.fail(
+    file.fail(
       at,
       `${name} on the server does not hold an endpoint: it must be an http(s) address without a user name, password, query or fragment.`,
     );

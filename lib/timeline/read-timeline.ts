@@ -5,7 +5,7 @@ import { notFound } from "@/lib/errors";
 import { MARKED_TYPES, type TimelineMark, markOf } from "./marks";
 
 /** The most marks a timeline lists: the newest, when a room has more (the page draws them by the pixel anyway). */
-export const TIMELINE_MARKS = 20_000;
+const TIMELINE_MARKS = 20_000;
 
 export interface TimelineDto {
   lastSeq: number;

@@ -1,7 +1,7 @@
 import { and, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "@/db";
 import { usageHourly } from "@/db/schema";
-import type { Allowance } from "@/lib/limits/budget";
+import { type Allowance, allowance, budgetPeriods } from "@/lib/limits/budget";
 
 /** Model calls, tokens and US dollars spent. */
 export interface Spend {
@@ -11,14 +11,10 @@ export interface Spend {
   costUsd: number;
 }
 
-const DAY = 24 * 3_600_000;
-
 /** The start of the UTC day and week (from Monday) holding `now`: the budgets' calendar. */
 export function calendarStarts(now: Date): { today: Date; week: Date } {
-  const midnight = Math.floor(now.getTime() / DAY) * DAY;
-  // 1970-01-01 was a Thursday: days since then, shifted so Monday is 0.
-  const weekday = (Math.floor(midnight / DAY) + 3) % 7;
-  return { today: new Date(midnight), week: new Date(midnight - weekday * DAY) };
+  const { dayStart, weekStart } = budgetPeriods(now);
+  return { today: dayStart, week: weekStart };
 }
 
 /**
@@ -64,7 +60,5 @@ export async function readSpend(db: Db, now: Date, roomId?: string): Promise<{ t
 
 /** Today's allowances for daily limits (0: none) against what was spent today. */
 export function dailyAllowances(limits: { tokens: number; costUsd: number }, today: Spend): { tokens: Allowance; costUsd: Allowance } {
-  const allowance = (limit: number, used: number): Allowance =>
-    limit > 0 ? { limit, used, left: Math.max(0, limit - used) } : { limit: null, used, left: null };
   return { tokens: allowance(limits.tokens, today.inputTokens + today.outputTokens), costUsd: allowance(limits.costUsd, today.costUsd) };
 }

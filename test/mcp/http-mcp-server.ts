@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { registerPriceTools } from "./price-tools.mjs";
 
 /** A call one of the test MCP server's tools received. */
-export interface ShopToolCall {
+interface ShopToolCall {
   tool: string;
   item?: string;
   reason?: string;

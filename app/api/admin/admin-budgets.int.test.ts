@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { adminActions, instanceSettings, usageHourly } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
 import { AppError } from "@/lib/errors";
-import { readBudgets } from "@/lib/limits/budget";
+import { readTodaysBudgets } from "@/lib/limits/budget";
 import { agentByPersona } from "@/test/agents";
 import { alice, createTestRoom } from "@/test/fixtures";
 import { call, fromOwnAddress } from "@/test/http";
@@ -100,7 +100,7 @@ describe("the server's daily budgets, set from the dashboard", () => {
     );
 
     // Every instance on the database reads them: the budget checks, the overview and the room's budgets.
-    const budgets = await readBudgets(db());
+    const budgets = await readTodaysBudgets(db());
     expect(budgets.instance.daily.costUsd).toMatchObject({ limit: 0.5, left: 0 });
     expect(
       (await call(overview, { url: "/api/admin/overview?range=day", method: "GET", params: {}, headers: admin })).body.overview.budget
