@@ -3,7 +3,7 @@
 import type { Node, NodeProps } from "@xyflow/react";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Box, Point } from "@/lib/canvas/free-spot";
-import { LANE_CELL, type Lane, type LaneArrangement, arrangeLanes, laneRoute } from "@/lib/canvas/lanes";
+import { type Lane, type LaneArrangement, arrangeLanes, laneRoute } from "@/lib/canvas/lanes";
 import type { CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 import { noteTitle } from "./canvas-names";
 
@@ -19,6 +19,13 @@ export interface LaneData extends Record<string, unknown> {
 export type LaneFlowNode = Node<LaneData, "lane">;
 
 export type Arrange = "free" | "lanes";
+
+/**
+ * How the view is fitted to the lanes: clear of the canvas toolbar above (a line of buttons, two on a
+ * phone) and a little way in from the other sides. The lanes are laid out for what is left.
+ */
+export const LANES_FIT = { padding: { top: "84px", right: "16px", bottom: "16px", left: "16px" }, maxZoom: 1.1 } as const;
+const FIT_MARGIN = { across: 32, down: 100 };
 
 const ARRANGE_KEY = "parley:canvas-arrange";
 
@@ -82,8 +89,8 @@ export function useLanes(
     [],
   );
   // Resizing the window by a few pixels does not rearrange the room.
-  const width = Math.round(view.width / 40) * 40;
-  const height = Math.round(view.height / 40) * 40;
+  const width = Math.round((view.width - FIT_MARGIN.across) / 40) * 40;
+  const height = Math.round((view.height - FIT_MARGIN.down) / 40) * 40;
   const arrangement = useMemo(
     () => (enabled ? arrangeLanes(Object.values(nodes), { collapsed, view: { width, height } }) : null),
     [enabled, nodes, collapsed, width, height],
@@ -129,7 +136,7 @@ export function useLanes(
     });
     previous.current = new Map(laneNodes.map((node) => [node.id, node]));
     const boxes = new Map<string, Box>();
-    for (const [id, at] of arrangement.positions) boxes.set(id, { ...at, ...LANE_CELL });
+    for (const [id, at] of arrangement.positions) boxes.set(id, { ...at, ...arrangement.cell });
     for (const lane of arrangement.lanes) if (lane.collapsed) boxes.set(laneNodeId(lane.key), lane.body);
     const endOf = (noteId: string) => {
       if (arrangement.positions.has(noteId)) return noteId;

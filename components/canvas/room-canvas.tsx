@@ -17,7 +17,7 @@ import {
   useReactFlow,
   useStore,
 } from "@xyflow/react";
-import { type KeyboardEvent, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type CSSProperties, type KeyboardEvent, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { type Box, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { layoutLinks } from "@/lib/canvas/edge-labels";
@@ -31,7 +31,7 @@ import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./fl
 import { TeamStart } from "@/components/room/team-start";
 import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
-import { type LaneFlowNode, LaneNode, laneLink, useArrange, useLanes } from "./lanes";
+import { LANES_FIT, type LaneFlowNode, LaneNode, laneLink, useArrange, useLanes } from "./lanes";
 import { LinkFocus } from "./link-focus";
 import { NoteNode } from "./note-node";
 import { LANE_CELL } from "@/lib/canvas/lanes";
@@ -221,7 +221,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
   const boxes = useMemo(
     () =>
       lanes
-        ? new Map<string, Box>(shownNotes.map((node) => [node.id, { ...node.position, ...LANE_CELL }]))
+        ? new Map<string, Box>(shownNotes.map((node) => [node.id, { ...node.position, ...lanes.arrangement.cell }]))
         : new Map<string, Box>(
             flowNodes.map((flowNode) => [
               flowNode.id,
@@ -376,7 +376,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
       title="Show the notes in lanes, one for each author or stage, every title readable with the whole room in view"
       onClick={() => {
         setArrange(arrange === "lanes" ? "free" : "lanes");
-        setTimeout(() => void fitView({ duration: 300 }), 80);
+        setTimeout(() => void fitView(arrange === "lanes" ? { duration: 300 } : { ...LANES_FIT, duration: 300 }), 80);
       }}
     >
       Lanes
@@ -413,6 +413,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
       onKeyDown={moveFocus}
       data-following={following}
       data-arrange={lanes ? "lanes" : "free"}
+      style={lanes ? ({ "--lane-cell-width": `${lanes.arrangement.cell.width}px` } as CSSProperties) : undefined}
     >
       <LinkFocus target={canvasElement} links={shownEdges} selected={selectedNodes.map((node) => node.id)} />
       <ReactFlow<CanvasFlowNode, LabelledFlowEdge>
@@ -461,7 +462,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
       >
         <ZoomMarker target={canvasElement} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
-        <Controls showInteractive={false} />
+        <Controls showInteractive={false} fitViewOptions={lanes ? LANES_FIT : undefined} />
         <MiniMap<CanvasFlowNode>
           pannable
           zoomable

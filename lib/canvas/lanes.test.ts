@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { overlaps } from "./free-spot";
-import { LANE_CELL, type LaneNote, arrangeLanes, groupIntoLanes, laneRoute, roundedPath } from "./lanes";
+import { LANE_CELL, LANE_CELL_WIDTHS, type LaneNote, arrangeLanes, groupIntoLanes, laneRoute, roundedPath, titleShown } from "./lanes";
 
 function note(index: number, author: string, extra: Partial<LaneNote> = {}): LaneNote {
   return {
@@ -41,9 +41,9 @@ describe("lanes", () => {
   });
 
   it("lays 200 notes out with none overlapping, at a zoom where two lines of 12 px type fit each cell", () => {
-    const { positions, lanes, fitZoom } = arrangeLanes(crowd, { view: VIEW });
+    const { positions, lanes, fitZoom, cell } = arrangeLanes(crowd, { view: VIEW });
     expect(positions.size).toBe(200);
-    const boxes = [...positions.values()].map((at) => ({ ...at, ...LANE_CELL }));
+    const boxes = [...positions.values()].map((at) => ({ ...at, ...cell }));
     const clashes = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => overlaps(a, b)));
     expect(clashes).toEqual([]);
     expect(lanes).toHaveLength(5);
@@ -53,7 +53,7 @@ describe("lanes", () => {
       for (const id of lane.noteIds) {
         const at = positions.get(id)!;
         expect(at.x).toBeGreaterThanOrEqual(lane.body.x);
-        expect(at.x + LANE_CELL.width).toBeLessThanOrEqual(lane.body.x + lane.body.width);
+        expect(at.x + cell.width).toBeLessThanOrEqual(lane.body.x + lane.body.width);
         expect(at.y).toBeGreaterThanOrEqual(lane.header.y + lane.header.height);
       }
     }
@@ -69,7 +69,16 @@ describe("lanes", () => {
     expect(lane.body.height).toBe(LANE_CELL.height);
     expect(lane.noteIds.every((id) => !folded.positions.has(id))).toBe(true);
     expect(folded.positions.size).toBe(200 - lane.noteIds.length);
-    expect(folded.fitZoom).toBeGreaterThanOrEqual(open.fitZoom);
+    expect(titleShown(folded.cell.width, folded.fitZoom)).toBeGreaterThanOrEqual(titleShown(open.cell.width, open.fitZoom));
+  });
+
+  it("takes wider cells when the view has room across, so that more of each title shows", () => {
+    const few = crowd.slice(0, 12);
+    const wide = arrangeLanes(few, { view: { width: 1400, height: 500 } });
+    expect(wide.cell.width).toBe(LANE_CELL_WIDTHS.at(-1));
+    expect(titleShown(wide.cell.width, wide.fitZoom)).toBeGreaterThan(titleShown(LANE_CELL.width, wide.fitZoom));
+    // A title that gets no whole line shows nothing, however wide its cell.
+    expect(titleShown(300, 0.05)).toBe(0);
   });
 
   it("gives the same notes the same places every time", () => {
@@ -79,8 +88,8 @@ describe("lanes", () => {
   });
 
   it("routes a link along the gaps, clear of every other cell", () => {
-    const { positions } = arrangeLanes(crowd, { view: VIEW });
-    const boxes = [...positions.entries()].map(([id, at]) => ({ id, ...at, ...LANE_CELL }));
+    const { positions, cell } = arrangeLanes(crowd, { view: VIEW });
+    const boxes = [...positions.entries()].map(([id, at]) => ({ id, ...at, ...cell }));
     for (const [from, to] of [
       [0, 150],
       [150, 3],

@@ -7,14 +7,19 @@ import type { Box, Point } from "./free-spot";
  * view at a zoom where each title can still be read; a lane can be folded into one summary card.
  */
 export const LANE_CELL = { width: 220, height: 150 } as const;
+/**
+ * The widths a cell may take: the narrowest packs most, wider ones give each title more of a line when
+ * the view has room across; the arrangement takes the one that shows the most of every title.
+ */
+export const LANE_CELL_WIDTHS = [220, 260, 300] as const;
 /** Gaps between cells and between lanes: links run along them, clear of the notes. */
 export const LANE_GAP = { x: 32, y: 28, lane: 64 } as const;
 /** On screen, the lane headings keep at least this height (a 44 px target and a line of text). */
 const HEADER_SCREEN = 56;
 /** At reading zoom, the headings take this much of the canvas. */
 const HEADER_MIN = 72;
-/** The room the view's fitting leaves around the canvas (React Flow's default padding). */
-const FIT_PADDING = 0.1;
+/** Room for rounding: the view given is what is left once the fitting's own margins are taken off. */
+const FIT_PADDING = 0.02;
 const MAX_ZOOM = 1.1;
 
 export interface LaneNote {
@@ -49,6 +54,8 @@ export interface LaneArrangement {
   laneOf: Map<string, string>;
   /** The zoom the whole arrangement fits the view at. */
   fitZoom: number;
+  /** Every note's cell. */
+  cell: { width: number; height: number };
 }
 
 /** Brainstorm stage headings: the node kind that opens a stage's lane. */
@@ -102,15 +109,25 @@ interface Shape {
   body: number;
 }
 
-function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows: number): Shape {
+function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows: number, cellWidth: number): Shape {
   const columns = groups.map((group) => (collapsed.has(group.key) ? 1 : Math.max(1, Math.ceil(group.notes.length / rows))));
   const used = Math.max(
     1,
     ...groups.map((group, index) => (collapsed.has(group.key) ? 1 : Math.ceil(group.notes.length / columns[index]!))),
   );
   const width =
-    columns.reduce((sum, count) => sum + span(count, LANE_CELL.width, LANE_GAP.x), 0) + Math.max(0, groups.length - 1) * LANE_GAP.lane;
+    columns.reduce((sum, count) => sum + span(count, cellWidth, LANE_GAP.x), 0) + Math.max(0, groups.length - 1) * LANE_GAP.lane;
   return { columns, rows: used, width, body: span(used, LANE_CELL.height, LANE_GAP.y) };
+}
+
+/**
+ * About how many characters of a title a cell shows on screen at `zoom`: the whole lines of 12 px type
+ * (on lines of 1.15, with 8 px of padding) its height holds, up to three, by the characters a line holds
+ * (about 7 px each, less 13 px of border and padding). The measure cells are chosen by.
+ */
+export function titleShown(cellWidth: number, zoom: number): number {
+  const lines = Math.max(0, Math.min(3, Math.floor((LANE_CELL.height * zoom - 8) / 13.8)));
+  return lines * Math.max(0, (cellWidth * zoom - 13) / 7);
 }
 
 /** The zoom a shape fits a view at, its headings kept `HEADER_SCREEN` high on screen. */
@@ -134,14 +151,21 @@ export function arrangeLanes(
   const view = { width: Math.max(200, options.view.width), height: Math.max(200, options.view.height) };
   const groups = groupIntoLanes(notes);
   const longest = Math.max(1, ...groups.map((group) => group.notes.length));
-  let best = shapeFor(groups, collapsed, longest);
+  let best = shapeFor(groups, collapsed, longest, LANE_CELL.width);
   let bestZoom = zoomFor(best, view);
-  for (let rows = longest - 1; rows >= 1; rows--) {
-    const shape = shapeFor(groups, collapsed, rows);
-    const zoom = zoomFor(shape, view);
-    if (zoom > bestZoom + 1e-9) {
-      best = shape;
-      bestZoom = zoom;
+  let cellWidth: number = LANE_CELL.width;
+  let bestShown = -1;
+  for (const width of LANE_CELL_WIDTHS) {
+    for (let rows = longest; rows >= 1; rows--) {
+      const shape = shapeFor(groups, collapsed, rows, width);
+      const zoom = zoomFor(shape, view);
+      const shown = titleShown(width, zoom);
+      if (shown > bestShown + 1e-9 || (Math.abs(shown - bestShown) <= 1e-9 && zoom > bestZoom + 1e-9)) {
+        best = shape;
+        bestZoom = zoom;
+        cellWidth = width;
+        bestShown = shown;
+      }
     }
   }
   const headerHeight = Math.max(HEADER_MIN, Math.ceil(HEADER_SCREEN / bestZoom));
@@ -152,13 +176,13 @@ export function arrangeLanes(
   for (const [index, group] of groups.entries()) {
     const columns = best.columns[index]!;
     const isCollapsed = collapsed.has(group.key);
-    const width = span(columns, LANE_CELL.width, LANE_GAP.x);
+    const width = span(columns, cellWidth, LANE_GAP.x);
     const rows = isCollapsed ? 1 : Math.ceil(group.notes.length / columns);
     for (const [order, note] of group.notes.entries()) {
       laneOf.set(note.id, group.key);
       if (isCollapsed) continue;
       positions.set(note.id, {
-        x: x + (order % columns) * (LANE_CELL.width + LANE_GAP.x),
+        x: x + (order % columns) * (cellWidth + LANE_GAP.x),
         y: Math.floor(order / columns) * (LANE_CELL.height + LANE_GAP.y),
       });
     }
@@ -173,7 +197,7 @@ export function arrangeLanes(
     });
     x += width + LANE_GAP.lane;
   }
-  return { lanes, positions, laneOf, fitZoom: bestZoom };
+  return { lanes, positions, laneOf, fitZoom: bestZoom, cell: { width: cellWidth, height: LANE_CELL.height } };
 }
 
 /**
