@@ -1,6 +1,6 @@
 "use client";
 
-import type { Node, NodeProps } from "@xyflow/react";
+import type { FitViewOptions, Node, NodeProps } from "@xyflow/react";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Box, Point } from "@/lib/canvas/free-spot";
 import { type Lane, type LaneArrangement, arrangeLanes, laneRoute } from "@/lib/canvas/lanes";
@@ -21,11 +21,17 @@ export type LaneFlowNode = Node<LaneData, "lane">;
 export type Arrange = "free" | "lanes";
 
 /**
- * How the view is fitted to the lanes: clear of the canvas toolbar above (a line of buttons, two on a
- * phone) and a little way in from the other sides. The lanes are laid out for what is left.
+ * How the view is fitted to the lanes: clear of the canvas toolbar above (a line of buttons; on a
+ * narrow screen it wraps to two or three) and a little way in from the other sides. The lanes are laid
+ * out for what is left.
  */
-export const LANES_FIT = { padding: { top: "84px", right: "16px", bottom: "16px", left: "16px" }, maxZoom: 1.1 } as const;
-const FIT_MARGIN = { across: 32, down: 100 };
+export function lanesFit(viewWidth: number): FitViewOptions {
+  const top: `${number}px` = viewWidth < 600 ? "132px" : "72px";
+  return { padding: { top, right: "12px", bottom: "12px", left: "12px" }, maxZoom: 1.1 };
+}
+function fitMargin(viewWidth: number) {
+  return { across: 24, down: (viewWidth < 600 ? 132 : 72) + 12 + 4 };
+}
 
 const ARRANGE_KEY = "parley:canvas-arrange";
 
@@ -89,8 +95,9 @@ export function useLanes(
     [],
   );
   // Resizing the window by a few pixels does not rearrange the room.
-  const width = Math.round((view.width - FIT_MARGIN.across) / 40) * 40;
-  const height = Math.round((view.height - FIT_MARGIN.down) / 40) * 40;
+  const margin = fitMargin(view.width);
+  const width = Math.floor((view.width - margin.across) / 40) * 40;
+  const height = Math.floor((view.height - margin.down) / 40) * 40;
   const arrangement = useMemo(
     () => (enabled ? arrangeLanes(Object.values(nodes), { collapsed, view: { width, height } }) : null),
     [enabled, nodes, collapsed, width, height],

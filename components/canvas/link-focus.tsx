@@ -44,7 +44,9 @@ export function LinkFocus({
     const ids = links.filter((link) => notes.has(link.source) || notes.has(link.target)).map((link) => link.id);
     if (ids.length === 0) return "";
     const selectors = ids.map((id) => `.canvas.canvas .react-flow__edge[data-id="${CSS.escape(id)}"]`);
-    return `${selectors.join(",\n")} { --link-opacity: 1; --link-width: 3px; }`;
+    return `${selectors.join(",\n")} { --link-opacity: 1; --link-width: 3px; }\n${selectors
+      .map((selector) => `${selector} .react-flow__edge-path`)
+      .join(",\n")} { stroke: var(--accent) !important; }`;
   }, [pointed, focused, selected, links]);
   return rule ? <style data-testid="link-focus">{rule}</style> : null;
 }

@@ -31,10 +31,10 @@ import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./fl
 import { TeamStart } from "@/components/room/team-start";
 import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
-import { LANES_FIT, type LaneFlowNode, LaneNode, laneLink, useArrange, useLanes } from "./lanes";
+import { type LaneFlowNode, LaneNode, laneLink, lanesFit, useArrange, useLanes } from "./lanes";
 import { LinkFocus } from "./link-focus";
 import { NoteNode } from "./note-node";
-import { LANE_CELL } from "@/lib/canvas/lanes";
+import { LANE_CELL, titleLines } from "@/lib/canvas/lanes";
 import type { CanvasNodeDto } from "@/lib/protocol";
 
 type CanvasFlowNode = NoteFlowNode | LaneFlowNode;
@@ -55,17 +55,17 @@ const FOLLOW_ZOOM = 0.9;
  * Writes the view's zoom on the canvas element (`data-zoom`, and `--zoom` in steps of 0.02), so
  * that CSS draws notes for their zoom: re-rendering only this, never every note, as the view moves.
  */
-function ZoomMarker({ target }: { target: RefObject<HTMLDivElement | null> }) {
+function ZoomMarker({ target, cellHeight }: { target: RefObject<HTMLDivElement | null>; cellHeight: number }) {
   // Rounded down, so that type sized against it never comes out smaller on screen than meant.
   const zoom = useStore((state) => Math.max(0.02, Math.floor(state.transform[2] * 50) / 50));
   useEffect(() => {
     const element = target.current;
     if (!element) return;
     element.style.setProperty("--zoom", String(zoom));
-    // As many lines of title (12 px on lines of 1.15, 6 px of padding) as a lane's cell holds on screen, one to three.
-    element.style.setProperty("--title-lines", String(Math.max(1, Math.min(3, Math.floor((LANE_CELL.height * zoom - 8) / 13.8)))));
+    // As many whole lines of title as a cell of the lanes holds on screen, one to three.
+    element.style.setProperty("--title-lines", String(Math.max(1, titleLines(cellHeight, zoom))));
     element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
-  }, [zoom, target]);
+  }, [zoom, target, cellHeight]);
   return null;
 }
 
@@ -376,7 +376,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
       title="Show the notes in lanes, one for each author or stage, every title readable with the whole room in view"
       onClick={() => {
         setArrange(arrange === "lanes" ? "free" : "lanes");
-        setTimeout(() => void fitView(arrange === "lanes" ? { duration: 300 } : { ...LANES_FIT, duration: 300 }), 80);
+        setTimeout(() => void fitView(arrange === "lanes" ? { duration: 300 } : { ...lanesFit(viewWidth), duration: 300 }), 80);
       }}
     >
       Lanes
@@ -413,7 +413,14 @@ export function RoomCanvas({ onError }: CanvasProps) {
       onKeyDown={moveFocus}
       data-following={following}
       data-arrange={lanes ? "lanes" : "free"}
-      style={lanes ? ({ "--lane-cell-width": `${lanes.arrangement.cell.width}px` } as CSSProperties) : undefined}
+      style={
+        lanes
+          ? ({
+              "--lane-cell-width": `${lanes.arrangement.cell.width}px`,
+              "--lane-cell-height": `${lanes.arrangement.cell.height}px`,
+            } as CSSProperties)
+          : undefined
+      }
     >
       <LinkFocus target={canvasElement} links={shownEdges} selected={selectedNodes.map((node) => node.id)} />
       <ReactFlow<CanvasFlowNode, LabelledFlowEdge>
@@ -460,9 +467,9 @@ export function RoomCanvas({ onError }: CanvasProps) {
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
       >
-        <ZoomMarker target={canvasElement} />
+        <ZoomMarker target={canvasElement} cellHeight={lanes?.arrangement.cell.height ?? LANE_CELL.height} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
-        <Controls showInteractive={false} fitViewOptions={lanes ? LANES_FIT : undefined} />
+        <Controls showInteractive={false} fitViewOptions={lanes ? lanesFit(viewWidth) : undefined} />
         <MiniMap<CanvasFlowNode>
           pannable
           zoomable

@@ -12,10 +12,21 @@ export const LANE_CELL = { width: 220, height: 150 } as const;
  * the view has room across; the arrangement takes the one that shows the most of every title.
  */
 export const LANE_CELL_WIDTHS = [220, 260, 300] as const;
+/** The heights a cell may take: shorter cells fit more rows into a short view (a phone's). */
+export const LANE_CELL_HEIGHTS = [150, 120, 96] as const;
+/** A title's line on screen: 11.5 px type on lines of 1.12. */
+export const TITLE_LINE = 12.9;
+/** A title's padding and border on screen, above and below its lines. */
+export const TITLE_CHROME = 6;
+
+/** How many whole lines of title a cell `height` high holds on screen at `zoom`, up to three. */
+export function titleLines(height: number, zoom: number): number {
+  return Math.max(0, Math.min(3, Math.floor((height * zoom - TITLE_CHROME) / TITLE_LINE)));
+}
 /** Gaps between cells and between lanes: links run along them, clear of the notes. */
 export const LANE_GAP = { x: 32, y: 28, lane: 64 } as const;
-/** On screen, the lane headings keep at least this height (a 44 px target and a line of text). */
-const HEADER_SCREEN = 56;
+/** On screen, the lane headings keep at least this height (a 44 px target and its border). */
+const HEADER_SCREEN = 50;
 /** At reading zoom, the headings take this much of the canvas. */
 const HEADER_MIN = 72;
 /** Room for rounding: the view given is what is left once the fitting's own margins are taken off. */
@@ -109,15 +120,15 @@ interface Shape {
   body: number;
 }
 
-function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows: number, cellWidth: number): Shape {
+function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows: number, cell: { width: number; height: number }): Shape {
   const columns = groups.map((group) => (collapsed.has(group.key) ? 1 : Math.max(1, Math.ceil(group.notes.length / rows))));
   const used = Math.max(
     1,
     ...groups.map((group, index) => (collapsed.has(group.key) ? 1 : Math.ceil(group.notes.length / columns[index]!))),
   );
   const width =
-    columns.reduce((sum, count) => sum + span(count, cellWidth, LANE_GAP.x), 0) + Math.max(0, groups.length - 1) * LANE_GAP.lane;
-  return { columns, rows: used, width, body: span(used, LANE_CELL.height, LANE_GAP.y) };
+    columns.reduce((sum, count) => sum + span(count, cell.width, LANE_GAP.x), 0) + Math.max(0, groups.length - 1) * LANE_GAP.lane;
+  return { columns, rows: used, width, body: span(used, cell.height, LANE_GAP.y) };
 }
 
 /**
@@ -125,9 +136,8 @@ function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows
  * (on lines of 1.15, with 8 px of padding) its height holds, up to three, by the characters a line holds
  * (about 7 px each, less 13 px of border and padding). The measure cells are chosen by.
  */
-export function titleShown(cellWidth: number, zoom: number): number {
-  const lines = Math.max(0, Math.min(3, Math.floor((LANE_CELL.height * zoom - 8) / 13.8)));
-  return lines * Math.max(0, (cellWidth * zoom - 13) / 7);
+export function titleShown(cell: { width: number; height: number }, zoom: number): number {
+  return titleLines(cell.height, zoom) * Math.max(0, (cell.width * zoom - 12) / 6.8);
 }
 
 /** The zoom a shape fits a view at, its headings kept `HEADER_SCREEN` high on screen. */
@@ -151,20 +161,24 @@ export function arrangeLanes(
   const view = { width: Math.max(200, options.view.width), height: Math.max(200, options.view.height) };
   const groups = groupIntoLanes(notes);
   const longest = Math.max(1, ...groups.map((group) => group.notes.length));
-  let best = shapeFor(groups, collapsed, longest, LANE_CELL.width);
+  let cell: { width: number; height: number } = { ...LANE_CELL };
+  let best = shapeFor(groups, collapsed, longest, cell);
   let bestZoom = zoomFor(best, view);
-  let cellWidth: number = LANE_CELL.width;
   let bestShown = -1;
-  for (const width of LANE_CELL_WIDTHS) {
-    for (let rows = longest; rows >= 1; rows--) {
-      const shape = shapeFor(groups, collapsed, rows, width);
-      const zoom = zoomFor(shape, view);
-      const shown = titleShown(width, zoom);
-      if (shown > bestShown + 1e-9 || (Math.abs(shown - bestShown) <= 1e-9 && zoom > bestZoom + 1e-9)) {
-        best = shape;
-        bestZoom = zoom;
-        cellWidth = width;
-        bestShown = shown;
+  // Taller cells first: where two sizes show as much, the taller keeps more of each note at reading zoom.
+  for (const height of LANE_CELL_HEIGHTS) {
+    for (const width of LANE_CELL_WIDTHS) {
+      for (let rows = longest; rows >= 1; rows--) {
+        const candidate = { width, height };
+        const shape = shapeFor(groups, collapsed, rows, candidate);
+        const zoom = zoomFor(shape, view);
+        const shown = titleShown(candidate, zoom);
+        if (shown > bestShown + 1e-9 || (Math.abs(shown - bestShown) <= 1e-9 && bestShown <= 0 && zoom > bestZoom + 1e-9)) {
+          best = shape;
+          bestZoom = zoom;
+          cell = candidate;
+          bestShown = shown;
+        }
       }
     }
   }
@@ -176,14 +190,14 @@ export function arrangeLanes(
   for (const [index, group] of groups.entries()) {
     const columns = best.columns[index]!;
     const isCollapsed = collapsed.has(group.key);
-    const width = span(columns, cellWidth, LANE_GAP.x);
+    const width = span(columns, cell.width, LANE_GAP.x);
     const rows = isCollapsed ? 1 : Math.ceil(group.notes.length / columns);
     for (const [order, note] of group.notes.entries()) {
       laneOf.set(note.id, group.key);
       if (isCollapsed) continue;
       positions.set(note.id, {
-        x: x + (order % columns) * (cellWidth + LANE_GAP.x),
-        y: Math.floor(order / columns) * (LANE_CELL.height + LANE_GAP.y),
+        x: x + (order % columns) * (cell.width + LANE_GAP.x),
+        y: Math.floor(order / columns) * (cell.height + LANE_GAP.y),
       });
     }
     lanes.push({
@@ -193,11 +207,11 @@ export function arrangeLanes(
       collapsed: isCollapsed,
       columns,
       header: { x, y: -headerHeight, width, height: headerHeight - LANE_GAP.y },
-      body: { x, y: 0, width, height: span(rows, LANE_CELL.height, LANE_GAP.y) },
+      body: { x, y: 0, width, height: span(rows, cell.height, LANE_GAP.y) },
     });
     x += width + LANE_GAP.lane;
   }
-  return { lanes, positions, laneOf, fitZoom: bestZoom, cell: { width: cellWidth, height: LANE_CELL.height } };
+  return { lanes, positions, laneOf, fitZoom: bestZoom, cell };
 }
 
 /**
