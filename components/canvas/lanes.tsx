@@ -138,6 +138,9 @@ export function useLanes(
         connectable: false,
         focusable: false,
         deletable: false,
+        // Read as a group named for its lane; its toggle is the one thing in it to act on.
+        ariaRole: "group" as const,
+        ariaLabel: `Lane: ${lane.name}`,
         data: { lane, accent, latest, onToggle: toggle },
       };
     });
