@@ -27,10 +27,11 @@ export type Arrange = "free" | "lanes";
  */
 export function lanesFit(viewWidth: number): FitViewOptions {
   const top: `${number}px` = viewWidth < 600 ? "132px" : "72px";
-  return { padding: { top, right: "12px", bottom: "12px", left: "12px" }, maxZoom: 1.1 };
+  // On the left, clear of the zoom buttons.
+  return { padding: { top, right: "12px", bottom: "12px", left: "60px" }, maxZoom: 1.1 };
 }
 function fitMargin(viewWidth: number) {
-  return { across: 24, down: (viewWidth < 600 ? 132 : 72) + 12 + 4 };
+  return { across: 60 + 12 + 4, down: (viewWidth < 600 ? 132 : 72) + 12 + 4 };
 }
 
 const ARRANGE_KEY = "parley:canvas-arrange";

@@ -62,8 +62,11 @@ function ZoomMarker({ target, cellHeight }: { target: RefObject<HTMLDivElement |
     const element = target.current;
     if (!element) return;
     element.style.setProperty("--zoom", String(zoom));
-    // As many whole lines of title as a cell of the lanes holds on screen, one to three.
-    element.style.setProperty("--title-lines", String(Math.max(1, titleLines(cellHeight, zoom))));
+    // As many whole lines of title as a cell of the lanes holds on screen, up to three; a title over a
+    // cell too short for one is cut at the cell's edge rather than drawn over the note below.
+    const lines = titleLines(cellHeight, zoom);
+    element.style.setProperty("--title-lines", String(Math.max(1, lines)));
+    element.style.setProperty("--title-lines-fit", String(lines));
     element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
   }, [zoom, target, cellHeight]);
   return null;
