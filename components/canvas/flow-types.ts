@@ -11,6 +11,15 @@ export interface NoteData extends Record<string, unknown> {
 }
 
 export type NoteFlowNode = Node<NoteData, "note">;
-export type LabelledFlowEdge = Edge<{ edge: CanvasEdgeDto; accent: string; labelAt?: { x: number; y: number } }, "labelled">;
+export type LabelledFlowEdge = Edge<
+  {
+    edge: CanvasEdgeDto;
+    accent: string;
+    labelAt?: { x: number; y: number };
+    /** In lanes, the corners the link runs through, along the gaps between the notes. */
+    route?: { x: number; y: number }[];
+  },
+  "labelled"
+>;
 
 export const HUMAN_NOTE_COLOR = "#fff3bf";

@@ -2,6 +2,7 @@
 
 import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getStraightPath } from "@xyflow/react";
 import { memo } from "react";
+import { roundedPath } from "@/lib/canvas/lanes";
 import type { LabelledFlowEdge } from "./flow-types";
 
 /** How far a label may sit from its link before a dashed leader joins them. */
@@ -17,15 +18,19 @@ function distanceToSegment(point: { x: number; y: number }, from: { x: number; y
 }
 
 /**
- * A straight link with its label where the canvas found room for it (see `layoutLinks`), drawn
+ * A straight link (in lanes, one routed along the gaps between notes) with its label where the canvas found room for it (see `layoutLinks`), drawn
  * above the notes so a label is never hidden behind one. A label that had to move off its link
  * to find room is joined to the link's middle by a dashed leader.
  */
 function LabelledEdgeComponent({ id, sourceX, sourceY, targetX, targetY, data, style, markerEnd, selected }: EdgeProps<LabelledFlowEdge>) {
-  const [path, middleX, middleY] = getStraightPath({ sourceX, sourceY, targetX, targetY });
+  const routed = data?.route ? roundedPath(data.route) : null;
+  const [straight, straightX, straightY] = getStraightPath({ sourceX, sourceY, targetX, targetY });
+  const path = routed?.path ?? straight;
+  const middleX = routed?.middle.x ?? straightX;
+  const middleY = routed?.middle.y ?? straightY;
   const label = data?.edge.label;
   const at = data?.labelAt ?? { x: middleX, y: middleY };
-  const leader = label && distanceToSegment(at, { x: sourceX, y: sourceY }, { x: targetX, y: targetY }) > LEADER_FROM;
+  const leader = !routed && label && distanceToSegment(at, { x: sourceX, y: sourceY }, { x: targetX, y: targetY }) > LEADER_FROM;
   return (
     <>
       <BaseEdge id={id} path={path} style={style} markerEnd={markerEnd} interactionWidth={18} />

@@ -111,12 +111,14 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
         </div>
       )}
       <div className="note__title" aria-hidden="true" style={{ background, borderColor: accent }}>
-        {node.kind !== "note" && (
-          <span className="note__title-kind" style={{ color: readableInk(accent, background) }}>
-            {kindLabel(node.kind)}
-          </span>
-        )}
-        {noteTitle(node, 60) || node.authorName}
+        <span className="note__title-text" data-testid="note-title">
+          {node.kind !== "note" && (
+            <span className="note__title-kind" style={{ color: readableInk(accent, background) }}>
+              {kindLabel(node.kind)}
+            </span>
+          )}
+          {noteTitle(node, 120) || node.authorName}
+        </span>
       </div>
       <div className="note__author">
         <span className="note__dot" style={{ background: accent }} />

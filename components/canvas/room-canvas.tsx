@@ -17,7 +17,7 @@ import {
   useReactFlow,
   useStore,
 } from "@xyflow/react";
-import { type KeyboardEvent, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type CSSProperties, type KeyboardEvent, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { type Box, boxOf, shapeOf } from "@/lib/canvas/free-spot";
 import { layoutLinks } from "@/lib/canvas/edge-labels";
@@ -31,9 +31,15 @@ import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./fl
 import { TeamStart } from "@/components/room/team-start";
 import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
+import { type LaneFlowNode, LaneNode, laneLink, lanesFit, useArrange, useLanes } from "./lanes";
+import { LinkFocus } from "./link-focus";
 import { NoteNode } from "./note-node";
+import { LANE_CELL, titleLines } from "@/lib/canvas/lanes";
+import type { CanvasNodeDto } from "@/lib/protocol";
 
-const nodeTypes = { note: NoteNode };
+type CanvasFlowNode = NoteFlowNode | LaneFlowNode;
+
+const nodeTypes = { note: NoteNode, lane: LaneNode };
 const edgeTypes = { labelled: LabelledEdge };
 
 /**
@@ -49,14 +55,20 @@ const FOLLOW_ZOOM = 0.9;
  * Writes the view's zoom on the canvas element (`data-zoom`, and `--zoom` in steps of 0.02), so
  * that CSS draws notes for their zoom: re-rendering only this, never every note, as the view moves.
  */
-function ZoomMarker({ target }: { target: RefObject<HTMLDivElement | null> }) {
-  const zoom = useStore((state) => Math.max(0.02, Math.round(state.transform[2] * 50) / 50));
+function ZoomMarker({ target, cellHeight }: { target: RefObject<HTMLDivElement | null>; cellHeight: number }) {
+  // Rounded down, so that type sized against it never comes out smaller on screen than meant.
+  const zoom = useStore((state) => Math.max(0.02, Math.floor(state.transform[2] * 50) / 50));
   useEffect(() => {
     const element = target.current;
     if (!element) return;
     element.style.setProperty("--zoom", String(zoom));
+    // As many whole lines of title as a cell of the lanes holds on screen, up to three; a title over a
+    // cell too short for one is cut at the cell's edge rather than drawn over the note below.
+    const lines = titleLines(cellHeight, zoom);
+    element.style.setProperty("--title-lines", String(Math.max(1, lines)));
+    element.style.setProperty("--title-lines-fit", String(lines));
     element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
-  }, [zoom, target]);
+  }, [zoom, target, cellHeight]);
   return null;
 }
 
@@ -119,6 +131,17 @@ export function RoomCanvas({ onError }: CanvasProps) {
 
   const agentColors = useMemo(() => new Map(agents.map((agent) => [agent.id, agent.color])), [agents]);
 
+  // Lanes: a way of looking at the room, one lane per author or brainstorm stage, every note in a
+  // cell of the same size; the room's own positions are left as they are.
+  const [arrange, setArrange] = useArrange();
+  const viewWidth = useStore((state) => state.width);
+  const viewHeight = useStore((state) => state.height);
+  const accentOf = useCallback(
+    (node: CanvasNodeDto) => (node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227"),
+    [agentColors],
+  );
+  const lanes = useLanes(arrange === "lanes", nodes, { width: viewWidth, height: viewHeight }, accentOf);
+
   const write = useCallback(
     (path: string, method: string, body?: unknown) =>
       apiWrite(`/api/rooms/${roomId}${path}`, method, body).catch((error: Error) => onError(error.message)),
@@ -162,20 +185,57 @@ export function RoomCanvas({ onError }: CanvasProps) {
     });
   }, [nodes, agentColors, canEdit, highlighted, saveText]);
 
+  // In lanes, each shown note at its cell, lane by lane (the order Tab visits them in), each
+  // lane's heading before its notes; a moved note is a new object, an unmoved one keeps its own.
+  const placedBefore = useRef(new Map<string, { from: NoteFlowNode; to: NoteFlowNode }>());
+  const shownNotes = useMemo(() => {
+    if (!lanes) return flowNodes;
+    const byId = new Map(flowNodes.map((node) => [node.id, node]));
+    const placed = new Map<string, { from: NoteFlowNode; to: NoteFlowNode }>();
+    const shown: NoteFlowNode[] = [];
+    for (const lane of lanes.arrangement.lanes) {
+      for (const id of lane.noteIds) {
+        const node = byId.get(id);
+        const at = lanes.arrangement.positions.get(id);
+        if (!node || !at) continue;
+        const before = placedBefore.current.get(id);
+        const to =
+          before && before.from === node && before.to.position.x === at.x && before.to.position.y === at.y
+            ? before.to
+            : { ...node, position: at };
+        placed.set(id, { from: node, to });
+        shown.push(to);
+      }
+    }
+    placedBefore.current = placed;
+    return shown;
+  }, [flowNodes, lanes]);
+  const shownNodes = useMemo<CanvasFlowNode[]>(() => {
+    if (!lanes) return flowNodes;
+    const notesByLane = new Map<string, NoteFlowNode[]>();
+    for (const note of shownNotes) {
+      const key = lanes.arrangement.laneOf.get(note.id) ?? "";
+      notesByLane.set(key, [...(notesByLane.get(key) ?? []), note]);
+    }
+    return lanes.laneNodes.flatMap((laneNode) => [laneNode, ...(notesByLane.get(laneNode.data.lane.key) ?? [])]);
+  }, [flowNodes, shownNotes, lanes]);
+
   // Where each note is drawn: its measured box once the browser has drawn it, else an estimate.
   const boxes = useMemo(
     () =>
-      new Map<string, Box>(
-        flowNodes.map((flowNode) => [
-          flowNode.id,
-          flowNode.measured?.width && flowNode.measured.height
-            ? { ...flowNode.position, width: flowNode.measured.width, height: flowNode.measured.height }
-            : boxOf(shapeOf({ ...flowNode.data.node, ...flowNode.position })),
-        ]),
-      ),
-    [flowNodes],
+      lanes
+        ? new Map<string, Box>(shownNotes.map((node) => [node.id, { ...node.position, ...lanes.arrangement.cell }]))
+        : new Map<string, Box>(
+            flowNodes.map((flowNode) => [
+              flowNode.id,
+              flowNode.measured?.width && flowNode.measured.height
+                ? { ...flowNode.position, width: flowNode.measured.width, height: flowNode.measured.height }
+                : boxOf(shapeOf({ ...flowNode.data.node, ...flowNode.position })),
+            ]),
+          ),
+    [flowNodes, shownNotes, lanes],
   );
-  const links = useMemo(() => layoutLinks(boxes, Object.values(edges)), [boxes, edges]);
+  const links = useMemo(() => (lanes ? new Map() : layoutLinks(boxes, Object.values(edges))), [boxes, edges, lanes]);
 
   useEffect(() => {
     setFlowEdges((previous) => {
@@ -216,11 +276,27 @@ export function RoomCanvas({ onError }: CanvasProps) {
     });
   }, [edges, nodes, links, agentColors]);
 
+  // In lanes, links run along the gaps between the notes, and a collapsed lane's links end at its card.
+  const shownEdges = useMemo(() => {
+    if (!lanes) return flowEdges;
+    return flowEdges.flatMap((flowEdge) => {
+      const routed = flowEdge.data && laneLink(flowEdge.data.edge, lanes);
+      if (!routed || !flowEdge.data) return [];
+      return [
+        { ...flowEdge, source: routed.source, target: routed.target, data: { ...flowEdge.data, labelAt: undefined, route: routed.route } },
+      ];
+    });
+  }, [flowEdges, lanes]);
+
   const onNodesChange = useCallback(
-    (changes: NodeChange<NoteFlowNode>[]) =>
+    (changes: NodeChange<CanvasFlowNode>[]) =>
       setFlowNodes((current) =>
         applyNodeChanges(
-          changes.filter((change) => change.type !== "remove"),
+          // A lane's heading is drawn from the notes, never changed on its own.
+          changes.filter(
+            (change): change is NodeChange<NoteFlowNode> =>
+              change.type !== "remove" && change.type !== "add" && change.type !== "replace" && !change.id.startsWith("lane:"),
+          ),
           current,
         ),
       ),
@@ -294,6 +370,22 @@ export function RoomCanvas({ onError }: CanvasProps) {
     </button>
   );
 
+  const lanesButton = (
+    <button
+      type="button"
+      className="button canvas__lanes"
+      aria-pressed={arrange === "lanes"}
+      data-testid="arrange-lanes"
+      title="Show the notes in lanes, one for each author or stage, every title readable with the whole room in view"
+      onClick={() => {
+        setArrange(arrange === "lanes" ? "free" : "lanes");
+        setTimeout(() => void fitView(arrange === "lanes" ? { duration: 300 } : { ...lanesFit(viewWidth), duration: 300 }), 80);
+      }}
+    >
+      Lanes
+    </button>
+  );
+
   const selectedNodes = flowNodes.filter((node) => node.selected);
   const selectedEdge = flowEdges.find((edge) => edge.selected);
 
@@ -303,13 +395,13 @@ export function RoomCanvas({ onError }: CanvasProps) {
     if (!isArrowKey(event.key) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     const target = event.target as HTMLElement;
     if (!target.classList.contains("react-flow__node")) return;
-    const from = flowNodes.find((node) => node.id === target.dataset.id);
-    if (!from || (from.selected && canEdit)) return;
+    const from = shownNotes.find((node) => node.id === target.dataset.id);
+    if (!from || (from.selected && canEdit && !lanes)) return;
     const centre = (node: NoteFlowNode) => {
       const box = boxes.get(node.id);
       return { id: node.id, x: node.position.x + (box?.width ?? 0) / 2, y: node.position.y + (box?.height ?? 0) / 2 };
     };
-    const next = nextInDirection(centre(from), flowNodes.map(centre), event.key);
+    const next = nextInDirection(centre(from), shownNotes.map(centre), event.key);
     if (!next) return;
     event.preventDefault();
     canvasElement.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next.id)}"]`)?.focus();
@@ -317,16 +409,32 @@ export function RoomCanvas({ onError }: CanvasProps) {
 
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: arrow keys pressed on the focusable notes inside bubble up to here.
-    <div className="canvas" data-testid="canvas" ref={canvasElement} onKeyDown={moveFocus} data-following={following}>
-      <ReactFlow<NoteFlowNode, LabelledFlowEdge>
-        nodes={flowNodes}
-        edges={flowEdges}
+    <div
+      className="canvas"
+      data-testid="canvas"
+      ref={canvasElement}
+      onKeyDown={moveFocus}
+      data-following={following}
+      data-arrange={lanes ? "lanes" : "free"}
+      style={
+        lanes
+          ? ({
+              "--lane-cell-width": `${lanes.arrangement.cell.width}px`,
+              "--lane-cell-height": `${lanes.arrangement.cell.height}px`,
+            } as CSSProperties)
+          : undefined
+      }
+    >
+      <LinkFocus target={canvasElement} links={shownEdges} selected={selectedNodes.map((node) => node.id)} />
+      <ReactFlow<CanvasFlowNode, LabelledFlowEdge>
+        nodes={shownNodes}
+        edges={shownEdges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         connectionMode={ConnectionMode.Loose}
-        nodesDraggable={canEdit}
+        nodesDraggable={canEdit && !lanes}
         nodesConnectable={canEdit}
         deleteKeyCode={canEdit ? ["Backspace", "Delete"] : null}
         onNodeDragStop={(_event, _node, dragged) => {
@@ -362,13 +470,13 @@ export function RoomCanvas({ onError }: CanvasProps) {
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
       >
-        <ZoomMarker target={canvasElement} />
+        <ZoomMarker target={canvasElement} cellHeight={lanes?.arrangement.cell.height ?? LANE_CELL.height} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
-        <Controls showInteractive={false} />
-        <MiniMap
+        <Controls showInteractive={false} fitViewOptions={lanes ? lanesFit(viewWidth) : undefined} />
+        <MiniMap<CanvasFlowNode>
           pannable
           zoomable
-          nodeColor={(node) => (node as NoteFlowNode).data.accent}
+          nodeColor={(node) => node.data.accent}
           nodeStrokeWidth={2}
           maskColor="rgba(248, 249, 250, 0.7)"
         />
@@ -379,7 +487,8 @@ export function RoomCanvas({ onError }: CanvasProps) {
                 + Note
               </button>
               {followButton}
-              {nodeCount > 1 && (
+              {lanesButton}
+              {nodeCount > 1 && !lanes && (
                 <button
                   type="button"
                   className="button"
@@ -430,6 +539,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
             <div className="toolbar toolbar--readonly">
               <span data-testid="spectator-badge">Watching as a spectator — take a seat to add notes</span>
               {followButton}
+              {lanesButton}
             </div>
           )}
         </Panel>

@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { overlaps } from "./free-spot";
+import {
+  LANE_CELL,
+  LANE_CELL_WIDTHS,
+  type LaneNote,
+  arrangeLanes,
+  groupIntoLanes,
+  laneRoute,
+  roundedPath,
+  titleLines,
+  titleShown,
+} from "./lanes";
+
+function note(index: number, author: string, extra: Partial<LaneNote> = {}): LaneNote {
+  return {
+    id: `n${String(index).padStart(3, "0")}`,
+    kind: "idea",
+    text: `Note ${index}`,
+    x: (index * 37) % 900,
+    y: (index * 53) % 700,
+    authorId: author,
+    authorName: author.toUpperCase(),
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
+    ...extra,
+  };
+}
+
+const VIEW = { width: 1000, height: 780 };
+const AUTHORS = ["songwriter", "painter", "weaver", "ada", "curator"];
+const crowd = Array.from({ length: 200 }, (_, index) => note(index, AUTHORS[index < 60 ? index % 2 : index % AUTHORS.length]!));
+
+describe("lanes", () => {
+  it("puts each author's notes in a lane of their own, oldest first, lanes in the order they began", () => {
+    const groups = groupIntoLanes([note(3, "b"), note(1, "a"), note(2, "b"), note(4, "a")]);
+    expect(groups.map((group) => [group.key, group.notes.map((n) => n.id)])).toEqual([
+      ["author:a", ["n001", "n004"]],
+      ["author:b", ["n002", "n003"]],
+    ]);
+  });
+
+  it("puts a brainstorm's work in the lane of the stage heading above and left of it", () => {
+    const heading = note(1, "brainstorm", { kind: "stage", text: "Stage 2 · Divergent\nMany ideas", x: 400, y: 0 });
+    const under = note(2, "ideator", { x: 780, y: 300 });
+    const left = note(3, "ada", { x: 0, y: 300 });
+    const groups = groupIntoLanes([heading, under, left]);
+    expect(groups.map((group) => [group.name, group.notes.map((n) => n.id)])).toEqual([
+      ["Stage 2 · Divergent", ["n001", "n002"]],
+      ["ADA", ["n003"]],
+    ]);
+  });
+
+  it("lays 200 notes out with none overlapping, at a zoom where two lines of 12 px type fit each cell", () => {
+    const { positions, lanes, fitZoom, cell } = arrangeLanes(crowd, { view: VIEW });
+    expect(positions.size).toBe(200);
+    const boxes = [...positions.values()].map((at) => ({ ...at, ...cell }));
+    const clashes = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => overlaps(a, b)));
+    expect(clashes).toEqual([]);
+    expect(lanes).toHaveLength(5);
+    // At least one whole line of title in every cell on screen.
+    expect(titleLines(cell.height, fitZoom)).toBeGreaterThanOrEqual(1);
+    for (const lane of lanes) {
+      for (const id of lane.noteIds) {
+        const at = positions.get(id)!;
+        expect(at.x).toBeGreaterThanOrEqual(lane.body.x);
+        expect(at.x + cell.width).toBeLessThanOrEqual(lane.body.x + lane.body.width);
+        expect(at.y).toBeGreaterThanOrEqual(lane.header.y + lane.header.height);
+      }
+    }
+  });
+
+  it("folds a collapsed lane into one cell, its notes unplaced, and gives the room back to the others", () => {
+    const open = arrangeLanes(crowd, { view: VIEW });
+    const key = open.lanes[0]!.key;
+    const folded = arrangeLanes(crowd, { view: VIEW, collapsed: new Set([key]) });
+    const lane = folded.lanes.find((candidate) => candidate.key === key)!;
+    expect(lane.collapsed).toBe(true);
+    expect(lane.columns).toBe(1);
+    expect(lane.body.height).toBe(LANE_CELL.height);
+    expect(lane.noteIds.every((id) => !folded.positions.has(id))).toBe(true);
+    expect(folded.positions.size).toBe(200 - lane.noteIds.length);
+    expect(titleShown(folded.cell, folded.fitZoom)).toBeGreaterThanOrEqual(titleShown(open.cell, open.fitZoom));
+  });
+
+  it("takes wider cells when the view has room across, so that more of each title shows", () => {
+    const few = crowd.slice(0, 12);
+    const wide = arrangeLanes(few, { view: { width: 1400, height: 500 } });
+    expect(wide.cell.width).toBe(LANE_CELL_WIDTHS.at(-1));
+    expect(titleShown(wide.cell, wide.fitZoom)).toBeGreaterThan(titleShown(LANE_CELL, wide.fitZoom));
+    // A title that gets no whole line shows nothing, however wide its cell.
+    expect(titleShown({ width: 300, height: 150 }, 0.05)).toBe(0);
+  });
+
+  it("gives the same notes the same places every time", () => {
+    const once = arrangeLanes(crowd, { view: VIEW });
+    const again = arrangeLanes([...crowd].reverse(), { view: VIEW });
+    expect([...again.positions].sort()).toEqual([...once.positions].sort());
+  });
+
+  it("routes a link along the gaps, clear of every other cell", () => {
+    const { positions, cell } = arrangeLanes(crowd, { view: VIEW });
+    const boxes = [...positions.entries()].map(([id, at]) => ({ id, ...at, ...cell }));
+    for (const [from, to] of [
+      [0, 150],
+      [150, 3],
+      [10, 11],
+      [40, 45],
+    ] as const) {
+      const source = boxes[from]!;
+      const target = boxes[to]!;
+      const route = laneRoute(source, target);
+      for (let index = 1; index < route.length; index++) {
+        const a = route[index - 1]!;
+        const b = route[index]!;
+        const leg = {
+          x: Math.min(a.x, b.x),
+          y: Math.min(a.y, b.y),
+          width: Math.abs(a.x - b.x) || 0.01,
+          height: Math.abs(a.y - b.y) || 0.01,
+        };
+        const crossed = boxes.filter((box) => box.id !== source.id && box.id !== target.id && overlaps(leg, box)).map((box) => box.id);
+        expect(crossed, `leg ${index} of ${source.id} → ${target.id}`).toEqual([]);
+      }
+    }
+  });
+
+  it("rounds a route's corners and finds the middle of its longest leg", () => {
+    const { path, middle } = roundedPath([
+      { x: 0, y: 0 },
+      { x: 100, y: 0 },
+      { x: 100, y: 300 },
+    ]);
+    expect(path.startsWith("M 0 0 L 90 0 Q 100 0 100 10")).toBe(true);
+    expect(middle).toEqual({ x: 100, y: 150 });
+  });
+});
