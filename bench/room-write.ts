@@ -43,6 +43,6 @@ try {
     }),
   );
 } finally {
-  await db.close?.();
+  await db.close();
   await database.drop();
 }
