@@ -2,7 +2,10 @@
 // notes written at a steady rate through the real HTTP write path. Prints delivery
 // latency, losses and memory per connection beside a bare node:http SSE broadcaster
 // measured in the same run, and ends with one line of JSON.
-// Usage: npm run bench:fanout [-- --clients=200 --events=600 --rate=50 --warmup=50 --block=50]
+// Usage: npm run bench:fanout [-- --clients=200 --events=600 --rate=50 --warmup=50 --block=50 --instances=1]
+// With --instances=2, two production servers run on the one database: the clients and the
+// writes are shared between them, so every event reaches half the clients through the other
+// instance's notification; the CPU figure is both servers' together, per event.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -22,6 +25,8 @@ const RATE = Number(options.rate ?? 50);
 const WARMUP = Number(options.warmup ?? 50);
 /** Measured events are sent in blocks of this many, alternating between Parley and the baseline. */
 const BLOCK = Number(options.block ?? 50);
+/** Parley servers on the same database, sharing the clients and the writes. */
+const INSTANCES = Number(options.instances ?? 1);
 const root = path.resolve(import.meta.dirname, "..");
 const children: ChildProcess[] = [];
 
@@ -69,8 +74,10 @@ interface Measurement {
   duplicates: number;
   outOfOrder: number;
   bytesPerClient: number;
-  /** CPU used while measured blocks ran, per measured event: the server, and the database server if any. */
+  /** CPU used while measured blocks ran, per measured event: the server(s), and the database server if any. */
   serverCpuPerEvent: number;
+  /** The same, each server's own. */
+  instanceCpuPerEvent: number[];
   databaseCpuPerEvent: number | null;
   /** The data of one measured event as a client received it. */
   sample: string | null;
@@ -92,8 +99,9 @@ async function paced(count: number, send: (index: number) => Promise<void>, onSe
 }
 
 interface Side {
-  streamUrl: string;
-  pid: number;
+  /** Clients are spread over these in turn, one per server. */
+  streamUrls: string[];
+  pids: number[];
   /** The database server's main process, whose CPU is counted with the side's. */
   databasePid?: number | null;
   /** Writes one event carrying `tag` through this side's write path. */
@@ -117,8 +125,9 @@ function fanoutSide(side: Side) {
   let outOfOrder = 0;
   let sample: string | null = null;
   let bytesPerClient = 0;
-  let serverCpu = 0;
+  const serverCpu = side.pids.map(() => 0);
   let databaseCpu = 0;
+  const memory = async () => (await Promise.all(side.pids.map(memoryOf))).reduce((sum, bytes) => sum + bytes, 0);
 
   const onData = (index: number) => (data: string, at: number, id: string | null) => {
     const match = data.match(/(bench|warmup)-(\d+)/);
@@ -140,14 +149,14 @@ function fanoutSide(side: Side) {
   return {
     sample: () => sample,
     async connect() {
-      const before = await memoryOf(side.pid);
+      const before = await memory();
       for (let index = 0; index < CLIENTS; index++) {
-        clients.push(connectSse(side.streamUrl, onData(index)));
+        clients.push(connectSse(side.streamUrls[index % side.streamUrls.length]!, onData(index)));
         if (index % 50 === 49) await Promise.all(clients.slice(-50).map((entry) => entry.ready));
       }
       await Promise.all(clients.map((client) => client.ready));
       await sleep(1000);
-      bytesPerClient = Math.max(0, Math.round(((await memoryOf(side.pid)) - before) / CLIENTS));
+      bytesPerClient = Math.max(0, Math.round(((await memory()) - before) / CLIENTS));
     },
     async warmUp() {
       await paced(
@@ -158,7 +167,7 @@ function fanoutSide(side: Side) {
       await sleep(500);
     },
     async block(from: number, count: number) {
-      const serverBefore = cpuMilliseconds(side.pid);
+      const serverBefore = side.pids.map(cpuMilliseconds);
       const databaseBefore = side.databasePid ? cpuMilliseconds(side.databasePid) : 0;
       await paced(
         count,
@@ -170,7 +179,9 @@ function fanoutSide(side: Side) {
       );
       const deadline = Date.now() + 5_000;
       while (Date.now() < deadline && received.some((map) => map.size < from + count)) await sleep(20);
-      serverCpu += cpuMilliseconds(side.pid) - serverBefore;
+      side.pids.forEach((pid, index) => {
+        serverCpu[index]! += cpuMilliseconds(pid) - serverBefore[index]!;
+      });
       if (side.databasePid) databaseCpu += cpuMilliseconds(side.databasePid) - databaseBefore;
     },
     finish(): Measurement {
@@ -185,7 +196,8 @@ function fanoutSide(side: Side) {
         duplicates,
         outOfOrder,
         bytesPerClient,
-        serverCpuPerEvent: serverCpu / sentAt.size,
+        serverCpuPerEvent: serverCpu.reduce((sum, cpu) => sum + cpu, 0) / sentAt.size,
+        instanceCpuPerEvent: serverCpu.map((cpu) => cpu / sentAt.size),
         databaseCpuPerEvent: side.databasePid ? databaseCpu / sentAt.size : null,
         sample,
       };
@@ -208,16 +220,22 @@ async function main() {
       if (build.status !== 0) throw new Error("next build failed");
     }
 
-    const port = await freePort();
-    const server = startNext({
-      port,
-      nodeArgs: process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean),
-      env: { ...process.env, ...BENCH_SERVER_ENV, DATABASE_URL: database.url, PARLEY_WORKER: "0", PARLEY_DEMO_ROOM: "0" },
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    children.push(server);
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/api/health`);
+    const servers: ChildProcess[] = [];
+    const bases: string[] = [];
+    for (let instance = 0; instance < INSTANCES; instance++) {
+      const port = await freePort();
+      const server = startNext({
+        port,
+        nodeArgs: process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean),
+        env: { ...process.env, ...BENCH_SERVER_ENV, DATABASE_URL: database.url, PARLEY_WORKER: "0", PARLEY_DEMO_ROOM: "0" },
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      children.push(server);
+      servers.push(server);
+      bases.push(`http://127.0.0.1:${port}`);
+      await waitFor(`http://127.0.0.1:${port}/api/health`);
+    }
+    const base = bases[0]!;
     const room = await (
       await fetch(`${base}/api/rooms`, {
         method: "POST",
@@ -237,11 +255,12 @@ async function main() {
     const padding = "·".repeat(120);
     const runId = Date.now().toString(36);
     const parleySide = fanoutSide({
-      streamUrl: `${base}/api/rooms/${roomId}/events?after=${lastSeq}`,
-      pid: server.pid!,
+      streamUrls: bases.map((origin) => `${origin}/api/rooms/${roomId}/events?after=${lastSeq}`),
+      pids: servers.map((server) => server.pid!),
       databasePid: database.postmasterPid,
       async send(tag) {
-        const response = await fetch(`${base}/api/rooms/${roomId}/nodes`, {
+        const origin = bases[Number(tag.replace(/\D/g, "")) % bases.length]!;
+        const response = await fetch(`${origin}/api/rooms/${roomId}/nodes`, {
           method: "POST",
           // As the browser sends it: every write carries an idempotency key.
           headers: { "content-type": "application/json", cookie, "idempotency-key": `${runId}-${tag}` },
@@ -272,8 +291,8 @@ async function main() {
         bare.once("exit", (code) => reject(new Error(`the bare broadcaster exited with ${code}`)));
       });
       return fanoutSide({
-        streamUrl: `http://127.0.0.1:${barePort}/events`,
-        pid: bare.pid!,
+        streamUrls: [`http://127.0.0.1:${barePort}/events`],
+        pids: [bare.pid!],
         databasePid,
         async send(tag) {
           const response = await fetch(`http://127.0.0.1:${barePort}/publish`, {
@@ -308,11 +327,16 @@ async function main() {
     const parley = parleySide.finish();
     const baseline = bare.finish();
     const durableBaseline = durable.finish();
-    server.kill("SIGINT");
-    await new Promise((resolve) => server.once("exit", resolve));
+    await Promise.all(
+      servers.map((server) => {
+        server.kill("SIGINT");
+        return new Promise((resolve) => server.once("exit", resolve));
+      }),
+    );
 
     const result = {
       clients: CLIENTS,
+      instances: INSTANCES,
       events: EVENTS,
       warmup_events: WARMUP,
       block_events: BLOCK,
@@ -334,6 +358,7 @@ async function main() {
       baseline_lost: baseline.lost,
       baseline_bytes_per_client: baseline.bytesPerClient,
       server_cpu_ms_per_event: round(parley.serverCpuPerEvent),
+      instance_cpu_ms_per_event: parley.instanceCpuPerEvent.map(round),
       database_cpu_ms_per_event: parley.databaseCpuPerEvent === null ? null : round(parley.databaseCpuPerEvent),
       baseline_cpu_ms_per_event: round(baseline.serverCpuPerEvent),
       durable_baseline_p50_ms: round(percentile(durableBaseline.latencies, 50)),

@@ -24,8 +24,8 @@ export type NodePlacement = Omit<CreateNodeInput, "x" | "y"> & Partial<Point>;
  * Adds a node (a person's sticky note or an agent's work) and its `node.created` event. A
  * person's note goes where they put it. A node without a position goes to the free spot
  * nearest `placeNear`, and an agent's node to the free spot nearest the position it asked for,
- * so agents' work never covers other work; the spot is found under the room lock, so two nodes
- * placed at once never take the same one. A retry under the same key names the same input, not
+ * so agents' work never covers other work; the spot is found under a lock of the room's placed
+ * nodes, so two nodes placed at once never take the same one. A retry under the same key names the same input, not
  * the spot found, and gets the original node back.
  */
 export async function createNode(
@@ -60,8 +60,11 @@ export async function createNode(
     {
       ...writeOptions,
       change: { type: "node.created", request: { by: author.id, input } },
-      // The room's nodes as they stand once it is locked, read in the lock's own round trip.
-      readBehindLock: placed ? (tx) => occupiedBoxes(tx, roomId) : undefined,
+      // The room is locked only by the statement that stores the node and its event. A placed
+      // node's spot is found among the nodes read with BEGIN behind a lock that only placed nodes
+      // take, so two placed at once never take the same spot and no other write waits for them.
+      lockAtEnd: true,
+      readFirst: placed ? (tx) => placementRead(tx, roomId) : undefined,
     },
   );
   return eventPayload(events, "node.created").node;
@@ -74,6 +77,20 @@ export async function createNode(
  */
 export async function placeNode(tx: DbOrTx, roomId: string, anchor: Point, node: { kind: string; text: string }): Promise<Point> {
   return spotAmong(await occupiedBoxes(tx, roomId), anchor, node);
+}
+
+/**
+ * The room's nodes, read once this write holds the room's placement lock (a transaction-scoped
+ * advisory lock, taken in the same round trip): placed nodes wait for each other, nothing else
+ * waits for them.
+ */
+function placementRead(tx: DbOrTx, roomId: string): Promise<Box[]> {
+  const lock = tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`parley-place:${roomId}`}, 0))`);
+  // Sent now, ahead of the read (a Drizzle query goes out when its `then` is called).
+  const locked = new Promise<unknown>((resolve, reject) => {
+    lock.then(resolve, reject);
+  });
+  return Promise.all([locked, occupiedBoxes(tx, roomId)]).then(([, boxes]) => boxes);
 }
 
 /** The boxes the room's nodes take on screen; read under the room lock to place a node among them. */

@@ -8,16 +8,14 @@ import { type Db, type DbOrTx, type Tx, preparingStatements } from "@/db/client"
  * The body of a room write as an executor runs it: queries go through `tx`, and the write's
  * last statement through `finish` — after which nothing may run on `tx`.
  */
-export type RoomWriteBody<R> = (tx: DbOrTx, finish: (statement: SQL) => Promise<void>) => Promise<R>;
+export type RoomWriteBody<R> = (tx: DbOrTx, finish: (statement: SQL) => Promise<unknown>) => Promise<R>;
 
 /** Runs a room write in a transaction of its own. */
 export type RoomWriteExecutor = <R>(body: RoomWriteBody<R>) => Promise<R>;
 
 /** Runs a room write inside a transaction the caller already holds: its last statement is an ordinary one. */
 export function inTransaction<R>(tx: Tx, body: RoomWriteBody<R>): Promise<R> {
-  return body(tx, async (statement) => {
-    await tx.execute(statement);
-  });
+  return body(tx, (statement) => tx.execute(statement));
 }
 
 /** Drizzle's own transaction: `BEGIN`, the statements one after another, `COMMIT`. */
@@ -78,8 +76,9 @@ export function pipelinedExecutor(client: Sql): RoomWriteExecutor {
         const last = connection.unsafe(query.sql, query.params as never[]).execute();
         const commit = connection.unsafe("commit").execute();
         committed = true;
-        await last.finally(() => commit.catch(() => {}));
+        const rows = await last.finally(() => commit.catch(() => {}));
         await commit;
+        return rows;
       });
       written.catch(() => {});
       const result = await Promise.race([written, cut]);
@@ -94,7 +93,8 @@ export function pipelinedExecutor(client: Sql): RoomWriteExecutor {
         throw error;
       }
       await begun.catch(() => {});
-      await Promise.race([connection.unsafe("rollback"), cut]).catch(() => {});
+      // A failure of the last statement was answered by the COMMIT behind it, which rolled back.
+      if (!committed) await Promise.race([connection.unsafe("rollback"), cut]).catch(() => {});
       throw error;
     } finally {
       if (!cutBy) {

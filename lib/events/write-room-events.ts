@@ -6,7 +6,8 @@ import { conflict, notFound } from "@/lib/errors";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import type { ErrorDetails, MessageStatus, PayloadOf, StoredEvent, StoredEventOf, StoredEventType } from "@/lib/protocol";
 import { storedEventSchemas } from "@/lib/protocol";
-import { EVENTS_CHANNEL, encodeStoredNotification } from "@/lib/realtime/notification";
+import { EVENTS_CHANNEL, MAX_NOTIFICATION_BYTES } from "@/lib/realtime/notification";
+import { rowsOf } from "@/db/rows";
 import { askTallyChange } from "./ask-tally";
 import { eventFromRow } from "./event-row";
 import { type ChangeIdentity, changeFingerprint } from "./idempotency";
@@ -56,6 +57,18 @@ export type WriteWork<R, P = never> = (tx: DbOrTx, emit: Emit, at: Date, defer: 
  */
 export interface ReadBehindLock<P> {
   readBehindLock?: (tx: DbOrTx) => PromiseLike<P>;
+}
+
+/**
+ * A write whose body needs no room lock: what it reads and changes is its own (a new row, a row
+ * it locks itself), so the room is locked only by the statement that stores the events, for as
+ * long as that statement and COMMIT take. `readFirst` is the body's read, made before it runs
+ * (in the same round trip as BEGIN), without the room lock. A retried idempotency key is caught
+ * by the unique index and answered with the original event.
+ */
+export interface LockAtEnd<P> {
+  lockAtEnd?: boolean;
+  readFirst?: (tx: DbOrTx) => PromiseLike<P>;
 }
 
 /**
@@ -119,15 +132,43 @@ export async function writeRoomEvents<R, P = never>(
   db: Db,
   roomId: string,
   work: WriteWork<R, P>,
-  options: WriteOptions & ReadBehindLock<P> = {},
+  options: WriteOptions & ReadBehindLock<P> & LockAtEnd<P> = {},
 ): Promise<WriteResult<R>> {
   const carried = options.carry?.take() ?? null;
   try {
     return await roomWriteExecutor(db)(roomWrite(roomId, work, options, carried?.change ?? null));
   } catch (error) {
     carried?.giveBack();
+    if (!options.lockAtEnd) throw error;
+    const key = options.idempotencyKey;
+    // A retry, or a write racing its original: the original has committed (the unique index
+    // waited for it), and is answered as the lookup under the lock would have answered it.
+    if (key && keyTaken(error)) {
+      const [existing] = await storedUnderKey(db, roomId, key);
+      if (existing) {
+        return {
+          events: [replayed(existing, options.change ? changeFingerprint(options.change) : null)],
+          result: undefined,
+          duplicate: true,
+        };
+      }
+    }
+    if (isDatabaseError(error) && !(await roomExists(db, roomId))) throw notFound("Room");
     throw error;
   }
+}
+
+/** A failure the database reported (a constraint, a missing row it refers to), as opposed to one of the body's own. */
+function isDatabaseError(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (typeof (cause as { code?: unknown }).code === "string") return true;
+  }
+  return false;
+}
+
+async function roomExists(db: Db, roomId: string): Promise<boolean> {
+  const [room] = await db.select({ id: rooms.id }).from(rooms).where(eq(rooms.id, roomId));
+  return room !== undefined;
 }
 
 /**
@@ -138,7 +179,7 @@ export async function writeRoomEventsInTransaction<R, P = never>(
   tx: Tx,
   roomId: string,
   work: WriteWork<R, P>,
-  options: WriteOptions & ReadBehindLock<P> & { carry?: undefined } = {},
+  options: WriteOptions & ReadBehindLock<P> & { carry?: undefined; lockAtEnd?: undefined } = {},
 ): Promise<WriteResult<R>> {
   return inTransaction(tx, roomWrite(roomId, work, options, null));
 }
@@ -195,31 +236,40 @@ export async function earlierWrite<T extends StoredEventType>(
 function roomWrite<R, P>(
   roomId: string,
   work: WriteWork<R, P>,
-  options: WriteOptions & ReadBehindLock<P>,
+  options: WriteOptions & ReadBehindLock<P> & LockAtEnd<P>,
   carried: SQL | null,
 ): RoomWriteBody<WriteResult<R>> {
   return async (tx, finish) => {
     const now = options.now ?? (() => new Date());
-    // The key lookup, the body's first read and the carried change are sent right behind the
-    // lock, in the same round trip: the server runs them once the lock is held, with a fresh
-    // snapshot, so a retry racing its original waits for it and then finds its event.
     const key = options.idempotencyKey;
-    // Each query is sent as it is started, so the lock is started first and the body's read
-    // last: a read started before the lock would read the room as it was before the lock's wait.
-    const locked = sendNow(
-      tx.select({ lastSeq: rooms.lastSeq, lastActivityAt: rooms.lastActivityAt }).from(rooms).where(eq(rooms.id, roomId)).for("update"),
-    );
-    const lookedUp: Promise<EventRow[]> = key ? sendNow(storedUnderKey(tx, roomId, key)) : Promise.resolve([]);
-    const made = carried ? sendNow(tx.execute(carried)) : null;
-    const reading: PromiseLike<P> | undefined = options.readBehindLock?.(tx);
-    const [[room], [existing], read] = await Promise.all([locked, lookedUp, reading, made]);
-    if (!room) throw notFound("Room");
-
     const fingerprint = key && options.change ? changeFingerprint(options.change) : null;
-    if (existing) return { events: [replayed(existing, fingerprint)], result: undefined, duplicate: true };
+    let clock: Date;
+    let read: P | undefined;
+    if (options.lockAtEnd) {
+      // Nothing is locked before the statement that stores the events: the carried change and the
+      // body's read go out first (with BEGIN), and a retried key is caught by the unique index.
+      const made = carried ? sendNow(tx.execute(carried)) : null;
+      const reading: PromiseLike<P> | undefined = options.readFirst?.(tx);
+      [read] = await Promise.all([reading, made]);
+      clock = now();
+    } else {
+      // The key lookup, the body's first read and the carried change are sent right behind the
+      // lock, in the same round trip: the server runs them once the lock is held, with a fresh
+      // snapshot, so a retry racing its original waits for it and then finds its event.
+      // Each query is sent as it is started, so the lock is started first and the body's read
+      // last: a read started before the lock would read the room as it was before the lock's wait.
+      const locked = sendNow(tx.select({ lastActivityAt: rooms.lastActivityAt }).from(rooms).where(eq(rooms.id, roomId)).for("update"));
+      const lookedUp: Promise<EventRow[]> = key ? sendNow(storedUnderKey(tx, roomId, key)) : Promise.resolve([]);
+      const made = carried ? sendNow(tx.execute(carried)) : null;
+      const reading: PromiseLike<P> | undefined = options.readBehindLock?.(tx);
+      const [[room], [existing], behind] = await Promise.all([locked, lookedUp, reading, made]);
+      if (!room) throw notFound("Room");
+      if (existing) return { events: [replayed(existing, fingerprint)], result: undefined, duplicate: true };
+      read = behind;
+      const time = now();
+      clock = time < room.lastActivityAt ? room.lastActivityAt : time;
+    }
 
-    const clock = now();
-    const timestamp = clock < room.lastActivityAt ? room.lastActivityAt : clock;
     const drafts: EventDraft[] = [];
     const deferred: SQL[] = [];
     const result = await work(
@@ -227,7 +277,7 @@ function roomWrite<R, P>(
       (draft) => {
         drafts.push(draft as EventDraft);
       },
-      timestamp,
+      clock,
       (change) => {
         deferred.push(change.getSQL());
       },
@@ -245,15 +295,15 @@ function roomWrite<R, P>(
       return { events: [], result, duplicate: false };
     }
 
-    const firstSeq = room.lastSeq + 1;
+    const count = drafts.length;
     const rows = drafts.map((draft, index) => {
       const schema = storedEventSchemas[draft.type];
       const payload = schema.shape.payload.parse(draft.payload) as Record<string, unknown>;
       return {
         id: randomUUID(),
         roomId,
-        seq: firstSeq + index,
-        correlationId: draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: timestamp }),
+        seq: 0,
+        correlationId: draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: clock }),
         agent: draft.actor.id,
         agentName: draft.actor.name,
         targetAgent: draft.targetAgent ?? null,
@@ -264,27 +314,82 @@ function roomWrite<R, P>(
         errorDetails: draft.errorDetails ?? null,
         idempotencyKey: index === 0 ? (key ?? null) : null,
         idempotencyFingerprint: index === 0 ? fingerprint : null,
-        createdAt: timestamp,
+        createdAt: clock,
       };
     });
-
-    const stored = rows.map(eventFromRow);
-    // One statement makes the deferred changes, moves the room's counter, stores the events,
-    // adds what they ask to the room's count of who asked whom and queues the notification (and,
-    // when pipelined, goes out with COMMIT): a write costs as few round trips as it can while the
-    // room stays locked.
-    const bump = tx
-      .update(rooms)
-      .set({ lastSeq: firstSeq + rows.length - 1, lastActivityAt: timestamp })
-      .where(eq(rooms.id, roomId))
+    const drafted = rows.map(eventFromRow);
+    // One statement makes the deferred changes, moves the room's counter (taking the room's lock
+    // until COMMIT, which goes out with it when pipelined) and numbers the events from the counter
+    // it moved, stores them, adds what they ask to the room's count of who asked whom and queues
+    // the notification. The counter's row lock serialises writers per room, so sequence numbers
+    // are gapless and in commit order; a room that is not there stores nothing.
+    const bump = sql`update ${rooms} set last_seq = last_seq + ${count}::int, last_activity_at = greatest(last_activity_at, ${clock.toISOString()}::timestamptz) where id = ${roomId} returning last_seq - ${count}::int as base, last_activity_at as at`;
+    const insert = tx
+      .insert(events)
+      .values(
+        rows.map((row, index) => ({
+          ...row,
+          seq: sql`(select base from bumped) + ${index + 1}::int`,
+          createdAt: sql`(select at from bumped)`,
+        })),
+      )
       .getSQL();
-    const insert = tx.insert(events).values(rows).getSQL();
-    const tally = askTallyChange(roomId, stored);
-    await finish(
-      sql`with ${changes}bumped as (${bump}), inserted as (${insert})${tally ? sql`, tallied as (${tally})` : sql``} select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
+    const tally = askTallyChange(roomId, drafted);
+    const [numbered] = rowsOf<{ base: string | number; at: string }>(
+      await finish(
+        sql`with ${changes}bumped as (${bump}), inserted as (${insert})${tally ? sql`, tallied as (${tally})` : sql``} select base::text as base, ${ISO_TIMESTAMP} as at, pg_notify(${EVENTS_CHANNEL}, ${notificationOf(roomId, drafted)}) from bumped`,
+      ),
     );
+    if (!numbered) throw notFound("Room");
+    const base = Number(numbered.base);
+    const stored = drafted.map((event, index) => ({ ...event, seq: base + index + 1, timestamp: numbered.at }));
     return { events: stored, result, duplicate: false };
   };
+}
+
+/** The counter's timestamp as `Date.prototype.toISOString` writes it, for the notification and the answer. */
+const ISO_TIMESTAMP = sql.raw(`to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+const MARK = `@@${randomUUID().slice(0, 8)}`;
+const MARKS = new RegExp(`"${MARK}(seq|at)@@"`, "g");
+
+/**
+ * The notification as SQL: the events as JSON with their sequence numbers and timestamp, which
+ * only the statement knows, put in by the statement (`bumped.base`, `bumped.at`). The JSON is
+ * written here with marks where those go, and cut at the marks.
+ */
+function notificationOf(roomId: string, drafted: StoredEvent[]): SQL {
+  const marked = drafted.map((event) => ({ ...event, seq: `${MARK}seq@@` as unknown as number, timestamp: `${MARK}at@@` }));
+  const range = { k: "stored", room: roomId, from: `${MARK}seq@@`, to: `${MARK}seq@@` };
+  const inline = JSON.stringify({ ...range, events: marked });
+  // The marks are shorter than what replaces them only by a timestamp's width per event.
+  const text = Buffer.byteLength(inline) + 32 * drafted.length <= MAX_NOTIFICATION_BYTES ? inline : JSON.stringify(range);
+  const parts: SQL[] = [];
+  let last = 0;
+  let seqs = 0;
+  const count = drafted.length;
+  for (const match of text.matchAll(MARKS)) {
+    parts.push(sql`${text.slice(last, match.index)}::text`);
+    if (match[1] === "at") parts.push(sql`'"' || ${ISO_TIMESTAMP} || '"'`);
+    else {
+      // `from`, `to`, then each event's own.
+      const offset = seqs === 0 ? 1 : seqs === 1 ? count : seqs - 1;
+      parts.push(sql`(base + ${offset}::int)::text`);
+      seqs += 1;
+    }
+    last = match.index + match[0].length;
+  }
+  parts.push(sql`${text.slice(last)}::text`);
+  return sql.join(parts, sql` || `);
+}
+
+/** Whether a write failed because its idempotency key was already stored in the room (the unique index). */
+function keyTaken(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const { code, constraint_name, constraint } = cause as { code?: string; constraint_name?: string; constraint?: string };
+    if (code === "23505" && (constraint_name ?? constraint) === "events_room_idempotency_idx") return true;
+  }
+  return false;
 }
 
 /** Appends events that need no domain change of their own. */
@@ -295,7 +400,7 @@ export async function appendEvents(db: Db, roomId: string, drafts: EventDraft[],
     async (_tx, emit) => {
       for (const draft of drafts) emit(draft);
     },
-    options,
+    { ...options, lockAtEnd: true },
   );
   return stored;
 }
