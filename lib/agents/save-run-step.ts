@@ -41,7 +41,7 @@ export interface CompletedStep {
  */
 export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string, step: CompletedStep): Promise<void> {
   const { summary } = step;
-  // With BEGIN, in its round trip: whether the lease is still held (the run's count
+  // Behind the room lock, in its round trip: whether the lease is still held (the run's count
   // and transcript move on only if it is), and the run's questions nobody waits for.
   const holdAndOrphans = (tx: DbOrTx) =>
     Promise.all([
@@ -90,9 +90,7 @@ export async function saveRunStep(db: Db, run: Run, actor: Actor, owner: string,
         payload: summary,
       });
     },
-    // Nothing here needs the room held: the run's row is locked by the lease check, which goes
-    // out with BEGIN, and the room only by the statement that stores the step's event.
-    { carry: step.carry, lockAtEnd: true, readFirst: holdAndOrphans },
+    { carry: step.carry, readBehindLock: holdAndOrphans },
   );
 }
 
