@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type SQL, type SQLWrapper, and, eq, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, and, desc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx, Tx } from "@/db";
 import { type EventRow, events, rooms } from "@/db/schema";
 import { conflict, notFound } from "@/lib/errors";
@@ -8,6 +8,7 @@ import type { ErrorDetails, MessageStatus, PayloadOf, StoredEvent, StoredEventOf
 import { storedEventSchemas } from "@/lib/protocol";
 import { EVENTS_CHANNEL, encodeStoredNotification } from "@/lib/realtime/notification";
 import { askTallyChange } from "./ask-tally";
+import { ambientCause, wrote } from "./cause";
 import { eventFromRow } from "./event-row";
 import { type ChangeIdentity, changeFingerprint } from "./idempotency";
 import { type RoomWriteBody, inTransaction, roomWriteExecutor } from "./room-write-executor";
@@ -31,6 +32,10 @@ export interface EventDraft<T extends StoredEventType = StoredEventType> {
   status?: MessageStatus;
   nextSteps?: string[];
   errorDetails?: ErrorDetails | null;
+  /** The event's id, when the writer must name it before it is stored (a run records the event that queued it). */
+  id?: string;
+  /** The event that caused this one, when the writer knows better than the work it is part of. */
+  causationId?: string | null;
 }
 
 export type Emit = <T extends StoredEventType>(draft: EventDraft<T>) => void;
@@ -246,14 +251,22 @@ function roomWrite<R, P>(
     }
 
     const firstSeq = room.lastSeq + 1;
+    const ids = drafts.map((draft) => draft.id ?? randomUUID());
+    const cause = ambientCause();
+    // The first event is caused by the work the write is part of; one written outside any (a
+    // timer's, a direct call's) that joins a workflow continues it from its latest event.
+    const rootCause = cause.eventId ?? (drafts[0]?.correlationId ? await latestOf(tx, roomId, drafts[0].correlationId) : null);
     const rows = drafts.map((draft, index) => {
       const schema = storedEventSchemas[draft.type];
       const payload = schema.shape.payload.parse(draft.payload) as Record<string, unknown>;
       return {
-        id: randomUUID(),
+        id: ids[index] ?? randomUUID(),
         roomId,
         seq: firstSeq + index,
         correlationId: draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: timestamp }),
+        // Within a write, what follows the first event is its consequence.
+        causationId: draft.causationId !== undefined ? draft.causationId : index === 0 ? rootCause : (ids[0] ?? null),
+        traceParent: index === 0 && rootCause === null ? cause.traceparent : null,
         agent: draft.actor.id,
         agentName: draft.actor.name,
         targetAgent: draft.targetAgent ?? null,
@@ -283,8 +296,20 @@ function roomWrite<R, P>(
     await finish(
       sql`with ${changes}bumped as (${bump}), inserted as (${insert})${tally ? sql`, tallied as (${tally})` : sql``} select pg_notify(${EVENTS_CHANNEL}, ${encodeStoredNotification(roomId, stored)})`,
     );
+    if (ids[0]) wrote(ids[0]);
     return { events: stored, result, duplicate: false };
   };
+}
+
+/** The latest event of a workflow in a room, read behind the room's lock. */
+async function latestOf(tx: DbOrTx, roomId: string, correlationId: string): Promise<string | null> {
+  const [latest] = await tx
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.roomId, roomId), eq(events.correlationId, correlationId)))
+    .orderBy(desc(events.seq))
+    .limit(1);
+  return latest?.id ?? null;
 }
 
 /** Appends events that need no domain change of their own. */
