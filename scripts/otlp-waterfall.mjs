@@ -14,7 +14,7 @@ function value(attribute) {
   return v.stringValue ?? v.intValue ?? v.doubleValue ?? v.boolValue ?? JSON.stringify(v);
 }
 
-function escape(text) {
+function html(text) {
   return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }
 
@@ -53,21 +53,19 @@ function page() {
         .filter(Boolean)
         .join(" · ");
       rows.push(
-        `<tr><td style="padding-left:${depth * 14 + 4}px" title="${escape(attributes["parley.event.type"] ?? "")}">${escape(span.name)}` +
-          `${detail ? `<small> ${escape(detail)}</small>` : ""}</td>` +
-          `<td class="lane"><span class="bar${attributes["gen_ai.operation.name"] ? ` op-${escape(attributes["gen_ai.operation.name"])}` : ""}" ` +
+        `<tr><td style="padding-left:${depth * 14 + 4}px" title="${html(attributes["parley.event.type"] ?? "")}">${html(span.name)}` +
+          `${detail ? `<small> ${html(detail)}</small>` : ""}</td>` +
+          `<td class="lane"><span class="bar${attributes["gen_ai.operation.name"] ? ` op-${html(attributes["gen_ai.operation.name"])}` : ""}" ` +
           `style="left:${((from / total) * 100).toFixed(2)}%;width:max(2px,${((length / total) * 100).toFixed(2)}%)"></span></td>` +
           `<td class="ms">${(length / 1000).toFixed(1)} ms</td></tr>`,
       );
       for (const child of (children.get(span.spanId) ?? []).sort(byStart)) walk(child, depth + 1);
     };
     for (const root of roots.sort(byStart)) walk(root, 0);
-    const correlation = list
-      .flatMap((span) => span.attributes ?? [])
-      .find((attribute) => attribute.key === "parley.correlation_id");
+    const correlation = list.flatMap((span) => span.attributes ?? []).find((attribute) => attribute.key === "parley.correlation_id");
     sections.push(
-      `<section><h2>Trace ${escape(traceId)}</h2><p>${list.length} spans · ${(total / 1000).toFixed(0)} ms` +
-        `${correlation ? ` · workflow ${escape(value(correlation))}` : ""}</p><table>${rows.join("")}</table></section>`,
+      `<section><h2>Trace ${html(traceId)}</h2><p>${list.length} spans · ${(total / 1000).toFixed(0)} ms` +
+        `${correlation ? ` · workflow ${html(value(correlation))}` : ""}</p><table>${rows.join("")}</table></section>`,
     );
   }
   return `<!doctype html><meta charset="utf-8"><title>Traces</title><style>
@@ -87,7 +85,8 @@ createServer((request, response) => {
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
         for (const resource of body.resourceSpans ?? [])
-          for (const scope of resource.scopeSpans ?? []) for (const span of scope.spans ?? []) spans.set(`${span.traceId}/${span.spanId}`, span);
+          for (const scope of resource.scopeSpans ?? [])
+            for (const span of scope.spans ?? []) spans.set(`${span.traceId}/${span.spanId}`, span);
         response.writeHead(200, { "content-type": "application/json" }).end("{}");
       } catch {
         response.writeHead(400, { "content-type": "application/json" }).end('{"error":"not OTLP JSON"}');
