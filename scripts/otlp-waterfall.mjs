@@ -25,7 +25,9 @@ function page() {
     traces.get(span.traceId).push(span);
   }
   const sections = [];
-  for (const [traceId, list] of traces) {
+  // The biggest traces first; one or two spans alone (a seat taken, a note moved) are left out.
+  const shown = [...traces].filter(([, list]) => list.length > 2).sort((a, b) => b[1].length - a[1].length);
+  for (const [traceId, list] of shown) {
     const ids = new Set(list.map((span) => span.spanId));
     const children = new Map();
     const roots = [];
@@ -74,7 +76,7 @@ table{border-collapse:collapse;width:100%}td{border-bottom:1px solid #eee;paddin
 td:first-child{width:38%;overflow:hidden;text-overflow:ellipsis;max-width:0}small{color:#666}
 .lane{position:relative;width:52%}.bar{position:absolute;top:4px;height:10px;background:#adb5bd;border-radius:2px}
 .op-invoke_agent{background:#4dabf7}.op-chat{background:#f59f00}.op-execute_tool{background:#69db7c}.ms{text-align:right;color:#666;width:10%}
-</style><h1 style="font-size:16px">Spans received (${spans.size})</h1>${sections.reverse().join("") || "<p>None yet.</p>"}`;
+</style><h1 style="font-size:16px">Spans received (${spans.size})</h1>${sections.join("") || "<p>None yet.</p>"}`;
 }
 
 createServer((request, response) => {

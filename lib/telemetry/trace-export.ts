@@ -83,6 +83,7 @@ export function startTraceExport(
     async stop() {
       unsubscribe();
       await spans.idle();
+      spans.endOpen();
       await provider.shutdown();
     },
   };

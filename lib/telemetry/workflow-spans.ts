@@ -134,6 +134,18 @@ export class WorkflowSpans {
     this.chain = this.chain.then(() => this.handle(event)).catch((error) => console.error("[otel] could not make a span:", error));
   }
 
+  /**
+   * Ends the spans still open (a run this instance hears of still working as it stops) now,
+   * marked unfinished, so they are sent rather than lost.
+   */
+  endOpen(at = Date.now()): void {
+    for (const span of this.open.values()) {
+      span.setAttribute("parley.unfinished", true);
+      span.end(at);
+    }
+    this.open.clear();
+  }
+
   /** Resolves once every queued event has its span. */
   idle(): Promise<void> {
     return this.chain;
