@@ -20,6 +20,7 @@ import { AgentWorker } from "@/lib/agents/worker";
 import type { ResolvedModel } from "@/lib/models/registry";
 import { createScriptModel } from "@/lib/models/script/script-model";
 import { RoomBus } from "@/lib/realtime/bus";
+import { BENCH_OTEL, benchTraceExport } from "./support/otel";
 import { createRoom } from "@/lib/rooms/create-room";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
@@ -98,6 +99,7 @@ async function pass(database: Database, label: string, rooms: number, workers: n
     );
   }
 
+  const traces = await benchTraceExport(database);
   const started = performance.now();
   for (const roomId of roomIds) {
     const team = rowsOf<{ id: string; persona: string }>(
@@ -123,6 +125,7 @@ async function pass(database: Database, label: string, rooms: number, workers: n
   const wall = performance.now() - started;
   await Promise.all(workerList.map((worker) => worker.stop()));
   await Promise.all(buses.map((bus) => bus.stop()));
+  await traces?.stop();
 
   const finished = await database.db.select().from(runs).where(inArray(runs.roomId, roomIds));
   const failed = finished.filter((run) => run.status !== "succeeded");
@@ -654,6 +657,7 @@ console.log(
           overhead_floor_ratio: round(primary.overhead_ms_per_step / floor.overhead_ms_per_step, 2),
         }
       : {}),
+    otel_export: BENCH_OTEL,
     results,
   }),
 );

@@ -13,6 +13,7 @@ import { startNext } from "../scripts/next-start.mjs";
 import { startChatStandIn } from "./support/chat-stand-in";
 import { BENCH_SERVER_ENV } from "./support/bench-env";
 import { freshPostgres } from "./support/local-postgres";
+import { benchReceiver } from "./support/otel";
 import { connectSse } from "./support/sse-client";
 import { args, percentile, round } from "./support/stats";
 
@@ -97,7 +98,8 @@ async function main() {
       if (build.status !== 0) throw new Error("next build failed");
     }
 
-    // Parley, its worker running the agents, on PostgreSQL.
+    // Parley, its worker running the agents, on PostgreSQL (with BENCH_OTEL=1, sending traces to a local receiver).
+    const otlpEndpoint = await benchReceiver();
     const port = await freePort();
     children.push(
       startNext({
@@ -110,6 +112,7 @@ async function main() {
           PARLEY_DEMO_ROOM: "0",
           OPENAI_COMPATIBLE_BASE_URL: standIn.baseURL,
           OPENAI_COMPATIBLE_API_KEY: "stand-in",
+          ...(otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } : {}),
         },
         stdio: ["ignore", "ignore", "inherit"],
       }),
@@ -255,6 +258,7 @@ async function main() {
         sdk_baseline_p99_ms: sdkFloor.p99,
         ratio_p99_over_sdk_baseline: sdkRatio,
         samples: parley.length,
+        otel_export: process.env.BENCH_OTEL === "1",
       }),
     );
   } finally {

@@ -6,10 +6,26 @@ import { type Runtime, getRuntime } from "@/lib/runtime";
 /** How long a shutdown may take before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 5000;
 
+/** The trace export, when the OpenTelemetry variables name an endpoint. */
+let traceExport: { stop(): Promise<void> } | null = null;
+
 /** Hands running agent runs back to the queue and takes this instance's viewers off the counts. */
 async function stopServer(runtime: Runtime): Promise<void> {
   runtime.scheduler?.stop();
   await Promise.allSettled([runtime.worker?.stop(), runtime.presence.shutdown()]);
+  // What the runs wrote as they stopped is sent before the process ends.
+  await traceExport?.stop().catch(() => {});
+}
+
+/**
+ * Sends workflows as OpenTelemetry traces when an OTLP endpoint is set; the exporter's packages
+ * are loaded only then.
+ */
+async function startTraces(runtime: Runtime): Promise<void> {
+  if (!(process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim())) return;
+  const { startTraceExport } = await import("@/lib/telemetry/trace-export");
+  traceExport = startTraceExport(runtime.database, runtime.bus);
+  if (traceExport) console.log("[parley] sending workflows as OpenTelemetry traces");
 }
 
 /**
@@ -42,6 +58,7 @@ export async function startServer(): Promise<void> {
     console.error(`\n[parley] ${(error as Error).message}\n`);
     process.exit(1);
   }
+  await startTraces(runtime).catch((error) => console.error("[parley] OpenTelemetry export:", error));
   stopOnSignals(runtime);
   resolveAdminToken({ announce: (message) => console.log(`[parley] ${message}`) });
   const base = env.PARLEY_PUBLIC_URL?.replace(/\/+$/, "") ?? `http://localhost:${process.env.PORT ?? "3000"}`;

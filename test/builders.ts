@@ -96,6 +96,7 @@ const queuedRun = () =>
     requestedBy: "human:s1",
     prompt: "Write about rain",
     parentRunId: null,
+    causeEventId: null,
     chainDepth: 0,
     correlationId: "c1",
     selectedNodeIds: [],

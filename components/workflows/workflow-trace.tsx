@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { formatUsage } from "@/components/agents/agent-status";
 import { describeEvent } from "@/components/feed/describe-event";
 import { UnreadableEvents, readFetchedEvents } from "@/components/feed/fetched-events";
@@ -10,6 +10,7 @@ import type { AgentDto, StoredEvent, UnreadableEvent } from "@/lib/protocol";
 import type { WorkflowDetail } from "@/lib/workflows/read-workflow";
 import { MomentButton } from "@/components/timeline/moment-button";
 import { Modal } from "@/components/ui/modal";
+import { type CauseNode, causeTree, treeSize } from "./cause-tree";
 import { traceLine } from "./trace-line";
 import { attemptsExplained, workflowTitle } from "./workflow-title";
 import { readableInk } from "@/components/ui/readable-color";
@@ -178,6 +179,7 @@ export function WorkflowTimeline({
   nodeText: (nodeId: string) => string | undefined;
   exportHref: string;
 }) {
+  const [view, setView] = useState<"lanes" | "tree">("lanes");
   const lanes = [...trace.agents.map((agent) => agent.id), "others"];
   const laneOf = (message: StoredEvent) => (lanes.includes(message.agent) ? message.agent : "others");
   const start = new Date(trace.startedAt).getTime();
@@ -200,40 +202,140 @@ export function WorkflowTimeline({
         </a>
       </div>
       <UnreadableEvents count={unreadable} />
-      <div className="trace__grid" style={{ gridTemplateColumns: `64px repeat(${lanes.length}, minmax(160px, 1fr))` }}>
-        <div className="trace__lane-head" />
-        {lanes.map((lane) => {
-          const agent = agents.find((candidate) => candidate.id === lane);
-          return (
-            <div key={lane} className="trace__lane-head" style={{ color: agent && readableInk(agent.color) }}>
-              {agent?.name ?? "People and Parley"}
-            </div>
-          );
-        })}
-        {trace.messages.map((message) => {
-          const line = describeEvent(message, { agents, nodeText });
-          const said = traceLine(message, { agents, nodeText });
-          const lane = laneOf(message);
-          return (
-            <div key={message.seq} className="trace__row" data-testid="trace-message" data-type={message.type}>
-              <time className="trace__time">+{seconds(new Date(message.timestamp).getTime() - start)}</time>
-              {lanes.map((column) => (
-                <div key={column} className="trace__cell">
-                  {column === lane && (
-                    <div className={`trace__message trace__message--${message.status}`}>
-                      <strong>{message.agent_name}</strong> {said}
-                      {line.meta && <div className="trace__meta">{line.meta}</div>}
-                      {message.error_details && <div className="trace__error">{message.error_details.error_message}</div>}
-                      <MomentButton roomId={message.room_id} seq={message.seq} />
-                    </div>
-                  )}
-                </div>
-              ))}
-            </div>
-          );
-        })}
-      </div>
+      <fieldset className="trace__views" aria-label="Show the trace">
+        <button
+          type="button"
+          className="button"
+          aria-pressed={view === "lanes"}
+          onClick={() => setView("lanes")}
+          data-testid="trace-view-lanes"
+        >
+          By agent
+        </button>
+        <button
+          type="button"
+          className="button"
+          aria-pressed={view === "tree"}
+          onClick={() => setView("tree")}
+          data-testid="trace-view-tree"
+        >
+          What caused what
+        </button>
+      </fieldset>
+      {view === "tree" ? (
+        <CauseTreeView messages={trace.messages} start={start} agents={agents} nodeText={nodeText} />
+      ) : (
+        <div className="trace__grid" style={{ gridTemplateColumns: `64px repeat(${lanes.length}, minmax(160px, 1fr))` }}>
+          <div className="trace__lane-head" />
+          {lanes.map((lane) => {
+            const agent = agents.find((candidate) => candidate.id === lane);
+            return (
+              <div key={lane} className="trace__lane-head" style={{ color: agent && readableInk(agent.color) }}>
+                {agent?.name ?? "People and Parley"}
+              </div>
+            );
+          })}
+          {trace.messages.map((message) => {
+            const line = describeEvent(message, { agents, nodeText });
+            const said = traceLine(message, { agents, nodeText });
+            const lane = laneOf(message);
+            return (
+              <div key={message.seq} className="trace__row" data-testid="trace-message" data-type={message.type}>
+                <time className="trace__time">+{seconds(new Date(message.timestamp).getTime() - start)}</time>
+                {lanes.map((column) => (
+                  <div key={column} className="trace__cell">
+                    {column === lane && (
+                      <div className={`trace__message trace__message--${message.status}`}>
+                        <strong>{message.agent_name}</strong> {said}
+                        {line.meta && <div className="trace__meta">{line.meta}</div>}
+                        {message.error_details && <div className="trace__error">{message.error_details.error_message}</div>}
+                        <MomentButton roomId={message.room_id} seq={message.seq} />
+                      </div>
+                    )}
+                  </div>
+                ))}
+              </div>
+            );
+          })}
+        </div>
+      )}
       {trace.nextAfter !== null && <p className="trace__empty">The first 1,000 messages are shown; the export has them all.</p>}
     </>
+  );
+}
+
+/** A workflow's messages as nested lists, each under the message that caused it. */
+export function CauseTreeView({
+  messages,
+  start,
+  agents,
+  nodeText,
+}: {
+  messages: StoredEvent[];
+  start: number;
+  agents: AgentDto[];
+  nodeText: (nodeId: string) => string | undefined;
+}) {
+  return (
+    <ul className="trace__tree" aria-label="What caused what" data-testid="trace-tree">
+      {causeTree(messages).map((node) => (
+        <CauseBranch key={node.event.seq} node={node} start={start} agents={agents} nodeText={nodeText} />
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * One message in the tree of causes, with what it caused nested under it behind a disclosure
+ * button (open at first), so a long branch can be folded away from the keyboard.
+ */
+function CauseBranch({
+  node,
+  start,
+  agents,
+  nodeText,
+}: {
+  node: CauseNode;
+  start: number;
+  agents: AgentDto[];
+  nodeText: (nodeId: string) => string | undefined;
+}) {
+  const [open, setOpen] = useState(true);
+  const childrenId = useId();
+  const message = node.event;
+  const said = traceLine(message, { agents, nodeText });
+  const caused = treeSize(node) - 1;
+  return (
+    <li className="trace__branch" data-testid="trace-node" data-type={message.type}>
+      <div className={`trace__node trace__message--${message.status}`}>
+        {node.children.length > 0 ? (
+          <button
+            type="button"
+            className="trace__toggle"
+            aria-expanded={open}
+            aria-controls={childrenId}
+            aria-label={`${open ? "Fold" : "Unfold"} what ${message.agent_name}'s ${message.type} caused (${caused})`}
+            onClick={() => setOpen((was) => !was)}
+          >
+            {open ? "▾" : "▸"}
+          </button>
+        ) : (
+          <span className="trace__toggle trace__toggle--leaf" aria-hidden="true" />
+        )}
+        <time className="trace__time">+{seconds(new Date(message.timestamp).getTime() - start)}</time>
+        <span>
+          <strong>{message.agent_name}</strong> {said}
+          {!open && <span className="trace__meta"> · {caused} more</span>}
+        </span>
+        {message.error_details && <span className="trace__error">{message.error_details.error_message}</span>}
+      </div>
+      {node.children.length > 0 && (
+        <ul id={childrenId} className="trace__children" hidden={!open}>
+          {node.children.map((child) => (
+            <CauseBranch key={child.event.seq} node={child} start={start} agents={agents} nodeText={nodeText} />
+          ))}
+        </ul>
+      )}
+    </li>
   );
 }

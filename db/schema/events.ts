@@ -14,6 +14,10 @@ export const events = pgTable(
       .references(() => rooms.id, { onDelete: "cascade" }),
     seq: bigint("seq", { mode: "number" }).notNull(),
     correlationId: text("correlation_id").notNull(),
+    /** The event that caused this one; null for the root of a workflow and for rows written before causes were kept. */
+    causationId: text("causation_id"),
+    /** A caller's W3C `traceparent`, kept with the roots its request wrote, so exported spans join the caller's trace. */
+    traceParent: text("trace_parent"),
     agent: text("agent").notNull(),
     agentName: text("agent_name").notNull(),
     targetAgent: text("target_agent"),

@@ -30,6 +30,8 @@ export const runs = pgTable(
     requestedBy: text("requested_by").notNull(),
     prompt: text("prompt").notNull(),
     parentRunId: text("parent_run_id"),
+    /** The event that queued the run (`run.queued`): its attempts' `run.started` name it as their cause. */
+    causeEventId: text("cause_event_id"),
     chainDepth: integer("chain_depth").notNull().default(0),
     correlationId: text("correlation_id").notNull(),
     /** Nodes the run should look at (referenced by the request that started it). */

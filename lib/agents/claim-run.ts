@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { type SQL, and, asc, eq, lt, or, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { type Run, agents, rooms, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
+import { withCause } from "@/lib/events/cause";
 import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
 import { runLimitReached } from "@/lib/limits/budget";
@@ -123,9 +125,13 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
       continue;
     }
 
+    // The attempt's run.started descends from what queued the run (or its attempt before) and
+    // is the cause of everything the attempt does.
+    const startedEventId = randomUUID();
     const [claimed] = await tx
       .update(runs)
       .set({
+        causeEventId: startedEventId,
         status: "running",
         leaseOwner: options.owner,
         leaseExpiresAt: sql`now() + ${options.leaseMs} * interval '1 millisecond'`,
@@ -138,26 +144,30 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
     const actor = { id: claimed!.agentId, name: agent?.name ?? "Agent" };
     // What an earlier attempt asked and is still waiting on stays open: this attempt takes the
     // step that asked it again, and the same call carries on with it (see saveRunStep).
-    await writeRoomEventsInTransaction(tx, roomId, async (inner, emit, at) => {
-      // The request the run answers is being worked on from now.
-      if (claimed!.requestEntryId) {
-        await setRequestStatus(inner, emit, {
-          roomId,
-          entryId: claimed!.requestEntryId,
-          status: "in_progress",
-          runId: claimed!.id,
+    await withCause(candidate.causeEventId, () =>
+      writeRoomEventsInTransaction(tx, roomId, async (inner, emit, at) => {
+        // The request the run answers is being worked on from now.
+        if (claimed!.requestEntryId) {
+          await setRequestStatus(inner, emit, {
+            roomId,
+            entryId: claimed!.requestEntryId,
+            status: "in_progress",
+            runId: claimed!.id,
+            actor,
+            correlationId: claimed!.correlationId,
+          });
+        }
+        emit({
+          id: startedEventId,
+          causationId: candidate.causeEventId,
+          type: "run.started",
           actor,
           correlationId: claimed!.correlationId,
+          status: "pending",
+          payload: { runId: claimed!.id, agentId: claimed!.agentId, attempt: claimed!.attempts, startedAt: at.toISOString() },
         });
-      }
-      emit({
-        type: "run.started",
-        actor,
-        correlationId: claimed!.correlationId,
-        status: "pending",
-        payload: { runId: claimed!.id, agentId: claimed!.agentId, attempt: claimed!.attempts, startedAt: at.toISOString() },
-      });
-    });
+      }),
+    );
     return claimed!;
   }
 }
@@ -174,30 +184,32 @@ async function endUnclaimed(tx: Tx, run: Run, status: "failed" | "cancelled", er
   await forgetSavedSteps(tx, run.id);
   const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, run.agentId));
   const actor = { id: run.agentId, name: agent?.name ?? "Agent" };
-  await writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {
-    await afterRunEnded(inner, emit, run, { status, error, at, durationMs: 0 }, actor);
-    await cancelRunBroadcasts(inner, emit, run.id, at, actor);
-    if (limit) emitLimitReached(emit, actor, run.correlationId, limit);
-    emit({
-      type: "run.finished",
-      actor,
-      correlationId: run.correlationId,
-      status: status === "failed" ? "error" : "success",
-      errorDetails: error,
-      payload: {
-        runId: run.id,
-        agentId: run.agentId,
-        status,
-        steps: run.steps,
-        attempts: run.attempts,
-        error,
-        durationMs: 0,
-        inputTokens: run.inputTokens,
-        outputTokens: run.outputTokens,
-        costUsd: run.costUsd,
-      },
-    });
-  });
+  await withCause(run.causeEventId, () =>
+    writeRoomEventsInTransaction(tx, run.roomId, async (inner, emit, at) => {
+      await afterRunEnded(inner, emit, run, { status, error, at, durationMs: 0 }, actor);
+      await cancelRunBroadcasts(inner, emit, run.id, at, actor);
+      if (limit) emitLimitReached(emit, actor, run.correlationId, limit);
+      emit({
+        type: "run.finished",
+        actor,
+        correlationId: run.correlationId,
+        status: status === "failed" ? "error" : "success",
+        errorDetails: error,
+        payload: {
+          runId: run.id,
+          agentId: run.agentId,
+          status,
+          steps: run.steps,
+          attempts: run.attempts,
+          error,
+          durationMs: 0,
+          inputTokens: run.inputTokens,
+          outputTokens: run.outputTokens,
+          costUsd: run.costUsd,
+        },
+      });
+    }),
+  );
 }
 
 export interface HeartbeatResult {

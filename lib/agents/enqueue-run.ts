@@ -31,6 +31,7 @@ export interface EnqueueRunInput {
 /** Queues a run inside a room write and announces it (`run.queued`); workers are woken on commit. */
 export async function enqueueRun(tx: DbOrTx, emit: Emit, input: EnqueueRunInput): Promise<Run> {
   const id = input.id ?? randomUUID();
+  const queuedEventId = randomUUID();
   const correlationId =
     input.correlationId ?? createCorrelationId({ scope: `run-${input.roomId.slice(0, 8)}`, subject: input.prompt, now: input.at });
   const [run] = await tx
@@ -44,6 +45,7 @@ export async function enqueueRun(tx: DbOrTx, emit: Emit, input: EnqueueRunInput)
       requestedBy: input.requestedBy.id,
       prompt: input.prompt,
       parentRunId: input.parentRunId ?? null,
+      causeEventId: queuedEventId,
       chainDepth: input.chainDepth ?? 0,
       correlationId,
       selectedNodeIds: input.selectedNodeIds ?? [],
@@ -53,6 +55,7 @@ export async function enqueueRun(tx: DbOrTx, emit: Emit, input: EnqueueRunInput)
     })
     .returning();
   emit({
+    id: queuedEventId,
     type: "run.queued",
     actor: input.requestedBy,
     targetAgent: input.agentId,

@@ -4,6 +4,7 @@ import type { Run } from "@/db/schema";
 import type { ModelResolver } from "@/lib/models/registry";
 import type { RoomBus } from "@/lib/realtime/bus";
 import { RUN_CANCELS_CHANNEL } from "./cancel-run";
+import { withCause } from "@/lib/events/cause";
 import { claimNextRun, heartbeatRun, releaseRun } from "./claim-run";
 import { RUNS_CHANNEL } from "./enqueue-run";
 import { type ExecuteDeps, type StopReason, executeRun } from "./execute-run";
@@ -188,10 +189,13 @@ export class AgentWorker {
     }, this.heartbeatMs);
     heartbeat.unref?.();
 
-    const done = executeRun(
-      { database: this.database, bus: this.bus, resolveModel: this.options.resolveModel, ...this.options.execute },
-      run,
-      { owner: lease, signal: controller.signal, stopReason: () => stopReason },
+    // Everything the run does descends from its attempt's run.started (see claimNextRun).
+    const done = withCause(run.causeEventId, () =>
+      executeRun({ database: this.database, bus: this.bus, resolveModel: this.options.resolveModel, ...this.options.execute }, run, {
+        owner: lease,
+        signal: controller.signal,
+        stopReason: () => stopReason,
+      }),
     )
       .then(async () => {
         if (stopReason === "shutdown") await releaseRun(this.database.db, run.id, lease);

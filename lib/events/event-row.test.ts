@@ -9,6 +9,8 @@ function row(overrides: Partial<EventRow>): EventRow {
     roomId: "r1",
     seq: 7,
     correlationId: "room_0123456789ab_1763807400123_9c1e4f7a",
+    causationId: null,
+    traceParent: null,
     agent: "a1",
     agentName: "Songwriter",
     targetAgent: null,

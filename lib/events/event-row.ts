@@ -21,6 +21,8 @@ export function eventFromRow(row: EventRow): StoredEvent {
     room_id: row.roomId,
     seq: row.seq,
     correlation_id: row.correlationId,
+    causation_id: row.causationId ?? null,
+    ...(row.traceParent ? { trace_parent: row.traceParent } : {}),
     agent: row.agent,
     agent_name: row.agentName,
     target_agent: row.targetAgent,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type SQL, type SQLWrapper, and, eq, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, and, desc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx, Tx } from "@/db";
 import { type EventRow, events, rooms } from "@/db/schema";
 import { conflict, notFound } from "@/lib/errors";
@@ -9,6 +9,7 @@ import { storedEventSchemas } from "@/lib/protocol";
 import { EVENTS_CHANNEL, MAX_NOTIFICATION_BYTES } from "@/lib/realtime/notification";
 import { rowsOf } from "@/db/rows";
 import { askTallyChange } from "./ask-tally";
+import { ambientCause, wrote } from "./cause";
 import { eventFromRow } from "./event-row";
 import { type ChangeIdentity, changeFingerprint } from "./idempotency";
 import { type RoomWriteBody, inTransaction, roomWriteExecutor } from "./room-write-executor";
@@ -32,6 +33,10 @@ export interface EventDraft<T extends StoredEventType = StoredEventType> {
   status?: MessageStatus;
   nextSteps?: string[];
   errorDetails?: ErrorDetails | null;
+  /** The event's id, when the writer must name it before it is stored (a run records the event that queued it). */
+  id?: string;
+  /** The event that caused this one, when the writer knows better than the work it is part of. */
+  causationId?: string | null;
 }
 
 export type Emit = <T extends StoredEventType>(draft: EventDraft<T>) => void;
@@ -296,14 +301,22 @@ function roomWrite<R, P>(
     }
 
     const count = drafts.length;
+    const ids = drafts.map((draft) => draft.id ?? randomUUID());
+    const cause = ambientCause();
+    // The first event is caused by the work the write is part of; one written outside any (a
+    // timer's, a direct call's) that joins a workflow continues it from its latest event.
+    const rootCause = cause.eventId ?? (drafts[0]?.correlationId ? await latestOf(tx, roomId, drafts[0].correlationId) : null);
     const rows = drafts.map((draft, index) => {
       const schema = storedEventSchemas[draft.type];
       const payload = schema.shape.payload.parse(draft.payload) as Record<string, unknown>;
       return {
-        id: randomUUID(),
+        id: ids[index] ?? randomUUID(),
         roomId,
         seq: 0,
         correlationId: draft.correlationId ?? createCorrelationId({ scope: roomId, subject: draft.type, now: clock }),
+        // Within a write, what follows the first event is its consequence.
+        causationId: draft.causationId !== undefined ? draft.causationId : index === 0 ? rootCause : (ids[0] ?? null),
+        traceParent: index === 0 && rootCause === null ? cause.traceparent : null,
         agent: draft.actor.id,
         agentName: draft.actor.name,
         targetAgent: draft.targetAgent ?? null,
@@ -343,6 +356,7 @@ function roomWrite<R, P>(
     if (!numbered) throw notFound("Room");
     const base = Number(numbered.base);
     const stored = drafted.map((event, index) => ({ ...event, seq: base + index + 1, timestamp: numbered.at }));
+    if (ids[0]) wrote(ids[0]);
     return { events: stored, result, duplicate: false };
   };
 }
@@ -390,6 +404,17 @@ function keyTaken(error: unknown): boolean {
     if (code === "23505" && (constraint_name ?? constraint) === "events_room_idempotency_idx") return true;
   }
   return false;
+}
+
+/** The latest event of a workflow in a room: the cause of a write that continues it from outside. */
+async function latestOf(tx: DbOrTx, roomId: string, correlationId: string): Promise<string | null> {
+  const [latest] = await tx
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.roomId, roomId), eq(events.correlationId, correlationId)))
+    .orderBy(desc(events.seq))
+    .limit(1);
+  return latest?.id ?? null;
 }
 
 /** Appends events that need no domain change of their own. */

@@ -4,6 +4,7 @@ import type { DbOrTx } from "@/db";
 import type { Seat } from "@/db/schema";
 import { seatActor } from "@/lib/auth/seats";
 import { AppError, forbidden, payloadTooLarge } from "@/lib/errors";
+import { withRequestCause } from "@/lib/events/cause";
 import { clientAddress } from "./client-address";
 import { crossOriginRefusal } from "./security";
 import { enforceRate } from "@/lib/limits/rate-limit";
@@ -96,13 +97,15 @@ export function appRoute<P extends { roomId: string }, I>(route: ParticipantRout
   return async (request: Request, { params }: { params: Promise<P> }): Promise<Response> => {
     let answer: JsonAnswer;
     try {
-      answer = await handleWith(
-        route,
-        await params,
-        request.headers.get("cookie"),
-        request.headers.get("idempotency-key"),
-        () => readText(request, LIMITS.requestBodyBytes),
-        () => clientAddress(request.headers),
+      answer = await withRequestCause(request.headers, async () =>
+        handleWith(
+          route,
+          await params,
+          request.headers.get("cookie"),
+          request.headers.get("idempotency-key"),
+          () => readText(request, LIMITS.requestBodyBytes),
+          () => clientAddress(request.headers),
+        ),
       );
     } catch (error) {
       answer = errorAnswer(error);
@@ -172,13 +175,15 @@ export function pagesRoutes<P extends { roomId: string }>(
       if (refusal) throw forbidden(refusal);
       const params = Object.fromEntries(Object.entries(request.query).map(([name, value]) => [name, String(value)])) as P;
       const header = request.headers["idempotency-key"];
-      answer = await handleWith(
-        route,
-        params,
-        request.headers.cookie,
-        Array.isArray(header) ? header[0] : header,
-        () => readBody(request, LIMITS.requestBodyBytes),
-        () => clientAddress(request.headers, request.socket.remoteAddress),
+      answer = await withRequestCause(nodeHeaders(request), () =>
+        handleWith(
+          route,
+          params,
+          request.headers.cookie,
+          Array.isArray(header) ? header[0] : header,
+          () => readBody(request, LIMITS.requestBodyBytes),
+          () => clientAddress(request.headers, request.socket.remoteAddress),
+        ),
       );
     } catch (error) {
       answer = errorAnswer(error);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError, badRequest, payloadTooLarge, unstorableTextError } from "@/lib/errors";
+import { withRequestCause } from "@/lib/events/cause";
 import { LIMITS } from "@/lib/protocol";
 
 export function parseCookies(header: string | null): Record<string, string> {
@@ -171,10 +172,14 @@ export function errorAnswer(error: unknown): JsonAnswer {
   return { status: 500, body: { error: { code: "internal", message: "Something went wrong on our side." } } };
 }
 
-/** Runs a route body, mapping expected failures to their status and anything else to a logged 500. */
-export async function respond(work: () => Promise<Response>): Promise<Response> {
+/**
+ * Runs a route body, mapping expected failures to their status and anything else to a logged 500.
+ * Given the request, the events it writes form one tree under its first, joined to the caller's
+ * trace when it sent a `traceparent`.
+ */
+export async function respond(work: () => Promise<Response>, request?: Pick<Request, "headers">): Promise<Response> {
   try {
-    return await work();
+    return await withRequestCause(request?.headers ?? null, work);
   } catch (error) {
     const answer = errorAnswer(error);
     return Response.json(answer.body, { status: answer.status, headers: answer.headers });

@@ -30,13 +30,17 @@ export function readErrorDetails(stored: StoredErrorDetails | null | undefined):
 
 /**
  * The protocol message every event is: who sent it (`agent`), to whom (`target_agent`),
- * which workflow it belongs to (`correlation_id`), what happened (`type`, `status`,
+ * which workflow it belongs to (`correlation_id`) and what caused it (`causation_id`), what happened (`type`, `status`,
  * `payload`), what should follow (`next_steps`) and what went wrong (`error_details`).
  * `agent` is a sender id: an agent id, `human:<seat id>`, `admin` or `system`;
  * `agent_name` is how people see that sender.
  */
 export const envelopeSchema = z.object({
   correlation_id: z.string().min(1),
+  /** The event that caused this one; null for a workflow's root (and absent from logs written before causes were kept). */
+  causation_id: z.string().nullish(),
+  /** The W3C `traceparent` of the outside request that wrote this root, when it sent one. */
+  trace_parent: z.string().optional(),
   agent: z.string().min(1),
   agent_name: z.string(),
   target_agent: z.string().nullable(),

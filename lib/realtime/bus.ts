@@ -32,6 +32,7 @@ export async function notifyEphemeral(db: DbOrTx, event: EphemeralEvent): Promis
 export class RoomBus {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private readonly roomChains = new Map<string, Promise<void>>();
+  private readonly everyRoom = new Set<(event: StoredEvent) => void>();
   private unlisten: (() => Promise<void>) | null = null;
   private listenCount = 0;
   private starting: Promise<void> | null = null;
@@ -79,6 +80,14 @@ export class RoomBus {
     };
   }
 
+  /** Every stored event of every room this instance hears of, in each room's order (exporters). */
+  subscribeAll(subscriber: (event: StoredEvent) => void): () => void {
+    this.everyRoom.add(subscriber);
+    return () => {
+      this.everyRoom.delete(subscriber);
+    };
+  }
+
   subscriberCount(roomId?: string): number {
     if (roomId) return this.subscribers.get(roomId)?.size ?? 0;
     let total = 0;
@@ -96,7 +105,8 @@ export class RoomBus {
 
   private onNotification(payload: string): void {
     const notification = decodeNotification(payload);
-    if (!notification || !this.subscribers.has(notification.room)) return;
+    if (!notification || (!this.subscribers.has(notification.room) && (this.everyRoom.size === 0 || notification.k === "ephemeral")))
+      return;
     const room = notification.room;
     const previous = this.roomChains.get(room) ?? Promise.resolve();
     const next = previous
@@ -107,7 +117,16 @@ export class RoomBus {
         }
         const stored: StoredEvent[] =
           notification.events ?? (await readEventRange(this.database.db, room, notification.from, notification.to));
-        for (const event of stored) this.deliver(room, event);
+        for (const event of stored) {
+          for (const subscriber of this.everyRoom) {
+            try {
+              subscriber(event);
+            } catch (error) {
+              console.error("[bus] subscriber failed:", error);
+            }
+          }
+          if (this.subscribers.has(room)) this.deliver(room, event);
+        }
       })
       .catch((error) => {
         console.error(`[bus] could not deliver to room ${room}:`, error);

@@ -1,4 +1,4 @@
-import { count } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, rooms } from "@/db/schema";
 import { GET as exportRoute } from "@/app/api/rooms/[roomId]/export/route";
@@ -51,7 +51,8 @@ function sameMoment(state: RoomState) {
   return {
     ...rest,
     room: { title: room.title, template: room.template },
-    feed: feed.map(({ id: _id, room_id: _room, ...event }) => event),
+    // Causes are the copy's own ids too; that they point at the same events is checked on the rows.
+    feed: feed.map(({ id: _id, room_id: _room, causation_id: _cause, ...event }) => event),
   };
 }
 
@@ -74,6 +75,16 @@ describe("sharing a room as a file", () => {
     expect(imported.status).toBe(201);
     const { room } = await imported.json();
     expect(room).toMatchObject({ events: origin.lastSeq, original: { id: roomId, title: origin.room.title } });
+
+    // The copy keeps what caused what: each event names its cause by the copy's own id, at the same place in the log.
+    const causes = async (id: string) => {
+      const rows = await context.database.db.select().from(events).where(eq(events.roomId, id)).orderBy(asc(events.seq));
+      const seqOf = new Map(rows.map((row) => [row.id, row.seq]));
+      return rows.map((row) => (row.causationId ? (seqOf.get(row.causationId) ?? "elsewhere") : null));
+    };
+    const originCauses = await causes(roomId);
+    expect(originCauses.filter((cause) => typeof cause === "number").length).toBeGreaterThan(10);
+    expect(await causes(room.id)).toEqual(originCauses);
 
     const replayRoom = initialRoomState(await getRoomSnapshot(context.database.db, room.id), null);
     expect(replayRoom.agents).toEqual([]);

@@ -49,13 +49,17 @@ export async function importReplay(db: Db, text: string, options: { now?: () => 
         events: log.events.length,
       },
     });
+    // The copy's events get ids of their own; each still names its cause, by the cause's new id.
+    const copiedIds = new Map(log.events.map((event) => [event.id, randomUUID()]));
     for (let start = 0; start < log.events.length; start += INSERT_BATCH) {
       await tx.insert(events).values(
         log.events.slice(start, start + INSERT_BATCH).map((event) => ({
-          id: randomUUID(),
+          id: copiedIds.get(event.id) ?? randomUUID(),
           roomId,
           seq: event.seq,
           correlationId: event.correlation_id,
+          causationId: event.causation_id ? (copiedIds.get(event.causation_id) ?? null) : null,
+          traceParent: event.trace_parent ?? null,
           agent: event.agent,
           agentName: event.agent_name,
           targetAgent: event.target_agent,

@@ -1,6 +1,7 @@
 import type { AgentModelOptions } from "@/db/schema";
 import { RETRY_DELAYS_MS } from "@/lib/agents/visible-retries";
 import { getEnv } from "@/lib/env";
+import { withRequestCause } from "@/lib/events/cause";
 import { resolveModel } from "@/lib/models/registry";
 import { getRuntime } from "@/lib/runtime";
 import { handleMcpRequest } from "./mcp-endpoint";
@@ -12,7 +13,8 @@ import type { McpDeps } from "./room-mcp-server";
  * agent worker's runs do: the same timeout and visible retries.
  */
 export async function serveMcp(request: Request, roomId?: string): Promise<Response> {
-  return handleMcpRequest(await mcpDeps(), request, { roomId });
+  const deps = await mcpDeps();
+  return withRequestCause(request.headers, () => handleMcpRequest(deps, request, { roomId }));
 }
 
 /** What the outside agents' endpoints (MCP, A2A) need of the app's runtime. */

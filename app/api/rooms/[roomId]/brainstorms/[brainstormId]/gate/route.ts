@@ -30,7 +30,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
       ? await decideGate(runtime.database.db, roomId, brainstormId, input, seatActor(seat), { idempotencyKey })
       : await decideGateAsAdmin(runtime.database.db, roomId, brainstormId, input, { idempotencyKey });
     return Response.json({ decision: decided.decision, brainstorm: decided.brainstorm });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.
