@@ -3,7 +3,6 @@
 import {
   Background,
   BackgroundVariant,
-  type Connection,
   ConnectionMode,
   Controls,
   MarkerType,
@@ -32,6 +31,7 @@ import { TeamStart } from "@/components/room/team-start";
 import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
 import { NoteNode } from "./note-node";
+import { DELETE_KEYS, FIT_VIEW_OPTIONS, PRO_OPTIONS, miniMapNodeColor, useFlowWrites } from "./stable-flow-props";
 
 const nodeTypes = { note: NoteNode };
 const edgeTypes = { labelled: LabelledEdge };
@@ -124,6 +124,8 @@ export function RoomCanvas({ onError }: CanvasProps) {
       apiWrite(`/api/rooms/${roomId}${path}`, method, body).catch((error: Error) => onError(error.message)),
     [roomId, onError],
   );
+
+  const flowWrites = useFlowWrites(write, edgeLabel, setFollowing);
 
   const saveText = useCallback((nodeId: string, text: string) => void write(`/nodes/${nodeId}`, "PATCH", { text }), [write]);
 
@@ -328,22 +330,11 @@ export function RoomCanvas({ onError }: CanvasProps) {
         connectionMode={ConnectionMode.Loose}
         nodesDraggable={canEdit}
         nodesConnectable={canEdit}
-        deleteKeyCode={canEdit ? ["Backspace", "Delete"] : null}
-        onNodeDragStop={(_event, _node, dragged) => {
-          for (const node of dragged) {
-            void write(`/nodes/${node.id}`, "PATCH", { x: node.position.x, y: node.position.y });
-          }
-        }}
-        onNodesDelete={(deleted) => {
-          for (const node of deleted) void write(`/nodes/${node.id}`, "DELETE");
-        }}
-        onEdgesDelete={(deleted) => {
-          for (const edge of deleted) void write(`/edges/${edge.id}`, "DELETE");
-        }}
-        onConnect={(connection: Connection) => {
-          if (!connection.source || !connection.target || connection.source === connection.target) return;
-          void write("/edges", "POST", { sourceId: connection.source, targetId: connection.target, label: edgeLabel });
-        }}
+        deleteKeyCode={canEdit ? DELETE_KEYS : null}
+        onNodeDragStop={flowWrites.onNodeDragStop}
+        onNodesDelete={flowWrites.onNodesDelete}
+        onEdgesDelete={flowWrites.onEdgesDelete}
+        onConnect={flowWrites.onConnect}
         onDoubleClick={(event) => {
           if (!canEdit) return;
           const target = event.target as HTMLElement;
@@ -351,27 +342,18 @@ export function RoomCanvas({ onError }: CanvasProps) {
           addNoteAt(screenToFlowPosition({ x: event.clientX, y: event.clientY }));
         }}
         zoomOnDoubleClick={false}
-        onMoveStart={(event) => {
-          // Only a move the person made has an event: the camera's own moves have none.
-          if (event) setFollowing(false);
-        }}
+        onMoveStart={flowWrites.onMoveStart}
         edgesFocusable={false}
         autoPanOnNodeFocus
         fitView
-        fitViewOptions={{ padding: 0.3, maxZoom: 1.1 }}
+        fitViewOptions={FIT_VIEW_OPTIONS}
         minZoom={0.1}
-        proOptions={{ hideAttribution: true }}
+        proOptions={PRO_OPTIONS}
       >
         <ZoomMarker target={canvasElement} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
         <Controls showInteractive={false} />
-        <MiniMap
-          pannable
-          zoomable
-          nodeColor={(node) => (node as NoteFlowNode).data.accent}
-          nodeStrokeWidth={2}
-          maskColor="rgba(248, 249, 250, 0.7)"
-        />
+        <MiniMap pannable zoomable nodeColor={miniMapNodeColor} nodeStrokeWidth={2} maskColor="rgba(248, 249, 250, 0.7)" />
         <Panel position="top-left">
           {canEdit ? (
             <div className="toolbar" data-testid="canvas-toolbar">
