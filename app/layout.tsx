@@ -7,6 +7,7 @@ import "./globals.css";
 import "@/components/rooms/rooms.css";
 import "@/components/room/room.css";
 import "@/components/canvas/canvas.css";
+import "@/components/canvas/canvas-pan.css";
 import "@/components/agents/agents.css";
 import "@/components/feed/feed.css";
 import "@/components/admin/admin.css";

@@ -249,6 +249,37 @@ test.describe("at 1440 × 900", () => {
     expect(violations).toEqual({ csp: [], errors: [] });
   });
 
+  test("a long feed draws its newest entries, and the keyboard brings back the earlier ones", async ({ page, baseURL }) => {
+    test.setTimeout(120_000);
+    const roomId = await createRoomViaApi(baseURL!, "Long feed");
+    const seat = await page.request.post(`/api/rooms/${roomId}/seat`, { data: { displayName: "Writer" } });
+    expect(seat.status()).toBe(201);
+    for (let index = 0; index < 70; index++) {
+      const response = await page.request.post(`/api/rooms/${roomId}/nodes`, {
+        data: { text: `Line ${index}`, near: { x: (index % 10) * 320, y: Math.floor(index / 10) * 200 } },
+      });
+      expect(response.status()).toBe(201);
+    }
+    const { violations } = await openWatched(page, roomId);
+    const created = page.locator('[data-testid="feed-entry"][data-type="node.created"]');
+    await expect(created.last()).toContainText("Line 69");
+    expect(await page.getByTestId("feed-entry").count()).toBeLessThanOrEqual(60);
+    // Its detail reads exactly the note's text.
+    await expect(created.getByText("Line 0", { exact: true })).toHaveCount(0);
+
+    // The first thing Tab reaches inside the feed asks for what came before.
+    await page.getByTestId("feed").focus();
+    await page.keyboard.press("Tab");
+    const earlier = page.getByTestId("feed-earlier");
+    await expect(earlier).toBeFocused();
+    await expect(earlier).toHaveAccessibleName("Show earlier activity");
+    await page.keyboard.press("Enter");
+    await expect(created.getByText("Line 0", { exact: true })).toHaveCount(1);
+    await expect(created).toHaveCount(70);
+    await expect(earlier).toHaveCount(0);
+    expect(violations).toEqual({ csp: [], errors: [] });
+  });
+
   test("a spectator's camera follows the activity until they move the view themselves", async ({ page, baseURL }) => {
     const roomId = await createRoomViaApi(baseURL!, "Followed");
     const { room, violations } = await openWatched(page, roomId);

@@ -3,7 +3,6 @@
 import {
   Background,
   BackgroundVariant,
-  type Connection,
   ConnectionMode,
   Controls,
   MarkerType,
@@ -36,6 +35,7 @@ import { LinkFocus } from "./link-focus";
 import { NoteNode } from "./note-node";
 import { LANE_CELL, titleLines } from "@/lib/canvas/lanes";
 import type { CanvasNodeDto } from "@/lib/protocol";
+import { DELETE_KEYS, FIT_VIEW_OPTIONS, PRO_OPTIONS, miniMapNodeColor, useFlowWrites } from "./stable-flow-props";
 
 type CanvasFlowNode = NoteFlowNode | LaneFlowNode;
 
@@ -147,6 +147,8 @@ export function RoomCanvas({ onError }: CanvasProps) {
       apiWrite(`/api/rooms/${roomId}${path}`, method, body).catch((error: Error) => onError(error.message)),
     [roomId, onError],
   );
+
+  const flowWrites = useFlowWrites(write, edgeLabel, setFollowing);
 
   const saveText = useCallback((nodeId: string, text: string) => void write(`/nodes/${nodeId}`, "PATCH", { text }), [write]);
 
@@ -436,22 +438,11 @@ export function RoomCanvas({ onError }: CanvasProps) {
         connectionMode={ConnectionMode.Loose}
         nodesDraggable={canEdit && !lanes}
         nodesConnectable={canEdit}
-        deleteKeyCode={canEdit ? ["Backspace", "Delete"] : null}
-        onNodeDragStop={(_event, _node, dragged) => {
-          for (const node of dragged) {
-            void write(`/nodes/${node.id}`, "PATCH", { x: node.position.x, y: node.position.y });
-          }
-        }}
-        onNodesDelete={(deleted) => {
-          for (const node of deleted) void write(`/nodes/${node.id}`, "DELETE");
-        }}
-        onEdgesDelete={(deleted) => {
-          for (const edge of deleted) void write(`/edges/${edge.id}`, "DELETE");
-        }}
-        onConnect={(connection: Connection) => {
-          if (!connection.source || !connection.target || connection.source === connection.target) return;
-          void write("/edges", "POST", { sourceId: connection.source, targetId: connection.target, label: edgeLabel });
-        }}
+        deleteKeyCode={canEdit ? DELETE_KEYS : null}
+        onNodeDragStop={flowWrites.onNodeDragStop}
+        onNodesDelete={flowWrites.onNodesDelete}
+        onEdgesDelete={flowWrites.onEdgesDelete}
+        onConnect={flowWrites.onConnect}
         onDoubleClick={(event) => {
           if (!canEdit) return;
           const target = event.target as HTMLElement;
@@ -459,27 +450,18 @@ export function RoomCanvas({ onError }: CanvasProps) {
           addNoteAt(screenToFlowPosition({ x: event.clientX, y: event.clientY }));
         }}
         zoomOnDoubleClick={false}
-        onMoveStart={(event) => {
-          // Only a move the person made has an event: the camera's own moves have none.
-          if (event) setFollowing(false);
-        }}
+        onMoveStart={flowWrites.onMoveStart}
         edgesFocusable={false}
         autoPanOnNodeFocus
         fitView
-        fitViewOptions={{ padding: 0.3, maxZoom: 1.1 }}
+        fitViewOptions={FIT_VIEW_OPTIONS}
         minZoom={0.1}
-        proOptions={{ hideAttribution: true }}
+        proOptions={PRO_OPTIONS}
       >
         <ZoomMarker target={canvasElement} cellHeight={lanes?.arrangement.cell.height ?? LANE_CELL.height} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
         <Controls showInteractive={false} fitViewOptions={lanes ? lanesFit(viewWidth) : undefined} />
-        <MiniMap<CanvasFlowNode>
-          pannable
-          zoomable
-          nodeColor={(node) => node.data.accent}
-          nodeStrokeWidth={2}
-          maskColor="rgba(248, 249, 250, 0.7)"
-        />
+        <MiniMap<CanvasFlowNode> pannable zoomable nodeColor={miniMapNodeColor} nodeStrokeWidth={2} maskColor="rgba(248, 249, 250, 0.7)" />
         <Panel position="top-left">
           {canEdit ? (
             <div className="toolbar" data-testid="canvas-toolbar">

@@ -1,6 +1,6 @@
 "use client";
 
-import { memo, useCallback, useEffect, useMemo, useRef } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { AgentDto, BoardEntryDto, StoredEvent } from "@/lib/protocol";
 import { useRoom } from "@/components/room/room-store";
@@ -11,6 +11,7 @@ import { MomentButton } from "@/components/timeline/moment-button";
 import { DialogueThread } from "@/components/dialogue/dialogue-thread";
 import { LocalTime } from "@/components/ui/local-time";
 import { describeEvent } from "./describe-event";
+import { earlierStart, feedWindowStart, timeOfDay } from "./feed-window";
 import { isTraceable, workflowIdsIn } from "./traceable";
 import { readableInk } from "@/components/ui/readable-color";
 
@@ -23,10 +24,6 @@ const selectFeed = (state: RoomState & SidePanelState) => ({
   focusedSeq: state.focusedSeq,
   dialogues: state.dialogues,
 });
-
-function timeOf(iso: string): string {
-  return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-}
 
 /** The room's history as it happens: who did what, newest at the bottom. Click an entry to find it on the canvas. */
 export function ActivityFeed() {
@@ -44,6 +41,10 @@ export function ActivityFeed() {
   const trace = useRoom((state) => state.traceWorkflow);
   const list = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
+  // The oldest entry a person asked to see; null: the newest entries only.
+  const [earliest, setEarliest] = useState<number | null>(null);
+  const seqs = useMemo(() => feed.map((event) => event.seq), [feed]);
+  const start = feedWindowStart(seqs, earliest, focusedSeq);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: each new entry or typed word scrolls the list down.
   useEffect(() => {
@@ -86,7 +87,22 @@ export function ActivityFeed() {
         stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
       }}
     >
-      {feed.map((event) => (
+      {start > 0 && (
+        <li className="feed__earlier">
+          <button
+            type="button"
+            className="button"
+            data-testid="feed-earlier"
+            onClick={() => {
+              stickToBottom.current = false;
+              setEarliest(earlierStart(seqs, start));
+            }}
+          >
+            Show earlier activity
+          </button>
+        </li>
+      )}
+      {feed.slice(start).map((event) => (
         <FeedEntry
           key={event.seq}
           event={event}
@@ -195,7 +211,7 @@ const FeedEntry = memo(function FeedEntry({
         )}
       </div>
       <div className="feed__aside">
-        <LocalTime className="feed__time" iso={event.timestamp} format={timeOf} />
+        <LocalTime className="feed__time" iso={event.timestamp} format={timeOfDay} />
         <MomentButton roomId={event.room_id} seq={event.seq} />
         {traceable && (
           <button
