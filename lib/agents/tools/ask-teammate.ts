@@ -1,4 +1,4 @@
-import { type ToolSet, tool } from "ai";
+import type { ToolSet } from "ai";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { buildReviews, dialogues } from "@/db/schema";
@@ -9,8 +9,7 @@ import { firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { findTeammate } from "../find-teammate";
 import type { ActiveRun } from "../run-context";
-import { toolWriteOptions } from "./tool-call-key";
-import { toolResult } from "./tool-result";
+import { writingTool } from "./writing-tool";
 
 /**
  * ask_teammate: a question put to one teammate, which opens a dialogue with it — the teammate
@@ -34,7 +33,7 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
   const choices = others.map((member) => `${member.name} (${member.persona})`).join(", ");
 
   return {
-    ask_teammate: tool({
+    ask_teammate: writingTool(active, "ask_teammate", {
       description:
         "Put one question to a teammate directly. They answer in a short dialogue and you reply to their answer " +
         `(at most ${settings.dialogue_max_rounds} round${settings.dialogue_max_rounds === 1 ? "" : "s"}). One question a run; ` +
@@ -43,66 +42,64 @@ export function createAskTeammateTool(active: ActiveRun): ToolSet {
         target: z.string().trim().min(1).max(80).describe(`Who to ask, by name or persona: ${choices}`),
         question: z.string().trim().min(1).max(600).describe("The question, with what they need to answer it"),
       }),
-      execute: (input) =>
-        toolResult(async () => {
-          const target = findTeammate(others, input.target);
-          if (!target) throw badRequest(`${input.target} is not a teammate you can ask. Ask one of: ${choices}.`);
-          const write = toolWriteOptions(active, "ask_teammate", input);
-          await refuseRepeatedExchange(active, [target], input.question);
-          const { events, duplicate } = await writeRoomEvents(
-            database.db,
-            run.roomId,
-            async (tx, emit, at) => {
-              // The team the run was given may be older than the stage under way: who may be asked is read here.
-              await refuseAskingWhileAlone(tx, run.roomId, agent, target);
-              if (await askedTeammate(tx, run))
-                throw badRequest("You have asked your question in this run already; carry on with what you know.");
-              if (reviewId) {
-                const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
-                if (!review) throw badRequest("This build review is gone.");
-                if (clarifying && (review.clarified || review.status === "in_dialogue")) {
-                  throw badRequest("You have asked your one question already; finish your turn, and you will write the code next.");
-                }
-                const [open] = await tx
-                  .select({ id: dialogues.id })
-                  .from(dialogues)
-                  .where(and(eq(dialogues.buildReviewId, reviewId), eq(dialogues.status, "open")))
-                  .limit(1);
-                if (open) throw badRequest("A dialogue of this review is under way; carry on with what you know.");
+      write: async (input, write) => {
+        const target = findTeammate(others, input.target);
+        if (!target) throw badRequest(`${input.target} is not a teammate you can ask. Ask one of: ${choices}.`);
+        await refuseRepeatedExchange(active, [target], input.question);
+        const { events, duplicate } = await writeRoomEvents(
+          database.db,
+          run.roomId,
+          async (tx, emit, at) => {
+            // The team the run was given may be older than the stage under way: who may be asked is read here.
+            await refuseAskingWhileAlone(tx, run.roomId, agent, target);
+            if (await askedTeammate(tx, run))
+              throw badRequest("You have asked your question in this run already; carry on with what you know.");
+            if (reviewId) {
+              const [review] = await tx.select().from(buildReviews).where(eq(buildReviews.id, reviewId)).for("update");
+              if (!review) throw badRequest("This build review is gone.");
+              if (clarifying && (review.clarified || review.status === "in_dialogue")) {
+                throw badRequest("You have asked your one question already; finish your turn, and you will write the code next.");
               }
-              const dialogue = await openDialogue(tx, emit, {
-                roomId: run.roomId,
-                correlationId: run.correlationId,
-                asker: agent,
-                addressee: target,
-                topic: input.question,
-                reason: "question",
-                settings,
-                buildReviewId: reviewId,
-                chainDepth: run.chainDepth,
-                parentRunId: run.id,
-                at,
-              });
-              if (!dialogue) {
-                const open = settings.max_open_dialogues;
-                throw badRequest(`The room has ${open} dialogue${open === 1 ? "" : "s"} under way already; carry on with what you know.`);
-              }
-              if (clarifying) {
-                await tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, reviewId));
-              }
-            },
-            { ...write, change: { type: "dialogue.opened", request: { by: agent.id, input } } },
-          );
-          const next = clarifying
-            ? "Finish your turn now; you will write the code once the dialogue ends."
-            : "You will be asked to reply once they have answered; carry on with your work meanwhile.";
-          // A call taken again (its step retried) finds the dialogue its first write opened.
-          const opened = firstEvent(events, "dialogue.opened").payload.dialogue;
-          return {
-            dialogueId: opened.id,
-            note: duplicate ? `You asked ${target.name} this already. ${next}` : `${target.name} will answer. ${next}`,
-          };
-        }),
+              const [open] = await tx
+                .select({ id: dialogues.id })
+                .from(dialogues)
+                .where(and(eq(dialogues.buildReviewId, reviewId), eq(dialogues.status, "open")))
+                .limit(1);
+              if (open) throw badRequest("A dialogue of this review is under way; carry on with what you know.");
+            }
+            const dialogue = await openDialogue(tx, emit, {
+              roomId: run.roomId,
+              correlationId: run.correlationId,
+              asker: agent,
+              addressee: target,
+              topic: input.question,
+              reason: "question",
+              settings,
+              buildReviewId: reviewId,
+              chainDepth: run.chainDepth,
+              parentRunId: run.id,
+              at,
+            });
+            if (!dialogue) {
+              const open = settings.max_open_dialogues;
+              throw badRequest(`The room has ${open} dialogue${open === 1 ? "" : "s"} under way already; carry on with what you know.`);
+            }
+            if (clarifying) {
+              await tx.update(buildReviews).set({ status: "in_dialogue", clarified: true }).where(eq(buildReviews.id, reviewId));
+            }
+          },
+          { ...write, change: { type: "dialogue.opened", request: { by: agent.id, input } } },
+        );
+        const next = clarifying
+          ? "Finish your turn now; you will write the code once the dialogue ends."
+          : "You will be asked to reply once they have answered; carry on with your work meanwhile.";
+        // A call taken again (its step retried) finds the dialogue its first write opened.
+        const opened = firstEvent(events, "dialogue.opened").payload.dialogue;
+        return {
+          dialogueId: opened.id,
+          note: duplicate ? `You asked ${target.name} this already. ${next}` : `${target.name} will answer. ${next}`,
+        };
+      },
     }),
   };
 }
