@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { type Agent, agents, rooms } from "@/db/schema";
-import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
+import { refuseWhileAlone } from "./team";
 import { AppError, badRequest, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { modelUnavailableReason } from "@/lib/models/registry";

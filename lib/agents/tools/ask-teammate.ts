@@ -2,7 +2,7 @@ import type { ToolSet } from "ai";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { buildReviews, dialogues } from "@/db/schema";
-import { refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
+import { refuseAskingWhileAlone } from "../team";
 import { askedTeammate, openDialogue } from "@/lib/dialogue/open-dialogue";
 import { badRequest } from "@/lib/errors";
 import { firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";

@@ -8,7 +8,7 @@ import { type BoardEntryDto, boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { type RequestReservation, reserveRequest } from "./reserve-request";
-import { heldBackWork, isHeldBack, refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
+import { heldBackWork, isHeldBack, refuseAskingWhileAlone } from "../team";
 import { toolResult } from "./tool-result";
 import { readingTool, writingTool } from "./writing-tool";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createNode } from "@/lib/canvas/create-node";
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge } from "@/lib/canvas/edges";
-import { refuseChangingOthersNodesWhileAlone } from "@/lib/brainstorm/stage-context";
+import { refuseChangingOthersNodesWhileAlone } from "../team";
 import { homeArea } from "@/lib/canvas/free-spot";
 import { updateNode } from "@/lib/canvas/update-node";
 import { LIMITS } from "@/lib/protocol";

@@ -3,7 +3,7 @@ import { and, count, eq } from "drizzle-orm";
 import { z } from "zod";
 import { type Agent, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
-import { refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
+import { refuseAskingWhileAlone } from "../team";
 import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
 import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, boardContentSchemas } from "@/lib/protocol";

@@ -24,8 +24,8 @@ import {
   stageDefinition,
 } from "@/lib/protocol/brainstorm";
 import type { DbOrTx } from "@/db";
-import type { ActiveRun } from "../run-context";
-import { writingTool } from "./writing-tool";
+import type { ActiveRun } from "@/lib/agents/run-context";
+import { writingTool } from "@/lib/agents/tools/writing-tool";
 
 type WorkStage = Exclude<StageKey, "gate">;
 

@@ -10,8 +10,8 @@ import { insertNodes, newNodeRow } from "@/lib/canvas/insert-nodes";
 import { badRequest } from "@/lib/errors";
 import { writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, reviewIssueSchema } from "@/lib/protocol";
-import type { ActiveRun } from "../run-context";
-import { writingTool } from "./writing-tool";
+import type { ActiveRun } from "@/lib/agents/run-context";
+import { writingTool } from "@/lib/agents/tools/writing-tool";
 
 /** A review's code goes to the free spot nearest one column right of the origin, and is drawn wide. */
 const CODE_ANCHOR = { x: COLUMN, y: 0 };

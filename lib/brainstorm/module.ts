@@ -1,0 +1,19 @@
+import type { WorkflowModule } from "@/lib/agents/workflow-registry";
+import {
+  heldBackWork,
+  isolatedAgentIds,
+  refuseAskingWhileAlone,
+  refuseChangingOthersNodesWhileAlone,
+  refuseWhileAlone,
+} from "./stage-context";
+import { createBrainstormTools } from "./tools";
+
+/**
+ * What a brainstorm adds to the agent engine: a stage run's submit tool (its only tool besides the
+ * team-memory ones: the process, not the agent, decides who works next), and divergent thinkers working alone.
+ */
+export const brainstormModule: WorkflowModule = {
+  name: "brainstorm",
+  tools: (active) => (active.run.purpose?.kind === "brainstorm" ? { tools: createBrainstormTools(active), only: true } : null),
+  workingAlone: { isolatedAgentIds, refuseWhileAlone, refuseAskingWhileAlone, refuseChangingOthersNodesWhileAlone, heldBackWork },
+};
