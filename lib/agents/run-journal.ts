@@ -13,12 +13,12 @@ export type StopReason = "cancelled" | "lease_lost" | "shutdown";
 type StepSummary = Pick<PayloadOf<"run.step">, "text" | "toolCalls" | "toolResults">;
 
 /** PostgreSQL text and jsonb cannot hold NUL characters; models can still produce them. */
-export function withoutNul(text: string): string {
+function withoutNul(text: string): string {
   return text.replaceAll("\u0000", "");
 }
 
 /** A plain-JSON copy of what a model or tool produced, safe to store in an event. */
-export function jsonSafe(value: unknown): unknown {
+function jsonSafe(value: unknown): unknown {
   try {
     return JSON.parse(JSON.stringify(value ?? null).replaceAll("\\u0000", ""));
   } catch {
@@ -66,11 +66,11 @@ export interface JournalPorts {
 }
 
 /** How the run ends, as the journal sees it: dropped for another worker, or finished with a status. */
-export type JournalEnd =
+type JournalEnd =
   | { kind: "abandon" }
   | { kind: "finish"; status: "succeeded" | "failed" | "cancelled"; limit?: LimitReachedPayload; error?: unknown };
 
-export interface JournalStart {
+interface JournalStart {
   runId: string;
   agentId: string;
   attempt: number;
@@ -83,7 +83,7 @@ export interface JournalStart {
   callsThisRun: Map<string, number>;
 }
 
-export interface JournalOpening {
+interface JournalOpening {
   opening: RunOpening;
   /** This attempt built the opening: it is saved with the attempt's first step, and already holds the notes that were waiting. */
   isNew: boolean;

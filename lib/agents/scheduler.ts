@@ -37,7 +37,7 @@ export async function electScheduler(db: Db, owner: string, ttlMs: number): Prom
   return rows[0]?.owner === owner;
 }
 
-export type ScheduleOutcome =
+type ScheduleOutcome =
   | { kind: "request"; runId: string; entryId: string }
   | { kind: "random"; runId: string; persona: string }
   | { kind: "skipped"; reason: "not_due" | "busy" | "no_agents" | "budget_spent" | "over_budget" };
@@ -157,7 +157,7 @@ async function serveRequest(
   });
 }
 
-export interface SchedulerOptions {
+interface SchedulerOptions {
   owner: string;
   tickMs?: number;
   leaseTtlMs?: number;

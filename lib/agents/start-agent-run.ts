@@ -18,7 +18,7 @@ export const startRunInputSchema = z.strictObject({
   agentId: z.string().min(1).max(64),
   prompt: z.string().trim().max(LIMITS.noteText, `Prompts are limited to ${LIMITS.noteText} characters`).optional(),
 });
-export type StartRunInput = z.infer<typeof startRunInputSchema>;
+type StartRunInput = z.infer<typeof startRunInputSchema>;
 
 /**
  * What an agent does when started without instructions: its share of the room's task when the

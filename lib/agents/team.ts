@@ -12,7 +12,7 @@ function workingAlone(): WorkingAlone[] {
 }
 
 /** Whom a run may reach and name, and whether its agent works alone. */
-export interface RunTeam {
+interface RunTeam {
   /** The room's agents less those working alone; only the agent itself when it is one of them. */
   members: Agent[];
   isolated: boolean;

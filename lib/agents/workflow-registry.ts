@@ -23,7 +23,7 @@ export interface WorkingAlone {
 }
 
 /** The tools a workflow gives a run: `only` when the run is the workflow's own and takes no others but the team-memory tools. */
-export interface WorkflowTools {
+interface WorkflowTools {
   tools: ToolSet;
   only: boolean;
 }

@@ -21,7 +21,7 @@ export interface Reservation {
 }
 
 /** What a tool that changes something is made of. */
-export interface WritingToolSpec<Schema extends z.ZodType, Output extends object, Held extends Reservation> {
+interface WritingToolSpec<Schema extends z.ZodType, Output extends object, Held extends Reservation> {
   description: string;
   inputSchema: Schema;
   /**
@@ -41,7 +41,7 @@ export interface WritingToolSpec<Schema extends z.ZodType, Output extends object
 type ToolContext = Record<string, unknown>;
 
 /** An agent tool as the SDK takes it: a description, its input's schema, and what a call does. */
-export interface AgentTool<Schema extends z.ZodType, Output> {
+interface AgentTool<Schema extends z.ZodType, Output> {
   description: string;
   inputSchema: Schema;
   execute(input: z.output<Schema>, options: ToolExecutionOptions<ToolContext>): Promise<Output>;
