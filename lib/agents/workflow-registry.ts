@@ -1,7 +1,9 @@
 import type { ToolSet } from "ai";
-import type { Db } from "@/db";
-import type { Agent } from "@/db/schema";
+import type { Db, DbOrTx } from "@/db";
+import type { Agent, Run, RunPurpose } from "@/db/schema";
+import type { Actor, Emit } from "@/lib/events/write-room-events";
 import type { ActiveRun } from "./run-context";
+import type { TurnOutcome } from "./turn-outcome";
 
 /** Work held back from everyone but its authors: theirs since `since`. */
 export interface HeldBack {
@@ -28,6 +30,9 @@ interface WorkflowTools {
   only: boolean;
 }
 
+/** What moves a workflow on when one of its runs ends, in the write that ends it. */
+export type RunEnded = (tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome) => Promise<void>;
+
 /**
  * What a workflow template adds to the agent engine. The engine knows workflows only through
  * this: a module registers itself from the composition root (`lib/workflows/index.ts`).
@@ -37,6 +42,10 @@ export interface WorkflowModule {
   /** The tools the module gives `active`'s run, or null when the run is none of its business. */
   tools?(active: ActiveRun): WorkflowTools | null;
   workingAlone?: WorkingAlone;
+  /** What happens when a run with one of these purposes ends: each purpose belongs to one workflow. */
+  runEnded?: Partial<Record<RunPurpose["kind"], RunEnded>>;
+  /** What happens when a run that is no workflow's step ends (a dialogue its words ask for, say). */
+  freeRunEnded?: RunEnded;
 }
 
 const modules = new Map<string, WorkflowModule>();

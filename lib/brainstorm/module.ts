@@ -1,4 +1,5 @@
 import type { WorkflowModule } from "@/lib/agents/workflow-registry";
+import { advanceBrainstorm } from "./advance-brainstorm";
 import {
   heldBackWork,
   isolatedAgentIds,
@@ -15,5 +16,6 @@ import { createBrainstormTools } from "./tools";
 export const brainstormModule: WorkflowModule = {
   name: "brainstorm",
   tools: (active) => (active.run.purpose?.kind === "brainstorm" ? { tools: createBrainstormTools(active), only: true } : null),
+  runEnded: { brainstorm: (tx, emit, run, _actor, outcome) => advanceBrainstorm(tx, emit, run, outcome.at) },
   workingAlone: { isolatedAgentIds, refuseWhileAlone, refuseAskingWhileAlone, refuseChangingOthersNodesWhileAlone, heldBackWork },
 };

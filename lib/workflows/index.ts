@@ -1,6 +1,7 @@
 import { registerWorkflow } from "@/lib/agents/workflow-registry";
 import { brainstormModule } from "@/lib/brainstorm/module";
 import { buildReviewModule } from "@/lib/build-review/module";
+import { dialogueModule } from "@/lib/dialogue/module";
 
 /**
  * The composition root of the workflow templates: each registers what it adds to the agent
@@ -9,3 +10,4 @@ import { buildReviewModule } from "@/lib/build-review/module";
  */
 registerWorkflow(brainstormModule);
 registerWorkflow(buildReviewModule);
+registerWorkflow(dialogueModule);
