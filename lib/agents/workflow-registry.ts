@@ -44,6 +44,8 @@ export interface WorkflowModule {
   workingAlone?: WorkingAlone;
   /** What happens when a run with one of these purposes ends: each purpose belongs to one workflow. */
   runEnded?: Partial<Record<RunPurpose["kind"], RunEnded>>;
+  /** Work the scheduler does on each pass (a brainstorm's stages past their time limit, say); its failures are reported, not thrown. */
+  sweep?(db: Db): Promise<unknown>;
   /** What happens when a run that is no workflow's step ends (a dialogue its words ask for, say). */
   freeRunEnded?: RunEnded;
 }

@@ -7,6 +7,7 @@ import {
   refuseChangingOthersNodesWhileAlone,
   refuseWhileAlone,
 } from "./stage-context";
+import { sweepStageLimits } from "./sweep-stage-limits";
 import { createBrainstormTools } from "./tools";
 
 /**
@@ -16,6 +17,7 @@ import { createBrainstormTools } from "./tools";
 export const brainstormModule: WorkflowModule = {
   name: "brainstorm",
   tools: (active) => (active.run.purpose?.kind === "brainstorm" ? { tools: createBrainstormTools(active), only: true } : null),
+  sweep: (db) => sweepStageLimits(db),
   runEnded: { brainstorm: (tx, emit, run, _actor, outcome) => advanceBrainstorm(tx, emit, run, outcome.at) },
   workingAlone: { isolatedAgentIds, refuseWhileAlone, refuseAskingWhileAlone, refuseChangingOthersNodesWhileAlone, heldBackWork },
 };

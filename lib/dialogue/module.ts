@@ -4,6 +4,7 @@ import type { RunEnded, WorkflowModule } from "@/lib/agents/workflow-registry";
 import { afterReviewDialogue, applyVerdictInReply } from "@/lib/build-review/advance";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { advanceDialogue } from "./advance-dialogue";
+import { createAskTeammateTool } from "./ask-teammate-tool";
 import { openDialogueFromWords } from "./open-dialogue-from-words";
 import { spokenSteps } from "./spoken-steps";
 
@@ -42,9 +43,10 @@ const freeRunEnded: RunEnded = async (tx, emit, run, _actor, outcome) => {
   });
 };
 
-/** What dialogues add to the agent engine: their turns, and the dialogues free runs' words open. */
+/** What dialogues add to the agent engine: ask_teammate, their turns, and the dialogues free runs' words open. */
 export const dialogueModule: WorkflowModule = {
   name: "dialogue",
+  tools: (active) => ({ tools: createAskTeammateTool(active), only: false }),
   runEnded: { answer: dialogueTurnEnded, reply: dialogueTurnEnded },
   freeRunEnded,
 };

@@ -2,7 +2,6 @@ import { type ToolSet, zodSchema } from "ai";
 import { guardRepeatedCalls } from "@/lib/limits/repeated-calls";
 import type { ActiveRun } from "../run-context";
 import { registeredWorkflows } from "../workflow-registry";
-import { createAskTeammateTool } from "./ask-teammate";
 import { createBoardTools } from "./board-tools";
 import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
@@ -48,7 +47,6 @@ export function createAgentTools(active: ActiveRun) {
         ...createRequestTools(active),
         ...createMemoryTools(active),
         ...fromWorkflows.reduce<ToolSet>((all, given) => Object.assign(all, given.tools), {}),
-        ...createAskTeammateTool(active),
         ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
       }),
     ),

@@ -13,7 +13,7 @@ import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
 import { createAgentTools } from ".";
-import { createAskTeammateTool } from "./ask-teammate";
+import { createAskTeammateTool } from "./ask-teammate-tool";
 
 let database: TestDatabase;
 

@@ -2,14 +2,14 @@ import type { ToolSet } from "ai";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { buildReviews, dialogues } from "@/db/schema";
-import { refuseAskingWhileAlone } from "../team";
+import { refuseAskingWhileAlone } from "@/lib/agents/team";
 import { askedTeammate, openDialogue } from "@/lib/dialogue/open-dialogue";
 import { badRequest } from "@/lib/errors";
 import { firstEvent, writeRoomEvents } from "@/lib/events/write-room-events";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
-import { findTeammate } from "../find-teammate";
-import type { ActiveRun } from "../run-context";
-import { writingTool } from "./writing-tool";
+import { findTeammate } from "@/lib/agents/find-teammate";
+import type { ActiveRun } from "@/lib/agents/run-context";
+import { writingTool } from "@/lib/agents/tools/writing-tool";
 
 /**
  * ask_teammate: a question put to one teammate, which opens a dialogue with it — the teammate
