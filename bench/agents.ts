@@ -5,6 +5,8 @@
 // Usage: npm run bench:agents [-- --rooms=6 --workers=2 --solo=3]
 //        npm run bench:agents -- --only=retries   (only the run beside retries, on PostgreSQL)
 //        npm run bench:agents -- --only=lookup    (only the workflow lookup, on PostgreSQL)
+// The workflow templates register what they add to the agent engine.
+import "@/lib/workflows";
 import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
 import { type StepResult, type ToolSet, isStepCount, streamText, tool } from "ai";
 import { and, eq, inArray, sql } from "drizzle-orm";

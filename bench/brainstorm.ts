@@ -4,6 +4,8 @@
 // prompts, tools, writes, moving stages on). The gate is approved the moment it opens; the
 // time it waits is not counted. Ends with one line of JSON.
 // Usage: npm run bench:brainstorm [-- --think=250 --problem="How might we …"]
+// The workflow templates register what they add to the agent engine.
+import "@/lib/workflows";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { eq } from "drizzle-orm";
 import { type Database, migrateDatabase, openPglite, openPostgres } from "@/db/client";

@@ -1,3 +1,5 @@
+// The workflow templates register what they add to the agent engine.
+import "@/lib/workflows";
 import { randomUUID } from "node:crypto";
 import { type Database, getDatabase } from "@/db";
 import { getEnv } from "@/lib/env";

@@ -1,4 +1,6 @@
 // What a running agent's tools are given, built for tests that call tools directly.
+// The workflow templates register what they add to the agent engine.
+import "@/lib/workflows";
 import type { Database } from "@/db";
 import type { Agent, Run } from "@/db/schema";
 import { PendingModelCalls } from "@/lib/agents/record-model-call";

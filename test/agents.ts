@@ -1,3 +1,5 @@
+// The workflow templates register what they add to the agent engine.
+import "@/lib/workflows";
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { agents } from "@/db/schema";

@@ -1,3 +1,5 @@
+// The workflow templates register what they add to the agent engine.
+import "@/lib/workflows";
 import { afterAll, beforeAll } from "vitest";
 import type { Database } from "@/db";
 import { SeatCache } from "@/lib/auth/seat-cache";

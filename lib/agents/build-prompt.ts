@@ -1,7 +1,7 @@
 import type { AgentDto, BoardEntryDto, CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 
-export interface PromptAgent {
+interface PromptAgent {
   name: string;
   persona: string;
   role: string;
@@ -9,14 +9,14 @@ export interface PromptAgent {
 }
 
 /** A finding as prompts show it. */
-export interface PromptFinding {
+interface PromptFinding {
   agentName: string;
   severity: string;
   text: string;
 }
 
 /** What an agent remembers from earlier runs, in any room. */
-export interface PromptKnowledge {
+interface PromptKnowledge {
   /** Strongest first. */
   areas: { area: string; level: number }[];
   /** Oldest first. */
@@ -56,7 +56,7 @@ export interface PromptContext {
   toolNames: string[];
 }
 
-export interface BuiltPrompt {
+interface BuiltPrompt {
   system: string;
   prompt: string;
   /** Estimated tokens of everything injected besides the task itself, after trimming. */

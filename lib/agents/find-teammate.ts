@@ -4,7 +4,7 @@
 // name that works in one place works in all of them.
 
 /** What naming a teammate needs to know of it; `role` counts only where a caller asks for it. */
-export interface NamedMember {
+interface NamedMember {
   id: string;
   name: string;
   persona: string;

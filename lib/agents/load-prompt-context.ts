@@ -30,7 +30,7 @@ async function requesterName(db: Db, run: Run, team: Agent[]): Promise<string> {
   return run.requestedBy === "admin" ? "an admin" : "someone in the room";
 }
 
-export interface LoadedPromptContext extends PromptContext {
+interface LoadedPromptContext extends PromptContext {
   /** The notes in `notes`: handed to this run, so they count as shown to it. */
   noteIds: string[];
 }

@@ -37,21 +37,24 @@ export interface ActiveRun {
   resolveModel: ModelResolver;
   /** How model calls made for the run (its own, its question's shadows) are retried and timed out. */
   modelCallPolicy?: ModelCallPolicy;
-  /** Mutable per-run bookkeeping the limits and the tools' idempotency keys rely on. */
-  state: {
-    requestsMade: number;
-    /** Help requests (request_help) made so far; they have an allowance of their own. */
-    helpRequested: number;
-    createdNodeIds: string[];
-    /** The step being taken (counted over all the run's attempts). */
-    step: number;
-    /** How many times each distinct call (tool and arguments) was made in this step so far. */
-    callsThisStep: Map<string, number>;
-    /** The same over the whole run (all its attempts' saved steps): the repeated-call guard's count. */
-    callsThisRun: Map<string, number>;
-    /** A loop guard stopped the run: it ends, with this reason, once the current step is saved. */
-    stop: LimitReachedPayload | null;
-  };
+  /** The run's journal as its tools and guards see it: the allowances they spend, the step's calls, why the run stops. */
+  state: RunState;
+}
+
+/** The part of a run's journal (`RunJournal`) its tools and limits read and change. */
+export interface RunState {
+  requestsMade: number;
+  /** Help requests (request_help) made so far; they have an allowance of their own. */
+  helpRequested: number;
+  createdNodeIds: string[];
+  /** The step being taken (counted over all the run's attempts). */
+  readonly step: number;
+  /** How many times each distinct call (tool and arguments) was made in this step so far. */
+  readonly callsThisStep: Map<string, number>;
+  /** The same over the whole run (all its attempts' saved steps): the repeated-call guard's count. */
+  readonly callsThisRun: Map<string, number>;
+  /** A loop guard stopped the run: it ends, with this reason, once the current step is saved. */
+  stop: LimitReachedPayload | null;
 }
 
 export function agentAuthor(agent: Pick<Agent, "id" | "name">): CanvasAuthor {

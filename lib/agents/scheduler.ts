@@ -11,8 +11,8 @@ import { notifyEphemeral } from "@/lib/realtime/bus";
 import { countPresence } from "@/lib/realtime/presence";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
 import { templateTurnOrder } from "@/lib/rooms/templates";
-import { sweepStageLimits } from "@/lib/brainstorm/sweep-stage-limits";
 import { enqueueRun } from "./enqueue-run";
+import { registeredWorkflows } from "./workflow-registry";
 import { lastRunTimes } from "./last-run-times";
 import { defaultPrompt } from "./start-agent-run";
 import { whoseTurn } from "./whose-turn";
@@ -37,7 +37,7 @@ export async function electScheduler(db: Db, owner: string, ttlMs: number): Prom
   return rows[0]?.owner === owner;
 }
 
-export type ScheduleOutcome =
+type ScheduleOutcome =
   | { kind: "request"; runId: string; entryId: string }
   | { kind: "random"; runId: string; persona: string }
   | { kind: "skipped"; reason: "not_due" | "busy" | "no_agents" | "budget_spent" | "over_budget" };
@@ -157,7 +157,7 @@ async function serveRequest(
   });
 }
 
-export interface SchedulerOptions {
+interface SchedulerOptions {
   owner: string;
   tickMs?: number;
   leaseTtlMs?: number;
@@ -199,8 +199,8 @@ export class Scheduler {
       // In every room, scheduled or not: a question whose asker is gone ends at its deadline.
       const onError = (error: unknown) => this.options.onError?.(error);
       await sweepOverdueBroadcasts(db, { onError }).catch(onError);
-      // Brainstorm stages past their time limit go on with what they have.
-      await sweepStageLimits(db).catch(onError);
+      // What the workflows do on each pass: brainstorm stages past their time limit go on with what they have.
+      for (const module of registeredWorkflows()) await module.sweep?.(db).catch(onError);
       const enabled = await db
         .select({ id: rooms.id, settings: rooms.settings })
         .from(rooms)

@@ -13,7 +13,7 @@ import type { Actor, Emit } from "@/lib/events/write-room-events";
 export const MAX_RUN_ATTEMPTS = 3;
 
 /** How a finished run ended, as the request it served needs to know. */
-export interface RequestOutcome {
+interface RequestOutcome {
   status: "succeeded" | "failed" | "cancelled";
   /** Why it failed or was cancelled. */
   reason: string | null;

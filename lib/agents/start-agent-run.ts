@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { type Agent, agents, rooms } from "@/db/schema";
-import { refuseWhileAlone } from "@/lib/brainstorm/stage-context";
+import { refuseWhileAlone } from "./team";
 import { AppError, badRequest, notFound } from "@/lib/errors";
 import { type Actor, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { modelUnavailableReason } from "@/lib/models/registry";
@@ -18,7 +18,7 @@ export const startRunInputSchema = z.strictObject({
   agentId: z.string().min(1).max(64),
   prompt: z.string().trim().max(LIMITS.noteText, `Prompts are limited to ${LIMITS.noteText} characters`).optional(),
 });
-export type StartRunInput = z.infer<typeof startRunInputSchema>;
+type StartRunInput = z.infer<typeof startRunInputSchema>;
 
 /**
  * What an agent does when started without instructions: its share of the room's task when the

@@ -4,7 +4,7 @@
  */
 
 /** A member of the team as the ranking needs it. */
-export interface TurnTaker {
+interface TurnTaker {
   id: string;
   persona: string;
   position: number;

@@ -31,7 +31,7 @@ import { claimNextRun } from "@/lib/agents/claim-run";
 import { loadPromptContext } from "@/lib/agents/load-prompt-context";
 import { enqueueRun } from "@/lib/agents/enqueue-run";
 import { type StopReason, executeRun } from "@/lib/agents/execute-run";
-import { createAskTeammateTool } from "@/lib/agents/tools/ask-teammate";
+import { createAskTeammateTool } from "@/lib/dialogue/ask-teammate-tool";
 import { createCanvasTools } from "@/lib/agents/tools/canvas-tools";
 import { createBoardTools } from "@/lib/agents/tools/board-tools";
 import { createRequestTools } from "@/lib/agents/tools/request-agent";

@@ -364,7 +364,7 @@ describe("ask_others in human mode", () => {
 });
 
 describe("agents using ask_others", () => {
-  it("offers ask_others and respond_to_broadcast only when broadcasts are on", async () => {
+  it("offers ask_others only when broadcasts are on, and never the retired respond_to_broadcast", async () => {
     const toolNames = async (settings: { broadcast?: "off" | "agents" | "human" }) => {
       const { roomId } = await createTestRoom(database.db, settings);
       const songwriter = await agentByPersona(database, roomId, "songwriter");
@@ -391,7 +391,8 @@ describe("agents using ask_others", () => {
     expect(off).not.toContain("ask_others");
     expect(off).not.toContain("respond_to_broadcast");
     const on = await toolNames({ broadcast: "agents" });
-    expect(on).toEqual(expect.arrayContaining(["ask_others", "respond_to_broadcast", "create_node", "request_agent"]));
+    expect(on).toEqual(expect.arrayContaining(["ask_others", "create_node", "request_agent"]));
+    expect(on).not.toContain("respond_to_broadcast");
   });
 
   it("uses a person's answer in its next output", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONCERN_PHRASES, type DialogueMember, detectAddressee, proseOf, textSatisfied, textVerdict } from "./detect";
-import { LABELLED, type LabelledMessage, TEAM } from "./fixtures";
+import { LABELLED, type LabelledMessage, TEAM } from "@/test/dialogue-messages";
 
 const member = (persona: string) => TEAM.find((candidate) => candidate.persona === persona)!;
 

@@ -1,5 +1,4 @@
 import { isExternalModel } from "@/lib/external/external-model";
-import { tool } from "ai";
 import { z } from "zod";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { postBoardEntry } from "@/lib/board/post-entry";
@@ -8,12 +7,23 @@ import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-
 import { type BoardEntryDto, boardEntryKindSchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
-import { reserveRequest } from "./reserve-request";
-import { toolWriteOptions } from "./tool-call-key";
-import { heldBackWork, isHeldBack, refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
+import { type RequestReservation, reserveRequest } from "./reserve-request";
+import { heldBackWork, isHeldBack, refuseAskingWhileAlone } from "../team";
 import { toolResult } from "./tool-result";
+import { readingTool, writingTool } from "./writing-tool";
 
 const sharedKinds = z.enum(["theme", "intention", "contribution", "request", "reaction"]);
+
+const shareInput = z.object({
+  entryType: sharedKinds.describe("Type of shared context entry"),
+  content: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "Structured content. theme: {mood, palette, keywords}. intention: {plan, targetArea?}. " +
+        "contribution: {summary, nodeIds, mood?}. request: {targetPersona, ask, refNodeIds}. " +
+        "reaction: {toEntryId, response}.",
+    ),
+});
 
 /** What share_creative_context tells the model about the entry it shared. */
 function sharedEntry(entry: BoardEntryDto) {
@@ -23,42 +33,34 @@ function sharedEntry(entry: BoardEntryDto) {
 /** share_creative_context and read_shared_context: the shared board (docs/behaviour/creative-canvas.md). */
 export function createBoardTools(active: ActiveRun) {
   const { database, run, agent, settings } = active;
+  const keyed = (input: unknown, write: { idempotencyKey: string }) => ({
+    idempotencyKey: write.idempotencyKey,
+    change: { type: "board.posted" as const, request: { by: agent.id, input } },
+  });
   return {
-    share_creative_context: tool({
-      description:
-        "Share a theme, intention, contribution summary, request or reaction with the other agents on this canvas. " +
-        "They see it in their context and can react to it. " +
-        `A request asks another persona to act; it counts towards the ${settings.max_requests_per_run} request(s) this run may make, request_agent included.`,
-      inputSchema: z.object({
-        entryType: sharedKinds.describe("Type of shared context entry"),
-        content: z
-          .record(z.string(), z.unknown())
-          .describe(
-            "Structured content. theme: {mood, palette, keywords}. intention: {plan, targetArea?}. " +
-              "contribution: {summary, nodeIds, mood?}. request: {targetPersona, ask, refNodeIds}. " +
-              "reaction: {toEntryId, response}.",
-          ),
-      }),
-      execute: (input) =>
-        toolResult(async () => {
-          const { entryType, content } = input;
-          const write = toolWriteOptions(active, "share_creative_context", input);
-          const keyed = {
-            idempotencyKey: write.idempotencyKey,
-            change: { type: "board.posted" as const, request: { by: agent.id, input } },
-          };
+    share_creative_context: writingTool<typeof shareInput, ReturnType<typeof sharedEntry>, RequestReservation>(
+      active,
+      "share_creative_context",
+      {
+        description:
+          "Share a theme, intention, contribution summary, request or reaction with the other agents on this canvas. " +
+          "They see it in their context and can react to it. " +
+          `A request asks another persona to act; it counts towards the ${settings.max_requests_per_run} request(s) this run may make, request_agent included.`,
+        inputSchema: shareInput,
+        spends: {
           // A request is looked up before it is reserved: the earlier write has spent it already.
           // Any other entry written before is found by the write itself.
-          const earlier = entryType === "request" ? await earlierWrite(database.db, run.roomId, keyed) : null;
-          if (earlier) return sharedEntry(earlier.payload.entry);
+          earlier: async (input, write) => {
+            if (input.entryType !== "request") return null;
+            const earlier = await earlierWrite(database.db, run.roomId, keyed(input, write));
+            return earlier ? sharedEntry(earlier.payload.entry) : null;
+          },
           // A request on the board starts a run of its target later, so it spends this run's request like request_agent.
-          const reservation = entryType === "request" ? reserveRequest(active, String(content.targetPersona ?? "")) : null;
-          if (reservation) {
-            await refuseRepeatedExchange(active, [reservation.target], String(content.ask ?? "")).catch((error: unknown) => {
-              reservation.release();
-              throw error;
-            });
-          }
+          reserve: (input) => (input.entryType === "request" ? reserveRequest(active, String(input.content.targetPersona ?? "")) : null),
+        },
+        write: async (input, write, reservation) => {
+          const { entryType, content } = input;
+          if (reservation) await refuseRepeatedExchange(active, [reservation.target], String(content.ask ?? ""));
           const { events } = await writeRoomEvents(
             database.db,
             run.roomId,
@@ -78,15 +80,13 @@ export function createBoardTools(active: ActiveRun) {
                 at,
               });
             },
-            { ...keyed, carry: write.carry },
-          ).catch((error) => {
-            reservation?.release();
-            throw error;
-          });
+            { ...keyed(input, write), carry: write.carry },
+          );
           return sharedEntry(eventPayload(events, "board.posted").entry);
-        }),
-    }),
-    read_shared_context: tool({
+        },
+      },
+    ),
+    read_shared_context: readingTool({
       description: "Read the current shared creative context from other agents: themes, intentions, contributions, requests.",
       inputSchema: z.object({
         entryType: boardEntryKindSchema.optional().describe("Filter by entry type. Omit to get all."),

@@ -3,8 +3,8 @@ import { activeRun, unusedDatabase } from "@/test/active-run";
 import { agentRow, runRow } from "@/test/builders";
 import { createBroadcastTools } from "./broadcast-tools";
 
-describe("respond_to_broadcast", () => {
-  it("only tells the caller that its shadow answers for it", async () => {
+describe("the broadcast tools", () => {
+  it("offer ask_others, naming whom it reaches, and no longer the retired respond_to_broadcast", async () => {
     const agent = agentRow({ id: "a", name: "Songwriter" });
     const tools = createBroadcastTools(
       activeRun(unusedDatabase(), {
@@ -14,11 +14,7 @@ describe("respond_to_broadcast", () => {
         settings: { broadcast: "agents" },
       }),
     );
-    const result = await tools.respond_to_broadcast.execute!({ answer: "Yes" }, { toolCallId: "t", messages: [], context: {} });
-    expect(result).toEqual({
-      ok: true,
-      message: "Broadcast responses are handled automatically by your shadow agent; there is nothing to answer. Continue your work.",
-    });
+    expect(Object.keys(tools)).toEqual(["ask_others"]);
     expect(tools.ask_others.description).toMatch(/Scene Painter/);
   });
 });

@@ -1,11 +1,9 @@
-import { tool } from "ai";
 import { z } from "zod";
 import { askOthers, pickTargets } from "@/lib/broadcast/ask-others";
 import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
-import { toolWriteOptions } from "./tool-call-key";
-import { toolResult } from "./tool-result";
+import { writingTool } from "./writing-tool";
 
 /**
  * ask_others and respond_to_broadcast (docs/behaviour/asking-others.md), offered only when the room has
@@ -20,7 +18,7 @@ export function createBroadcastTools(active: ActiveRun) {
       ? "the people in this room (only they answer)"
       : `the other agents (${others.map((member) => member.name).join(", ")}), each answering from its own work`;
   return {
-    ask_others: tool({
+    ask_others: writingTool(active, "ask_others", {
       description:
         `Ask ${audience} a question and wait for the answers. ` +
         `Returns {status, responses: [{responder_id, content, is_human}]}; waits at most ${settings.broadcast_timeout} s.`,
@@ -33,34 +31,24 @@ export function createBroadcastTools(active: ActiveRun) {
           .describe("Names or personas of the agents to ask; everyone when omitted (ignored when people answer)"),
         options: z.array(z.string().min(1).max(80)).max(6).optional().describe("Answer choices to offer, if any"),
       }),
-      execute: (input, { abortSignal }) =>
-        toolResult(async () => {
-          // The same call in a step taken again carries on with the question it asked the first time.
-          const write = toolWriteOptions(active, "ask_others", input);
-          if (settings.broadcast === "agents")
-            await refuseRepeatedExchange(active, pickTargets(team, agent, input.target_agents), input.question);
-          return askOthers(
-            { database: active.database, bus: active.bus, resolveModel: active.resolveModel, modelCallPolicy: active.modelCallPolicy },
-            {
-              roomId: active.run.roomId,
-              asker: agent,
-              runId: active.run.id,
-              question: input.question,
-              targetAgents: input.target_agents,
-              options: input.options,
-              ...write,
-              signal: abortSignal,
-            },
-          );
-        }),
-    }),
-    respond_to_broadcast: tool({
-      description: "Deprecated: answers to broadcasts are given automatically by your shadow. Calling this does nothing.",
-      inputSchema: z.object({ answer: z.string().max(LIMITS.noteText).optional() }),
-      execute: async () => ({
-        ok: true,
-        message: "Broadcast responses are handled automatically by your shadow agent; there is nothing to answer. Continue your work.",
-      }),
+      // The same call in a step taken again carries on with the question it asked the first time.
+      write: async (input, write, _held, { abortSignal }) => {
+        if (settings.broadcast === "agents")
+          await refuseRepeatedExchange(active, pickTargets(team, agent, input.target_agents), input.question);
+        return askOthers(
+          { database: active.database, bus: active.bus, resolveModel: active.resolveModel, modelCallPolicy: active.modelCallPolicy },
+          {
+            roomId: active.run.roomId,
+            asker: agent,
+            runId: active.run.id,
+            question: input.question,
+            targetAgents: input.target_agents,
+            options: input.options,
+            ...write,
+            signal: abortSignal,
+          },
+        );
+      },
     }),
   };
 }

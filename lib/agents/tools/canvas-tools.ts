@@ -1,15 +1,13 @@
-import { tool } from "ai";
 import { z } from "zod";
 import { createNode } from "@/lib/canvas/create-node";
 import { deleteNode } from "@/lib/canvas/delete-node";
 import { createEdge, deleteEdge } from "@/lib/canvas/edges";
-import { refuseChangingOthersNodesWhileAlone } from "@/lib/brainstorm/stage-context";
+import { refuseChangingOthersNodesWhileAlone } from "../team";
 import { homeArea } from "@/lib/canvas/free-spot";
 import { updateNode } from "@/lib/canvas/update-node";
 import { LIMITS } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
-import { toolWriteOptions } from "./tool-call-key";
-import { toolResult } from "./tool-result";
+import { writingTool } from "./writing-tool";
 
 const kind = z
   .string()
@@ -41,27 +39,25 @@ const createNodeInput = z.object({
  */
 export function createCanvasTools(active: ActiveRun) {
   const { database, run, author } = active;
-  const options = (name: string, input: unknown) => toolWriteOptions(active, name, input);
   return {
-    create_node: tool({
+    create_node: writingTool(active, "create_node", {
       description: "Create a node on the shared canvas. Returns the node with its id.",
       inputSchema: createNodeInput,
-      execute: (input) =>
-        toolResult(async () => {
-          const { text, kind: nodeKind, x, y, color: background } = input;
-          const node = await createNode(
-            database.db,
-            run.roomId,
-            author,
-            { text, kind: nodeKind, x, y, color: background },
-            // Without a position, the node goes to free space near the agent's home area.
-            { ...options("create_node", input), placeNear: homeArea(active.agent.persona) },
-          );
-          active.state.createdNodeIds.push(node.id);
-          return { node: { id: node.id, kind: node.kind, x: node.x, y: node.y, text: node.text } };
-        }),
+      write: async (input, write) => {
+        const { text, kind: nodeKind, x, y, color: background } = input;
+        const node = await createNode(
+          database.db,
+          run.roomId,
+          author,
+          { text, kind: nodeKind, x, y, color: background },
+          // Without a position, the node goes to free space near the agent's home area.
+          { ...write, placeNear: homeArea(active.agent.persona) },
+        );
+        active.state.createdNodeIds.push(node.id);
+        return { node: { id: node.id, kind: node.kind, x: node.x, y: node.y, text: node.text } };
+      },
     }),
-    update_node: tool({
+    update_node: writingTool(active, "update_node", {
       description:
         "Change a node's text, position or colour. A node that grows or moves onto other work goes to the nearest free spot; " +
         "the answer says where it is then.",
@@ -72,51 +68,44 @@ export function createCanvasTools(active: ActiveRun) {
         y: coordinate.optional().describe("New top edge in canvas units; a taken spot moves the node to the nearest free one"),
         color: color.optional(),
       }),
-      execute: (input) =>
-        toolResult(async () => {
-          const write = options("update_node", input);
-          const { nodeId, ...changes } = input;
-          const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-          if (Object.keys(defined).length === 0) return { unchanged: true };
-          await refuseChangingOthersNodesWhileAlone(database.db, run.roomId, active.agent, nodeId);
-          const update = await updateNode(database.db, run.roomId, nodeId, author, defined, write);
-          const { x: placedX, y: placedY } = update.changes;
-          return { nodeId, version: update.version, ...(placedX !== undefined && placedY !== undefined ? { x: placedX, y: placedY } : {}) };
-        }),
+      write: async (input, write) => {
+        const { nodeId, ...changes } = input;
+        const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+        if (Object.keys(defined).length === 0) return { unchanged: true };
+        await refuseChangingOthersNodesWhileAlone(database.db, run.roomId, active.agent, nodeId);
+        const update = await updateNode(database.db, run.roomId, nodeId, author, defined, write);
+        const { x: placedX, y: placedY } = update.changes;
+        return { nodeId, version: update.version, ...(placedX !== undefined && placedY !== undefined ? { x: placedX, y: placedY } : {}) };
+      },
     }),
-    delete_node: tool({
+    delete_node: writingTool(active, "delete_node", {
       description: "Delete a node and the edges attached to it.",
       inputSchema: z.object({ nodeId: z.string().min(1).describe("The id of the node to delete") }),
-      execute: (input) =>
-        toolResult(async () => {
-          const { nodeId } = input;
-          await refuseChangingOthersNodesWhileAlone(database.db, run.roomId, active.agent, nodeId);
-          const deleted = await deleteNode(database.db, run.roomId, nodeId, author, options("delete_node", input));
-          return { nodeId, removedEdges: deleted.edgeIds.length };
-        }),
+      write: async ({ nodeId }, write) => {
+        await refuseChangingOthersNodesWhileAlone(database.db, run.roomId, active.agent, nodeId);
+        const deleted = await deleteNode(database.db, run.roomId, nodeId, author, write);
+        return { nodeId, removedEdges: deleted.edgeIds.length };
+      },
     }),
-    create_edge: tool({
+    create_edge: writingTool(active, "create_edge", {
       description: 'Connect two nodes with a labelled edge, e.g. a scene that "illustrates" a verse.',
       inputSchema: z.object({
         sourceId: z.string().min(1).describe("The node the edge starts from"),
         targetId: z.string().min(1).describe("The node the edge points to"),
         label: z.string().max(LIMITS.edgeLabel).default("").describe("A short relation: illustrates, echoes, continues"),
       }),
-      execute: (input) =>
-        toolResult(async () => {
-          const edge = await createEdge(database.db, run.roomId, author, input, options("create_edge", input));
-          return { edge: { id: edge.id, sourceId: edge.sourceId, targetId: edge.targetId, label: edge.label } };
-        }),
+      write: async (input, write) => {
+        const edge = await createEdge(database.db, run.roomId, author, input, write);
+        return { edge: { id: edge.id, sourceId: edge.sourceId, targetId: edge.targetId, label: edge.label } };
+      },
     }),
-    delete_edge: tool({
+    delete_edge: writingTool(active, "delete_edge", {
       description: "Remove an edge.",
       inputSchema: z.object({ edgeId: z.string().min(1).describe("The id of the edge to remove") }),
-      execute: (input) =>
-        toolResult(async () => {
-          const { edgeId } = input;
-          await deleteEdge(database.db, run.roomId, edgeId, author, options("delete_edge", input));
-          return { edgeId };
-        }),
+      write: async ({ edgeId }, write) => {
+        await deleteEdge(database.db, run.roomId, edgeId, author, write);
+        return { edgeId };
+      },
     }),
   };
 }

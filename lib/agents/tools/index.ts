@@ -1,15 +1,13 @@
 import { type ToolSet, zodSchema } from "ai";
 import { guardRepeatedCalls } from "@/lib/limits/repeated-calls";
 import type { ActiveRun } from "../run-context";
-import { createAskTeammateTool } from "./ask-teammate";
+import { registeredWorkflows } from "../workflow-registry";
 import { createBoardTools } from "./board-tools";
-import { createBrainstormTools } from "./brainstorm-tools";
 import { createBroadcastTools } from "./broadcast-tools";
 import { createCanvasTools } from "./canvas-tools";
 import { hidingServerErrors } from "./hide-server-errors";
 import { createMemoryTools } from "./memory-tools";
 import { createRequestTools } from "./request-agent";
-import { createReviewTools } from "./review-tools";
 
 /**
  * The SDK turns a zod input schema into JSON Schema again at every step; wrapped once here,
@@ -28,16 +26,17 @@ function withSchemasConvertedOnce<T extends ToolSet>(tools: T): T {
 /**
  * Every tool an agent gets in a room, built for one run, each behind the repeated-call guard
  * (docs/behaviour/limits.md) and with its server-side failures kept out of what the model and
- * the room read. A brainstorm stage's run gets its stage's submit tool and the team-memory
- * tools only: the process, not the agent, decides who works next, and a divergent thinker has
- * nothing to reach the others with.
+ * the room read. A workflow's own run (a brainstorm stage's) gets its workflow's tools and the
+ * team-memory tools only; other runs get the room's tools and what each workflow adds to them.
  */
 export function createAgentTools(active: ActiveRun) {
-  if (active.run.purpose?.kind === "brainstorm") {
-    return guardRepeatedCalls(
-      active,
-      hidingServerErrors(withSchemasConvertedOnce({ ...createBrainstormTools(active), ...createMemoryTools(active) })),
-    );
+  const fromWorkflows = registeredWorkflows().flatMap((module) => {
+    const given = module.tools?.(active);
+    return given ? [given] : [];
+  });
+  const own = fromWorkflows.find((given) => given.only);
+  if (own) {
+    return guardRepeatedCalls(active, hidingServerErrors(withSchemasConvertedOnce({ ...own.tools, ...createMemoryTools(active) })));
   }
   return guardRepeatedCalls(
     active,
@@ -47,8 +46,7 @@ export function createAgentTools(active: ActiveRun) {
         ...createBoardTools(active),
         ...createRequestTools(active),
         ...createMemoryTools(active),
-        ...createReviewTools(active),
-        ...createAskTeammateTool(active),
+        ...fromWorkflows.reduce<ToolSet>((all, given) => Object.assign(all, given.tools), {}),
         ...(active.settings.broadcast === "off" ? {} : createBroadcastTools(active)),
       }),
     ),

@@ -1,18 +1,16 @@
-import { tool } from "ai";
 import { z } from "zod";
 import { findingToDto } from "@/lib/findings/finding-dto";
 import { postFinding } from "@/lib/findings/post-finding";
 import { updateKnowledge } from "@/lib/knowledge/update-knowledge";
 import { LIMITS, findingSeveritySchema } from "@/lib/protocol";
 import type { ActiveRun } from "../run-context";
-import { toolWriteOptions } from "./tool-call-key";
-import { toolResult } from "./tool-result";
+import { writingTool } from "./writing-tool";
 
 /** post_finding and update_knowledge: what the team learns, and what the agent remembers across rooms. */
 export function createMemoryTools(active: ActiveRun) {
   const { database, run, agent, settings } = active;
   return {
-    post_finding: tool({
+    post_finding: writingTool(active, "post_finding", {
       description:
         "Share a finding with the whole team: a problem, a risk, an insight about the work. It stays on the room's findings board " +
         "and every agent sees the newest ones. Severity: high only for what should change the team's direction " +
@@ -22,23 +20,21 @@ export function createMemoryTools(active: ActiveRun) {
         severity: findingSeveritySchema.describe("low, medium or high"),
         nodeIds: z.array(z.string()).max(30).optional().describe("Nodes the finding is about"),
       }),
-      execute: (input) =>
-        toolResult(async () => {
-          const write = toolWriteOptions(active, "post_finding", input);
-          const posted = await postFinding(
-            database.db,
-            { roomId: run.roomId, run, agent: { id: agent.id, name: agent.name }, finding: input, settings },
-            write,
-          );
-          const finding = findingToDto(posted.entry);
-          return {
-            findingId: finding.id,
-            severity: finding.severity,
-            ...(posted.repeated ? { note: "You posted this finding a moment ago; it stands and was not posted again." } : {}),
-          };
-        }),
+      write: async (input, write) => {
+        const posted = await postFinding(
+          database.db,
+          { roomId: run.roomId, run, agent: { id: agent.id, name: agent.name }, finding: input, settings },
+          write,
+        );
+        const finding = findingToDto(posted.entry);
+        return {
+          findingId: finding.id,
+          severity: finding.severity,
+          ...(posted.repeated ? { note: "You posted this finding a moment ago; it stands and was not posted again." } : {}),
+        };
+      },
     }),
-    update_knowledge: tool({
+    update_knowledge: writingTool(active, "update_knowledge", {
       description:
         "Remember something for your future runs: an insight you learned, and/or expertise gained in an area " +
         '(e.g. area "song-structure", amount 3). Your knowledge is shown to you at the start of every run. An insight stays in ' +
@@ -50,16 +46,14 @@ export function createMemoryTools(active: ActiveRun) {
         area: z.string().max(80).optional().describe('An area of expertise, e.g. "harbour scenes"'),
         amount: z.number().int().min(1).max(10).optional().describe("How much expertise you gained, 1 to 10 (default 1)"),
       }),
-      execute: (input) =>
-        toolResult(async () => {
-          const write = toolWriteOptions(active, "update_knowledge", input);
-          const updated = await updateKnowledge(
-            database.db,
-            { roomId: run.roomId, agent, correlationId: run.correlationId, update: input },
-            write,
-          );
-          return { insight: updated.insight, area: updated.area, level: updated.level };
-        }),
+      write: async (input, write) => {
+        const updated = await updateKnowledge(
+          database.db,
+          { roomId: run.roomId, agent, correlationId: run.correlationId, update: input },
+          write,
+        );
+        return { insight: updated.insight, area: updated.area, level: updated.level };
+      },
     }),
   };
 }

@@ -1,10 +1,9 @@
 import { isExternalModel } from "@/lib/external/external-model";
-import { tool } from "ai";
 import { and, count, eq } from "drizzle-orm";
 import { z } from "zod";
 import { type Agent, runs } from "@/db/schema";
 import { postBoardEntry } from "@/lib/board/post-entry";
-import { refuseAskingWhileAlone } from "@/lib/brainstorm/stage-context";
+import { refuseAskingWhileAlone } from "../team";
 import { assertNodesInRoom } from "@/lib/canvas/nodes-in-room";
 import { earlierWrite, eventPayload, writeRoomEvents } from "@/lib/events/write-room-events";
 import { LIMITS, boardContentSchemas } from "@/lib/protocol";
@@ -12,9 +11,8 @@ import { refuseRepeatedExchange } from "@/lib/limits/repeated-exchanges";
 import { enqueueRun } from "../enqueue-run";
 import { startsAtOnce } from "../starts-at-once";
 import type { ActiveRun } from "../run-context";
-import { type RequestKind, reserveRequest } from "./reserve-request";
-import { toolWriteOptions } from "./tool-call-key";
-import { toolResult } from "./tool-result";
+import { type RequestKind, type RequestReservation, reserveRequest } from "./reserve-request";
+import { type ToolWrite, writingTool } from "./writing-tool";
 
 /** A request written (or found written by an earlier attempt: `waitingAhead` null). */
 interface MadeRequest {
@@ -35,6 +33,29 @@ interface RequestInput {
   ask: string;
   refNodeIds: string[];
   kind: RequestKind;
+}
+
+/** What request_agent tells the model of the request it made, or found made. */
+function requestAgentAnswer(made: MadeRequest) {
+  const name = made.target?.name ?? "The agent";
+  return {
+    requestId: made.entryId,
+    runId: made.runId,
+    status: "queued" as const,
+    note:
+      made.target && isExternalModel(made.target.model)
+        ? `${name} is an outside agent: it sees your request when its client reads its messages.`
+        : made.waitingAhead !== null
+          ? made.waitingAhead > 0
+            ? `${name} will start after ${made.waitingAhead} queued run(s).`
+            : `${name} will start as soon as a slot is free.`
+          : `${name} was already asked; the request stands.`,
+  };
+}
+
+/** What request_help tells the model: the request, and whether its target started on it at once. */
+function helpAnswer(made: MadeRequest) {
+  return { helpId: made.entryId, status: made.startsAtOnce ? ("started" as const) : ("queued" as const) };
 }
 
 /**
@@ -66,21 +87,28 @@ export function createRequestTools(active: ActiveRun) {
     return { entryId, runId: queued?.id ?? null, target, startsAtOnce: started, waitingAhead: null };
   };
 
-  const makeRequest = async (toolName: string, callInput: unknown, request: RequestInput): Promise<MadeRequest> => {
-    const { targetPersona, ask, refNodeIds, kind } = request;
-    const write = toolWriteOptions(active, toolName, callInput);
-    const keyed = {
-      idempotencyKey: write.idempotencyKey,
-      change: { type: "board.posted" as const, request: { by: agent.id, tool: toolName, input: callInput } },
-    };
-    // Looked up before the request is reserved: the earlier write has spent it already.
-    const earlier = await earlierWrite(database.db, run.roomId, keyed);
-    if (earlier) return requestedEarlier(earlier.payload.entry.id);
-    const { target, depth, release } = reserveRequest(active, targetPersona, kind);
-    await refuseRepeatedExchange(active, [target], ask).catch((error: unknown) => {
-      release();
-      throw error;
-    });
+  const keyed = (toolName: string, callInput: unknown, write: ToolWrite) => ({
+    idempotencyKey: write.idempotencyKey,
+    change: { type: "board.posted" as const, request: { by: agent.id, tool: toolName, input: callInput } },
+  });
+
+  /** Looked up before the request is reserved: the earlier write has spent it already. */
+  const earlierRequest = async (toolName: string, callInput: unknown, write: ToolWrite): Promise<MadeRequest | null> => {
+    const earlier = await earlierWrite(database.db, run.roomId, keyed(toolName, callInput, write));
+    return earlier ? requestedEarlier(earlier.payload.entry.id) : null;
+  };
+
+  const makeRequest = async (
+    toolName: string,
+    callInput: unknown,
+    request: RequestInput,
+    write: ToolWrite,
+    reservation: RequestReservation | null,
+  ): Promise<MadeRequest> => {
+    if (!reservation) throw new Error(`${toolName} writes only with a reserved request.`);
+    const { target, depth } = reservation;
+    const { ask, refNodeIds, kind } = request;
+    await refuseRepeatedExchange(active, [target], ask);
     const written = writeRoomEvents(
       database.db,
       run.roomId,
@@ -128,19 +156,16 @@ export function createRequestTools(active: ActiveRun) {
           startsAtOnce: atOnce,
         };
       },
-      { ...keyed, carry: write.carry },
+      { ...keyed(toolName, callInput, write), carry: write.carry },
     );
-    const { result, events } = await written.catch((error) => {
-      release();
-      throw error;
-    });
+    const { result, events } = await written;
     if (!result) return requestedEarlier(eventPayload(events, "board.posted").entry.id);
     return { ...result, target };
   };
 
   const personas = team.map((member) => `${member.persona} (${member.name})`).join(", ");
   return {
-    request_agent: tool({
+    request_agent: writingTool(active, "request_agent", {
       description:
         "Ask another agent persona to respond to your work, e.g. ask the Scene Painter to illustrate your lyrics. " +
         `The requested agent is started automatically. At most ${settings.max_requests_per_run} per run.`,
@@ -152,31 +177,19 @@ export function createRequestTools(active: ActiveRun) {
         ),
         refNodeIds: z.array(z.string()).max(20).default([]).describe("Node ids the target agent should build upon"),
       }),
-      execute: (input) =>
-        toolResult(async () => {
-          const made = await makeRequest("request_agent", input, {
-            targetPersona: input.targetPersona,
-            ask: input.prompt,
-            refNodeIds: input.refNodeIds,
-            kind: "work",
-          });
-          const name = made.target?.name ?? "The agent";
-          return {
-            requestId: made.entryId,
-            runId: made.runId,
-            status: "queued" as const,
-            note:
-              made.target && isExternalModel(made.target.model)
-                ? `${name} is an outside agent: it sees your request when its client reads its messages.`
-                : made.waitingAhead !== null
-                  ? made.waitingAhead > 0
-                    ? `${name} will start after ${made.waitingAhead} queued run(s).`
-                    : `${name} will start as soon as a slot is free.`
-                  : `${name} was already asked; the request stands.`,
-          };
-        }),
+      spends: {
+        earlier: async (input, write) => {
+          const made = await earlierRequest("request_agent", input, write);
+          return made ? requestAgentAnswer(made) : null;
+        },
+        reserve: (input) => reserveRequest(active, input.targetPersona, "work"),
+      },
+      write: async (input, write, reservation) => {
+        const request = { targetPersona: input.targetPersona, ask: input.prompt, refNodeIds: input.refNodeIds, kind: "work" as const };
+        return requestAgentAnswer(await makeRequest("request_agent", input, request, write, reservation));
+      },
     }),
-    request_help: tool({
+    request_help: writingTool(active, "request_help", {
       description:
         "Ask a teammate a question and keep working: you do not wait. Their answer arrives as a message in a later step " +
         `(or your next run). Not to yourself; at most ${settings.max_help_per_run} per run. ` +
@@ -185,16 +198,17 @@ export function createRequestTools(active: ActiveRun) {
         target: z.string().min(1).describe(`Who to ask: ${personas}`),
         question: boardContentSchemas.request.shape.ask.describe(`Your question, at most ${LIMITS.boardText} characters`),
       }),
-      execute: (input) =>
-        toolResult(async () => {
-          const made = await makeRequest("request_help", input, {
-            targetPersona: input.target,
-            ask: input.question,
-            refNodeIds: [],
-            kind: "help",
-          });
-          return { helpId: made.entryId, status: made.startsAtOnce ? ("started" as const) : ("queued" as const) };
-        }),
+      spends: {
+        earlier: async (input, write) => {
+          const made = await earlierRequest("request_help", input, write);
+          return made ? helpAnswer(made) : null;
+        },
+        reserve: (input) => reserveRequest(active, input.target, "help"),
+      },
+      write: async (input, write, reservation) => {
+        const request = { targetPersona: input.target, ask: input.question, refNodeIds: [], kind: "help" as const };
+        return helpAnswer(await makeRequest("request_help", input, request, write, reservation));
+      },
     }),
   };
 }

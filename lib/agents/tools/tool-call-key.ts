@@ -11,25 +11,12 @@ import type { ActiveRun } from "../run-context";
  * than by its position keeps this working when the model orders its calls differently, and
  * gives a call the model did not make before a key of its own instead of a clash.
  *
- * Call it before the tool's first `await`: calls of a step start in the order the model made
- * them, so identical calls are numbered the same way each time.
+ * Computed by `writingTool` as a call is made, before the tool's first `await`: calls of a step
+ * start in the order the model made them, so identical calls are numbered the same way each time.
  */
 export function toolCallKey(active: ActiveRun, toolName: string, input: unknown): string {
   const call = callSignature(toolName, input);
   const before = active.state.callsThisStep.get(call) ?? 0;
   active.state.callsThisStep.set(call, before + 1);
   return `run:${active.run.id}:${active.state.step}:${call}:${before}`;
-}
-
-/**
- * What every write a tool makes for its run passes along: the call's idempotency key (see
- * `toolCallKey`, whose rules for when to call it apply), the run's correlation id, and the run's
- * model calls not yet written, which the write carries.
- */
-export function toolWriteOptions(active: ActiveRun, toolName: string, input: unknown) {
-  return {
-    idempotencyKey: toolCallKey(active, toolName, input),
-    correlationId: active.run.correlationId,
-    carry: active.modelCalls,
-  };
 }

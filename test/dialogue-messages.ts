@@ -1,6 +1,6 @@
 // Labelled agent messages from build reviews: who each one addresses, if anyone. Used to
 // measure the dialogue detector (and a plain substring rule beside it) for precision and recall.
-import type { DialogueMember } from "./detect";
+import type { DialogueMember } from "@/lib/dialogue/detect";
 
 export const TEAM: DialogueMember[] = [
   { id: "a", name: "Architect", persona: "architect", role: "System designer" },

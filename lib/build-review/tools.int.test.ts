@@ -14,7 +14,7 @@ import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { activeRun } from "@/test/active-run";
 import { alice } from "@/test/fixtures";
 import { useTestDatabase } from "@/test/test-runtime";
-import { createReviewTools } from "./review-tools";
+import { createReviewTools } from "./tools";
 
 const context = useTestDatabase();
 

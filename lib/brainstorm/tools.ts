@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type ToolSet, tool } from "ai";
+import type { ToolSet } from "ai";
 import type { z } from "zod";
 import { type Brainstorm, brainstormArtifacts } from "@/db/schema";
 import { type BrainstormStep, currentDto, lockBrainstorm, saveBrainstorm } from "@/lib/brainstorm/advance-brainstorm";
@@ -24,9 +24,8 @@ import {
   stageDefinition,
 } from "@/lib/protocol/brainstorm";
 import type { DbOrTx } from "@/db";
-import type { ActiveRun } from "../run-context";
-import { toolWriteOptions } from "./tool-call-key";
-import { toolResult } from "./tool-result";
+import type { ActiveRun } from "@/lib/agents/run-context";
+import { writingTool } from "@/lib/agents/tools/writing-tool";
 
 type WorkStage = Exclude<StageKey, "gate">;
 
@@ -449,30 +448,28 @@ export function createBrainstormTools(active: ActiveRun): ToolSet {
   const submission: Submission<z.ZodType> = SUBMISSIONS[purpose.stage] as unknown as Submission<z.ZodType>;
   const name = SUBMIT_TOOL[purpose.stage];
   return {
-    [name]: tool({
+    [name]: writingTool(active, name, {
       description: submission.description,
       inputSchema: submission.schema,
-      execute: (input: unknown) =>
-        toolResult(async () => {
-          const write = toolWriteOptions(active, name, input);
-          const { result } = await writeRoomEvents(
-            active.database.db,
-            active.run.roomId,
-            async (tx, emit, at) => {
-              const brainstorm = await lockBrainstorm(tx, purpose.brainstormId);
-              const state = brainstorm?.stages[purpose.stage];
-              if (!brainstorm || state?.status !== "running" || state.passes !== purpose.pass) {
-                throw badRequest("This stage has ended; your submission was not taken. Finish your turn.");
-              }
-              const work = await readWork(tx, brainstorm.id);
-              const accepted = submission.accept(input, { work, brainstorm, active });
-              const nodeIds = await store(tx, emit, at, active, brainstorm, purpose.stage as WorkStage, accepted);
-              return { ...accepted.result, nodeIds };
-            },
-            { ...write, change: { type: "brainstorm.submitted", request: { by: active.agent.id, stage: purpose.stage, input } } },
-          );
-          return result ?? { note: "This was submitted already." };
-        }),
+      write: async (input: unknown, write) => {
+        const { result } = await writeRoomEvents(
+          active.database.db,
+          active.run.roomId,
+          async (tx, emit, at) => {
+            const brainstorm = await lockBrainstorm(tx, purpose.brainstormId);
+            const state = brainstorm?.stages[purpose.stage];
+            if (!brainstorm || state?.status !== "running" || state.passes !== purpose.pass) {
+              throw badRequest("This stage has ended; your submission was not taken. Finish your turn.");
+            }
+            const work = await readWork(tx, brainstorm.id);
+            const accepted = submission.accept(input, { work, brainstorm, active });
+            const nodeIds = await store(tx, emit, at, active, brainstorm, purpose.stage as WorkStage, accepted);
+            return { ...accepted.result, nodeIds };
+          },
+          { ...write, change: { type: "brainstorm.submitted", request: { by: active.agent.id, stage: purpose.stage, input } } },
+        );
+        return result ?? { note: "This was submitted already." };
+      },
     }),
   };
 }

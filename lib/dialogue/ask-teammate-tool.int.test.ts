@@ -12,8 +12,8 @@ import { agentByPersona, startTestWorker } from "@/test/agents";
 import { alice, createTestRoom, eventually } from "@/test/fixtures";
 import { mockResolver, scriptedSteps, setAgentModel, textStep, toolStep } from "@/test/mock-models";
 import { type TestDatabase, createTestDatabase } from "@/test/test-database";
-import { createAgentTools } from ".";
-import { createAskTeammateTool } from "./ask-teammate";
+import { createAgentTools } from "@/lib/agents/tools";
+import { createAskTeammateTool } from "./ask-teammate-tool";
 
 let database: TestDatabase;
 

@@ -1,0 +1,67 @@
+import type { Db } from "@/db";
+import type { Agent, Run } from "@/db/schema";
+import { type HeldBack, type WorkingAlone, registeredWorkflows } from "./workflow-registry";
+
+/**
+ * The one place that decides whether an agent works alone (a brainstorm's divergent thinkers,
+ * say) and what that keeps from whom: the engine asks here, and here asks the workflows.
+ */
+
+function workingAlone(): WorkingAlone[] {
+  return registeredWorkflows().flatMap((module) => (module.workingAlone ? [module.workingAlone] : []));
+}
+
+/** Whom a run may reach and name, and whether its agent works alone. */
+interface RunTeam {
+  /** The room's agents less those working alone; only the agent itself when it is one of them. */
+  members: Agent[];
+  isolated: boolean;
+}
+
+export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
+  const sets = await Promise.all(workingAlone().map((rules) => rules.isolatedAgentIds(db, roomId)));
+  return new Set(sets.flatMap((set) => [...set]));
+}
+
+/** Read once per run, then applied to the room's agents as the run loads them. */
+export async function teamOf(db: Db, run: Pick<Run, "roomId">): Promise<(everyone: Agent[], agent: Agent) => RunTeam> {
+  const alone = await isolatedAgentIds(db, run.roomId);
+  return (everyone, agent) =>
+    alone.has(agent.id)
+      ? { members: [agent], isolated: true }
+      : { members: everyone.filter((member) => !alone.has(member.id)), isolated: false };
+}
+
+export async function refuseWhileAlone(db: Db, roomId: string, agent: Pick<Agent, "id" | "name">): Promise<void> {
+  for (const rules of workingAlone()) await rules.refuseWhileAlone(db, roomId, agent);
+}
+
+export async function refuseAskingWhileAlone(
+  db: Db,
+  roomId: string,
+  asker: Pick<Agent, "id">,
+  target: Pick<Agent, "id" | "name">,
+): Promise<void> {
+  for (const rules of workingAlone()) await rules.refuseAskingWhileAlone(db, roomId, asker, target);
+}
+
+export async function refuseChangingOthersNodesWhileAlone(
+  db: Db,
+  roomId: string,
+  agent: Pick<Agent, "id" | "persona">,
+  nodeId: string,
+): Promise<void> {
+  for (const rules of workingAlone()) await rules.refuseChangingOthersNodesWhileAlone(db, roomId, agent, nodeId);
+}
+
+export async function heldBackWork(db: Db, roomId: string): Promise<HeldBack | null> {
+  for (const rules of workingAlone()) {
+    const held = await rules.heldBackWork(db, roomId);
+    if (held) return held;
+  }
+  return null;
+}
+
+export function isHeldBack(held: HeldBack | null, authorId: string | null, createdAt: Date): boolean {
+  return !!held && authorId !== null && held.agentIds.has(authorId) && createdAt.getTime() >= held.since.getTime();
+}

@@ -1,0 +1,62 @@
+import type { ToolSet } from "ai";
+import type { Db, DbOrTx } from "@/db";
+import type { Agent, Run, RunPurpose } from "@/db/schema";
+import type { Actor, Emit } from "@/lib/events/write-room-events";
+import type { ActiveRun } from "./run-context";
+import type { TurnOutcome } from "./turn-outcome";
+
+/** Work held back from everyone but its authors: theirs since `since`. */
+export interface HeldBack {
+  agentIds: ReadonlySet<string>;
+  since: Date;
+}
+
+/** How a workflow has agents work alone, and what it keeps from them and from the others meanwhile. */
+export interface WorkingAlone {
+  isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>>;
+  /** Refuses (409) what a person would send an agent working alone. */
+  refuseWhileAlone(db: Db, roomId: string, agent: Pick<Agent, "id" | "name">): Promise<void>;
+  /** Refuses, as an error the model reads, a question from or to an agent working alone. */
+  refuseAskingWhileAlone(db: Db, roomId: string, asker: Pick<Agent, "id">, target: Pick<Agent, "id" | "name">): Promise<void>;
+  /** Refuses, as an error the model reads, a change an agent working alone would make to another's node. */
+  refuseChangingOthersNodesWhileAlone(db: Db, roomId: string, agent: Pick<Agent, "id" | "persona">, nodeId: string): Promise<void>;
+  /** What those working alone did that the others may not see yet. */
+  heldBackWork(db: Db, roomId: string): Promise<HeldBack | null>;
+}
+
+/** The tools a workflow gives a run: `only` when the run is the workflow's own and takes no others but the team-memory tools. */
+interface WorkflowTools {
+  tools: ToolSet;
+  only: boolean;
+}
+
+/** What moves a workflow on when one of its runs ends, in the write that ends it. */
+export type RunEnded = (tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome) => Promise<void>;
+
+/**
+ * What a workflow template adds to the agent engine. The engine knows workflows only through
+ * this: a module registers itself from the composition root (`lib/workflows/index.ts`).
+ */
+export interface WorkflowModule {
+  name: string;
+  /** The tools the module gives `active`'s run, or null when the run is none of its business. */
+  tools?(active: ActiveRun): WorkflowTools | null;
+  workingAlone?: WorkingAlone;
+  /** What happens when a run with one of these purposes ends: each purpose belongs to one workflow. */
+  runEnded?: Partial<Record<RunPurpose["kind"], RunEnded>>;
+  /** Work the scheduler does on each pass (a brainstorm's stages past their time limit, say); its failures are reported, not thrown. */
+  sweep?(db: Db): Promise<unknown>;
+  /** What happens when a run that is no workflow's step ends (a dialogue its words ask for, say). */
+  freeRunEnded?: RunEnded;
+}
+
+const modules = new Map<string, WorkflowModule>();
+
+/** Adds a workflow to the engine (again under the same name: replaces it). */
+export function registerWorkflow(module: WorkflowModule): void {
+  modules.set(module.name, module);
+}
+
+export function registeredWorkflows(): WorkflowModule[] {
+  return [...modules.values()];
+}

@@ -1,0 +1,23 @@
+import type { WorkflowModule } from "@/lib/agents/workflow-registry";
+import { advanceBrainstorm } from "./advance-brainstorm";
+import {
+  heldBackWork,
+  isolatedAgentIds,
+  refuseAskingWhileAlone,
+  refuseChangingOthersNodesWhileAlone,
+  refuseWhileAlone,
+} from "./stage-context";
+import { sweepStageLimits } from "./sweep-stage-limits";
+import { createBrainstormTools } from "./tools";
+
+/**
+ * What a brainstorm adds to the agent engine: a stage run's submit tool (its only tool besides the
+ * team-memory ones: the process, not the agent, decides who works next), and divergent thinkers working alone.
+ */
+export const brainstormModule: WorkflowModule = {
+  name: "brainstorm",
+  tools: (active) => (active.run.purpose?.kind === "brainstorm" ? { tools: createBrainstormTools(active), only: true } : null),
+  sweep: (db) => sweepStageLimits(db),
+  runEnded: { brainstorm: (tx, emit, run, _actor, outcome) => advanceBrainstorm(tx, emit, run, outcome.at) },
+  workingAlone: { isolatedAgentIds, refuseWhileAlone, refuseAskingWhileAlone, refuseChangingOthersNodesWhileAlone, heldBackWork },
+};
