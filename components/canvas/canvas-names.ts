@@ -1,6 +1,6 @@
 import type { CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 
-export const KIND_LABELS: Record<string, string> = {
+const KIND_LABELS: Record<string, string> = {
   note: "Note",
   lyric: "Lyric",
   scene: "Scene",

@@ -1,7 +1,7 @@
 import type { Edge, Node } from "@xyflow/react";
 import type { CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 
-export interface NoteData extends Record<string, unknown> {
+interface NoteData extends Record<string, unknown> {
   node: CanvasNodeDto;
   /** The author's colour: an agent's own colour, or the note's colour for people. */
   accent: string;

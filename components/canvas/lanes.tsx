@@ -7,7 +7,7 @@ import { type Lane, type LaneArrangement, arrangeLanes, laneRoute } from "@/lib/
 import type { CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 import { noteTitle } from "./canvas-names";
 
-export interface LaneData extends Record<string, unknown> {
+interface LaneData extends Record<string, unknown> {
   lane: Lane;
   /** The lane's colour: its agent's, or a neutral one for people and stages. */
   accent: string;
@@ -54,12 +54,12 @@ export function useArrange(): [Arrange, (arrange: Arrange) => void] {
 }
 
 /** The id of a lane's own node on the canvas: its heading, and its summary card when collapsed. */
-export function laneNodeId(key: string): string {
+function laneNodeId(key: string): string {
   return `lane:${key}`;
 }
 
 /** What a screen reader calls a lane's toggle. */
-export function laneToggleName(lane: Lane, latest: string): string {
+function laneToggleName(lane: Lane, latest: string): string {
   const count = `${lane.noteIds.length} ${lane.noteIds.length === 1 ? "note" : "notes"}`;
   return lane.collapsed
     ? `Expand ${lane.name}'s lane: ${count}${latest ? `, latest “${latest}”` : ""}`

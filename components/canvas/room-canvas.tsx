@@ -46,7 +46,7 @@ const edgeTypes = { labelled: LabelledEdge };
  * Below this zoom a note's text is too small to read: each note shows its kind and title in
  * large type instead, and links hide their labels unless selected.
  */
-export const READING_ZOOM = 0.6;
+const READING_ZOOM = 0.6;
 
 /** The zoom the camera brings a new contribution into view at when following the activity. */
 const FOLLOW_ZOOM = 0.9;

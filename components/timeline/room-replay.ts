@@ -19,7 +19,7 @@ export interface RoomReplayOptions {
 }
 
 /** How a replay keeps memory bounded: defaults for a room of any length (docs/behaviour/time-travel.md). */
-export const REPLAY_DEFAULTS = { checkpointEvery: 100, maxCheckpoints: 200, pageSize: 500, maxPages: 24 } as const;
+const REPLAY_DEFAULTS = { checkpointEvery: 100, maxCheckpoints: 200, pageSize: 500, maxPages: 24 } as const;
 
 /**
  * A room before its first event, for a replay folded from the start: the room as the page knows

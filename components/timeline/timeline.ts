@@ -12,7 +12,7 @@ export type PlaySpeed = (typeof PLAY_SPEEDS)[number];
 /** The longest a replay waits between two events, however long the room was quiet: quiet stretches are skipped. */
 export const QUIET_SKIP_MS = 800;
 /** The name of the User Timing measure each seek's replay leaves, apart from its drawing. */
-export const REPLAY_MEASURE = "parley:replay";
+const REPLAY_MEASURE = "parley:replay";
 /** How often a playing replay moves on. */
 const PLAY_TICK_MS = 50;
 /** Events read ahead of a playing replay. */

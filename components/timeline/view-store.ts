@@ -9,7 +9,7 @@ import type { TimelineState } from "./timeline";
  * The parts of the room state that its log decides, and so that a replay shows as they were at a
  * moment. The rest is this page's own (its connection, seat, presence counts, clock) and stays live.
  */
-export const REPLAYED_KEYS = [
+const REPLAYED_KEYS = [
   "room",
   "settings",
   "agents",

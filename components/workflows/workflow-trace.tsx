@@ -128,7 +128,6 @@ export function WorkflowTrace({ correlationId, onClose }: { correlationId: strin
         // The next event of the workflow tries again.
       });
     // `trace` is read for its page state only; the refetch follows the workflow's newest event.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [roomId, correlationId, source, loaded, newest]);
 
   const startedBy = trace?.startedBy;

@@ -13,18 +13,18 @@ export const LANE_CELL = { width: 220, height: 150 } as const;
  */
 export const LANE_CELL_WIDTHS = [220, 260, 300] as const;
 /** The heights a cell may take: shorter cells fit more rows into a short view (a phone's). */
-export const LANE_CELL_HEIGHTS = [150, 120, 96] as const;
+const LANE_CELL_HEIGHTS = [150, 120, 96] as const;
 /** A title's line on screen: 11.5 px type on lines of 1.12. */
-export const TITLE_LINE = 12.9;
+const TITLE_LINE = 12.9;
 /** A title's padding and border on screen, above and below its lines. */
-export const TITLE_CHROME = 6;
+const TITLE_CHROME = 6;
 
 /** How many whole lines of title a cell `height` high holds on screen at `zoom`, up to three. */
 export function titleLines(height: number, zoom: number): number {
   return Math.max(0, Math.min(3, Math.floor((height * zoom - TITLE_CHROME) / TITLE_LINE)));
 }
 /** Gaps between cells and between lanes: links run along them, clear of the notes. */
-export const LANE_GAP = { x: 32, y: 28, lane: 64 } as const;
+const LANE_GAP = { x: 32, y: 28, lane: 64 } as const;
 /** On screen, the lane headings keep at least this height (a 44 px target and its border). */
 const HEADER_SCREEN = 50;
 /** At reading zoom, the headings take this much of the canvas. */

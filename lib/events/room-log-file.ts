@@ -17,8 +17,8 @@ import { type StoredEvent, storedEventSchema } from "@/lib/protocol";
  * no end line. The digest shows a file is whole and as exported; it is not a signature (anyone
  * who edits the events can compute digests again), so a replay says whose room it claims to be.
  */
-export const ROOM_LOG_FORMAT = "parley-room-log";
-export const ROOM_LOG_VERSION = 1;
+const ROOM_LOG_FORMAT = "parley-room-log";
+const ROOM_LOG_VERSION = 1;
 
 const roomLogRoomSchema = z.strictObject({
   id: z.string().min(1).max(200),
@@ -36,7 +36,7 @@ const headerSchema = z.strictObject({
   exportedAt: z.string(),
   digest: z.string(),
 });
-export type RoomLogHeader = z.infer<typeof headerSchema>;
+type RoomLogHeader = z.infer<typeof headerSchema>;
 
 const lineSchema = z.strictObject({ seq: z.number().int().positive(), digest: z.string(), event: z.unknown() });
 const endSchema = z.strictObject({ end: z.strictObject({ events: z.number().int().min(1), digest: z.string() }) });

@@ -20,11 +20,10 @@ export const STAGE_KEYS = [
 export type StageKey = (typeof STAGE_KEYS)[number];
 export const stageKeySchema = z.enum(STAGE_KEYS);
 
-export type StageStatus = "pending" | "running" | "awaiting" | "done" | "short" | "skipped";
 export const stageStatusSchema = z.enum(["pending", "running", "awaiting", "done", "short", "skipped"]);
 
 /** What a stage's artifact must hold to be complete. */
-export interface StageExpectation {
+interface StageExpectation {
   unit: string;
   min?: number;
   max?: number;
@@ -171,7 +170,6 @@ export const RANKING_CRITERIA = [
   { key: "speed", name: "Speed to value", weight: 0.15 },
   { key: "risk", name: "Low risk", weight: 0.15 },
 ] as const;
-export type CriterionKey = (typeof RANKING_CRITERIA)[number]["key"];
 
 const line = (max: number) => z.string().trim().min(1).max(max);
 const candidateIdSchema = z.string().trim().min(1).max(16).describe("The candidate's id, e.g. C2");
@@ -194,7 +192,6 @@ const ideaSchema = z.strictObject({
 export const ideasSubmissionSchema = z.strictObject({
   ideas: z.array(ideaSchema).min(1).max(15).describe("Your ideas (up to 15 in a call)"),
 });
-export type IdeasSubmission = z.infer<typeof ideasSubmissionSchema>;
 
 const precedentSchema = z.strictObject({
   name: line(100).describe("What it was called, or who did it"),
@@ -206,7 +203,6 @@ const precedentSchema = z.strictObject({
 export const precedentsSubmissionSchema = z.strictObject({
   precedents: z.array(precedentSchema).min(1).max(10),
 });
-export type PrecedentsSubmission = z.infer<typeof precedentsSubmissionSchema>;
 
 const candidateSchema = z.strictObject({
   title: line(100),
@@ -219,7 +215,6 @@ const candidateSchema = z.strictObject({
 export const candidatesSubmissionSchema = z.strictObject({
   candidates: z.array(candidateSchema).min(1).max(8),
 });
-export type CandidatesSubmission = z.infer<typeof candidatesSubmissionSchema>;
 
 const factCheckSchema = z.strictObject({
   candidateId: candidateIdSchema,
@@ -233,7 +228,6 @@ const factCheckSchema = z.strictObject({
 export const factChecksSubmissionSchema = z.strictObject({
   checks: z.array(factCheckSchema).min(1).max(8),
 });
-export type FactChecksSubmission = z.infer<typeof factChecksSubmissionSchema>;
 
 const pushbackSchema = z.strictObject({
   candidateId: candidateIdSchema,
@@ -243,7 +237,6 @@ const pushbackSchema = z.strictObject({
 export const pushbackSubmissionSchema = z.strictObject({
   verdicts: z.array(pushbackSchema).min(1).max(8),
 });
-export type PushbackSubmission = z.infer<typeof pushbackSubmissionSchema>;
 
 const score = z.number().int().min(1).max(10);
 const scoreSchema = z.strictObject({
@@ -258,7 +251,6 @@ const scoreSchema = z.strictObject({
 export const rankingSubmissionSchema = z.strictObject({
   scores: z.array(scoreSchema).min(1).max(8),
 });
-export type RankingSubmission = z.infer<typeof rankingSubmissionSchema>;
 
 export const proposalSubmissionSchema = z.strictObject({
   coreConcept: line(600),
@@ -282,7 +274,6 @@ export const presentationSubmissionSchema = z.strictObject({
     .max(20_000)
     .describe(`The deliverable in markdown, with the sections ${DELIVERABLE_SECTIONS.map((name) => `## ${name}`).join(", ")}`),
 });
-export type PresentationSubmission = z.infer<typeof presentationSubmissionSchema>;
 
 // What the page is shown.
 

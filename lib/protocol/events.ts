@@ -25,7 +25,7 @@ const nodeChangesSchema = canvasNodeSchema
 
 /** The catalogue of stored event types: one entry per thing that can happen in a room. */
 /** The states of an A2A task, as the protocol names them. */
-export const REMOTE_TASK_STATES = [
+const REMOTE_TASK_STATES = [
   "submitted",
   "working",
   "input-required",

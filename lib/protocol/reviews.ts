@@ -36,7 +36,7 @@ export const dialogueMessageSchema = z.object({
   /** False when the model has no known price: its cost is unknown, not zero. */
   costKnown: z.boolean(),
 });
-export type DialogueMessageDto = z.infer<typeof dialogueMessageSchema>;
+type DialogueMessageDto = z.infer<typeof dialogueMessageSchema>;
 
 export const reviewOutcomeSchema = z.enum(["approved", "not_approved", "cancelled"]);
 

@@ -24,7 +24,7 @@ export interface TraceExport {
 }
 
 /** Reads an agent's model and a cause chain's root from the log, off the write path. */
-export function databaseLookups(database: Database): SpanLookups {
+function databaseLookups(database: Database): SpanLookups {
   const models = new Map<string, string | null>();
   return {
     async modelOf(agentId) {

@@ -409,7 +409,7 @@ function spanName(event: StoredEvent): string {
 }
 
 /** A W3C `traceparent` as the span context it names (the caller's span, the parent of Parley's root). */
-export function parseTraceparent(header: string): { traceId: string; spanId: string; traceFlags: number; isRemote: true } | null {
+function parseTraceparent(header: string): { traceId: string; spanId: string; traceFlags: number; isRemote: true } | null {
   const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header);
   if (!match?.[1] || !match[2] || !match[3]) return null;
   return { traceId: match[1], spanId: match[2], traceFlags: Number.parseInt(match[3], 16) | TraceFlags.SAMPLED, isRemote: true };
