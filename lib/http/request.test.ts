@@ -81,19 +81,20 @@ describe("request helpers", () => {
   });
 
   it("map expected failures to their status and anything else to a 500 without details", async () => {
+    const noHeaders = { headers: new Headers() };
     expect(
       (
         await respond(async () => {
           throw notFound("Room");
-        })
+        }, noHeaders)
       ).status,
     ).toBe(404);
-    expect((await respond(async () => Response.json(schema.parse({})))).status).toBe(400);
+    expect((await respond(async () => Response.json(schema.parse({})), noHeaders)).status).toBe(400);
     const original = console.error;
     console.error = () => {};
     const crash = await respond(async () => {
       throw new Error("secret database detail");
-    });
+    }, noHeaders);
     console.error = original;
     expect(crash.status).toBe(500);
     // PostgreSQL refusing text it cannot hold (a NUL in an id from the path) is the request's fault.
@@ -102,7 +103,7 @@ describe("request helpers", () => {
     });
     const unstorable = await respond(async () => {
       throw refused;
-    });
+    }, noHeaders);
     expect(unstorable.status).toBe(400);
     expect(JSON.stringify(await crash.json())).not.toMatch(/secret/);
   });

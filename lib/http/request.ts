@@ -174,12 +174,12 @@ export function errorAnswer(error: unknown): JsonAnswer {
 
 /**
  * Runs a route body, mapping expected failures to their status and anything else to a logged 500.
- * Given the request, the events it writes form one tree under its first, joined to the caller's
- * trace when it sent a `traceparent`.
+ * The events it writes form one tree under its first, joined to the caller's trace when the
+ * request sent a valid `traceparent`. The request is required so that no route can forget it.
  */
-export async function respond(work: () => Promise<Response>, request?: Pick<Request, "headers">): Promise<Response> {
+export async function respond(work: () => Promise<Response>, request: Pick<Request, "headers">): Promise<Response> {
   try {
-    return await withRequestCause(request?.headers ?? null, work);
+    return await withRequestCause(request.headers, work);
   } catch (error) {
     const answer = errorAnswer(error);
     return Response.json(answer.body, { status: answer.status, headers: answer.headers });

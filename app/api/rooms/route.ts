@@ -14,7 +14,7 @@ import { methodsNotAllowed } from "@/lib/http/method-not-allowed";
 
 export const dynamic = "force-dynamic";
 
-export async function GET() {
+export async function GET(request: Request) {
   return respond(async () => {
     const { database } = await getRuntime();
     const rooms = await listRooms(database.db);
@@ -23,7 +23,7 @@ export async function GET() {
       rooms.map((room) => room.id),
     );
     return Response.json({ rooms: rooms.map((room) => ({ ...room, watching: watching.get(room.id) ?? 0 })) });
-  });
+  }, request);
 }
 
 export async function POST(request: Request) {
@@ -42,7 +42,7 @@ export async function POST(request: Request) {
       },
       { status: 201, headers: token ? { "Set-Cookie": seatCookie(room.id, token, request.url) } : undefined },
     );
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

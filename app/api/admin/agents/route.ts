@@ -12,7 +12,7 @@ export async function GET(request: Request) {
     const runtime = await adminAccess(request);
     const query = parseQuery(adminAgentsQuerySchema, new URL(request.url).searchParams);
     return Response.json({ agents: await findAgentsForAdmin(runtime.database.db, query) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -10,7 +10,7 @@ export async function GET(request: Request) {
   return respond(async () => {
     const runtime = await adminAccess(request);
     return Response.json({ tokens: await listExternalTokens(runtime.database.db, null) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -12,7 +12,7 @@ export async function GET(request: Request) {
     const runtime = await adminAccess(request);
     const query = parseQuery(overviewQuerySchema, new URL(request.url).searchParams);
     return Response.json({ overview: await readOverview(runtime.database, query) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -13,7 +13,7 @@ export async function GET(request: Request) {
     const query = parseQuery(adminRoomsQuerySchema, new URL(request.url).searchParams);
     const page = await listRoomsForAdmin(runtime.database, query);
     return Response.json({ rooms: page.items, nextCursor: page.nextCursor });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -13,7 +13,7 @@ export async function GET(request: Request) {
     const query = parseQuery(adminRunsQuerySchema, new URL(request.url).searchParams);
     const page = await listAdminRuns(runtime.database.db, query);
     return Response.json({ runs: page.items, nextCursor: page.nextCursor });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

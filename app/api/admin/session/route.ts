@@ -39,7 +39,7 @@ export async function POST(request: Request) {
       { admin: true, expiresAt: session.expiresAt.toISOString() },
       { headers: { "Set-Cookie": cookie(request, session.id, maxAge) } },
     );
-  });
+  }, request);
 }
 
 /** Signs out on the server too: the session's row goes, so a copy of the cookie opens nothing. */
@@ -48,7 +48,7 @@ export async function DELETE(request: Request) {
     const session = parseCookies(request.headers.get("cookie"))[ADMIN_COOKIE];
     if (session) await endAdminSession((await getRuntime()).database.db, session);
     return Response.json({ admin: false }, { headers: { "Set-Cookie": cookie(request, "", 0) } });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

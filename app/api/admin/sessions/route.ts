@@ -12,7 +12,7 @@ export async function GET(request: Request) {
     const runtime = await adminAccess(request);
     const current = parseCookies(request.headers.get("cookie"))[ADMIN_COOKIE];
     return Response.json({ sessions: await listAdminSessions(runtime.database.db, current) });
-  });
+  }, request);
 }
 
 export async function DELETE(request: Request) {
@@ -20,7 +20,7 @@ export async function DELETE(request: Request) {
     const runtime = await adminAccess(request);
     const ended = await endAllAdminSessions(runtime.database.db);
     return Response.json({ ended }, { headers: { "Set-Cookie": `${ADMIN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` } });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -17,7 +17,7 @@ export async function GET(request: Request) {
     const { room, ...query } = parseQuery(querySchema, new URL(request.url).searchParams);
     if (!(await findRoom(runtime.database.db, room))) throw notFound("Room");
     return Response.json(await listWorkflows(runtime.database.db, room, query));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

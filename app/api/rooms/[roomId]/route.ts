@@ -12,7 +12,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { runtime, seat } = await roomAccess(request, roomId);
     const snapshot = await getRoomSnapshot(runtime.database.db, roomId);
     return Response.json({ ...snapshot, seat: seat ? { id: seat.id, displayName: seat.displayName } : null });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -30,7 +30,7 @@ export async function POST(request: Request) {
       },
       { status: 201 },
     );
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

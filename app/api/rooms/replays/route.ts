@@ -18,7 +18,7 @@ export async function POST(request: Request) {
     await limitPerAddress(database.db, request, "imports");
     const text = await readText(request, replayLimits().maxBytes);
     return Response.json(await importReplay(database.db, text), { status: 201 });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

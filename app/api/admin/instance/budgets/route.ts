@@ -10,7 +10,7 @@ export async function GET(request: Request) {
   return respond(async () => {
     const runtime = await adminAccess(request);
     return Response.json({ budgets: await readInstanceBudgets(runtime.database.db) });
-  });
+  }, request);
 }
 
 export async function PATCH(request: Request) {
@@ -18,7 +18,7 @@ export async function PATCH(request: Request) {
     const runtime = await adminAccess(request);
     const patch = await readJsonBody(request, instanceBudgetsPatchSchema);
     return Response.json({ budgets: await updateInstanceBudgets(runtime.database.db, patch) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

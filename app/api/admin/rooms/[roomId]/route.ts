@@ -17,7 +17,7 @@ export async function GET(request: Request, { params }: Context) {
     const runtime = await adminAccess(request);
     const { roomId } = await params;
     return Response.json({ room: await readRoomForAdmin(runtime.database, roomId) });
-  });
+  }, request);
 }
 
 export async function PATCH(request: Request, { params }: Context) {
@@ -28,7 +28,7 @@ export async function PATCH(request: Request, { params }: Context) {
     const input = await readJsonBody(request, updateRoomInputSchema);
     const event = await updateRoom(runtime.database.db, roomId, input);
     return Response.json({ event });
-  });
+  }, request);
 }
 
 export async function DELETE(request: Request, { params }: Context) {
@@ -39,7 +39,7 @@ export async function DELETE(request: Request, { params }: Context) {
     runtime.seats.forgetRoom(roomId);
     await runtime.bus.publishEphemeral({ type: "room.deleted", room_id: roomId, payload: {} });
     return new Response(null, { status: 204 });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

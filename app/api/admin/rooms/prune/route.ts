@@ -17,7 +17,7 @@ export async function POST(request: Request) {
     }
     const { deletedIds: _ids, ...answer } = result;
     return Response.json(answer);
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -11,7 +11,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ runI
     const runtime = await adminAccess(request);
     const { runId } = await params;
     return Response.json(await readAdminRun(runtime.database.db, runId));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

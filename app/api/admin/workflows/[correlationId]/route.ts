@@ -13,7 +13,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ corr
     const { correlationId } = await params;
     const query = parseQuery(adminWorkflowQuerySchema, new URL(request.url).searchParams);
     return Response.json(await findWorkflow(runtime.database.db, correlationId, query));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -11,7 +11,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { roomId } = await params;
     const { runtime } = await roomAccess(request, roomId);
     return Response.json(await countAsks(runtime.database.db, roomId));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

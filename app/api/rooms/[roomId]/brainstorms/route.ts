@@ -39,7 +39,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { runtime } = await roomAccess(request, roomId);
     const room = await findRoom(runtime.database.db, roomId);
     return Response.json({ brainstorm: await latestBrainstorm(runtime.database.db, roomId, parseRoomSettings(room?.settings)) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

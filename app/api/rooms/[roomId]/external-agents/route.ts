@@ -13,7 +13,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { roomId } = await params;
     const { runtime } = await inviterAccess(request, roomId, { write: false });
     return Response.json({ tokens: await listExternalTokens(runtime.database.db, roomId) });
-  });
+  }, request);
 }
 
 export async function POST(request: Request, { params }: { params: Promise<{ roomId: string }> }) {
@@ -25,7 +25,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
     const { token, tokenInfo } = await inviteExternalAgent(runtime.database.db, roomId, actor, input, { idempotencyKey });
     const setup = token ? mcpSetup(new URL(request.url).origin, roomId, tokenInfo.agentName, token) : null;
     return Response.json({ token, tokenInfo, setup }, { status: 201 });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -13,7 +13,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const query = parseQuery(findingsQuerySchema, new URL(request.url).searchParams);
     const { runtime } = await roomAccess(request, roomId);
     return Response.json(await readFindings(runtime.database.db, roomId, query));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -32,7 +32,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
       { room: fork.room, seat: fork.seat ? { id: fork.seat.id, displayName: fork.seat.displayName } : null },
       { status: 201, headers: fork.seat ? { "Set-Cookie": seatCookie(fork.room.id, fork.seat.token, request.url) } : {} },
     );
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -23,7 +23,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const db = runtime.database.db;
     const [events, room] = await Promise.all([readEventsAfter(db, roomId, query.after, query.limit), findRoom(db, roomId)]);
     return Response.json({ events, lastSeq: room?.lastSeq ?? 0 }, { headers: { "cache-control": "no-store" } });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

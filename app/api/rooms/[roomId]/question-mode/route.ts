@@ -19,7 +19,7 @@ export async function PUT(request: Request, { params }: { params: Promise<{ room
     return Response.json({
       mode: await setQuestionMode(runtime.database.db, roomId, mode, { seatId: seat.id, admin, actor: seatActor(seat) }),
     });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

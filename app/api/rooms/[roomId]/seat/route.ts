@@ -15,7 +15,7 @@ export async function GET(request: Request, { params }: Context) {
     const { roomId } = await params;
     const { seat } = await roomAccess(request, roomId);
     return Response.json({ seat: seat ? { id: seat.id, displayName: seat.displayName } : null });
-  });
+  }, request);
 }
 
 export async function POST(request: Request, { params }: Context) {
@@ -30,7 +30,7 @@ export async function POST(request: Request, { params }: Context) {
       heldToken: parseCookies(request.headers.get("cookie"))[seatCookieName(roomId)],
     });
     return Response.json({ seat }, { status: 201, headers: { "Set-Cookie": seatCookie(roomId, token, request.url) } });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -12,7 +12,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { roomId } = await params;
     const { runtime } = await roomAccess(request, roomId);
     return Response.json(await readTimeline(runtime.database.db, roomId), { headers: { "cache-control": "no-store" } });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -12,7 +12,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const query = parseQuery(workflowListQuerySchema, new URL(request.url).searchParams);
     const { runtime } = await roomAccess(request, roomId);
     return Response.json(await listWorkflows(runtime.database.db, roomId, query));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -16,7 +16,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const query = parseQuery(eventLogQuerySchema, new URL(request.url).searchParams);
     if (!(await findRoom(runtime.database.db, roomId))) throw notFound("Room");
     return Response.json(await browseEvents(runtime.database.db, roomId, query));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

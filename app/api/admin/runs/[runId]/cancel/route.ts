@@ -12,7 +12,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ run
     const { runId } = await params;
     const { roomId, outcome } = await cancelRunAsAdmin(runtime.database.db, runId);
     return Response.json({ runId, roomId, outcome });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

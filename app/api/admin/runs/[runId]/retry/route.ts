@@ -12,7 +12,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ run
     const { runId } = await params;
     const run = await retryRunAsAdmin(runtime.database.db, runId, { idempotencyKey: idempotencyKey(request) });
     return Response.json({ run }, { status: 201 });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -11,7 +11,7 @@ export async function DELETE(request: Request, { params }: { params: Promise<{ r
     const { roomId, tokenId } = await params;
     const { runtime, actor } = await inviterAccess(request, roomId, { write: true });
     return Response.json(await revokeExternalToken(runtime.database.db, roomId, tokenId, actor));
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -12,7 +12,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const query = parseQuery(workflowMessagesQuerySchema, new URL(request.url).searchParams);
     const { runtime } = await roomAccess(request, roomId);
     return Response.json({ workflow: await readWorkflow(runtime.database.db, roomId, correlationId, query) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -15,7 +15,7 @@ export async function PATCH(request: Request, { params }: { params: Promise<{ ro
     if (!(await findRoom(runtime.database.db, roomId))) throw notFound("Room");
     const input = await readJsonBody(request, updateAgentInputSchema);
     return Response.json({ agent: await updateAgent(runtime.database.db, roomId, agentId, input) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

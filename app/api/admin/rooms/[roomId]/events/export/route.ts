@@ -22,7 +22,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
         "Cache-Control": "no-store",
       },
     });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -20,7 +20,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
       .where(and(eq(agents.roomId, roomId), eq(agents.id, agentId)));
     if (!agent) throw notFound("Agent");
     return Response.json({ vault: await readVault(db, agent.identity, {}, roomId) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -36,7 +36,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
         "Content-Disposition": `attachment; filename="${fileName(brainstorm.problem)}"`,
       },
     });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -11,7 +11,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
     const { roomId, reviewId } = await params;
     const { runtime } = await roomAccess(request, roomId);
     return Response.json({ code: await readCodeVersions(runtime.database.db, roomId, reviewId) });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

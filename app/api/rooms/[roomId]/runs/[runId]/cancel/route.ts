@@ -23,7 +23,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ roo
       ? await cancelRun(runtime.database.db, roomId, runId, seatActor(seat))
       : (await cancelRunAsAdmin(runtime.database.db, runId, { roomId })).outcome;
     return Response.json({ runId, outcome });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

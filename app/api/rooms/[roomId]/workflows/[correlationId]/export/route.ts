@@ -18,7 +18,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ room
         "cache-control": "no-store",
       },
     });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.

@@ -12,7 +12,7 @@ export async function DELETE(request: Request, { params }: { params: Promise<{ r
     const runtime = await adminAccess(request);
     const { identity } = await clearVault(runtime.database.db, roomId, agentId);
     return Response.json({ cleared: identity });
-  });
+  }, request);
 }
 
 // Any other method: a 405 in JSON naming these.
