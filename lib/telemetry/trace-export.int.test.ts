@@ -1,5 +1,3 @@
-import { type Server, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { POST as startReviewRoute } from "@/app/api/rooms/[roomId]/build-reviews/route";
@@ -12,6 +10,7 @@ import { readWorkflow } from "@/lib/workflows/read-workflow";
 import { startTestWorker } from "@/test/agents";
 import { eventually } from "@/test/fixtures";
 import { call, cookieFrom } from "@/test/http";
+import { attribute, startReceiver } from "@/test/otlp-receiver";
 import { useTestRuntime } from "@/test/test-runtime";
 import { startTraceExport, traceExportConfigured } from "./trace-export";
 
@@ -22,54 +21,6 @@ afterEach(() => {
 
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
-
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-  attributes: { key: string; value: Record<string, unknown> }[];
-}
-
-/** An OTLP/HTTP receiver (JSON encoding, as the exporter sends by default) that keeps every span it is sent. */
-async function startReceiver() {
-  const spans: ReceivedSpan[] = [];
-  let requests = 0;
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      requests += 1;
-      expect(request.url).toBe("/v1/traces");
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-        resourceSpans: { scopeSpans: { spans: ReceivedSpan[] }[] }[];
-      };
-      for (const resource of body.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    spans,
-    requests: () => requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-function attribute(span: ReceivedSpan, key: string): unknown {
-  const value = span.attributes.find((each) => each.key === key)?.value;
-  if (!value) return undefined;
-  if ("stringValue" in value) return value.stringValue;
-  if ("intValue" in value) return Number(value.intValue);
-  if ("doubleValue" in value) return Number(value.doubleValue);
-  if ("boolValue" in value) return value.boolValue;
-  return value;
-}
 
 async function seatIn(roomId: string) {
   const seat = await call(takeSeat, { url: "/x", method: "POST", params: { roomId }, body: { displayName: "Ada" } });
