@@ -3,7 +3,9 @@ import type { Db } from "@/db";
 import { type Agent, type Brainstorm, type Run, agents, brainstorms, canvasNodes } from "@/db/schema";
 import { badRequest, conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
+import type { Shows, WorkflowPromptContext } from "@/lib/agents/workflow-registry";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
+import { BRAINSTORM_GUIDANCE } from "./prompts";
 import {
   type BrainstormWork,
   candidatesOfPass,
@@ -224,7 +226,7 @@ export function stageSections(input: {
 }
 
 /** The stage a brainstorm run works in, what it may see, and what it reads; null for any other run. */
-export async function loadStageContext(db: Db, run: Run, agent: Agent, team: Agent[]): Promise<StageContext | null> {
+async function loadStageContext(db: Db, run: Run, agent: Agent, team: Agent[]): Promise<StageContext | null> {
   const purpose = run.purpose;
   if (purpose?.kind !== "brainstorm") return null;
   const [brainstorm] = await db.select().from(brainstorms).where(eq(brainstorms.id, purpose.brainstormId));
@@ -235,8 +237,22 @@ export async function loadStageContext(db: Db, run: Run, agent: Agent, team: Age
   return { brainstorm, stage: purpose.stage, isolation, sections: stageSections({ brainstorm, stage: purpose.stage, agent, team, work }) };
 }
 
+/** What a brainstorm adds to its stage runs' prompts: the stage's sections and guidance, and what a divergent thinker may see. */
+export async function stagePromptContext(db: Db, input: { run: Run; agent: Agent; team: Agent[] }): Promise<WorkflowPromptContext | null> {
+  const stage = await loadStageContext(db, input.run, input.agent, input.team);
+  if (!stage) return null;
+  const { isolation } = stage;
+  return { sections: stage.sections, guidance: BRAINSTORM_GUIDANCE, ...(isolation ? { shows: (item) => visibleTo(isolation, item) } : {}) };
+}
+
+/** What an ideator working alone may see outside a stage run of its own: the framing, the lane headings and its own work. */
+export async function shownToAlone(db: Db, roomId: string, agentId: string): Promise<Shows> {
+  const isolation = isolationOf(agentId, await isolatedAgentIds(db, roomId));
+  return (item) => visibleTo(isolation, item);
+}
+
 /** What an isolated divergent thinker may see besides its own work, `alone` being every agent working alone. */
-export function isolationOf(agentId: string, alone: ReadonlySet<string>): Isolation {
+function isolationOf(agentId: string, alone: ReadonlySet<string>): Isolation {
   return { agentId, sharedKinds: new Set([FRAMING_KIND, LANE_HEADING_KIND]), alone };
 }
 
