@@ -1,5 +1,6 @@
 import type { AgentDto, BoardEntryDto, CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { PLAIN_INSTRUCTIONS, type TemplateInstructions } from "@/lib/rooms/templates";
 
 interface PromptAgent {
   name: string;
@@ -54,6 +55,8 @@ export interface PromptContext {
   /** Guidance that replaces the canvas, collaboration and team-memory guidance (a brainstorm stage's). */
   guidance?: string;
   toolNames: string[];
+  /** What the room's template tells its agents about their team and canvas; the plain wording when absent. */
+  instructions?: TemplateInstructions;
 }
 
 interface BuiltPrompt {
@@ -112,15 +115,19 @@ function clipLines(text: string, max: number): string {
     .join("\n");
 }
 
-const COLLABORATION_GUIDANCE = [
-  "## Collaboration with other agents",
-  '- Before creating content, share your creative intention using share_creative_context (entryType "intention").',
-  "- After creating a meaningful piece, share a contribution summary (with the node ids) so other agents can react to it.",
-  "- Check the creative context from other agents and harmonize your work with active themes (mood, palette).",
-  "- If another agent has requested your help, prioritize responding to that request.",
-  "- Use request_agent to ask a complementary persona to extend your work (e.g. ask the Scene Painter to illustrate your lyrics). At most one request per run.",
-  '- React to other agents\' contributions when your work relates to theirs (entryType "reaction" with toEntryId).',
-].join("\n");
+/** How to work with the other agents, in the words of the room's template. */
+function collaborationGuidance(instructions: TemplateInstructions): string {
+  const example = instructions.requestExample ? ` (e.g. ${instructions.requestExample})` : "";
+  return [
+    "## Collaboration with other agents",
+    `- Before creating content, ${instructions.intention} using share_creative_context (entryType "intention").`,
+    "- After creating a meaningful piece, share a contribution summary (with the node ids) so other agents can react to it.",
+    `- ${instructions.harmonize}`,
+    "- If another agent has requested your help, prioritize responding to that request.",
+    `- Use request_agent to ask a complementary persona to extend your work${example}. At most one request per run.`,
+    '- React to other agents\' contributions when your work relates to theirs (entryType "reaction" with toEntryId).',
+  ].join("\n");
+}
 
 const TEAM_GUIDANCE = [
   "## Team memory",
@@ -130,12 +137,17 @@ const TEAM_GUIDANCE = [
   '- Messages from people in the room ("Name says: …") come first: act on them in your next step.',
 ].join("\n");
 
-const CANVAS_GUIDANCE = [
-  "## Working on the canvas",
-  "- create_node places a node (kinds: lyric, scene, idea, story, theme, note, group); omit x/y to be placed in free space.",
-  '- create_edge connects two nodes with a short label such as "illustrates", "echoes", "continues" or "belongs to".',
-  "- Keep each node short: a verse, a scene, an idea. Finish with one or two sentences saying what you did.",
-].join("\n");
+/** How to use the canvas, with the node kinds and edge labels of the room's template. */
+function canvasGuidance(instructions: TemplateInstructions): string {
+  const labels = instructions.edgeLabels.map((label) => `"${label}"`);
+  const labelList = labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels.at(-1)}` : labels.join("");
+  return [
+    "## Working on the canvas",
+    `- create_node places a node (kinds: ${instructions.nodeKinds.join(", ")}); omit x/y to be placed in free space.`,
+    `- create_edge connects two nodes with a short label such as ${labelList}.`,
+    `- Keep each node short: ${instructions.nodeSize}. Finish with one or two sentences saying what you did.`,
+  ].join("\n");
+}
 
 const SENSITIVITY_GUIDANCE = {
   high: "Use ask_others often: before each major piece of work, check the direction with them.",
@@ -357,6 +369,7 @@ function fitToBudget(sections: BudgetedSection[], budget: number): number {
  */
 export function buildPrompt(context: PromptContext): BuiltPrompt {
   const { agent, settings } = context;
+  const words = context.instructions ?? PLAIN_INSTRUCTIONS;
   const teamLines = context.team
     .filter((member) => member.persona !== agent.persona)
     .map(
@@ -365,9 +378,11 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
         (member.areas?.length ? ` · knows ${member.areas.slice(0, 3).join(", ")}` : ""),
     );
   const system = [
-    `You are ${agent.name}, the ${agent.role} of a creative team working together on a shared canvas (persona: ${agent.persona}).`,
+    `You are ${agent.name}, the ${agent.role} of ${words.team} (persona: ${agent.persona}).`,
     agent.systemPrompt,
-    ...(context.guidance ? [context.guidance] : [CANVAS_GUIDANCE, COLLABORATION_GUIDANCE, TEAM_GUIDANCE, broadcastGuidance(settings)]),
+    ...(context.guidance
+      ? [context.guidance]
+      : [canvasGuidance(words), collaborationGuidance(words), TEAM_GUIDANCE, broadcastGuidance(settings)]),
   ]
     .filter(Boolean)
     .join("\n\n");

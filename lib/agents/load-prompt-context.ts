@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type Agent, type BoardEntry, type CanvasNode, type Run, boardEntries, canvasEdges, canvasNodes, seats } from "@/db/schema";
+import { type Agent, type BoardEntry, type CanvasNode, type Run, boardEntries, canvasEdges, canvasNodes, rooms, seats } from "@/db/schema";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { type NoteReader, notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { findingToDto } from "@/lib/findings/finding-dto";
@@ -9,6 +9,7 @@ import { humanQaHistory } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";
 import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import { templateInstructions } from "@/lib/rooms/templates";
 import type { PromptContext } from "./build-prompt";
 import { heldBackWork, isHeldBack, shownToAlone, workflowPromptContext, workflowRequesterName } from "./team";
 
@@ -59,7 +60,8 @@ export async function loadPromptContext(
   // Everyone else reads nothing the divergent thinkers write until their ideas are released at once.
   const held = isolation ? null : await heldBackWork(db, run.roomId);
   const team = isolation ? input.team.filter((member) => member.id === agent.id) : input.team;
-  const [allNodes, allEdges, allBoard, requests, allFindings, vault, areas] = await Promise.all([
+  const [[room], allNodes, allEdges, allBoard, requests, allFindings, vault, areas] = await Promise.all([
+    db.select({ template: rooms.template }).from(rooms).where(eq(rooms.id, run.roomId)),
     db.select().from(canvasNodes).where(eq(canvasNodes.roomId, run.roomId)).orderBy(asc(canvasNodes.createdAt)),
     db.select().from(canvasEdges).where(eq(canvasEdges.roomId, run.roomId)).orderBy(asc(canvasEdges.createdAt)),
     readBoard(db, run.roomId, { excludeRunId: run.id, excludeKind: "finding", limit: Math.max(settings.board_entries_in_prompt, 1), now }),
@@ -154,5 +156,6 @@ export async function loadPromptContext(
     extraSections,
     ...(workflow?.guidance ? { guidance: workflow.guidance } : {}),
     toolNames: input.toolNames,
+    instructions: templateInstructions(room?.template ?? ""),
   };
 }

@@ -13,7 +13,7 @@ const kind = z
   .string()
   .regex(/^[a-z][a-z0-9-]*$/)
   .max(LIMITS.nodeKind)
-  .describe("What the node is: lyric, scene, idea, story, theme, note or group");
+  .describe("What the node is, one lowercase word: one of the kinds your guidance names");
 const coordinate = z.number().finite().min(-LIMITS.coordinate).max(LIMITS.coordinate);
 const color = z
   .string()
