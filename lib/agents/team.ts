@@ -18,7 +18,7 @@ interface RunTeam {
   isolated: boolean;
 }
 
-export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
+async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
   const sets = await Promise.all(workingAlone().map((rules) => rules.isolatedAgentIds(db, roomId)));
   return new Set(sets.flatMap((set) => [...set]));
 }

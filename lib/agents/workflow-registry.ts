@@ -30,7 +30,7 @@ export interface WorkingAlone {
 export type Shows = (item: { authorId: string; kind?: string }) => boolean;
 
 /** A titled part of a run's prompt a workflow adds; see `PromptContext.extraSections`. */
-export interface WorkflowPromptSection {
+interface WorkflowPromptSection {
   title: string;
   lines: string[];
   required?: number;

@@ -1,7 +1,7 @@
 import type { LanguageModelV4Prompt, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import { PROMPT_SECTIONS_KEY, type PromptSections } from "@/lib/agents/prompt-sections";
 
-export interface PromptNode {
+interface PromptNode {
   id: string;
   kind: string;
   author: string;
@@ -37,7 +37,7 @@ export interface PromptMessage {
 }
 
 /** A teammate as "Your team" lists them. */
-export interface PromptTeammate {
+interface PromptTeammate {
   name: string;
   persona: string;
 }

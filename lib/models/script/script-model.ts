@@ -25,7 +25,7 @@ export interface ScriptModelOptions {
   latencyMs?: number;
 }
 
-export interface ScriptDecision extends PlannedStep {
+interface ScriptDecision extends PlannedStep {
   finishReason: "stop" | "tool-calls";
 }
 
