@@ -5,6 +5,7 @@ import type { StageKey } from "@/lib/protocol/brainstorm";
 import type { StoredErrorDetails } from "@/lib/protocol/envelope";
 import { agents } from "./agents";
 import { rooms } from "./rooms";
+import type { PromptSections } from "@/lib/agents/prompt-sections";
 
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 /** Why a run started: a person, the scheduler, another agent's request, a broadcast, a participant's message. */
@@ -98,6 +99,8 @@ export interface RunOpening {
   noteIds: string[];
   /** Estimated tokens of the context in the opening message, so notes shown later keep to the room's budget. */
   contextTokens: number;
+  /** The opening message as data, for a model that reads it so (absent from runs opened before it was kept). */
+  sections?: PromptSections;
 }
 
 /** A "while you were working" note as it was shown to the agent. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
 import { DEFAULT_ROOM_SETTINGS, MIN_CONTEXT_TOKEN_BUDGET } from "@/lib/rooms/room-settings";
 import { type PromptContext, buildPrompt, estimateTokens } from "./build-prompt";
+import { templateInstructions } from "@/lib/rooms/templates";
 
 const node = (index: number): CanvasNodeDto => ({
   id: `node-${index}`,
@@ -70,6 +71,7 @@ describe("buildPrompt", () => {
             areas: ["harbours", "light", "fog", "rain"],
           },
         ],
+        instructions: templateInstructions("creative-canvas"),
       }),
     );
     expect(system).toMatch(/^You are Songwriter, the Lyricist .*\(persona: songwriter\)/);
@@ -80,6 +82,19 @@ describe("buildPrompt", () => {
       /## Your team\n- Scene Painter \(persona: scene-painter\) — Visual artist: Paints · knows harbours, light, fog\n/,
     );
     expect(prompt).not.toMatch(/Songwriter \(persona: songwriter\)/);
+  });
+
+  it("tells an agent only its own template's team, node kinds and teammate suggestions", () => {
+    const creative = buildPrompt(context({ instructions: templateInstructions("creative-canvas") })).system;
+    expect(creative).toMatch(/of a creative team working together/);
+    expect(creative).toMatch(/kinds: lyric, scene, idea, story, theme, note, group/);
+    expect(creative).toMatch(/ask the Scene Painter to illustrate your lyrics/);
+    for (const template of ["build-review", "brainstorm", "no-such-template"]) {
+      const reviewer = { name: "Reviewer", persona: "reviewer", role: "Code reviewer", systemPrompt: "You review code." };
+      const system = buildPrompt(context({ agent: reviewer, instructions: templateInstructions(template) })).system;
+      expect(system).toMatch(/of a team working together on a shared canvas/);
+      expect(system).not.toMatch(/creative team|lyric|Scene Painter|scene|palette|mood/i);
+    }
   });
 
   it("shows the room's last findings, newest last, clipped, and leaves the 16th-newest out", () => {

@@ -1,5 +1,7 @@
 import type { AgentDto, BoardEntryDto, CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
+import type { PromptSectionEntry, PromptSectionNode, PromptSections } from "./prompt-sections";
+import { PLAIN_INSTRUCTIONS, type TemplateInstructions } from "@/lib/rooms/templates";
 
 interface PromptAgent {
   name: string;
@@ -54,11 +56,15 @@ export interface PromptContext {
   /** Guidance that replaces the canvas, collaboration and team-memory guidance (a brainstorm stage's). */
   guidance?: string;
   toolNames: string[];
+  /** What the room's template tells its agents about their team and canvas; the plain wording when absent. */
+  instructions?: TemplateInstructions;
 }
 
 interface BuiltPrompt {
   system: string;
   prompt: string;
+  /** The same, as data. */
+  sections: PromptSections;
   /** Estimated tokens of everything injected besides the task itself, after trimming. */
   contextTokens: number;
   /** What was left out to stay within the budget, by section. */
@@ -112,15 +118,19 @@ function clipLines(text: string, max: number): string {
     .join("\n");
 }
 
-const COLLABORATION_GUIDANCE = [
-  "## Collaboration with other agents",
-  '- Before creating content, share your creative intention using share_creative_context (entryType "intention").',
-  "- After creating a meaningful piece, share a contribution summary (with the node ids) so other agents can react to it.",
-  "- Check the creative context from other agents and harmonize your work with active themes (mood, palette).",
-  "- If another agent has requested your help, prioritize responding to that request.",
-  "- Use request_agent to ask a complementary persona to extend your work (e.g. ask the Scene Painter to illustrate your lyrics). At most one request per run.",
-  '- React to other agents\' contributions when your work relates to theirs (entryType "reaction" with toEntryId).',
-].join("\n");
+/** How to work with the other agents, in the words of the room's template. */
+function collaborationGuidance(instructions: TemplateInstructions): string {
+  const example = instructions.requestExample ? ` (e.g. ${instructions.requestExample})` : "";
+  return [
+    "## Collaboration with other agents",
+    `- Before creating content, ${instructions.intention} using share_creative_context (entryType "intention").`,
+    "- After creating a meaningful piece, share a contribution summary (with the node ids) so other agents can react to it.",
+    `- ${instructions.harmonize}`,
+    "- If another agent has requested your help, prioritize responding to that request.",
+    `- Use request_agent to ask a complementary persona to extend your work${example}. At most one request per run.`,
+    '- React to other agents\' contributions when your work relates to theirs (entryType "reaction" with toEntryId).',
+  ].join("\n");
+}
 
 const TEAM_GUIDANCE = [
   "## Team memory",
@@ -130,12 +140,17 @@ const TEAM_GUIDANCE = [
   '- Messages from people in the room ("Name says: …") come first: act on them in your next step.',
 ].join("\n");
 
-const CANVAS_GUIDANCE = [
-  "## Working on the canvas",
-  "- create_node places a node (kinds: lyric, scene, idea, story, theme, note, group); omit x/y to be placed in free space.",
-  '- create_edge connects two nodes with a short label such as "illustrates", "echoes", "continues" or "belongs to".',
-  "- Keep each node short: a verse, a scene, an idea. Finish with one or two sentences saying what you did.",
-].join("\n");
+/** How to use the canvas, with the node kinds and edge labels of the room's template. */
+function canvasGuidance(instructions: TemplateInstructions): string {
+  const labels = instructions.edgeLabels.map((label) => `"${label}"`);
+  const labelList = labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels.at(-1)}` : labels.join("");
+  return [
+    "## Working on the canvas",
+    `- create_node places a node (kinds: ${instructions.nodeKinds.join(", ")}); omit x/y to be placed in free space.`,
+    `- create_edge connects two nodes with a short label such as ${labelList}.`,
+    `- Keep each node short: ${instructions.nodeSize}. Finish with one or two sentences saying what you did.`,
+  ].join("\n");
+}
 
 const SENSITIVITY_GUIDANCE = {
   high: "Use ask_others often: before each major piece of work, check the direction with them.",
@@ -190,6 +205,32 @@ function knowledgeLines(knowledge: PromptKnowledge | undefined): { lines: string
   };
 }
 
+// `+ 0` turns a rounded -0 into the 0 the prose writes.
+function nodeData(node: CanvasNodeDto, textLength = 140): PromptSectionNode {
+  return {
+    id: node.id,
+    kind: node.kind,
+    author: node.authorName,
+    x: Math.round(node.x) + 0,
+    y: Math.round(node.y) + 0,
+    text: oneLine(node.text, textLength),
+  };
+}
+
+function entryData(entry: BoardEntryDto, kind = entry.kind): PromptSectionEntry {
+  return {
+    id: entry.id,
+    author: entry.agentName,
+    kind,
+    content: JSON.parse(shortContent(entry.content, 300)) as PromptSectionEntry["content"],
+  };
+}
+
+/** The items of `items` a trimmed section shows. */
+function shownOf<T>(section: BudgetedSection, items: T[]): T[] {
+  return (section.shown?.(section.kept) ?? []).map((index) => items[index]!);
+}
+
 function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
   return `- node ${node.id} [${node.kind}] by ${node.authorName} at (${Math.round(node.x)}, ${Math.round(node.y)}): "${oneLine(node.text, textLength)}"`;
 }
@@ -233,6 +274,8 @@ function shortenRequestLine(entry: BoardEntryDto, chars: number, mayCut: boolean
  * others, so no one section — a big canvas, many long requests — crowds out the rest.
  */
 interface BudgetedSection {
+  /** The indexes of the items shown when `kept` are, in the order shown. */
+  shown?: (kept: number) => number[];
   count: number;
   kept: number;
   required: number;
@@ -264,17 +307,16 @@ function listSection(
   const shownLines = lines.slice();
   const importance =
     keep === "first" ? lines.map((_, index) => index) : keep === "last" ? lines.map((_, index) => lines.length - 1 - index) : keep;
+  const shownIndexes = (kept: number) => importance.slice(0, kept).sort((a, b) => a - b);
   const section: BudgetedSection = {
     count: lines.length,
     kept: lines.length,
     required: Math.min(options.required ?? 0, lines.length),
     share,
+    shown: (kept) => (kept === 0 || section.render(kept) === "" ? [] : shownIndexes(kept)),
     render: (kept) => {
       if (kept === 0) return "";
-      const shown = importance
-        .slice(0, kept)
-        .sort((a, b) => a - b)
-        .map((index) => shownLines[index]!);
+      const shown = shownIndexes(kept).map((index) => shownLines[index]!);
       return [`## ${title}`, ...shown, options.footer].filter(Boolean).join("\n");
     },
   };
@@ -357,6 +399,7 @@ function fitToBudget(sections: BudgetedSection[], budget: number): number {
  */
 export function buildPrompt(context: PromptContext): BuiltPrompt {
   const { agent, settings } = context;
+  const words = context.instructions ?? PLAIN_INSTRUCTIONS;
   const teamLines = context.team
     .filter((member) => member.persona !== agent.persona)
     .map(
@@ -365,9 +408,11 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
         (member.areas?.length ? ` · knows ${member.areas.slice(0, 3).join(", ")}` : ""),
     );
   const system = [
-    `You are ${agent.name}, the ${agent.role} of a creative team working together on a shared canvas (persona: ${agent.persona}).`,
+    `You are ${agent.name}, the ${agent.role} of ${words.team} (persona: ${agent.persona}).`,
     agent.systemPrompt,
-    ...(context.guidance ? [context.guidance] : [CANVAS_GUIDANCE, COLLABORATION_GUIDANCE, TEAM_GUIDANCE, broadcastGuidance(settings)]),
+    ...(context.guidance
+      ? [context.guidance]
+      : [canvasGuidance(words), collaborationGuidance(words), TEAM_GUIDANCE, broadcastGuidance(settings)]),
   ]
     .filter(Boolean)
     .join("\n\n");
@@ -428,12 +473,14 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     "last",
     0.15,
   );
-  const extras = (context.extraSections ?? []).map((section) => {
+  const extraLines = (context.extraSections ?? []).map((section) => {
     const required = section.required ?? 0;
     // What the run must act on (a brainstorm stage's ideas, say) is shown whole: its own schema bounds it. Only the rest is clipped.
-    const lines = section.lines.map((line, index) => (index >= section.lines.length - required ? line : clipLines(line, 300)));
-    return listSection(section.title, lines, "last", section.share ?? 0.1, { required });
+    return section.lines.map((line, index) => (index >= section.lines.length - required ? line : clipLines(line, 300)));
   });
+  const extras = (context.extraSections ?? []).map((section, index) =>
+    listSection(section.title, extraLines[index]!, "last", section.share ?? 0.1, { required: section.required ?? 0 }),
+  );
 
   const allNodes = context.canvas.nodes;
   // Each line formatted once: the section is rendered again for every node trimming takes off.
@@ -474,10 +521,39 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     section.render(section.kept),
   );
   const prompt = [instructions, ...shown].filter(Boolean).join(SECTION_GAP);
+  const extraSections = context.extraSections ?? [];
+  const sections: PromptSections = {
+    name: agent.name,
+    persona: agent.persona,
+    role: agent.role,
+    task: context.run.prompt,
+    why,
+    roomBrief: brief.kept ? briefText : "",
+    canvas: allNodes.slice(allNodes.length - canvas.kept).map((node) => nodeData(node)),
+    canvasTotal: allNodes.length,
+    referenced: shownOf(referenced, context.referencedNodes).map((node) => nodeData(node, 400)),
+    board: shownOf(board, boardEntries).map((entry) => entryData(entry)),
+    requests: shownOf(requests, context.requests).map((entry) => entryData(entry, "request")),
+    notes: shownOf(notes, context.notes).map(formatNote),
+    messages: shownOf(messages, context.messages ?? []).map(formatNote),
+    team: shownOf(
+      team,
+      context.team.filter((member) => member.persona !== agent.persona),
+    ).map((member) => ({ name: member.name, persona: member.persona })),
+    findings: shownOf(findings, (context.findings ?? []).slice(-settings.findings_in_prompt)).map((finding) =>
+      formatFindingLine(finding).slice(2),
+    ),
+    extras: extras.flatMap((section, index) => {
+      const lines = shownOf(section, extraLines[index]!);
+      return lines.length ? [{ title: extraSections[index]!.title, lines }] : [];
+    }),
+    sensitivity: context.guidance || settings.broadcast === "off" ? null : settings.broadcast_sensitivity,
+  };
   const droppedFrom = (section: BudgetedSection) => section.count - section.kept;
   return {
     system,
     prompt,
+    sections,
     contextTokens,
     dropped: {
       boardEntries: droppedFrom(board),

@@ -1,4 +1,5 @@
 import { type ToolSet, isStepCount, streamText } from "ai";
+import { PROMPT_SECTIONS_KEY } from "./prompt-sections";
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type Agent, type Run, type RunOpening, agents, rooms, runs } from "@/db/schema";
@@ -139,6 +140,8 @@ async function streamSteps(
       model: runModel(active, journal, how.resolved, how.owner),
       system: how.opening.system,
       messages: journal.messages(),
+      // The opening as data, for the offline model; a provider reads only its own namespace.
+      ...(how.opening.sections ? { providerOptions: { [PROMPT_SECTIONS_KEY]: { prompt: how.opening.sections } } } : {}),
       tools: how.tools,
       // A loop guard that stopped one of the step's calls ends the run once the step is saved.
       stopWhen: [isStepCount(how.remaining), () => journal.stopping],

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type Agent, type BoardEntry, type CanvasNode, type Run, boardEntries, canvasEdges, canvasNodes, seats } from "@/db/schema";
+import { type Agent, type BoardEntry, type CanvasNode, type Run, boardEntries, canvasEdges, canvasNodes, rooms, seats } from "@/db/schema";
 import { boardEntryToDto } from "@/lib/board/board-dto";
 import { type NoteReader, notesDeliveredTo, takeNotes } from "@/lib/broadcast/agent-notes";
 import { findingToDto } from "@/lib/findings/finding-dto";
@@ -9,15 +9,15 @@ import { humanQaHistory } from "@/lib/broadcast/human-qa";
 import { openRequestsFor, readBoard } from "@/lib/board/read-board";
 import { edgeToDto, nodeToDto } from "@/lib/rooms/dto";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
-import { BRAINSTORM_AUTHOR } from "@/lib/brainstorm/lanes";
-import { BRAINSTORM_GUIDANCE } from "@/lib/brainstorm/prompts";
-import { heldBackWork, isHeldBack, isolatedAgentIds, isolationOf, loadStageContext, visibleTo } from "@/lib/brainstorm/stage-context";
+import { templateInstructions } from "@/lib/rooms/templates";
 import type { PromptContext } from "./build-prompt";
+import { heldBackWork, isHeldBack, shownToAlone, workflowPromptContext, workflowRequesterName } from "./team";
 
 /** Who a run's `requestedBy` id names, for the "why you were started" line. */
 async function requesterName(db: Db, run: Run, team: Agent[]): Promise<string> {
   if (run.requestedBy === "scheduler") return "the scheduler";
-  if (run.requestedBy === BRAINSTORM_AUTHOR.id) return "the brainstorm's process";
+  const workflow = workflowRequesterName(run.requestedBy);
+  if (workflow !== null) return workflow;
   const agent = team.find((member) => member.id === run.requestedBy);
   if (agent) return agent.name;
   if (run.requestedBy.startsWith("human:")) {
@@ -54,13 +54,14 @@ export async function loadPromptContext(
   },
 ): Promise<LoadedPromptContext> {
   const { run, agent, settings, now } = input;
-  // A brainstorm stage's run reads the prior stages' artifacts; a divergent thinker sees only its own work.
-  const stage = await loadStageContext(db, run, agent, input.team);
-  const isolation = stage?.isolation ?? (input.isolated ? isolationOf(agent.id, await isolatedAgentIds(db, run.roomId)) : null);
+  // A workflow's run reads what its workflow adds (a brainstorm stage, the prior stages' artifacts); one working alone sees only what it may.
+  const workflow = await workflowPromptContext(db, { run, agent, team: input.team });
+  const isolation = workflow?.shows ?? (input.isolated ? await shownToAlone(db, run.roomId, agent.id) : null);
   // Everyone else reads nothing the divergent thinkers write until their ideas are released at once.
   const held = isolation ? null : await heldBackWork(db, run.roomId);
   const team = isolation ? input.team.filter((member) => member.id === agent.id) : input.team;
-  const [allNodes, allEdges, allBoard, requests, allFindings, vault, areas] = await Promise.all([
+  const [[room], allNodes, allEdges, allBoard, requests, allFindings, vault, areas] = await Promise.all([
+    db.select({ template: rooms.template }).from(rooms).where(eq(rooms.id, run.roomId)),
     db.select().from(canvasNodes).where(eq(canvasNodes.roomId, run.roomId)).orderBy(asc(canvasNodes.createdAt)),
     db.select().from(canvasEdges).where(eq(canvasEdges.roomId, run.roomId)).orderBy(asc(canvasEdges.createdAt)),
     readBoard(db, run.roomId, { excludeRunId: run.id, excludeKind: "finding", limit: Math.max(settings.board_entries_in_prompt, 1), now }),
@@ -83,7 +84,8 @@ export async function loadPromptContext(
       3,
     ),
   ]);
-  const nodeShown = (node: CanvasNode) => visibleTo(isolation, node) && !isHeldBack(held, node.authorId, node.createdAt);
+  const visibleTo = (item: { authorId: string; kind?: string }) => !isolation || isolation(item);
+  const nodeShown = (node: CanvasNode) => visibleTo(node) && !isHeldBack(held, node.authorId, node.createdAt);
   const nodeRows = allNodes.filter(nodeShown);
   const visibleNodes = new Set(nodeRows.map((node) => node.id));
   // An edge's label is its author's words: held back, or kept from an isolated run, as its author's nodes are.
@@ -91,7 +93,7 @@ export async function loadPromptContext(
     (edge) =>
       visibleNodes.has(edge.sourceId) &&
       visibleNodes.has(edge.targetId) &&
-      visibleTo(isolation, { authorId: edge.authorId }) &&
+      visibleTo({ authorId: edge.authorId }) &&
       !isHeldBack(held, edge.authorId, edge.createdAt),
   );
   // Working alone, an agent reads only its own board entries, findings and requests; anyone else, none held back.
@@ -104,7 +106,7 @@ export async function loadPromptContext(
   // A run taken over before it saved a step has not shown the notes its earlier attempts took.
   const notes = [...(run.attempts > 1 ? await notesDeliveredTo(db, run.id) : []), ...(await takeNotes(db, input.notes))];
   const isMessage = (note: { kind?: string }) => note.kind === "command" || note.kind === "help";
-  const extraSections: NonNullable<PromptContext["extraSections"]> = stage ? [...stage.sections] : [];
+  const extraSections: NonNullable<PromptContext["extraSections"]> = workflow ? [...workflow.sections] : [];
   // Working alone, an agent reads none of the people's answers: the questions could carry another ideator's ideas.
   if (settings.broadcast === "human" && !isolation) {
     const history = await humanQaHistory(db, run.roomId);
@@ -152,7 +154,8 @@ export async function loadPromptContext(
     },
     noteIds: notes.map((note) => note.id),
     extraSections,
-    ...(stage ? { guidance: BRAINSTORM_GUIDANCE } : {}),
+    ...(workflow?.guidance ? { guidance: workflow.guidance } : {}),
     toolNames: input.toolNames,
+    instructions: templateInstructions(room?.template ?? ""),
   };
 }

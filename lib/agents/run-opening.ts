@@ -55,8 +55,8 @@ export async function openConversation(
       carry: active.modelCalls,
     },
   });
-  const { system, prompt, contextTokens } = buildPrompt(context);
-  return { system, prompt, noteIds: context.noteIds, contextTokens };
+  const { system, prompt, sections, contextTokens } = buildPrompt(context);
+  return { system, prompt, noteIds: context.noteIds, contextTokens, sections };
 }
 
 /** Notes an earlier attempt took but saved with no step (its worker died first): not yet shown. */

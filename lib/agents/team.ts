@@ -1,6 +1,6 @@
 import type { Db } from "@/db";
 import type { Agent, Run } from "@/db/schema";
-import { type HeldBack, type WorkingAlone, registeredWorkflows } from "./workflow-registry";
+import { type HeldBack, type Shows, type WorkflowPromptContext, type WorkingAlone, registeredWorkflows } from "./workflow-registry";
 
 /**
  * The one place that decides whether an agent works alone (a brainstorm's divergent thinkers,
@@ -18,7 +18,7 @@ interface RunTeam {
   isolated: boolean;
 }
 
-export async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
+async function isolatedAgentIds(db: Db, roomId: string): Promise<Set<string>> {
   const sets = await Promise.all(workingAlone().map((rules) => rules.isolatedAgentIds(db, roomId)));
   return new Set(sets.flatMap((set) => [...set]));
 }
@@ -64,4 +64,31 @@ export async function heldBackWork(db: Db, roomId: string): Promise<HeldBack | n
 
 export function isHeldBack(held: HeldBack | null, authorId: string | null, createdAt: Date): boolean {
   return !!held && authorId !== null && held.agentIds.has(authorId) && createdAt.getTime() >= held.since.getTime();
+}
+
+/** What an agent working alone may see of the room: what every workflow that keeps it alone lets it see. */
+export async function shownToAlone(db: Db, roomId: string, agentId: string): Promise<Shows> {
+  const rules = await Promise.all(workingAlone().map((each) => each.shownToAlone(db, roomId, agentId)));
+  return (item) => rules.every((shows) => shows(item));
+}
+
+/** What the workflow whose run this is adds to its prompt; null for a run no workflow owns. */
+export async function workflowPromptContext(
+  db: Db,
+  input: { run: Run; agent: Agent; team: Agent[] },
+): Promise<WorkflowPromptContext | null> {
+  for (const module of registeredWorkflows()) {
+    const context = await module.promptContext?.(db, input);
+    if (context) return context;
+  }
+  return null;
+}
+
+/** How a run's `requestedBy` reads when a workflow started it; null for anyone else. */
+export function workflowRequesterName(requestedBy: string): string | null {
+  for (const module of registeredWorkflows()) {
+    const name = module.requesters?.[requestedBy];
+    if (name !== undefined) return name;
+  }
+  return null;
 }

@@ -22,6 +22,28 @@ export interface WorkingAlone {
   refuseChangingOthersNodesWhileAlone(db: Db, roomId: string, agent: Pick<Agent, "id" | "persona">, nodeId: string): Promise<void>;
   /** What those working alone did that the others may not see yet. */
   heldBackWork(db: Db, roomId: string): Promise<HeldBack | null>;
+  /** What an agent working alone may see of the room's work, outside the workflow's own runs. */
+  shownToAlone(db: Db, roomId: string, agentId: string): Promise<Shows>;
+}
+
+/** Whether a run may see a node, or an edge (no kind: the nodes it joins are checked on their own). */
+export type Shows = (item: { authorId: string; kind?: string }) => boolean;
+
+/** A titled part of a run's prompt a workflow adds; see `PromptContext.extraSections`. */
+interface WorkflowPromptSection {
+  title: string;
+  lines: string[];
+  required?: number;
+  share?: number;
+}
+
+/** What a workflow adds to the prompt of one of its runs. */
+export interface WorkflowPromptContext {
+  sections: WorkflowPromptSection[];
+  /** Replaces the engine's canvas, collaboration and team-memory guidance. */
+  guidance?: string;
+  /** What the run may see of the room; everything when absent. */
+  shows?: Shows;
 }
 
 /** The tools a workflow gives a run: `only` when the run is the workflow's own and takes no others but the team-memory tools. */
@@ -46,6 +68,10 @@ export interface WorkflowModule {
   runEnded?: Partial<Record<RunPurpose["kind"], RunEnded>>;
   /** Work the scheduler does on each pass (a brainstorm's stages past their time limit, say); its failures are reported, not thrown. */
   sweep?(db: Db): Promise<unknown>;
+  /** What the workflow adds to `run`'s prompt, or null when the run is none of its business. */
+  promptContext?(db: Db, input: { run: Run; agent: Agent; team: Agent[] }): Promise<WorkflowPromptContext | null>;
+  /** How "why you were started" names the ids the workflow starts runs as (`requestedBy`). */
+  requesters?: Record<string, string>;
   /** What happens when a run that is no workflow's step ends (a dialogue its words ask for, say). */
   freeRunEnded?: RunEnded;
 }

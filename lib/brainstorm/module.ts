@@ -6,7 +6,10 @@ import {
   refuseAskingWhileAlone,
   refuseChangingOthersNodesWhileAlone,
   refuseWhileAlone,
+  shownToAlone,
+  stagePromptContext,
 } from "./stage-context";
+import { BRAINSTORM_AUTHOR } from "./lanes";
 import { sweepStageLimits } from "./sweep-stage-limits";
 import { createBrainstormTools } from "./tools";
 
@@ -19,5 +22,14 @@ export const brainstormModule: WorkflowModule = {
   tools: (active) => (active.run.purpose?.kind === "brainstorm" ? { tools: createBrainstormTools(active), only: true } : null),
   sweep: (db) => sweepStageLimits(db),
   runEnded: { brainstorm: (tx, emit, run, _actor, outcome) => advanceBrainstorm(tx, emit, run, outcome.at) },
-  workingAlone: { isolatedAgentIds, refuseWhileAlone, refuseAskingWhileAlone, refuseChangingOthersNodesWhileAlone, heldBackWork },
+  workingAlone: {
+    isolatedAgentIds,
+    refuseWhileAlone,
+    refuseAskingWhileAlone,
+    refuseChangingOthersNodesWhileAlone,
+    heldBackWork,
+    shownToAlone,
+  },
+  promptContext: stagePromptContext,
+  requesters: { [BRAINSTORM_AUTHOR.id]: "the brainstorm's process" },
 };

@@ -3,7 +3,9 @@ import type { Db } from "@/db";
 import { type Agent, type Brainstorm, type Run, agents, brainstorms, canvasNodes } from "@/db/schema";
 import { badRequest, conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
+import type { Shows, WorkflowPromptContext } from "@/lib/agents/workflow-registry";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
+import { BRAINSTORM_GUIDANCE } from "./prompts";
 import {
   type BrainstormWork,
   candidatesOfPass,
@@ -15,7 +17,7 @@ import {
 } from "./work";
 
 /** A titled part of a stage run's prompt; `required` lines are never trimmed to fit the budget. */
-export interface StageSection {
+interface StageSection {
   title: string;
   lines: string[];
   required: number;
@@ -27,7 +29,7 @@ export interface StageSection {
  * lane headings and its own work, and nothing of the other ideators — not their nodes, board
  * entries or findings, not that they exist, not how many ideas there are so far.
  */
-export interface Isolation {
+interface Isolation {
   /** The agent whose own work stays visible. */
   agentId: string;
   /** Node kinds everyone may see: the framing and the lane headings. */
@@ -36,7 +38,7 @@ export interface Isolation {
   alone: ReadonlySet<string>;
 }
 
-export interface StageContext {
+interface StageContext {
   brainstorm: Brainstorm;
   stage: StageKey;
   isolation: Isolation | null;
@@ -48,7 +50,7 @@ export interface StageContext {
  * and the nodes it joins are checked on their own): nothing another agent working alone wrote, of
  * any kind, and of everyone else's nodes only the shared kinds.
  */
-export function visibleTo(isolation: Isolation | null, item: { authorId: string; kind?: string }): boolean {
+function visibleTo(isolation: Isolation | null, item: { authorId: string; kind?: string }): boolean {
   if (!isolation || item.authorId === isolation.agentId) return true;
   if (isolation.alone.has(item.authorId)) return false;
   return item.kind === undefined || isolation.sharedKinds.has(item.kind);
@@ -79,7 +81,7 @@ function precedentLines(work: BrainstormWork): string[] {
   );
 }
 
-export function candidateLine(candidate: BrainstormWork["candidates"][number]): string {
+function candidateLine(candidate: BrainstormWork["candidates"][number]): string {
   // The ids first: what the candidate refers to reads before what it says.
   return `- ${candidate.id} [${one(candidate.cluster)}] (from ${candidate.sourceIdeas.join(", ")}${candidate.combination ? "; a combination" : ""}) ${one(candidate.title)} — ${one(candidate.summary)}`;
 }
@@ -129,7 +131,7 @@ export function candidatesInPlay(brainstorm: Brainstorm, stage: StageKey, work: 
  * The prior stages' artifacts a stage run reads, and its co-participants, in the order a
  * participant in that stage needs them; what the stage must act on is required.
  */
-export function stageSections(input: {
+function stageSections(input: {
   brainstorm: Brainstorm;
   stage: StageKey;
   agent: Agent;
@@ -224,7 +226,7 @@ export function stageSections(input: {
 }
 
 /** The stage a brainstorm run works in, what it may see, and what it reads; null for any other run. */
-export async function loadStageContext(db: Db, run: Run, agent: Agent, team: Agent[]): Promise<StageContext | null> {
+async function loadStageContext(db: Db, run: Run, agent: Agent, team: Agent[]): Promise<StageContext | null> {
   const purpose = run.purpose;
   if (purpose?.kind !== "brainstorm") return null;
   const [brainstorm] = await db.select().from(brainstorms).where(eq(brainstorms.id, purpose.brainstormId));
@@ -235,8 +237,22 @@ export async function loadStageContext(db: Db, run: Run, agent: Agent, team: Age
   return { brainstorm, stage: purpose.stage, isolation, sections: stageSections({ brainstorm, stage: purpose.stage, agent, team, work }) };
 }
 
+/** What a brainstorm adds to its stage runs' prompts: the stage's sections and guidance, and what a divergent thinker may see. */
+export async function stagePromptContext(db: Db, input: { run: Run; agent: Agent; team: Agent[] }): Promise<WorkflowPromptContext | null> {
+  const stage = await loadStageContext(db, input.run, input.agent, input.team);
+  if (!stage) return null;
+  const { isolation } = stage;
+  return { sections: stage.sections, guidance: BRAINSTORM_GUIDANCE, ...(isolation ? { shows: (item) => visibleTo(isolation, item) } : {}) };
+}
+
+/** What an ideator working alone may see outside a stage run of its own: the framing, the lane headings and its own work. */
+export async function shownToAlone(db: Db, roomId: string, agentId: string): Promise<Shows> {
+  const isolation = isolationOf(agentId, await isolatedAgentIds(db, roomId));
+  return (item) => visibleTo(isolation, item);
+}
+
 /** What an isolated divergent thinker may see besides its own work, `alone` being every agent working alone. */
-export function isolationOf(agentId: string, alone: ReadonlySet<string>): Isolation {
+function isolationOf(agentId: string, alone: ReadonlySet<string>): Isolation {
   return { agentId, sharedKinds: new Set([FRAMING_KIND, LANE_HEADING_KIND]), alone };
 }
 
@@ -345,9 +361,4 @@ export async function heldBackWork(db: Db, roomId: string): Promise<HeldBack | n
     agentIds: new Set(rows.map((row) => row.id)),
     since: new Date(Math.min(...rows.map((row) => Date.parse(row.since ?? "") || 0))),
   };
-}
-
-/** Whether something an author wrote at `createdAt` is held back: written by an ideator in the divergent pass under way. */
-export function isHeldBack(held: HeldBack | null, authorId: string | null, createdAt: Date): boolean {
-  return !!held && authorId !== null && held.agentIds.has(authorId) && createdAt.getTime() >= held.since.getTime();
 }

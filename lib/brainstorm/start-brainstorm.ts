@@ -13,7 +13,7 @@ import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { type BrainstormStep, currentDto, emptyStage, enterStage } from "./advance-brainstorm";
 import { laneTopFor } from "./lanes";
 
-export const PROBLEM_MAX = 4000;
+const PROBLEM_MAX = 4000;
 
 export const startBrainstormSchema = z.strictObject({
   problem: z
@@ -24,7 +24,7 @@ export const startBrainstormSchema = z.strictObject({
 });
 
 /** Every persona the process needs, in stage order. */
-export const BRAINSTORM_PERSONAS = BRAINSTORM_STAGES.flatMap((stage) => stage.personas);
+const BRAINSTORM_PERSONAS = BRAINSTORM_STAGES.flatMap((stage) => stage.personas);
 
 /**
  * Starts a brainstorm of `problem` in a room that has the brainstorm's personas: the framing

@@ -16,7 +16,7 @@ interface By {
   agentName: string;
 }
 
-export interface Idea extends By {
+interface Idea extends By {
   id: string;
   /** The pass of divergent thinking it came from. */
   pass: number;
@@ -24,7 +24,7 @@ export interface Idea extends By {
   oneLiner: string;
   nodeId: string | null;
 }
-export interface Precedent extends By {
+interface Precedent extends By {
   id: string;
   name: string;
   domain: string;
@@ -44,7 +44,7 @@ export interface Candidate extends By {
   combination: boolean;
   nodeId: string | null;
 }
-export interface FactCheck extends By {
+interface FactCheck extends By {
   candidateId: string;
   /** The pass of fact checking it was made in. */
   pass: number;
@@ -52,14 +52,14 @@ export interface FactCheck extends By {
   assumptions: { text: string; rating: "solid" | "shaky" | "unfounded" }[];
   note: string;
 }
-export interface Pushback extends By {
+interface Pushback extends By {
   candidateId: string;
   /** The pass of pushback it was made in. */
   pass: number;
   verdict: "strong" | "weakened" | "killed";
   argument: string;
 }
-export interface Score extends By {
+interface Score extends By {
   candidateId: string;
   impact: number;
   feasibility: number;

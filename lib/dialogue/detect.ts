@@ -19,7 +19,7 @@ export interface DetectionContext {
   concernPhrases: readonly string[];
 }
 
-export type AddressReason = "mention" | "vocative" | "question" | "concern";
+type AddressReason = "mention" | "vocative" | "question" | "concern";
 
 export interface Addressed {
   addressee: DialogueMember;

@@ -28,7 +28,7 @@ export async function askedTeammate(tx: DbOrTx, run: Pick<Run, "id" | "roomId" |
   return !!answer;
 }
 
-export async function openDialogueCount(tx: DbOrTx, roomId: string): Promise<number> {
+async function openDialogueCount(tx: DbOrTx, roomId: string): Promise<number> {
   const [open] = await tx
     .select({ value: count() })
     .from(dialogues)

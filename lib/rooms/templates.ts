@@ -15,6 +15,36 @@ export interface PersonaTemplate {
   modelOptions?: AgentModelOptions;
 }
 
+/**
+ * What a template tells its agents about their team and their canvas, in their system prompt.
+ * A template without its own gets `PLAIN_INSTRUCTIONS`: no agent reads another template's craft.
+ */
+export interface TemplateInstructions {
+  /** What the team is, after "You are <name>, the <role> of ". */
+  team: string;
+  /** The node kinds the canvas guidance names. */
+  nodeKinds: string[];
+  /** Labels the guidance suggests for edges. */
+  edgeLabels: string[];
+  /** What one node holds, as the guidance says to keep it short. */
+  nodeSize: string;
+  /** What to share before working. */
+  intention: string;
+  /** How to fit one's work to what the others shared. */
+  harmonize: string;
+  /** An example of asking a teammate to extend one's work, for request_agent. */
+  requestExample?: string;
+}
+
+export const PLAIN_INSTRUCTIONS: TemplateInstructions = {
+  team: "a team working together on a shared canvas",
+  nodeKinds: ["idea", "note", "group"],
+  edgeLabels: ["builds on", "answers", "belongs to"],
+  nodeSize: "one point, one question, one decision",
+  intention: "share what you intend to do",
+  harmonize: "Check the context other agents shared and keep your work consistent with theirs.",
+};
+
 export interface RoomTemplate {
   id: string;
   name: string;
@@ -28,12 +58,23 @@ export interface RoomTemplate {
    * of the prompt when the room has a task, so the two never contradict each other.
    */
   prompts: { persona: string; prompt: string; part: string }[];
+  /** What its agents are told about their team and canvas; `PLAIN_INSTRUCTIONS` when absent. */
+  instructions?: TemplateInstructions;
 }
 
 export const CREATIVE_CANVAS: RoomTemplate = {
   id: "creative-canvas",
   name: "Creative canvas",
   summary: "Five creative personas write, paint and connect ideas together on one canvas.",
+  instructions: {
+    team: "a creative team working together on a shared canvas",
+    nodeKinds: ["lyric", "scene", "idea", "story", "theme", "note", "group"],
+    edgeLabels: ["illustrates", "echoes", "continues", "belongs to"],
+    nodeSize: "a verse, a scene, an idea",
+    intention: "share your creative intention",
+    harmonize: "Check the creative context from other agents and harmonize your work with active themes (mood, palette).",
+    requestExample: "ask the Scene Painter to illustrate your lyrics",
+  },
   agents: [
     {
       persona: "idea-weaver",
@@ -314,6 +355,11 @@ export const ROOM_TEMPLATES: Record<string, RoomTemplate> = {
 
 export function findTemplate(id: string): RoomTemplate | undefined {
   return ownValue(ROOM_TEMPLATES, id);
+}
+
+/** What the agents of a room made from `templateId` are told about their team and canvas. */
+export function templateInstructions(templateId: string): TemplateInstructions {
+  return findTemplate(templateId)?.instructions ?? PLAIN_INSTRUCTIONS;
 }
 
 /** The personas a room's scheduler takes turns with, in its template's order (none for a template without prompts). */

@@ -97,7 +97,7 @@ export function spendPriced(model: string | undefined, spend: { inputTokens: num
   return model !== undefined && priceFor(model) !== null;
 }
 
-export interface WorkflowSummary {
+interface WorkflowSummary {
   correlationId: string;
   status: WorkflowStatus;
   /** The run that started it: who, and what it was asked. */
@@ -120,7 +120,7 @@ export interface WorkflowSummary {
   attempts: number;
 }
 
-export interface WorkflowAgent {
+interface WorkflowAgent {
   id: string;
   name: string;
   runs: number;

@@ -13,7 +13,7 @@ const kind = z
   .string()
   .regex(/^[a-z][a-z0-9-]*$/)
   .max(LIMITS.nodeKind)
-  .describe("What the node is: lyric, scene, idea, story, theme, note or group");
+  .describe("What the node is, one lowercase word: one of the kinds your guidance names");
 const coordinate = z.number().finite().min(-LIMITS.coordinate).max(LIMITS.coordinate);
 const color = z
   .string()
@@ -21,7 +21,7 @@ const color = z
   .describe("Background colour as #rrggbb (a light tint reads best)");
 
 const createNodeInput = z.object({
-  text: z.string().min(1).max(LIMITS.noteText).describe("The content: a verse, a scene, an idea…"),
+  text: z.string().min(1).max(LIMITS.noteText).describe("The content: short, one thing per node"),
   kind: kind.default("note"),
   x: coordinate
     .optional()
@@ -88,11 +88,11 @@ export function createCanvasTools(active: ActiveRun) {
       },
     }),
     create_edge: writingTool(active, "create_edge", {
-      description: 'Connect two nodes with a labelled edge, e.g. a scene that "illustrates" a verse.',
+      description: "Connect two nodes with a labelled edge: how the one relates to the other.",
       inputSchema: z.object({
         sourceId: z.string().min(1).describe("The node the edge starts from"),
         targetId: z.string().min(1).describe("The node the edge points to"),
-        label: z.string().max(LIMITS.edgeLabel).default("").describe("A short relation: illustrates, echoes, continues"),
+        label: z.string().max(LIMITS.edgeLabel).default("").describe("A short relation, such as your guidance suggests"),
       }),
       write: async (input, write) => {
         const edge = await createEdge(database.db, run.roomId, author, input, write);

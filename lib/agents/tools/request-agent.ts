@@ -167,13 +167,13 @@ export function createRequestTools(active: ActiveRun) {
   return {
     request_agent: writingTool(active, "request_agent", {
       description:
-        "Ask another agent persona to respond to your work, e.g. ask the Scene Painter to illustrate your lyrics. " +
+        "Ask another agent persona to respond to your work: to extend it, answer it or build on it. " +
         `The requested agent is started automatically. At most ${settings.max_requests_per_run} per run.`,
       inputSchema: z.object({
         targetPersona: z.string().min(1).describe(`The persona to invoke: ${personas}`),
         // The prompt is stored as the request's ask, so it takes the ask's limits and the model's mistakes are reported as its own.
         prompt: boardContentSchemas.request.shape.ask.describe(
-          `What you want the other agent to do, with creative context (at most ${LIMITS.boardText} characters)`,
+          `What you want the other agent to do, with the context it needs (at most ${LIMITS.boardText} characters)`,
         ),
         refNodeIds: z.array(z.string()).max(20).default([]).describe("Node ids the target agent should build upon"),
       }),

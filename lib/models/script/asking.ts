@@ -5,11 +5,6 @@ import { ownValue } from "@/lib/own-value";
 import type { PlanContext, StepBuilder } from "./plan";
 import { taskQuestion } from "./personas/generalist";
 
-export interface Answer {
-  by: string;
-  text: string;
-}
-
 const QUESTIONS: Record<string, (context: PlanContext) => { question: string; options: string[] }> = {
   songwriter: (context) => {
     const [a, b] = context.rng.sample(context.mood.images, 2);
@@ -59,24 +54,6 @@ const askStep: StepBuilder = (context) => {
     calls: [{ tag: "ask", toolName: "ask_others", input: { question, options } }],
   };
 };
-
-/** The answer this run got to its question, if any: a person's or a teammate's. */
-export function answerFrom(context: PlanContext): Answer | null {
-  const call = context.past("ask");
-  if (!call || call.failed) return null;
-  // A person's answer given now, or their earlier answer to the same question (status `reused`): either is theirs.
-  const first = (call.output as { responses?: { responder_name?: string; responder_id?: string; content: string }[] }).responses?.[0];
-  return first ? { by: first.responder_name ?? first.responder_id ?? "someone", text: first.content } : null;
-}
-
-export function answerWords(answer: Answer | null): string[] {
-  return answer
-    ? answer.text
-        .toLowerCase()
-        .split(/\W+/)
-        .filter((word) => word.length > 3)
-    : [];
-}
 
 /** Each persona shares its intention, may ask others (as the room's sensitivity says), then works. */
 export const withAsking = (plan: StepBuilder[]): StepBuilder[] => [plan[0]!, askStep, ...plan.slice(1)];

@@ -119,7 +119,7 @@ function briefFor(task: string): string {
  * another name or return type, examples that contradict the brief (a blocker), or leave some of
  * its examples out (major). Nothing when the code does what the brief says.
  */
-export function reviewIssues(task: string, brief: string, code: string): { severity: "blocker" | "major"; text: string }[] {
+function reviewIssues(task: string, brief: string, code: string): { severity: "blocker" | "major"; text: string }[] {
   const spec = specOf(task);
   const issues: { severity: "blocker" | "major"; text: string }[] = [];
   const language = languageOfCode(code);

@@ -449,7 +449,7 @@ export interface CodeTask {
 }
 
 /** The language a task names; TypeScript when it names none. */
-export function languageOf(task: string): CodeLanguage {
+function languageOf(task: string): CodeLanguage {
   if (/\bpython\b|\.py\b/i.test(task)) return "python";
   if (/\bjavascript\b|\bnode(\.js)?\b|\bjs\b/i.test(task)) return "javascript";
   return "typescript";
@@ -469,7 +469,7 @@ function joinedName(words: string[], language: CodeLanguage): string {
 }
 
 /** A value as the language writes it: `True`, `None` and `{"a": 1}` in Python; `true`, `null` in JavaScript. */
-export function literal(value: Value, language: CodeLanguage): string {
+function literal(value: Value, language: CodeLanguage): string {
   if (value === null) return language === "python" ? "None" : "null";
   if (typeof value === "boolean") return language === "python" ? (value ? "True" : "False") : String(value);
   if (typeof value === "number" || typeof value === "string") return JSON.stringify(value);

@@ -1,6 +1,7 @@
-import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
+import type { LanguageModelV4Prompt, SharedV4ProviderOptions } from "@ai-sdk/provider";
+import { PROMPT_SECTIONS_KEY, type PromptSections } from "@/lib/agents/prompt-sections";
 
-export interface PromptNode {
+interface PromptNode {
   id: string;
   kind: string;
   author: string;
@@ -36,7 +37,7 @@ export interface PromptMessage {
 }
 
 /** A teammate as "Your team" lists them. */
-export interface PromptTeammate {
+interface PromptTeammate {
   name: string;
   persona: string;
 }
@@ -160,8 +161,19 @@ function parseMessages(lines: string[]): PromptMessage[] {
   return messages;
 }
 
-/** Reads the sections written by the prompt builder, and the run's own history so far. */
-export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
+/** The opening as data, when the run handed it over (`providerOptions.parley.prompt`); null for a prompt given as prose only. */
+export function promptSectionsOf(options: SharedV4ProviderOptions | undefined): PromptSections | null {
+  const given = options?.[PROMPT_SECTIONS_KEY]?.prompt;
+  if (!given || typeof given !== "object" || typeof (given as { persona?: unknown }).persona !== "string") return null;
+  return given as PromptSections;
+}
+
+/**
+ * Reads the run's opening — from its sections as data when given, else from the prose the
+ * prompt builder wrote (a conversation recorded before the sections were kept) — and the
+ * run's own history so far.
+ */
+export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections | null = null): ScriptReading {
   const system = prompt
     .filter((message) => message.role === "system")
     .map((message) => message.content)
@@ -237,8 +249,42 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
     .filter(Boolean);
 
   const identity = system.match(/^You are (.+?), the (.+?) of .*\(persona: ([a-z0-9-]+)\)/m);
+  const shadow: ScriptReading["shadow"] = isShadow
+    ? {
+        asker: questionTitle?.slice("Question from ".length) ?? "a teammate",
+        question: rawQuestion.replace(/^Options: .+$/m, "").trim(),
+        options: optionsLine ? optionsLine[1]!.split(" | ").map((option) => option.trim()) : [],
+        // "(nothing at the moment)" says there is nothing: it is not work to quote.
+        currentWork: (shadowSections.get("What you are writing right now") ?? "").replace(/^\(nothing at the moment\)$/, ""),
+        depth,
+        ownWork,
+      }
+    : null;
+  const history = { system, sections, steps, userText, shadow };
+  if (typed) {
+    const answers = typed.extras.find((extra) => extra.title === "Answers from the people in this room")?.lines.join("\n") ?? "";
+    return {
+      ...history,
+      name: typed.name,
+      persona: typed.persona,
+      task: typed.task,
+      why: typed.why,
+      roomBrief: typed.roomBrief,
+      canvas: typed.canvas,
+      canvasTotal: typed.canvasTotal,
+      referenced: typed.referenced,
+      board: typed.board,
+      requests: typed.requests,
+      notes: typed.notes,
+      messages: parseMessages([...typed.messages, ...laterLines]),
+      team: typed.team,
+      findings: typed.findings,
+      broadcast: typed.sensitivity ? { sensitivity: typed.sensitivity } : null,
+      humanAnswers: [...answers.matchAll(/- Q: (.+)\n\s+A: (.+)/g)].map((match) => ({ question: match[1]!, answer: match[2]! })),
+    };
+  }
   return {
-    system,
+    ...history,
     name: identity?.[1] ?? "Agent",
     persona: identity?.[3] ?? "",
     task: sections.get("Task") ?? userText,
@@ -256,21 +302,7 @@ export function readPrompt(prompt: LanguageModelV4Prompt): ScriptReading {
     messages,
     team,
     findings,
-    sections,
-    steps,
-    userText,
     broadcast: sensitivity ? { sensitivity } : null,
     humanAnswers,
-    shadow: isShadow
-      ? {
-          asker: questionTitle?.slice("Question from ".length) ?? "a teammate",
-          question: rawQuestion.replace(/^Options: .+$/m, "").trim(),
-          options: optionsLine ? optionsLine[1]!.split(" | ").map((option) => option.trim()) : [],
-          // "(nothing at the moment)" says there is nothing: it is not work to quote.
-          currentWork: (shadowSections.get("What you are writing right now") ?? "").replace(/^\(nothing at the moment\)$/, ""),
-          depth,
-          ownWork,
-        }
-      : null,
   };
 }

@@ -15,7 +15,7 @@ import {
   short,
   type StepBuilder,
 } from "../plan";
-import { answerFrom } from "../asking";
+import { answerFrom } from "../answers";
 import { namesTopic, type Topic } from "../topic";
 
 /**

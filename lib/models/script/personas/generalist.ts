@@ -3,7 +3,7 @@
 // and asks, answers and notes things about that task, never borrowing another persona's
 // verses, scenes or moods.
 import type { PromptMessage, ScriptReading } from "../read-prompt";
-import { answerFrom } from "../asking";
+import { answerFrom } from "../answers";
 import {
   type PlanContext,
   type PlannedStep,

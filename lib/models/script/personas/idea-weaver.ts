@@ -16,7 +16,7 @@ import {
   short,
   type StepBuilder,
 } from "../plan";
-import { answerFrom } from "../asking";
+import { answerFrom } from "../answers";
 import { namesTopic } from "../topic";
 
 export const ideaWeaver: StepBuilder[] = [

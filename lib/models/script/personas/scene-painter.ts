@@ -19,7 +19,7 @@ import {
   type StepBuilder,
   fresh,
 } from "../plan";
-import { answerFrom } from "../asking";
+import { answerFrom } from "../answers";
 
 function sceneText(context: PlanContext): { main: string; detail: string } {
   const fromRefs = context.reading.referenced.flatMap((ref) => imagesIn(ref.text, context.mood));

@@ -17,7 +17,7 @@ import {
   type StepBuilder,
   freshNamingTopic,
 } from "../plan";
-import { answerFrom, answerWords } from "../asking";
+import { answerFrom, answerWords } from "../answers";
 
 export const songwriter: StepBuilder[] = [
   (context) =>

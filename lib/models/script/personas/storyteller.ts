@@ -18,7 +18,7 @@ import {
   short,
   type StepBuilder,
 } from "../plan";
-import { answerFrom } from "../asking";
+import { answerFrom } from "../answers";
 
 /** Text to quote inside a story: without quotation marks of its own, so no quote is left open. */
 const unquoted = (text: string) => text.replace(/["“”]/g, "");

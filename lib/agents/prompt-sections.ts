@@ -1,0 +1,39 @@
+import type { JSONObject } from "@ai-sdk/provider";
+
+/**
+ * What a run's opening message says, section by section, as data: handed to the model beside
+ * the prose (`providerOptions.parley.prompt`), so a model that acts on the prompt — the offline
+ * one — reads what was shown without parsing its wording. Real providers ignore the namespace.
+ * Only what survived the context budget is here. Plain JSON: it travels in provider options.
+ */
+export type PromptSections = {
+  name: string;
+  persona: string;
+  role: string;
+  task: string;
+  why: string;
+  roomBrief: string;
+  canvas: PromptSectionNode[];
+  /** How many nodes the canvas holds, also those left out. */
+  canvasTotal: number;
+  referenced: PromptSectionNode[];
+  board: PromptSectionEntry[];
+  requests: PromptSectionEntry[];
+  notes: string[];
+  /** Participants' messages and answers to help requests, as their lines read. */
+  messages: string[];
+  team: { name: string; persona: string }[];
+  /** "[Agent · severity] text" */
+  findings: string[];
+  /** The sections a workflow added (a brainstorm stage's, people's answers), as shown. */
+  extras: { title: string; lines: string[] }[];
+  /** The room's sensitivity for ask_others; null when asking others is off or the guidance is a workflow's own. */
+  sensitivity: "low" | "medium" | "high" | null;
+};
+
+export type PromptSectionNode = { id: string; kind: string; author: string; x: number; y: number; text: string };
+
+export type PromptSectionEntry = { id: string; author: string; kind: string; content: JSONObject };
+
+/** The provider-options namespace the sections travel in. */
+export const PROMPT_SECTIONS_KEY = "parley";
