@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "@/db";
 import { agents, rooms, runs } from "@/db/schema";
 import { notFound } from "@/lib/errors";
