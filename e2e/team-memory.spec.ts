@@ -224,8 +224,9 @@ test("a finding stands out on the board by how serious it is, and opening it bri
   const entry = feed
     .filter({ hasText: "posted a medium-severity finding" })
     .filter({ has: ada.page.locator(".feed__line strong", { hasText: "Songwriter" }) });
-  await expect(entry).toHaveCount(1);
-  await expect(entry).not.toBeInViewport();
+  // Out of view: scrolled past, or not drawn at all, as the feed draws its newest entries first.
+  expect(await entry.count()).toBeLessThanOrEqual(1);
+  if ((await entry.count()) === 1) await expect(entry).not.toBeInViewport();
   // And the view is elsewhere on the canvas: panned until none of the finding's notes shows.
   await ada.page.getByTestId("tab-findings").click();
   await ada.viewSettled();
@@ -236,6 +237,7 @@ test("a finding stands out on the board by how serious it is, and opening it bri
   await expect(ada.page.locator(".note--highlighted")).toHaveCount(0);
   await flagged.locator("button").click();
   await expect(ada.page.getByTestId("tab-activity")).toHaveAttribute("aria-selected", "true");
+  await expect(entry).toHaveCount(1);
   await expect(entry).toHaveClass(/feed__entry--focused/);
   await expect(entry).toBeInViewport();
   for (const note of notes) {
