@@ -2,6 +2,7 @@ import type { ToolSet } from "ai";
 import type { Db, DbOrTx } from "@/db";
 import type { Agent, Run, RunPurpose } from "@/db/schema";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
+import type { StoredEventType } from "@/lib/protocol";
 import type { ActiveRun } from "./run-context";
 import type { TurnOutcome } from "./turn-outcome";
 
@@ -55,6 +56,30 @@ interface WorkflowTools {
 /** What moves a workflow on when one of its runs ends, in the write that ends it. */
 export type RunEnded = (tx: DbOrTx, emit: Emit, run: Run, actor: Actor, outcome: TurnOutcome) => Promise<void>;
 
+/** What a workflow's trace shows of a template's part in it (the build review or the brainstorm it is, its dialogues). */
+export interface TracePart {
+  /** How many of its parts are still open: the workflow is active while any is. */
+  open: number;
+  /**
+   * Whether the workflow produced what it was started for (a brainstorm's deliverable, a review's verdict);
+   * absent when the template has no say in it, and the answer of the workflow's first run decides.
+   */
+  finalOutput?: boolean;
+  /** When its part ended; a workflow that is no longer active ends no earlier. */
+  finishedAt?: Date | null;
+}
+
+/** How a workflow's trace reads a template's part in the room's workflows. */
+export interface WorkflowTrace {
+  /**
+   * Events that report how one of its parts ended: an error among them is an outcome the
+   * workflow may reach (a review not approved, a brainstorm stopped), not a failure.
+   */
+  outcomeEvents?: readonly StoredEventType[];
+  /** Its part in each of `correlationIds` it has one in; the others are absent. */
+  parts(db: Db, roomId: string, correlationIds: string[]): Promise<Map<string, TracePart>>;
+}
+
 /**
  * What a workflow template adds to the agent engine. The engine knows workflows only through
  * this: a module registers itself from the composition root (`lib/workflows/index.ts`).
@@ -74,6 +99,8 @@ export interface WorkflowModule {
   requesters?: Record<string, string>;
   /** What happens when a run that is no workflow's step ends (a dialogue its words ask for, say). */
   freeRunEnded?: RunEnded;
+  /** What a workflow's trace (its status, its end) reads of the template's part in it. */
+  trace?: WorkflowTrace;
 }
 
 const modules = new Map<string, WorkflowModule>();

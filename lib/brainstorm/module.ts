@@ -10,6 +10,7 @@ import {
   stagePromptContext,
 } from "./stage-context";
 import { BRAINSTORM_AUTHOR } from "./lanes";
+import { brainstormTrace } from "./brainstorm-trace";
 import { sweepStageLimits } from "./sweep-stage-limits";
 import { createBrainstormTools } from "./tools";
 
@@ -32,4 +33,5 @@ export const brainstormModule: WorkflowModule = {
   },
   promptContext: stagePromptContext,
   requesters: { [BRAINSTORM_AUTHOR.id]: "the brainstorm's process" },
+  trace: brainstormTrace,
 };

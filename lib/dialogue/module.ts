@@ -5,6 +5,7 @@ import { afterReviewDialogue, applyVerdictInReply } from "@/lib/build-review/adv
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { advanceDialogue } from "./advance-dialogue";
 import { createAskTeammateTool } from "./ask-teammate-tool";
+import { dialogueTrace } from "./dialogue-trace";
 import { openDialogueFromWords } from "./open-dialogue-from-words";
 import { spokenSteps } from "./spoken-steps";
 
@@ -49,4 +50,5 @@ export const dialogueModule: WorkflowModule = {
   tools: (active) => ({ tools: createAskTeammateTool(active), only: false }),
   runEnded: { answer: dialogueTurnEnded, reply: dialogueTurnEnded },
   freeRunEnded,
+  trace: dialogueTrace,
 };

@@ -1,31 +1,24 @@
 import { and, asc, desc, eq, gt, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
-import { type AnyPgColumn, unionAll } from "drizzle-orm/pg-core";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { Db } from "@/db";
-import {
-  type Run,
-  agents,
-  boardEntries,
-  brainstorms,
-  broadcastResponses,
-  broadcasts,
-  buildReviews,
-  dialogues,
-  events,
-  runs,
-} from "@/db/schema";
+import { type Run, agents, boardEntries, broadcastResponses, broadcasts, events, runs } from "@/db/schema";
 import { runToDto } from "@/lib/agents/run-dto";
+import { type TracePart, registeredWorkflows } from "@/lib/agents/workflow-registry";
 import { notFound } from "@/lib/errors";
 import { exportEvents } from "@/lib/events/browse-events";
 import { eventFromRow } from "@/lib/events/event-row";
 import { priceFor } from "@/lib/models/pricing";
 import { encodeKeysetCursor, keysetCursorSchema } from "@/lib/paging/keyset-cursor";
-import type { RunDto, StoredEvent } from "@/lib/protocol";
+import type { RunDto, StoredEvent, StoredEventType } from "@/lib/protocol";
+// The workflow templates, whose parts in a workflow its trace reads.
+import "./index";
 
 /**
  * Where a workflow stands, derived from its rows and never stored: `active` while anything in it
- * is open — a run queued or running, a question, a dialogue or a board request open, a build
- * review not closed, a brainstorm running or waiting at its gate; otherwise `failed` when it
+ * is open — a run queued or running, a question or a board request open, a part its templates
+ * report open (a dialogue, a build review not closed, a brainstorm running or waiting at its
+ * gate: each template's `trace`, `lib/agents/workflow-registry.ts`); otherwise `failed` when it
  * has no final output and something failed, `degraded` when it has its final output but
  * something failed on the way, `complete` when nothing did. Outcomes a workflow is allowed to
  * reach — a review not approved, a dialogue left unresolved or stopped — are not failures.
@@ -38,20 +31,16 @@ export interface WorkflowCounts {
   /** Events of the workflow that report an error (a step whose tools failed, a retry given up). */
   errors: number;
   openQuestions: number;
-  openDialogues: number;
   /** Requests its runs put on the board (help requests among them) that are not yet answered, cancelled or failed. */
   openRequests: number;
-  /** Build reviews of the workflow not yet approved, not approved or cancelled. */
-  openReviews: number;
-  /** Brainstorms of the workflow running or waiting at their gate for a person. */
-  openBrainstorms: number;
+  /** Parts of it its templates report open: dialogues, a build review, a brainstorm. */
+  openParts: number;
   /** Whether it produced what it was started for (see `hasFinalOutput`). */
   finalOutput: boolean;
 }
 
 export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
-  const open =
-    counts.active + counts.openQuestions + counts.openDialogues + counts.openRequests + counts.openReviews + counts.openBrainstorms;
+  const open = counts.active + counts.openQuestions + counts.openRequests + counts.openParts;
   if (open > 0) return "active";
   const errors = counts.failed + counts.errors;
   if (errors === 0) return "complete";
@@ -59,33 +48,15 @@ export function workflowStatus(counts: WorkflowCounts): WorkflowStatus {
 }
 
 /**
- * What a workflow was started for, and whether it has it: a brainstorm's deliverable; a build
- * review's verdict — the Reviewer's word on the Coder's code, which it closes with, approved
- * or not; for any other workflow, the answer of the run that started it (what the runs it
- * asked for, its questions and its dialogues added is on the way to that answer).
+ * What a workflow was started for, and whether it has it: what the first of its templates'
+ * parts that has a say in it reports (a brainstorm's deliverable, a build review's verdict);
+ * for any other workflow, the answer of the run that started it (what the runs it asked for,
+ * its questions and its dialogues added is on the way to that answer).
  */
-export function hasFinalOutput(input: {
-  firstRun: Pick<Run, "status">;
-  brainstorm: WorkflowBrainstorm | null;
-  review: WorkflowReview | null;
-}): boolean {
-  if (input.brainstorm) return input.brainstorm.delivered;
-  if (input.review) return input.review.verdict;
+export function hasFinalOutput(input: { firstRun: Pick<Run, "status">; parts: readonly TracePart[] }): boolean {
+  const decided = input.parts.find((part) => part.finalOutput !== undefined);
+  if (decided) return decided.finalOutput!;
   return input.firstRun.status === "succeeded";
-}
-
-/** A brainstorm a workflow is: whether it is still open, whether it delivered, when it ended. */
-export interface WorkflowBrainstorm {
-  open: boolean;
-  delivered: boolean;
-  finishedAt: Date | null;
-}
-
-/** A build review a workflow is: whether it is still open, whether the Reviewer gave a verdict, when it closed. */
-export interface WorkflowReview {
-  open: boolean;
-  verdict: boolean;
-  finishedAt: Date | null;
 }
 
 /**
@@ -184,25 +155,16 @@ interface Totals {
 
 interface Extras {
   openQuestions: number;
-  openDialogues: number;
   openRequests: number;
-  openReviews: number;
-  openBrainstorms: number;
-  /** The build review the workflow is, if it is one. */
-  review: WorkflowReview | null;
-  /** The brainstorm the workflow is, if it is one. */
-  brainstorm: WorkflowBrainstorm | null;
+  openParts: number;
+  /** Its templates' parts in it, in the order the templates are registered. */
+  parts: TracePart[];
   errors: number;
   /** Model calls made again after a passing failure, each announced by a `run.retrying` or `broadcast.retrying` event. */
   retries: number;
   /** What each agent spent in it: its runs, and its shadow's answers to the workflow's questions. */
   spend: Map<string, { runs: number; steps: number; inputTokens: number; outputTokens: number; costUsd: number; name: string }>;
 }
-
-const FINAL_REVIEW_STATUSES: readonly string[] = ["approved", "not_approved", "cancelled"];
-
-/** A brainstorm still under way: at work in a stage, or waiting at its gate, which never times out, for a person. */
-const OPEN_BRAINSTORM_STATUSES: readonly string[] = ["running", "awaiting_gate"];
 
 /**
  * A board request still to be served: open (waiting for the scheduler, or for another try after
@@ -212,12 +174,14 @@ const OPEN_BRAINSTORM_STATUSES: readonly string[] = ["running", "awaiting_gate"]
 const PENDING_REQUEST_STATUSES = ["open", "queued", "in_progress"] as const;
 
 /**
- * Ends of a dialogue, a review or a brainstorm are reported by the events that close them; a
- * failure among them is a failed run, counted as such, so the closing event is not counted
- * again. A brainstorm a person stopped says so as an error, but a stop is an outcome, as a
- * review's or a dialogue's is.
+ * A run's end, and the ends of the templates' parts (a dialogue, a review, a brainstorm), are
+ * reported by the events that close them; a failure among them is a failed run, counted as
+ * such, so the closing event is not counted again, and a part ending as it may (stopped, not
+ * approved) is an outcome, not an error.
  */
-const OUTCOME_EVENT_TYPES = ["run.finished", "review.closed", "dialogue.closed", "brainstorm.completed"];
+function outcomeEventTypes(): StoredEventType[] {
+  return ["run.finished", ...registeredWorkflows().flatMap((module) => module.trace?.outcomeEvents ?? [])];
+}
 
 /** The events announcing that a model call failed for a passing reason and is made again. */
 const RETRY_EVENT_TYPES = ["run.retrying", "broadcast.retrying"];
@@ -227,7 +191,9 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
   const result = new Map<string, Extras>();
   if (correlationIds.length === 0) return result;
   const countBy = <C extends AnyPgColumn>(correlationId: C) => ({ correlationId, value: sql<number>`count(*)::int` });
-  const [open, talking, requesting, closing, failing, runSpend, shadowSpend] = await Promise.all([
+  const outcomes = outcomeEventTypes();
+  const traces = registeredWorkflows().flatMap((module) => (module.trace ? [module.trace] : []));
+  const [open, requesting, templateParts, failing, runSpend, shadowSpend] = await Promise.all([
     db
       .select(countBy(broadcasts.correlationId))
       .from(broadcasts)
@@ -239,11 +205,6 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
         ),
       )
       .groupBy(broadcasts.correlationId),
-    db
-      .select(countBy(dialogues.correlationId))
-      .from(dialogues)
-      .where(and(eq(dialogues.roomId, roomId), eq(dialogues.status, "open"), inArray(dialogues.correlationId, correlationIds)))
-      .groupBy(dialogues.correlationId),
     // A request belongs to the workflow of the run that put it on the board.
     db
       .select(countBy(runs.correlationId))
@@ -260,33 +221,12 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
         ),
       )
       .groupBy(runs.correlationId),
-    // The build review or the brainstorm a workflow is, in one round trip: where it stands, whether it has its final output.
-    unionAll(
-      db
-        .select({
-          kind: sql<"review" | "brainstorm">`'review'`.as("kind"),
-          correlationId: buildReviews.correlationId,
-          status: sql<string>`${buildReviews.status}`.as("status"),
-          output: sql<boolean>`${buildReviews.lastVerdict} is not null`.as("output"),
-          finishedAt: sql<number | null>`(extract(epoch from ${buildReviews.finishedAt}) * 1000)::float8`.as("finished_at"),
-        })
-        .from(buildReviews)
-        .where(and(eq(buildReviews.roomId, roomId), inArray(buildReviews.correlationId, correlationIds))),
-      db
-        .select({
-          kind: sql<"review" | "brainstorm">`'brainstorm'`.as("kind"),
-          correlationId: brainstorms.correlationId,
-          status: sql<string>`${brainstorms.status}`.as("status"),
-          output: sql<boolean>`${brainstorms.deliverable} is not null`.as("output"),
-          finishedAt: sql<number | null>`(extract(epoch from ${brainstorms.finishedAt}) * 1000)::float8`.as("finished_at"),
-        })
-        .from(brainstorms)
-        .where(and(eq(brainstorms.roomId, roomId), inArray(brainstorms.correlationId, correlationIds))),
-    ),
+    // What each template says of its part in the workflows: a build review or a brainstorm it is, its dialogues.
+    Promise.all(traces.map((trace) => trace.parts(db, roomId, correlationIds))),
     db
       .select({
         correlationId: events.correlationId,
-        errors: sql<number>`(count(*) filter (where ${and(eq(events.status, "error"), notInArray(events.type, OUTCOME_EVENT_TYPES))}))::int`,
+        errors: sql<number>`(count(*) filter (where ${and(eq(events.status, "error"), notInArray(events.type, outcomes))}))::int`,
         retries: sql<number>`(count(*) filter (where ${inArray(events.type, RETRY_EVENT_TYPES)}))::int`,
       })
       .from(events)
@@ -294,7 +234,7 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
         and(
           eq(events.roomId, roomId),
           inArray(events.correlationId, correlationIds),
-          or(and(eq(events.status, "error"), notInArray(events.type, OUTCOME_EVENT_TYPES)), inArray(events.type, RETRY_EVENT_TYPES)),
+          or(and(eq(events.status, "error"), notInArray(events.type, outcomes)), inArray(events.type, RETRY_EVENT_TYPES)),
         ),
       )
       .groupBy(events.correlationId),
@@ -328,29 +268,22 @@ async function workflowExtras(db: Db, roomId: string, correlationIds: string[]):
   for (const id of correlationIds) {
     result.set(id, {
       openQuestions: 0,
-      openDialogues: 0,
       openRequests: 0,
-      openReviews: 0,
-      openBrainstorms: 0,
-      review: null,
-      brainstorm: null,
+      openParts: 0,
+      parts: [],
       errors: 0,
       retries: 0,
       spend: new Map(),
     });
   }
   for (const row of open) result.get(row.correlationId)!.openQuestions = Number(row.value);
-  for (const row of talking) result.get(row.correlationId)!.openDialogues = Number(row.value);
   for (const row of requesting) result.get(row.correlationId)!.openRequests = Number(row.value);
-  for (const row of closing) {
-    const extra = result.get(row.correlationId)!;
-    const finishedAt = row.finishedAt === null ? null : new Date(Number(row.finishedAt));
-    if (row.kind === "review") {
-      extra.review = { open: !FINAL_REVIEW_STATUSES.includes(row.status), verdict: Boolean(row.output), finishedAt };
-      if (extra.review.open) extra.openReviews++;
-    } else {
-      extra.brainstorm = { open: OPEN_BRAINSTORM_STATUSES.includes(row.status), delivered: Boolean(row.output), finishedAt };
-      if (extra.brainstorm.open) extra.openBrainstorms++;
+  for (const parts of templateParts) {
+    for (const [correlationId, part] of parts) {
+      const extra = result.get(correlationId);
+      if (!extra) continue;
+      extra.parts.push(part);
+      extra.openParts += part.open;
     }
   }
   for (const row of failing) Object.assign(result.get(row.correlationId)!, { errors: Number(row.errors), retries: Number(row.retries) });
@@ -398,13 +331,11 @@ function summarise(totals: Totals, first: Run, extra: Extras, team: Map<string, 
 }
 
 /**
- * When a workflow that is no longer active ended: its last run's end, or its brainstorm's or
- * build review's when that came later (a brainstorm stopped at its gate ends when it is stopped).
+ * When a workflow that is no longer active ended: its last run's end, or a template's part's
+ * when that came later (a brainstorm stopped at its gate ends when it is stopped).
  */
 function lastEnd(totals: Totals, extra: Extras): Date | null {
-  const ends = [totals.endedAt, extra.brainstorm?.finishedAt, extra.review?.finishedAt]
-    .filter((end) => end != null)
-    .map((end) => new Date(end));
+  const ends = [totals.endedAt, ...extra.parts.map((part) => part.finishedAt)].filter((end) => end != null).map((end) => new Date(end));
   return ends.length ? new Date(Math.max(...ends.map((end) => end.getTime()))) : null;
 }
 

@@ -6,17 +6,15 @@ const quiet = {
   failed: 0,
   errors: 0,
   openQuestions: 0,
-  openDialogues: 0,
   openRequests: 0,
-  openReviews: 0,
-  openBrainstorms: 0,
+  openParts: 0,
   finalOutput: true,
 };
 
 describe("a workflow's status", () => {
-  it("is active while a run, a question, a dialogue, a board request, a build review or a brainstorm in it is open, whatever failed", () => {
+  it("is active while a run, a question, a board request or a part a template reports in it is open, whatever failed", () => {
     expect(workflowStatus(quiet)).toBe("complete");
-    for (const open of ["active", "openQuestions", "openDialogues", "openRequests", "openReviews", "openBrainstorms"] as const) {
+    for (const open of ["active", "openQuestions", "openRequests", "openParts"] as const) {
       expect(workflowStatus({ ...quiet, [open]: 1 }), open).toBe("active");
       expect(workflowStatus({ ...quiet, failed: 1, [open]: 1 }), `${open} after a failure`).toBe("active");
     }
@@ -33,18 +31,28 @@ describe("a workflow's status", () => {
 });
 
 describe("a workflow's final output", () => {
-  const closed = { open: false, finishedAt: null };
-  it("is a brainstorm's deliverable, a build review's verdict, or else the answer of the run that started it", () => {
+  const closed = { open: 0, finishedAt: null };
+  it("is what the first template part with a say in it reports, or else the answer of the run that started it", () => {
     const succeeded = { status: "succeeded" as const };
     const failed = { status: "failed" as const };
-    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: null, review: null })).toBe(true);
-    expect(hasFinalOutput({ firstRun: failed, brainstorm: null, review: null })).toBe(false);
-    // A brief written is not a reviewed piece of code; a verdict is, even one asking for changes.
-    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: null, review: { ...closed, verdict: false } })).toBe(false);
-    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: null, review: { ...closed, verdict: true } })).toBe(true);
-    // Stages that went well are no deliverable.
-    expect(hasFinalOutput({ firstRun: succeeded, brainstorm: { ...closed, delivered: false }, review: null })).toBe(false);
-    expect(hasFinalOutput({ firstRun: failed, brainstorm: { ...closed, delivered: true }, review: null })).toBe(true);
+    expect(hasFinalOutput({ firstRun: succeeded, parts: [] })).toBe(true);
+    expect(hasFinalOutput({ firstRun: failed, parts: [] })).toBe(false);
+    // A part with no say in it (a dialogue) leaves it to the first run.
+    expect(hasFinalOutput({ firstRun: failed, parts: [closed] })).toBe(false);
+    expect(hasFinalOutput({ firstRun: succeeded, parts: [closed] })).toBe(true);
+    // A part that has one decides, whatever the first run did.
+    expect(hasFinalOutput({ firstRun: succeeded, parts: [closed, { ...closed, finalOutput: false }] })).toBe(false);
+    expect(hasFinalOutput({ firstRun: failed, parts: [{ ...closed, finalOutput: true }] })).toBe(true);
+    // The first template registered with a say in it decides.
+    expect(
+      hasFinalOutput({
+        firstRun: succeeded,
+        parts: [
+          { ...closed, finalOutput: false },
+          { ...closed, finalOutput: true },
+        ],
+      }),
+    ).toBe(false);
   });
 });
 
