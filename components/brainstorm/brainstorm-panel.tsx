@@ -14,16 +14,14 @@ import { formatElapsed } from "./stage-figures";
 const PROBLEM_MAX = 4000;
 
 /**
- * In a Brainstorm room: the problem box for participants; where the brainstorm stands; the
+ * In a Brainstorm room (`components/workflows/panels.tsx`): the problem box for participants; where the brainstorm stands; the
  * gate, where participants decide on the ranked shortlist (spectators see it); and the final
  * deliverable once it is written.
  */
 export function BrainstormPanel() {
-  const template = useRoom((state) => state.room.template);
   const brainstorm = useRoom((state) => state.brainstorm);
   const seated = useRoom((state) => state.seat !== null);
   const [reading, setReading] = useState(false);
-  if (template !== "brainstorm") return null;
   const busy = brainstorm && (brainstorm.status === "running" || brainstorm.status === "awaiting_gate");
   return (
     <div className="brainstorm-panel" data-testid="brainstorm-panel">

@@ -7,17 +7,16 @@ import { BRAINSTORM_STAGES } from "@/lib/protocol/brainstorm";
 import { STATUS_LABEL, formatElapsed, stageCount, stageElapsed } from "./stage-figures";
 
 /**
- * Across the top of a Brainstorm room: the nine stages and the gate as chips, each with its
+ * Across the top of a Brainstorm room (`components/workflows/panels.tsx`): the nine stages and the gate as chips, each with its
  * status, what its artifact counts against what it must hold, and how long it took or has run.
  */
 export function StageTracker() {
   const brainstorm = useRoom((state) => state.brainstorm);
-  const template = useRoom((state) => state.room.template);
   const live = !!brainstorm && (brainstorm.status === "running" || brainstorm.status === "awaiting_gate");
   const now = useServerNow(live, 1000);
   // A running stage's time depends on the viewer's clock: the server's page leaves it out.
   const hydrated = useHydrated();
-  if (template !== "brainstorm" || !brainstorm) return null;
+  if (!brainstorm) return null;
   return (
     <ol className="stage-tracker" data-testid="stage-tracker" aria-label="Brainstorm stages">
       {BRAINSTORM_STAGES.map((stage) => {

@@ -8,17 +8,15 @@ import { useSubmit } from "@/components/ui/use-submit";
 const OUTCOME = { approved: "Approved", not_approved: "Not approved", cancelled: "Cancelled" } as const;
 
 /**
- * In a Build review room: the task box for participants, and where the latest review stands
+ * In a Build review room (`components/workflows/panels.tsx`): the task box for participants, and where the latest review stands
  * (round, version, verdict, outcome) for everyone.
  */
 export function ReviewPanel() {
-  const template = useRoom((state) => state.room.template);
   const roomId = useRoom((state) => state.room.id);
   const seated = useRoom((state) => state.seat !== null);
   const reviews = useRoom((state) => state.reviews);
   const [task, setTask] = useState("");
   const { busy, error, submit } = useSubmit();
-  if (template !== "build-review") return null;
   const latest = Object.values(reviews).at(-1);
   const running = latest && !latest.closed;
   return (

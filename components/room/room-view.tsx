@@ -8,9 +8,7 @@ import { RoomCanvas } from "@/components/canvas/room-canvas";
 import { WhoAskedWhom } from "@/components/canvas/who-asked-whom";
 import { WorkflowTrace } from "@/components/workflows/workflow-trace";
 import { DialogueLinks } from "@/components/dialogue/dialogue-thread";
-import { ReviewPanel } from "@/components/dialogue/review-panel";
-import { BrainstormPanel } from "@/components/brainstorm/brainstorm-panel";
-import { StageTracker } from "@/components/brainstorm/stage-tracker";
+import { WorkflowPanelSlot, WorkflowTopSlot } from "@/components/workflows/panels";
 import { TimelineBar } from "@/components/timeline/timeline-bar";
 import { LiveRoomScope, TimelineScope, useLiveRoomStoreApi } from "@/components/timeline/timeline-scope";
 import { CommandBar } from "./command-bar";
@@ -52,15 +50,14 @@ function LiveRoom() {
       )}
       <main className={`room__body room__body--${pane}`}>
         <div className="room__main">
-          <StageTracker />
+          <WorkflowTopSlot />
           <div className="room__stage">
             <ReactFlowProvider>
               <RoomCanvas onError={showError} />
             </ReactFlowProvider>
             <DialogueLinks />
             <WhoAskedWhom />
-            <ReviewPanel />
-            <BrainstormPanel />
+            <WorkflowPanelSlot />
           </div>
           {/* Beside the canvas, not over it: the question never covers a note. */}
           <HumanQuestion onError={showError} />

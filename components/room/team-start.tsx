@@ -3,6 +3,7 @@
 import { useShallow } from "zustand/react/shallow";
 import { apiWrite } from "@/components/room/api";
 import { useSubmit } from "@/components/ui/use-submit";
+import { workflowPanel } from "@/components/workflows/panels";
 import { findTemplate } from "@/lib/rooms/templates";
 import { useRoom } from "./room-store";
 import type { RoomState } from "./room-state";
@@ -22,11 +23,8 @@ const selectStart = (state: RoomState) => ({
 
 /** What starting the team does, in the words of its template. */
 function whatHappens(template: string, first: string | undefined): string {
-  if (template === "build-review")
-    return "The Architect writes a brief from it, the Coder codes it, and the Reviewer reviews each version.";
-  if (template === "brainstorm") {
-    return "Seventeen thinkers take it through nine stages, from framing to a written proposal; the people here approve the shortlist.";
-  }
+  const plan = workflowPanel(template)?.plan;
+  if (plan) return plan;
   const summary = findTemplate(template)?.summary ?? "The agents work on it together on this canvas.";
   return first ? `${summary} ${first} goes first, then each takes a turn.` : summary;
 }
