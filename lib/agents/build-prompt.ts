@@ -2,29 +2,41 @@ import type { AgentDto, BoardEntryDto, CanvasEdgeDto, CanvasNodeDto } from "@/li
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import type { PromptSectionEntry, PromptSectionNode, PromptSections } from "./prompt-sections";
 import { PLAIN_INSTRUCTIONS, type TemplateInstructions } from "@/lib/rooms/templates";
+import {
+  type PromptFinding,
+  type PromptKnowledge,
+  REQUESTS_FOOTER,
+  SECTION_GAP,
+  SECTION_TITLES,
+  SHORTEST_TEXT,
+  TRUNCATED,
+  clip,
+  clipLines,
+  formatBoardLine,
+  formatEdgeLine,
+  formatFindingLine,
+  formatNodeLine,
+  formatNote,
+  formatRequestLine,
+  formatTeamLine,
+  joinSections,
+  knowledgeLines,
+  oneLine,
+  renderCanvas,
+  renderList,
+  renderSystem,
+  renderTask,
+  shortContent,
+  shortenRequestLine,
+  truncate,
+  whyStarted,
+} from "./render-prompt";
 
 interface PromptAgent {
   name: string;
   persona: string;
   role: string;
   systemPrompt: string;
-}
-
-/** A finding as prompts show it. */
-interface PromptFinding {
-  agentName: string;
-  severity: string;
-  text: string;
-}
-
-/** What an agent remembers from earlier runs, in any room. */
-interface PromptKnowledge {
-  /** Strongest first. */
-  areas: { area: string; level: number }[];
-  /** Oldest first. */
-  insights: string[];
-  /** Oldest first. */
-  tasks: { asked: string; outcome: string }[];
 }
 
 export interface PromptContext {
@@ -90,121 +102,6 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function oneLine(text: string, max: number): string {
-  return clip(text.replace(/\s+/g, " ").trim(), max);
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** Ends text that was cut to keep within the context budget, so the model knows there was more. */
-const TRUNCATED = "…(truncated)";
-
-/** Text cut to fit the budget keeps at least this many characters, or is left out: less says nothing. */
-const SHORTEST_TEXT = 20;
-
-/** Cuts `text` to at most `chars` characters, marker included, never into its first `keep`. */
-function truncate(text: string, chars: number, keep = 0): string {
-  if (text.length <= chars) return text;
-  return `${text.slice(0, Math.max(chars - TRUNCATED.length, keep)).trimEnd()}${TRUNCATED}`;
-}
-
-/** Shortens each line of a multi-line item (a question and its answer) on its own, keeping its indent. */
-function clipLines(text: string, max: number): string {
-  return text
-    .split("\n")
-    .map((line) => line.match(/^\s*/)![0] + oneLine(line, max))
-    .join("\n");
-}
-
-/** How to work with the other agents, in the words of the room's template. */
-function collaborationGuidance(instructions: TemplateInstructions): string {
-  const example = instructions.requestExample ? ` (e.g. ${instructions.requestExample})` : "";
-  return [
-    "## Collaboration with other agents",
-    `- Before creating content, ${instructions.intention} using share_creative_context (entryType "intention").`,
-    "- After creating a meaningful piece, share a contribution summary (with the node ids) so other agents can react to it.",
-    `- ${instructions.harmonize}`,
-    "- If another agent has requested your help, prioritize responding to that request.",
-    `- Use request_agent to ask a complementary persona to extend your work${example}. At most one request per run.`,
-    '- React to other agents\' contributions when your work relates to theirs (entryType "reaction" with toEntryId).',
-  ].join("\n");
-}
-
-const TEAM_GUIDANCE = [
-  "## Team memory",
-  "- post_finding shares a discovery the whole team should know (a problem, a risk, something that works). Severity: high only for what changes the team's direction (at most two a run), medium for what others should act on, low for observations.",
-  "- update_knowledge saves an insight you will want in later rooms, and raises your expertise in an area you worked in.",
-  "- request_help asks a teammate a question without stopping your work; the answer arrives as a message in a later step.",
-  '- Messages from people in the room ("Name says: …") come first: act on them in your next step.',
-].join("\n");
-
-/** How to use the canvas, with the node kinds and edge labels of the room's template. */
-function canvasGuidance(instructions: TemplateInstructions): string {
-  const labels = instructions.edgeLabels.map((label) => `"${label}"`);
-  const labelList = labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels.at(-1)}` : labels.join("");
-  return [
-    "## Working on the canvas",
-    `- create_node places a node (kinds: ${instructions.nodeKinds.join(", ")}); omit x/y to be placed in free space.`,
-    `- create_edge connects two nodes with a short label such as ${labelList}.`,
-    `- Keep each node short: ${instructions.nodeSize}. Finish with one or two sentences saying what you did.`,
-  ].join("\n");
-}
-
-const SENSITIVITY_GUIDANCE = {
-  high: "Use ask_others often: before each major piece of work, check the direction with them.",
-  medium: "Use ask_others when a choice affects the others' work or you are unsure which way to go.",
-  low: "Use ask_others rarely: only when you are blocked and cannot decide alone.",
-} as const;
-
-/** How to use ask_others, shaped by the room's mode and sensitivity (docs/behaviour/asking-others.md). */
-function broadcastGuidance(settings: RoomSettings): string {
-  if (settings.broadcast === "off") return "";
-  const who =
-    settings.broadcast === "human"
-      ? "Your question goes to the people watching this room; only they answer, one question at a time."
-      : "Your question goes to the other agents; each answers from its own work while it keeps working.";
-  return [
-    "## Asking others (ask_others)",
-    `- ${who}`,
-    `- Sensitivity: ${settings.broadcast_sensitivity}. ${SENSITIVITY_GUIDANCE[settings.broadcast_sensitivity]}`,
-    "- ask_others waits for the answers; use them in your next step. Offer answer choices with `options` when the question has a few clear answers.",
-  ].join("\n");
-}
-
-/** A "while you were working" note as the agent reads it, in its opening message or later in its run. */
-export function formatNote(note: string): string {
-  return oneLine(note, 400);
-}
-
-/** A finding as every prompt shows it: `[Agent · high] text`, clipped. */
-function formatFindingLine(finding: PromptFinding): string {
-  return `- [${finding.agentName} · ${finding.severity}] ${oneLine(finding.text, 300)}`;
-}
-
-/**
- * The lines of "Your knowledge" — top areas, last tasks, last insights, each oldest first —
- * and the order in which they matter: the areas, then the tasks and then the insights, newest
- * first, so that trimming leaves out the oldest insights first and the areas last.
- */
-function knowledgeLines(knowledge: PromptKnowledge | undefined): { lines: string[]; importance: number[] } {
-  if (!knowledge) return { lines: [], importance: [] };
-  const areas = knowledge.areas.slice(0, 5);
-  const expertise = areas.length ? [`- Expertise: ${areas.map((area) => `${area.area} ${area.level}/100`).join(", ")}`] : [];
-  const tasks = knowledge.tasks.slice(-3).map((task) => `- Task: ${oneLine(task.asked, 200)} → ${oneLine(task.outcome, 120)}`);
-  const insights = knowledge.insights.slice(-10).map((insight) => `- Insight: ${oneLine(insight, 300)}`);
-  const newestFirst = (from: number, count: number) => Array.from({ length: count }, (_, index) => from + count - 1 - index);
-  return {
-    lines: [...expertise, ...tasks, ...insights],
-    importance: [
-      ...newestFirst(0, expertise.length),
-      ...newestFirst(expertise.length, tasks.length),
-      ...newestFirst(expertise.length + tasks.length, insights.length),
-    ],
-  };
-}
-
 // `+ 0` turns a rounded -0 into the 0 the prose writes.
 function nodeData(node: CanvasNodeDto, textLength = 140): PromptSectionNode {
   return {
@@ -229,42 +126,6 @@ function entryData(entry: BoardEntryDto, kind = entry.kind): PromptSectionEntry 
 /** The items of `items` a trimmed section shows. */
 function shownOf<T>(section: BudgetedSection, items: T[]): T[] {
   return (section.shown?.(section.kept) ?? []).map((index) => items[index]!);
-}
-
-function formatNodeLine(node: CanvasNodeDto, textLength = 140): string {
-  return `- node ${node.id} [${node.kind}] by ${node.authorName} at (${Math.round(node.x)}, ${Math.round(node.y)}): "${oneLine(node.text, textLength)}"`;
-}
-
-/** An entry's content with long text shortened, still valid JSON (agents and the script model parse it). */
-function shortContent(content: Record<string, unknown>, textLength: number): string {
-  return JSON.stringify(content, (_key, value: unknown) => (typeof value === "string" ? oneLine(value, textLength) : value));
-}
-
-function formatBoardLine(entry: BoardEntryDto, textLength = 300): string {
-  return `- entry ${entry.id} [${entry.agentName} · ${entry.kind}] ${shortContent(entry.content, textLength)}`;
-}
-
-/** The longest node id a request may name (see `boardContentSchemas`): shortening its texts below this would garble ids. */
-const LONGEST_ID = 64;
-
-const requestLinePrefix = (entry: BoardEntryDto) => `- entry ${entry.id} [${entry.agentName} asks] `;
-
-function formatRequestLine(entry: BoardEntryDto, textLength = 300): string {
-  return `${requestLinePrefix(entry)}${shortContent(entry.content, textLength)}`;
-}
-
-/**
- * The line of the request a run serves in at most `chars` characters where it can be: by
- * shortening its texts, which keeps it an entry the agent can read and answer (its ask is
- * the run's task anyway), or — with `mayCut` — by cutting the line, never into its id and asker.
- */
-function shortenRequestLine(entry: BoardEntryDto, chars: number, mayCut: boolean): string {
-  for (let textLength = 300; textLength > LONGEST_ID; textLength -= 10) {
-    const line = formatRequestLine(entry, textLength);
-    if (line.length <= chars) return line;
-  }
-  const shortest = formatRequestLine(entry, LONGEST_ID);
-  return mayCut ? truncate(shortest, chars, requestLinePrefix(entry).length) : shortest;
 }
 
 /**
@@ -314,11 +175,12 @@ function listSection(
     required: Math.min(options.required ?? 0, lines.length),
     share,
     shown: (kept) => (kept === 0 || section.render(kept) === "" ? [] : shownIndexes(kept)),
-    render: (kept) => {
-      if (kept === 0) return "";
-      const shown = shownIndexes(kept).map((index) => shownLines[index]!);
-      return [`## ${title}`, ...shown, options.footer].filter(Boolean).join("\n");
-    },
+    render: (kept) =>
+      renderList(
+        title,
+        shownIndexes(kept).map((index) => shownLines[index]!),
+        options.footer,
+      ),
   };
   const { shorten } = options;
   if (shorten) {
@@ -337,9 +199,6 @@ function listSection(
   }
   return section;
 }
-
-/** What separates the sections of the prompt. */
-const SECTION_GAP = "\n\n";
 
 /** The tokens a section adds to the prompt, the gap before it included. */
 function sectionTokens(section: BudgetedSection): number {
@@ -400,63 +259,43 @@ function fitToBudget(sections: BudgetedSection[], budget: number): number {
 export function buildPrompt(context: PromptContext): BuiltPrompt {
   const { agent, settings } = context;
   const words = context.instructions ?? PLAIN_INSTRUCTIONS;
-  const teamLines = context.team
-    .filter((member) => member.persona !== agent.persona)
-    .map(
-      (member) =>
-        `- ${member.name} (persona: ${member.persona}) — ${member.role}: ${oneLine(member.description, 160)}` +
-        (member.areas?.length ? ` · knows ${member.areas.slice(0, 3).join(", ")}` : ""),
-    );
-  const system = [
-    `You are ${agent.name}, the ${agent.role} of ${words.team} (persona: ${agent.persona}).`,
-    agent.systemPrompt,
-    ...(context.guidance
-      ? [context.guidance]
-      : [canvasGuidance(words), collaborationGuidance(words), TEAM_GUIDANCE, broadcastGuidance(settings)]),
-  ]
-    .filter(Boolean)
-    .join("\n\n");
-
-  const why =
-    context.run.trigger === "request"
-      ? `Requested by ${context.run.requestedByName} (chain depth ${context.run.chainDepth} of ${settings.max_chain_depth}).`
-      : context.run.trigger === "scheduler"
-        ? "Started by the scheduler."
-        : `Started by ${context.run.requestedByName}.`;
-  const instructions = `## Task\n${context.run.prompt}\n\n## Why you were started\n${why}`;
+  const teamLines = context.team.filter((member) => member.persona !== agent.persona).map(formatTeamLine);
+  const system = renderSystem({ agent, words, guidance: context.guidance, settings });
+  const why = whyStarted(context.run, settings);
+  const instructions = renderTask(context.run.prompt, why);
 
   const [first] = context.requests;
   const served = first && first.id === context.run.requestEntryId ? first : null;
   const requests = listSection(
-    "Requests directed at you",
+    SECTION_TITLES.requests,
     context.requests.map((request) => formatRequestLine(request)),
     "first",
     0.2,
     {
       required: served ? 1 : 0,
-      footer: "Please address these requests in your work if relevant.",
+      footer: REQUESTS_FOOTER,
       ...(served ? { shorten: (chars: number, mayCut: boolean) => shortenRequestLine(served, chars, mayCut) } : {}),
     },
   );
   const briefText = settings.task ? clip(settings.task.trim(), 1200) : "";
-  const brief = listSection("Room brief", briefText ? [briefText] : [], "first", 0.15, {
+  const brief = listSection(SECTION_TITLES.brief, briefText ? [briefText] : [], "first", 0.15, {
     required: 1,
     shorten: (chars) => (chars - TRUNCATED.length >= SHORTEST_TEXT ? truncate(briefText, chars) : null),
   });
   const referenced = listSection(
-    "Nodes referenced for you",
+    SECTION_TITLES.referenced,
     context.referencedNodes.map((node) => formatNodeLine(node, 400)),
     "first",
     0.25,
   );
   const notes = listSection(
-    "While you were working",
+    SECTION_TITLES.notes,
     context.notes.map((note) => `- ${formatNote(note)}`),
     "last",
     NOTES_SHARE,
   );
   const messages = listSection(
-    "Messages for you",
+    SECTION_TITLES.messages,
     (context.messages ?? []).map((message) => `- ${formatNote(message)}`),
     "last",
     0.15,
@@ -464,11 +303,11 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
       required: 1,
     },
   );
-  const team = listSection("Your team", teamLines, "first", 0.1);
+  const team = listSection(SECTION_TITLES.team, teamLines, "first", 0.1);
   const known = knowledgeLines(context.knowledge);
-  const knowledge = listSection("Your knowledge", known.lines, known.importance, 0.1);
+  const knowledge = listSection(SECTION_TITLES.knowledge, known.lines, known.importance, 0.1);
   const findings = listSection(
-    "Shared findings",
+    SECTION_TITLES.findings,
     (context.findings ?? []).slice(-settings.findings_in_prompt).map(formatFindingLine),
     "last",
     0.15,
@@ -485,10 +324,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
   const allNodes = context.canvas.nodes;
   // Each line formatted once: the section is rendered again for every node trimming takes off.
   const nodeLines = allNodes.map((node) => formatNodeLine(node));
-  const edgeLines = context.canvas.edges.map((edge) => ({
-    edge,
-    line: `- edge ${edge.id}: node ${edge.sourceId} → node ${edge.targetId} "${oneLine(edge.label, 60)}"`,
-  }));
+  const edgeLines = context.canvas.edges.map((edge) => ({ edge, line: formatEdgeLine(edge) }));
   const canvas: BudgetedSection = {
     count: allNodes.length,
     kept: allNodes.length,
@@ -501,13 +337,12 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
         ...nodeLines.slice(from),
         ...edgeLines.filter(({ edge }) => ids.has(edge.sourceId) && ids.has(edge.targetId)).map(({ line }) => line),
       ];
-      const none = allNodes.length ? "(left out: the context budget is spent)" : "(empty)";
-      return `## Canvas (${allNodes.length} nodes, ${context.canvas.edges.length} edges)\n${lines.join("\n") || none}`;
+      return renderCanvas({ nodes: allNodes.length, edges: context.canvas.edges.length, lines });
     },
   };
   const boardEntries = context.board.slice(0, settings.board_entries_in_prompt);
   const board = listSection(
-    "Creative context from other agents",
+    SECTION_TITLES.board,
     boardEntries.map((entry) => formatBoardLine(entry)),
     "first",
     0.3,
@@ -520,7 +355,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
   const shown = [brief, messages, referenced, requests, notes, ...extras, team, knowledge, findings, canvas, board].map((section) =>
     section.render(section.kept),
   );
-  const prompt = [instructions, ...shown].filter(Boolean).join(SECTION_GAP);
+  const prompt = joinSections([instructions, ...shown]);
   const extraSections = context.extraSections ?? [];
   const sections: PromptSections = {
     name: agent.name,

@@ -1,7 +1,8 @@
 import type { ModelMessage } from "ai";
 import type { ShownNote } from "@/db/schema";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
-import { NOTES_SHARE, estimateTokens, formatNote } from "./build-prompt";
+import { NOTES_SHARE, estimateTokens } from "./build-prompt";
+import { formatNote } from "./render-prompt";
 
 /** A step of a run's conversation: the notes that arrived before it, then the model's turn and its tools' results. */
 export interface ConversationStep {
