@@ -14,6 +14,7 @@ import {
   clipLines,
   formatBoardLine,
   formatEdgeLine,
+  findingText,
   formatFindingLine,
   formatNodeLine,
   formatNote,
@@ -362,6 +363,7 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
     persona: agent.persona,
     role: agent.role,
     task: context.run.prompt,
+    trigger: context.run.trigger,
     why,
     roomBrief: brief.kept ? briefText : "",
     canvas: allNodes.slice(allNodes.length - canvas.kept).map((node) => nodeData(node)),
@@ -375,9 +377,11 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
       team,
       context.team.filter((member) => member.persona !== agent.persona),
     ).map((member) => ({ name: member.name, persona: member.persona })),
-    findings: shownOf(findings, (context.findings ?? []).slice(-settings.findings_in_prompt)).map((finding) =>
-      formatFindingLine(finding).slice(2),
-    ),
+    findings: shownOf(findings, (context.findings ?? []).slice(-settings.findings_in_prompt)).map((finding) => ({
+      agent: finding.agentName,
+      severity: finding.severity,
+      text: findingText(finding),
+    })),
     extras: extras.flatMap((section, index) => {
       const lines = shownOf(section, extraLines[index]!);
       return lines.length ? [{ title: extraSections[index]!.title, lines }] : [];

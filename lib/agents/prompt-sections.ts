@@ -11,6 +11,8 @@ export type PromptSections = {
   persona: string;
   role: string;
   task: string;
+  /** What started the run: `request` when a teammate asked for it (see `why`). */
+  trigger: string;
   why: string;
   roomBrief: string;
   canvas: PromptSectionNode[];
@@ -23,8 +25,8 @@ export type PromptSections = {
   /** Participants' messages and answers to help requests, as their lines read. */
   messages: string[];
   team: { name: string; persona: string }[];
-  /** "[Agent · severity] text" */
-  findings: string[];
+  /** The room's findings shown, their text clipped as shown. */
+  findings: PromptSectionFinding[];
   /** The sections a workflow added (a brainstorm stage's, people's answers), as shown. */
   extras: { title: string; lines: string[] }[];
   /** The room's sensitivity for ask_others; null when asking others is off or the guidance is a workflow's own. */
@@ -32,6 +34,8 @@ export type PromptSections = {
 };
 
 export type PromptSectionNode = { id: string; kind: string; author: string; x: number; y: number; text: string };
+
+export type PromptSectionFinding = { agent: string; severity: string; text: string };
 
 export type PromptSectionEntry = { id: string; author: string; kind: string; content: JSONObject };
 

@@ -132,9 +132,14 @@ export function formatNote(note: string): string {
   return oneLine(note, 400);
 }
 
+/** A finding's text as every prompt shows it: on one line, clipped. */
+export function findingText(finding: PromptFinding): string {
+  return oneLine(finding.text, 300);
+}
+
 /** A finding as every prompt shows it: `[Agent · high] text`, clipped. */
 export function formatFindingLine(finding: PromptFinding): string {
-  return `- [${finding.agentName} · ${finding.severity}] ${oneLine(finding.text, 300)}`;
+  return `- [${finding.agentName} · ${finding.severity}] ${findingText(finding)}`;
 }
 
 /**

@@ -154,7 +154,7 @@ export function latestOtherContribution(context: PlanContext): PromptEntry | und
  * theme"): the team has been told, and one high finding about it is enough.
  */
 export function flaggedHigh(reading: Pick<ScriptReading, "findings">, gap: string): boolean {
-  return reading.findings.some((line) => /^\[[^\]]* · high\] /.test(line) && line.includes(gap));
+  return reading.findings.some((finding) => finding.severity === "high" && finding.text.includes(gap));
 }
 
 /** How many nodes the canvas holds, also those the prompt left out for its budget. */

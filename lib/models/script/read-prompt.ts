@@ -1,5 +1,5 @@
 import type { LanguageModelV4Prompt, SharedV4ProviderOptions } from "@ai-sdk/provider";
-import { PROMPT_SECTIONS_KEY, type PromptSections } from "@/lib/agents/prompt-sections";
+import { PROMPT_SECTIONS_KEY, type PromptSectionFinding, type PromptSections } from "@/lib/agents/prompt-sections";
 
 interface PromptNode {
   id: string;
@@ -48,6 +48,8 @@ export interface ScriptReading {
   name: string;
   persona: string;
   task: string;
+  /** A teammate asked for the run. */
+  requested: boolean;
   why: string;
   roomBrief: string;
   canvas: PromptNode[];
@@ -60,8 +62,8 @@ export interface ScriptReading {
   /** Messages for it, in the order they arrived: the opening's, then those shown in later steps. */
   messages: PromptMessage[];
   team: PromptTeammate[];
-  /** Findings on the room's board, as "[Agent · severity] text" lines. */
-  findings: string[];
+  /** Findings on the room's board, as shown. */
+  findings: PromptSectionFinding[];
   sections: Map<string, string>;
   /** Everything the model wrote or called so far, one entry per earlier step. */
   steps: { text: string; calls: PastCall[] }[];
@@ -140,6 +142,16 @@ function textOf(parts: { type: string; text?: string }[]): string {
     .filter((part) => part.type === "text")
     .map((part) => part.text ?? "")
     .join("\n");
+}
+
+const FINDING_LINE = /^\[(.+?) · (\w+)\] (.*)$/;
+
+/** Findings shown as "[Agent · severity] text" lines: in prose, and in the sections of runs opened before they were data. */
+function parseFindings(lines: string[]): PromptSectionFinding[] {
+  return lines.flatMap((line) => {
+    const match = line.replace(/^- /, "").trim().match(FINDING_LINE);
+    return match ? [{ agent: match[1]!, severity: match[2]!, text: match[3]! }] : [];
+  });
 }
 
 const COMMAND_LINE = /^(.+?) says: (.+)$/;
@@ -243,10 +255,7 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
     name: match[1]!,
     persona: match[2]!,
   }));
-  const findings = (sections.get("Shared findings") ?? "")
-    .split("\n")
-    .map((line) => line.replace(/^- /, "").trim())
-    .filter(Boolean);
+  const findings = parseFindings((sections.get("Shared findings") ?? "").split("\n"));
 
   const identity = system.match(/^You are (.+?), the (.+?) of .*\(persona: ([a-z0-9-]+)\)/m);
   const shadow: ScriptReading["shadow"] = isShadow
@@ -268,6 +277,8 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
       name: typed.name,
       persona: typed.persona,
       task: typed.task,
+      // Runs opened before the trigger was data say it in `why` only.
+      requested: typed.trigger === undefined ? typed.why.startsWith("Requested by") : typed.trigger === "request",
       why: typed.why,
       roomBrief: typed.roomBrief,
       canvas: typed.canvas,
@@ -278,7 +289,7 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
       notes: typed.notes,
       messages: parseMessages([...typed.messages, ...laterLines]),
       team: typed.team,
-      findings: typed.findings,
+      findings: typed.findings.map((finding) => (typeof finding === "string" ? parseFindings([finding])[0]! : finding)).filter(Boolean),
       broadcast: typed.sensitivity ? { sensitivity: typed.sensitivity } : null,
       humanAnswers: [...answers.matchAll(/- Q: (.+)\n\s+A: (.+)/g)].map((match) => ({ question: match[1]!, answer: match[2]! })),
     };
@@ -288,6 +299,7 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
     name: identity?.[1] ?? "Agent",
     persona: identity?.[3] ?? "",
     task: sections.get("Task") ?? userText,
+    requested: (sections.get("Why you were started") ?? "").startsWith("Requested by"),
     why: sections.get("Why you were started") ?? "",
     roomBrief: sections.get("Room brief") ?? "",
     canvas: parseNodes(sections.get("Canvas")),

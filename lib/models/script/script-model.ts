@@ -70,7 +70,7 @@ function decideNextStep(reading: ScriptReading, toolNames: Set<string>, seed: nu
   const mood = moodAbout(chosen.mood, topic);
   const palette = chosen.palette;
   const subject = chooseSubject(reading, mood, topic);
-  const request = reading.why.startsWith("Requested by") || reading.requests.length > 0 ? (reading.requests[0] ?? null) : null;
+  const request = reading.requested || reading.requests.length > 0 ? (reading.requests[0] ?? null) : null;
   const context: Omit<PlanContext, "rng"> = {
     reading: { ...reading, persona },
     tools: toolNames,

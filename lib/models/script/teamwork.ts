@@ -216,7 +216,7 @@ function findingFor(context: PlanContext, made: number): { finding: string; seve
   if (!ownValue(RESPONSES, context.reading.persona)) return taskFinding(context, made);
   const { reading, mood } = context;
   const hasTheme = reading.board.some((entry) => entry.kind === "theme");
-  const themeFlagged = reading.findings.some((line) => line.includes(NO_THEME));
+  const themeFlagged = reading.findings.some((shown) => shown.text.includes(NO_THEME));
   if (canvasSize(reading) >= 12 && !hasTheme && !themeFlagged) {
     return {
       finding: `The canvas holds ${canvasSize(reading)} pieces${NO_THEME}; ${withArticle(mood.name)} theme about ${short(context.subject, 50)} would tie them together.`,
@@ -231,7 +231,7 @@ function findingFor(context: PlanContext, made: number): { finding: string; seve
       if (!shared) continue;
       const [theirs, ours] = [pieceWords(other.text, shared), pieceWords(own, shared)];
       // Said once: the same pair is not noted again, by this run or a later one.
-      if (reading.findings.some((line) => line.includes(theirs) && line.includes(ours))) continue;
+      if (reading.findings.some((shown) => shown.text.includes(theirs) && shown.text.includes(ours))) continue;
       const finding = `${other.author}'s “${theirs}” and my “${ours}” both turn on “${shared}”; a link between them would make one thread.`;
       return { finding, severity: "low" };
     }
@@ -245,7 +245,7 @@ const memoryStep: StepBuilder = (context) => {
   if (made === 0) return null;
   const calls: PlannedStep["calls"] = [];
   const finding = findingFor(context, made);
-  const alreadyPosted = context.reading.findings.some((line) => line.includes(finding?.finding ?? "\u0000"));
+  const alreadyPosted = context.reading.findings.some((shown) => shown.text.includes(finding?.finding ?? "\u0000"));
   if (finding && context.tools.has("post_finding") && !alreadyPosted) {
     calls.push({
       tag: "finding",
