@@ -1,7 +1,7 @@
 import { generateText } from "ai";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "@/db";
-import { type Agent, runs } from "@/db/schema";
+import { type Agent, rooms, runs } from "@/db/schema";
 import type { ModelCallPolicy } from "@/lib/agents/run-context";
 import { MODEL_CALL_TIMEOUT_MS, RETRY_DELAYS_MS, type RetryNotice, withVisibleRetries } from "@/lib/agents/visible-retries";
 import { usageFigures } from "@/lib/models/pricing";
@@ -10,6 +10,7 @@ import { type ResponseDepth, buildShadowPrompt } from "./shadow-prompt";
 import { generationSettings } from "@/lib/models/generation-settings";
 import { type ReservationHooks, withSpendReservations } from "@/lib/agents/reserve-calls";
 import { getEnv } from "@/lib/env";
+import { templateInstructions } from "@/lib/rooms/templates";
 
 export interface ShadowAnswer {
   content: string;
@@ -46,15 +47,19 @@ export async function respondAsShadow(
   },
 ): Promise<ShadowAnswer> {
   const started = performance.now();
-  const recent = await deps.db
-    .select({ prompt: runs.prompt, transcript: runs.transcript, status: runs.status, streamingText: runs.streamingText })
-    .from(runs)
-    .where(and(eq(runs.agentId, input.responder.id), inArray(runs.status, ["running", "succeeded", "failed", "cancelled"])))
-    .orderBy(desc(runs.createdAt))
-    .limit(HISTORY_RUNS);
+  const [recent, [room]] = await Promise.all([
+    deps.db
+      .select({ prompt: runs.prompt, transcript: runs.transcript, status: runs.status, streamingText: runs.streamingText })
+      .from(runs)
+      .where(and(eq(runs.agentId, input.responder.id), inArray(runs.status, ["running", "succeeded", "failed", "cancelled"])))
+      .orderBy(desc(runs.createdAt))
+      .limit(HISTORY_RUNS),
+    deps.db.select({ template: rooms.template }).from(rooms).where(eq(rooms.id, input.responder.roomId)),
+  ]);
   const current = recent.find((run) => run.status === "running");
   const { system, messages } = buildShadowPrompt({
     agent: input.responder,
+    words: templateInstructions(room?.template ?? ""),
     askerName: input.askerName,
     question: input.question,
     depth: input.depth,

@@ -1,5 +1,6 @@
 import type { ModelMessage } from "ai";
 import type { Agent } from "@/db/schema";
+import type { TemplateInstructions } from "@/lib/rooms/templates";
 
 export type ResponseDepth = "low" | "medium" | "high";
 
@@ -65,11 +66,14 @@ function runToMessages(run: ShadowHistoryRun): ModelMessage[] {
 }
 
 /**
- * A shadow responder's prompt: the responder's own identity, its conversation so far and
- * what it is streaming right now, then the question. No tools, no workflow instructions.
+ * A shadow responder's prompt: the responder's own identity, in the words its room's template
+ * uses for its team (`templateInstructions`), its conversation so far and what it is streaming
+ * right now, then the question. No tools, no workflow instructions.
  */
 export function buildShadowPrompt(input: {
   agent: Pick<Agent, "name" | "role" | "persona" | "systemPrompt">;
+  /** What the room's template tells its agents about their team. */
+  words: Pick<TemplateInstructions, "team">;
   askerName: string;
   question: string;
   depth: ResponseDepth;
@@ -78,7 +82,7 @@ export function buildShadowPrompt(input: {
 }): { system: string; messages: ModelMessage[] } {
   const { agent } = input;
   const system = [
-    `You are ${agent.name}, the ${agent.role} of a creative team working together on a shared canvas (persona: ${agent.persona}).`,
+    `You are ${agent.name}, the ${agent.role} of ${input.words.team} (persona: ${agent.persona}).`,
     agent.systemPrompt,
     `## ${SHADOW_SECTION}\n${input.askerName} asked the team a question while you were working. Answer as yourself, ` +
       "from what you have done and what you are working on right now; your main work carries on without you. " +

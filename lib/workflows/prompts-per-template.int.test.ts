@@ -2,6 +2,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agents, runs } from "@/db/schema";
 import { startAgentRun } from "@/lib/agents/start-agent-run";
+import { askOthers } from "@/lib/broadcast/ask-others";
+import { RoomBus } from "@/lib/realtime/bus";
 import { createRoom } from "@/lib/rooms/create-room";
 import { startTestWorker } from "@/test/agents";
 import { type ChatRequest, startChatServer } from "@/test/chat-server";
@@ -80,4 +82,48 @@ describe("each template's agents read only their own template's instructions", (
       expect(body).not.toMatch(CODE_REVIEW);
     }
   }, 90_000);
+});
+
+/**
+ * Has the first agent of a room made from `template` ask the others a question, each shadow
+ * answering on the stand-in provider, and returns every request body the provider received.
+ */
+async function shadowRequestsOf(template: string): Promise<ChatRequest[]> {
+  const server = await startChatServer(() => ({ text: "Start with the smallest part." }));
+  const bus = new RoomBus(database);
+  await bus.start();
+  try {
+    const { room, agents: team } = await createRoom(
+      database.db,
+      { title: `A ${template} room`, template },
+      { settings: { broadcast: "agents" } },
+    );
+    await database.db.update(agents).set({ model: "openai-compatible:stand-in" }).where(eq(agents.roomId, room.id));
+    const [asker] = await database.db.select().from(agents).where(eq(agents.id, team[0]!.id));
+    const result = await askOthers(
+      { database, bus, resolveModel: standInResolver(server), pollMs: 100 },
+      { roomId: room.id, asker: asker!, runId: null, correlationId: `shadows_${template}`, question: "What should we do first?" },
+    );
+    expect(result.status).toBe("complete");
+    expect(server.requests.length).toBe(team.length - 1);
+    return server.requests;
+  } finally {
+    await bus.stop();
+    await server.close();
+  }
+}
+
+describe("each template's shadows answer in their own template's words", () => {
+  it("a Creative canvas shadow is told it is one of a creative team", async () => {
+    const bodies = (await shadowRequestsOf("creative-canvas")).map((request) => JSON.stringify(request));
+    for (const body of bodies) expect(body).toMatch(/of a creative team working together/);
+  }, 60_000);
+
+  it("a Build review shadow reads nothing of the creative canvas", async () => {
+    const bodies = (await shadowRequestsOf("build-review")).map((request) => JSON.stringify(request));
+    for (const body of bodies) {
+      expect(body).toMatch(/Answering a question from a teammate/);
+      expect(body).not.toMatch(CREATIVE);
+    }
+  }, 60_000);
 });

@@ -7,7 +7,7 @@ import { buildPrompt, type PromptContext } from "@/lib/agents/build-prompt";
 import { type ConversationStep, conversationMessages } from "@/lib/agents/run-conversation";
 import type { BoardEntryDto, CanvasNodeDto } from "@/lib/protocol";
 import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
-import { CREATIVE_CANVAS } from "@/lib/rooms/templates";
+import { CREATIVE_CANVAS, PLAIN_INSTRUCTIONS } from "@/lib/rooms/templates";
 import { createScriptModel } from "./script-model";
 import { generateText } from "ai";
 import { buildShadowPrompt } from "@/lib/broadcast/shadow-prompt";
@@ -626,6 +626,7 @@ describe("the script model as a teammate's shadow", () => {
       for (const depth of ["low", "medium", "high"] as const) {
         const { system, messages } = buildShadowPrompt({
           agent,
+          words: CREATIVE_CANVAS.instructions!,
           askerName: "Scene Painter",
           question: "Should the scene be lit by the streetlights or by a single lamp?\nOptions: the streetlights | a single lamp",
           depth,
@@ -777,6 +778,7 @@ describe("the script model, for an imported team's agent", () => {
     for (const depth of ["low", "medium", "high"] as const) {
       const { system, messages } = buildShadowPrompt({
         agent: { ...agent("fetcher"), systemPrompt: "" },
+        words: PLAIN_INSTRUCTIONS,
         askerName: "planner",
         question: `For “${TASK}”: what should come first — scraper or prices?\nOptions: scraper | prices`,
         depth,
