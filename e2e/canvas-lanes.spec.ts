@@ -217,14 +217,14 @@ test.describe("at 1440 × 900", () => {
     await shoot(page, testInfo, "lanes-200-hover.png");
     await page.mouse.move(5, 5);
 
-    // Tab goes from the toolbar to the first lane's toggle, named for what it does, and on to that lane's notes.
-    await page.getByTestId("arrange-lanes").focus();
+    // Tab reaches the first lane's toggle, named for what it does, and goes on to that lane's notes.
     const isToggle = () => page.evaluate(() => document.activeElement?.getAttribute("data-testid") === "lane-toggle");
-    for (let step = 0; step < 12 && !(await isToggle()); step++) await page.keyboard.press("Tab");
+    for (let step = 0; step < 80 && !(await isToggle()); step++) await page.keyboard.press("Tab");
     await expect(page.getByTestId("lane-toggle").first()).toBeFocused();
+    await expect(page.getByTestId("lane-toggle").first()).toHaveAccessibleName(/^Collapse .+'s lane, \d+ notes$/);
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.closest(".react-flow__node-note")?.getAttribute("aria-label") ?? "")).toMatch(
-      /^.+'s \w+: .+/,
+      /^\w+: .+, by .+$/,
     );
 
     // Each lane's toggle is a 44 px target with a name that says what it does and what the lane holds.

@@ -25,9 +25,13 @@ export type Arrange = "free" | "lanes";
 /** Below this width the canvas wraps its toolbar and stacks its lanes one below another. */
 const NARROW = 600;
 
-/** The canvas's margins around fitted lanes: clear of the toolbar above (a line of buttons, two or three on a narrow screen) and of the zoom buttons on the left. */
-function fitMargin(viewWidth: number) {
-  return { top: viewWidth < NARROW ? 132 : 72, right: 12, bottom: 12, left: 60 };
+/**
+ * The canvas's margins around fitted lanes: clear of the toolbar above (`toolbarBottom`, where it ends
+ * below the canvas's top: a line of buttons, or two or three where it wraps on a narrow screen) and of
+ * the zoom buttons on the left.
+ */
+function fitMargin(viewWidth: number, toolbarBottom: number) {
+  return { top: Math.max(viewWidth < NARROW ? 132 : 72, Math.ceil(toolbarBottom) + 10), right: 12, bottom: 12, left: 60 };
 }
 
 const ARRANGE_KEY = "parley:canvas-arrange";
@@ -106,6 +110,7 @@ export function useLanes(
   nodes: Record<string, CanvasNodeDto>,
   view: { width: number; height: number },
   accentOf: (node: CanvasNodeDto) => string,
+  toolbarBottom: number,
 ): Lanes | null {
   const stacked = view.width > 0 && view.width < NARROW;
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
@@ -127,7 +132,9 @@ export function useLanes(
     [stacked],
   );
   // Resizing the window by a few pixels does not rearrange the room.
-  const margin = fitMargin(view.width);
+  // The toolbar's own height (it grows while a note is selected) moves the fitting, never the lanes.
+  const margin = fitMargin(view.width, 0);
+  const clearTop = fitMargin(view.width, toolbarBottom).top;
   const width = Math.floor((view.width - margin.left - margin.right - 4) / 40) * 40;
   const height = Math.floor((view.height - margin.top - margin.bottom - 4) / 40) * 40;
   const arrangement = useMemo(
@@ -186,8 +193,8 @@ export function useLanes(
     return laneNodes;
   }, [arrangement, nodes, accentOf, toggle]);
   const fitOptions = useMemo(
-    () => (arrangement ? fitFor(arrangement, open, { width: view.width, height: view.height }) : {}),
-    [arrangement, open, view.width, view.height],
+    () => (arrangement ? fitFor(arrangement, open, { width: view.width, height: view.height }, clearTop) : {}),
+    [arrangement, open, view.width, view.height, clearTop],
   );
   return useMemo(() => {
     if (!arrangement) return null;
@@ -208,8 +215,13 @@ export function useLanes(
  * heading (or the top) down as far as fits the view at the width's zoom: the view is moved down the
  * rest, never shrunk to it.
  */
-function fitFor(arrangement: LaneArrangement, open: string | null, view: { width: number; height: number }): FitViewOptions {
-  const margin = fitMargin(view.width);
+function fitFor(
+  arrangement: LaneArrangement,
+  open: string | null,
+  view: { width: number; height: number },
+  clearTop: number,
+): FitViewOptions {
+  const margin = { ...fitMargin(view.width, 0), top: clearTop };
   const padding = { top: `${margin.top}px`, right: `${margin.right}px`, bottom: `${margin.bottom}px`, left: `${margin.left}px` } as const;
   if (!arrangement.stacked) return { padding, maxZoom: 1.1 };
   const across = arrangement.lanes[0]?.header.width ?? 1;

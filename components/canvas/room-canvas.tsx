@@ -66,6 +66,26 @@ function ZoomMarker({ target, cellHeight }: { target: RefObject<HTMLDivElement |
   return null;
 }
 
+/**
+ * How far below the canvas's top its toolbar ends, followed as it wraps or grows: fitted lanes are kept
+ * clear of it. Use for anything fitted to the canvas that the toolbar must not cover.
+ */
+function useToolbarBottom(canvas: RefObject<HTMLDivElement | null>): number {
+  const [bottom, setBottom] = useState(0);
+  useEffect(() => {
+    const element = canvas.current;
+    const panel = element?.querySelector<HTMLElement>(".react-flow__panel.top.left");
+    if (!element || !panel) return;
+    const measure = () => setBottom(Math.round(panel.getBoundingClientRect().bottom - element.getBoundingClientRect().top));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(panel);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [canvas]);
+  return bottom;
+}
+
 const selectCanvas = (state: RoomState) => ({
   nodes: state.nodes,
   edges: state.edges,
@@ -153,7 +173,8 @@ export function RoomCanvas({ onError }: CanvasProps) {
     (node: CanvasNodeDto) => (node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227"),
     [agentColors],
   );
-  const lanes = useLanes(arrange === "lanes", nodes, { width: viewWidth, height: viewHeight }, accentOf);
+  const toolbarBottom = useToolbarBottom(canvasElement);
+  const lanes = useLanes(arrange === "lanes", nodes, { width: viewWidth, height: viewHeight }, accentOf, toolbarBottom);
   useEffect(() => {
     drawnAs.current = lanes ? lanes.endOf : (id) => id;
   }, [lanes]);
