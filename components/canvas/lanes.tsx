@@ -211,9 +211,9 @@ export function useLanes(
 }
 
 /**
- * The fitting for an arrangement. Side by side, the whole of it. Stacked, the lanes from the open one's
- * heading (or the top) down as far as fits the view at the width's zoom: the view is moved down the
- * rest, never shrunk to it.
+ * The fitting for an arrangement. Side by side, the whole of it. Stacked, the lanes from the top (or,
+ * when the cards folded above it would take more than half the screen, from the open lane's heading)
+ * down as far as fits the view at the width's zoom: the view is moved down the rest, never shrunk to it.
  */
 function fitFor(
   arrangement: LaneArrangement,
@@ -226,10 +226,14 @@ function fitFor(
   if (!arrangement.stacked) return { padding, maxZoom: 1.1 };
   const across = arrangement.lanes[0]?.header.width ?? 1;
   const zoom = Math.min(STACKED_MAX_ZOOM, (view.width - margin.left - margin.right) / across);
-  const start = arrangement.lanes.find((lane) => lane.key === open) ?? arrangement.lanes[0];
-  if (!start) return { padding, maxZoom: STACKED_MAX_ZOOM };
+  const first = arrangement.lanes[0];
+  if (!first) return { padding, maxZoom: STACKED_MAX_ZOOM };
+  const screen = (view.height - margin.top - margin.bottom) / zoom;
+  // The cards folded above the open lane stay in view while they leave it half the screen.
+  const opened = arrangement.lanes.find((lane) => lane.key === open);
+  const start = opened && opened.header.y - first.header.y > screen / 2 ? opened : first;
   const top = start.header.y;
-  const bottom = top + (view.height - margin.top - margin.bottom) / zoom;
+  const bottom = top + screen;
   const within = (box: Box) => box.y >= top - 1 && box.y + box.height <= bottom;
   const fitted: { id: string }[] = [];
   for (const lane of arrangement.lanes) {
