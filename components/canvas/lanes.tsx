@@ -316,7 +316,6 @@ function LaneNodeComponent({ data, width, height }: NodeProps<LaneFlowNode>) {
       <div className="lane__header" style={{ height: lane.header.height, borderColor: accent }}>
         {toggle}
         <span className="lane__name" aria-hidden="true">
-          <span className="lane__dot" style={{ background: accent }} />
           {lane.name} — {count}
         </span>
       </div>

@@ -72,14 +72,17 @@ describe("lanes", () => {
     }
   });
 
-  it("folds a collapsed lane into one cell, its notes unplaced, and gives the room back to the others", () => {
+  it("folds a collapsed lane into a card two columns wide, its notes unplaced, and gives the room back to the others", () => {
     const open = arrangeLanes(crowd, { view: VIEW });
     const key = open.lanes[0]!.key;
     const folded = arrangeLanes(crowd, { view: VIEW, collapsed: new Set([key]) });
     const lane = folded.lanes.find((candidate) => candidate.key === key)!;
     expect(lane.collapsed).toBe(true);
-    expect(lane.columns).toBe(1);
-    expect(lane.body.height).toBe(LANE_CELL.height);
+    // Its card runs the height of the open lanes beside it.
+    const tallest = Math.max(...folded.lanes.filter((other) => !other.collapsed).map((other) => other.body.height));
+    expect(lane.body.height).toBe(tallest);
+    expect(lane.columns).toBe(2);
+    expect(lane.body.width).toBe(2 * folded.cell.width + 32);
     expect(lane.noteIds.every((id) => !folded.positions.has(id))).toBe(true);
     expect(folded.positions.size).toBe(200 - lane.noteIds.length);
     expect(titleShown(folded.cell, folded.fitZoom)).toBeGreaterThanOrEqual(titleShown(open.cell, open.fitZoom));

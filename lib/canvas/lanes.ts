@@ -140,7 +140,10 @@ interface Shape {
 }
 
 function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows: number, cell: { width: number; height: number }): Shape {
-  const columns = groups.map((group) => (collapsed.has(group.key) ? 1 : Math.max(1, Math.ceil(group.notes.length / rows))));
+  // A folded lane keeps two columns (one if it holds a single note): its card's summary needs the width.
+  const columns = groups.map((group) =>
+    collapsed.has(group.key) ? Math.min(2, group.notes.length) || 1 : Math.max(1, Math.ceil(group.notes.length / rows)),
+  );
   const used = Math.max(
     1,
     ...groups.map((group, index) => (collapsed.has(group.key) ? 1 : Math.ceil(group.notes.length / columns[index]!))),
@@ -226,7 +229,8 @@ export function arrangeLanes(
     const columns = best.columns[index]!;
     const isCollapsed = collapsed.has(group.key);
     const width = span(columns, cell.width, LANE_GAP.x);
-    const rows = isCollapsed ? 1 : Math.ceil(group.notes.length / columns);
+    // A folded lane's card runs the height of the lanes beside it: room, in a narrow column, for its summary.
+    const rows = isCollapsed ? best.rows : Math.ceil(group.notes.length / columns);
     for (const [order, note] of group.notes.entries()) {
       laneOf.set(note.id, group.key);
       if (isCollapsed) continue;
