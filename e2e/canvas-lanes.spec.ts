@@ -190,6 +190,7 @@ test.describe("at 1440 × 900", () => {
     await room.viewSettled();
     const opened = await expectLegible(page, 200);
     console.log(`lanes at 1440×900 as the room opens: ${JSON.stringify(opened)}`);
+    await shoot(page, testInfo, "lanes-200-opened.png");
     await room.fitView();
     await room.viewSettled();
     await expect(page.getByTestId("canvas")).toHaveAttribute("data-zoom", "far");
@@ -378,6 +379,7 @@ test.describe("at 390 × 844 on a touch screen", () => {
     // All of them at once, inside the screen.
     for (let index = 0; index < AUTHORS.length; index++) await expect(lanes.nth(index)).toBeInViewport({ ratio: 0.99 });
     await shoot(page, testInfo, "lanes-200-phone.png");
+    await expectAccessible(page, "stacked lanes on a phone, folded to cards");
 
     // A tap opens a lane: the view comes to its heading, its notes two columns wide below it.
     const toggles = page.getByTestId("lane-toggle");
