@@ -66,60 +66,103 @@ async function viewZoom(page: Page): Promise<number> {
   return page.locator(".react-flow__viewport").evaluate((element) => new DOMMatrix(getComputedStyle(element).transform).a);
 }
 
+interface Drawn {
+  note: Rect;
+  title: Rect | null;
+  box: Rect | null;
+  size: number;
+}
+
 /**
- * Every note's title, as drawn: its type size on screen (computed size × the view's zoom), the box
- * its text takes on screen and the note's own box. Asserts each title is at least 11 px, shows at
- * least one whole line, and stays inside its note; and that no two notes overlap.
+ * Everything the canvas draws in lanes, read back as Chromium drew it, and checked for what a viewer
+ * needs to read it: every note's title (its type size on screen is its computed size × the view's
+ * zoom) at 11 px or more, inside its note and, with `wholeLines`, showing at least one whole line;
+ * every folded lane's card in type of 11 px or more, its text inside the card; and no two notes, cards
+ * or headings overlapping, nor (with `fitted`, a view the canvas chose rather than one moved by hand)
+ * any of them under the canvas toolbar or zoom buttons. With `inView`,
+ * only what is at least partly inside the canvas's own box is checked (the view moves over stacked
+ * lanes rather than fitting them all). `notes` is how many notes are drawn at all.
  */
-async function expectLegible(page: Page, notes: number, { wholeLines = true } = {}) {
+async function expectLegible(page: Page, notes: number, { wholeLines = true, inView = false, fitted = true } = {}) {
   const zoom = await viewZoom(page);
-  const drawn = await page.locator(".react-flow__node-note").evaluateAll((elements) =>
-    elements.map((element) => {
+  const read = await page.evaluate(() => {
+    const rect = (element: Element) => {
+      const { x, y, width, height } = element.getBoundingClientRect();
+      return { x, y, width, height };
+    };
+    const pane = rect(document.querySelector('[data-testid="canvas"]')!);
+    const notes = [...document.querySelectorAll(".react-flow__node-note")].map((element) => {
       const title = element.querySelector<HTMLElement>('[data-testid="note-title"]');
-      const rect = element.getBoundingClientRect();
-      const titleRect = title?.getBoundingClientRect();
-      const box = element.querySelector<HTMLElement>(".note__title")?.getBoundingClientRect();
+      const box = element.querySelector<HTMLElement>(".note__title");
       return {
-        note: { x: rect.x, y: rect.y, width: rect.width, height: rect.height },
-        title: titleRect ? { x: titleRect.x, y: titleRect.y, width: titleRect.width, height: titleRect.height } : null,
-        box: box ? { x: box.x, y: box.y, width: box.width, height: box.height } : null,
+        note: rect(element),
+        title: title ? rect(title) : null,
+        box: box ? rect(box) : null,
         size: title ? Number.parseFloat(getComputedStyle(title).fontSize) : 0,
-        text: title?.textContent ?? "",
       };
-    }),
-  );
-  expect(drawn).toHaveLength(notes);
-  const sizes = drawn.map((entry) => entry.size * zoom);
-  const smallest = Math.min(...sizes);
+    });
+    const cards = [...document.querySelectorAll('[data-testid="lane"][data-collapsed="true"]')].map((element) => {
+      const summary = element.querySelector<HTMLElement>('[data-testid="lane-summary"]')!;
+      return {
+        card: rect(element.closest(".react-flow__node")!),
+        summary: rect(summary),
+        size: Number.parseFloat(getComputedStyle(summary).fontSize),
+        lineHeight: Number.parseFloat(getComputedStyle(summary).lineHeight),
+        text: summary.textContent ?? "",
+      };
+    });
+    const headings = [...document.querySelectorAll('[data-testid="lane"]:not([data-collapsed="true"]) .lane__header')].map(rect);
+    const chrome = [...document.querySelectorAll('[data-testid="canvas"] .toolbar, [data-testid="canvas"] .react-flow__controls')].map(
+      rect,
+    );
+    return { pane, notes, cards, headings, chrome };
+  });
+  expect(read.notes).toHaveLength(notes);
+  const visible = (box: Rect) =>
+    !inView ||
+    (box.x < read.pane.x + read.pane.width &&
+      box.x + box.width > read.pane.x &&
+      box.y < read.pane.y + read.pane.height &&
+      box.y + box.height > read.pane.y);
+  const drawn: Drawn[] = read.notes.filter((entry) => visible(entry.note));
+  const cards = read.cards.filter((entry) => visible(entry.card));
+  const headings = read.headings.filter(visible);
   const problems = drawn.flatMap((entry, index) => {
     const found: string[] = [];
-    if (!entry.title || !entry.box) return [`${index}: no title`];
-    if (entry.size * zoom < 11) found.push(`${index}: title ${entry.size * zoom} px`);
+    if (!entry.title || !entry.box) return [`note ${index}: no title`];
+    if (entry.size * zoom < 11) found.push(`note ${index}: title ${entry.size * zoom} px`);
     // The title's box never reaches past its note (its 1 px border aside) onto the one below.
-    if (entry.box.y + entry.box.height > entry.note.y + entry.note.height + 2) found.push(`${index}: title box runs out of its note`);
+    if (entry.box.y + entry.box.height > entry.note.y + entry.note.height + 2) found.push(`note ${index}: title box runs out of its note`);
     if (wholeLines) {
-      if (entry.title.height < entry.size * zoom) found.push(`${index}: title ${entry.title.height} px high, less than a line`);
-      if (entry.title.y + entry.title.height > entry.note.y + entry.note.height + 1) found.push(`${index}: title runs out of its note`);
+      if (entry.title.height < entry.size * zoom) found.push(`note ${index}: title ${entry.title.height} px high, less than a line`);
+      if (entry.title.y + entry.title.height > entry.note.y + entry.note.height + 1)
+        found.push(`note ${index}: title runs out of its note`);
     }
     return found;
   });
+  for (const [index, entry] of cards.entries()) {
+    const size = entry.size * zoom;
+    if (size < 11) problems.push(`card ${index}: type ${size} px`);
+    if (entry.summary.height < entry.lineHeight * zoom) problems.push(`card ${index}: less than a line of text`);
+    if (entry.summary.y + entry.summary.height > entry.card.y + entry.card.height + 1)
+      problems.push(`card ${index}: text runs out of its card`);
+  }
   expect(problems).toEqual([]);
-  const overlaps = overlapping(drawn.map((entry) => entry.note));
+  const noteBoxes = drawn.map((entry) => entry.note);
+  const cardBoxes = cards.map((entry) => entry.card);
+  const overlaps = overlapping([...noteBoxes, ...cardBoxes]);
   expect(overlaps).toEqual([]);
-  // The lane headings cover no note either.
-  const headings = await page.locator(".lane__header").evaluateAll((elements) =>
-    elements.map((element) => {
-      const { x, y, width, height } = element.getBoundingClientRect();
-      return { x, y, width, height };
-    }),
-  );
-  expect(
-    overlapping(
-      headings,
-      drawn.map((entry) => entry.note),
-    ),
-  ).toEqual([]);
-  return { zoom, smallest, overlaps: overlaps.length };
+  // The lane headings cover no note or card, and nothing drawn is under the toolbar or the zoom buttons.
+  expect(overlapping(headings, [...noteBoxes, ...cardBoxes])).toEqual([]);
+  if (fitted) expect(overlapping(read.chrome, [...noteBoxes, ...cardBoxes, ...headings])).toEqual([]);
+  const sizes = [...drawn.map((entry) => entry.size * zoom), ...cards.map((entry) => entry.size * zoom)];
+  return {
+    zoom: Math.round(zoom * 1000) / 1000,
+    smallest: Math.round(Math.min(...sizes) * 10) / 10,
+    overlaps: overlaps.length,
+    notesShown: drawn.length,
+    cardsShown: cards.length,
+  };
 }
 
 async function shoot(page: Page, testInfo: TestInfo, name: string) {
@@ -128,7 +171,7 @@ async function shoot(page: Page, testInfo: TestInfo, name: string) {
 }
 
 test.describe("at 1440 × 900", () => {
-  test("200 notes in lanes at fit view: titles of 11 px or more, nothing overlapping, links along the gaps; a lane folds and opens by mouse and keyboard", async ({
+  test("a room of 200 notes opens in lanes at fit view: titles of 11 px or more, nothing overlapping, links along the gaps; a lane folds and opens by mouse and keyboard; a choice of view is kept for the room", async ({
     page,
     baseURL,
     playwright,
@@ -140,9 +183,14 @@ test.describe("at 1440 × 900", () => {
     await room.goto(roomId);
     await expect(page.locator(".react-flow__node-note")).toHaveCount(200);
 
-    await page.getByTestId("arrange-lanes").click();
+    // Placed, 200 notes at fit view are too small to read: the room opens in lanes, its toggle pressed.
+    await expect(page.getByTestId("canvas")).toHaveAttribute("data-arrange", "lanes");
     await expect(page.getByTestId("arrange-lanes")).toHaveAttribute("aria-pressed", "true");
     await expect(page.getByTestId("lane")).toHaveCount(AUTHORS.length);
+    await room.viewSettled();
+    const opened = await expectLegible(page, 200);
+    console.log(`lanes at 1440×900 as the room opens: ${JSON.stringify(opened)}`);
+    await shoot(page, testInfo, "lanes-200-opened.png");
     await room.fitView();
     await room.viewSettled();
     await expect(page.getByTestId("canvas")).toHaveAttribute("data-zoom", "far");
@@ -170,6 +218,23 @@ test.describe("at 1440 × 900", () => {
     await expect(page.getByTestId("link-focus")).toBeAttached();
     await shoot(page, testInfo, "lanes-200-hover.png");
     await page.mouse.move(5, 5);
+
+    // The keyboard reaches each lane's toggle, named for what it does, just before that lane's notes:
+    // Shift+Tab from a lane's first note, and Tab from the last note of the lane before.
+    const firstNote = page.locator(".react-flow__node-note").first();
+    await firstNote.focus();
+    await page.keyboard.press("Shift+Tab");
+    await expect(page.getByTestId("lane-toggle").first()).toBeFocused();
+    await expect(page.getByTestId("lane-toggle").first()).toHaveAccessibleName(`Collapse ${AUTHORS[0]}'s lane, ${written[0]} notes`);
+    await page.keyboard.press("Tab");
+    await expect(firstNote).toBeFocused();
+    await page
+      .locator(".react-flow__node-note")
+      .nth(written[0]! - 1)
+      .focus();
+    await page.keyboard.press("Tab");
+    await expect(page.getByTestId("lane-toggle").nth(1)).toBeFocused();
+    await expect(page.getByTestId("lane-toggle").nth(1)).toHaveAccessibleName(`Collapse ${AUTHORS[1]}'s lane, ${written[1]} notes`);
 
     // Each lane's toggle is a 44 px target with a name that says what it does and what the lane holds.
     const toggle = page.getByTestId("lane-toggle").first();
@@ -218,7 +283,34 @@ test.describe("at 1440 × 900", () => {
     await page.getByTestId("arrange-lanes").click();
     await expect(page.getByTestId("lane")).toHaveCount(0);
     await expect(page.locator(".react-flow__node-note")).toHaveCount(200);
+    // The choice is kept for this room: it opens as placed again, until lanes are chosen again.
+    await room.goto(roomId);
+    await expect(page.locator(".react-flow__node-note")).toHaveCount(200);
+    await expect(page.getByTestId("arrange-lanes")).toHaveAttribute("aria-pressed", "false");
+    await expect(page.getByTestId("canvas")).toHaveAttribute("data-arrange", "free");
+    await page.getByTestId("arrange-lanes").click();
+    await room.goto(roomId);
+    await expect(page.getByTestId("lane")).toHaveCount(AUTHORS.length);
+    await expect(page.getByTestId("arrange-lanes")).toHaveAttribute("aria-pressed", "true");
     expect(violations).toEqual({ csp: [], errors: [] });
+  });
+
+  test("a room of a few notes opens as placed, where they can be read", async ({ page, baseURL }) => {
+    const roomId = await createRoomViaApi(baseURL!, "A few notes");
+    const seat = await page.request.post(`/api/rooms/${roomId}/seat`, { data: { displayName: "Writer" } });
+    expect(seat.status()).toBe(201);
+    for (let index = 0; index < 6; index++) {
+      const response = await page.request.post(`/api/rooms/${roomId}/nodes`, {
+        data: { text: `Note ${index}`, near: { x: (index % 3) * 380, y: Math.floor(index / 3) * 240 } },
+      });
+      expect(response.status()).toBe(201);
+    }
+    const room = new RoomPage(page);
+    await room.goto(roomId);
+    await expect(page.locator(".react-flow__node-note")).toHaveCount(6);
+    await expect(page.getByTestId("canvas")).toHaveAttribute("data-arrange", "free");
+    await expect(page.getByTestId("arrange-lanes")).toHaveAttribute("aria-pressed", "false");
+    await expect(page.getByTestId("lane")).toHaveCount(0);
   });
 
   test("the demo room after its agents have worked a while, as placed and in lanes", async ({ page, baseURL }, testInfo) => {
@@ -260,7 +352,7 @@ test.describe("at 1440 × 900", () => {
 test.describe("at 390 × 844 on a touch screen", () => {
   test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
-  test("200 notes in lanes: titles of 11 px or more and nothing overlapping; folded by taps to one lane, every title shows whole lines", async ({
+  test("a room of 200 notes opens in stacked lanes folded to cards, all in view; a tap opens one lane at a time, every title in view readable, nothing overlapping", async ({
     page,
     baseURL,
     playwright,
@@ -270,38 +362,71 @@ test.describe("at 390 × 844 on a touch screen", () => {
     const violations = await watchViolations(page);
     const room = new RoomPage(page);
     await room.goto(roomId);
-    await expect(page.locator(".react-flow__node-note")).toHaveCount(200);
-    await page.getByTestId("arrange-lanes").tap();
-    await room.fitView();
-    await room.viewSettled();
-    // 200 notes in a phone's view leave each a cell too short for a whole line: the type keeps its size, and
-    // each title is cut at its own note's edge, over no other.
-    const crowded = await expectLegible(page, 200, { wholeLines: false });
-    console.log(`lanes at 390×844, 200 notes: ${JSON.stringify(crowded)}`);
-    await shoot(page, testInfo, "lanes-200-phone.png");
+    await expect(page.getByTestId("canvas")).toHaveAttribute("data-arrange", "lanes");
+    await expect(page.getByTestId("arrange-lanes")).toHaveAttribute("aria-pressed", "true");
 
-    // Folding every lane but the first gives it the room: each of its titles shows whole lines.
-    const toggles = page.getByTestId("lane-toggle");
-    await expect(toggles).toHaveCount(AUTHORS.length);
-    for (let index = AUTHORS.length - 1; index >= 1; index--) {
-      const toggle = toggles.nth(index);
-      await room.fitView();
-      await room.viewSettled();
-      const box = (await toggle.boundingBox())!;
-      expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(44);
-      await toggle.tap();
-      await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    // Every lane starts folded into a card that says whose it is, how much they wrote and their latest.
+    const lanes = page.getByTestId("lane");
+    await expect(lanes).toHaveCount(AUTHORS.length);
+    await expect(page.locator('[data-testid="lane"][data-collapsed="true"]')).toHaveCount(AUTHORS.length);
+    const summaries = page.getByTestId("lane-summary");
+    for (const [index, name] of AUTHORS.entries()) {
+      await expect(summaries.nth(index)).toHaveText(new RegExp(`^${name} — ${written[index]} notes: latest “Idea \\d+`));
     }
-    await expect(page.getByTestId("lane-summary")).toHaveCount(AUTHORS.length - 1);
+    await room.viewSettled();
+    const cards = await expectLegible(page, 0);
+    console.log(`lanes at 390×844 as the room opens: ${JSON.stringify(cards)}`);
+    // All of them at once, inside the screen.
+    for (let index = 0; index < AUTHORS.length; index++) await expect(lanes.nth(index)).toBeInViewport({ ratio: 0.99 });
+    await shoot(page, testInfo, "lanes-200-phone.png");
+    await expectAccessible(page, "stacked lanes on a phone, folded to cards");
+
+    // A tap opens a lane: the view comes to its heading, its notes two columns wide below it.
+    const toggles = page.getByTestId("lane-toggle");
+    for (let index = 0; index < AUTHORS.length; index++) {
+      const box = (await toggles.nth(index).boundingBox())!;
+      expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(44);
+    }
+    await expect(toggles.first()).toHaveAccessibleName(new RegExp(`^Expand ${AUTHORS[0]}'s lane: ${written[0]} notes, latest “Idea \\d+`));
+    await toggles.first().tap();
+    await expect(toggles.first()).toHaveAttribute("aria-expanded", "true");
+    await expect(page.locator(".react-flow__node-note")).toHaveCount(written[0]!);
+    await room.viewSettled();
+    await expect(page.locator(".lane__header").first()).toBeInViewport();
+    const open = await expectLegible(page, written[0]!, { inView: true });
+    console.log(`lanes at 390×844, ${AUTHORS[0]}'s lane of ${written[0]} open: ${JSON.stringify(open)}`);
+    expect(open.notesShown).toBeGreaterThanOrEqual(6);
+    await shoot(page, testInfo, "lanes-200-phone-open.png");
+    await expectAccessible(page, "stacked lanes on a phone, one open");
+
+    // The view moves down the lane by a drag, and what comes into view reads as well.
+    const pane = (await page.locator(".react-flow__pane").boundingBox())!;
+    await page.mouse.move(pane.x + pane.width - 20, pane.y + pane.height - 40);
+    await page.mouse.down();
+    await page.mouse.move(pane.x + pane.width - 20, pane.y + 200, { steps: 10 });
+    await page.mouse.up();
+    await room.viewSettled();
+    await expectLegible(page, written[0]!, { inView: true, fitted: false });
+
+    // Fitting the view goes back to the top; the open lane's toggle folds it, and the cards are back.
     await room.fitView();
     await room.viewSettled();
-    const folded = await expectLegible(page, written[0]!);
-    console.log(`lanes at 390×844, one lane of ${written[0]} open: ${JSON.stringify(folded)}`);
-    await shoot(page, testInfo, "lanes-200-phone-folded.png");
+    await toggles.first().tap();
+    await expect(page.locator('[data-testid="lane"][data-collapsed="true"]')).toHaveCount(AUTHORS.length);
+    await room.viewSettled();
+    await expectLegible(page, 0);
 
+    // Opening another lane folds the one open before; the cards above it stay in view.
     await toggles.nth(1).tap();
     await expect(toggles.nth(1)).toHaveAttribute("aria-expanded", "true");
-    await expect(page.locator(".react-flow__node-note")).toHaveCount(written[0]! + written[1]!);
+    await expect(page.locator(".react-flow__node-note")).toHaveCount(written[1]!);
+    await room.viewSettled();
+    await expectLegible(page, written[1]!, { inView: true });
+    await expect(lanes.first()).toBeInViewport({ ratio: 0.99 });
+    await toggles.first().tap();
+    await expect(toggles.first()).toHaveAttribute("aria-expanded", "true");
+    await expect(toggles.nth(1)).toHaveAttribute("aria-expanded", "false");
+    await expect(page.locator(".react-flow__node-note")).toHaveCount(written[0]!);
     expect(violations).toEqual({ csp: [], errors: [] });
   });
 });

@@ -30,10 +30,10 @@ import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./fl
 import { TeamStart } from "@/components/room/team-start";
 import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
-import { type LaneFlowNode, LaneNode, laneLink, lanesFit, useArrange, useLanes } from "./lanes";
+import { type LaneFlowNode, LaneNode, laneLink, useArrange, useLanes } from "./lanes";
 import { LinkFocus } from "./link-focus";
 import { NoteNode } from "./note-node";
-import { LANE_CELL, titleLines } from "@/lib/canvas/lanes";
+import { LANE_CELL, READING_ZOOM, placedViewReadable, titleLines } from "@/lib/canvas/lanes";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import { DELETE_KEYS, FIT_VIEW_OPTIONS, PRO_OPTIONS, miniMapNodeColor, useFlowWrites } from "./stable-flow-props";
 
@@ -41,12 +41,6 @@ type CanvasFlowNode = NoteFlowNode | LaneFlowNode;
 
 const nodeTypes = { note: NoteNode, lane: LaneNode };
 const edgeTypes = { labelled: LabelledEdge };
-
-/**
- * Below this zoom a note's text is too small to read: each note shows its kind and title in
- * large type instead, and links hide their labels unless selected.
- */
-const READING_ZOOM = 0.6;
 
 /** The zoom the camera brings a new contribution into view at when following the activity. */
 const FOLLOW_ZOOM = 0.9;
@@ -70,6 +64,26 @@ function ZoomMarker({ target, cellHeight }: { target: RefObject<HTMLDivElement |
     element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
   }, [zoom, target, cellHeight]);
   return null;
+}
+
+/**
+ * How far below the canvas's top its toolbar ends, followed as it wraps or grows: fitted lanes are kept
+ * clear of it. Use for anything fitted to the canvas that the toolbar must not cover.
+ */
+function useToolbarBottom(canvas: RefObject<HTMLDivElement | null>): number {
+  const [bottom, setBottom] = useState(0);
+  useEffect(() => {
+    const element = canvas.current;
+    const panel = element?.querySelector<HTMLElement>(".react-flow__panel.top.left");
+    if (!element || !panel) return;
+    const measure = () => setBottom(Math.round(panel.getBoundingClientRect().bottom - element.getBoundingClientRect().top));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(panel);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [canvas]);
+  return bottom;
 }
 
 const selectCanvas = (state: RoomState) => ({
@@ -107,13 +121,22 @@ export function RoomCanvas({ onError }: CanvasProps) {
     if (canEdit) setFollowing(false);
   }
   const nodeCount = Object.keys(nodes).length;
+  // The node a note is drawn as: itself, or in lanes the card of the folded lane that holds it.
+  const drawnAs = useRef((id: string) => id);
   const seen = useRef(new Set(Object.keys(nodes)));
   useEffect(() => {
     const fresh = Object.keys(nodes).filter((id) => !seen.current.has(id));
     seen.current = new Set(Object.keys(nodes));
     if (!following || fresh.length === 0) return;
     const timer = setTimeout(
-      () => void fitView({ nodes: fresh.map((id) => ({ id })), duration: 500, padding: 0.3, minZoom: FOLLOW_ZOOM, maxZoom: FOLLOW_ZOOM }),
+      () =>
+        void fitView({
+          nodes: [...new Set(fresh.map(drawnAs.current))].map((id) => ({ id })),
+          duration: 500,
+          padding: 0.3,
+          minZoom: FOLLOW_ZOOM,
+          maxZoom: FOLLOW_ZOOM,
+        }),
       60,
     );
     return () => clearTimeout(timer);
@@ -121,7 +144,12 @@ export function RoomCanvas({ onError }: CanvasProps) {
 
   useEffect(() => {
     if (highlighted.length === 0) return;
-    void fitView({ nodes: highlighted.map((id) => ({ id })), duration: 400, padding: 0.6, maxZoom: 1.2 });
+    void fitView({
+      nodes: [...new Set(highlighted.map(drawnAs.current))].map((id) => ({ id })),
+      duration: 400,
+      padding: 0.6,
+      maxZoom: 1.2,
+    });
     const timer = setTimeout(() => clearHighlight([]), 4000);
     return () => clearTimeout(timer);
   }, [highlighted, fitView, clearHighlight]);
@@ -133,14 +161,33 @@ export function RoomCanvas({ onError }: CanvasProps) {
 
   // Lanes: a way of looking at the room, one lane per author or brainstorm stage, every note in a
   // cell of the same size; the room's own positions are left as they are.
-  const [arrange, setArrange] = useArrange();
   const viewWidth = useStore((state) => state.width);
   const viewHeight = useStore((state) => state.height);
+  // A room opens in lanes when its notes as placed cannot be read at fit view; asked once, as the
+  // canvas first knows its size.
+  const [arrange, setArrange] = useArrange(
+    roomId,
+    viewWidth > 0 && viewHeight > 0 ? () => placedViewReadable(Object.values(nodes), { width: viewWidth, height: viewHeight }) : null,
+  );
   const accentOf = useCallback(
     (node: CanvasNodeDto) => (node.authorKind === "agent" ? (agentColors.get(node.authorId) ?? "#495057") : "#c9a227"),
     [agentColors],
   );
-  const lanes = useLanes(arrange === "lanes", nodes, { width: viewWidth, height: viewHeight }, accentOf);
+  const toolbarBottom = useToolbarBottom(canvasElement);
+  const lanes = useLanes(arrange === "lanes", nodes, { width: viewWidth, height: viewHeight }, accentOf, toolbarBottom);
+  useEffect(() => {
+    drawnAs.current = lanes ? lanes.endOf : (id) => id;
+  }, [lanes]);
+  const fitOptions = lanes ? lanes.fitOptions : FIT_VIEW_OPTIONS;
+  // The view is fitted afresh when the arrangement changes (the viewer's choice, or a crowded room
+  // opening in lanes) and, on a narrow view, when a lane is opened: it brings that lane into view.
+  const fitted = useRef({ arrange, request: 0 });
+  const fitRequest = lanes?.fitRequest ?? 0;
+  useEffect(() => {
+    if (fitted.current.arrange === arrange && fitted.current.request === fitRequest) return;
+    fitted.current = { arrange, request: fitRequest };
+    void fitView({ ...fitOptions, duration: 300 });
+  }, [arrange, fitRequest, fitOptions, fitView]);
 
   const write = useCallback(
     (path: string, method: string, body?: unknown) =>
@@ -379,10 +426,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
       aria-pressed={arrange === "lanes"}
       data-testid="arrange-lanes"
       title="Show the notes in lanes, one for each author or stage, every title readable with the whole room in view"
-      onClick={() => {
-        setArrange(arrange === "lanes" ? "free" : "lanes");
-        setTimeout(() => void fitView(arrange === "lanes" ? { duration: 300 } : { ...lanesFit(viewWidth), duration: 300 }), 80);
-      }}
+      onClick={() => setArrange(arrange === "lanes" ? "free" : "lanes")}
     >
       Lanes
     </button>
@@ -454,13 +498,13 @@ export function RoomCanvas({ onError }: CanvasProps) {
         edgesFocusable={false}
         autoPanOnNodeFocus
         fitView
-        fitViewOptions={FIT_VIEW_OPTIONS}
+        fitViewOptions={fitOptions}
         minZoom={0.1}
         proOptions={PRO_OPTIONS}
       >
         <ZoomMarker target={canvasElement} cellHeight={lanes?.arrangement.cell.height ?? LANE_CELL.height} />
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.2} color="#ced4da" />
-        <Controls showInteractive={false} fitViewOptions={lanes ? lanesFit(viewWidth) : undefined} />
+        <Controls showInteractive={false} fitViewOptions={lanes ? fitOptions : undefined} />
         <MiniMap<CanvasFlowNode> pannable zoomable nodeColor={miniMapNodeColor} nodeStrokeWidth={2} maskColor="rgba(248, 249, 250, 0.7)" />
         <Panel position="top-left">
           {canEdit ? (

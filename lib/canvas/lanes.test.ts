@@ -3,10 +3,13 @@ import { overlaps } from "./free-spot";
 import {
   LANE_CELL,
   LANE_CELL_WIDTHS,
+  READING_ZOOM,
+  STACKED_MAX_ZOOM,
   type LaneNote,
   arrangeLanes,
   groupIntoLanes,
   laneRoute,
+  placedViewReadable,
   roundedPath,
   titleLines,
   titleShown,
@@ -69,14 +72,17 @@ describe("lanes", () => {
     }
   });
 
-  it("folds a collapsed lane into one cell, its notes unplaced, and gives the room back to the others", () => {
+  it("folds a collapsed lane into a card two columns wide, its notes unplaced, and gives the room back to the others", () => {
     const open = arrangeLanes(crowd, { view: VIEW });
     const key = open.lanes[0]!.key;
     const folded = arrangeLanes(crowd, { view: VIEW, collapsed: new Set([key]) });
     const lane = folded.lanes.find((candidate) => candidate.key === key)!;
     expect(lane.collapsed).toBe(true);
-    expect(lane.columns).toBe(1);
-    expect(lane.body.height).toBe(LANE_CELL.height);
+    // Its card runs the height of the open lanes beside it.
+    const tallest = Math.max(...folded.lanes.filter((other) => !other.collapsed).map((other) => other.body.height));
+    expect(lane.body.height).toBe(tallest);
+    expect(lane.columns).toBe(2);
+    expect(lane.body.width).toBe(2 * folded.cell.width + 32);
     expect(lane.noteIds.every((id) => !folded.positions.has(id))).toBe(true);
     expect(folded.positions.size).toBe(200 - lane.noteIds.length);
     expect(titleShown(folded.cell, folded.fitZoom)).toBeGreaterThanOrEqual(titleShown(open.cell, open.fitZoom));
@@ -132,5 +138,80 @@ describe("lanes", () => {
     ]);
     expect(path.startsWith("M 0 0 L 90 0 Q 100 0 100 10")).toBe(true);
     expect(middle).toEqual({ x: 100, y: 150 });
+  });
+});
+
+describe("lanes on a narrow view", () => {
+  const PHONE = { width: 280, height: 560 };
+
+  it("stacks the lanes one below another, each the view's width, every title two whole lines below reading zoom", () => {
+    const { lanes, positions, cell, fitZoom, stacked } = arrangeLanes(crowd, { view: PHONE, stacked: true });
+    expect(stacked).toBe(true);
+    expect(positions.size).toBe(200);
+    expect(fitZoom).toBeLessThanOrEqual(STACKED_MAX_ZOOM);
+    expect(fitZoom).toBeLessThan(READING_ZOOM);
+    expect(titleLines(cell.height, fitZoom)).toBeGreaterThanOrEqual(2);
+    // Two lines of at least 14 characters of 11.5 px type: the note is at least 107 px wide on screen.
+    expect(cell.width * fitZoom).toBeGreaterThanOrEqual(107);
+    const width = lanes[0]!.body.width;
+    expect(width * fitZoom).toBeLessThanOrEqual(PHONE.width);
+    for (const [index, lane] of lanes.entries()) {
+      expect(lane.body.width).toBe(width);
+      expect(lane.header.y + lane.header.height).toBeLessThanOrEqual(lane.body.y);
+      if (index > 0) expect(lane.header.y).toBeGreaterThan(lanes[index - 1]!.body.y + lanes[index - 1]!.body.height);
+      for (const id of lane.noteIds) {
+        const at = positions.get(id)!;
+        expect(at.y).toBeGreaterThanOrEqual(lane.body.y);
+        expect(at.y + cell.height).toBeLessThanOrEqual(lane.body.y + lane.body.height);
+        expect(at.x + cell.width).toBeLessThanOrEqual(width);
+      }
+    }
+    const boxes = [...positions.values()].map((at) => ({ ...at, ...cell }));
+    expect(boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => overlaps(a, b)))).toEqual([]);
+  });
+
+  it("folds every lane but the one open into a card the view's width, tall enough for its toggle and three lines", () => {
+    const all = arrangeLanes(crowd, { view: PHONE, stacked: true, open: null });
+    expect(all.positions.size).toBe(0);
+    expect(all.lanes.every((lane) => lane.collapsed)).toBe(true);
+    for (const lane of all.lanes) {
+      expect(lane.header).toEqual(lane.body);
+      expect(lane.body.height * all.fitZoom).toBeGreaterThanOrEqual(60);
+    }
+    // Five folded lanes fit a phone's screen together.
+    const last = all.lanes.at(-1)!;
+    expect((last.body.y + last.body.height) * all.fitZoom).toBeLessThan(PHONE.height);
+    const second = all.lanes[1]!.key;
+    const one = arrangeLanes(crowd, { view: PHONE, stacked: true, open: second });
+    expect(one.lanes.filter((lane) => !lane.collapsed).map((lane) => lane.key)).toEqual([second]);
+    expect([...one.positions.keys()].sort()).toEqual([...one.lanes[1]!.noteIds].sort());
+  });
+
+  it("keeps the lanes side by side unless asked to stack them", () => {
+    expect(arrangeLanes(crowd, { view: PHONE }).stacked).toBe(false);
+  });
+});
+
+describe("which view a room opens in", () => {
+  const DESKTOP = { width: 1000, height: 800 };
+  const placed = (count: number, columns: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      kind: "idea",
+      text: `Idea ${index}: a few words`,
+      x: (index % columns) * 380,
+      y: Math.floor(index / columns) * 240,
+    }));
+
+  it("keeps a room of a few notes as placed", () => {
+    expect(placedViewReadable([], DESKTOP)).toBe(true);
+    expect(placedViewReadable(placed(6, 3), DESKTOP)).toBe(true);
+    expect(placedViewReadable(placed(12, 4), DESKTOP)).toBe(true);
+  });
+
+  it("opens a room in lanes when its placed notes, fitted to the view, are too small for a line of title", () => {
+    expect(placedViewReadable(placed(200, 7), DESKTOP)).toBe(false);
+    expect(placedViewReadable(placed(70, 10), DESKTOP)).toBe(false);
+    // The same room that reads on a big screen does not on a phone's.
+    expect(placedViewReadable(placed(12, 4), { width: 390, height: 600 })).toBe(false);
   });
 });

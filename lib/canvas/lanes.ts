@@ -1,4 +1,4 @@
-import type { Box, Point } from "./free-spot";
+import { type Box, type Point, boxOf, shapeOf } from "./free-spot";
 
 /**
  * The canvas arranged in lanes: one lane per author (an agent's or a person's work), or per stage
@@ -32,6 +32,20 @@ const HEADER_MIN = 72;
 /** Room for rounding: the view given is what is left once the fitting's own margins are taken off. */
 const FIT_PADDING = 0.02;
 const MAX_ZOOM = 1.1;
+/**
+ * The zoom below which a note shows its title in type that keeps its size on screen, instead of its
+ * text drawn at the view's scale.
+ */
+export const READING_ZOOM = 0.6;
+/**
+ * Stacked lanes (a narrow view) are never drawn closer than this: below the reading zoom, so every
+ * note shows its title in type of a readable size rather than its text shrunk to the view.
+ */
+export const STACKED_MAX_ZOOM = 0.58;
+/** On screen, a folded lane's card in stacked lanes: its toggle's 44 px and three lines of 12 px type. */
+const CARD_SCREEN = 60;
+/** What a title must show on screen to count as read: this many characters on each of two whole lines. */
+const READABLE_LINE = 14;
 
 export interface LaneNote {
   id: string;
@@ -59,6 +73,11 @@ export interface Lane {
 
 export interface LaneArrangement {
   lanes: Lane[];
+  /**
+   * Whether the lanes run one below another (a narrow view), each a band the view's width, a folded
+   * lane one card holding its heading; otherwise they stand side by side.
+   */
+  stacked: boolean;
   /** Where each shown note's top-left corner goes; notes of a collapsed lane have none. */
   positions: Map<string, Point>;
   /** The lane each note is in. */
@@ -121,7 +140,10 @@ interface Shape {
 }
 
 function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows: number, cell: { width: number; height: number }): Shape {
-  const columns = groups.map((group) => (collapsed.has(group.key) ? 1 : Math.max(1, Math.ceil(group.notes.length / rows))));
+  // A folded lane keeps two columns (one if it holds a single note): its card's summary needs the width.
+  const columns = groups.map((group) =>
+    collapsed.has(group.key) ? Math.min(2, group.notes.length) || 1 : Math.max(1, Math.ceil(group.notes.length / rows)),
+  );
   const used = Math.max(
     1,
     ...groups.map((group, index) => (collapsed.has(group.key) ? 1 : Math.ceil(group.notes.length / columns[index]!))),
@@ -137,7 +159,12 @@ function shapeFor(groups: readonly Group[], collapsed: ReadonlySet<string>, rows
  * (about 7 px each, less 13 px of border and padding). The measure cells are chosen by.
  */
 export function titleShown(cell: { width: number; height: number }, zoom: number): number {
-  return titleLines(cell.height, zoom) * Math.max(0, (cell.width * zoom - 12) / 6.8);
+  return titleLines(cell.height, zoom) * lineShown(cell.width, zoom);
+}
+
+/** About how many characters of title one line of a note `width` wide shows on screen at `zoom`. */
+function lineShown(width: number, zoom: number): number {
+  return Math.max(0, (width * zoom - 12) / 6.8);
 }
 
 /** The zoom a shape fits a view at, its headings kept `HEADER_SCREEN` high on screen. */
@@ -155,11 +182,22 @@ function zoomFor(shape: Shape, view: { width: number; height: number }): number 
  */
 export function arrangeLanes(
   notes: readonly LaneNote[],
-  options: { collapsed?: ReadonlySet<string>; view: { width: number; height: number } },
+  options: {
+    collapsed?: ReadonlySet<string>;
+    view: { width: number; height: number };
+    /** Lanes one below another, for a narrow view (see `arrangeStacked`). */
+    stacked?: boolean;
+    /** When given, the one lane shown open (none when null); every other lane is folded. */
+    open?: string | null;
+  },
 ): LaneArrangement {
-  const collapsed = options.collapsed ?? new Set<string>();
   const view = { width: Math.max(200, options.view.width), height: Math.max(200, options.view.height) };
   const groups = groupIntoLanes(notes);
+  const collapsed =
+    options.open === undefined
+      ? (options.collapsed ?? new Set<string>())
+      : new Set(groups.map((group) => group.key).filter((key) => key !== options.open));
+  if (options.stacked) return arrangeStacked(groups, collapsed, view);
   const longest = Math.max(1, ...groups.map((group) => group.notes.length));
   let cell: { width: number; height: number } = { ...LANE_CELL };
   let best = shapeFor(groups, collapsed, longest, cell);
@@ -191,7 +229,8 @@ export function arrangeLanes(
     const columns = best.columns[index]!;
     const isCollapsed = collapsed.has(group.key);
     const width = span(columns, cell.width, LANE_GAP.x);
-    const rows = isCollapsed ? 1 : Math.ceil(group.notes.length / columns);
+    // A folded lane's card runs the height of the lanes beside it: room, in a narrow column, for its summary.
+    const rows = isCollapsed ? best.rows : Math.ceil(group.notes.length / columns);
     for (const [order, note] of group.notes.entries()) {
       laneOf.set(note.id, group.key);
       if (isCollapsed) continue;
@@ -211,7 +250,113 @@ export function arrangeLanes(
     });
     x += width + LANE_GAP.lane;
   }
-  return { lanes, positions, laneOf, fitZoom: bestZoom, cell };
+  return { lanes, stacked: false, positions, laneOf, fitZoom: bestZoom, cell };
+}
+
+/**
+ * Lanes for a narrow view (a phone's): one below another, each as wide as the view at a zoom below
+ * reading, so that every title shows whole lines of readable type, and the view moves down them
+ * rather than shrinking the room to fit. A folded lane is a single card, its heading and summary in
+ * one, so a room's lanes folded fit a phone's screen. The cell and the number of columns are those
+ * that put the most notes on a screen while each title still shows two lines of `READABLE_LINE`
+ * characters; the same for every lane, so that links run along the same gaps.
+ */
+function arrangeStacked(groups: readonly Group[], collapsed: ReadonlySet<string>, view: { width: number; height: number }) {
+  let best: {
+    cell: { width: number; height: number };
+    columns: number;
+    zoom: number;
+    readable: boolean;
+    density: number;
+    shown: number;
+  } | null = null;
+  for (const height of LANE_CELL_HEIGHTS) {
+    for (const width of LANE_CELL_WIDTHS) {
+      for (let columns = 1; columns <= 4; columns++) {
+        const cell = { width, height };
+        const zoom = Math.min(STACKED_MAX_ZOOM, view.width / (span(columns, width, LANE_GAP.x) * (1 + FIT_PADDING)));
+        const readable = titleLines(height, zoom) >= 2 && lineShown(width, zoom) >= READABLE_LINE;
+        const density = 1 / ((width + LANE_GAP.x) * (height + LANE_GAP.y) * zoom * zoom);
+        const shown = titleShown(cell, zoom);
+        const better =
+          !best ||
+          (readable && !best.readable) ||
+          (readable === best.readable &&
+            (readable
+              ? density > best.density * (1 + 1e-9) || (Math.abs(density / best.density - 1) <= 1e-9 && shown > best.shown)
+              : shown > best.shown));
+        if (better) best = { cell, columns, zoom, readable, density, shown };
+      }
+    }
+  }
+  const { cell, columns, zoom } = best!;
+  const width = span(columns, cell.width, LANE_GAP.x);
+  const headerHeight = Math.max(HEADER_MIN, Math.ceil(HEADER_SCREEN / zoom));
+  const cardHeight = Math.max(cell.height, Math.ceil(CARD_SCREEN / zoom));
+  const positions = new Map<string, Point>();
+  const laneOf = new Map<string, string>();
+  const lanes: Lane[] = [];
+  let y = 0;
+  for (const group of groups) {
+    const isCollapsed = collapsed.has(group.key);
+    for (const note of group.notes) laneOf.set(note.id, group.key);
+    if (isCollapsed) {
+      const card = { x: 0, y, width, height: cardHeight };
+      lanes.push({
+        key: group.key,
+        name: group.name,
+        noteIds: group.notes.map((note) => note.id),
+        collapsed: true,
+        columns,
+        header: card,
+        body: card,
+      });
+      y += cardHeight + LANE_GAP.y;
+      continue;
+    }
+    const top = y + headerHeight;
+    for (const [order, note] of group.notes.entries()) {
+      positions.set(note.id, {
+        x: (order % columns) * (cell.width + LANE_GAP.x),
+        y: top + Math.floor(order / columns) * (cell.height + LANE_GAP.y),
+      });
+    }
+    const rows = Math.max(1, Math.ceil(group.notes.length / columns));
+    const body = { x: 0, y: top, width, height: span(rows, cell.height, LANE_GAP.y) };
+    lanes.push({
+      key: group.key,
+      name: group.name,
+      noteIds: group.notes.map((note) => note.id),
+      collapsed: false,
+      columns,
+      header: { x: 0, y, width, height: headerHeight - LANE_GAP.y },
+      body,
+    });
+    y = body.y + body.height + LANE_GAP.lane;
+  }
+  return { lanes, stacked: true, positions, laneOf, fitZoom: zoom, cell };
+}
+
+/**
+ * Whether the room as placed, fitted to a view of `view` pixels (with the canvas's usual margin of
+ * 0.3 and its zoom kept between 0.1 and 1.1), shows each note's title readably: at reading zoom or
+ * beyond, or else with a typical note (the median width) wide enough on screen for a line of
+ * `READABLE_LINE` characters of title. A room that does not opens in lanes.
+ */
+export function placedViewReadable(
+  notes: readonly Pick<LaneNote, "x" | "y" | "kind" | "text">[],
+  view: { width: number; height: number },
+): boolean {
+  if (notes.length === 0) return true;
+  const boxes = notes.map((note) => boxOf(shapeOf(note)));
+  const left = Math.min(...boxes.map((box) => box.x));
+  const top = Math.min(...boxes.map((box) => box.y));
+  const right = Math.max(...boxes.map((box) => box.x + box.width));
+  const bottom = Math.max(...boxes.map((box) => box.y + box.height));
+  const zoom = Math.max(0.1, Math.min(MAX_ZOOM, view.width / 1.3 / (right - left), view.height / 1.3 / (bottom - top)));
+  if (zoom >= READING_ZOOM) return true;
+  const widths = boxes.map((box) => box.width).sort((a, b) => a - b);
+  return lineShown(widths[Math.floor(widths.length / 2)]!, zoom) >= READABLE_LINE;
 }
 
 /**
