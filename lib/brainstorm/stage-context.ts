@@ -284,7 +284,13 @@ function stageSections(input: {
           "Ranking approved at the gate",
           ranking.map((candidate, index) => ({
             line: `- ${index + 1}. ${candidate.id} ${one(candidate.title)} — ${candidate.score} (${candidate.standing})`,
-            item: { place: index + 1, candidateId: candidate.id, title: one(candidate.title), score: candidate.score, standing: candidate.standing },
+            item: {
+              place: index + 1,
+              candidateId: candidate.id,
+              title: one(candidate.title),
+              score: candidate.score,
+              standing: candidate.standing,
+            },
           })),
           stage === "presentation",
           0.15,
