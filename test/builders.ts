@@ -321,6 +321,7 @@ export function runRow(overrides: Partial<Run> = {}): Run {
     ...queuedRun(),
     roomId: "r",
     purpose: null,
+    taskData: null,
     leaseOwner: null,
     leaseExpiresAt: null,
     cancelRequested: false,

@@ -5,7 +5,7 @@ import type { StageKey } from "@/lib/protocol/brainstorm";
 import type { StoredErrorDetails } from "@/lib/protocol/envelope";
 import { agents } from "./agents";
 import { rooms } from "./rooms";
-import type { PromptSections } from "@/lib/agents/prompt-sections";
+import type { PromptSections, WorkflowTaskData } from "@/lib/agents/prompt-sections";
 
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 /** Why a run started: a person, the scheduler, another agent's request, a broadcast, a participant's message. */
@@ -41,6 +41,8 @@ export const runs = pgTable(
     requestEntryId: text("request_entry_id"),
     /** The part the run plays in a structured workflow (a build review's step, a dialogue's turn). */
     purpose: jsonb("purpose").$type<RunPurpose | null>(),
+    /** What the run's workflow asks of it, as data, made with `prompt` (its words): for a model that reads it so. */
+    taskData: jsonb("task_data").$type<WorkflowTaskData | null>(),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
     attempts: integer("attempts").notNull().default(0),

@@ -110,6 +110,7 @@ export async function retryRunAsAdmin(db: Db, runId: string, options: { idempote
         correlationId: failed.correlationId,
         selectedNodeIds: failed.selectedNodeIds,
         purpose: failed.purpose,
+        taskData: failed.taskData,
         at,
       });
       const summary = `Retried ${agent?.name ?? "an agent"}'s failed run`;

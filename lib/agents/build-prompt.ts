@@ -1,6 +1,7 @@
 import type { AgentDto, BoardEntryDto, CanvasEdgeDto, CanvasNodeDto } from "@/lib/protocol";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
-import type { PromptSectionEntry, PromptSectionNode, PromptSections } from "./prompt-sections";
+import type { JSONObject } from "@ai-sdk/provider";
+import type { PromptSectionEntry, PromptSectionNode, PromptSections, WorkflowTaskData } from "./prompt-sections";
 import { PLAIN_INSTRUCTIONS, type TemplateInstructions } from "@/lib/rooms/templates";
 import {
   type PromptFinding,
@@ -45,7 +46,15 @@ export interface PromptContext {
   /** The room's agents; `areas` are each one's strongest areas of expertise. */
   team: (Pick<AgentDto, "name" | "persona" | "role" | "description"> & { areas?: string[] })[];
   settings: RoomSettings;
-  run: { prompt: string; trigger: string; requestedByName: string; chainDepth: number; requestEntryId?: string | null };
+  run: {
+    prompt: string;
+    trigger: string;
+    requestedByName: string;
+    chainDepth: number;
+    requestEntryId?: string | null;
+    /** What the run's workflow asks of it, as data beside `prompt`. */
+    taskData?: WorkflowTaskData | null;
+  };
   canvas: { nodes: CanvasNodeDto[]; edges: CanvasEdgeDto[] };
   referencedNodes: CanvasNodeDto[];
   /** Board entries from other runs, newest first. */
@@ -63,9 +72,9 @@ export interface PromptContext {
    * Extra sections contributed by features such as broadcasts and brainstorms: formatted lines,
    * oldest first; `required` lines (the last ones) are never trimmed nor shortened, the others
    * are shortened to 300 characters; `share` is the part of the budget the section is protected
-   * for (default 0.1).
+   * for (default 0.1). `key` and `items` (each line's data) are handed over as data with the lines shown.
    */
-  extraSections?: { title: string; lines: string[]; required?: number; share?: number }[];
+  extraSections?: { title: string; lines: string[]; required?: number; share?: number; key?: string; items?: JSONObject[] }[];
   /** Guidance that replaces the canvas, collaboration and team-memory guidance (a brainstorm stage's). */
   guidance?: string;
   toolNames: string[];
@@ -383,9 +392,12 @@ export function buildPrompt(context: PromptContext): BuiltPrompt {
       text: findingText(finding),
     })),
     extras: extras.flatMap((section, index) => {
+      const { title, key, items } = extraSections[index]!;
       const lines = shownOf(section, extraLines[index]!);
-      return lines.length ? [{ title: extraSections[index]!.title, lines }] : [];
+      if (!lines.length) return [];
+      return [{ title, lines, ...(key ? { key } : {}), ...(items ? { items: shownOf(section, items) } : {}) }];
     }),
+    workflow: context.run.taskData ?? null,
     sensitivity: context.guidance || settings.broadcast === "off" ? null : settings.broadcast_sensitivity,
   };
   const droppedFrom = (section: BudgetedSection) => section.count - section.kept;

@@ -4,6 +4,7 @@ import type { DbOrTx } from "@/db";
 import { type Run, type RunPurpose, type RunTrigger, runs } from "@/db/schema";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
+import type { WorkflowTaskData } from "./prompt-sections";
 import { runToDto } from "./run-dto";
 
 /** Workers LISTEN here so a queued run starts at once instead of at the next poll. */
@@ -25,6 +26,8 @@ export interface EnqueueRunInput {
   requestEntryId?: string | null;
   /** The part the run plays in a build review or a dialogue. */
   purpose?: RunPurpose | null;
+  /** What a workflow asks of the run, as data beside `prompt`. */
+  taskData?: WorkflowTaskData | null;
   at: Date;
 }
 
@@ -51,6 +54,7 @@ export async function enqueueRun(tx: DbOrTx, emit: Emit, input: EnqueueRunInput)
       selectedNodeIds: input.selectedNodeIds ?? [],
       requestEntryId: input.requestEntryId ?? null,
       purpose: input.purpose ?? null,
+      taskData: input.taskData ?? null,
       createdAt: input.at,
     })
     .returning();

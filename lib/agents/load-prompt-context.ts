@@ -136,6 +136,7 @@ export async function loadPromptContext(
       requestedByName: await requesterName(db, run, team),
       chainDepth: run.chainDepth,
       requestEntryId: run.requestEntryId,
+      taskData: run.taskData,
     },
     canvas: { nodes: nodeRows.map(nodeToDto), edges: edgeRows.map(edgeToDto) },
     referencedNodes: referenced.map(nodeToDto),

@@ -28,10 +28,25 @@ export type PromptSections = {
   /** The room's findings shown, their text clipped as shown. */
   findings: PromptSectionFinding[];
   /** The sections a workflow added (a brainstorm stage's, people's answers), as shown. */
-  extras: { title: string; lines: string[] }[];
+  extras: PromptSectionExtra[];
+  /** What the run's workflow asked of it, as data (see `WorkflowTaskData`); null for a run of no workflow, or one queued before it was kept. */
+  workflow: WorkflowTaskData | null;
   /** The room's sensitivity for ask_others; null when asking others is off or the guidance is a workflow's own. */
   sensitivity: "low" | "medium" | "high" | null;
 };
+
+/**
+ * A section a workflow added: its lines as shown and, when the workflow gave them, `key` naming
+ * the section whatever its title, and `items`, the data of each line shown (one per line, in order).
+ */
+export type PromptSectionExtra = { title: string; lines: string[]; key?: string; items?: JSONObject[] };
+
+/**
+ * What a workflow asks of a run, as data, made with the run's task in words when the run is
+ * queued: `workflow` names the workflow whose shape the rest has. The engine carries it without
+ * reading it; the workflow defines (and checks) its shape.
+ */
+export type WorkflowTaskData = { workflow: string } & JSONObject;
 
 export type PromptSectionNode = { id: string; kind: string; author: string; x: number; y: number; text: string };
 

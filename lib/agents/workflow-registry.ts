@@ -1,3 +1,4 @@
+import type { JSONObject } from "@ai-sdk/provider";
 import type { ToolSet } from "ai";
 import type { Db, DbOrTx } from "@/db";
 import type { Agent, Run, RunPurpose } from "@/db/schema";
@@ -36,6 +37,10 @@ interface WorkflowPromptSection {
   lines: string[];
   required?: number;
   share?: number;
+  /** Names the section whatever its title, for a model that reads the prompt as data. */
+  key?: string;
+  /** Each line's data (one per line, in order), handed over with the lines the budget keeps. */
+  items?: JSONObject[];
 }
 
 /** What a workflow adds to the prompt of one of its runs. */

@@ -110,7 +110,7 @@ async function queueStageRun(
     agentId: agent.id,
     trigger: "request",
     requestedBy: BRAINSTORM_AUTHOR,
-    prompt: stageTask({
+    ...stageTask({
       stage,
       problem: brainstorm.problem,
       persona,

@@ -1,5 +1,6 @@
 import { ownValue } from "@/lib/own-value";
 import { BRAINSTORM_STAGES, type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
+import type { BrainstormTask } from "./task-data";
 
 /** The tool each stage's work is submitted with. */
 export const SUBMIT_TOOL: Record<Exclude<StageKey, "gate">, string> = {
@@ -41,7 +42,10 @@ const PARTS: Record<string, string> = {
     "Write the final deliverable in markdown with the sections Recommendation, Reasons, Steps, Risks and Alternatives, for someone who saw none of the work.",
 };
 
-/** What a stage's run is asked to do: the process, the stage and its goal, the persona's part, how to submit. */
+/**
+ * What a stage's run is asked to do — the process, the stage and its goal, the persona's part,
+ * how to submit — in words (the run's prompt) and as data, made from the same values.
+ */
 export function stageTask(input: {
   stage: StageKey;
   problem: string;
@@ -55,11 +59,12 @@ export function stageTask(input: {
   again?: string | null;
   /** How many more ideas an ideator may add, its earlier ones counted. */
   ideasLeft?: number | null;
-}): string {
+}): { prompt: string; taskData: BrainstormTask } {
   const stage = stageDefinition(input.stage);
+  const problem = input.problem.replace(/\s+/g, " ").trim();
   const lines = [
     `## Brainstorm stage ${stage.number} of ${BRAINSTORM_STAGES.filter((each) => each.number !== null).length}: ${stage.name}`,
-    `Problem: ${input.problem.replace(/\s+/g, " ").trim()}`,
+    `Problem: ${problem}`,
     `Stage goal: ${stage.goalAlone ?? stage.goal}`,
     `Your part (persona: ${input.persona}): ${ownValue(PARTS, input.persona) ?? stage.goal}`,
     `Submit your work with ${SUBMIT_TOOL[input.stage as Exclude<StageKey, "gate">]}; it is checked, and an error tells you what to fix. Then finish with one sentence saying what you submitted.`,
@@ -72,7 +77,21 @@ export function stageTask(input: {
     lines.push(`This stage runs again: ${input.again} Add new ideas, different from your earlier ones${most}.`);
   }
   if (input.shortfall) lines.push(`You are asked again because the stage fell short: ${input.shortfall} Submit what is missing.`);
-  return lines.join("\n");
+  return {
+    prompt: lines.join("\n"),
+    taskData: {
+      workflow: "brainstorm",
+      stage: input.stage,
+      number: stage.number ?? 0,
+      name: stage.name,
+      problem,
+      persona: input.persona,
+      shortfall: input.shortfall ?? null,
+      again: input.again ?? null,
+      focus: input.focus ?? null,
+      redirect: input.redirect ?? null,
+    },
+  };
 }
 
 /** What stage runs are told about working in a brainstorm, in place of the canvas guidance. */

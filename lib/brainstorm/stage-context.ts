@@ -4,7 +4,9 @@ import { type Agent, type Brainstorm, type Run, agents, brainstorms, canvasNodes
 import { badRequest, conflict } from "@/lib/errors";
 import { type StageKey, stageDefinition } from "@/lib/protocol/brainstorm";
 import type { Shows, WorkflowPromptContext } from "@/lib/agents/workflow-registry";
+import type { JSONObject } from "@ai-sdk/provider";
 import { FRAMING_KIND, LANE_HEADING_KIND } from "./lanes";
+import type { StageSectionItem, StageSectionKey } from "./task-data";
 import { BRAINSTORM_GUIDANCE } from "./prompts";
 import {
   type BrainstormWork,
@@ -16,12 +18,20 @@ import {
   survivingCandidates,
 } from "./work";
 
-/** A titled part of a stage run's prompt; `required` lines are never trimmed to fit the budget. */
+/** A titled part of a stage run's prompt; `required` lines are never trimmed to fit the budget; `items` hold each line's data. */
 interface StageSection {
   title: string;
+  key: StageSectionKey;
   lines: string[];
+  items: JSONObject[];
   required: number;
   share: number;
+}
+
+/** One line of a section and its data. */
+interface Shown<K extends StageSectionKey> {
+  line: string;
+  item: StageSectionItem<K>;
 }
 
 /**
@@ -58,66 +68,115 @@ function visibleTo(isolation: Isolation | null, item: { authorId: string; kind?:
 
 const one = (text: string) => text.replace(/\s+/g, " ").trim();
 
-function framingLines(work: BrainstormWork): string[] {
+const FRAMING_LABELS = {
+  scopeIn: "Scope in",
+  scopeOut: "Scope out",
+  constraint: "Constraint",
+  successCriterion: "Success criterion",
+  keyQuestion: "Key question",
+} as const;
+
+function framingLines(work: BrainstormWork): Shown<"framing">[] {
   const framing = work.framing;
-  return [
-    ...framing.scopeIn.map((line) => `- Scope in: ${one(line)}`),
-    ...framing.scopeOut.map((line) => `- Scope out: ${one(line)}`),
-    ...framing.constraints.map((line) => `- Constraint: ${one(line)}`),
-    ...framing.successCriteria.map((line) => `- Success criterion: ${one(line)}`),
-    ...framing.keyQuestions.map((line) => `- Key question: ${one(line)}`),
+  const parts: [keyof typeof FRAMING_LABELS, string[]][] = [
+    ["scopeIn", framing.scopeIn],
+    ["scopeOut", framing.scopeOut],
+    ["constraint", framing.constraints],
+    ["successCriterion", framing.successCriteria],
+    ["keyQuestion", framing.keyQuestions],
   ];
+  return parts.flatMap(([part, texts]) =>
+    texts.map((text) => ({ line: `- ${FRAMING_LABELS[part]}: ${one(text)}`, item: { part, text: one(text) } })),
+  );
+}
+
+function ideaShown(idea: BrainstormWork["ideas"][number]): Shown<"ideas"> {
+  return {
+    line: ideaLine(idea),
+    item: { id: idea.id, author: idea.agentName, title: one(idea.title), oneLiner: one(idea.oneLiner) },
+  };
 }
 
 export function ideaLine(idea: BrainstormWork["ideas"][number]): string {
   return `- ${idea.id} [${idea.agentName}] ${one(idea.title)} — ${one(idea.oneLiner)}`;
 }
 
-function precedentLines(work: BrainstormWork): string[] {
-  return work.precedents.map(
+function precedentLines(work: BrainstormWork): Shown<"precedents">[] {
+  return work.precedents.map((precedent) => ({
     // The lesson first: a long line may be cut to fit the prompt.
-    (precedent) =>
-      `- ${precedent.id} ${one(precedent.name)} (${one(precedent.domain)}) — Lesson: ${one(precedent.lesson)} Tried: ${one(precedent.tried)} → ${one(precedent.outcome)}`,
-  );
+    line: `- ${precedent.id} ${one(precedent.name)} (${one(precedent.domain)}) — Lesson: ${one(precedent.lesson)} Tried: ${one(precedent.tried)} → ${one(precedent.outcome)}`,
+    item: {
+      id: precedent.id,
+      name: one(precedent.name),
+      domain: one(precedent.domain),
+      lesson: one(precedent.lesson),
+      tried: one(precedent.tried),
+      outcome: one(precedent.outcome),
+    },
+  }));
 }
 
-function candidateLine(candidate: BrainstormWork["candidates"][number]): string {
+function candidateShown(candidate: BrainstormWork["candidates"][number], standing: string | null = null): Shown<"candidates"> {
   // The ids first: what the candidate refers to reads before what it says.
-  return `- ${candidate.id} [${one(candidate.cluster)}] (from ${candidate.sourceIdeas.join(", ")}${candidate.combination ? "; a combination" : ""}) ${one(candidate.title)} — ${one(candidate.summary)}`;
+  return {
+    line: `- ${candidate.id} [${one(candidate.cluster)}]${standing ? ` {${standing}}` : ""} (from ${candidate.sourceIdeas.join(", ")}${candidate.combination ? "; a combination" : ""}) ${one(candidate.title)} — ${one(candidate.summary)}`,
+    item: {
+      id: candidate.id,
+      cluster: one(candidate.cluster),
+      title: one(candidate.title),
+      summary: one(candidate.summary),
+      sourceIdeas: candidate.sourceIdeas,
+      combination: candidate.combination,
+      standing,
+    },
+  };
 }
 
-function checkLines(work: BrainstormWork, candidates: string[]): string[] {
+function checkLines(work: BrainstormWork, candidates: string[]): Shown<"fact-checks">[] {
   return work.checks
     .filter((check) => candidates.includes(check.candidateId))
-    .map(
-      (check) =>
-        `- ${check.candidateId} · ${check.agentName}: ${check.rating} — ${one(check.note)} (assumptions: ${check.assumptions.map((assumption) => `${one(assumption.text)} = ${assumption.rating}`).join("; ")})`,
-    );
+    .map((check) => ({
+      line: `- ${check.candidateId} · ${check.agentName}: ${check.rating} — ${one(check.note)} (assumptions: ${check.assumptions.map((assumption) => `${one(assumption.text)} = ${assumption.rating}`).join("; ")})`,
+      item: { candidateId: check.candidateId, agent: check.agentName, rating: check.rating, text: one(check.note) },
+    }));
 }
 
-function pushbackLines(work: BrainstormWork, candidates: string[]): string[] {
+function pushbackLines(work: BrainstormWork, candidates: string[]): Shown<"pushback">[] {
   return work.pushback
     .filter((verdict) => candidates.includes(verdict.candidateId))
-    .map((verdict) => `- ${verdict.candidateId} · ${verdict.agentName}: ${verdict.verdict} — ${one(verdict.argument)}`);
+    .map((verdict) => ({
+      line: `- ${verdict.candidateId} · ${verdict.agentName}: ${verdict.verdict} — ${one(verdict.argument)}`,
+      item: { candidateId: verdict.candidateId, agent: verdict.agentName, rating: verdict.verdict, text: one(verdict.argument) },
+    }));
 }
 
-function proposalLines(work: BrainstormWork): string[] {
+function proposalLines(work: BrainstormWork): Shown<"proposal">[] {
   const proposal = work.proposal;
   if (!proposal) return [];
+  const part = (kind: StageSectionItem<"proposal">["part"], line: string, text: string, mitigation: string | null = null) => ({
+    line,
+    item: { part: kind, text, mitigation },
+  });
   return [
-    `- Concept: ${one(proposal.coreConcept)}`,
-    ...proposal.steps.map((step, index) => `- Step ${index + 1}: ${one(step)}`),
-    ...proposal.risks.map((risk) => `- Risk: ${one(risk.risk)} Mitigation: ${one(risk.mitigation)}`),
-    `- First action: ${one(proposal.firstAction)}`,
+    part("concept", `- Concept: ${one(proposal.coreConcept)}`, one(proposal.coreConcept)),
+    ...proposal.steps.map((step, index) => part("step", `- Step ${index + 1}: ${one(step)}`, one(step))),
+    ...proposal.risks.map((risk) =>
+      part("risk", `- Risk: ${one(risk.risk)} Mitigation: ${one(risk.mitigation)}`, one(risk.risk), one(risk.mitigation)),
+    ),
+    part("firstAction", `- First action: ${one(proposal.firstAction)}`, one(proposal.firstAction)),
   ];
 }
 
-const section = (title: string, lines: string[], required: boolean, share = 0.2): StageSection => ({
-  title,
-  lines,
-  required: required ? lines.length : 0,
-  share,
-});
+function section<K extends StageSectionKey>(key: K, title: string, shown: Shown<K>[], required: boolean, share = 0.2): StageSection {
+  return {
+    title,
+    key,
+    lines: shown.map((each) => each.line),
+    items: shown.map((each) => each.item),
+    required: required ? shown.length : 0,
+    share,
+  };
+}
 
 /** The candidates a stage's pass covers: the deepened one only, or every one still in play. */
 export function candidatesInPlay(brainstorm: Brainstorm, stage: StageKey, work: BrainstormWork): string[] {
@@ -142,86 +201,119 @@ function stageSections(input: {
   const definition = stageDefinition(stage);
   const framing = framingLines(work);
   const sections: StageSection[] = [];
-  const coParticipants = definition.isolated
+  const coParticipants: Shown<"co-participants">[] = definition.isolated
     ? []
     : team
         .filter((member) => definition.personas.includes(member.persona) && member.id !== agent.id)
-        .map((member) => `- ${member.name} (persona: ${member.persona}) — ${member.role}`);
+        .map((member) => ({
+          line: `- ${member.name} (persona: ${member.persona}) — ${member.role}`,
+          item: { name: member.name, persona: member.persona, role: member.role },
+        }));
   switch (stage) {
     case "framing":
-      sections.push(section("Framing so far", framing, true));
+      sections.push(section("framing", "Framing so far", framing, true));
       break;
     case "divergent":
-      sections.push(section("Framing", framing, true));
-      sections.push(section("Your earlier ideas", work.ideas.filter((idea) => idea.agentId === agent.id).map(ideaLine), true));
+      sections.push(section("framing", "Framing", framing, true));
+      sections.push(
+        section("earlier-ideas", "Your earlier ideas", work.ideas.filter((idea) => idea.agentId === agent.id).map(ideaShown), true),
+      );
       break;
     case "precedents":
-      sections.push(section("Framing", framing, true));
-      sections.push(section("Precedents found so far", precedentLines(work), false));
+      sections.push(section("framing", "Framing", framing, true));
+      sections.push(section("precedents", "Precedents found so far", precedentLines(work), false));
       break;
     case "convergent":
-      sections.push(section("Framing", framing, false, 0.1));
-      sections.push(section(`Ideas (${work.ideas.length} from divergent thinking)`, work.ideas.map(ideaLine), true, 0.4));
-      sections.push(section("Precedents", precedentLines(work), false, 0.15));
-      sections.push(section("Candidates so far", candidatesOfPass(work, brainstorm.stages.convergent.passes).map(candidateLine), true));
+      sections.push(section("framing", "Framing", framing, false, 0.1));
+      sections.push(section("ideas", `Ideas (${work.ideas.length} from divergent thinking)`, work.ideas.map(ideaShown), true, 0.4));
+      sections.push(section("precedents", "Precedents", precedentLines(work), false, 0.15));
+      sections.push(
+        section(
+          "candidates",
+          "Candidates so far",
+          candidatesOfPass(work, brainstorm.stages.convergent.passes).map((candidate) => candidateShown(candidate)),
+          true,
+        ),
+      );
       break;
     case "fact_check":
     case "pushback": {
       const inPlay = candidatesInPlay(brainstorm, stage, work);
-      sections.push(section("Framing", framing, false, 0.15));
-      sections.push(
-        section("Candidates", work.candidates.filter((candidate) => inPlay.includes(candidate.id)).map(candidateLine), true, 0.3),
-      );
-      sections.push(section("Precedents", precedentLines(work), false, 0.15));
-      if (stage === "fact_check" && brainstorm.deepenCandidateId) sections.push(section("Earlier checks", checkLines(work, inPlay), false));
-      break;
-    }
-    case "prioritization": {
-      const inPlay = candidatesInPlay(brainstorm, stage, work);
-      sections.push(section("Framing", framing, false, 0.1));
+      sections.push(section("framing", "Framing", framing, false, 0.15));
       sections.push(
         section(
-          "Candidates still in play",
-          work.candidates
-            .filter((candidate) => inPlay.includes(candidate.id))
-            .map((candidate) => `${candidateLine(candidate).replace(" (from", ` {${standingOf(work, candidate.id).label}} (from`)}`),
+          "candidates",
+          "Candidates",
+          work.candidates.filter((candidate) => inPlay.includes(candidate.id)).map((candidate) => candidateShown(candidate)),
           true,
           0.3,
         ),
       );
-      sections.push(section("Fact checks", checkLines(work, inPlay), false));
-      sections.push(section("Pushback", pushbackLines(work, inPlay), false));
+      sections.push(section("precedents", "Precedents", precedentLines(work), false, 0.15));
+      if (stage === "fact_check" && brainstorm.deepenCandidateId)
+        sections.push(section("earlier-checks", "Earlier checks", checkLines(work, inPlay), false));
+      break;
+    }
+    case "prioritization": {
+      const inPlay = candidatesInPlay(brainstorm, stage, work);
+      sections.push(section("framing", "Framing", framing, false, 0.1));
+      sections.push(
+        section(
+          "candidates",
+          "Candidates still in play",
+          work.candidates
+            .filter((candidate) => inPlay.includes(candidate.id))
+            .map((candidate) => candidateShown(candidate, standingOf(work, candidate.id).label)),
+          true,
+          0.3,
+        ),
+      );
+      sections.push(section("fact-checks", "Fact checks", checkLines(work, inPlay), false));
+      sections.push(section("pushback", "Pushback", pushbackLines(work, inPlay), false));
       break;
     }
     case "review":
     case "presentation": {
       const chosen = work.candidates.find((candidate) => candidate.id === brainstorm.chosenCandidateId);
       const ranking = rankCandidates(work, droppedCandidates(brainstorm));
-      sections.push(section("Chosen candidate", chosen ? [candidateLine(chosen)] : [], true));
-      sections.push(section("Framing", framing, stage === "review", 0.15));
+      sections.push(section("chosen", "Chosen candidate", chosen ? [candidateShown(chosen)] : [], true));
+      sections.push(section("framing", "Framing", framing, stage === "review", 0.15));
       sections.push(
         section(
+          "ranking",
           "Ranking approved at the gate",
-          ranking.map(
-            (candidate, index) => `- ${index + 1}. ${candidate.id} ${one(candidate.title)} — ${candidate.score} (${candidate.standing})`,
-          ),
+          ranking.map((candidate, index) => ({
+            line: `- ${index + 1}. ${candidate.id} ${one(candidate.title)} — ${candidate.score} (${candidate.standing})`,
+            item: {
+              place: index + 1,
+              candidateId: candidate.id,
+              title: one(candidate.title),
+              score: candidate.score,
+              standing: candidate.standing,
+            },
+          })),
           stage === "presentation",
           0.15,
         ),
       );
       if (chosen) {
         sections.push(
-          section("Checks of the chosen candidate", [...checkLines(work, [chosen.id]), ...pushbackLines(work, [chosen.id])], false),
+          section(
+            "chosen-checks",
+            "Checks of the chosen candidate",
+            [...checkLines(work, [chosen.id]), ...pushbackLines(work, [chosen.id])],
+            false,
+          ),
         );
       }
-      if (stage === "presentation") sections.push(section("Proposal", proposalLines(work), true, 0.25));
-      sections.push(section("Precedents", precedentLines(work), false, 0.1));
+      if (stage === "presentation") sections.push(section("proposal", "Proposal", proposalLines(work), true, 0.25));
+      sections.push(section("precedents", "Precedents", precedentLines(work), false, 0.1));
       break;
     }
     case "gate":
       break;
   }
-  sections.push(section("Co-participants", coParticipants, false, 0.05));
+  sections.push(section("co-participants", "Co-participants", coParticipants, false, 0.05));
   return sections.filter((each) => each.lines.length > 0);
 }
 

@@ -46,7 +46,6 @@ export async function askAgents(
   input.signal?.addEventListener("abort", onOuterAbort, { once: true });
   const answers: BroadcastAnswer[] = [];
   let open = true;
-  const question = input.options?.length ? `${input.question}\nOptions: ${input.options.join(" | ")}` : input.question;
   const overBudget = await budgetKeepsShadowsQuiet(deps, input, broadcast, targets, settings);
 
   const shadows = (overBudget ? [] : targets).map(async (responder) => {
@@ -70,7 +69,8 @@ export async function askAgents(
       {
         responder,
         askerName: input.asker.name,
-        question,
+        question: input.question,
+        options: input.options ?? [],
         depth: settings.response_depth,
         signal: abandon.signal,
         seed: settings.script_seed,

@@ -6,7 +6,8 @@ import type { ModelCallPolicy } from "@/lib/agents/run-context";
 import { MODEL_CALL_TIMEOUT_MS, RETRY_DELAYS_MS, type RetryNotice, withVisibleRetries } from "@/lib/agents/visible-retries";
 import { usageFigures } from "@/lib/models/pricing";
 import type { ModelResolver } from "@/lib/models/registry";
-import { type ResponseDepth, buildShadowPrompt } from "./shadow-prompt";
+import { PROMPT_SECTIONS_KEY } from "@/lib/agents/prompt-sections";
+import { type ResponseDepth, SHADOW_SECTIONS_KEY, buildShadowPrompt } from "./shadow-prompt";
 import { generationSettings } from "@/lib/models/generation-settings";
 import { type ReservationHooks, withSpendReservations } from "@/lib/agents/reserve-calls";
 import { getEnv } from "@/lib/env";
@@ -40,6 +41,8 @@ export async function respondAsShadow(
     responder: Agent;
     askerName: string;
     question: string;
+    /** The answers the asker offers, if any. */
+    options?: string[];
     depth: ResponseDepth;
     signal: AbortSignal;
     seed?: number;
@@ -57,11 +60,12 @@ export async function respondAsShadow(
     deps.db.select({ template: rooms.template }).from(rooms).where(eq(rooms.id, input.responder.roomId)),
   ]);
   const current = recent.find((run) => run.status === "running");
-  const { system, messages } = buildShadowPrompt({
+  const { system, messages, sections } = buildShadowPrompt({
     agent: input.responder,
     words: templateInstructions(room?.template ?? ""),
     askerName: input.askerName,
     question: input.question,
+    options: input.options,
     depth: input.depth,
     history: recent.reverse(),
     currentText: current?.streamingText ?? "",
@@ -78,6 +82,8 @@ export async function respondAsShadow(
     model: deps.reservations ? withSpendReservations(retried, deps.reservations) : retried,
     system,
     messages,
+    // The prompt as data, for the offline model; a provider reads only its own namespace.
+    providerOptions: { [PROMPT_SECTIONS_KEY]: { [SHADOW_SECTIONS_KEY]: sections } },
     abortSignal: input.signal,
     // Retries are made by the model itself (`withVisibleRetries`), each announced in the question's thread.
     maxRetries: 0,

@@ -1,8 +1,36 @@
 import type { ModelMessage } from "ai";
+import { z } from "zod";
 import type { Agent } from "@/db/schema";
 import type { TemplateInstructions } from "@/lib/rooms/templates";
 
 export type ResponseDepth = "low" | "medium" | "high";
+
+/**
+ * A shadow's prompt as data, handed to the model beside the prose (`providerOptions.parley.shadow`),
+ * so a model that acts on the prompt — the offline one — reads what it was asked without
+ * parsing its wording. Real providers ignore the namespace.
+ */
+export const shadowSectionsSchema = z.object({
+  name: z.string(),
+  persona: z.string(),
+  role: z.string(),
+  asker: z.string(),
+  /** The question, without its options. */
+  question: z.string(),
+  options: z.array(z.string()),
+  depth: z.enum(["low", "medium", "high"]),
+  /** What the responder is writing right now; empty when nothing. */
+  currentWork: z.string(),
+  /** What it was asked in the runs it remembers, oldest first, as shown. */
+  earlierTasks: z.array(z.string()),
+  /** What it made in them (the nodes it added), oldest first, as shown. */
+  ownWork: z.array(z.string()),
+});
+
+export type ShadowSections = z.infer<typeof shadowSectionsSchema>;
+
+/** The provider-options key, in Parley's namespace, the shadow's sections travel under. */
+export const SHADOW_SECTIONS_KEY = "shadow";
 
 /**
  * How thorough a shadow's answer should be (`response_depth`: more effort for a more considered answer):
@@ -52,17 +80,36 @@ function describeCall(call: { name: string; input: unknown }): string | null {
   }
 }
 
-/** A past run as the conversation the shadow remembers: what it was asked and what it did. */
-function runToMessages(run: ShadowHistoryRun): ModelMessage[] {
+/** What a node the shadow added says, as its line quotes it. */
+function addedText(call: { name: string; input: unknown }): string | null {
+  return call.name === "create_node" ? String(((call.input ?? {}) as Record<string, unknown>).text ?? "").slice(0, 400) : null;
+}
+
+/** A past run as the conversation the shadow remembers (what it was asked and what it did), and what it added in it as shown. */
+function rememberRun(run: ShadowHistoryRun): { messages: ModelMessage[]; task: string; added: string[] } | null {
   const steps = (run.transcript as TranscriptStep[]).filter((step) => step.role === "assistant");
   const said = steps
     .flatMap((step) => [step.text?.trim(), ...(step.toolCalls ?? []).map(describeCall)])
     .filter((line): line is string => Boolean(line));
-  if (said.length === 0) return [];
-  return [
-    { role: "user", content: run.prompt.slice(0, 1000) },
-    { role: "assistant", content: said.join("\n").slice(0, 4000) },
-  ];
+  if (said.length === 0) return null;
+  const task = run.prompt.slice(0, 1000);
+  const content = said.join("\n").slice(0, 4000);
+  const added = steps.flatMap((step) =>
+    (step.toolCalls ?? []).flatMap((call) => {
+      const line = describeCall(call);
+      const text = addedText(call);
+      // Only what the shortened conversation still shows.
+      return text !== null && line !== null && content.includes(line) ? [text] : [];
+    }),
+  );
+  return {
+    messages: [
+      { role: "user", content: task },
+      { role: "assistant", content },
+    ],
+    task,
+    added,
+  };
 }
 
 /**
@@ -76,10 +123,12 @@ export function buildShadowPrompt(input: {
   words: Pick<TemplateInstructions, "team">;
   askerName: string;
   question: string;
+  /** The answers the asker offers, if any. */
+  options?: string[];
   depth: ResponseDepth;
   history: ShadowHistoryRun[];
   currentText: string;
-}): { system: string; messages: ModelMessage[] } {
+}): { system: string; messages: ModelMessage[]; sections: ShadowSections } {
   const { agent } = input;
   const system = [
     `You are ${agent.name}, the ${agent.role} of ${input.words.team} (persona: ${agent.persona}).`,
@@ -91,12 +140,27 @@ export function buildShadowPrompt(input: {
   ]
     .filter(Boolean)
     .join("\n\n");
-  const messages: ModelMessage[] = input.history.flatMap(runToMessages);
+  const remembered = input.history.flatMap((run) => rememberRun(run) ?? []);
+  const messages: ModelMessage[] = remembered.flatMap((run) => run.messages);
+  const options = input.options ?? [];
+  const question = options.length ? `${input.question}\nOptions: ${options.join(" | ")}` : input.question;
   messages.push({
     role: "user",
     content:
-      `## Question from ${input.askerName}\n${input.question}\n\n` +
+      `## Question from ${input.askerName}\n${question}\n\n` +
       `## What you are writing right now\n${input.currentText.trim() || "(nothing at the moment)"}`,
   });
-  return { system, messages };
+  const sections: ShadowSections = {
+    name: agent.name,
+    persona: agent.persona,
+    role: agent.role,
+    asker: input.askerName,
+    question: input.question,
+    options,
+    depth: input.depth,
+    currentWork: input.currentText.trim(),
+    earlierTasks: remembered.map((run) => run.task),
+    ownWork: remembered.flatMap((run) => run.added),
+  };
+  return { system, messages, sections };
 }

@@ -20,7 +20,8 @@ import { openDialogueFromWords } from "@/lib/dialogue/open-dialogue-from-words";
 import { spokenSteps } from "@/lib/dialogue/spoken-steps";
 import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { type RoomSettings, parseRoomSettings } from "@/lib/rooms/room-settings";
-import { codePrompt, readyPrompt, reviewPrompt } from "./prompts";
+import { codeTask, readyTask, reviewTask } from "./prompts";
+import type { BuildReviewTask } from "./task-data";
 
 /** The three personas of a build review. */
 export const BUILD_REVIEW_PERSONAS = { architect: "architect", coder: "coder", reviewer: "reviewer" } as const;
@@ -93,7 +94,7 @@ export async function advanceBuildReview(tx: DbOrTx, emit: Emit, run: Run, actor
     await queueStep(context, review, run, {
       persona: BUILD_REVIEW_PERSONAS.coder,
       kind: "ready",
-      prompt: readyPrompt({ ...review, brief }),
+      ...readyTask({ ...review, brief }),
     });
   } else if (purpose.kind === "ready") {
     await afterReady(context, review, run, outcome.text);
@@ -122,7 +123,7 @@ async function queueStep(
   context: Context,
   review: BuildReview,
   after: Run,
-  step: { persona: string; kind: "ready" | "code" | "review"; prompt: string; selectedNodeIds?: string[] },
+  step: { persona: string; kind: "ready" | "code" | "review"; prompt: string; taskData: BuildReviewTask; selectedNodeIds?: string[] },
 ): Promise<void> {
   await enqueueRun(context.tx, context.emit, {
     roomId: review.roomId,
@@ -130,6 +131,7 @@ async function queueStep(
     trigger: "request",
     requestedBy: { id: "system", name: "Build review" },
     prompt: step.prompt,
+    taskData: step.taskData,
     parentRunId: after.id,
     chainDepth: after.chainDepth,
     correlationId: review.correlationId,
@@ -140,7 +142,7 @@ async function queueStep(
 }
 
 function queueCode(context: Context, review: BuildReview, after: Run, notes: string[] = []): Promise<void> {
-  return queueStep(context, review, after, { persona: BUILD_REVIEW_PERSONAS.coder, kind: "code", prompt: codePrompt(review, notes) });
+  return queueStep(context, review, after, { persona: BUILD_REVIEW_PERSONAS.coder, kind: "code", ...codeTask(review, notes) });
 }
 
 /**
@@ -170,7 +172,7 @@ async function queueReview(context: Context, review: BuildReview, after: Run, no
   await queueStep(context, review, after, {
     persona: BUILD_REVIEW_PERSONAS.reviewer,
     kind: "review",
-    prompt: reviewPrompt(review, code?.text ?? "", notes),
+    ...reviewTask(review, code?.text ?? "", notes),
     selectedNodeIds: review.codeNodeId ? [review.codeNodeId] : [],
   });
 }

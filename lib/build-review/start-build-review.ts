@@ -11,7 +11,7 @@ import { refuseOverBudget } from "@/lib/limits/refuse-over-budget";
 import { createCorrelationId } from "@/lib/protocol/correlation-id";
 import { parseRoomSettings } from "@/lib/rooms/room-settings";
 import { BUILD_REVIEW_PERSONAS } from "./advance";
-import { briefPrompt } from "./prompts";
+import { briefTask } from "./prompts";
 
 export const startBuildReviewSchema = z.strictObject({
   task: z.string().trim().min(3, "Describe the task in a few words").max(1000),
@@ -65,7 +65,7 @@ export async function startBuildReview(
           agentId: architect.id,
           trigger: "human",
           requestedBy: actor,
-          prompt: briefPrompt(task),
+          ...briefTask(task),
           correlationId,
           purpose: { kind: "brief", buildReviewId: id },
           at,

@@ -8,7 +8,7 @@ import type { Actor, Emit } from "@/lib/events/write-room-events";
 import { priceFor } from "@/lib/models/pricing";
 import { textSatisfied } from "./detect";
 import type { PayloadOf } from "@/lib/protocol";
-import { type SaidEarlier, answerPrompt, replyPrompt } from "./prompts";
+import { type SaidEarlier, answerTask, replyTask } from "./prompts";
 
 /**
  * Moves a dialogue on when one of its turns ends: an answer is recorded and the asker's reply
@@ -71,13 +71,13 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
     costKnown: dialogue.costKnown && costKnown,
   };
   // The next turn: the other one speaks, in the same workflow, one link after this run.
-  const queueTurn = (speaker: Agent, to: Agent, kind: "answer" | "reply", prompt: string) =>
+  const queueTurn = (speaker: Agent, to: Agent, kind: "answer" | "reply", task: ReturnType<typeof answerTask>) =>
     enqueueRun(tx, emit, {
       roomId: dialogue.roomId,
       agentId: speaker.id,
       trigger: "dialogue",
       requestedBy: to,
-      prompt,
+      ...task,
       parentRunId: run.id,
       chainDepth: run.chainDepth,
       correlationId: dialogue.correlationId,
@@ -102,7 +102,7 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
       .update(dialogues)
       .set({ ...totals, askerSatisfied: null })
       .where(eq(dialogues.id, dialogue.id));
-    await queueTurn(asker, addressee, "reply", replyPrompt(dialogue, addressee.name, round, text, await earlier()));
+    await queueTurn(asker, addressee, "reply", replyTask(dialogue, addressee.name, round, text, await earlier()));
     return null;
   }
   const updated = { ...dialogue, ...totals, rounds: round };
@@ -113,7 +113,7 @@ export async function advanceDialogue(tx: DbOrTx, emit: Emit, run: Run, actor: A
   if (satisfied) return closeDialogue(tx, emit, updated, asker, "resolved", actor, outcome.at, null);
   if (round >= dialogue.maxRounds)
     return closeDialogue(tx, emit, updated, asker, "unresolved", actor, outcome.at, dialogue.remaining ?? text);
-  await queueTurn(addressee, asker, "answer", answerPrompt(dialogue, asker.name, round + 1, text, await earlier()));
+  await queueTurn(addressee, asker, "answer", answerTask(dialogue, asker.name, round + 1, text, await earlier()));
   return null;
 }
 

@@ -6,7 +6,7 @@ import { enqueueRun } from "@/lib/agents/enqueue-run";
 import type { Emit } from "@/lib/events/write-room-events";
 import type { RoomSettings } from "@/lib/rooms/room-settings";
 import { dialogueToDto } from "./dialogue-dto";
-import { answerPrompt } from "./prompts";
+import { answerTask } from "./prompts";
 
 /** The room's settings a dialogue keeps to: its rounds, and how many may be open at once. */
 export type DialogueLimits = Pick<RoomSettings, "dialogue_max_rounds" | "max_open_dialogues">;
@@ -90,7 +90,7 @@ export async function openDialogue(
     agentId: input.addressee.id,
     trigger: "dialogue",
     requestedBy: input.asker,
-    prompt: answerPrompt(dialogue!, input.asker.name, 1, null),
+    ...answerTask(dialogue!, input.asker.name, 1, null),
     parentRunId: input.parentRunId,
     chainDepth: input.chainDepth,
     correlationId: input.correlationId,

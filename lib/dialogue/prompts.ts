@@ -1,6 +1,13 @@
-// What each turn of a dialogue asks of its agent. The headings are stable: the offline model
-// reads them to know which turn it plays.
+// What each turn of a dialogue asks of its agent, in words and as data: both are made here, from
+// the same values, so what the words say and what the data holds agree.
 import type { Dialogue } from "@/db/schema";
+import type { DialogueTask } from "./task-data";
+
+/** A turn's task: its words (the run's prompt) and the same as data. */
+interface TurnTask {
+  prompt: string;
+  taskData: DialogueTask;
+}
 
 /** A message said earlier in the dialogue: who said it and what. */
 export interface SaidEarlier {
@@ -22,14 +29,14 @@ function conversationSoFar(dialogue: Pick<Dialogue, "topic">, askerName: string,
  * The addressee's turn: the question, or from the second round on the asker's latest reply, after
  * the conversation so far (`earlier`: every message before that reply).
  */
-export function answerPrompt(
+export function answerTask(
   dialogue: Pick<Dialogue, "topic" | "maxRounds">,
   askerName: string,
   round: number,
   followUp: string | null,
   earlier: SaidEarlier[] = [],
-): string {
-  return [
+): TurnTask {
+  const prompt = [
     `## Dialogue with ${askerName} (round ${round} of ${dialogue.maxRounds}): answer`,
     followUp ? `${askerName} replied: ${followUp}` : `${askerName} asks: ${dialogue.topic}`,
     followUp ? conversationSoFar(dialogue, askerName, earlier) : null,
@@ -37,17 +44,30 @@ export function answerPrompt(
   ]
     .filter((part) => part !== null)
     .join("\n\n");
+  return {
+    prompt,
+    taskData: {
+      workflow: "dialogue",
+      turn: "answer",
+      with: askerName,
+      round,
+      maxRounds: dialogue.maxRounds,
+      topic: dialogue.topic,
+      followUp,
+      earlier: followUp ? earlier : [],
+    },
+  };
 }
 
 /** The asker's turn: its question and the latest answer, after the conversation so far (`earlier`: every message before that answer). */
-export function replyPrompt(
+export function replyTask(
   dialogue: Pick<Dialogue, "topic" | "maxRounds">,
   addresseeName: string,
   round: number,
   answer: string,
   earlier: SaidEarlier[] = [],
-): string {
-  return [
+): TurnTask {
+  const prompt = [
     `## Dialogue with ${addresseeName} (round ${round} of ${dialogue.maxRounds}): reply`,
     `You asked: ${dialogue.topic}`,
     `${addresseeName} answered: ${answer}`,
@@ -58,4 +78,17 @@ export function replyPrompt(
   ]
     .filter((part) => part !== null)
     .join("\n\n");
+  return {
+    prompt,
+    taskData: {
+      workflow: "dialogue",
+      turn: "reply",
+      with: addresseeName,
+      round,
+      maxRounds: dialogue.maxRounds,
+      topic: dialogue.topic,
+      answer,
+      earlier: earlier.map((message) => ({ from: message.from, text: message.text })),
+    },
+  };
 }

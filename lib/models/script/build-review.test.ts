@@ -3,18 +3,35 @@ import { generateText, isStepCount, tool } from "ai";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { briefPrompt, codePrompt, reviewPrompt } from "@/lib/build-review/prompts";
+import { buildPrompt } from "@/lib/agents/build-prompt";
+import { PROMPT_SECTIONS_KEY, type WorkflowTaskData } from "@/lib/agents/prompt-sections";
+import { briefTask, codeTask, reviewTask } from "@/lib/build-review/prompts";
+import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { functionName } from "./build-review";
 import { createScriptModel } from "./script-model";
 
-const SYSTEM = (name: string, persona: string) => `You are ${name}, the ${name} of this room (persona: ${persona}).`;
+/** A build review step as its run hands it to the model: the opening in words, and as data with the step's task. */
+function asRun(name: string, persona: string, step: { prompt: string; taskData: WorkflowTaskData }) {
+  const { system, prompt, sections } = buildPrompt({
+    agent: { name, persona, role: name, systemPrompt: "" },
+    team: [],
+    settings: DEFAULT_ROOM_SETTINGS,
+    run: { prompt: step.prompt, trigger: "request", requestedByName: "Build review", chainDepth: 0, taskData: step.taskData },
+    canvas: { nodes: [], edges: [] },
+    referencedNodes: [],
+    board: [],
+    requests: [],
+    notes: [],
+    toolNames: [],
+  });
+  return { system, prompt, providerOptions: { [PROMPT_SECTIONS_KEY]: { prompt: sections } } };
+}
 
 /** The brief the scripted Architect writes for `task`, as its final message. */
 async function briefWritten(task: string): Promise<string> {
   const result = await generateText({
     model: createScriptModel({ name: "architect" }),
-    system: SYSTEM("Architect", "architect"),
-    prompt: briefPrompt(task),
+    ...asRun("Architect", "architect", briefTask(task)),
   });
   return result.text;
 }
@@ -24,8 +41,7 @@ async function codeWritten(task: string, version: number, brief = "Handle the ed
   const submitted: { language: string; code: string }[] = [];
   await generateText({
     model: createScriptModel({ name: "coder" }),
-    system: SYSTEM("Coder", "coder"),
-    prompt: codePrompt({ task, brief, codeVersion: version - 1, round: version, maxRounds: 3, lastVerdict: null }),
+    ...asRun("Coder", "coder", codeTask({ task, brief, codeVersion: version - 1, round: version, maxRounds: 3, lastVerdict: null })),
     tools: {
       submit_code: tool({
         inputSchema: z.object({ language: z.string(), code: z.string() }),
@@ -46,8 +62,7 @@ async function verdictOn(task: string, brief: string, code: string) {
   const verdicts: { verdict: string; issues: { severity: string; text: string }[]; openQuestions: string[] }[] = [];
   await generateText({
     model: createScriptModel({ name: "reviewer" }),
-    system: SYSTEM("Reviewer", "reviewer"),
-    prompt: reviewPrompt({ task, brief, codeVersion: 1, round: 1, maxRounds: 3 }, code),
+    ...asRun("Reviewer", "reviewer", reviewTask({ task, brief, codeVersion: 1, round: 1, maxRounds: 3 }, code)),
     tools: {
       submit_verdict: tool({
         inputSchema: z.object({

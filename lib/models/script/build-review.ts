@@ -1,10 +1,12 @@
 // The Build review personas of the offline model: the Architect briefs, the Coder says it is
 // ready and codes, the Reviewer reviews, and the two talk when the Reviewer has an open question.
-// Each reads which step it plays from the headings of its task. The default run has one
-// two-round dialogue, then a second version that is approved.
+// Each reads which step it plays from its task as data (the build review's or the dialogue's),
+// never from the task's words. The default run has one two-round dialogue, then a second
+// version that is approved.
 import { type CodeLanguage, type CodeTask, examplesBlock, examplesIn, languageOfCode, readCodeTask, signatureOf } from "./code-tasks";
 import type { PlannedStep } from "./plan";
 import type { PastCall, ScriptReading } from "./read-prompt";
+import type { WorkflowTask } from "./workflow-task";
 
 const BUILD_REVIEW_SCRIPTS = new Set(["architect", "coder", "reviewer"]);
 
@@ -82,10 +84,6 @@ export function functionName(task: string): string {
   return RESERVED.has(name) ? `do${name[0]!.toUpperCase()}${name.slice(1)}` : name;
 }
 
-function taskOf(text: string): string {
-  return text.match(/^Task: (.+)$/m)?.[1]?.trim() ?? "the task";
-}
-
 /** The task as the offline team reads it, its function named from the task's words when it names none. */
 function specOf(task: string): CodeTask {
   return readCodeTask(task, functionName(task));
@@ -153,80 +151,72 @@ function call(reading: ScriptReading, toolName: string, input: Record<string, un
 
 const done = (calls: PastCall[], tool: string) => calls.some((past) => past.toolName === tool && !past.failed);
 
-/** The next step of a Build review persona, or null when the prompt is not a build review's. */
+/** The next step of a Build review persona, or of a dialogue's turn; null when the run is neither. */
 export function buildReviewStep(reading: ScriptReading, tools: Set<string>, pastCalls: PastCall[]): PlannedStep | null {
-  // The run's own task only: the knowledge section quotes earlier tasks, headings and all.
-  const text = reading.userText.split("\n\n## Why you were started")[0]!;
+  const { workflow } = reading;
+  if (workflow?.workflow === "dialogue") return dialogueTurn(reading, workflow, tools);
+  if (workflow?.workflow !== "build-review") return null;
   const step = reading.steps.length;
+  const { task } = workflow;
 
-  const brief = text.match(/## Build review: write the brief/);
-  if (brief) {
-    const task = taskOf(text);
-    const body = briefFor(task);
-    if (step === 0 && tools.has("create_node")) {
+  switch (workflow.step) {
+    case "brief": {
+      const body = briefFor(task);
+      if (step === 0 && tools.has("create_node")) {
+        return {
+          text: "Here is the brief.",
+          calls: [{ tag: "brief", toolName: "create_node", input: { kind: "brief", text: body, x: 0, y: 0 } }],
+        };
+      }
+      return { text: body, calls: [] };
+    }
+    case "ready":
       return {
-        text: "Here is the brief.",
-        calls: [{ tag: "brief", toolName: "create_node", input: { kind: "brief", text: body, x: 0, y: 0 } }],
+        text: `Ready: I will write ${specOf(task).name} as one ${LANGUAGE_NAMES[specOf(task).language]} function, and show every example the brief lists.`,
+        calls: [],
+      };
+    case "code": {
+      const { version } = workflow;
+      if (!done(pastCalls, "submit_code") && tools.has("submit_code") && step === 0) {
+        return { ...call(reading, "submit_code", codeFor(task, version), "code"), text: `Writing version ${version}.` };
+      }
+      return {
+        text:
+          version > 1
+            ? `Version ${version} guards a missing value and shows every example the brief lists.`
+            : `Version 1 writes ${specOf(task).name} and shows its main case.`,
+        calls: [],
       };
     }
-    return { text: body, calls: [] };
-  }
-
-  if (/## Build review: get ready to code/.test(text)) {
-    return {
-      text: `Ready: I will write ${specOf(taskOf(text)).name} as one ${LANGUAGE_NAMES[specOf(taskOf(text)).language]} function, and show every example the brief lists.`,
-      calls: [],
-    };
-  }
-
-  const code = text.match(/## Build review: write the code \(version (\d+), round (\d+) of (\d+)\)/);
-  if (code) {
-    const version = Number(code[1]);
-    if (!done(pastCalls, "submit_code") && tools.has("submit_code") && step === 0) {
-      return {
-        ...call(reading, "submit_code", codeFor(taskOf(text), version), "code"),
-        text: `Writing version ${version}.`,
-      };
-    }
-    return {
-      text:
-        version > 1
-          ? `Version ${version} guards a missing value and shows every example the brief lists.`
-          : `Version 1 writes ${specOf(taskOf(text)).name} and shows its main case.`,
-      calls: [],
-    };
-  }
-
-  const review = text.match(/## Build review: review version (\d+) \(round (\d+) of (\d+)\)/);
-  if (review) {
-    const task = taskOf(text);
-    const brief = text.match(/^Brief:\n([\s\S]*?)\n\nCode \(version/m)?.[1] ?? "";
-    const code = text.match(/^Code \(version \d+\):\n```\n([\s\S]*?)\n```/m)?.[1] ?? "";
-    const issues = reviewIssues(task, brief, code);
-    const missing = issues.find((issue) => issue.severity === "major")?.text.match(/leave out (.+?);/)?.[1];
-    const question = missing ? `Coder, what does ${missing} return?` : null;
-    if (step === 0 && tools.has("submit_verdict")) {
+    case "review": {
+      const issues = reviewIssues(task, workflow.brief, workflow.code);
+      const missing = issues.find((issue) => issue.severity === "major")?.text.match(/leave out (.+?);/)?.[1];
+      const question = missing ? `Coder, what does ${missing} return?` : null;
+      if (step === 0 && tools.has("submit_verdict")) {
+        return issues.length === 0
+          ? {
+              ...call(reading, "submit_verdict", { verdict: "approve", issues: [], openQuestions: [] }, "verdict"),
+              text: "Its examples agree with the brief.",
+            }
+          : {
+              ...call(reading, "submit_verdict", { verdict: "changes", issues, openQuestions: question ? [question] : [] }, "verdict"),
+              text: "Changes needed.",
+            };
+      }
       return issues.length === 0
-        ? {
-            ...call(reading, "submit_verdict", { verdict: "approve", issues: [], openQuestions: [] }, "verdict"),
-            text: "Its examples agree with the brief.",
-          }
-        : {
-            ...call(reading, "submit_verdict", { verdict: "changes", issues, openQuestions: question ? [question] : [] }, "verdict"),
-            text: "Changes needed.",
-          };
+        ? { text: "Approved: the code's examples agree with every example in the brief.\nVERDICT: APPROVE", calls: [] }
+        : { text: `${issues.map((issue) => issue.text).join(" ")}${question ? ` ${question}` : ""}\nVERDICT: CHANGES`, calls: [] };
     }
-    return issues.length === 0
-      ? { text: "Approved: the code's examples agree with every example in the brief.\nVERDICT: APPROVE", calls: [] }
-      : { text: `${issues.map((issue) => issue.text).join(" ")}${question ? ` ${question}` : ""}\nVERDICT: CHANGES`, calls: [] };
   }
+}
 
-  const answer = text.match(/## Dialogue with (.+?) \(round (\d+) of (\d+)\): answer/);
-  if (answer) {
-    const round = Number(answer[2]);
+/** A dialogue's turn: the addressee answers, the asker replies (in a build review, satisfied from the second round on). */
+function dialogueTurn(reading: ScriptReading, turn: Extract<WorkflowTask, { workflow: "dialogue" }>, tools: Set<string>): PlannedStep {
+  const { round } = turn;
+  if (turn.turn === "answer") {
     // A persona outside a build review answers in its own terms, briefly.
     if (!BUILD_REVIEW_SCRIPTS.has(reading.persona)) {
-      const asked = text.match(/asks: (.+)$/m)?.[1] ?? text.match(/replied: (.+)$/m)?.[1] ?? "";
+      const asked = turn.followUp ?? turn.topic;
       return {
         text: `${asked.includes("?") ? "My answer" : "Noted"}: I would keep it simple and in the mood we already have, and build on what is on the canvas.`,
         calls: [],
@@ -242,24 +232,18 @@ export function buildReviewStep(reading: ScriptReading, tools: Set<string>, past
       calls: [],
     };
   }
-
-  const reply = text.match(/## Dialogue with (.+?) \(round (\d+) of (\d+)\): reply/);
-  if (reply) {
-    const round = Number(reply[2]);
-    // Outside a build review, the asker takes the first answer.
-    const satisfied = round >= 2 || !BUILD_REVIEW_SCRIPTS.has(reading.persona);
-    if (step === 0 && tools.has("reply_in_dialogue")) {
-      return {
-        ...call(
-          reading,
-          "reply_in_dialogue",
-          satisfied ? { satisfied: true } : { satisfied: false, remaining: "How is a missing value handled?" },
-          "reply",
-        ),
-        text: "",
-      };
-    }
-    return { text: satisfied ? "Thanks, that clarifies it." : "That helps, though how is a missing value handled?", calls: [] };
+  // Outside a build review, the asker takes the first answer.
+  const satisfied = round >= 2 || !BUILD_REVIEW_SCRIPTS.has(reading.persona);
+  if (reading.steps.length === 0 && tools.has("reply_in_dialogue")) {
+    return {
+      ...call(
+        reading,
+        "reply_in_dialogue",
+        satisfied ? { satisfied: true } : { satisfied: false, remaining: "How is a missing value handled?" },
+        "reply",
+      ),
+      text: "",
+    };
   }
-  return null;
+  return { text: satisfied ? "Thanks, that clarifies it." : "That helps, though how is a missing value handled?", calls: [] };
 }

@@ -74,8 +74,9 @@ describe("reading the opening as data", () => {
     const built = buildPrompt(context(budget));
     const fromProse = readPrompt(asPrompt(built));
     const fromData = readPrompt(asPrompt(built), built.sections);
-    const { sections: _prose, ...prose } = fromProse;
-    const { sections: _data, ...data } = fromData;
+    // A workflow's sections are read as data only: prose never carried their items.
+    const { extras: _prose, ...prose } = fromProse;
+    const { extras: _data, ...data } = fromData;
     expect(data).toEqual(prose);
     expect(data.persona).toBe("songwriter");
     expect(data.requests[0]?.id).toBe("entry-9");

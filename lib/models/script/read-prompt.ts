@@ -1,5 +1,7 @@
 import type { LanguageModelV4Prompt, SharedV4ProviderOptions } from "@ai-sdk/provider";
-import { PROMPT_SECTIONS_KEY, type PromptSectionFinding, type PromptSections } from "@/lib/agents/prompt-sections";
+import { PROMPT_SECTIONS_KEY, type PromptSectionExtra, type PromptSectionFinding, type PromptSections } from "@/lib/agents/prompt-sections";
+import { SHADOW_SECTIONS_KEY, type ShadowSections, shadowSectionsSchema } from "@/lib/broadcast/shadow-prompt";
+import { type WorkflowTask, olderWorkflowTask, workflowTaskOf } from "./workflow-task";
 
 interface PromptNode {
   id: string;
@@ -44,7 +46,6 @@ interface PromptTeammate {
 
 /** What a scripted persona understands of the prompt it was given. */
 export interface ScriptReading {
-  system: string;
   name: string;
   persona: string;
   task: string;
@@ -64,24 +65,18 @@ export interface ScriptReading {
   team: PromptTeammate[];
   /** Findings on the room's board, as shown. */
   findings: PromptSectionFinding[];
-  sections: Map<string, string>;
+  /** The sections a workflow added, as data where the workflow gave it (`key`, `items`). */
+  extras: PromptSectionExtra[];
+  /** What the run's workflow asked of it; null for a run of no workflow. */
+  workflow: WorkflowTask | null;
   /** Everything the model wrote or called so far, one entry per earlier step. */
   steps: { text: string; calls: PastCall[] }[];
-  userText: string;
   /** Broadcast settings the system prompt announced, when ask_others is on. */
   broadcast: { sensitivity: "low" | "medium" | "high" } | null;
   /** Answers people gave earlier in the room. */
   humanAnswers: { question: string; answer: string }[];
   /** Set when the model answers a broadcast as someone's shadow. */
-  shadow: {
-    asker: string;
-    question: string;
-    options: string[];
-    currentWork: string;
-    depth: "low" | "medium" | "high";
-    /** What this agent made earlier (quoted from its conversation). */
-    ownWork: string[];
-  } | null;
+  shadow: Pick<ShadowSections, "asker" | "question" | "options" | "currentWork" | "depth" | "ownWork"> | null;
 }
 
 function sectionsOf(text: string): Map<string, string> {
@@ -180,12 +175,23 @@ export function promptSectionsOf(options: SharedV4ProviderOptions | undefined): 
   return given as PromptSections;
 }
 
+/** A shadow's prompt as data (`providerOptions.parley.shadow`); null when the call is no shadow's. */
+export function shadowSectionsOf(options: SharedV4ProviderOptions | undefined): ShadowSections | null {
+  const parsed = shadowSectionsSchema.safeParse(options?.[PROMPT_SECTIONS_KEY]?.[SHADOW_SECTIONS_KEY]);
+  return parsed.success ? parsed.data : null;
+}
+
 /**
  * Reads the run's opening — from its sections as data when given, else from the prose the
  * prompt builder wrote (a conversation recorded before the sections were kept) — and the
- * run's own history so far.
+ * run's own history so far. A shadow's call is read from its sections only (`shadow`): it is
+ * never resumed, so no shadow's prompt was ever kept without them.
  */
-export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections | null = null): ScriptReading {
+export function readPrompt(
+  prompt: LanguageModelV4Prompt,
+  typed: PromptSections | null = null,
+  shadowSections: ShadowSections | null = null,
+): ScriptReading {
   const system = prompt
     .filter((message) => message.role === "system")
     .map((message) => message.content)
@@ -228,21 +234,7 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
     steps.push({ text, calls });
   }
 
-  const lastUser = [...prompt].reverse().find((message) => message.role === "user");
-  const lastUserText = lastUser && lastUser.role === "user" ? textOf(lastUser.content) : "";
-  const shadowSections = sectionsOf(lastUserText);
-  const isShadow = system.includes("## Answering a question from a teammate");
-  const questionTitle = [...shadowSections.keys()].find((title) => title.startsWith("Question from "));
-  const rawQuestion = questionTitle ? (shadowSections.get(questionTitle) ?? "") : "";
-  const optionsLine = rawQuestion.match(/^Options: (.+)$/m);
-  const ownWork = prompt
-    .filter((message) => message.role === "assistant")
-    .flatMap((message) => {
-      const text = typeof message.content === "string" ? message.content : textOf(message.content as { type: string; text?: string }[]);
-      return [...text.matchAll(/I added an? [a-z-]+: “([^”]+)”/g)].map((match) => match[1]!);
-    });
   const sensitivity = system.match(/Sensitivity: (low|medium|high)\./)?.[1] as "low" | "medium" | "high" | undefined;
-  const depth = (system.match(/Response depth: (low|medium|high)\./)?.[1] ?? "medium") as "low" | "medium" | "high";
   const answersBody = sections.get("Answers from the people in this room") ?? "";
   const humanAnswers = [...answersBody.matchAll(/- Q: (.+)\n\s+A: (.+)/g)].map((match) => ({ question: match[1]!, answer: match[2]! }));
 
@@ -258,18 +250,29 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
   const findings = parseFindings((sections.get("Shared findings") ?? "").split("\n"));
 
   const identity = system.match(/^You are (.+?), the (.+?) of .*\(persona: ([a-z0-9-]+)\)/m);
-  const shadow: ScriptReading["shadow"] = isShadow
-    ? {
-        asker: questionTitle?.slice("Question from ".length) ?? "a teammate",
-        question: rawQuestion.replace(/^Options: .+$/m, "").trim(),
-        options: optionsLine ? optionsLine[1]!.split(" | ").map((option) => option.trim()) : [],
-        // "(nothing at the moment)" says there is nothing: it is not work to quote.
-        currentWork: (shadowSections.get("What you are writing right now") ?? "").replace(/^\(nothing at the moment\)$/, ""),
-        depth,
-        ownWork,
-      }
-    : null;
-  const history = { system, sections, steps, userText, shadow };
+  const shadow: ScriptReading["shadow"] = shadowSections && {
+    asker: shadowSections.asker,
+    question: shadowSections.question,
+    options: shadowSections.options,
+    currentWork: shadowSections.currentWork,
+    depth: shadowSections.depth,
+    ownWork: shadowSections.ownWork,
+  };
+  // The task as the run's workflow wrote it, for a run queued before the workflow kept it as data.
+  const taskWords = typed ? typed.task : userText.split("\n\n## Why you were started")[0]!.replace(/^## Task\n/, "");
+  const workflow = workflowTaskOf(typed?.workflow) ?? olderWorkflowTask(taskWords);
+  const history = { steps, shadow, workflow };
+  if (shadowSections) {
+    // A shadow remembers its earlier runs' tasks, not a room's opening.
+    return {
+      ...emptyOpening(),
+      ...history,
+      name: shadowSections.name,
+      persona: shadowSections.persona,
+      task: shadowSections.earlierTasks[0] ?? "",
+      workflow: null,
+    };
+  }
   if (typed) {
     const answers = typed.extras.find((extra) => extra.title === "Answers from the people in this room")?.lines.join("\n") ?? "";
     return {
@@ -290,6 +293,7 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
       messages: parseMessages([...typed.messages, ...laterLines]),
       team: typed.team,
       findings: typed.findings.map((finding) => (typeof finding === "string" ? parseFindings([finding])[0]! : finding)).filter(Boolean),
+      extras: typed.extras,
       broadcast: typed.sensitivity ? { sensitivity: typed.sensitivity } : null,
       humanAnswers: [...answers.matchAll(/- Q: (.+)\n\s+A: (.+)/g)].map((match) => ({ question: match[1]!, answer: match[2]! })),
     };
@@ -314,7 +318,32 @@ export function readPrompt(prompt: LanguageModelV4Prompt, typed: PromptSections 
     messages,
     team,
     findings,
+    extras: [],
     broadcast: sensitivity ? { sensitivity } : null,
     humanAnswers,
+  };
+}
+
+/** A reading of an opening that shows nothing. */
+function emptyOpening(): Omit<ScriptReading, "steps" | "shadow" | "workflow"> {
+  return {
+    name: "Agent",
+    persona: "",
+    task: "",
+    requested: false,
+    why: "",
+    roomBrief: "",
+    canvas: [],
+    canvasTotal: 0,
+    referenced: [],
+    board: [],
+    requests: [],
+    notes: [],
+    messages: [],
+    team: [],
+    findings: [],
+    extras: [],
+    broadcast: null,
+    humanAnswers: [],
   };
 }

@@ -10,7 +10,8 @@ import { DEFAULT_ROOM_SETTINGS } from "@/lib/rooms/room-settings";
 import { CREATIVE_CANVAS, PLAIN_INSTRUCTIONS } from "@/lib/rooms/templates";
 import { createScriptModel } from "./script-model";
 import { generateText } from "ai";
-import { buildShadowPrompt } from "@/lib/broadcast/shadow-prompt";
+import { PROMPT_SECTIONS_KEY } from "@/lib/agents/prompt-sections";
+import { SHADOW_SECTIONS_KEY, type ShadowSections, buildShadowPrompt } from "@/lib/broadcast/shadow-prompt";
 import { creativeWordsIn } from "@/test/off-task";
 
 const team = CREATIVE_CANVAS.agents.map((agent) => ({
@@ -615,6 +616,9 @@ describe("the script model's findings", () => {
   });
 });
 
+/** How a shadow's call hands its prompt over as data. */
+const asShadow = (sections: ShadowSections) => ({ providerOptions: { [PROMPT_SECTIONS_KEY]: { [SHADOW_SECTIONS_KEY]: sections } } });
+
 describe("the script model as a teammate's shadow", () => {
   it("answers with nothing in progress and nothing made yet without quoting the prompt's placeholder", async () => {
     const agents = [
@@ -624,17 +628,18 @@ describe("the script model as a teammate's shadow", () => {
     ];
     for (const agent of agents) {
       for (const depth of ["low", "medium", "high"] as const) {
-        const { system, messages } = buildShadowPrompt({
+        const { system, messages, sections } = buildShadowPrompt({
           agent,
           words: CREATIVE_CANVAS.instructions!,
           askerName: "Scene Painter",
-          question: "Should the scene be lit by the streetlights or by a single lamp?\nOptions: the streetlights | a single lamp",
+          question: "Should the scene be lit by the streetlights or by a single lamp?",
+          options: ["the streetlights", "a single lamp"],
           depth,
           history: [],
           currentText: "",
         });
         expect(JSON.stringify(messages)).toContain("(nothing at the moment)");
-        const { text } = await generateText({ model: createScriptModel({ name: agent.persona }), system, messages });
+        const { text } = await generateText({ model: createScriptModel({ name: agent.persona }), system, messages, ...asShadow(sections) });
         expect(text).toMatch(/: go with (the streetlights|a single lamp)\./);
         expect(text).not.toMatch(/nothing at the moment|“\(|I made “|My note “|Right now I'm/);
       }
@@ -776,11 +781,12 @@ describe("the script model, for an imported team's agent", () => {
 
   it("answers as a shadow about the question's task, at every depth", async () => {
     for (const depth of ["low", "medium", "high"] as const) {
-      const { system, messages } = buildShadowPrompt({
+      const { system, messages, sections } = buildShadowPrompt({
         agent: { ...agent("fetcher"), systemPrompt: "" },
         words: PLAIN_INSTRUCTIONS,
         askerName: "planner",
-        question: `For “${TASK}”: what should come first — scraper or prices?\nOptions: scraper | prices`,
+        question: `For “${TASK}”: what should come first — scraper or prices?`,
+        options: ["scraper", "prices"],
         depth,
         history: [
           {
@@ -796,7 +802,7 @@ describe("the script model, for an imported team's agent", () => {
         ],
         currentText: "",
       });
-      const { text } = await generateText({ model: createScriptModel({ name: "fetcher" }), system, messages });
+      const { text } = await generateText({ model: createScriptModel({ name: "fetcher" }), system, messages, ...asShadow(sections) });
       expect(text).toMatch(/^From my side: go with (scraper|prices)\./);
       expect(text).toMatch(TASK_WORDS);
       expect(creativeWordsIn(text)).toEqual([]);

@@ -10,7 +10,7 @@ import type {
 import { ownValue } from "@/lib/own-value";
 import { chooseMood, chooseSubject, chooseTopic, GENERALIST_PLAN, type PlanContext, type PlannedStep, PLANS, shadowAnswer } from "./plans";
 import { hashString, SeededRandom } from "./random";
-import { promptSectionsOf, readPrompt, type ScriptReading } from "./read-prompt";
+import { promptSectionsOf, readPrompt, type ScriptReading, shadowSectionsOf } from "./read-prompt";
 import { helpAnswer, isMessageRun, messageStep, messageTag } from "./teamwork";
 import { buildReviewStep } from "./build-review";
 import { brainstormStep } from "./brainstorm/brainstorm-step";
@@ -168,7 +168,7 @@ class ScriptLanguageModel implements LanguageModelV4 {
   }
 
   decide(options: LanguageModelV4CallOptions): ScriptDecision {
-    const reading = readPrompt(options.prompt, promptSectionsOf(options.providerOptions));
+    const reading = readPrompt(options.prompt, promptSectionsOf(options.providerOptions), shadowSectionsOf(options.providerOptions));
     return decideNextStep(reading, tools(options), options.seed ?? 1, this.options.name);
   }
 

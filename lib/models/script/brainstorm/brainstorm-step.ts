@@ -1,10 +1,12 @@
 // The Brainstorm personas of the offline model. Each reads its stage, the problem and the prior
-// stages' artifacts from its prompt, submits its part with the stage's tool, sometimes posts a
-// finding, and finishes with a sentence. Everything it writes is made from the problem's words.
+// stages' artifacts as data (its task's and its sections' items, never their words), submits
+// its part with the stage's tool, sometimes posts a finding, and finishes with a sentence.
+// Everything it writes is made from the problem's words.
 import type { PlannedCall, PlannedStep } from "../plan";
 import { hashString, SeededRandom } from "../random";
 import type { PastCall, ScriptReading } from "../read-prompt";
 import { RANKING_CRITERIA } from "@/lib/protocol/brainstorm";
+import { STAGE_SECTION_KINDS, type StageSectionItem, type StageSectionKey, stageSectionItems } from "@/lib/brainstorm/task-data";
 import {
   CLUSTERS,
   COMBINATION,
@@ -26,75 +28,31 @@ interface StageReading {
   shortfall: string | null;
   focus: string | null;
   redirect: string | null;
-  section: (title: string) => string[];
+  /** The items of the section `key`, as shown; none when the prompt did not show it. */
+  section: <K extends StageSectionKey>(key: K) => StageSectionItem<K>[];
 }
 
-interface IdeaLine {
-  id: string;
-  author: string;
-  title: string;
-  oneLiner: string;
-}
-
-interface CandidateLine {
-  id: string;
-  cluster: string;
-  title: string;
-  summary: string;
-  sources: string[];
-  standing: string | null;
-}
-
-const STAGE = /^## Brainstorm stage (\d+) of \d+: (.+)$/m;
+type IdeaLine = StageSectionItem<"ideas">;
+type CandidateLine = StageSectionItem<"candidates">;
+type PrecedentLine = StageSectionItem<"precedents">;
 
 function readStage(reading: ScriptReading): StageReading | null {
-  const text = reading.userText;
-  const stage = text.match(STAGE);
-  if (!stage) return null;
-  const body = text.slice(stage.index!);
-  const problem = body.match(/^Problem: (.+)$/m)?.[1] ?? "the problem";
+  const task = reading.workflow;
+  if (task?.workflow !== "brainstorm") return null;
   return {
-    number: Number(stage[1]),
-    name: stage[2]!.trim(),
-    persona: body.match(/^Your part \(persona: ([a-z0-9-]+)\)/m)?.[1] ?? reading.persona,
-    words: readProblem(problem),
-    shortfall:
-      body.match(/^You are asked again because the stage fell short: (.+)$/m)?.[1] ??
-      body.match(/^This stage runs again: (.+)$/m)?.[1] ??
-      null,
-    focus: body.match(/^Go deeper on candidate (\S+) only/m)?.[1] ?? null,
-    redirect: body.match(/^The people in the room sent the ranking back with this comment: "(.+)"\./m)?.[1] ?? null,
-    section: (title) =>
-      (reading.sections.get(title) ?? "")
-        .split("\n")
-        .filter((line) => line.startsWith("- "))
-        .map((line) => line.slice(2)),
+    number: task.number,
+    name: task.name,
+    persona: task.persona || reading.persona,
+    words: readProblem(task.problem),
+    shortfall: task.shortfall ?? task.again,
+    focus: task.focus,
+    redirect: task.redirect,
+    section: (key) => {
+      const items = reading.extras.find((extra) => extra.key === key)?.items ?? [];
+      const parsed = stageSectionItems[STAGE_SECTION_KINDS[key]].array().safeParse(items);
+      return parsed.success ? (parsed.data as StageSectionItem<typeof key>[]) : [];
+    },
   };
-}
-
-function ideasIn(lines: string[]): IdeaLine[] {
-  return lines.flatMap((line) => {
-    const match = line.match(/^(\S+) \[(.+?)\] (.+?) — (.+)$/);
-    return match ? [{ id: match[1]!, author: match[2]!, title: match[3]!, oneLiner: match[4]! }] : [];
-  });
-}
-
-function candidatesIn(lines: string[]): CandidateLine[] {
-  return lines.flatMap((line) => {
-    const match = line.match(/^(C\d+) \[(.+?)\](?: \{(.+?)\})? \(from ([^)]*?)(?:; a combination)?\) (.+?) — (.+)$/);
-    return match
-      ? [
-          {
-            id: match[1]!,
-            cluster: match[2]!,
-            standing: match[3] ?? null,
-            sources: match[4]!.split(", ").filter(Boolean),
-            title: match[5]!,
-            summary: match[6]!,
-          },
-        ]
-      : [];
-  });
 }
 
 const capital = (text: string) => text[0]!.toUpperCase() + text.slice(1);
@@ -162,7 +120,7 @@ function framing(stage: StageReading): PlannedCall[] {
 
 function ideas(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   const moves = IDEA_MOVES[stage.persona] ?? IDEA_MOVES["first-principles-thinker"]!;
-  const earlier = new Set(ideasIn(stage.section("Your earlier ideas")).map((idea) => idea.title.toLowerCase()));
+  const earlier = new Set(stage.section("earlier-ideas").map((idea) => idea.title.toLowerCase()));
   const fresh = moves.map((move) => ideaAbout(move, stage.words)).filter((idea) => !earlier.has(idea.title.toLowerCase()));
   const count = stage.shortfall ? Math.min(fresh.length, 3) : 6;
   return [call("submit_ideas", { ideas: rng.sample(fresh, count) })];
@@ -170,7 +128,7 @@ function ideas(stage: StageReading, rng: SeededRandom): PlannedCall[] {
 
 function precedents(stage: StageReading, rng: SeededRandom): PlannedCall[] {
   const bank = PRECEDENTS[stage.persona === "analogist" ? "analogist" : "historian"];
-  const known = new Set(stage.section("Precedents found so far").map((line) => line.split(" (")[0]!.replace(/^P\d+ /, "")));
+  const known = new Set(stage.section("precedents").map((precedent) => precedent.name));
   const fresh = bank.filter((precedent) => !known.has(precedent.name));
   return [
     call("submit_precedents", {
@@ -186,20 +144,19 @@ function precedents(stage: StageReading, rng: SeededRandom): PlannedCall[] {
 }
 
 /** The precedents (by id) whose story falls in one of `kinds` of cluster, at most two: what a candidate of those clusters draws on. */
-function precedentsFor(lines: string[], kinds: (ClusterKind | null)[]): string[] {
-  return lines
-    .flatMap((line) => {
-      const id = line.match(/^(P\d+) /)?.[1];
-      const kind = clusterOf(line);
-      return id && kind && kinds.includes(kind) ? [id] : [];
+function precedentsFor(precedents: PrecedentLine[], kinds: (ClusterKind | null)[]): string[] {
+  return precedents
+    .flatMap((precedent) => {
+      const kind = clusterOf(`${precedent.name} ${precedent.domain} ${precedent.lesson} ${precedent.tried} ${precedent.outcome}`);
+      return kind && kinds.includes(kind) ? [precedent.id] : [];
     })
     .slice(0, 2);
 }
 
 function convergent(stage: StageReading): PlannedCall[] {
-  const all = ideasIn(stage.section("Ideas"));
-  const precedentLines = stage.section("Precedents");
-  const existing = candidatesIn(stage.section("Candidates so far"));
+  const all = stage.section("ideas");
+  const precedentLines = stage.section("precedents");
+  const existing = stage.section("candidates");
   // The biggest clusters first; of two the same size, the one that suits the problem better.
   const groups = ideasByCluster(all, clustersFor(stage.words))
     .filter(([, members]) => members.length > 0)
@@ -275,7 +232,7 @@ function doubtsAbout(candidate: CandidateLine, words: ProblemWords) {
 }
 
 function factChecks(stage: StageReading): PlannedCall[] {
-  const candidates = candidatesIn(stage.section("Candidates"));
+  const candidates = stage.section("candidates");
   const inPlay = stage.focus ? candidates.filter((candidate) => candidate.id === stage.focus) : candidates;
   const skeptic = stage.persona === "skeptic";
   return [
@@ -295,7 +252,7 @@ function factChecks(stage: StageReading): PlannedCall[] {
 }
 
 function pushback(stage: StageReading): PlannedCall[] {
-  const candidates = candidatesIn(stage.section("Candidates"));
+  const candidates = stage.section("candidates");
   const devil = stage.persona === "devils-advocate";
   return [
     call("submit_pushback", {
@@ -337,7 +294,7 @@ const totalOf = (scores: Record<Criterion, number>) =>
   RANKING_CRITERIA.reduce((sum, criterion) => sum + scores[criterion.key] * criterion.weight, 0);
 
 function ranking(stage: StageReading, rng: SeededRandom): PlannedCall[] {
-  const candidates = candidatesIn(stage.section("Candidates still in play"));
+  const candidates = stage.section("candidates");
   const favoured = stage.redirect
     ? (CRITERIA.find((criterion) =>
         new RegExp(
@@ -378,11 +335,9 @@ function ranking(stage: StageReading, rng: SeededRandom): PlannedCall[] {
 }
 
 function proposal(stage: StageReading): PlannedCall[] {
-  const chosen = candidatesIn(stage.section("Chosen candidate"))[0];
-  const framingLines = stage.section("Framing");
-  const question = framingLines.find((line) => line.startsWith("Key question: "))?.slice("Key question: ".length);
-  const checks = stage.section("Checks of the chosen candidate");
-  const doubt = checks.find((line) => / (flag|fatal|weakened) — /.test(line))?.split(" — ")[1];
+  const chosen = stage.section("chosen")[0];
+  const question = stage.section("framing").find((part) => part.part === "keyQuestion")?.text;
+  const doubt = stage.section("chosen-checks").find((judgement) => ["flag", "fatal", "weakened"].includes(judgement.rating))?.text;
   const title = chosen?.title ?? capital(stage.words.goal);
   const { words } = stage;
   return [
@@ -414,37 +369,30 @@ function proposal(stage: StageReading): PlannedCall[] {
 function checksOf(stage: StageReading, candidateId: string | undefined): string | null {
   if (!candidateId) return null;
   const said = stage
-    .section("Checks of the chosen candidate")
-    .filter((line) => line.startsWith(`${candidateId} · `))
-    .map((line) => line.match(/^\S+ · (.+?): (\w+) — /))
-    .flatMap((match) => (match ? [`${match[1]} said ${match[2]}`] : []));
+    .section("chosen-checks")
+    .filter((judgement) => judgement.candidateId === candidateId)
+    .map((judgement) => `${judgement.agent} said ${judgement.rating}`);
   return said.length ? `Under fact checking and pushback: ${said.join(", ")}.` : null;
 }
 
 function presentation(stage: StageReading): PlannedCall[] {
   const { words } = stage;
-  const chosen = candidatesIn(stage.section("Chosen candidate"))[0];
-  const ranking = stage.section("Ranking approved at the gate");
-  const proposalLines = stage.section("Proposal");
-  const concept = proposalLines.find((line) => line.startsWith("Concept: "))?.slice("Concept: ".length) ?? chosen?.summary ?? "";
-  const steps = proposalLines.filter((line) => /^Step \d+: /.test(line)).map((line) => line.replace(/^Step (\d+): /, "$1. "));
-  const risks = proposalLines
-    .filter((line) => line.startsWith("Risk: "))
-    .map((line) => {
-      const [risk, mitigation] = line.slice("Risk: ".length).split(" Mitigation: ");
-      return `- **${risk}** — ${mitigation ?? "watch it closely"}`;
-    });
-  const first = proposalLines.find((line) => line.startsWith("First action: "))?.slice("First action: ".length);
+  const chosen = stage.section("chosen")[0];
+  const ranking = stage.section("ranking");
+  const proposalParts = stage.section("proposal");
+  const concept = proposalParts.find((part) => part.part === "concept")?.text ?? chosen?.summary ?? "";
+  const steps = proposalParts.filter((part) => part.part === "step").map((part, index) => `${index + 1}. ${part.text}`);
+  const risks = proposalParts
+    .filter((part) => part.part === "risk")
+    .map((part) => `- **${part.text}** — ${part.mitigation ?? "watch it closely"}`);
+  const first = proposalParts.find((part) => part.part === "firstAction")?.text;
   const lessons = stage
-    .section("Precedents")
+    .section("precedents")
     .slice(0, 2)
-    .flatMap((line) => {
-      const match = line.match(/^P\d+ (.+?) — Lesson: (.+?)(?: Tried: .*)?$/);
-      return match ? [`- ${match[1]}: ${match[2]}`] : [];
-    });
+    .map((precedent) => `- ${precedent.name} (${precedent.domain}): ${precedent.lesson}`);
   const alternatives = ranking
-    .filter((line) => !chosen || !line.includes(` ${chosen.id} `))
-    .map((line) => `- ${line.replace(/^\d+\. C\d+ /, "")}`);
+    .filter((ranked) => !chosen || ranked.candidateId !== chosen.id)
+    .map((ranked) => `- ${ranked.title} — ${ranked.score} (${ranked.standing})`);
   const markdown = [
     `# ${capital(words.goal)}`,
     "",
@@ -490,8 +438,7 @@ function clustersFinding(stage: StageReading, work: PlannedCall[]): PlannedCall 
 function rankingFinding(stage: StageReading, work: PlannedCall[]): PlannedCall | null {
   const scores = submitted<{ scores: ({ candidateId: string } & Record<Criterion, number>)[] }>(work, "submit_ranking")?.scores ?? [];
   if (scores.length < 2) return null;
-  const titleOf = (id: string) =>
-    candidatesIn(stage.section("Candidates still in play")).find((candidate) => candidate.id === id)?.title ?? id;
+  const titleOf = (id: string) => stage.section("candidates").find((candidate) => candidate.id === id)?.title ?? id;
   const ranked = [...scores].sort(
     (a, b) => totalOf(b) - totalOf(a) || a.candidateId.localeCompare(b.candidateId, undefined, { numeric: true }),
   );
