@@ -32,6 +32,7 @@ import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from ".
 import { LabelledEdge } from "./labelled-edge";
 import { type LaneFlowNode, LaneNode, laneLink, lanesFit, useArrange, useLanes } from "./lanes";
 import { LinkFocus } from "./link-focus";
+import { noteHandles } from "./note-handles";
 import { NoteNode } from "./note-node";
 import { LANE_CELL, titleLines } from "@/lib/canvas/lanes";
 import type { CanvasNodeDto } from "@/lib/protocol";
@@ -92,7 +93,7 @@ interface CanvasProps {
  */
 export function RoomCanvas({ onError }: CanvasProps) {
   const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
-  const { screenToFlowPosition, fitView } = useReactFlow();
+  const { screenToFlowPosition, fitView, setCenter, getZoom } = useReactFlow();
   const clearHighlight = useRoom((state) => state.highlight);
   const canvasElement = useRef<HTMLDivElement>(null);
 
@@ -173,13 +174,20 @@ export function RoomCanvas({ onError }: CanvasProps) {
         ) {
           return existing;
         }
+        // Until the browser has drawn it, a note has the size its text should take: the canvas draws
+        // only the notes in view, and one out of view must still be found, fitted into view and linked to.
+        const measured =
+          existing?.measured?.width && existing.measured.height
+            ? { width: existing.measured.width, height: existing.measured.height }
+            : boxOf(shapeOf(node));
         return {
           id: node.id,
           type: "note" as const,
           position: existing?.dragging ? existing.position : { x: node.x, y: node.y },
           selected: existing?.selected,
           dragging: existing?.dragging,
-          measured: existing?.measured,
+          measured: { width: measured.width, height: measured.height },
+          handles: noteHandles(measured),
           ariaLabel: noteName(node),
           data: { node, accent, editable: canEdit, highlighted: highlightedNow, onSaveText: saveText },
         };
@@ -290,20 +298,22 @@ export function RoomCanvas({ onError }: CanvasProps) {
     });
   }, [flowEdges, lanes]);
 
-  const onNodesChange = useCallback(
-    (changes: NodeChange<CanvasFlowNode>[]) =>
-      setFlowNodes((current) =>
-        applyNodeChanges(
-          // A lane's heading is drawn from the notes, never changed on its own.
-          changes.filter(
-            (change): change is NodeChange<NoteFlowNode> =>
-              change.type !== "remove" && change.type !== "add" && change.type !== "replace" && !change.id.startsWith("lane:"),
-          ),
-          current,
-        ),
+  const onNodesChange = useCallback((changes: NodeChange<CanvasFlowNode>[]) => {
+    // A lane's heading is drawn from the notes, never changed on its own.
+    const noteChanges = changes.filter(
+      (change): change is NodeChange<NoteFlowNode> =>
+        change.type !== "remove" && change.type !== "add" && change.type !== "replace" && !change.id.startsWith("lane:"),
+    );
+    const resized = new Set(noteChanges.flatMap((change) => (change.type === "dimensions" ? [change.id] : [])));
+    setFlowNodes((current) =>
+      applyNodeChanges(noteChanges, current).map((node) =>
+        // A note measured at a new size has its links end at the sides of that size.
+        resized.has(node.id) && node.measured?.width && node.measured.height
+          ? { ...node, handles: noteHandles({ width: node.measured.width, height: node.measured.height }) }
+          : node,
       ),
-    [],
-  );
+    );
+  }, []);
   const onEdgesChange = useCallback(
     (changes: EdgeChange<LabelledFlowEdge>[]) =>
       setFlowEdges((current) =>
@@ -391,12 +401,43 @@ export function RoomCanvas({ onError }: CanvasProps) {
   const selectedNodes = flowNodes.filter((node) => node.selected);
   const selectedEdge = flowEdges.find((edge) => edge.selected);
 
+  // Only the notes in view are drawn. Focusing one that is not brings it into view first, at the
+  // same zoom, and focuses it once it is drawn there.
+  const focusNote = (id: string) => {
+    const drawn = () => canvasElement.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+    const element = drawn();
+    if (element) {
+      element.focus();
+      return;
+    }
+    const box = boxes.get(id);
+    if (!box) return;
+    void setCenter(box.x + box.width / 2, box.y + box.height / 2, { zoom: getZoom() });
+    let frames = 0;
+    const focusWhenDrawn = () => {
+      const note = drawn();
+      if (note) note.focus();
+      else if (++frames < 30) requestAnimationFrame(focusWhenDrawn);
+    };
+    requestAnimationFrame(focusWhenDrawn);
+  };
+
   // Arrow keys move from a focused note to the nearest one that way; a selected note a
-  // participant may move is moved by them instead, as the canvas always did.
+  // participant may move is moved by them instead, as the canvas always did. Tab goes on to the
+  // next note in reading order even when that note is out of view, and so not drawn yet.
   const moveFocus = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (!isArrowKey(event.key) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target as HTMLElement;
     if (!target.classList.contains("react-flow__node")) return;
+    if (event.key === "Tab") {
+      const index = shownNotes.findIndex((node) => node.id === target.dataset.id);
+      const next = index === -1 ? undefined : shownNotes[index + (event.shiftKey ? -1 : 1)];
+      if (!next || canvasElement.current?.querySelector(`.react-flow__node[data-id="${CSS.escape(next.id)}"]`)) return;
+      event.preventDefault();
+      focusNote(next.id);
+      return;
+    }
+    if (!isArrowKey(event.key) || event.shiftKey) return;
     const from = shownNotes.find((node) => node.id === target.dataset.id);
     if (!from || (from.selected && canEdit && !lanes)) return;
     const centre = (node: NoteFlowNode) => {
@@ -406,7 +447,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
     const next = nextInDirection(centre(from), shownNotes.map(centre), event.key);
     if (!next) return;
     event.preventDefault();
-    canvasElement.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next.id)}"]`)?.focus();
+    focusNote(next.id);
   };
 
   return (
@@ -452,6 +493,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
         zoomOnDoubleClick={false}
         onMoveStart={flowWrites.onMoveStart}
         edgesFocusable={false}
+        onlyRenderVisibleElements
         autoPanOnNodeFocus
         fitView
         fitViewOptions={FIT_VIEW_OPTIONS}
