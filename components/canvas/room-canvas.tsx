@@ -34,7 +34,7 @@ import { type LaneFlowNode, LaneNode, laneLink, lanesFit, useArrange, useLanes }
 import { LinkFocus } from "./link-focus";
 import { noteHandles } from "./note-handles";
 import { NoteNode } from "./note-node";
-import { LANE_CELL, titleLines } from "@/lib/canvas/lanes";
+import { LANE_CELL, titleDepth, titleLines } from "@/lib/canvas/lanes";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import { DELETE_KEYS, FIT_VIEW_OPTIONS, PRO_OPTIONS, miniMapNodeColor, useFlowWrites } from "./stable-flow-props";
 
@@ -48,6 +48,9 @@ const edgeTypes = { labelled: LabelledEdge };
  * large type instead, and links hide their labels unless selected.
  */
 const READING_ZOOM = 0.6;
+
+/** Room around a note for what it draws past its box at any zoom: its handles, shadow and highlight. */
+const NOTE_MARGIN = 24;
 
 /** The zoom the camera brings a new contribution into view at when following the activity. */
 const FOLLOW_ZOOM = 0.9;
@@ -69,6 +72,9 @@ function ZoomMarker({ target, cellHeight }: { target: RefObject<HTMLDivElement |
     element.style.setProperty("--title-lines", String(Math.max(1, lines)));
     element.style.setProperty("--title-lines-fit", String(lines));
     element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
+    // How far past its box a note may paint: its handles and shadow, and far out its title, which may
+    // reach below a short note (see `.react-flow__node-note` in canvas-pan.css).
+    element.style.setProperty("--note-overhang", `${NOTE_MARGIN + (zoom < READING_ZOOM ? titleDepth(Math.max(1, lines), zoom) : 0)}px`);
   }, [zoom, target, cellHeight]);
   return null;
 }

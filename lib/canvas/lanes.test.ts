@@ -8,6 +8,7 @@ import {
   groupIntoLanes,
   laneRoute,
   roundedPath,
+  titleDepth,
   titleLines,
   titleShown,
 } from "./lanes";
@@ -132,5 +133,15 @@ describe("lanes", () => {
     ]);
     expect(path.startsWith("M 0 0 L 90 0 Q 100 0 100 10")).toBe(true);
     expect(middle).toEqual({ x: 100, y: 150 });
+  });
+});
+
+describe("titleDepth", () => {
+  it("is as deep as the title's lines and padding on screen, in the canvas's units, so a note paints all of it", () => {
+    // Two lines of 12.9 px and 6 px of padding at a third of full size: 95.4 px, rounded up.
+    expect(titleDepth(2, 1 / 3)).toBe(96);
+    expect(titleDepth(1, 0.1)).toBeGreaterThan(titleDepth(1, 0.5));
+    // A cell's whole title fits the depth the cell's own lines give.
+    expect(titleDepth(titleLines(LANE_CELL.height, 0.3), 0.3)).toBeLessThanOrEqual(LANE_CELL.height);
   });
 });
