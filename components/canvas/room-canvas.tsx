@@ -28,6 +28,7 @@ import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
 import { TeamStart } from "@/components/room/team-start";
+import { useShowsPast } from "@/components/timeline/timeline-scope";
 import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
 import { type LaneFlowNode, LaneNode, laneLink, lanesFit, useArrange, useLanes } from "./lanes";
@@ -101,6 +102,9 @@ export function RoomCanvas({ onError }: CanvasProps) {
   const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
   const { screenToFlowPosition, fitView, setCenter, getZoom } = useReactFlow();
   const clearHighlight = useRoom((state) => state.highlight);
+  // A step through the room's history replaces hundreds of notes at once: there, only the notes in
+  // view are drawn. The live room keeps every note in the page, for screen readers to read in order.
+  const showsPast = useShowsPast();
   const canvasElement = useRef<HTMLDivElement>(null);
 
   // Follow the activity: each new contribution is brought into view at a zoom it can be read
@@ -499,7 +503,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
         zoomOnDoubleClick={false}
         onMoveStart={flowWrites.onMoveStart}
         edgesFocusable={false}
-        onlyRenderVisibleElements
+        onlyRenderVisibleElements={showsPast}
         autoPanOnNodeFocus
         fitView
         fitViewOptions={FIT_VIEW_OPTIONS}
