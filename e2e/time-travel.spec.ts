@@ -55,7 +55,7 @@ test("scrubbing a room back and forth shows every panel as it was, new events ar
   // Back to the room's first events — its creation, Ada taking a seat: an empty canvas, two entries in the feed.
   await scrubTo(page, 2);
   await expect(timeline(page).position).toHaveText(/^As it was after #2 of \d+/);
-  await expect(watcher.nodes()).toHaveCount(0);
+  await expect(watcher.notesHeld()).toHaveCount(0);
   await expect(page.getByTestId("feed-entry")).toHaveCount(2);
   await expect(page).toHaveURL(new RegExp(`/rooms/${roomId}\\?at=2$`));
   await page.screenshot({ path: test.info().outputPath("timeline-past.png") });
@@ -64,15 +64,15 @@ test("scrubbing a room back and forth shows every panel as it was, new events ar
   const total = Number(await timeline(page).slider.getAttribute("max"));
   await page.keyboard.press("End");
   await expect.poll(() => shown(page)).toBe(String(total));
-  await expect(watcher.nodes()).toHaveCount(nodesNow);
+  await expect(watcher.notesHeld()).toHaveCount(nodesNow);
   const firstLyric = Number(await page.locator('[data-testid="feed-entry"][data-type="node.created"]').nth(1).getAttribute("data-seq"));
   await scrubTo(page, firstLyric);
-  await expect(watcher.nodes()).toHaveCount(2);
+  await expect(watcher.notesHeld()).toHaveCount(2);
   await expect(page.locator('[data-kind="scene"]')).toHaveCount(0);
   await expect(page.getByTestId("agent-songwriter").getByTestId("agent-status")).toHaveText(/running|typing/);
   await page.keyboard.press("ArrowLeft");
   await expect.poll(() => shown(page)).toBe(String(firstLyric - 1));
-  await expect(watcher.nodes()).toHaveCount(1);
+  await expect(watcher.notesHeld()).toHaveCount(1);
 
   // The room goes on meanwhile: a new note is counted on the Live button, and not drawn in the past.
   const later = await ada.addNote();
@@ -222,4 +222,41 @@ test("a room shared as a file opens elsewhere as a read-only replay that plays t
     .setInputFiles({ name: "changed.parley.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines.join("\n")) });
   await page.getByTestId("replay-submit").click();
   await expect(page.getByTestId("replay-error")).toContainText("Line 3:");
+});
+
+test("in the past the canvas draws only the notes in view, and Tab and the arrow keys still reach every note, bringing it into view", async ({
+  openRoom,
+  baseURL,
+}) => {
+  const roomId = await createRoomViaApi(baseURL!, "Far apart");
+  const ada = await openRoom(roomId, { name: "Ada" });
+  // Three notes on one row, far apart: in reading order, left to right.
+  const ids: string[] = [];
+  for (const x of [0, 3000, 6000]) {
+    const response = await ada.page.request.post(`/api/rooms/${roomId}/nodes`, { data: { text: `At ${x}`, x, y: 0 } });
+    expect(response.status()).toBe(201);
+    ids.push(((await response.json()) as { node: { id: string } }).node.id);
+  }
+  const watcher = await openRoom(roomId);
+  const page = watcher.page;
+  await expect(watcher.nodes()).toHaveCount(3);
+  await scrubTo(page, Number(await timeline(page).slider.getAttribute("max")));
+  // Zoomed in on the middle note, the other two are out of view and not drawn.
+  await watcher.fitView();
+  for (let step = 0; step < 8; step++) await page.locator(".react-flow__controls-zoomin").click();
+  await watcher.viewSettled();
+  const note = (id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+  await expect(note(ids[1]!)).toBeInViewport();
+  await expect(note(ids[2]!)).toHaveCount(0);
+  await expect(note(ids[0]!)).toHaveCount(0);
+
+  await note(ids[1]!).focus();
+  await page.keyboard.press("Tab");
+  await expect(note(ids[2]!)).toBeFocused();
+  await expect(note(ids[2]!)).toBeInViewport();
+  await page.keyboard.press("ArrowLeft");
+  await expect(note(ids[1]!)).toBeFocused();
+  await page.keyboard.press("Shift+Tab");
+  await expect(note(ids[0]!)).toBeFocused();
+  await expect(note(ids[0]!)).toBeInViewport();
 });

@@ -1,21 +1,14 @@
 "use client";
 
-import { Handle, type NodeProps, Position } from "@xyflow/react";
+import { Handle, type NodeProps } from "@xyflow/react";
 import { memo, useEffect, useRef, useState } from "react";
 import { useRoom } from "@/components/room/room-store";
 import { LIMITS } from "@/lib/protocol";
 import { CodeBlock } from "./code-block";
 import type { NoteFlowNode } from "./flow-types";
 import { kindLabel, noteTitle } from "./canvas-names";
+import { NOTE_SIDES } from "./note-handles";
 import { readableInk } from "@/components/ui/readable-color";
-
-/** One handle per side; any can start or end a link (the canvas connects in loose mode). */
-const HANDLES = [
-  { id: "top", position: Position.Top },
-  { id: "right", position: Position.Right },
-  { id: "bottom", position: Position.Bottom },
-  { id: "left", position: Position.Left },
-] as const;
 
 /**
  * A sticky note or an agent's piece of work on the canvas. Double-click to edit when allowed.
@@ -72,7 +65,7 @@ function NoteNodeComponent({ id, data, selected }: NodeProps<NoteFlowNode>) {
         setEditing(true);
       }}
     >
-      {HANDLES.map((side) => (
+      {NOTE_SIDES.map((side) => (
         <Handle key={side.id} id={side.id} type="source" position={side.position} className="note__handle" />
       ))}
       {node.kind !== "note" && (

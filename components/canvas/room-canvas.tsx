@@ -28,12 +28,14 @@ import { useRoom } from "@/components/room/room-store";
 import type { RoomState } from "@/components/room/room-state";
 import { HUMAN_NOTE_COLOR, type LabelledFlowEdge, type NoteFlowNode } from "./flow-types";
 import { TeamStart } from "@/components/room/team-start";
+import { useShowsPast } from "@/components/timeline/timeline-scope";
 import { isArrowKey, linkName, nextInDirection, noteName, readingOrder } from "./canvas-names";
 import { LabelledEdge } from "./labelled-edge";
 import { type LaneFlowNode, LaneNode, laneLink, useArrange, useLanes } from "./lanes";
 import { LinkFocus } from "./link-focus";
+import { noteHandles } from "./note-handles";
 import { NoteNode } from "./note-node";
-import { LANE_CELL, READING_ZOOM, placedViewReadable, titleLines } from "@/lib/canvas/lanes";
+import { LANE_CELL, READING_ZOOM, placedViewReadable, titleDepth, titleLines } from "@/lib/canvas/lanes";
 import type { CanvasNodeDto } from "@/lib/protocol";
 import { DELETE_KEYS, FIT_VIEW_OPTIONS, PRO_OPTIONS, miniMapNodeColor, useFlowWrites } from "./stable-flow-props";
 
@@ -41,6 +43,9 @@ type CanvasFlowNode = NoteFlowNode | LaneFlowNode;
 
 const nodeTypes = { note: NoteNode, lane: LaneNode };
 const edgeTypes = { labelled: LabelledEdge };
+
+/** Room around a note for what it draws past its box at any zoom: its handles, shadow and highlight. */
+const NOTE_MARGIN = 24;
 
 /** The zoom the camera brings a new contribution into view at when following the activity. */
 const FOLLOW_ZOOM = 0.9;
@@ -62,6 +67,9 @@ function ZoomMarker({ target, cellHeight }: { target: RefObject<HTMLDivElement |
     element.style.setProperty("--title-lines", String(Math.max(1, lines)));
     element.style.setProperty("--title-lines-fit", String(lines));
     element.dataset.zoom = zoom < READING_ZOOM ? "far" : "near";
+    // How far past its box a note may paint: its handles and shadow, and far out its title, which may
+    // reach below a short note (see `.react-flow__node-note` in canvas-pan.css).
+    element.style.setProperty("--note-overhang", `${NOTE_MARGIN + (zoom < READING_ZOOM ? titleDepth(Math.max(1, lines), zoom) : 0)}px`);
   }, [zoom, target, cellHeight]);
   return null;
 }
@@ -106,8 +114,11 @@ interface CanvasProps {
  */
 export function RoomCanvas({ onError }: CanvasProps) {
   const { nodes, edges, agents, highlighted, canEdit, roomId } = useRoom(useShallow(selectCanvas));
-  const { screenToFlowPosition, fitView } = useReactFlow();
+  const { screenToFlowPosition, fitView, setCenter, getZoom } = useReactFlow();
   const clearHighlight = useRoom((state) => state.highlight);
+  // A step through the room's history replaces hundreds of notes at once: there, only the notes in
+  // view are drawn. The live room keeps every note in the page, for screen readers to read in order.
+  const showsPast = useShowsPast();
   const canvasElement = useRef<HTMLDivElement>(null);
 
   // Follow the activity: each new contribution is brought into view at a zoom it can be read
@@ -220,13 +231,20 @@ export function RoomCanvas({ onError }: CanvasProps) {
         ) {
           return existing;
         }
+        // Until the browser has drawn it, a note has the size its text should take: the canvas draws
+        // only the notes in view, and one out of view must still be found, fitted into view and linked to.
+        const measured =
+          existing?.measured?.width && existing.measured.height
+            ? { width: existing.measured.width, height: existing.measured.height }
+            : boxOf(shapeOf(node));
         return {
           id: node.id,
           type: "note" as const,
           position: existing?.dragging ? existing.position : { x: node.x, y: node.y },
           selected: existing?.selected,
           dragging: existing?.dragging,
-          measured: existing?.measured,
+          measured: { width: measured.width, height: measured.height },
+          handles: noteHandles(measured),
           ariaLabel: noteName(node),
           data: { node, accent, editable: canEdit, highlighted: highlightedNow, onSaveText: saveText },
         };
@@ -337,20 +355,22 @@ export function RoomCanvas({ onError }: CanvasProps) {
     });
   }, [flowEdges, lanes]);
 
-  const onNodesChange = useCallback(
-    (changes: NodeChange<CanvasFlowNode>[]) =>
-      setFlowNodes((current) =>
-        applyNodeChanges(
-          // A lane's heading is drawn from the notes, never changed on its own.
-          changes.filter(
-            (change): change is NodeChange<NoteFlowNode> =>
-              change.type !== "remove" && change.type !== "add" && change.type !== "replace" && !change.id.startsWith("lane:"),
-          ),
-          current,
-        ),
+  const onNodesChange = useCallback((changes: NodeChange<CanvasFlowNode>[]) => {
+    // A lane's heading is drawn from the notes, never changed on its own.
+    const noteChanges = changes.filter(
+      (change): change is NodeChange<NoteFlowNode> =>
+        change.type !== "remove" && change.type !== "add" && change.type !== "replace" && !change.id.startsWith("lane:"),
+    );
+    const resized = new Set(noteChanges.flatMap((change) => (change.type === "dimensions" ? [change.id] : [])));
+    setFlowNodes((current) =>
+      applyNodeChanges(noteChanges, current).map((node) =>
+        // A note measured at a new size has its links end at the sides of that size.
+        resized.has(node.id) && node.measured?.width && node.measured.height
+          ? { ...node, handles: noteHandles({ width: node.measured.width, height: node.measured.height }) }
+          : node,
       ),
-    [],
-  );
+    );
+  }, []);
   const onEdgesChange = useCallback(
     (changes: EdgeChange<LabelledFlowEdge>[]) =>
       setFlowEdges((current) =>
@@ -435,12 +455,43 @@ export function RoomCanvas({ onError }: CanvasProps) {
   const selectedNodes = flowNodes.filter((node) => node.selected);
   const selectedEdge = flowEdges.find((edge) => edge.selected);
 
+  // Only the notes in view are drawn. Focusing one that is not brings it into view first, at the
+  // same zoom, and focuses it once it is drawn there.
+  const focusNote = (id: string) => {
+    const drawn = () => canvasElement.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+    const element = drawn();
+    if (element) {
+      element.focus();
+      return;
+    }
+    const box = boxes.get(id);
+    if (!box) return;
+    void setCenter(box.x + box.width / 2, box.y + box.height / 2, { zoom: getZoom() });
+    let frames = 0;
+    const focusWhenDrawn = () => {
+      const note = drawn();
+      if (note) note.focus();
+      else if (++frames < 30) requestAnimationFrame(focusWhenDrawn);
+    };
+    requestAnimationFrame(focusWhenDrawn);
+  };
+
   // Arrow keys move from a focused note to the nearest one that way; a selected note a
-  // participant may move is moved by them instead, as the canvas always did.
+  // participant may move is moved by them instead, as the canvas always did. Tab goes on to the
+  // next note in reading order even when that note is out of view, and so not drawn yet.
   const moveFocus = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (!isArrowKey(event.key) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target as HTMLElement;
     if (!target.classList.contains("react-flow__node")) return;
+    if (event.key === "Tab") {
+      const index = shownNotes.findIndex((node) => node.id === target.dataset.id);
+      const next = index === -1 ? undefined : shownNotes[index + (event.shiftKey ? -1 : 1)];
+      if (!next || canvasElement.current?.querySelector(`.react-flow__node[data-id="${CSS.escape(next.id)}"]`)) return;
+      event.preventDefault();
+      focusNote(next.id);
+      return;
+    }
+    if (!isArrowKey(event.key) || event.shiftKey) return;
     const from = shownNotes.find((node) => node.id === target.dataset.id);
     if (!from || (from.selected && canEdit && !lanes)) return;
     const centre = (node: NoteFlowNode) => {
@@ -450,7 +501,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
     const next = nextInDirection(centre(from), shownNotes.map(centre), event.key);
     if (!next) return;
     event.preventDefault();
-    canvasElement.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next.id)}"]`)?.focus();
+    focusNote(next.id);
   };
 
   return (
@@ -496,6 +547,7 @@ export function RoomCanvas({ onError }: CanvasProps) {
         zoomOnDoubleClick={false}
         onMoveStart={flowWrites.onMoveStart}
         edgesFocusable={false}
+        onlyRenderVisibleElements={showsPast}
         autoPanOnNodeFocus
         fitView
         fitViewOptions={fitOptions}

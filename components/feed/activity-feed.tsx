@@ -48,8 +48,14 @@ export function ActivityFeed() {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: each new entry or typed word scrolls the list down.
   useEffect(() => {
-    const element = list.current;
-    if (element && stickToBottom.current) element.scrollTop = element.scrollHeight;
+    // In the next frame, when the page lays itself out anyway: reading the list's height here would
+    // lay out the whole page in the middle of drawing a change (or a moment of the room's history),
+    // and again once the rest of the page has drawn it.
+    const frame = requestAnimationFrame(() => {
+      const element = list.current;
+      if (element && stickToBottom.current) element.scrollTop = element.scrollHeight;
+    });
+    return () => cancelAnimationFrame(frame);
   }, [feed, typing]);
 
   // A finding clicked elsewhere brings its entry into view.

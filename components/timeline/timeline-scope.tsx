@@ -90,11 +90,18 @@ export function LiveRoomScope({ children }: { children: ReactNode }) {
   return <RoomStoreScope store={useLiveRoomStoreApi()}>{children}</RoomStoreScope>;
 }
 
-const NO_TIMELINE: StoreApi<Pick<TimelineState, "info">> = createStore(() => ({ info: null }));
+const NO_TIMELINE: StoreApi<Pick<TimelineState, "info" | "at">> = createStore(() => ({ info: null, at: null }));
 
 /** Whether the room is a replay of a shared file (read-only: nobody takes a seat in it); false outside a room page. */
 export function useIsReplay(): boolean {
   const context = useContext(TimelineContext);
   const store = context?.timeline.store ?? NO_TIMELINE;
   return useStore(store, (state) => !!state.info?.replay);
+}
+
+/** Whether the page shows a moment of the room's past (a replay always does); false outside a room page. */
+export function useShowsPast(): boolean {
+  const context = useContext(TimelineContext);
+  const store = context?.timeline.store ?? NO_TIMELINE;
+  return useStore(store, (state) => state.at !== null);
 }

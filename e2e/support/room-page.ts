@@ -42,6 +42,14 @@ export class RoomPage {
     return this.page.locator(".react-flow__node");
   }
 
+  /**
+   * Every note the canvas holds, drawn or not: the minimap draws them all. Showing a moment of the
+   * past, the canvas itself draws only the notes in view.
+   */
+  notesHeld(): Locator {
+    return this.page.locator(".react-flow__minimap-node");
+  }
+
   node(id: string): Locator {
     return this.page.locator(`.react-flow__node[data-id="${id}"]`);
   }

@@ -11,6 +11,7 @@ import {
   laneRoute,
   placedViewReadable,
   roundedPath,
+  titleDepth,
   titleLines,
   titleShown,
 } from "./lanes";
@@ -213,5 +214,15 @@ describe("which view a room opens in", () => {
     expect(placedViewReadable(placed(70, 10), DESKTOP)).toBe(false);
     // The same room that reads on a big screen does not on a phone's.
     expect(placedViewReadable(placed(12, 4), { width: 390, height: 600 })).toBe(false);
+  });
+});
+
+describe("titleDepth", () => {
+  it("is as deep as the title's lines and padding on screen, in the canvas's units, so a note paints all of it", () => {
+    // Two lines of 12.9 px and 6 px of padding at a third of full size: 95.4 px, rounded up.
+    expect(titleDepth(2, 1 / 3)).toBe(96);
+    expect(titleDepth(1, 0.1)).toBeGreaterThan(titleDepth(1, 0.5));
+    // A cell's whole title fits the depth the cell's own lines give.
+    expect(titleDepth(titleLines(LANE_CELL.height, 0.3), 0.3)).toBeLessThanOrEqual(LANE_CELL.height);
   });
 });

@@ -19,6 +19,11 @@ const TITLE_LINE = 12.9;
 /** A title's padding and border on screen, above and below its lines. */
 const TITLE_CHROME = 6;
 
+/** How far (in the canvas's units) a title of `lines` lines reaches below its note's top when zoomed out to `zoom`. */
+export function titleDepth(lines: number, zoom: number): number {
+  return Math.ceil((lines * TITLE_LINE + TITLE_CHROME) / zoom);
+}
+
 /** How many whole lines of title a cell `height` high holds on screen at `zoom`, up to three. */
 export function titleLines(height: number, zoom: number): number {
   return Math.max(0, Math.min(3, Math.floor((height * zoom - TITLE_CHROME) / TITLE_LINE)));
