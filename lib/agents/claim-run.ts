@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { type SQL, and, asc, eq, lt, or, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, getTableColumns, lt, or, sql } from "drizzle-orm";
 import type { Db, Tx } from "@/db";
 import { rowsOf } from "@/db/rows";
 import { type Run, agents, rooms, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { withCause } from "@/lib/events/cause";
-import { writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
+import { type LockedRoom, sendNow, writeRoomEventsInTransaction } from "@/lib/events/write-room-events";
 import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
 import { runLimitReached } from "@/lib/limits/budget";
 import { emitLimitReached, limitErrorDetails } from "@/lib/limits/limit-reached";
@@ -69,9 +69,6 @@ export async function claimNextRun(db: Db, options: ClaimOptions): Promise<Run |
         await tx.execute(sql`select pg_try_advisory_xact_lock(hashtextextended(${`parley-claim:${roomId}`}, 0)) as locked`),
       );
       if (!lock?.locked) continue;
-      // Counted again under the lock: another worker may have filled the room since.
-      const [room] = rowsOf<{ free: number | string }>(await tx.execute(sql`select ${freeSlots(sql`${roomId}`)} as free`));
-      if (!room || Number(room.free) <= 0) continue;
 
       const claimed = await claimInRoom(tx, roomId, options, maxAttempts);
       if (claimed) return claimed;
@@ -88,17 +85,30 @@ export async function claimNextRun(db: Db, options: ClaimOptions): Promise<Run |
 async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAttempts: number): Promise<Run | null> {
   // The room before the run, in the order every room write takes them (a worker saving a
   // step locks the room, then updates its run): the other order deadlocks with a worker whose
-  // lease lapsed while it was saving, and PostgreSQL would abort one of the two.
-  const [room] = await tx.select({ settings: rooms.settings }).from(rooms).where(eq(rooms.id, roomId)).for("update");
-  const settings = parseRoomSettings(room?.settings);
-  for (;;) {
-    const [candidate] = await tx
+  // lease lapsed while it was saving, and PostgreSQL would abort one of the two. The look for
+  // the oldest runnable run goes out in the lock's round trip, and runs once the lock is held; it
+  // finds one only while the room has a free slot, counted again under the claim lock: another
+  // worker may have filled the room since the rooms were picked.
+  const next = () =>
+    tx
       .select()
       .from(runs)
-      .where(and(eq(runs.roomId, roomId), claimable()))
+      .where(and(eq(runs.roomId, roomId), claimable(), sql`${freeSlots(sql`${roomId}`)} > 0`))
       .orderBy(asc(runs.createdAt))
       .limit(1)
       .for("update", { skipLocked: true });
+  const [[room], first] = await Promise.all([
+    sendNow(
+      tx.select({ settings: rooms.settings, lastActivityAt: rooms.lastActivityAt }).from(rooms).where(eq(rooms.id, roomId)).for("update"),
+    ),
+    sendNow(next()),
+  ]);
+  if (!room) return null;
+  const settings = parseRoomSettings(room.settings);
+  // What the write that starts the run needs of the room, while nothing else has written it.
+  let locked: LockedRoom | undefined = room;
+  for (let candidates = first; ; candidates = await next()) {
+    const [candidate] = candidates;
     if (!candidate) return null;
 
     if (candidate.cancelRequested) {
@@ -107,6 +117,7 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
         error_message: "Cancelled before it could run again.",
         retry_possible: false,
       });
+      locked = undefined;
       continue;
     }
     if (candidate.status === "running" && candidate.attempts >= maxAttempts) {
@@ -115,6 +126,7 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
         error_message: `The run's worker stopped responding ${candidate.attempts} times; giving up.`,
         retry_possible: false,
       });
+      locked = undefined;
       continue;
     }
 
@@ -122,13 +134,15 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
     const reached = await runLimitReached(tx, candidate, settings);
     if (reached) {
       await endUnclaimed(tx, candidate, "failed", limitErrorDetails(reached), reached);
+      locked = undefined;
       continue;
     }
 
     // The attempt's run.started descends from what queued the run (or its attempt before) and
     // is the cause of everything the attempt does.
     const startedEventId = randomUUID();
-    const [claimed] = await tx
+    // The run's agent's name comes back with the claimed row, in the update's round trip.
+    const [row] = await tx
       .update(runs)
       .set({
         causeEventId: startedEventId,
@@ -139,36 +153,44 @@ async function claimInRoom(tx: Tx, roomId: string, options: ClaimOptions, maxAtt
         startedAt: sql`coalesce(${runs.startedAt}, now())`,
       })
       .where(eq(runs.id, candidate.id))
-      .returning();
-    const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, claimed!.agentId));
-    const actor = { id: claimed!.agentId, name: agent?.name ?? "Agent" };
+      .returning({
+        ...getTableColumns(runs),
+        agentName: sql<string | null>`(select ${agents.name} from ${agents} where ${agents.id} = ${runs.agentId})`,
+      });
+    const { agentName, ...claimed } = row!;
+    const actor = { id: claimed.agentId, name: agentName ?? "Agent" };
     // What an earlier attempt asked and is still waiting on stays open: this attempt takes the
     // step that asked it again, and the same call carries on with it (see saveRunStep).
     await withCause(candidate.causeEventId, () =>
-      writeRoomEventsInTransaction(tx, roomId, async (inner, emit, at) => {
-        // The request the run answers is being worked on from now.
-        if (claimed!.requestEntryId) {
-          await setRequestStatus(inner, emit, {
-            roomId,
-            entryId: claimed!.requestEntryId,
-            status: "in_progress",
-            runId: claimed!.id,
+      writeRoomEventsInTransaction(
+        tx,
+        roomId,
+        async (inner, emit, at) => {
+          // The request the run answers is being worked on from now.
+          if (claimed.requestEntryId) {
+            await setRequestStatus(inner, emit, {
+              roomId,
+              entryId: claimed.requestEntryId,
+              status: "in_progress",
+              runId: claimed.id,
+              actor,
+              correlationId: claimed.correlationId,
+            });
+          }
+          emit({
+            id: startedEventId,
+            causationId: candidate.causeEventId,
+            type: "run.started",
             actor,
-            correlationId: claimed!.correlationId,
+            correlationId: claimed.correlationId,
+            status: "pending",
+            payload: { runId: claimed.id, agentId: claimed.agentId, attempt: claimed.attempts, startedAt: at.toISOString() },
           });
-        }
-        emit({
-          id: startedEventId,
-          causationId: candidate.causeEventId,
-          type: "run.started",
-          actor,
-          correlationId: claimed!.correlationId,
-          status: "pending",
-          payload: { runId: claimed!.id, agentId: claimed!.agentId, attempt: claimed!.attempts, startedAt: at.toISOString() },
-        });
-      }),
+        },
+        { locked },
+      ),
     );
-    return claimed!;
+    return claimed;
   }
 }
 

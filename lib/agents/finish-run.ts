@@ -1,9 +1,9 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
-import { type Run, agentNotes, agents, runs } from "@/db/schema";
+import { type Run, agentNotes, runs } from "@/db/schema";
 import { cancelRunBroadcasts } from "@/lib/broadcast/end-orphaned-broadcasts";
 import { type Actor, type CarriedChanges, type Emit, writeRoomEvents } from "@/lib/events/write-room-events";
-import { lockVault, recordTask } from "@/lib/knowledge/vault";
+import { lockVaultOfAgent, recordTask } from "@/lib/knowledge/vault";
 import type { ErrorDetails, LimitReachedPayload } from "@/lib/protocol";
 import { emitLimitReached } from "@/lib/limits/limit-reached";
 import { forgetSavedSteps } from "./save-run-step";
@@ -143,11 +143,10 @@ export async function afterRunEnded(
     agent,
   );
   await postA2aReply(tx, emit, run, { status: outcome.status, text: lastWords(run.transcript), at: outcome.at }, agent);
-  const [member] = await tx.select({ identity: agents.identity }).from(agents).where(eq(agents.id, run.agentId));
-  if (member) {
-    await lockVault(tx, member.identity);
+  const identity = await lockVaultOfAgent(tx, run.agentId);
+  if (identity) {
     await recordTask(tx, {
-      identity: member.identity,
+      identity,
       roomId: run.roomId,
       runId: run.id,
       asked: await whatWasAsked(tx, run),

@@ -77,6 +77,15 @@ export interface LockAtEnd<P> {
 }
 
 /**
+ * The room's row as the caller's transaction holds it locked, with nothing written to it since it
+ * was read: a write in that transaction takes its clock from it rather than locking and reading
+ * the room again.
+ */
+export interface LockedRoom {
+  lastActivityAt: Date;
+}
+
+/**
  * A change that rides along with a room write: taken as the write starts, made in its
  * transaction right behind the room lock (in the same round trip), and given back when the
  * write fails, for a later write to carry. A duplicate write still makes it.
@@ -184,7 +193,7 @@ export async function writeRoomEventsInTransaction<R, P = never>(
   tx: Tx,
   roomId: string,
   work: WriteWork<R, P>,
-  options: WriteOptions & ReadBehindLock<P> & { carry?: undefined; lockAtEnd?: undefined } = {},
+  options: WriteOptions & ReadBehindLock<P> & { carry?: undefined; lockAtEnd?: undefined; locked?: LockedRoom } = {},
 ): Promise<WriteResult<R>> {
   return inTransaction(tx, roomWrite(roomId, work, options, null));
 }
@@ -193,7 +202,7 @@ export async function writeRoomEventsInTransaction<R, P = never>(
  * Starts a query at once rather than when something awaits it: Drizzle's queries are sent when
  * their `then` is called, which `await` and `Promise.all` do a microtask later.
  */
-function sendNow<T>(query: PromiseLike<T>): Promise<T> {
+export function sendNow<T>(query: PromiseLike<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     query.then(resolve, reject);
   });
@@ -241,7 +250,7 @@ export async function earlierWrite<T extends StoredEventType>(
 function roomWrite<R, P>(
   roomId: string,
   work: WriteWork<R, P>,
-  options: WriteOptions & ReadBehindLock<P> & LockAtEnd<P>,
+  options: WriteOptions & ReadBehindLock<P> & LockAtEnd<P> & { locked?: LockedRoom },
   carried: SQL | null,
 ): RoomWriteBody<WriteResult<R>> {
   return async (tx, finish) => {
@@ -258,19 +267,25 @@ function roomWrite<R, P>(
       [read] = await Promise.all([reading, made]);
       clock = now();
     } else {
-      // The key lookup, the body's first read and the carried change are sent right behind the
-      // lock, in the same round trip: the server runs them once the lock is held, with a fresh
-      // snapshot, so a retry racing its original waits for it and then finds its event.
-      // Each query is sent as it is started, so the lock is started first and the body's read
-      // last: a read started before the lock would read the room as it was before the lock's wait.
-      const locked = sendNow(tx.select({ lastActivityAt: rooms.lastActivityAt }).from(rooms).where(eq(rooms.id, roomId)).for("update"));
-      const lookedUp: Promise<EventRow[]> = key ? sendNow(storedUnderKey(tx, roomId, key)) : Promise.resolve([]);
-      const made = carried ? sendNow(tx.execute(carried)) : null;
-      const reading: PromiseLike<P> | undefined = options.readBehindLock?.(tx);
-      const [[room], [existing], behind] = await Promise.all([locked, lookedUp, reading, made]);
-      if (!room) throw notFound("Room");
-      if (existing) return { events: [replayed(existing, fingerprint)], result: undefined, duplicate: true };
-      read = behind;
+      // A caller holding the room's lock, having read its row, is not made to lock and read it again.
+      let room: LockedRoom | undefined = key ? undefined : options.locked;
+      if (room) read = await options.readBehindLock?.(tx);
+      else {
+        // The key lookup, the body's first read and the carried change are sent right behind the
+        // lock, in the same round trip: the server runs them once the lock is held, with a fresh
+        // snapshot, so a retry racing its original waits for it and then finds its event.
+        // Each query is sent as it is started, so the lock is started first and the body's read
+        // last: a read started before the lock would read the room as it was before the lock's wait.
+        const locked = sendNow(tx.select({ lastActivityAt: rooms.lastActivityAt }).from(rooms).where(eq(rooms.id, roomId)).for("update"));
+        const lookedUp: Promise<EventRow[]> = key ? sendNow(storedUnderKey(tx, roomId, key)) : Promise.resolve([]);
+        const made = carried ? sendNow(tx.execute(carried)) : null;
+        const reading: PromiseLike<P> | undefined = options.readBehindLock?.(tx);
+        const [[found], [existing], behind] = await Promise.all([locked, lookedUp, reading, made]);
+        if (!found) throw notFound("Room");
+        if (existing) return { events: [replayed(existing, fingerprint)], result: undefined, duplicate: true };
+        room = found;
+        read = behind;
+      }
       const time = now();
       clock = time < room.lastActivityAt ? room.lastActivityAt : time;
     }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { and, count, desc, eq, inArray, notInArray, or, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "@/db";
-import { vaultExpertise, vaultInsights, vaultTasks } from "@/db/schema";
+import { rowsOf } from "@/db/rows";
+import { agents, vaultExpertise, vaultInsights, vaultTasks } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import { LIMITS, type VaultDto } from "@/lib/protocol";
 
@@ -25,6 +26,16 @@ function areaSlug(area: string): string {
  */
 export async function lockVault(tx: DbOrTx, identity: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`vault:${identity}`}, 0))`);
+}
+
+/** `lockVault` for the identity of the agent `agentId`, read in the same statement; null (and nothing locked) without the agent. */
+export async function lockVaultOfAgent(tx: DbOrTx, agentId: string): Promise<string | null> {
+  const [row] = rowsOf<{ identity: string }>(
+    await tx.execute(
+      sql`select ${agents.identity} as identity, pg_advisory_xact_lock(hashtextextended('vault:' || ${agents.identity}, 0)) from ${agents} where ${agents.id} = ${agentId}`,
+    ),
+  );
+  return row?.identity ?? null;
 }
 
 /**
