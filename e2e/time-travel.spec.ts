@@ -239,6 +239,10 @@ test("in the past the canvas draws only the notes in view, and Tab and the arrow
   }
   const watcher = await openRoom(roomId);
   const page = watcher.page;
+  // So far apart that no title reads at fit view, the room opens in lanes; what is checked here is the room as placed.
+  await expect(page.getByTestId("canvas")).toHaveAttribute("data-arrange", "lanes");
+  await page.getByTestId("arrange-lanes").click();
+  await expect(page.getByTestId("canvas")).toHaveAttribute("data-arrange", "free");
   await expect(watcher.nodes()).toHaveCount(3);
   await scrubTo(page, Number(await timeline(page).slider.getAttribute("max")));
   // Zoomed in on the middle note, the other two are out of view and not drawn.
