@@ -45,8 +45,9 @@ async function contend(directory: string, count: number): Promise<string[]> {
 
 /** A process that has ended but that its parent has not reaped: a zombie, as `ps` shows it. */
 async function zombiePid(): Promise<{ pid: number; stop: () => void }> {
-  // The shell starts `true` in the background and becomes `sleep`, which never reaps it.
-  const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "inherit"] });
+  // The shell starts a short sleep in the background and becomes a long one, which never reaps it.
+  // The short one must outlive the shell: a shell that sees its child end before it execs reaps it.
+  const parent = spawn("sh", ["-c", "sleep 0.3 & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "inherit"] });
   const pid = await new Promise<number>((resolve) => parent.stdout.once("data", (chunk) => resolve(Number(String(chunk).trim()))));
   const state = () => {
     try {
